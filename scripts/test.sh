@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Every check CI makes, in the order that fails fastest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== the core library stays free of tauri and clap"
+if cargo tree -p wikimind -e normal --prefix none | grep -Eq '^(tauri|clap)[ -]'; then
+  echo "the core library (package wikimind) depends on tauri or clap" >&2
+  exit 1
+fi
+
+echo "== clippy (warnings denied)"
+cargo clippy --workspace --all-targets -- -D warnings
+
+echo "== docs (warnings denied)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+
+echo "== tests"
+cargo test --workspace

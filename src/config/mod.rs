@@ -1,0 +1,1 @@
+//! Settings: defaults, then the config file, then `WIKIMIND_*` environment variables.

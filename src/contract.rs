@@ -1,0 +1,93 @@
+//! The compilation contract: what one model answer must contain to become an article.
+//!
+//! Field names are the contract the model sees (snake_case). The JSON Schema sent to
+//! providers is generated from these types with schemars and checked in as
+//! `schemas/compilation_result.schema.json`; a test fails when the two disagree.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How a claim is supported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    /// A short verbatim `quote` from the source backs the claim.
+    Sourced,
+    /// Follows from the source but is not stated in it. The default: a claim without a
+    /// stated confidence is not sourced.
+    #[default]
+    Inferred,
+    /// A judgement, the source's or the model's.
+    Opinion,
+}
+
+impl Confidence {
+    /// The contract name (`sourced`, `inferred`, `opinion`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Sourced => "sourced",
+            Confidence::Inferred => "inferred",
+            Confidence::Opinion => "opinion",
+        }
+    }
+
+    /// Parses a contract name exactly.
+    pub fn parse(name: &str) -> Option<Confidence> {
+        match name {
+            "sourced" => Some(Confidence::Sourced),
+            "inferred" => Some(Confidence::Inferred),
+            "opinion" => Some(Confidence::Opinion),
+            _ => None,
+        }
+    }
+}
+
+/// One key claim of an article as the model states it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Claim {
+    /// The claim in one sentence.
+    pub claim: String,
+    /// How the claim is supported.
+    #[serde(default)]
+    pub confidence: Confidence,
+    /// A short verbatim quote from the source (required in spirit for `sourced`).
+    #[serde(default)]
+    pub quote: Option<String>,
+}
+
+/// The answer of one compile call: everything needed to write one wiki article.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CompilationResult {
+    /// The article title; links from other articles use it.
+    pub title: String,
+    /// Two or three sentences that say what the article is about.
+    pub summary: String,
+    /// The key claims, each tagged with its confidence. May be empty.
+    pub key_claims: Vec<Claim>,
+    /// Concept names, reusing names the wiki already has.
+    #[serde(default)]
+    pub concepts: Vec<String>,
+    /// Titles of other articles this one should link to.
+    #[serde(default)]
+    pub backlink_suggestions: Vec<String>,
+    /// Questions the source leaves open.
+    #[serde(default)]
+    pub open_questions: Vec<String>,
+    /// The article in markdown, with `[[wiki links]]`.
+    pub article_body: String,
+}
+
+/// A claim after the grounding check against the source text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckedClaim {
+    /// The claim text.
+    pub claim: String,
+    /// The confidence after grounding: a `sourced` claim whose quote was not found in the
+    /// source reads `inferred`.
+    pub confidence: Confidence,
+    /// The quote as the model gave it (kept even when not found).
+    pub quote: Option<String>,
+    /// Whether the quote was found in the source text. `false` for a claim that was
+    /// downgraded; `false` as well for claims without a quote.
+    pub grounded: bool,
+}

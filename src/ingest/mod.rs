@@ -1,0 +1,1 @@
+//! Ingest: files, folders, URLs and stdin become sources with readable text.

@@ -1,0 +1,20 @@
+//! WikiMind's core library: turns raw sources into an interlinked wiki.
+//!
+//! The one path: `ingest` reads a source, `compile` asks a model (through `llm`) for a
+//! [`contract::CompilationResult`] and checks it with [`structured`], `store` keeps the
+//! article with its claims, concepts and links in SQLite, and `render` turns it into
+//! sanitised HTML. This crate knows nothing of Tauri or clap: the CLI and the desktop app
+//! are thin shells over it.
+#![deny(missing_docs)]
+
+pub mod contract;
+
+/// The structured output engine (extraction, repair, validation, coercion, streaming).
+pub use wikimind_structured as structured;
+
+pub mod compile;
+pub mod config;
+pub mod ingest;
+pub mod llm;
+pub mod render;
+pub mod store;

@@ -1,0 +1,1 @@
+//! Model providers: Ollama's native API and OpenAI-compatible servers, streamed.

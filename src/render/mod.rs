@@ -1,0 +1,1 @@
+//! Render: markdown to sanitised HTML with resolved `[[wiki links]]`.

@@ -1,0 +1,1 @@
+//! SQLite store: connection setup, migrations, sources, articles, links, compile log, jobs.
