@@ -91,3 +91,55 @@ pub struct CheckedClaim {
     /// downgraded; `false` as well for claims without a quote.
     pub grounded: bool,
 }
+
+/// The JSON Schema of [`CompilationResult`], generated from the type.
+///
+/// The checked-in golden copy is `schemas/compilation_result.schema.json`.
+pub fn compilation_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(CompilationResult))
+        .unwrap_or(serde_json::Value::Bool(true))
+}
+
+/// The golden copy of the schema, as checked in.
+pub const COMPILATION_SCHEMA_GOLDEN: &str =
+    include_str!("../schemas/compilation_result.schema.json");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The schema sent to models is a visible, reviewed diff: the generated schema must
+    /// equal the golden file. Regenerate with `UPDATE_GOLDEN=1 cargo test -p wikimind contract`.
+    #[test]
+    fn schema_matches_golden_file() {
+        let generated = serde_json::to_string_pretty(&compilation_schema()).unwrap() + "\n";
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/schemas/compilation_result.schema.json"
+            );
+            std::fs::write(path, &generated).unwrap();
+            return;
+        }
+        assert_eq!(
+            generated, COMPILATION_SCHEMA_GOLDEN,
+            "the CompilationResult type and schemas/compilation_result.schema.json disagree; \
+             rerun with UPDATE_GOLDEN=1 and review the diff"
+        );
+    }
+
+    #[test]
+    fn defaults_follow_the_contract() {
+        let r: CompilationResult = serde_json::from_str(
+            r#"{"title":"T","summary":"S","key_claims":[{"claim":"c"}],"article_body":"B"}"#,
+        )
+        .unwrap();
+        assert_eq!(r.key_claims[0].confidence, Confidence::Inferred);
+        assert_eq!(r.key_claims[0].quote, None);
+        assert!(
+            r.concepts.is_empty()
+                && r.backlink_suggestions.is_empty()
+                && r.open_questions.is_empty()
+        );
+    }
+}

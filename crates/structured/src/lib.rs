@@ -1,2 +1,589 @@
 //! Structured output engine: every model answer becomes valid data or a clear reason.
+//!
+//! It takes a JSON Schema and a raw answer and does no IO. Three response types:
+//!
+//! - `text`: the answer as is ([`parse_text`]);
+//! - `json`: one value, validated against the schema ([`parse_json`]);
+//! - `jsonl`: one object per line, each validated against a per-object schema, bad lines
+//!   skipped with a warning ([`parse_jsonl`]).
+//!
+//! In [`Mode::Lenient`] (the default for model output) the engine finds the JSON in what
+//! models actually send (a BOM, `<think>` blocks, code fences, prose around it), repairs
+//! what is broken where the intent is clear, and coerces the value toward the schema; every
+//! change is recorded as a [`Repair`]. [`Mode::Strict`] accepts only RFC 8259 JSON that
+//! validates. Neither mode invents a required field that has no declared default.
+//!
+//! ```
+//! use wikimind_structured::{parse_json, Mode, Schema};
+//! let schema = Schema::from_json(r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#).unwrap();
+//! let out = parse_json("Sure! ```json\n{'ok': True,}\n```", &schema, Mode::Lenient).unwrap();
+//! assert_eq!(out.value, serde_json::json!({"ok": true}));
+//! assert!(out.was_repaired());
+//! ```
 #![deny(missing_docs)]
+
+mod extract;
+mod outcome;
+mod repair;
+mod schema;
+mod stream;
+
+use serde_json::Value;
+
+pub use outcome::{JsonlOutcome, LineWarning, Outcome, Repair, RepairKind};
+pub use schema::{Schema, SchemaError, Violation};
+pub use stream::{JsonStream, JsonlEvent, JsonlStream};
+
+/// How forgiving the engine is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Only valid JSON (RFC 8259) that validates; nothing repaired or coerced.
+    Strict,
+    /// Extract, repair and coerce where the intent is clear, recording every change.
+    #[default]
+    Lenient,
+}
+
+/// What shape of answer a prompt asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResponseType {
+    /// The answer as is.
+    Text,
+    /// One JSON value.
+    #[default]
+    Json,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+impl std::str::FromStr for ResponseType {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "text" => Ok(ResponseType::Text),
+            "json" => Ok(ResponseType::Json),
+            "jsonl" => Ok(ResponseType::Jsonl),
+            other => Err(format!(
+                "unknown response type {other:?} (expected text, json or jsonl)"
+            )),
+        }
+    }
+}
+
+/// Why an answer could not be turned into valid data.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// The answer is empty (or only whitespace, or only a reasoning block).
+    Empty,
+    /// No JSON value could be found in the answer.
+    NoJson {
+        /// The first characters of the answer, to say what was there instead.
+        begins: String,
+    },
+    /// The JSON is broken in a way that cannot be repaired (or, in strict mode, at all).
+    Syntax {
+        /// Line of the problem, from 1.
+        line: usize,
+        /// Column of the problem, from 1, in characters.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The value does not match the schema.
+    Invalid(Vec<Violation>),
+}
+
+/// An answer that could not be made valid: the reason, and what was done before giving up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    /// Why the answer was rejected.
+    pub reason: Reason,
+    /// Repairs applied before the engine gave up.
+    pub repairs: Vec<Repair>,
+    /// Whether the answer was cut off.
+    pub truncated: bool,
+}
+
+impl Error {
+    fn new(reason: Reason, repairs: Vec<Repair>, truncated: bool) -> Error {
+        Error {
+            reason,
+            repairs,
+            truncated,
+        }
+    }
+
+    /// The schema violations, when that is the reason.
+    pub fn violations(&self) -> &[Violation] {
+        match &self.reason {
+            Reason::Invalid(v) => v,
+            _ => &[],
+        }
+    }
+
+    /// One line per problem, for a person (and for feeding back to a model).
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.truncated {
+            out.push("the answer was cut off before it was complete".to_string());
+        }
+        match &self.reason {
+            Reason::Empty => out.push("the answer is empty".into()),
+            Reason::NoJson { begins } => out.push(format!(
+                "no JSON value found in the answer (it begins: {begins:?})"
+            )),
+            Reason::Syntax {
+                line,
+                column,
+                message,
+            } => out.push(format!(
+                "invalid JSON at line {line}, column {column}: {message}"
+            )),
+            Reason::Invalid(violations) => out.extend(violations.iter().map(ToString::to_string)),
+        }
+        out
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.lines().join("\n"))
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The result of [`parse`] for any response type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    /// A `text` answer.
+    Text(String),
+    /// A `json` answer.
+    Json(Outcome),
+    /// A `jsonl` answer.
+    Jsonl(JsonlOutcome),
+}
+
+/// Parses an answer of any response type. Only `json` can fail; `jsonl` reports bad lines
+/// as warnings and `text` is taken as is.
+pub fn parse(
+    raw: &str,
+    response: ResponseType,
+    schema: &Schema,
+    mode: Mode,
+) -> Result<Parsed, Error> {
+    match response {
+        ResponseType::Text => Ok(Parsed::Text(parse_text(raw))),
+        ResponseType::Json => parse_json(raw, schema, mode).map(Parsed::Json),
+        ResponseType::Jsonl => Ok(Parsed::Jsonl(parse_jsonl(raw, schema, mode))),
+    }
+}
+
+/// Parses raw bytes: in strict mode bytes that are not UTF-8 are an error; in lenient mode
+/// they are replaced (and the repair recorded).
+pub fn decode(bytes: &[u8], mode: Mode) -> Result<(std::borrow::Cow<'_, str>, Vec<Repair>), Error> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok((std::borrow::Cow::Borrowed(s), Vec::new())),
+        Err(e) if mode == Mode::Strict => {
+            let (line, column) = line_col(
+                &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
+                e.valid_up_to(),
+            );
+            Err(Error::new(
+                Reason::Syntax {
+                    line,
+                    column,
+                    message: "the answer is not valid UTF-8".into(),
+                },
+                Vec::new(),
+                false,
+            ))
+        }
+        Err(_) => Ok((
+            String::from_utf8_lossy(bytes),
+            vec![Repair::new(RepairKind::ReplacedInvalidUtf8, "")],
+        )),
+    }
+}
+
+/// A `text` answer: the answer as is.
+pub fn parse_text(raw: &str) -> String {
+    raw.to_string()
+}
+
+/// Turns one answer into one value valid against `schema`, or a clear reason why not.
+pub fn parse_json(raw: &str, schema: &Schema, mode: Mode) -> Result<Outcome, Error> {
+    let mut repairs = Vec::new();
+    let (mut value, truncated) = match mode {
+        Mode::Strict => match serde_json::from_str::<Value>(raw) {
+            Ok(v) => (v, false),
+            Err(e) => return Err(Error::new(serde_reason(raw, &e), repairs, false)),
+        },
+        Mode::Lenient => match read_lenient(raw, schema, &mut repairs) {
+            Ok(read) => read,
+            Err(reason) => return Err(Error::new(reason, repairs, false)),
+        },
+    };
+    if mode == Mode::Lenient {
+        schema.coerce(&mut value, &mut repairs);
+    }
+    let violations = schema.validate(&value);
+    if !violations.is_empty() {
+        return Err(Error::new(Reason::Invalid(violations), repairs, truncated));
+    }
+    Ok(Outcome {
+        value,
+        repairs,
+        warnings: Vec::new(),
+        truncated,
+    })
+}
+
+/// Reads the value in a lenient answer (no schema coercion yet): the fast path first, then
+/// extraction and repair. Returns the value and whether it was cut off.
+fn read_lenient(
+    raw: &str,
+    schema: &Schema,
+    repairs: &mut Vec<Repair>,
+) -> Result<(Value, bool), Reason> {
+    if let Ok(v) = serde_json::from_str::<Value>(raw) {
+        return Ok((v, false));
+    }
+    let text = extract::strip_preamble(raw, repairs);
+    if text.trim().is_empty() {
+        return Err(Reason::Empty);
+    }
+    let body = extract::unfence(text, repairs);
+    if body.fenced || text.len() != raw.len() {
+        if let Ok(v) = serde_json::from_str::<Value>(body.text) {
+            return Ok((v, false));
+        }
+    }
+    find_value(raw, body.text, schema, repairs)
+}
+
+/// Finds and reads the JSON value in `text` (a slice of `raw`).
+fn find_value(
+    raw: &str,
+    text: &str,
+    schema: &Schema,
+    repairs: &mut Vec<Repair>,
+) -> Result<(Value, bool), Reason> {
+    let base = text.as_ptr() as usize - raw.as_ptr() as usize;
+    let trimmed_at = text.len() - text.trim_start().len();
+    let first = text.as_bytes().get(trimmed_at).copied();
+    let mut starts: Vec<usize> = Vec::new();
+    // An answer that starts with a scalar (or a string holding the JSON) is read from there.
+    if matches!(first, Some(b'"' | b'\'' | b'-' | b'0'..=b'9')) {
+        starts.push(trimmed_at);
+    }
+    starts.extend(extract::candidates(text, 8));
+    if starts.is_empty() {
+        // `true`, `None`… on their own.
+        if text[trimmed_at..].starts_with(['t', 'f', 'n', 'T', 'F', 'N']) {
+            let mut local = Vec::new();
+            if let Ok(read) = repair::read_value(text, trimmed_at, &mut local) {
+                if text[read.end..].trim().is_empty() {
+                    repairs.extend(local);
+                    return Ok((read.value, read.truncated));
+                }
+            }
+        }
+        return Err(Reason::NoJson {
+            begins: text.trim().chars().take(40).collect(),
+        });
+    }
+    let wanted = schema.root_types();
+    let mut first_error: Option<repair::SyntaxError> = None;
+    let mut fallback: Option<(repair::Read, usize, Vec<Repair>)> = None;
+    for &start in &starts {
+        let mut local = Vec::new();
+        match repair::read_value(text, start, &mut local) {
+            Ok(read) => {
+                let fits = match &wanted {
+                    Some(ts) => {
+                        ts.iter().any(|t| json_type_fits(&read.value, t))
+                            || read.value.is_array()
+                            || read.value.is_string()
+                    }
+                    None => read.value.is_object() || read.value.is_array() || start == trimmed_at,
+                };
+                if fits {
+                    finish_read(text, start, &read, repairs, local);
+                    return Ok((read.value, read.truncated));
+                }
+                if fallback.is_none() {
+                    fallback = Some((read, start, local));
+                }
+            }
+            Err(e) => {
+                if first_error.is_none() {
+                    first_error = Some(e);
+                }
+            }
+        }
+    }
+    if let Some((read, start, local)) = fallback {
+        finish_read(text, start, &read, repairs, local);
+        return Ok((read.value, read.truncated));
+    }
+    let e = first_error.unwrap_or(repair::SyntaxError {
+        offset: 0,
+        message: "no JSON value found".into(),
+    });
+    let (line, column) = line_col(raw, base + e.offset);
+    Err(Reason::Syntax {
+        line,
+        column,
+        message: e.message,
+    })
+}
+
+fn finish_read(
+    text: &str,
+    start: usize,
+    read: &repair::Read,
+    repairs: &mut Vec<Repair>,
+    local: Vec<Repair>,
+) {
+    if !text[..start].trim().is_empty() {
+        repairs.push(Repair::new(RepairKind::SkippedLeadingText, ""));
+    }
+    repairs.extend(local);
+    note_trailing(text, read.end, repairs);
+}
+
+/// Records what follows the value, if anything does.
+fn note_trailing(text: &str, end: usize, repairs: &mut Vec<Repair>) {
+    let rest = text[end.min(text.len())..].trim();
+    if !rest.is_empty() {
+        let kind = if rest.starts_with(['{', '[']) {
+            RepairKind::DroppedRepeatedValue
+        } else {
+            RepairKind::SkippedTrailingText
+        };
+        repairs.push(Repair::new(kind, ""));
+    }
+}
+
+fn json_type_fits(v: &Value, t: &str) -> bool {
+    match t {
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "string" => v.is_string(),
+        "number" | "integer" => v.is_number(),
+        "boolean" => v.is_boolean(),
+        "null" => v.is_null(),
+        _ => true,
+    }
+}
+
+/// Reads any JSON value leniently with no schema: used to decode a string holding JSON.
+pub(crate) fn read_lenient_value(text: &str) -> Option<Value> {
+    let mut repairs = Vec::new();
+    read_lenient(text, &Schema::any(), &mut repairs)
+        .ok()
+        .map(|(v, _)| v)
+}
+
+fn serde_reason(raw: &str, e: &serde_json::Error) -> Reason {
+    if raw.trim().is_empty() {
+        return Reason::Empty;
+    }
+    let message = e.to_string();
+    // serde_json appends " at line L column C"; we report those separately.
+    let message = match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    };
+    Reason::Syntax {
+        line: e.line(),
+        column: e.column(),
+        message,
+    }
+}
+
+/// Line and column (both from 1, column in characters) of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.bytes().filter(|&c| c == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+/// Parses a `jsonl` answer: every line that parses and validates against `schema` (the
+/// schema of one object), in order. Bad lines are skipped with a warning; a last line cut
+/// off mid-object is dropped; an answer that is a JSON array of objects is taken as its
+/// elements; an empty answer is an empty list.
+pub fn parse_jsonl(raw: &str, schema: &Schema, mode: Mode) -> JsonlOutcome {
+    let mut whole = Vec::new();
+    let text = match mode {
+        Mode::Lenient => extract::strip_preamble(raw, &mut whole),
+        Mode::Strict => raw,
+    };
+    if text.trim_start().starts_with('[') {
+        if let Some(out) = jsonl_from_array(text, schema, mode, &whole) {
+            return out;
+        }
+    }
+    let mut stream = JsonlStream::new(schema.clone(), mode);
+    stream.push(text);
+    stream.finish();
+    let mut out = stream.into_outcome();
+    whole.append(&mut out.repairs);
+    out.repairs = whole;
+    out
+}
+
+/// A `jsonl` answer written as one JSON array of objects.
+fn jsonl_from_array(
+    text: &str,
+    schema: &Schema,
+    mode: Mode,
+    whole: &[Repair],
+) -> Option<JsonlOutcome> {
+    let mut repairs = whole.to_vec();
+    let items = match mode {
+        Mode::Strict => serde_json::from_str::<Value>(text).ok()?,
+        Mode::Lenient => {
+            let (v, _) = read_lenient(text, &Schema::any(), &mut repairs).ok()?;
+            v
+        }
+    };
+    let Value::Array(items) = items else {
+        return None;
+    };
+    if items.is_empty() || !items.iter().all(Value::is_object) {
+        return None;
+    }
+    let mut out = JsonlOutcome {
+        values: Vec::new(),
+        repairs,
+        warnings: Vec::new(),
+        truncated: false,
+    };
+    for (i, mut item) in items.into_iter().enumerate() {
+        let mut local = Vec::new();
+        if mode == Mode::Lenient {
+            schema.coerce(&mut item, &mut local);
+        }
+        let violations = schema.validate(&item);
+        if violations.is_empty() {
+            let index = out.values.len();
+            out.repairs.extend(
+                local
+                    .into_iter()
+                    .map(|r| Repair::new(r.kind, format!("/{index}{}", r.path))),
+            );
+            out.values.push(item);
+        } else {
+            out.warnings.push(LineWarning {
+                line: i + 1,
+                reason: format!("array item {}: {}", i + 1, join_violations(&violations)),
+            });
+        }
+    }
+    Some(out)
+}
+
+pub(crate) fn join_violations(violations: &[Violation]) -> String {
+    violations
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// One line of a `jsonl` answer. `complete` is false for a last line that did not end with
+/// a newline (it may have been cut off).
+pub(crate) fn jsonl_line(
+    line: &str,
+    complete: bool,
+    schema: &Schema,
+    mode: Mode,
+) -> Result<(Value, Vec<Repair>), LineFailure> {
+    let t = line.trim();
+    let mut repairs = Vec::new();
+    let value = match serde_json::from_str::<Value>(t) {
+        Ok(v) => v,
+        Err(e) if mode == Mode::Strict => {
+            return Err(if complete {
+                LineFailure::Bad(format!("not valid JSON: {}", strip_at(&e.to_string())))
+            } else {
+                LineFailure::CutOff
+            })
+        }
+        Err(_) => {
+            let starts = extract::candidates(t, 4);
+            let Some(&start) = starts
+                .iter()
+                .find(|&&s| t.as_bytes()[s] == b'{')
+                .or(starts.first())
+            else {
+                return Err(if complete {
+                    LineFailure::Bad("not JSON".into())
+                } else {
+                    LineFailure::CutOff
+                });
+            };
+            match repair::read_value(t, start, &mut repairs) {
+                Ok(read) if read.truncated => {
+                    return Err(if complete {
+                        LineFailure::Bad("incomplete JSON object".into())
+                    } else {
+                        LineFailure::CutOff
+                    })
+                }
+                Ok(read) => {
+                    if !t[..start].trim().is_empty() {
+                        repairs.insert(0, Repair::new(RepairKind::SkippedLeadingText, ""));
+                    }
+                    note_trailing(t, read.end, &mut repairs);
+                    read.value
+                }
+                Err(e) => {
+                    return Err(if complete {
+                        LineFailure::Bad(format!("not valid JSON: {}", e.message))
+                    } else {
+                        LineFailure::CutOff
+                    })
+                }
+            }
+        }
+    };
+    let mut value = value;
+    if !value.is_object() {
+        return Err(LineFailure::Bad(format!(
+            "expected a JSON object, found {}",
+            outcome::brief(&value)
+        )));
+    }
+    if mode == Mode::Lenient {
+        schema.coerce(&mut value, &mut repairs);
+    }
+    let violations = schema.validate(&value);
+    if !violations.is_empty() {
+        return Err(LineFailure::Bad(join_violations(&violations)));
+    }
+    Ok((value, repairs))
+}
+
+/// Why a `jsonl` line was not kept.
+pub(crate) enum LineFailure {
+    /// The line is bad (skipped with a warning).
+    Bad(String),
+    /// The last line was cut off (dropped).
+    CutOff,
+}
+
+fn strip_at(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    }
+}

@@ -1,0 +1,109 @@
+//! Finding the JSON in what models actually send: a BOM, `<think>` blocks, code fences,
+//! prose before and after.
+
+use crate::outcome::{Repair, RepairKind};
+use crate::repair::find;
+
+/// The answer with the wrapping a model put around it removed, as a slice of the input.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Body<'a> {
+    /// The text in which to look for the JSON.
+    pub text: &'a str,
+    /// Whether the text came out of a code fence.
+    pub fenced: bool,
+}
+
+/// Strips a BOM and leading reasoning blocks; returns the rest.
+pub(crate) fn strip_preamble<'a>(raw: &'a str, repairs: &mut Vec<Repair>) -> &'a str {
+    let mut text = raw;
+    if let Some(rest) = text.strip_prefix('\u{FEFF}') {
+        repairs.push(Repair::new(RepairKind::StrippedBom, ""));
+        text = rest;
+    }
+    // Reasoning models open with one or more think blocks; an unclosed one means the
+    // answer is all reasoning.
+    loop {
+        let trimmed = text.trim_start();
+        let Some((open, close)) = [("<think>", "</think>"), ("<thinking>", "</thinking>")]
+            .into_iter()
+            .find(|(open, _)| trimmed.starts_with(open))
+        else {
+            break;
+        };
+        repairs.push(Repair::new(RepairKind::RemovedThinkBlock, ""));
+        let after_open = &trimmed[open.len()..];
+        text = match find(after_open.as_bytes(), close.as_bytes()) {
+            Some(i) => &after_open[i + close.len()..],
+            None => "",
+        };
+    }
+    text
+}
+
+/// Takes the content of the first code fence that holds JSON, if the answer has one.
+pub(crate) fn unfence<'a>(text: &'a str, repairs: &mut Vec<Repair>) -> Body<'a> {
+    // An answer that already starts with JSON is not fenced; fences inside it belong to
+    // its markdown strings.
+    if matches!(
+        text.trim_start().as_bytes().first(),
+        Some(b'{' | b'[' | b'"')
+    ) {
+        return Body {
+            text,
+            fenced: false,
+        };
+    }
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = find(&bytes[from..], b"```") {
+        let start = from + i;
+        // The info string runs to the end of the line.
+        let line_end = match crate::repair::memchr(b'\n', &bytes[start..]) {
+            Some(j) => start + j,
+            None => bytes.len(),
+        };
+        let info = text[start + 3..line_end].trim();
+        let lang_ok = info.is_empty()
+            || info.eq_ignore_ascii_case("json")
+            || info.eq_ignore_ascii_case("jsonl")
+            || info.eq_ignore_ascii_case("json5")
+            || info.eq_ignore_ascii_case("javascript")
+            || info.eq_ignore_ascii_case("js");
+        let content_start = (line_end + 1).min(bytes.len());
+        let (content_end, next) = match find(&bytes[content_start..], b"```") {
+            Some(j) => (content_start + j, content_start + j + 3),
+            None => (bytes.len(), bytes.len()),
+        };
+        let content = &text[content_start..content_end];
+        let first = content.trim_start().as_bytes().first().copied();
+        if lang_ok && matches!(first, Some(b'{') | Some(b'[')) {
+            repairs.push(Repair::new(RepairKind::RemovedCodeFence, ""));
+            return Body {
+                text: content,
+                fenced: true,
+            };
+        }
+        if next >= bytes.len() {
+            break;
+        }
+        from = next;
+    }
+    Body {
+        text,
+        fenced: false,
+    }
+}
+
+/// Byte offsets where a JSON object or array may start, in order, at most `limit` of them.
+pub(crate) fn candidates(text: &str, limit: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, c) in text.bytes().enumerate() {
+        if c == b'{' || c == b'[' {
+            out.push(i);
+            if out.len() >= limit {
+                break;
+            }
+        }
+    }
+    out
+}
