@@ -109,12 +109,16 @@ fn status(store: &Store, id: SourceId) -> SourceStatus {
 #[test]
 fn reingesting_the_same_text_changes_nothing() {
     let (_dir, store) = file_store();
-    let first = store.ingest_source(&new_source("/n/a.md", "hello")).expect("ingest");
+    let first = store
+        .ingest_source(&new_source("/n/a.md", "hello"))
+        .expect("ingest");
     let IngestOutcome::Added(id) = first else {
         panic!("expected Added, got {first:?}");
     };
     let before = store.source(id).expect("read").expect("exists");
-    let again = store.ingest_source(&new_source("/n/a.md", "hello")).expect("ingest");
+    let again = store
+        .ingest_source(&new_source("/n/a.md", "hello"))
+        .expect("ingest");
     assert_eq!(again, IngestOutcome::Unchanged(id));
     assert_eq!(store.source(id).expect("read").expect("exists"), before);
     assert_eq!(store.sources().expect("list").len(), 1);
@@ -130,17 +134,25 @@ fn a_changed_compiled_source_goes_stale_and_an_uncompiled_one_stays_pending() {
     save(&store, compiled, &result("Alpha", "body"), &[]);
     assert_eq!(status(&store, compiled), SourceStatus::Compiled);
 
-    let outcome = store.ingest_source(&new_source("/n/a.md", "version two")).expect("ingest");
+    let outcome = store
+        .ingest_source(&new_source("/n/a.md", "version two"))
+        .expect("ingest");
     assert_eq!(outcome, IngestOutcome::Changed(compiled));
     let source = store.source(compiled).expect("read").expect("exists");
     assert_eq!(source.status, SourceStatus::Stale);
     assert_eq!(source.text, "version two");
 
-    store.ingest_source(&new_source("/n/b.md", "draft two")).expect("ingest");
+    store
+        .ingest_source(&new_source("/n/b.md", "draft two"))
+        .expect("ingest");
     assert_eq!(status(&store, pending), SourceStatus::Pending);
 
-    let to_compile: Vec<SourceId> =
-        store.sources_to_compile(false).expect("list").iter().map(|s| s.id).collect();
+    let to_compile: Vec<SourceId> = store
+        .sources_to_compile(false)
+        .expect("list")
+        .iter()
+        .map(|s| s.id)
+        .collect();
     assert_eq!(to_compile, vec![compiled, pending]);
 }
 
@@ -152,7 +164,10 @@ fn recompiling_keeps_the_article_id_and_replaces_claims() {
         &store,
         id,
         &result("Alpha", "first"),
-        &[claim("one", Confidence::Sourced), claim("two", Confidence::Opinion)],
+        &[
+            claim("one", Confidence::Sourced),
+            claim("two", Confidence::Opinion),
+        ],
         &[],
     );
     let second = save_with_claims(
@@ -164,7 +179,10 @@ fn recompiling_keeps_the_article_id_and_replaces_claims() {
     );
     assert_eq!(first.article_id, second.article_id);
     assert!(!second.collision);
-    let article = store.article(second.article_id).expect("read").expect("exists");
+    let article = store
+        .article(second.article_id)
+        .expect("read")
+        .expect("exists");
     assert_eq!(article.body, "second");
     assert_eq!(article.claims, vec![claim("three", Confidence::Inferred)]);
     let listed = store.articles().expect("list");
@@ -184,15 +202,24 @@ fn a_title_collision_is_stored_with_a_number() {
     let second = save(&store, b, &result("rust ", "b"), &[]);
     let third = save(&store, c, &result("Rust", "c"), &[]);
     assert!(!first.collision);
-    assert_eq!((second.title.as_str(), second.collision), ("rust (2)", true));
+    assert_eq!(
+        (second.title.as_str(), second.collision),
+        ("rust (2)", true)
+    );
     assert_eq!(second.requested_title, "rust");
     assert_eq!((third.title.as_str(), third.collision), ("Rust (3)", true));
     // The original is untouched and recompiling the second keeps its number.
-    assert_eq!(store.article(first.article_id).expect("r").expect("e").body, "a");
+    assert_eq!(
+        store.article(first.article_id).expect("r").expect("e").body,
+        "a"
+    );
     let again = save(&store, b, &result("Rust", "b2"), &[]);
     assert_eq!(again.article_id, second.article_id);
     assert_eq!(again.title, "Rust (2)");
-    assert_eq!(store.known_titles().expect("titles"), vec!["Rust", "Rust (2)", "Rust (3)"]);
+    assert_eq!(
+        store.known_titles().expect("titles"),
+        vec!["Rust", "Rust (2)", "Rust (3)"]
+    );
 }
 
 #[test]
@@ -206,7 +233,12 @@ fn a_wanted_link_resolves_when_its_article_is_saved_later() {
         &result("Alpha", "See [[ Beta ]]."),
         &[link(" Beta ", "Alpha builds on Beta."), link("Gamma", "")],
     );
-    let wanted: Vec<String> = store.wanted_pages().expect("w").into_iter().map(|w| w.title).collect();
+    let wanted: Vec<String> = store
+        .wanted_pages()
+        .expect("w")
+        .into_iter()
+        .map(|w| w.title)
+        .collect();
     assert_eq!(wanted, vec!["Beta", "Gamma"]);
     assert_eq!(store.counts().expect("counts").wanted, 2);
 
@@ -236,7 +268,11 @@ fn links_to_an_existing_article_resolve_at_once_and_self_links_are_dropped() {
         &store,
         b,
         &result("Beta", "b"),
-        &[link("alpha", ""), link("ALPHA", "second mention"), link("Beta", "me")],
+        &[
+            link("alpha", ""),
+            link("ALPHA", "second mention"),
+            link("Beta", "me"),
+        ],
     );
     let page = store.article(beta.article_id).expect("r").expect("e");
     assert_eq!(page.links.len(), 1, "one row per target, no self-link");
@@ -254,13 +290,31 @@ fn renaming_an_article_turns_links_to_its_old_title_into_wanted_pages() {
     assert!(store.wanted_pages().expect("w").is_empty());
     let renamed = save(&store, b, &result("Beta Prime", "b"), &[]);
     assert_eq!(renamed.article_id, beta.article_id);
-    let wanted: Vec<String> = store.wanted_pages().expect("w").into_iter().map(|w| w.title).collect();
+    let wanted: Vec<String> = store
+        .wanted_pages()
+        .expect("w")
+        .into_iter()
+        .map(|w| w.title)
+        .collect();
     assert_eq!(wanted, vec!["Beta"]);
-    assert!(store.article(beta.article_id).expect("r").expect("e").backlinks.is_empty());
+    assert!(store
+        .article(beta.article_id)
+        .expect("r")
+        .expect("e")
+        .backlinks
+        .is_empty());
     // Renaming only the case keeps the link.
     let again = save(&store, b, &result("Beta", "b"), &[]);
     save(&store, b, &result("beta", "b"), &[]);
-    assert_eq!(store.article(again.article_id).expect("r").expect("e").backlinks.len(), 1);
+    assert_eq!(
+        store
+            .article(again.article_id)
+            .expect("r")
+            .expect("e")
+            .backlinks
+            .len(),
+        1
+    );
 }
 
 #[test]
@@ -279,7 +333,12 @@ fn removing_a_source_turns_links_to_its_article_into_wanted_pages() {
     assert_eq!(store.source(b).expect("read"), None);
     let page = store.article(alpha.article_id).expect("r").expect("e");
     assert_eq!(page.links[0].article_id, None);
-    let wanted: Vec<String> = store.wanted_pages().expect("w").into_iter().map(|w| w.title).collect();
+    let wanted: Vec<String> = store
+        .wanted_pages()
+        .expect("w")
+        .into_iter()
+        .map(|w| w.title)
+        .collect();
     assert_eq!(wanted, vec!["Beta"]);
     assert!(store.known_concepts().expect("c").is_empty());
     assert_eq!(store.search("b").expect("search").len(), 0);
@@ -299,7 +358,10 @@ fn concepts_are_shared_case_insensitively() {
     rb.open_questions = vec!["Why?".to_owned()];
     save(&store, a, &ra, &[]);
     let beta = save(&store, b, &rb, &[]);
-    assert_eq!(store.known_concepts().expect("c"), vec!["Graphs", "Machine Learning"]);
+    assert_eq!(
+        store.known_concepts().expect("c"),
+        vec!["Graphs", "Machine Learning"]
+    );
     let page = store.article(beta.article_id).expect("r").expect("e");
     assert_eq!(page.concepts, vec!["Machine Learning", "Graphs"]);
     assert_eq!(page.open_questions, vec!["Why?"]);
@@ -312,13 +374,27 @@ fn search_finds_body_words_and_survives_hostile_queries() {
     let store = Store::open_in_memory().expect("open");
     let a = add(&store, "/n/a.md", "a");
     let b = add(&store, "/n/b.md", "b");
-    let tide = save(&store, a, &result("Tides", "The moon pulls the oceans into tides."), &[]);
-    save(&store, b, &result("Volcanoes", "Magma rises through the crust."), &[]);
+    let tide = save(
+        &store,
+        a,
+        &result("Tides", "The moon pulls the oceans into tides."),
+        &[],
+    );
+    save(
+        &store,
+        b,
+        &result("Volcanoes", "Magma rises through the crust."),
+        &[],
+    );
 
     let hits = store.search("oceans").expect("search");
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].article_id, tide.article_id);
-    assert!(hits[0].snippet.contains("**oceans**"), "{}", hits[0].snippet);
+    assert!(
+        hits[0].snippet.contains("**oceans**"),
+        "{}",
+        hits[0].snippet
+    );
     // Search as you type: the last word is a prefix.
     assert_eq!(store.search("mag").expect("search")[0].title, "Volcanoes");
     assert_eq!(store.search("MOON ocean").expect("search").len(), 1);
@@ -337,10 +413,16 @@ fn search_finds_body_words_and_survives_hostile_queries() {
         "",
         "   ",
     ] {
-        store.search(hostile).unwrap_or_else(|e| panic!("{hostile:?}: {e}"));
+        store
+            .search(hostile)
+            .unwrap_or_else(|e| panic!("{hostile:?}: {e}"));
     }
     assert!(store.search("").expect("empty").is_empty());
-    assert_eq!(store.search("-moon").expect("search").len(), 1, "`-` is not an operator");
+    assert_eq!(
+        store.search("-moon").expect("search").len(),
+        1,
+        "`-` is not an operator"
+    );
     assert_eq!(store.counts().expect("counts").articles, 2);
 }
 
@@ -352,7 +434,9 @@ fn a_failure_is_logged_with_its_raw_answer_and_keeps_the_old_article() {
     let mut failed = record("tiny");
     failed.raw_answer = "not json at all".to_owned();
     failed.attempt = 2;
-    store.record_failure(id, &failed, "missing field title").expect("record");
+    store
+        .record_failure(id, &failed, "missing field title")
+        .expect("record");
 
     let source = store.source(id).expect("read").expect("exists");
     assert_eq!(source.status, SourceStatus::Failed);
@@ -366,8 +450,13 @@ fn a_failure_is_logged_with_its_raw_answer_and_keeps_the_old_article() {
     assert_eq!(log[1].reason.as_deref(), Some("missing field title"));
     assert!(store.article(saved.article_id).expect("r").is_some());
 
-    let err = store.record_failure(SourceId(999), &failed, "x").expect_err("unknown source");
-    assert!(matches!(err, StoreError::SourceNotFound(SourceId(999))), "{err}");
+    let err = store
+        .record_failure(SourceId(999), &failed, "x")
+        .expect_err("unknown source");
+    assert!(
+        matches!(err, StoreError::SourceNotFound(SourceId(999))),
+        "{err}"
+    );
 }
 
 #[test]
@@ -380,12 +469,23 @@ fn find_source_and_find_article_accept_ids_origins_and_titles() {
     assert_eq!(by("https://example.org/page"), Some(id));
     assert_eq!(by("ocean tides"), Some(id));
     assert_eq!(by("nothing"), None);
-    assert_eq!(store.find_article("OCEAN TIDES").expect("find"), Some(saved.article_id));
-    assert_eq!(store.find_article(&saved.article_id.to_string()).expect("f"), Some(saved.article_id));
+    assert_eq!(
+        store.find_article("OCEAN TIDES").expect("find"),
+        Some(saved.article_id)
+    );
+    assert_eq!(
+        store
+            .find_article(&saved.article_id.to_string())
+            .expect("f"),
+        Some(saved.article_id)
+    );
     assert_eq!(store.find_article("Ocean").expect("find"), None);
     let listed = store.sources().expect("list");
     assert_eq!(listed[0].article_title.as_deref(), Some("Ocean Tides"));
-    assert_eq!(listed[0].title.as_deref(), Some("hint for https://example.org/page"));
+    assert_eq!(
+        listed[0].title.as_deref(),
+        Some("hint for https://example.org/page")
+    );
 }
 
 #[test]
@@ -420,13 +520,19 @@ fn saving_for_an_unknown_source_or_with_an_empty_title_is_an_error() {
 #[test]
 fn reopening_a_file_database_keeps_everything() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("data").join("wikimind.db");
+    let path = dir.path().join("data").join(wikimind::store::DATABASE_FILE);
     let article_id = {
         let store = Store::open(&path).expect("open");
         let id = add(&store, "/n/a.md", "a");
-        save(&store, id, &result("Alpha", "kept words"), &[link("Beta", "")]).article_id
+        save(
+            &store,
+            id,
+            &result("Alpha", "kept words"),
+            &[link("Beta", "")],
+        )
+        .article_id
     };
-    let store = Store::open(&path).expect("reopen");
+    let store = Store::open_data_dir(&dir.path().join("data")).expect("reopen");
     let page = store.article(article_id).expect("r").expect("still there");
     assert_eq!(page.title, "Alpha");
     assert_eq!(store.search("kept").expect("search").len(), 1);
@@ -440,12 +546,16 @@ fn a_tampered_migration_checksum_is_refused_naming_the_file() {
     drop(Store::open(&path).expect("open"));
     {
         let conn = rusqlite::Connection::open(&path).expect("raw open");
-        conn.execute("UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1", [])
-            .expect("tamper");
+        conn.execute(
+            "UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1",
+            [],
+        )
+        .expect("tamper");
     }
     let err = Store::open(&path).expect_err("must refuse");
     assert!(
-        err.to_string().contains("migration 0001_init.sql was changed after it was applied"),
+        err.to_string()
+            .contains("migration 0001_init.sql was changed after it was applied"),
         "{err}"
     );
 }
@@ -477,17 +587,28 @@ fn jobs_queue_once_run_and_recover_after_a_crash() {
         let a = add(&store, "/n/a.md", "a");
         let b = add(&store, "/n/b.md", "b");
         let job_a = store.enqueue(a).expect("enqueue");
-        assert_eq!(store.enqueue(a).expect("enqueue again"), job_a, "no duplicate");
+        assert_eq!(
+            store.enqueue(a).expect("enqueue again"),
+            job_a,
+            "no duplicate"
+        );
         store.enqueue(b).expect("enqueue");
         let running = store.start_next().expect("start").expect("a job");
-        assert_eq!((running.id, running.state, running.attempts), (job_a, JobState::Running, 1));
+        assert_eq!(
+            (running.id, running.state, running.attempts),
+            (job_a, JobState::Running, 1)
+        );
         assert_eq!(status(&store, a), SourceStatus::Compiling);
         (a, b, job_a)
         // The process "crashes" here: the job stays running.
     };
     let store = Store::open(&path).expect("reopen");
     assert_eq!(status(&store, a), SourceStatus::Compiling);
-    assert!(store.sources_to_compile(false).expect("l").iter().any(|s| s.id == a));
+    assert!(store
+        .sources_to_compile(false)
+        .expect("l")
+        .iter()
+        .any(|s| s.id == a));
     assert_eq!(store.recover_interrupted().expect("recover"), 1);
     assert_eq!(status(&store, a), SourceStatus::Pending);
 
@@ -498,12 +619,19 @@ fn jobs_queue_once_run_and_recover_after_a_crash() {
 
     let next = store.start_next().expect("start").expect("b's job");
     assert_eq!(next.source_id, b);
-    store.finish_job(next.id, false, Some("Ollama is not running")).expect("finish");
+    store
+        .finish_job(next.id, false, Some("Ollama is not running"))
+        .expect("finish");
     let source_b = store.source(b).expect("r").expect("e");
     assert_eq!(source_b.status, SourceStatus::Failed);
     assert_eq!(source_b.reason.as_deref(), Some("Ollama is not running"));
     assert_eq!(store.start_next().expect("start"), None);
-    let states: Vec<JobState> = store.jobs().expect("jobs").iter().map(|j| j.state).collect();
+    let states: Vec<JobState> = store
+        .jobs()
+        .expect("jobs")
+        .iter()
+        .map(|j| j.state)
+        .collect();
     assert_eq!(states, vec![JobState::Failed, JobState::Done]);
     assert_eq!(status(&store, a), SourceStatus::Compiled);
     assert!(matches!(
@@ -521,7 +649,12 @@ fn articles_sort_by_title_or_by_update() {
     std::thread::sleep(std::time::Duration::from_millis(5));
     save(&store, b, &result("Aardvark", "b"), &[]);
     let titles = |sort| -> Vec<String> {
-        store.articles_sorted(sort).expect("list").into_iter().map(|a| a.title).collect()
+        store
+            .articles_sorted(sort)
+            .expect("list")
+            .into_iter()
+            .map(|a| a.title)
+            .collect()
     };
     assert_eq!(titles(ArticleSort::Title), vec!["Aardvark", "zebra"]);
     assert_eq!(titles(ArticleSort::Updated), vec!["Aardvark", "zebra"]);
@@ -542,8 +675,13 @@ fn concurrent_saves_through_an_arc_all_land() {
                     .map(|i| {
                         let id = add(&store, &format!("/n/{n}-{i}.md"), &format!("text {n} {i}"));
                         let links = [link("Shared Topic", "everyone links here")];
-                        save(&store, id, &result(&format!("Note {n}-{i}"), "body"), &links)
-                            .article_id
+                        save(
+                            &store,
+                            id,
+                            &result(&format!("Note {n}-{i}"), "body"),
+                            &links,
+                        )
+                        .article_id
                     })
                     .collect()
             })
@@ -558,14 +696,20 @@ fn concurrent_saves_through_an_arc_all_land() {
     assert_eq!(ids.len(), 40);
     assert_eq!(store.articles().expect("list").len(), 40);
     let wanted = store.wanted_pages().expect("w");
-    assert_eq!((wanted[0].title.as_str(), wanted[0].mentions), ("Shared Topic", 40));
+    assert_eq!(
+        (wanted[0].title.as_str(), wanted[0].mentions),
+        ("Shared Topic", 40)
+    );
 }
 
 #[test]
 fn outcomes_and_ids_serialise_for_the_shells() {
     let json = serde_json::to_string(&IngestOutcome::Changed(SourceId(3))).expect("json");
     assert_eq!(json, r#"{"outcome":"changed","source_id":3}"#);
-    assert_eq!(serde_json::to_string(&SourceStatus::Stale).expect("json"), "\"stale\"");
+    assert_eq!(
+        serde_json::to_string(&SourceStatus::Stale).expect("json"),
+        "\"stale\""
+    );
     assert_eq!(ArticleId(7).to_string(), "7");
 }
 

@@ -156,7 +156,11 @@ fn log_compilation(
 
 /// Picks the title to store: the requested one, or `Title (2)`, `(3)`, … when another
 /// article already has it.
-fn free_title(conn: &Connection, requested: &str, own: Option<ArticleId>) -> Result<(String, bool)> {
+fn free_title(
+    conn: &Connection,
+    requested: &str,
+    own: Option<ArticleId>,
+) -> Result<(String, bool)> {
     let taken = |title: &str| -> Result<bool> {
         let other: Option<ArticleId> = conn
             .query_row(
@@ -271,7 +275,9 @@ impl Store {
                     let warnings: String = row.get(10)?;
                     let outcome: String = row.get(13)?;
                     let tokens = |i: usize| -> rusqlite::Result<Option<u64>> {
-                        Ok(row.get::<_, Option<i64>>(i)?.map(|v| u64::try_from(v).unwrap_or(0)))
+                        Ok(row
+                            .get::<_, Option<i64>>(i)?
+                            .map(|v| u64::try_from(v).unwrap_or(0)))
                     };
                     out.push(CompilationRow {
                         id: row.get(0)?,
@@ -472,9 +478,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>) -> Result<SavedArticle>
 
     log_compilation(tx, source_id, record, CompileOutcome::Compiled, None)?;
     tx.execute(
-        &format!(
-            "UPDATE sources SET status = ?2, reason = NULL, updated_at = {NOW} WHERE id = ?1"
-        ),
+        &format!("UPDATE sources SET status = ?2, reason = NULL, updated_at = {NOW} WHERE id = ?1"),
         params![source_id, SourceStatus::Compiled],
     )?;
 

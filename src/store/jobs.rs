@@ -113,13 +113,18 @@ impl Store {
         let (state, error) = if ok {
             (JobState::Done, None)
         } else {
-            (JobState::Failed, Some(error.unwrap_or("the compile failed")))
+            (
+                JobState::Failed,
+                Some(error.unwrap_or("the compile failed")),
+            )
         };
         self.write(
             || format!("finishing job {id}"),
             |tx| {
                 let changed = tx.execute(
-                    &format!("UPDATE jobs SET state = ?2, error = ?3, updated_at = {NOW} WHERE id = ?1"),
+                    &format!(
+                        "UPDATE jobs SET state = ?2, error = ?3, updated_at = {NOW} WHERE id = ?1"
+                    ),
                     params![id, state, error],
                 )?;
                 if changed == 0 {

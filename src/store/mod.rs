@@ -25,7 +25,9 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 use sha2::{Digest, Sha256};
 
-pub use articles::{CompilationRow, CompileOutcome, CompileRecord, NewLink, SaveArticle, SavedArticle};
+pub use articles::{
+    CompilationRow, CompileOutcome, CompileRecord, NewLink, SaveArticle, SavedArticle,
+};
 pub use error::{Result, StoreError};
 pub use ids::{ArticleId, JobId, JobState, SourceId, SourceKind, SourceStatus};
 pub use jobs::Job;
@@ -35,6 +37,9 @@ pub use read::{
     OutgoingLink, SearchHit, WantedPage, SEARCH_LIMIT,
 };
 pub use sources::{IngestOutcome, NewSource, Source, SourceSummary};
+
+/// The database file name inside a data directory.
+pub const DATABASE_FILE: &str = "wikimind.db";
 
 /// How long a connection waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -50,7 +55,9 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("location", &self.location).finish()
+        f.debug_struct("Store")
+            .field("location", &self.location)
+            .finish()
     }
 }
 
@@ -71,6 +78,11 @@ impl Store {
         let conn = Connection::open(path).map_err(open_error)?;
         configure(&conn, true).map_err(open_error)?;
         Store::migrated(conn, path.display().to_string())
+    }
+
+    /// Opens (creating if needed) [`DATABASE_FILE`] inside the data directory `dir`.
+    pub fn open_data_dir(dir: &Path) -> Result<Store> {
+        Store::open(&dir.join(DATABASE_FILE))
     }
 
     /// Opens a fresh database in memory (for tests and throwaway runs).
@@ -101,7 +113,9 @@ impl Store {
     /// leave a half-written transaction behind (rusqlite rolls back on drop), so a
     /// poisoned lock is taken over rather than propagated.
     fn lock(&self) -> MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.conn
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Runs a read (or a single statement) on the connection.

@@ -264,9 +264,8 @@ fn article_in(conn: &Connection, id: ArticleId) -> Result<Option<ArticleDetail>>
         .query_map([id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
 
-    let mut stmt = conn.prepare(
-        "SELECT question FROM open_questions WHERE article_id = ?1 ORDER BY position",
-    )?;
+    let mut stmt = conn
+        .prepare("SELECT question FROM open_questions WHERE article_id = ?1 ORDER BY position")?;
     detail.open_questions = stmt
         .query_map([id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
@@ -326,7 +325,10 @@ impl Store {
 
     /// One article page with claims, concepts, questions, links, backlinks and sources.
     pub fn article(&self, id: ArticleId) -> Result<Option<ArticleDetail>> {
-        self.read(|| format!("reading article {id}"), |conn| article_in(conn, id))
+        self.read(
+            || format!("reading article {id}"),
+            |conn| article_in(conn, id),
+        )
     }
 
     /// Finds an article by its id number or its exact title (case-insensitive).

@@ -38,9 +38,9 @@ impl IngestOutcome {
     /// The source the ingest is about.
     pub fn source_id(self) -> SourceId {
         match self {
-            IngestOutcome::Added(id) | IngestOutcome::Unchanged(id) | IngestOutcome::Changed(id) => {
-                id
-            }
+            IngestOutcome::Added(id)
+            | IngestOutcome::Unchanged(id)
+            | IngestOutcome::Changed(id) => id,
         }
     }
 }
@@ -113,7 +113,9 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
 
 pub(crate) fn source_exists(conn: &Connection, id: SourceId) -> Result<()> {
     let found: Option<i64> = conn
-        .query_row("SELECT 1 FROM sources WHERE id = ?1", [id], |row| row.get(0))
+        .query_row("SELECT 1 FROM sources WHERE id = ?1", [id], |row| {
+            row.get(0)
+        })
         .optional()?;
     found.map(|_| ()).ok_or(StoreError::SourceNotFound(id))
 }
@@ -131,7 +133,8 @@ pub(crate) fn drop_orphan_concepts(conn: &Connection) -> Result<()> {
 impl Store {
     /// Adds a source, or updates the one with the same origin. Identity is the origin;
     /// the content hash only tells whether the text changed. Re-ingesting the same text
-    /// changes nothing.
+    /// changes nothing. New text replaces the old; the kind is updated, and the title hint
+    /// too unless the new one is `None`.
     pub fn ingest_source(&self, new: &NewSource) -> Result<IngestOutcome> {
         let hash = content_hash(&new.text);
         self.write(

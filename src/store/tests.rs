@@ -29,7 +29,12 @@ fn result(title: &str, body: &str) -> CompilationResult {
     }
 }
 
-fn save(store: &Store, source_id: SourceId, result: &CompilationResult, claims: &[CheckedClaim]) -> Result<SavedArticle> {
+fn save(
+    store: &Store,
+    source_id: SourceId,
+    result: &CompilationResult,
+    claims: &[CheckedClaim],
+) -> Result<SavedArticle> {
     store.save_article(&SaveArticle {
         source_id,
         result,
@@ -63,10 +68,16 @@ fn a_failed_save_leaves_the_old_article_intact() {
     let err = save(&store, id, &result("New Title", "new body words"), &[])
         .expect_err("the save must fail");
     let message = err.to_string();
-    assert!(message.contains("saving the article for source"), "{message}");
+    assert!(
+        message.contains("saving the article for source"),
+        "{message}"
+    );
     assert!(message.contains("forced failure"), "{message}");
 
-    let article = store.article(first.article_id).expect("read").expect("still there");
+    let article = store
+        .article(first.article_id)
+        .expect("read")
+        .expect("still there");
     assert_eq!(article.title, "Old Title");
     assert_eq!(article.body, "old body words");
     assert_eq!(article.claims.len(), 1);
@@ -103,12 +114,23 @@ fn a_changed_migration_is_refused_naming_the_file() {
 fn a_database_newer_than_the_build_is_refused() {
     let mut conn = rusqlite::Connection::open_in_memory().expect("open");
     let both = [
-        Migration { version: 1, name: "0001_a.sql", sql: "CREATE TABLE a (x);" },
-        Migration { version: 2, name: "0002_b.sql", sql: "CREATE TABLE b (x);" },
+        Migration {
+            version: 1,
+            name: "0001_a.sql",
+            sql: "CREATE TABLE a (x);",
+        },
+        Migration {
+            version: 2,
+            name: "0002_b.sql",
+            sql: "CREATE TABLE b (x);",
+        },
     ];
     apply(&mut conn, "test.db", &both).expect("apply");
     let err = apply(&mut conn, "test.db", &both[..1]).expect_err("must refuse");
-    assert!(matches!(err, StoreError::NewerSchema { version: 2, .. }), "{err}");
+    assert!(
+        matches!(err, StoreError::NewerSchema { version: 2, .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("0002_b.sql"), "{err}");
 }
 
@@ -116,11 +138,22 @@ fn a_database_newer_than_the_build_is_refused() {
 fn a_broken_migration_applies_nothing_of_itself() {
     let mut conn = rusqlite::Connection::open_in_memory().expect("open");
     let list = [
-        Migration { version: 1, name: "0001_a.sql", sql: "CREATE TABLE a (x);" },
-        Migration { version: 2, name: "0002_b.sql", sql: "CREATE TABLE b (x); SELEC oops;" },
+        Migration {
+            version: 1,
+            name: "0001_a.sql",
+            sql: "CREATE TABLE a (x);",
+        },
+        Migration {
+            version: 2,
+            name: "0002_b.sql",
+            sql: "CREATE TABLE b (x); SELEC oops;",
+        },
     ];
     let err = apply(&mut conn, "test.db", &list).expect_err("must fail");
-    assert!(err.to_string().contains("migration 0002_b.sql failed"), "{err}");
+    assert!(
+        err.to_string().contains("migration 0002_b.sql failed"),
+        "{err}"
+    );
     let tables: i64 = conn
         .query_row(
             "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('a', 'b')",
@@ -142,11 +175,16 @@ fn every_migration_file_is_embedded_in_order() {
         .collect();
     files.sort();
     let listed: Vec<&str> = MIGRATIONS.iter().map(|m| m.name).collect();
-    assert_eq!(files, listed, "list every file of migrations/ in MIGRATIONS");
+    assert_eq!(
+        files, listed,
+        "list every file of migrations/ in MIGRATIONS"
+    );
     for (index, migration) in MIGRATIONS.iter().enumerate() {
         assert_eq!(migration.version, index as i64 + 1, "{}", migration.name);
         assert!(
-            migration.name.starts_with(&format!("{:04}_", migration.version)),
+            migration
+                .name
+                .starts_with(&format!("{:04}_", migration.version)),
             "{} must start with its version",
             migration.name
         );
@@ -160,7 +198,11 @@ fn fts5_is_compiled_in() {
     let store = Store::open_in_memory().expect("open");
     let has: bool = store
         .lock()
-        .query_row("SELECT sqlite_compileoption_used('ENABLE_FTS5')", [], |row| row.get(0))
+        .query_row(
+            "SELECT sqlite_compileoption_used('ENABLE_FTS5')",
+            [],
+            |row| row.get(0),
+        )
         .expect("query");
     assert!(has);
 }
@@ -172,7 +214,10 @@ fn hostile_search_input_becomes_quoted_words() {
         ("   ", None),
         ("\"( AND * - NEAR )", Some("\"AND\" \"NEAR\"*")),
         ("rust", Some("\"rust\"*")),
-        ("rust borrow-checker", Some("\"rust\" \"borrow\" \"checker\"*")),
+        (
+            "rust borrow-checker",
+            Some("\"rust\" \"borrow\" \"checker\"*"),
+        ),
         ("\"unbalanced ( AND * -", Some("\"unbalanced\" \"AND\"*")),
         ("Größe café", Some("\"Größe\" \"café\"*")),
         ("***", None),
@@ -194,10 +239,18 @@ fn pragmas_are_set_on_file_databases() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = Store::open(&dir.path().join("nested/dir/wikimind.db")).expect("open");
     let conn = store.lock();
-    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).expect("q");
-    let fk: i64 = conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0)).expect("q");
-    let sync: i64 = conn.query_row("PRAGMA synchronous", [], |r| r.get(0)).expect("q");
-    let busy: i64 = conn.query_row("PRAGMA busy_timeout", [], |r| r.get(0)).expect("q");
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .expect("q");
+    let fk: i64 = conn
+        .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+        .expect("q");
+    let sync: i64 = conn
+        .query_row("PRAGMA synchronous", [], |r| r.get(0))
+        .expect("q");
+    let busy: i64 = conn
+        .query_row("PRAGMA busy_timeout", [], |r| r.get(0))
+        .expect("q");
     assert_eq!(mode.to_lowercase(), "wal");
     assert_eq!(fk, 1);
     assert_eq!(sync, 1, "NORMAL");
