@@ -729,3 +729,32 @@ async fn the_store_is_usable_from_tokio_tasks() {
     }
     assert_eq!(store.jobs().expect("jobs").len(), 4);
 }
+
+#[test]
+fn two_connections_to_one_file_wait_for_each_other() {
+    // Like the CLI and the desktop app open at once: separate connections, one file.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    let stores = [
+        Arc::new(Store::open(&path).expect("open one")),
+        Arc::new(Store::open(&path).expect("open two")),
+    ];
+    let threads: Vec<_> = stores
+        .iter()
+        .enumerate()
+        .map(|(n, store)| {
+            let store = Arc::clone(store);
+            std::thread::spawn(move || {
+                for i in 0..20 {
+                    let id = add(&store, &format!("/p/{n}-{i}.md"), "x");
+                    save(&store, id, &result(&format!("P {n}-{i}"), "body"), &[]);
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("thread");
+    }
+    assert_eq!(stores[0].counts().expect("counts").articles, 40);
+    assert_eq!(stores[1].search("body").expect("search").len(), 40);
+}
