@@ -1,1 +1,186 @@
 //! SQLite store: connection setup, migrations, sources, articles, links, compile log, jobs.
+//!
+//! The store owns every line of SQL in WikiMind; callers see typed methods and typed
+//! values. One [`Store`] wraps one connection behind a mutex, so it is `Send + Sync` and
+//! can be shared through an `Arc` by concurrent tasks: every method is synchronous and
+//! short, and a multi-step write is one transaction. Other processes on the same file
+//! wait up to five seconds for a lock (`busy_timeout`).
+//!
+//! Titles are matched case-insensitively: [`normalize_title`] (trim, lowercase, collapse
+//! inner whitespace) is computed in Rust and stored next to the title, because SQLite's
+//! `lower()` only folds ASCII.
+
+mod articles;
+mod error;
+mod ids;
+mod jobs;
+mod migrate;
+mod read;
+mod sources;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior};
+use sha2::{Digest, Sha256};
+
+pub use articles::{
+    CompilationRow, CompileOutcome, CompileRecord, NewLink, SaveArticle, SavedArticle,
+};
+pub use error::{Result, StoreError};
+pub use ids::{ArticleId, JobId, JobState, SourceId, SourceKind, SourceStatus};
+pub use jobs::Job;
+pub use migrate::{Migration, MIGRATIONS};
+pub use read::{
+    ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, Counts,
+    OutgoingLink, SearchHit, WantedPage, SEARCH_LIMIT,
+};
+pub use sources::{IngestOutcome, NewSource, Source, SourceSummary};
+
+/// The database file name inside a data directory.
+pub const DATABASE_FILE: &str = "wikimind.db";
+
+/// How long a connection waits for another process's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The current time as stored in every timestamp column (UTC, ISO-8601, milliseconds).
+pub(crate) const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+/// The WikiMind database: one SQLite connection, migrated on open.
+pub struct Store {
+    conn: Mutex<Connection>,
+    location: String,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("location", &self.location)
+            .finish()
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the database file at `path`, creating its parent
+    /// directory, and applies pending migrations.
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        let open_error = |source| StoreError::Open {
+            path: PathBuf::from(path),
+            source,
+        };
+        let conn = Connection::open(path).map_err(open_error)?;
+        configure(&conn, true).map_err(open_error)?;
+        Store::migrated(conn, path.display().to_string())
+    }
+
+    /// Opens (creating if needed) [`DATABASE_FILE`] inside the data directory `dir`.
+    pub fn open_data_dir(dir: &Path) -> Result<Store> {
+        Store::open(&dir.join(DATABASE_FILE))
+    }
+
+    /// Opens a fresh database in memory (for tests and throwaway runs).
+    pub fn open_in_memory() -> Result<Store> {
+        let open_error = |source| StoreError::Open {
+            path: PathBuf::from(":memory:"),
+            source,
+        };
+        let conn = Connection::open_in_memory().map_err(open_error)?;
+        configure(&conn, false).map_err(open_error)?;
+        Store::migrated(conn, ":memory:".to_owned())
+    }
+
+    fn migrated(mut conn: Connection, location: String) -> Result<Store> {
+        migrate::apply(&mut conn, &location, MIGRATIONS)?;
+        Ok(Store {
+            conn: Mutex::new(conn),
+            location,
+        })
+    }
+
+    /// Where the database lives (a file path, or `:memory:`).
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    /// Locks the connection. A panic in another thread while it held the lock cannot
+    /// leave a half-written transaction behind (rusqlite rolls back on drop), so a
+    /// poisoned lock is taken over rather than propagated.
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        self.conn
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs a read (or a single statement) on the connection.
+    fn read<T>(
+        &self,
+        action: impl FnOnce() -> String,
+        body: impl FnOnce(&Connection) -> Result<T>,
+    ) -> Result<T> {
+        let conn = self.lock();
+        body(&conn).map_err(|e| e.within(action, &self.location))
+    }
+
+    /// Runs `body` in one immediate transaction: all of it is written or none of it.
+    fn write<T>(
+        &self,
+        action: impl FnOnce() -> String,
+        body: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let mut conn = self.lock();
+        let run = |conn: &mut Connection| -> Result<T> {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let value = body(&tx)?;
+            tx.commit()?;
+            Ok(value)
+        };
+        run(&mut conn).map_err(|e| e.within(action, &self.location))
+    }
+}
+
+/// The one place that configures a connection.
+fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    if file {
+        // Returns the resulting mode; a file database always accepts WAL.
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+    }
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(())
+}
+
+/// The key titles, concept names and link targets are matched by: trimmed, lowercased,
+/// inner runs of whitespace collapsed to one space.
+pub fn normalize_title(title: &str) -> String {
+    title
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The SHA-256 of `text` as lowercase hex: the content hash of a source, and the key of
+/// pasted text (`text:<hash>`).
+pub fn content_hash(text: &str) -> String {
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,491 @@
+//! Writing compile results: the article with everything that hangs off it, and the
+//! compile log.
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use serde::{Deserialize, Serialize};
+
+use super::sources::{drop_orphan_concepts, source_exists};
+use super::{normalize_title, ArticleId, Result, SourceId, SourceStatus, Store, StoreError, NOW};
+use crate::contract::{CheckedClaim, CompilationResult};
+
+/// A link found in a compiled article (a `[[wiki link]]` in the body or a backlink
+/// suggestion).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewLink {
+    /// The target title as written.
+    pub target: String,
+    /// The sentence around the link (empty when there is none, e.g. a suggestion).
+    pub context: String,
+}
+
+/// How one compile call went, for the compile log.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CompileRecord {
+    /// The provider name, e.g. `ollama`.
+    pub provider: String,
+    /// The model name.
+    pub model: String,
+    /// The version of the prompt that was sent.
+    pub prompt_version: String,
+    /// Prompt tokens, when the provider reported them.
+    pub tokens_in: Option<u64>,
+    /// Answer tokens, when the provider reported them.
+    pub tokens_out: Option<u64>,
+    /// Wall time of the call.
+    pub latency_ms: u64,
+    /// Which attempt this was (1 for the first).
+    pub attempt: u32,
+    /// Repairs the lenient parser made.
+    pub repairs: Vec<String>,
+    /// Warnings raised while judging the answer.
+    pub warnings: Vec<String>,
+    /// Whether the answer was cut off.
+    pub truncated: bool,
+    /// The model's raw answer, kept as it came.
+    pub raw_answer: String,
+}
+
+/// Everything one successful compile writes.
+#[derive(Debug, Clone, Copy)]
+pub struct SaveArticle<'a> {
+    /// The compiled source.
+    pub source_id: SourceId,
+    /// The validated answer (title, summary, concepts, open questions, body).
+    pub result: &'a CompilationResult,
+    /// The claims after the grounding check (stored instead of `result.key_claims`).
+    pub claims: &'a [CheckedClaim],
+    /// Outgoing links, in order.
+    pub links: &'a [NewLink],
+    /// Whether the source was truncated to fit the model.
+    pub truncated: bool,
+    /// The compile log entry.
+    pub record: &'a CompileRecord,
+}
+
+/// What [`Store::save_article`] stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedArticle {
+    /// The article (the same one as before when the source was compiled already).
+    pub article_id: ArticleId,
+    /// The title it was stored under.
+    pub title: String,
+    /// The title the model asked for (trimmed).
+    pub requested_title: String,
+    /// Whether another source's article had the requested title, so a `(2)`, `(3)`, …
+    /// suffix was added.
+    pub collision: bool,
+}
+
+/// The outcome of one logged compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompileOutcome {
+    /// An article was saved.
+    Compiled,
+    /// No article; see the reason.
+    Failed,
+}
+
+/// One row of the compile log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompilationRow {
+    /// The row id (increasing).
+    pub id: i64,
+    /// The compiled source.
+    pub source_id: SourceId,
+    /// The call as recorded.
+    #[serde(flatten)]
+    pub record: CompileRecord,
+    /// Whether an article came of it.
+    pub outcome: CompileOutcome,
+    /// Why it failed.
+    pub reason: Option<String>,
+    /// When it was logged (UTC, ISO-8601).
+    pub created_at: String,
+}
+
+/// SQLite integers are signed; token counts and latencies never get near the limit, and
+/// saturating is better than failing a compile over a log field.
+fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn to_json(column: &'static str, list: &[String]) -> Result<String> {
+    serde_json::to_string(list).map_err(|source| StoreError::Json { column, source })
+}
+
+fn from_json(column: &'static str, text: &str) -> Result<Vec<String>> {
+    serde_json::from_str(text).map_err(|source| StoreError::Json { column, source })
+}
+
+fn log_compilation(
+    tx: &Transaction<'_>,
+    source_id: SourceId,
+    record: &CompileRecord,
+    outcome: CompileOutcome,
+    reason: Option<&str>,
+) -> Result<()> {
+    let outcome = match outcome {
+        CompileOutcome::Compiled => "compiled",
+        CompileOutcome::Failed => "failed",
+    };
+    tx.execute(
+        "INSERT INTO compilations (source_id, provider, model, prompt_version, tokens_in,
+             tokens_out, latency_ms, attempt, repairs, warnings, truncated, raw_answer,
+             outcome, reason)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        params![
+            source_id,
+            record.provider,
+            record.model,
+            record.prompt_version,
+            record.tokens_in.map(to_i64),
+            record.tokens_out.map(to_i64),
+            to_i64(record.latency_ms),
+            record.attempt,
+            to_json("repairs", &record.repairs)?,
+            to_json("warnings", &record.warnings)?,
+            record.truncated,
+            record.raw_answer,
+            outcome,
+            reason,
+        ],
+    )?;
+    Ok(())
+}
+
+/// Picks the title to store: the requested one, or `Title (2)`, `(3)`, … when another
+/// article already has it.
+fn free_title(
+    conn: &Connection,
+    requested: &str,
+    own: Option<ArticleId>,
+) -> Result<(String, bool)> {
+    let taken = |title: &str| -> Result<bool> {
+        let other: Option<ArticleId> = conn
+            .query_row(
+                "SELECT id FROM articles WHERE title_norm = ?1 AND id IS NOT ?2",
+                params![normalize_title(title), own],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(other.is_some())
+    };
+    if !taken(requested)? {
+        return Ok((requested.to_owned(), false));
+    }
+    let mut n: u64 = 2;
+    loop {
+        let candidate = format!("{requested} ({n})");
+        if !taken(&candidate)? {
+            return Ok((candidate, true));
+        }
+        n += 1;
+    }
+}
+
+impl Store {
+    /// Titles of every article, sorted case-insensitively (the compile prompt lists them).
+    pub fn known_titles(&self) -> Result<Vec<String>> {
+        self.read(
+            || "listing article titles".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare("SELECT title FROM articles ORDER BY title_norm")?;
+                let rows = stmt.query_map([], |row| row.get(0))?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// Names of every concept some article uses, sorted case-insensitively.
+    pub fn known_concepts(&self) -> Result<Vec<String>> {
+        self.read(
+            || "listing concepts".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT name FROM concepts c
+                     WHERE EXISTS (SELECT 1 FROM article_concepts ac WHERE ac.concept_id = c.id)
+                     ORDER BY name_norm",
+                )?;
+                let rows = stmt.query_map([], |row| row.get(0))?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// Saves a compiled article in one transaction: the article (replacing the source's
+    /// previous one and keeping its id), its claims, concepts, open questions and links,
+    /// the compile log row, the source's `compiled` status, and the search index. On any
+    /// error nothing is written and the previous article stays as it was.
+    ///
+    /// A title another source's article already has is stored as `Title (2)` (then
+    /// `(3)`, …) and reported as a collision. Links resolve to articles by normalised
+    /// title; unmatched ones are wanted pages, and wanted links elsewhere that name this
+    /// article's title now resolve to it. Self-links (to the article's own title) are
+    /// dropped: they are neither a connection nor a wanted page. Several links to the same
+    /// target are kept once, with the first non-empty context.
+    pub fn save_article(&self, save: &SaveArticle<'_>) -> Result<SavedArticle> {
+        let source_id = save.source_id;
+        self.write(
+            || format!("saving the article for source {source_id}"),
+            |tx| save_in(tx, save),
+        )
+    }
+
+    /// Logs a failed compile (raw answer kept) and marks the source `failed` with the
+    /// reason, in one transaction. The source's previous article, if any, is kept.
+    pub fn record_failure(
+        &self,
+        source_id: SourceId,
+        record: &CompileRecord,
+        reason: &str,
+    ) -> Result<()> {
+        self.write(
+            || format!("recording the failed compile of source {source_id}"),
+            |tx| {
+                source_exists(tx, source_id)?;
+                log_compilation(tx, source_id, record, CompileOutcome::Failed, Some(reason))?;
+                tx.execute(
+                    &format!(
+                        "UPDATE sources SET status = ?2, reason = ?3, updated_at = {NOW}
+                         WHERE id = ?1"
+                    ),
+                    params![source_id, SourceStatus::Failed, reason],
+                )?;
+                Ok(())
+            },
+        )
+    }
+
+    /// The compile log of a source, oldest first.
+    pub fn compilations(&self, source_id: SourceId) -> Result<Vec<CompilationRow>> {
+        self.read(
+            || format!("reading the compile log of source {source_id}"),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT id, source_id, provider, model, prompt_version, tokens_in, tokens_out,
+                            latency_ms, attempt, repairs, warnings, truncated, raw_answer,
+                            outcome, reason, created_at
+                     FROM compilations WHERE source_id = ?1 ORDER BY id",
+                )?;
+                let mut rows = stmt.query([source_id])?;
+                let mut out = Vec::new();
+                while let Some(row) = rows.next()? {
+                    let repairs: String = row.get(9)?;
+                    let warnings: String = row.get(10)?;
+                    let outcome: String = row.get(13)?;
+                    let tokens = |i: usize| -> rusqlite::Result<Option<u64>> {
+                        Ok(row
+                            .get::<_, Option<i64>>(i)?
+                            .map(|v| u64::try_from(v).unwrap_or(0)))
+                    };
+                    out.push(CompilationRow {
+                        id: row.get(0)?,
+                        source_id: row.get(1)?,
+                        record: CompileRecord {
+                            provider: row.get(2)?,
+                            model: row.get(3)?,
+                            prompt_version: row.get(4)?,
+                            tokens_in: tokens(5)?,
+                            tokens_out: tokens(6)?,
+                            latency_ms: u64::try_from(row.get::<_, i64>(7)?).unwrap_or(0),
+                            attempt: row.get(8)?,
+                            repairs: from_json("repairs", &repairs)?,
+                            warnings: from_json("warnings", &warnings)?,
+                            truncated: row.get(11)?,
+                            raw_answer: row.get(12)?,
+                        },
+                        outcome: if outcome == "compiled" {
+                            CompileOutcome::Compiled
+                        } else {
+                            CompileOutcome::Failed
+                        },
+                        reason: row.get(14)?,
+                        created_at: row.get(15)?,
+                    });
+                }
+                Ok(out)
+            },
+        )
+    }
+}
+
+fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>) -> Result<SavedArticle> {
+    let source_id = save.source_id;
+    let result = save.result;
+    source_exists(tx, source_id)?;
+    let requested_title = result.title.trim().to_owned();
+    if requested_title.is_empty() {
+        return Err(StoreError::EmptyTitle(source_id));
+    }
+
+    let previous: Option<(ArticleId, String)> = tx
+        .query_row(
+            "SELECT id, title_norm FROM articles WHERE source_id = ?1",
+            [source_id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?;
+    let own = previous.as_ref().map(|(id, _)| *id);
+    let (title, collision) = free_title(tx, &requested_title, own)?;
+    let title_norm = normalize_title(&title);
+    let record = save.record;
+
+    let article_id = match previous {
+        Some((id, old_norm)) => {
+            tx.execute(
+                &format!(
+                    "UPDATE articles SET title = ?2, title_norm = ?3, summary = ?4, body = ?5,
+                         truncated = ?6, provider = ?7, model = ?8, prompt_version = ?9,
+                         updated_at = {NOW}
+                     WHERE id = ?1"
+                ),
+                params![
+                    id,
+                    title,
+                    title_norm,
+                    result.summary,
+                    result.article_body,
+                    save.truncated,
+                    record.provider,
+                    record.model,
+                    record.prompt_version,
+                ],
+            )?;
+            if old_norm != title_norm {
+                // Renamed: links that found it by its old title are wanted again.
+                tx.execute(
+                    "UPDATE links SET to_article = NULL WHERE to_article = ?1 AND target_norm <> ?2",
+                    params![id, title_norm],
+                )?;
+            }
+            for table in ["claims", "article_concepts", "open_questions"] {
+                tx.execute(&format!("DELETE FROM {table} WHERE article_id = ?1"), [id])?;
+            }
+            tx.execute("DELETE FROM links WHERE from_article = ?1", [id])?;
+            id
+        }
+        None => {
+            tx.execute(
+                "INSERT INTO articles (source_id, title, title_norm, summary, body, truncated,
+                     provider, model, prompt_version)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    source_id,
+                    title,
+                    title_norm,
+                    result.summary,
+                    result.article_body,
+                    save.truncated,
+                    record.provider,
+                    record.model,
+                    record.prompt_version,
+                ],
+            )?;
+            ArticleId(tx.last_insert_rowid())
+        }
+    };
+
+    {
+        let mut insert = tx.prepare(
+            "INSERT INTO claims (article_id, position, claim, confidence, quote, grounded)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for (position, claim) in save.claims.iter().enumerate() {
+            insert.execute(params![
+                article_id,
+                position as i64,
+                claim.claim,
+                claim.confidence.as_str(),
+                claim.quote,
+                claim.grounded,
+            ])?;
+        }
+    }
+
+    {
+        let mut upsert = tx.prepare(
+            "INSERT INTO concepts (name, name_norm) VALUES (?1, ?2)
+             ON CONFLICT (name_norm) DO NOTHING",
+        )?;
+        let mut find = tx.prepare("SELECT id FROM concepts WHERE name_norm = ?1")?;
+        let mut attach = tx.prepare(
+            "INSERT OR IGNORE INTO article_concepts (article_id, concept_id, position)
+             VALUES (?1, ?2, ?3)",
+        )?;
+        for (position, name) in result.concepts.iter().enumerate() {
+            let name = name.trim();
+            let norm = normalize_title(name);
+            if norm.is_empty() {
+                continue;
+            }
+            upsert.execute(params![name, norm])?;
+            let concept_id: i64 = find.query_row([&norm], |row| row.get(0))?;
+            attach.execute(params![article_id, concept_id, position as i64])?;
+        }
+    }
+
+    {
+        let mut insert = tx.prepare(
+            "INSERT INTO open_questions (article_id, position, question) VALUES (?1, ?2, ?3)",
+        )?;
+        let questions = result
+            .open_questions
+            .iter()
+            .map(|q| q.trim())
+            .filter(|q| !q.is_empty());
+        for (position, question) in questions.enumerate() {
+            insert.execute(params![article_id, position as i64, question])?;
+        }
+    }
+
+    {
+        // One row per target: the first occurrence, with the first non-empty context.
+        let mut links: Vec<(String, String, String)> = Vec::new();
+        for link in save.links {
+            let target = link.target.trim();
+            let norm = normalize_title(target);
+            if norm.is_empty() || norm == title_norm {
+                continue;
+            }
+            let context = link.context.trim();
+            match links.iter_mut().find(|(_, n, _)| *n == norm) {
+                Some((_, _, existing)) => {
+                    if existing.is_empty() {
+                        *existing = context.to_owned();
+                    }
+                }
+                None => links.push((target.to_owned(), norm, context.to_owned())),
+            }
+        }
+        let mut insert = tx.prepare(
+            "INSERT INTO links (from_article, position, target_title, target_norm, to_article,
+                 context)
+             VALUES (?1, ?2, ?3, ?4, (SELECT id FROM articles WHERE title_norm = ?4), ?5)",
+        )?;
+        for (position, (target, norm, context)) in links.iter().enumerate() {
+            insert.execute(params![article_id, position as i64, target, norm, context])?;
+        }
+    }
+
+    // Wanted pages elsewhere that name this article now resolve to it.
+    tx.execute(
+        "UPDATE links SET to_article = ?1
+         WHERE target_norm = ?2 AND to_article IS NULL AND from_article <> ?1",
+        params![article_id, title_norm],
+    )?;
+    drop_orphan_concepts(tx)?;
+
+    log_compilation(tx, source_id, record, CompileOutcome::Compiled, None)?;
+    tx.execute(
+        &format!("UPDATE sources SET status = ?2, reason = NULL, updated_at = {NOW} WHERE id = ?1"),
+        params![source_id, SourceStatus::Compiled],
+    )?;
+
+    Ok(SavedArticle {
+        article_id,
+        title,
+        requested_title,
+        collision,
+    })
+}

@@ -1,0 +1,141 @@
+//! Newtype ids and the small enums stored as text.
+
+use std::fmt;
+
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use serde::{Deserialize, Serialize};
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub i64);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+
+        impl ToSql for $name {
+            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+                Ok(ToSqlOutput::from(self.0))
+            }
+        }
+
+        impl FromSql for $name {
+            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+                i64::column_result(value).map($name)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Identifies a source (row of `sources`).
+    SourceId
+);
+id_type!(
+    /// Identifies an article (row of `articles`). A recompile keeps it.
+    ArticleId
+);
+id_type!(
+    /// Identifies a compile job (row of `jobs`).
+    JobId
+);
+
+macro_rules! text_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name {
+            $($(#[$vdoc])* $variant),+
+        }
+
+        impl $name {
+            /// The name stored in the database and printed by the shells.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+
+            /// Parses a stored name exactly.
+            pub fn parse(text: &str) -> Option<Self> {
+                match text {
+                    $($text => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ToSql for $name {
+            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+                Ok(ToSqlOutput::from(self.as_str()))
+            }
+        }
+
+        impl FromSql for $name {
+            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+                let text = value.as_str()?;
+                $name::parse(text).ok_or_else(|| {
+                    FromSqlError::Other(
+                        format!(concat!("unknown ", stringify!($name), " {:?}"), text).into(),
+                    )
+                })
+            }
+        }
+    };
+}
+
+text_enum!(
+    /// Where a source came from.
+    SourceKind {
+        /// A file on disk; the origin is its canonical path.
+        File => "file",
+        /// A web page; the origin is its URL.
+        Url => "url",
+        /// Pasted text; the origin is `text:<sha256>`.
+        Text => "text",
+        /// Text read from standard input.
+        Stdin => "stdin",
+    }
+);
+
+text_enum!(
+    /// Where a source is in its life.
+    SourceStatus {
+        /// Not compiled yet.
+        Pending => "pending",
+        /// A compile is running (or was interrupted).
+        Compiling => "compiling",
+        /// Its article is up to date.
+        Compiled => "compiled",
+        /// The last compile failed; the reason is kept.
+        Failed => "failed",
+        /// The text changed since its article was compiled.
+        Stale => "stale",
+    }
+);
+
+text_enum!(
+    /// The state of a compile job.
+    JobState {
+        /// Waiting to run.
+        Queued => "queued",
+        /// Taken by a worker.
+        Running => "running",
+        /// Finished and the article was saved.
+        Done => "done",
+        /// Finished without an article.
+        Failed => "failed",
+    }
+);

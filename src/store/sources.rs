@@ -1,0 +1,322 @@
+//! Sources: ingest, listing, lookup, status, removal.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+
+use super::{
+    content_hash, normalize_title, ArticleId, Result, SourceId, SourceKind, SourceStatus, Store,
+    StoreError, NOW,
+};
+
+/// A source to ingest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewSource {
+    /// Its identity: a canonical path, a URL, or `text:<sha256>` for pasted text.
+    pub origin: String,
+    /// Where it came from.
+    pub kind: SourceKind,
+    /// A title hint (file name, page title), if any.
+    pub title: Option<String>,
+    /// The extracted text.
+    pub text: String,
+}
+
+/// What an ingest did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", content = "source_id", rename_all = "snake_case")]
+pub enum IngestOutcome {
+    /// A new source.
+    Added(SourceId),
+    /// Same origin, same text: nothing changed.
+    Unchanged(SourceId),
+    /// Same origin, new text: the text was replaced and the source needs a compile
+    /// (`stale` if it had an article, else `pending`).
+    Changed(SourceId),
+}
+
+impl IngestOutcome {
+    /// The source the ingest is about.
+    pub fn source_id(self) -> SourceId {
+        match self {
+            IngestOutcome::Added(id)
+            | IngestOutcome::Unchanged(id)
+            | IngestOutcome::Changed(id) => id,
+        }
+    }
+}
+
+/// A source with its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// Its id.
+    pub id: SourceId,
+    /// Its identity (path, URL, `text:<hash>`).
+    pub origin: String,
+    /// Where it came from.
+    pub kind: SourceKind,
+    /// The title hint given at ingest.
+    pub title: Option<String>,
+    /// The text.
+    pub text: String,
+    /// SHA-256 of the text, lowercase hex.
+    pub content_hash: String,
+    /// Its status.
+    pub status: SourceStatus,
+    /// Why the last compile failed, when `status` is `failed`.
+    pub reason: Option<String>,
+    /// When it was first ingested (UTC, ISO-8601).
+    pub created_at: String,
+    /// When its text or status last changed (UTC, ISO-8601).
+    pub updated_at: String,
+}
+
+/// A source as listed (no text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceSummary {
+    /// Its id.
+    pub id: SourceId,
+    /// Its identity (path, URL, `text:<hash>`).
+    pub origin: String,
+    /// Where it came from.
+    pub kind: SourceKind,
+    /// The title hint given at ingest.
+    pub title: Option<String>,
+    /// Its status.
+    pub status: SourceStatus,
+    /// Why the last compile failed, when `status` is `failed`.
+    pub reason: Option<String>,
+    /// Its article, if it has one.
+    pub article_id: Option<ArticleId>,
+    /// The title of its article, if it has one.
+    pub article_title: Option<String>,
+    /// When its text or status last changed (UTC, ISO-8601).
+    pub updated_at: String,
+}
+
+const SUMMARY_SELECT: &str = "SELECT s.id, s.origin, s.kind, s.title_hint, s.status, s.reason,
+        a.id, a.title, s.updated_at
+    FROM sources s LEFT JOIN articles a ON a.source_id = s.id";
+
+fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
+    Ok(SourceSummary {
+        id: row.get(0)?,
+        origin: row.get(1)?,
+        kind: row.get(2)?,
+        title: row.get(3)?,
+        status: row.get(4)?,
+        reason: row.get(5)?,
+        article_id: row.get(6)?,
+        article_title: row.get(7)?,
+        updated_at: row.get(8)?,
+    })
+}
+
+pub(crate) fn source_exists(conn: &Connection, id: SourceId) -> Result<()> {
+    let found: Option<i64> = conn
+        .query_row("SELECT 1 FROM sources WHERE id = ?1", [id], |row| {
+            row.get(0)
+        })
+        .optional()?;
+    found.map(|_| ()).ok_or(StoreError::SourceNotFound(id))
+}
+
+/// Removes concepts no article uses any more.
+pub(crate) fn drop_orphan_concepts(conn: &Connection) -> Result<()> {
+    conn.execute(
+        "DELETE FROM concepts
+         WHERE NOT EXISTS (SELECT 1 FROM article_concepts ac WHERE ac.concept_id = concepts.id)",
+        [],
+    )?;
+    Ok(())
+}
+
+impl Store {
+    /// Adds a source, or updates the one with the same origin. Identity is the origin;
+    /// the content hash only tells whether the text changed. Re-ingesting the same text
+    /// changes nothing. New text replaces the old; the kind is updated, and the title hint
+    /// too unless the new one is `None`.
+    pub fn ingest_source(&self, new: &NewSource) -> Result<IngestOutcome> {
+        let hash = content_hash(&new.text);
+        self.write(
+            || format!("ingesting the source {}", new.origin),
+            |tx| {
+                let existing: Option<(SourceId, String, SourceStatus)> = tx
+                    .query_row(
+                        "SELECT id, content_hash, status FROM sources WHERE origin = ?1",
+                        [&new.origin],
+                        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                    )
+                    .optional()?;
+                match existing {
+                    None => {
+                        tx.execute(
+                            "INSERT INTO sources (origin, kind, title_hint, text, content_hash)
+                             VALUES (?1, ?2, ?3, ?4, ?5)",
+                            params![new.origin, new.kind, new.title, new.text, hash],
+                        )?;
+                        Ok(IngestOutcome::Added(SourceId(tx.last_insert_rowid())))
+                    }
+                    Some((id, old_hash, _)) if old_hash == hash => Ok(IngestOutcome::Unchanged(id)),
+                    Some((id, _, status)) => {
+                        let next = match status {
+                            SourceStatus::Compiled | SourceStatus::Stale => SourceStatus::Stale,
+                            _ => SourceStatus::Pending,
+                        };
+                        tx.execute(
+                            &format!(
+                                "UPDATE sources SET kind = ?2, title_hint = COALESCE(?3, title_hint),
+                                     text = ?4, content_hash = ?5, status = ?6, reason = NULL,
+                                     updated_at = {NOW}
+                                 WHERE id = ?1"
+                            ),
+                            params![id, new.kind, new.title, new.text, hash, next],
+                        )?;
+                        Ok(IngestOutcome::Changed(id))
+                    }
+                }
+            },
+        )
+    }
+
+    /// Every source, oldest first.
+    pub fn sources(&self) -> Result<Vec<SourceSummary>> {
+        self.read(
+            || "listing sources".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(&format!("{SUMMARY_SELECT} ORDER BY s.id"))?;
+                let rows = stmt.query_map([], summary_row)?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// One source with its text.
+    pub fn source(&self, id: SourceId) -> Result<Option<Source>> {
+        self.read(
+            || format!("reading source {id}"),
+            |conn| {
+                Ok(conn
+                    .query_row(
+                        "SELECT id, origin, kind, title_hint, text, content_hash, status, reason,
+                                created_at, updated_at
+                         FROM sources WHERE id = ?1",
+                        [id],
+                        |row| {
+                            Ok(Source {
+                                id: row.get(0)?,
+                                origin: row.get(1)?,
+                                kind: row.get(2)?,
+                                title: row.get(3)?,
+                                text: row.get(4)?,
+                                content_hash: row.get(5)?,
+                                status: row.get(6)?,
+                                reason: row.get(7)?,
+                                created_at: row.get(8)?,
+                                updated_at: row.get(9)?,
+                            })
+                        },
+                    )
+                    .optional()?)
+            },
+        )
+    }
+
+    /// Finds a source by what a person would type: its id number, its exact origin, or
+    /// the exact title of its article (case-insensitive), tried in that order.
+    pub fn find_source(&self, key: &str) -> Result<Option<SourceSummary>> {
+        let key = key.trim();
+        self.read(
+            || format!("looking up the source {key:?}"),
+            |conn| {
+                if let Ok(number) = key.parse::<i64>() {
+                    let found = conn
+                        .query_row(
+                            &format!("{SUMMARY_SELECT} WHERE s.id = ?1"),
+                            [number],
+                            summary_row,
+                        )
+                        .optional()?;
+                    if found.is_some() {
+                        return Ok(found);
+                    }
+                }
+                let by_origin = conn
+                    .query_row(
+                        &format!("{SUMMARY_SELECT} WHERE s.origin = ?1"),
+                        [key],
+                        summary_row,
+                    )
+                    .optional()?;
+                if by_origin.is_some() {
+                    return Ok(by_origin);
+                }
+                Ok(conn
+                    .query_row(
+                        &format!("{SUMMARY_SELECT} WHERE a.title_norm = ?1"),
+                        [normalize_title(key)],
+                        summary_row,
+                    )
+                    .optional()?)
+            },
+        )
+    }
+
+    /// Sets a source's status and failure reason (the reason is kept only for `failed`).
+    pub fn set_status(
+        &self,
+        id: SourceId,
+        status: SourceStatus,
+        reason: Option<&str>,
+    ) -> Result<()> {
+        let reason = reason.filter(|_| status == SourceStatus::Failed);
+        self.write(
+            || format!("setting the status of source {id}"),
+            |tx| {
+                let changed = tx.execute(
+                    &format!(
+                        "UPDATE sources SET status = ?2, reason = ?3, updated_at = {NOW}
+                         WHERE id = ?1"
+                    ),
+                    params![id, status, reason],
+                )?;
+                if changed == 0 {
+                    return Err(StoreError::SourceNotFound(id));
+                }
+                Ok(())
+            },
+        )
+    }
+
+    /// Removes a source with its article, compile log and jobs. Links that pointed to
+    /// its article become wanted pages again. Returns whether the source existed.
+    pub fn remove_source(&self, id: SourceId) -> Result<bool> {
+        self.write(
+            || format!("removing source {id}"),
+            |tx| {
+                // `links.to_article` is ON DELETE SET NULL; everything else cascades.
+                let removed = tx.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+                drop_orphan_concepts(tx)?;
+                Ok(removed > 0)
+            },
+        )
+    }
+
+    /// The sources a compile run should take: `pending`, `failed`, `stale`, and those
+    /// left `compiling` by an interrupted run; with `force`, `compiled` ones too. Oldest
+    /// first.
+    pub fn sources_to_compile(&self, force: bool) -> Result<Vec<SourceSummary>> {
+        self.read(
+            || "listing sources to compile".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(&format!(
+                    "{SUMMARY_SELECT}
+                     WHERE s.status IN ('pending', 'failed', 'stale', 'compiling')
+                        OR (?1 AND s.status = 'compiled')
+                     ORDER BY s.id"
+                ))?;
+                let rows = stmt.query_map([force], summary_row)?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+}

@@ -1,0 +1,760 @@
+//! The store as its callers see it: real SQLite files in a temp dir and in memory.
+
+use std::sync::Arc;
+
+use wikimind::contract::{CheckedClaim, CompilationResult, Confidence};
+use wikimind::store::{
+    ArticleId, ArticleSort, CompileOutcome, CompileRecord, IngestOutcome, JobState, NewLink,
+    NewSource, SaveArticle, SavedArticle, SourceId, SourceKind, SourceStatus, Store, StoreError,
+};
+
+fn file_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(&dir.path().join("wikimind.db")).expect("open");
+    (dir, store)
+}
+
+fn new_source(origin: &str, text: &str) -> NewSource {
+    NewSource {
+        origin: origin.to_owned(),
+        kind: SourceKind::File,
+        title: Some(format!("hint for {origin}")),
+        text: text.to_owned(),
+    }
+}
+
+fn add(store: &Store, origin: &str, text: &str) -> SourceId {
+    store
+        .ingest_source(&new_source(origin, text))
+        .expect("ingest")
+        .source_id()
+}
+
+fn result(title: &str, body: &str) -> CompilationResult {
+    CompilationResult {
+        title: title.to_owned(),
+        summary: format!("A page about {title}."),
+        key_claims: Vec::new(),
+        concepts: Vec::new(),
+        backlink_suggestions: Vec::new(),
+        open_questions: Vec::new(),
+        article_body: body.to_owned(),
+    }
+}
+
+fn record(model: &str) -> CompileRecord {
+    CompileRecord {
+        provider: "ollama".to_owned(),
+        model: model.to_owned(),
+        prompt_version: "v1".to_owned(),
+        tokens_in: Some(120),
+        tokens_out: Some(80),
+        latency_ms: 900,
+        attempt: 1,
+        repairs: vec!["closed a brace".to_owned()],
+        warnings: Vec::new(),
+        truncated: false,
+        raw_answer: "{\"title\": ...}".to_owned(),
+    }
+}
+
+fn link(target: &str, context: &str) -> NewLink {
+    NewLink {
+        target: target.to_owned(),
+        context: context.to_owned(),
+    }
+}
+
+fn save(
+    store: &Store,
+    source_id: SourceId,
+    result: &CompilationResult,
+    links: &[NewLink],
+) -> SavedArticle {
+    save_with_claims(store, source_id, result, &[], links)
+}
+
+fn save_with_claims(
+    store: &Store,
+    source_id: SourceId,
+    result: &CompilationResult,
+    claims: &[CheckedClaim],
+    links: &[NewLink],
+) -> SavedArticle {
+    store
+        .save_article(&SaveArticle {
+            source_id,
+            result,
+            claims,
+            links,
+            truncated: false,
+            record: &record("llama3"),
+        })
+        .expect("save")
+}
+
+fn claim(text: &str, confidence: Confidence) -> CheckedClaim {
+    CheckedClaim {
+        claim: text.to_owned(),
+        confidence,
+        quote: None,
+        grounded: confidence == Confidence::Sourced,
+    }
+}
+
+fn status(store: &Store, id: SourceId) -> SourceStatus {
+    store.source(id).expect("read").expect("exists").status
+}
+
+#[test]
+fn reingesting_the_same_text_changes_nothing() {
+    let (_dir, store) = file_store();
+    let first = store
+        .ingest_source(&new_source("/n/a.md", "hello"))
+        .expect("ingest");
+    let IngestOutcome::Added(id) = first else {
+        panic!("expected Added, got {first:?}");
+    };
+    let before = store.source(id).expect("read").expect("exists");
+    let again = store
+        .ingest_source(&new_source("/n/a.md", "hello"))
+        .expect("ingest");
+    assert_eq!(again, IngestOutcome::Unchanged(id));
+    assert_eq!(store.source(id).expect("read").expect("exists"), before);
+    assert_eq!(store.sources().expect("list").len(), 1);
+    assert_eq!(before.status, SourceStatus::Pending);
+    assert_eq!(before.content_hash.len(), 64);
+}
+
+#[test]
+fn a_changed_compiled_source_goes_stale_and_an_uncompiled_one_stays_pending() {
+    let store = Store::open_in_memory().expect("open");
+    let compiled = add(&store, "/n/a.md", "version one");
+    let pending = add(&store, "/n/b.md", "draft one");
+    save(&store, compiled, &result("Alpha", "body"), &[]);
+    assert_eq!(status(&store, compiled), SourceStatus::Compiled);
+
+    let outcome = store
+        .ingest_source(&new_source("/n/a.md", "version two"))
+        .expect("ingest");
+    assert_eq!(outcome, IngestOutcome::Changed(compiled));
+    let source = store.source(compiled).expect("read").expect("exists");
+    assert_eq!(source.status, SourceStatus::Stale);
+    assert_eq!(source.text, "version two");
+
+    store
+        .ingest_source(&new_source("/n/b.md", "draft two"))
+        .expect("ingest");
+    assert_eq!(status(&store, pending), SourceStatus::Pending);
+
+    let to_compile: Vec<SourceId> = store
+        .sources_to_compile(false)
+        .expect("list")
+        .iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(to_compile, vec![compiled, pending]);
+}
+
+#[test]
+fn recompiling_keeps_the_article_id_and_replaces_claims() {
+    let store = Store::open_in_memory().expect("open");
+    let id = add(&store, "/n/a.md", "text");
+    let first = save_with_claims(
+        &store,
+        id,
+        &result("Alpha", "first"),
+        &[
+            claim("one", Confidence::Sourced),
+            claim("two", Confidence::Opinion),
+        ],
+        &[],
+    );
+    let second = save_with_claims(
+        &store,
+        id,
+        &result("Alpha", "second"),
+        &[claim("three", Confidence::Inferred)],
+        &[],
+    );
+    assert_eq!(first.article_id, second.article_id);
+    assert!(!second.collision);
+    let article = store
+        .article(second.article_id)
+        .expect("read")
+        .expect("exists");
+    assert_eq!(article.body, "second");
+    assert_eq!(article.claims, vec![claim("three", Confidence::Inferred)]);
+    let listed = store.articles().expect("list");
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].claims.inferred, 1);
+    assert_eq!(listed[0].claims.sourced, 0);
+    assert_eq!(store.compilations(id).expect("log").len(), 2);
+}
+
+#[test]
+fn a_title_collision_is_stored_with_a_number() {
+    let store = Store::open_in_memory().expect("open");
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    let c = add(&store, "/n/c.md", "c");
+    let first = save(&store, a, &result("Rust", "a"), &[]);
+    let second = save(&store, b, &result("rust ", "b"), &[]);
+    let third = save(&store, c, &result("Rust", "c"), &[]);
+    assert!(!first.collision);
+    assert_eq!(
+        (second.title.as_str(), second.collision),
+        ("rust (2)", true)
+    );
+    assert_eq!(second.requested_title, "rust");
+    assert_eq!((third.title.as_str(), third.collision), ("Rust (3)", true));
+    // The original is untouched and recompiling the second keeps its number.
+    assert_eq!(
+        store.article(first.article_id).expect("r").expect("e").body,
+        "a"
+    );
+    let again = save(&store, b, &result("Rust", "b2"), &[]);
+    assert_eq!(again.article_id, second.article_id);
+    assert_eq!(again.title, "Rust (2)");
+    assert_eq!(
+        store.known_titles().expect("titles"),
+        vec!["Rust", "Rust (2)", "Rust (3)"]
+    );
+}
+
+#[test]
+fn a_wanted_link_resolves_when_its_article_is_saved_later() {
+    let store = Store::open_in_memory().expect("open");
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    let alpha = save(
+        &store,
+        a,
+        &result("Alpha", "See [[ Beta ]]."),
+        &[link(" Beta ", "Alpha builds on Beta."), link("Gamma", "")],
+    );
+    let wanted: Vec<String> = store
+        .wanted_pages()
+        .expect("w")
+        .into_iter()
+        .map(|w| w.title)
+        .collect();
+    assert_eq!(wanted, vec!["Beta", "Gamma"]);
+    assert_eq!(store.counts().expect("counts").wanted, 2);
+
+    let beta = save(&store, b, &result("BETA", "b"), &[]);
+    let page = store.article(alpha.article_id).expect("r").expect("e");
+    assert_eq!(page.links[0].target, "Beta");
+    assert_eq!(page.links[0].article_id, Some(beta.article_id));
+    assert_eq!(page.links[1].article_id, None);
+    let wanted = store.wanted_pages().expect("w");
+    assert_eq!(wanted.len(), 1);
+    assert_eq!((wanted[0].title.as_str(), wanted[0].mentions), ("Gamma", 1));
+
+    let beta_page = store.article(beta.article_id).expect("r").expect("e");
+    assert_eq!(beta_page.backlinks.len(), 1);
+    assert_eq!(beta_page.backlinks[0].article_id, alpha.article_id);
+    assert_eq!(beta_page.backlinks[0].title, "Alpha");
+    assert_eq!(beta_page.backlinks[0].context, "Alpha builds on Beta.");
+}
+
+#[test]
+fn links_to_an_existing_article_resolve_at_once_and_self_links_are_dropped() {
+    let store = Store::open_in_memory().expect("open");
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    let alpha = save(&store, a, &result("Alpha", "a"), &[]);
+    let beta = save(
+        &store,
+        b,
+        &result("Beta", "b"),
+        &[
+            link("alpha", ""),
+            link("ALPHA", "second mention"),
+            link("Beta", "me"),
+        ],
+    );
+    let page = store.article(beta.article_id).expect("r").expect("e");
+    assert_eq!(page.links.len(), 1, "one row per target, no self-link");
+    assert_eq!(page.links[0].article_id, Some(alpha.article_id));
+    assert_eq!(page.links[0].context, "second mention");
+}
+
+#[test]
+fn renaming_an_article_turns_links_to_its_old_title_into_wanted_pages() {
+    let store = Store::open_in_memory().expect("open");
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    save(&store, a, &result("Alpha", "a"), &[link("Beta", "ctx")]);
+    let beta = save(&store, b, &result("Beta", "b"), &[]);
+    assert!(store.wanted_pages().expect("w").is_empty());
+    let renamed = save(&store, b, &result("Beta Prime", "b"), &[]);
+    assert_eq!(renamed.article_id, beta.article_id);
+    let wanted: Vec<String> = store
+        .wanted_pages()
+        .expect("w")
+        .into_iter()
+        .map(|w| w.title)
+        .collect();
+    assert_eq!(wanted, vec!["Beta"]);
+    assert!(store
+        .article(beta.article_id)
+        .expect("r")
+        .expect("e")
+        .backlinks
+        .is_empty());
+    // Renaming only the case keeps the link.
+    let again = save(&store, b, &result("Beta", "b"), &[]);
+    save(&store, b, &result("beta", "b"), &[]);
+    assert_eq!(
+        store
+            .article(again.article_id)
+            .expect("r")
+            .expect("e")
+            .backlinks
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn removing_a_source_turns_links_to_its_article_into_wanted_pages() {
+    let (_dir, store) = file_store();
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    let alpha = save(&store, a, &result("Alpha", "a"), &[link("Beta", "ctx")]);
+    let mut beta_result = result("Beta", "b");
+    beta_result.concepts = vec!["Only Beta".to_owned()];
+    save(&store, b, &beta_result, &[]);
+    assert_eq!(store.known_concepts().expect("c"), vec!["Only Beta"]);
+
+    assert!(store.remove_source(b).expect("remove"));
+    assert!(!store.remove_source(b).expect("remove twice"));
+    assert_eq!(store.source(b).expect("read"), None);
+    let page = store.article(alpha.article_id).expect("r").expect("e");
+    assert_eq!(page.links[0].article_id, None);
+    let wanted: Vec<String> = store
+        .wanted_pages()
+        .expect("w")
+        .into_iter()
+        .map(|w| w.title)
+        .collect();
+    assert_eq!(wanted, vec!["Beta"]);
+    assert!(store.known_concepts().expect("c").is_empty());
+    assert_eq!(store.search("b").expect("search").len(), 0);
+    let counts = store.counts().expect("counts");
+    assert_eq!((counts.sources, counts.articles, counts.wanted), (1, 1, 1));
+}
+
+#[test]
+fn concepts_are_shared_case_insensitively() {
+    let store = Store::open_in_memory().expect("open");
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    let mut ra = result("Alpha", "a");
+    ra.concepts = vec!["Machine Learning".to_owned(), "  ".to_owned()];
+    let mut rb = result("Beta", "b");
+    rb.concepts = vec!["machine learning".to_owned(), "Graphs".to_owned()];
+    rb.open_questions = vec!["Why?".to_owned()];
+    save(&store, a, &ra, &[]);
+    let beta = save(&store, b, &rb, &[]);
+    assert_eq!(
+        store.known_concepts().expect("c"),
+        vec!["Graphs", "Machine Learning"]
+    );
+    let page = store.article(beta.article_id).expect("r").expect("e");
+    assert_eq!(page.concepts, vec!["Machine Learning", "Graphs"]);
+    assert_eq!(page.open_questions, vec!["Why?"]);
+    assert_eq!(page.sources[0].origin, "/n/b.md");
+    assert_eq!(page.sources[0].model, "llama3");
+}
+
+#[test]
+fn search_finds_body_words_and_survives_hostile_queries() {
+    let store = Store::open_in_memory().expect("open");
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    let tide = save(
+        &store,
+        a,
+        &result("Tides", "The moon pulls the oceans into tides."),
+        &[],
+    );
+    save(
+        &store,
+        b,
+        &result("Volcanoes", "Magma rises through the crust."),
+        &[],
+    );
+
+    let hits = store.search("oceans").expect("search");
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].article_id, tide.article_id);
+    assert!(
+        hits[0].snippet.contains("**oceans**"),
+        "{}",
+        hits[0].snippet
+    );
+    // Search as you type: the last word is a prefix.
+    assert_eq!(store.search("mag").expect("search")[0].title, "Volcanoes");
+    assert_eq!(store.search("MOON ocean").expect("search").len(), 1);
+
+    for hostile in [
+        "\"unbalanced ( AND * -",
+        "NEAR(",
+        "title:",
+        "a OR",
+        ")))",
+        "*",
+        "-moon",
+        "\"",
+        "'; DROP TABLE articles; --",
+        "^moon",
+        "",
+        "   ",
+    ] {
+        store
+            .search(hostile)
+            .unwrap_or_else(|e| panic!("{hostile:?}: {e}"));
+    }
+    assert!(store.search("").expect("empty").is_empty());
+    assert_eq!(
+        store.search("-moon").expect("search").len(),
+        1,
+        "`-` is not an operator"
+    );
+    assert_eq!(store.counts().expect("counts").articles, 2);
+}
+
+#[test]
+fn a_failure_is_logged_with_its_raw_answer_and_keeps_the_old_article() {
+    let store = Store::open_in_memory().expect("open");
+    let id = add(&store, "/n/a.md", "a");
+    let saved = save(&store, id, &result("Alpha", "a"), &[]);
+    let mut failed = record("tiny");
+    failed.raw_answer = "not json at all".to_owned();
+    failed.attempt = 2;
+    store
+        .record_failure(id, &failed, "missing field title")
+        .expect("record");
+
+    let source = store.source(id).expect("read").expect("exists");
+    assert_eq!(source.status, SourceStatus::Failed);
+    assert_eq!(source.reason.as_deref(), Some("missing field title"));
+    let log = store.compilations(id).expect("log");
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0].outcome, CompileOutcome::Compiled);
+    assert_eq!(log[0].record.repairs, vec!["closed a brace"]);
+    assert_eq!(log[1].outcome, CompileOutcome::Failed);
+    assert_eq!(log[1].record, failed);
+    assert_eq!(log[1].reason.as_deref(), Some("missing field title"));
+    assert!(store.article(saved.article_id).expect("r").is_some());
+
+    let err = store
+        .record_failure(SourceId(999), &failed, "x")
+        .expect_err("unknown source");
+    assert!(
+        matches!(err, StoreError::SourceNotFound(SourceId(999))),
+        "{err}"
+    );
+}
+
+#[test]
+fn find_source_and_find_article_accept_ids_origins_and_titles() {
+    let store = Store::open_in_memory().expect("open");
+    let id = add(&store, "https://example.org/page", "a");
+    let saved = save(&store, id, &result("Ocean Tides", "a"), &[]);
+    let by = |key: &str| store.find_source(key).expect("find").map(|s| s.id);
+    assert_eq!(by(&id.to_string()), Some(id));
+    assert_eq!(by("https://example.org/page"), Some(id));
+    assert_eq!(by("ocean tides"), Some(id));
+    assert_eq!(by("nothing"), None);
+    assert_eq!(
+        store.find_article("OCEAN TIDES").expect("find"),
+        Some(saved.article_id)
+    );
+    assert_eq!(
+        store
+            .find_article(&saved.article_id.to_string())
+            .expect("f"),
+        Some(saved.article_id)
+    );
+    assert_eq!(store.find_article("Ocean").expect("find"), None);
+    let listed = store.sources().expect("list");
+    assert_eq!(listed[0].article_title.as_deref(), Some("Ocean Tides"));
+    assert_eq!(
+        listed[0].title.as_deref(),
+        Some("hint for https://example.org/page")
+    );
+}
+
+#[test]
+fn saving_for_an_unknown_source_or_with_an_empty_title_is_an_error() {
+    let store = Store::open_in_memory().expect("open");
+    let err = store
+        .save_article(&SaveArticle {
+            source_id: SourceId(42),
+            result: &result("X", "x"),
+            claims: &[],
+            links: &[],
+            truncated: false,
+            record: &record("m"),
+        })
+        .expect_err("unknown source");
+    assert_eq!(err.to_string(), "source 42 does not exist");
+    let id = add(&store, "/n/a.md", "a");
+    let err = store
+        .save_article(&SaveArticle {
+            source_id: id,
+            result: &result("   ", "x"),
+            claims: &[],
+            links: &[],
+            truncated: false,
+            record: &record("m"),
+        })
+        .expect_err("empty title");
+    assert!(matches!(err, StoreError::EmptyTitle(_)), "{err}");
+    assert_eq!(status(&store, id), SourceStatus::Pending);
+}
+
+#[test]
+fn reopening_a_file_database_keeps_everything() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("data").join(wikimind::store::DATABASE_FILE);
+    let article_id = {
+        let store = Store::open(&path).expect("open");
+        let id = add(&store, "/n/a.md", "a");
+        save(
+            &store,
+            id,
+            &result("Alpha", "kept words"),
+            &[link("Beta", "")],
+        )
+        .article_id
+    };
+    let store = Store::open_data_dir(&dir.path().join("data")).expect("reopen");
+    let page = store.article(article_id).expect("r").expect("still there");
+    assert_eq!(page.title, "Alpha");
+    assert_eq!(store.search("kept").expect("search").len(), 1);
+    assert_eq!(store.wanted_pages().expect("w").len(), 1);
+}
+
+#[test]
+fn a_tampered_migration_checksum_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    drop(Store::open(&path).expect("open"));
+    {
+        let conn = rusqlite::Connection::open(&path).expect("raw open");
+        conn.execute(
+            "UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1",
+            [],
+        )
+        .expect("tamper");
+    }
+    let err = Store::open(&path).expect_err("must refuse");
+    assert!(
+        err.to_string()
+            .contains("migration 0001_init.sql was changed after it was applied"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_database_from_a_newer_build_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    drop(Store::open(&path).expect("open"));
+    {
+        let conn = rusqlite::Connection::open(&path).expect("raw open");
+        conn.execute(
+            "INSERT INTO schema_migrations VALUES (9999, '9999_future.sql', 'x', 'now')",
+            [],
+        )
+        .expect("insert");
+    }
+    let err = Store::open(&path).expect_err("must refuse");
+    assert!(err.to_string().contains("9999_future.sql"), "{err}");
+    assert!(err.to_string().contains("newer WikiMind"), "{err}");
+}
+
+#[test]
+fn jobs_queue_once_run_and_recover_after_a_crash() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    let (a, b, job_a) = {
+        let store = Store::open(&path).expect("open");
+        let a = add(&store, "/n/a.md", "a");
+        let b = add(&store, "/n/b.md", "b");
+        let job_a = store.enqueue(a).expect("enqueue");
+        assert_eq!(
+            store.enqueue(a).expect("enqueue again"),
+            job_a,
+            "no duplicate"
+        );
+        store.enqueue(b).expect("enqueue");
+        let running = store.start_next().expect("start").expect("a job");
+        assert_eq!(
+            (running.id, running.state, running.attempts),
+            (job_a, JobState::Running, 1)
+        );
+        assert_eq!(status(&store, a), SourceStatus::Compiling);
+        (a, b, job_a)
+        // The process "crashes" here: the job stays running.
+    };
+    let store = Store::open(&path).expect("reopen");
+    assert_eq!(status(&store, a), SourceStatus::Compiling);
+    assert!(store
+        .sources_to_compile(false)
+        .expect("l")
+        .iter()
+        .any(|s| s.id == a));
+    assert_eq!(store.recover_interrupted().expect("recover"), 1);
+    assert_eq!(status(&store, a), SourceStatus::Pending);
+
+    let again = store.start_next().expect("start").expect("a job");
+    assert_eq!((again.id, again.attempts), (job_a, 2));
+    save(&store, a, &result("Alpha", "a"), &[]);
+    store.finish_job(again.id, true, None).expect("finish");
+
+    let next = store.start_next().expect("start").expect("b's job");
+    assert_eq!(next.source_id, b);
+    store
+        .finish_job(next.id, false, Some("Ollama is not running"))
+        .expect("finish");
+    let source_b = store.source(b).expect("r").expect("e");
+    assert_eq!(source_b.status, SourceStatus::Failed);
+    assert_eq!(source_b.reason.as_deref(), Some("Ollama is not running"));
+    assert_eq!(store.start_next().expect("start"), None);
+    let states: Vec<JobState> = store
+        .jobs()
+        .expect("jobs")
+        .iter()
+        .map(|j| j.state)
+        .collect();
+    assert_eq!(states, vec![JobState::Failed, JobState::Done]);
+    assert_eq!(status(&store, a), SourceStatus::Compiled);
+    assert!(matches!(
+        store.finish_job(wikimind::store::JobId(77), true, None),
+        Err(StoreError::JobNotFound(_))
+    ));
+}
+
+#[test]
+fn articles_sort_by_title_or_by_update() {
+    let store = Store::open_in_memory().expect("open");
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    save(&store, a, &result("zebra", "a"), &[]);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    save(&store, b, &result("Aardvark", "b"), &[]);
+    let titles = |sort| -> Vec<String> {
+        store
+            .articles_sorted(sort)
+            .expect("list")
+            .into_iter()
+            .map(|a| a.title)
+            .collect()
+    };
+    assert_eq!(titles(ArticleSort::Title), vec!["Aardvark", "zebra"]);
+    assert_eq!(titles(ArticleSort::Updated), vec!["Aardvark", "zebra"]);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    save(&store, a, &result("zebra", "a2"), &[]);
+    assert_eq!(titles(ArticleSort::Updated), vec!["zebra", "Aardvark"]);
+}
+
+#[test]
+fn concurrent_saves_through_an_arc_all_land() {
+    let (_dir, store) = file_store();
+    let store = Arc::new(store);
+    let threads: Vec<_> = (0..8)
+        .map(|n| {
+            let store = Arc::clone(&store);
+            std::thread::spawn(move || -> Vec<ArticleId> {
+                (0..5)
+                    .map(|i| {
+                        let id = add(&store, &format!("/n/{n}-{i}.md"), &format!("text {n} {i}"));
+                        let links = [link("Shared Topic", "everyone links here")];
+                        save(
+                            &store,
+                            id,
+                            &result(&format!("Note {n}-{i}"), "body"),
+                            &links,
+                        )
+                        .article_id
+                    })
+                    .collect()
+            })
+        })
+        .collect();
+    let mut ids = Vec::new();
+    for thread in threads {
+        ids.extend(thread.join().expect("thread"));
+    }
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 40);
+    assert_eq!(store.articles().expect("list").len(), 40);
+    let wanted = store.wanted_pages().expect("w");
+    assert_eq!(
+        (wanted[0].title.as_str(), wanted[0].mentions),
+        ("Shared Topic", 40)
+    );
+}
+
+#[test]
+fn outcomes_and_ids_serialise_for_the_shells() {
+    let json = serde_json::to_string(&IngestOutcome::Changed(SourceId(3))).expect("json");
+    assert_eq!(json, r#"{"outcome":"changed","source_id":3}"#);
+    assert_eq!(
+        serde_json::to_string(&SourceStatus::Stale).expect("json"),
+        "\"stale\""
+    );
+    assert_eq!(ArticleId(7).to_string(), "7");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_store_is_usable_from_tokio_tasks() {
+    let store = Arc::new(Store::open_in_memory().expect("open"));
+    let mut tasks = Vec::new();
+    for n in 0..4 {
+        let store = Arc::clone(&store);
+        tasks.push(tokio::spawn(async move {
+            let id = add(&store, &format!("/t/{n}"), "t");
+            store.enqueue(id).expect("enqueue")
+        }));
+    }
+    for task in tasks {
+        task.await.expect("task");
+    }
+    assert_eq!(store.jobs().expect("jobs").len(), 4);
+}
+
+#[test]
+fn two_connections_to_one_file_wait_for_each_other() {
+    // Like the CLI and the desktop app open at once: separate connections, one file.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    let stores = [
+        Arc::new(Store::open(&path).expect("open one")),
+        Arc::new(Store::open(&path).expect("open two")),
+    ];
+    let threads: Vec<_> = stores
+        .iter()
+        .enumerate()
+        .map(|(n, store)| {
+            let store = Arc::clone(store);
+            std::thread::spawn(move || {
+                for i in 0..20 {
+                    let id = add(&store, &format!("/p/{n}-{i}.md"), "x");
+                    save(&store, id, &result(&format!("P {n}-{i}"), "body"), &[]);
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("thread");
+    }
+    assert_eq!(stores[0].counts().expect("counts").articles, 40);
+    assert_eq!(stores[1].search("body").expect("search").len(), 40);
+}
