@@ -445,7 +445,32 @@ impl Schema {
             ));
             return;
         }
-        // Nothing matched. A discriminated union reports the branch its tag names.
+        // Nothing matched. A union of constants (an enum written as `oneOf`) lists them.
+        let consts: Option<Vec<String>> = branches
+            .iter()
+            .map(|b| {
+                let b = self.target(b);
+                b.get("const")
+                    .or_else(
+                        || match b.get("enum").and_then(Value::as_array).map(Vec::as_slice) {
+                            Some([one]) => Some(one),
+                            _ => None,
+                        },
+                    )
+                    .map(|c| match c {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    })
+            })
+            .collect();
+        if let Some(consts) = consts.filter(|c| !c.is_empty()) {
+            out.push(violation(
+                path,
+                format!("{} is not one of {}", brief(v), consts.join(", ")),
+            ));
+            return;
+        }
+        // A discriminated union reports the branch its tag names.
         if let Some((tag_key, tags)) = self.discriminator(branches) {
             match v.get(tag_key).and_then(Value::as_str) {
                 Some(tag) => {
