@@ -1,5 +1,98 @@
 //! The `wikimind` command line: glue between clap and the core library.
+//!
+//! Every subcommand is a few lines over the core; exit codes are 0 for success, 1 when the
+//! work failed (bad input, a source that did not compile, a provider that is unreachable)
+//! and 2 for wrong usage. `--json` prints each command's result as JSON on stdout, with
+//! messages on stderr.
 
-fn main() {
-    println!("wikimind");
+mod cmd_parse;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Compile raw sources into an interlinked wiki.
+#[derive(Debug, Parser)]
+#[command(name = "wikimind", version, about)]
+struct Cli {
+    /// Where the wiki lives (default: $WIKIMIND_DATA_DIR, else the platform data dir).
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Print results as JSON on stdout (messages stay on stderr).
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Turn a model's raw answer into valid data, showing every repair.
+    Parse(cmd_parse::ParseArgs),
+}
+
+/// A mistake in how the command was called (exit code 2).
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// What a command reports back: whether the work succeeded.
+pub enum Done {
+    /// Everything asked for was done.
+    Success,
+    /// The work failed; the reason was already printed.
+    Failed,
+}
+
+/// Options every command sees.
+pub struct Global {
+    /// `--data-dir`.
+    pub data_dir: Option<PathBuf>,
+    /// `--json`.
+    pub json: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let global = Global {
+        data_dir: cli.data_dir,
+        json: cli.json,
+    };
+    let result = match cli.command {
+        Command::Parse(args) => cmd_parse::run(&global, args),
+    };
+    match result {
+        Ok(Done::Success) => ExitCode::SUCCESS,
+        Ok(Done::Failed) => ExitCode::from(1),
+        Err(err) => report(err),
+    }
+}
+
+fn report(err: anyhow::Error) -> ExitCode {
+    // A closed pipe (`wikimind list | head`) is not a failure.
+    if let Some(io) = err.downcast_ref::<std::io::Error>() {
+        if io.kind() == std::io::ErrorKind::BrokenPipe {
+            return ExitCode::SUCCESS;
+        }
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = write!(stderr, "error: {err}");
+    for cause in err.chain().skip(1) {
+        let _ = write!(stderr, ": {cause}");
+    }
+    let _ = writeln!(stderr);
+    if err.downcast_ref::<UsageError>().is_some() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::from(1)
+    }
 }
