@@ -251,7 +251,10 @@ impl TestServer {
 
     /// The chat requests received so far, in order.
     pub fn chat_requests(&self) -> Vec<RecordedRequest> {
-        self.requests().into_iter().filter(|r| r.is_chat()).collect()
+        self.requests()
+            .into_iter()
+            .filter(|r| r.is_chat())
+            .collect()
     }
 
     /// How many scripted replies are still queued.

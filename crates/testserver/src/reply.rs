@@ -192,9 +192,10 @@ mod tests {
 
     #[test]
     fn a_json_line_becomes_a_reply() {
-        let reply: Reply =
-            serde_json::from_str(r#"{"status":500,"error":"boom","headers":[["Retry-After","1"]]}"#)
-                .unwrap();
+        let reply: Reply = serde_json::from_str(
+            r#"{"status":500,"error":"boom","headers":[["Retry-After","1"]]}"#,
+        )
+        .unwrap();
         assert_eq!(reply.status_code(), 500);
         assert_eq!(reply.error.as_deref(), Some("boom"));
         assert_eq!(reply.headers, vec![("Retry-After".into(), "1".into())]);

@@ -14,7 +14,8 @@
 use std::io::Write;
 use wikimind_testserver::{Reply, TestServer};
 
-const USAGE: &str = "usage: wikimind-testserver [--port N] [--answers FILE.jsonl] [--model NAME]... \
+const USAGE: &str =
+    "usage: wikimind-testserver [--port N] [--answers FILE.jsonl] [--model NAME]... \
 [--context-length N] [--enforce-models] [--reject-json-schema]";
 
 fn main() {
