@@ -183,6 +183,7 @@ impl OpenAiProvider {
             completion_tokens: None,
             first_token: None,
             done: false,
+            events: 0,
         };
         if !is_sse {
             // A server that ignored `stream: true` and sent one completion object.
@@ -212,6 +213,9 @@ impl OpenAiProvider {
                         break;
                     }
                 }
+            }
+            if state.events == 0 {
+                return Err(t.protocol("the stream held no server-sent events"));
             }
             if !state.done && state.finish.is_none() {
                 return Err(t.interrupted("the stream ended before the answer finished"));
@@ -245,6 +249,7 @@ impl OpenAiProvider {
         if data.is_empty() {
             return Ok(());
         }
+        state.events += 1;
         if data == "[DONE]" {
             state.done = true;
             return Ok(());
@@ -317,6 +322,8 @@ struct SseState {
     completion_tokens: Option<u64>,
     first_token: Option<Duration>,
     done: bool,
+    /// Non-empty events seen.
+    events: u32,
 }
 
 impl SseState {

@@ -1,7 +1,6 @@
 //! Just enough HTTP/1.1: read one request, write one response with a chunked body.
 //! Every connection serves one request and closes (`Connection: close`).
 
-use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -142,10 +141,6 @@ pub(crate) async fn write_chunk(
         frame.extend_from_slice(b"\r\n");
         stream.write_all(&frame).await?;
         stream.flush().await?;
-        if piece < bytes.len() {
-            // Let the client read the pieces separately.
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
     }
     Ok(())
 }
