@@ -56,6 +56,63 @@ impl KeyStore for NoKeyStore {
     }
 }
 
+/// The operating system's keyring (Secret Service on Linux, Keychain on macOS, Credential
+/// Manager on Windows). Keys are stored under a service name (default `wikimind`) with the
+/// provider id as the user name.
+#[derive(Debug, Clone)]
+pub struct SystemKeyring {
+    service: String,
+}
+
+impl Default for SystemKeyring {
+    fn default() -> Self {
+        SystemKeyring::new()
+    }
+}
+
+impl SystemKeyring {
+    /// The keyring under the service name `wikimind`.
+    pub fn new() -> Self {
+        SystemKeyring::with_service("wikimind")
+    }
+
+    /// The keyring under another service name (debug builds and tests use their own).
+    pub fn with_service(service: impl Into<String>) -> Self {
+        SystemKeyring {
+            service: service.into(),
+        }
+    }
+
+    fn entry(&self, provider_id: &str) -> Result<keyring::Entry, KeyStoreError> {
+        keyring::Entry::new(&self.service, provider_id).map_err(|e| KeyStoreError(e.to_string()))
+    }
+
+    /// Stores a key for a provider (in the keyring, never in a file).
+    pub fn set(&self, provider_id: &str, key: &Secret) -> Result<(), KeyStoreError> {
+        self.entry(provider_id)?
+            .set_password(key.expose())
+            .map_err(|e| KeyStoreError(e.to_string()))
+    }
+
+    /// Removes a provider's key; removing a key that is not there is not an error.
+    pub fn delete(&self, provider_id: &str) -> Result<(), KeyStoreError> {
+        match self.entry(provider_id)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(KeyStoreError(e.to_string())),
+        }
+    }
+}
+
+impl KeyStore for SystemKeyring {
+    fn get(&self, provider_id: &str) -> Result<Option<Secret>, KeyStoreError> {
+        match self.entry(provider_id)?.get_password() {
+            Ok(key) => Ok(Some(Secret::new(key))),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(KeyStoreError(e.to_string())),
+        }
+    }
+}
+
 /// The API key for a provider: the key store's (the OS keyring) when it has one, else the
 /// value of `WIKIMIND_API_KEY` that the config module read (`from_env`). A keyring that
 /// cannot be read counts as empty. Empty strings are no key.
@@ -106,6 +163,15 @@ mod tests {
         );
         assert_eq!(key(&Broken, "openai", env).as_deref(), Some("from-env"));
         assert_eq!(key(&NoKeyStore, "openai", Some(Secret::new(" "))), None);
+    }
+
+    #[test]
+    fn a_machine_without_a_keyring_service_is_not_an_error_for_the_caller() {
+        // CI has no Secret Service; the lookup must fail quietly and fall back.
+        let store = SystemKeyring::with_service("wikimind-test-nonexistent");
+        let _ = store.get("nobody");
+        let key = api_key("nobody", &store, Some(Secret::new("env")));
+        assert_eq!(key.map(|k| k.expose().to_string()).as_deref(), Some("env"));
     }
 
     #[test]

@@ -27,7 +27,7 @@ mod strict_schema;
 mod transport;
 
 pub use error::{LlmError, TimeoutPhase};
-pub use keys::{api_key, KeyStore, KeyStoreError, NoKeyStore, Secret};
+pub use keys::{api_key, KeyStore, KeyStoreError, NoKeyStore, Secret, SystemKeyring};
 pub use ollama::{estimate_num_ctx, ollama_base_from_host, OllamaProvider, DEFAULT_OLLAMA_URL};
 pub use openai::OpenAiProvider;
 pub use strict_schema::openai_strict_schema;
