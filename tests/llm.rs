@@ -142,18 +142,21 @@ async fn a_cut_off_answer_reports_length() {
 
 #[tokio::test]
 async fn a_slow_server_that_keeps_streaming_is_not_cut_off() {
-    // 200 ms before the headers, then 8 chunks 70 ms apart: 0.76 s in all, beyond the
-    // 400 ms idle timeout, but never 400 ms without a chunk.
+    // 300 ms before the headers, then 8 chunks 100 ms apart: 1.1 s in all, beyond the
+    // 600 ms idle timeout, but never 600 ms without a chunk.
     let reply = Reply::text("abcdefghijklmnop")
         .chunk_chars(2)
-        .chunk_delay(Duration::from_millis(70))
-        .delay_headers(Duration::from_millis(200));
+        .chunk_delay(Duration::from_millis(100))
+        .delay_headers(Duration::from_millis(300));
     let server = TestServer::with_replies([reply.clone(), reply]);
     let mut req = request();
-    req.idle_timeout = Some(Duration::from_millis(400));
+    req.idle_timeout = Some(Duration::from_millis(600));
     req.first_byte_timeout = Some(Duration::from_secs(3));
-    for provider in [&ollama(&server) as &dyn Provider, &openai(&server)] {
-        let (result, events) = chat(provider, &req).await;
+    let (ollama, openai) = (ollama(&server), openai(&server));
+    let started = Instant::now();
+    let (a, b) = tokio::join!(chat(&ollama, &req), chat(&openai, &req));
+    assert!(started.elapsed() > Duration::from_millis(600));
+    for (result, events) in [a, b] {
         assert_eq!(result.unwrap().text, "abcdefghijklmnop");
         assert_eq!(deltas(&events).len(), 8);
     }

@@ -161,7 +161,8 @@ pub struct ChatRequest {
 }
 
 impl ChatRequest {
-    /// A request with a system and a user message; everything else at its default.
+    /// A request with a system and a user message (an empty system message is left out);
+    /// everything else at its default.
     pub fn new(
         model: impl Into<String>,
         system: impl Into<String>,
