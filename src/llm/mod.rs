@@ -1,1 +1,392 @@
 //! Model providers: Ollama's native API and OpenAI-compatible servers, streamed.
+//!
+//! This module owns the conversation with a model server and nothing after it: it sends one
+//! chat request, streams the answer back as [`StreamEvent`]s, and returns the raw text with
+//! usage, finish reason and latency in a [`ChatResponse`]. It never parses or validates the
+//! model's answer (the `structured` engine does).
+//!
+//! Both providers implement [`Provider`]:
+//!
+//! - [`OllamaProvider`]: `POST /api/chat` (NDJSON stream), the JSON Schema in `format`,
+//!   `options.num_ctx` sized to the prompt when the caller does not give it.
+//! - [`OpenAiProvider`]: `POST /v1/chat/completions` (SSE stream), the schema as a strict
+//!   `json_schema` response format, falling back to `json_object` (and then to no response
+//!   format) for servers that reject it, and remembering that.
+//!
+//! Both retry what a retry can fix (refused or reset connections, 429, 5xx) with exponential
+//! backoff, honour a first-byte and an idle timeout, stop promptly when the request's
+//! cancellation token fires, and fail with an [`LlmError`] that names the address and says
+//! what to do. API keys travel as [`Secret`]s that never print.
+
+mod error;
+mod framing;
+mod keys;
+mod ollama;
+mod openai;
+mod strict_schema;
+mod transport;
+
+pub use error::{LlmError, TimeoutPhase};
+pub use keys::{api_key, KeyStore, KeyStoreError, NoKeyStore, Secret, SystemKeyring};
+pub use ollama::{estimate_num_ctx, ollama_base_from_host, OllamaProvider, DEFAULT_OLLAMA_URL};
+pub use openai::OpenAiProvider;
+pub use strict_schema::openai_strict_schema;
+pub use transport::{ProviderSettings, RetryPolicy, Timeouts};
+
+/// Cancels a request in flight; re-exported from `tokio-util`.
+pub use tokio_util::sync::CancellationToken;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use std::time::Duration;
+
+/// `Result` with an [`LlmError`].
+pub type Result<T, E = LlmError> = std::result::Result<T, E>;
+
+/// The wire protocol a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProviderKind {
+    /// Ollama's native API.
+    Ollama,
+    /// The OpenAI chat completions API (OpenAI, llama.cpp, LM Studio, vLLM, ...).
+    OpenAiCompatible,
+}
+
+impl ProviderKind {
+    /// The settings name: `ollama` or `openai`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Ollama => "ollama",
+            ProviderKind::OpenAiCompatible => "openai",
+        }
+    }
+
+    /// Parses a settings name (`ollama`, `openai`, `openai-compatible`), ignoring case.
+    pub fn parse(name: &str) -> Option<ProviderKind> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "ollama" => Some(ProviderKind::Ollama),
+            "openai" | "openai-compatible" | "openai_compatible" => {
+                Some(ProviderKind::OpenAiCompatible)
+            }
+            _ => None,
+        }
+    }
+
+    /// How messages name the server: `Ollama`, `the OpenAI-compatible server`.
+    pub fn server_name(self) -> &'static str {
+        match self {
+            ProviderKind::Ollama => "Ollama",
+            ProviderKind::OpenAiCompatible => "the OpenAI-compatible server",
+        }
+    }
+
+    /// How messages name the protocol.
+    pub fn protocol_name(self) -> &'static str {
+        match self {
+            ProviderKind::Ollama => "Ollama",
+            ProviderKind::OpenAiCompatible => "OpenAI chat completions",
+        }
+    }
+}
+
+impl std::fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who says a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Instructions.
+    System,
+    /// The person (or the program speaking for them).
+    User,
+    /// The model.
+    Assistant,
+}
+
+impl Role {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// Who says it.
+    pub role: Role,
+    /// What is said.
+    pub content: String,
+}
+
+impl Message {
+    /// A message with this role.
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Message {
+            role,
+            content: content.into(),
+        }
+    }
+}
+
+/// One chat call.
+#[derive(Debug, Clone)]
+pub struct ChatRequest {
+    /// The model name as the server knows it.
+    pub model: String,
+    /// The conversation, usually a system and a user message.
+    pub messages: Vec<Message>,
+    /// JSON Schema the answer must follow; `None` = free text.
+    pub schema: Option<Value>,
+    /// Sampling temperature; `None` = the server's default.
+    pub temperature: Option<f32>,
+    /// The answer budget in tokens; `None` = the server's default.
+    pub max_tokens: Option<u32>,
+    /// Ollama's context window; `None` = sized to the prompt and the answer budget
+    /// ([`estimate_num_ctx`]). Ignored by OpenAI-compatible servers.
+    pub num_ctx: Option<u32>,
+    /// Overrides the provider's first-byte timeout for this call.
+    pub first_byte_timeout: Option<Duration>,
+    /// Overrides the provider's idle timeout for this call.
+    pub idle_timeout: Option<Duration>,
+    /// Cancels the call: the provider stops reading and returns [`LlmError::Cancelled`].
+    pub cancel: Option<CancellationToken>,
+}
+
+impl ChatRequest {
+    /// A request with a system and a user message (an empty system message is left out);
+    /// everything else at its default.
+    pub fn new(
+        model: impl Into<String>,
+        system: impl Into<String>,
+        user: impl Into<String>,
+    ) -> Self {
+        let system = system.into();
+        let mut messages = Vec::with_capacity(2);
+        if !system.is_empty() {
+            messages.push(Message::new(Role::System, system));
+        }
+        messages.push(Message::new(Role::User, user));
+        ChatRequest {
+            model: model.into(),
+            messages,
+            schema: None,
+            temperature: None,
+            max_tokens: None,
+            num_ctx: None,
+            first_byte_timeout: None,
+            idle_timeout: None,
+            cancel: None,
+        }
+    }
+
+    /// Constrains the answer to this JSON Schema.
+    pub fn with_schema(mut self, schema: Value) -> Self {
+        self.schema = Some(schema);
+        self
+    }
+
+    /// Sets the answer budget in tokens.
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// Sets the sampling temperature.
+    pub fn with_temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Lets this token cancel the call.
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// Characters in all messages (for context sizing).
+    pub fn prompt_chars(&self) -> usize {
+        self.messages
+            .iter()
+            .map(|m| m.content.chars().count())
+            .sum()
+    }
+
+    fn cancel_token(&self) -> CancellationToken {
+        self.cancel.clone().unwrap_or_default()
+    }
+}
+
+/// What a provider reports while an answer streams in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// The next piece of the answer text.
+    Delta(String),
+    /// The connection broke mid-answer and the request starts over: forget every `Delta`
+    /// received so far.
+    Restart,
+}
+
+/// Why the answer ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinishReason {
+    /// The model finished its answer.
+    Stop,
+    /// The answer hit the token budget (`max_tokens` / `num_predict`) and is cut off.
+    Length,
+    /// Something else, as the server named it (e.g. `content_filter`, or `unknown` when the
+    /// server did not say).
+    Other(String),
+}
+
+impl FinishReason {
+    fn from_wire(reason: Option<&str>) -> FinishReason {
+        match reason {
+            Some("stop") | Some("eos") | Some("stop_sequence") => FinishReason::Stop,
+            Some("length") | Some("max_tokens") => FinishReason::Length,
+            Some(other) => FinishReason::Other(other.to_string()),
+            None => FinishReason::Other("unknown".to_string()),
+        }
+    }
+}
+
+/// How the answer's shape was constrained on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputConstraint {
+    /// No schema was asked for, or the server accepted none.
+    None,
+    /// The JSON Schema was enforced by the server (Ollama `format`, OpenAI `json_schema`).
+    JsonSchema,
+    /// Only "some JSON object" was enforced (OpenAI `json_object` fallback).
+    JsonObject,
+}
+
+/// A finished answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatResponse {
+    /// The raw answer text, unparsed.
+    pub text: String,
+    /// The model that answered (as the server names it).
+    pub model: String,
+    /// Prompt tokens, when the server reported them.
+    pub prompt_tokens: Option<u64>,
+    /// Answer tokens, when the server reported them.
+    pub completion_tokens: Option<u64>,
+    /// Why the answer ended.
+    pub finish: FinishReason,
+    /// How the answer's shape was constrained.
+    pub constraint: OutputConstraint,
+    /// From the call to the end of the answer, retries included.
+    pub latency: Duration,
+    /// From the call to the first piece of the answer (of the attempt that succeeded).
+    pub time_to_first_token: Option<Duration>,
+    /// Attempts made (1 when nothing was retried).
+    pub attempts: u32,
+}
+
+/// A model a server offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// The name to put in [`ChatRequest::model`].
+    pub name: String,
+    /// Size on disk in bytes, when the server says.
+    pub size_bytes: Option<u64>,
+    /// Model family (e.g. `llama`), when the server says.
+    pub family: Option<String>,
+}
+
+/// The event callback of [`Provider::chat`].
+pub type EventCallback<'a> = &'a (dyn Fn(StreamEvent) + Send + Sync);
+
+/// A model server.
+#[async_trait]
+pub trait Provider: Send + Sync {
+    /// Sends one chat request and streams the answer to `events` as it arrives. The
+    /// returned text is everything streamed since the last [`StreamEvent::Restart`].
+    async fn chat(&self, req: &ChatRequest, events: EventCallback<'_>) -> Result<ChatResponse>;
+
+    /// The models the server offers.
+    async fn list_models(&self) -> Result<Vec<ModelInfo>>;
+
+    /// Which protocol this provider speaks.
+    fn kind(&self) -> ProviderKind;
+
+    /// The base URL it talks to, e.g. `http://127.0.0.1:11434`.
+    fn base_url(&self) -> &str;
+
+    /// One line for people, e.g. `Ollama at http://127.0.0.1:11434`.
+    fn describe(&self) -> String {
+        match self.kind() {
+            ProviderKind::Ollama => format!("Ollama at {}", self.base_url()),
+            ProviderKind::OpenAiCompatible => {
+                format!("OpenAI-compatible server at {}", self.base_url())
+            }
+        }
+    }
+}
+
+/// Builds the provider for a kind, base URL and settings.
+pub fn new_provider(
+    kind: ProviderKind,
+    base_url: &str,
+    settings: ProviderSettings,
+) -> Result<Box<dyn Provider>> {
+    Ok(match kind {
+        ProviderKind::Ollama => Box::new(OllamaProvider::new(base_url, settings)?),
+        ProviderKind::OpenAiCompatible => Box::new(OpenAiProvider::new(base_url, settings)?),
+    })
+}
+
+/// Checks a base URL and drops trailing slashes.
+fn normalise_base_url(base: &str) -> Result<String> {
+    let trimmed = base.trim().trim_end_matches('/');
+    let parsed = url::Url::parse(trimmed)
+        .map_err(|e| LlmError::InvalidConfig(format!("base URL {trimmed:?} is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(LlmError::InvalidConfig(format!(
+            "base URL {trimmed:?} must start with http:// or https:// and name a host"
+        )));
+    }
+    Ok(trimmed.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_are_checked_and_trimmed() {
+        assert_eq!(
+            normalise_base_url(" http://localhost:11434/ ").unwrap(),
+            "http://localhost:11434"
+        );
+        for bad in ["localhost:11434", "ftp://x", "", "http://"] {
+            let err = normalise_base_url(bad).unwrap_err();
+            assert!(matches!(err, LlmError::InvalidConfig(_)), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn finish_reasons_from_the_wire() {
+        assert_eq!(FinishReason::from_wire(Some("stop")), FinishReason::Stop);
+        assert_eq!(
+            FinishReason::from_wire(Some("length")),
+            FinishReason::Length
+        );
+        assert_eq!(
+            FinishReason::from_wire(Some("content_filter")),
+            FinishReason::Other("content_filter".into())
+        );
+        assert_eq!(
+            ProviderKind::parse("OpenAI"),
+            Some(ProviderKind::OpenAiCompatible)
+        );
+    }
+}
