@@ -5,7 +5,12 @@
 //! and 2 for wrong usage. `--json` prints each command's result as JSON on stdout, with
 //! messages on stderr.
 
+mod cmd_compile;
+mod cmd_ingest;
+mod cmd_manage;
 mod cmd_parse;
+mod cmd_read;
+mod context;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -29,6 +34,24 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Add sources: files, folders, http(s) URLs, or `-` for standard input.
+    Ingest(cmd_ingest::IngestArgs),
+    /// List sources with their status (and the reason when one failed).
+    Sources,
+    /// Compile sources into articles (no arguments: every source that needs it).
+    Compile(cmd_compile::CompileArgs),
+    /// List articles.
+    List,
+    /// Show one article with its claims, links and backlinks.
+    Show(cmd_read::ShowArgs),
+    /// Full-text search over articles.
+    Search(cmd_read::SearchArgs),
+    /// Remove a source and its article (links to it become wanted pages).
+    Rm(cmd_manage::RmArgs),
+    /// Write the wiki as a folder of markdown files (Obsidian-friendly).
+    Export(cmd_manage::ExportArgs),
+    /// Show the configured providers; `--test` connects and lists models.
+    Providers(cmd_manage::ProvidersArgs),
     /// Turn a model's raw answer into valid data, showing every repair.
     Parse(cmd_parse::ParseArgs),
 }
@@ -68,6 +91,15 @@ fn main() -> ExitCode {
         json: cli.json,
     };
     let result = match cli.command {
+        Command::Ingest(args) => cmd_ingest::run(&global, args),
+        Command::Sources => cmd_read::sources(&global),
+        Command::Compile(args) => cmd_compile::run(&global, args),
+        Command::List => cmd_read::list(&global),
+        Command::Show(args) => cmd_read::show(&global, args),
+        Command::Search(args) => cmd_read::search(&global, args),
+        Command::Rm(args) => cmd_manage::rm(&global, args),
+        Command::Export(args) => cmd_manage::export(&global, args),
+        Command::Providers(args) => cmd_manage::providers(&global, args),
         Command::Parse(args) => cmd_parse::run(&global, args),
     };
     match result {

@@ -1,0 +1,121 @@
+//! Changing and exporting the wiki: `rm`, `export`, `providers`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::json;
+use wikimind::config::Overrides;
+
+use crate::context::{self, print_json};
+use crate::{Done, Global};
+
+/// Arguments of `wikimind rm`.
+#[derive(Debug, Args)]
+pub struct RmArgs {
+    /// The source: id, path, URL or its article's title.
+    #[arg(value_name = "SOURCE")]
+    source: String,
+}
+
+/// Runs `wikimind rm`.
+pub fn rm(global: &Global, args: RmArgs) -> anyhow::Result<Done> {
+    let wiki = context::open(&context::settings(global, Overrides::default())?)?;
+    let id = context::find_source(&wiki, &args.source)?;
+    let removed = wiki.store().remove_source(id)?;
+    if global.json {
+        print_json(&json!({"source_id": id, "removed": removed}))?;
+    } else {
+        writeln!(std::io::stdout(), "removed source #{id} and its article")?;
+    }
+    Ok(Done::Success)
+}
+
+/// Arguments of `wikimind export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The folder to write the markdown files to (created if needed).
+    dir: PathBuf,
+}
+
+/// Runs `wikimind export`.
+pub fn export(global: &Global, args: ExportArgs) -> anyhow::Result<Done> {
+    let wiki = context::open(&context::settings(global, Overrides::default())?)?;
+    let report = wiki.export_markdown(&args.dir)?;
+    if global.json {
+        print_json(&report)?;
+    } else {
+        writeln!(std::io::stdout(), "wrote {} article(s) to {}", report.files.len(), args.dir.display())?;
+    }
+    Ok(Done::Success)
+}
+
+/// Arguments of `wikimind providers`.
+#[derive(Debug, Args)]
+pub struct ProvidersArgs {
+    /// Connect to each provider and list its models.
+    #[arg(long)]
+    test: bool,
+}
+
+/// Runs `wikimind providers`.
+pub fn providers(global: &Global, args: ProvidersArgs) -> anyhow::Result<Done> {
+    let settings = context::settings(global, Overrides::default())?;
+    let slots = wikimind::compile::providers_from_settings(&settings)?;
+    let rt = context::runtime()?;
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    for (i, (cfg, slot)) in settings.providers.iter().zip(&slots).enumerate() {
+        let mut row = json!({
+            "role": if i == 0 { "primary".to_string() } else { format!("fallback {i}") },
+            "kind": cfg.kind.as_str(),
+            "base_url": cfg.base_url,
+            "model": cfg.model,
+            "api_key": cfg.api_key.is_some(),
+        });
+        if args.test {
+            match rt.block_on(slot.provider.list_models()) {
+                Ok(models) => {
+                    let names: Vec<String> = models.into_iter().map(|m| m.name).collect();
+                    row["reachable"] = json!(true);
+                    row["model_available"] = json!(names.is_empty() || names.iter().any(|n| n == &cfg.model || n.split(':').next() == Some(cfg.model.as_str())));
+                    row["models"] = json!(names);
+                }
+                Err(e) => {
+                    all_ok = false;
+                    row["reachable"] = json!(false);
+                    row["error"] = json!(e.to_string());
+                }
+            }
+        }
+        rows.push(row);
+    }
+    if global.json {
+        print_json(&rows)?;
+    } else {
+        let mut out = std::io::stdout().lock();
+        for row in &rows {
+            writeln!(
+                out,
+                "{}: {} at {} (model {})",
+                row["role"].as_str().unwrap_or(""),
+                row["kind"].as_str().unwrap_or(""),
+                row["base_url"].as_str().unwrap_or(""),
+                row["model"].as_str().unwrap_or("")
+            )?;
+            if args.test {
+                match row.get("error").and_then(|e| e.as_str()) {
+                    Some(e) => writeln!(out, "  not reachable: {e}")?,
+                    None => {
+                        let models: Vec<&str> = row["models"].as_array().map(|m| m.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
+                        writeln!(out, "  reachable; models: {}", if models.is_empty() { "(none listed)".to_string() } else { models.join(", ") })?;
+                        if row["model_available"] == json!(false) {
+                            writeln!(out, "  the model {} is not on this server", row["model"].as_str().unwrap_or(""))?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(if all_ok { Done::Success } else { Done::Failed })
+}

@@ -1,0 +1,53 @@
+//! Opening the wiki and resolving settings for a command.
+
+use std::io::Write;
+
+use anyhow::Context;
+use serde::Serialize;
+use wikimind::config::{Overrides, Settings};
+use wikimind::store::SourceId;
+use wikimind::wiki::Wiki;
+
+use crate::{Global, UsageError};
+
+/// Resolves settings with this command's flags.
+pub fn settings(global: &Global, mut overrides: Overrides) -> anyhow::Result<Settings> {
+    overrides.data_dir = global.data_dir.clone();
+    Ok(Settings::load(&overrides)?)
+}
+
+/// Opens the wiki in the resolved data directory.
+pub fn open(settings: &Settings) -> anyhow::Result<Wiki> {
+    Wiki::open(&settings.data_dir)
+        .with_context(|| format!("cannot open the wiki in {}", settings.data_dir.display()))
+}
+
+/// Finds a source by id, path (as given or canonical), URL or exact article title.
+pub fn find_source(wiki: &Wiki, key: &str) -> anyhow::Result<SourceId> {
+    let store = wiki.store();
+    if let Some(s) = store.find_source(key)? {
+        return Ok(s.id);
+    }
+    if let Ok(canonical) = std::fs::canonicalize(key) {
+        if let Some(s) = store.find_source(&canonical.to_string_lossy())? {
+            return Ok(s.id);
+        }
+    }
+    Err(UsageError(format!("no source matches {key:?} (give an id, a path, a URL or an article title; `wikimind sources` lists them)")).into())
+}
+
+/// Prints a value as one line of JSON.
+pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// A tokio runtime for commands that do network IO.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}

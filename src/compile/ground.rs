@@ -1,0 +1,220 @@
+//! Grounding: every `sourced` claim's quote must be found in the source text.
+//!
+//! Text is normalised before matching (case, whitespace, curly quotes and dashes,
+//! punctuation at the quote's ends), a quote with `...` is matched piece by piece, and
+//! small differences are allowed for longer quotes: at least 80% of the quote's word pairs
+//! must appear in the source, and its longest exact run must be at least half of it. A
+//! quote not found downgrades the claim to `inferred`, keeping the quote, with
+//! `grounded: false`; a reader never sees an invented quote labelled sourced.
+
+use std::collections::HashSet;
+
+use crate::contract::{CheckedClaim, Claim, Confidence};
+
+/// A source prepared for many quote look-ups.
+pub struct GroundingIndex {
+    text: String,
+    words: Vec<String>,
+    pairs: HashSet<(String, String)>,
+}
+
+impl GroundingIndex {
+    /// Normalises and indexes `source`.
+    pub fn new(source: &str) -> GroundingIndex {
+        let text = normalise(source);
+        let words: Vec<String> = text
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        let pairs = words
+            .windows(2)
+            .map(|w| (w[0].clone(), w[1].clone()))
+            .collect();
+        GroundingIndex { text, words, pairs }
+    }
+
+    /// Whether `quote` is found in the source.
+    pub fn contains(&self, quote: &str) -> bool {
+        let pieces: Vec<String> = split_ellipsis(quote)
+            .into_iter()
+            .map(|p| normalise(p))
+            .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        if pieces.is_empty() {
+            return false;
+        }
+        pieces.iter().all(|p| self.piece_found(p))
+    }
+
+    fn piece_found(&self, piece: &str) -> bool {
+        if self.text.contains(piece) {
+            return true;
+        }
+        let words: Vec<&str> = piece.split(' ').filter(|w| !w.is_empty()).collect();
+        if words.len() < 4 {
+            return false;
+        }
+        let pairs: Vec<(String, String)> = words
+            .windows(2)
+            .map(|w| (w[0].to_string(), w[1].to_string()))
+            .collect();
+        let hits = pairs.iter().filter(|p| self.pairs.contains(*p)).count();
+        if hits * 5 < pairs.len() * 4 {
+            return false;
+        }
+        // The pairs must also line up: the longest exact run covers half the quote.
+        self.longest_run(&words) * 2 >= words.len()
+    }
+
+    fn longest_run(&self, quote: &[&str]) -> usize {
+        let mut best = 0;
+        for start in 0..self.words.len() {
+            if self.words[start] != quote[0] && !quote.contains(&self.words[start].as_str()) {
+                continue;
+            }
+            for (qi, q) in quote.iter().enumerate() {
+                if *q != self.words[start] {
+                    continue;
+                }
+                let mut n = 0;
+                while qi + n < quote.len()
+                    && start + n < self.words.len()
+                    && quote[qi + n] == self.words[start + n]
+                {
+                    n += 1;
+                }
+                best = best.max(n);
+            }
+        }
+        best
+    }
+}
+
+/// Checks every claim against the source, downgrading sourced claims whose quote is not in
+/// it.
+pub fn ground_claims(claims: &[Claim], source: &str) -> Vec<CheckedClaim> {
+    let index = GroundingIndex::new(source);
+    claims
+        .iter()
+        .map(|c| {
+            let found = c.quote.as_deref().is_some_and(|q| index.contains(q));
+            let confidence = match c.confidence {
+                Confidence::Sourced if !found => Confidence::Inferred,
+                other => other,
+            };
+            CheckedClaim {
+                claim: c.claim.clone(),
+                confidence,
+                quote: c.quote.clone(),
+                grounded: found,
+            }
+        })
+        .collect()
+}
+
+fn split_ellipsis(quote: &str) -> Vec<&str> {
+    quote.split("...").flat_map(|p| p.split('…')).collect()
+}
+
+/// Lowercases, unifies quote characters and dashes, and collapses whitespace.
+pub fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = true;
+    for c in text.chars() {
+        let c = match c {
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' | '`' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' | '«' | '»' => '"',
+            '\u{2010}'..='\u{2015}' => '-',
+            '*' | '_' => ' ',
+            c if c.is_whitespace() => ' ',
+            c => c,
+        };
+        if c == ' ' {
+            if !space {
+                out.push(' ');
+            }
+            space = true;
+        } else {
+            for l in c.to_lowercase() {
+                out.push(l);
+            }
+            space = false;
+        }
+    }
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = "Rust’s ownership model guarantees memory safety   without a garbage collector.\n\
+        Each value in Rust has a variable that’s called its *owner*. There can only be one owner at a time.";
+
+    fn claim(quote: &str) -> Claim {
+        Claim {
+            claim: "c".into(),
+            confidence: Confidence::Sourced,
+            quote: Some(quote.into()),
+        }
+    }
+
+    #[test]
+    fn table_of_quotes() {
+        let cases = [
+            ("guarantees memory safety without a garbage collector", true),
+            ("Rust's ownership model guarantees memory safety", true),
+            ("RUST'S OWNERSHIP MODEL", true),
+            ("\"There can only be one owner at a time.\"", true),
+            ("a variable that's called its owner", true),
+            ("Rust's ownership model ... one owner at a time", true),
+            (
+                "Each value in Rust has a variable that is called its owner",
+                true,
+            ),
+            ("Rust has a garbage collector", false),
+            ("memory safety is guaranteed by the borrow checker", false),
+            ("owner", true),
+            ("", false),
+            ("...", false),
+        ];
+        let index = GroundingIndex::new(SOURCE);
+        for (quote, want) in cases {
+            assert_eq!(index.contains(quote), want, "{quote:?}");
+        }
+    }
+
+    #[test]
+    fn invented_quotes_are_downgraded_but_kept() {
+        let claims = vec![
+            claim("one owner at a time"),
+            claim("Rust was designed by a committee of wizards"),
+            Claim {
+                claim: "no quote".into(),
+                confidence: Confidence::Sourced,
+                quote: None,
+            },
+            Claim {
+                claim: "an opinion".into(),
+                confidence: Confidence::Opinion,
+                quote: None,
+            },
+        ];
+        let checked = ground_claims(&claims, SOURCE);
+        assert_eq!(checked[0].confidence, Confidence::Sourced);
+        assert!(checked[0].grounded);
+        assert_eq!(checked[1].confidence, Confidence::Inferred);
+        assert!(!checked[1].grounded);
+        assert_eq!(
+            checked[1].quote.as_deref(),
+            Some("Rust was designed by a committee of wizards")
+        );
+        assert_eq!(checked[2].confidence, Confidence::Inferred);
+        assert_eq!(checked[3].confidence, Confidence::Opinion);
+    }
+}

@@ -1,0 +1,379 @@
+//! The compile step as a pure state transition: judge an answer, decide whether to accept
+//! it, retry with feedback, move to the next provider, or give up. No IO, no async; the
+//! driver performs the effects this returns.
+
+use serde::Serialize;
+
+use crate::contract::{CheckedClaim, CompilationResult};
+use crate::structured::{self, Mode, Repair, Schema};
+
+use super::ground::ground_claims;
+
+/// An answer turned into an article, ready to store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accepted {
+    /// The validated result (claims as the model wrote them).
+    pub result: CompilationResult,
+    /// The claims after grounding.
+    pub claims: Vec<CheckedClaim>,
+    /// Repairs and coercions applied to the answer.
+    pub repairs: Vec<Repair>,
+    /// Warnings from the engine and from grounding.
+    pub warnings: Vec<String>,
+    /// Whether the answer was cut off (the article is written from a truncated answer).
+    pub truncated: bool,
+}
+
+/// What the engine made of one answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Judgement {
+    /// The answer is a valid article.
+    Accept(Box<Accepted>),
+    /// The answer cannot be made valid.
+    Reject {
+        /// One line per problem.
+        problems: Vec<String>,
+        /// Repairs tried before giving up.
+        repairs: Vec<Repair>,
+        /// Whether the answer was cut off.
+        truncated: bool,
+    },
+}
+
+/// Judges a raw answer: lenient extraction, repair and validation against the contract,
+/// then grounding of every claim against the source. `cut_off` is true when the provider
+/// said the answer stopped at the length limit.
+pub fn judge(raw: &str, cut_off: bool, source_text: &str, schema: &Schema) -> Judgement {
+    match structured::parse_json(raw, schema, Mode::Lenient) {
+        Ok(outcome) => {
+            let truncated = outcome.truncated || cut_off;
+            match serde_json::from_value::<CompilationResult>(outcome.value) {
+                Ok(result) => {
+                    let mut warnings = outcome.warnings;
+                    if result.title.trim().is_empty() {
+                        return Judgement::Reject {
+                            problems: vec!["/title: the title is empty".into()],
+                            repairs: outcome.repairs,
+                            truncated,
+                        };
+                    }
+                    let claims = ground_claims(&result.key_claims, source_text);
+                    let downgraded = result
+                        .key_claims
+                        .iter()
+                        .zip(&claims)
+                        .filter(|(c, k)| c.confidence != k.confidence)
+                        .count();
+                    if downgraded > 0 {
+                        warnings.push(format!(
+                            "{downgraded} sourced claim(s) quoted text not found in the source; marked inferred"
+                        ));
+                    }
+                    if truncated {
+                        warnings.push("written from an answer that was cut off".into());
+                    }
+                    Judgement::Accept(Box::new(Accepted {
+                        result,
+                        claims,
+                        repairs: outcome.repairs,
+                        warnings,
+                        truncated,
+                    }))
+                }
+                Err(e) => Judgement::Reject {
+                    problems: vec![format!("the answer does not fit the contract: {e}")],
+                    repairs: outcome.repairs,
+                    truncated,
+                },
+            }
+        }
+        Err(err) => Judgement::Reject {
+            problems: err.lines(),
+            repairs: err.repairs,
+            truncated: err.truncated || cut_off,
+        },
+    }
+}
+
+/// What the driver should do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Ask `provider` (an index into the configured list); `feedback` carries the problems
+    /// of the previous answer from the same provider, to send back to the model.
+    Call {
+        /// Which provider.
+        provider: usize,
+        /// The attempt with this provider, from 1.
+        attempt: u32,
+        /// Problems with the previous answer, to feed back.
+        feedback: Option<Feedback>,
+    },
+    /// Store the article.
+    Save(Box<Accepted>),
+    /// Give up: mark the source failed with this reason.
+    Fail {
+        /// Why, for a person.
+        reason: String,
+    },
+}
+
+/// The previous answer's problems, for the retry prompt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Feedback {
+    /// One line per problem.
+    pub problems: Vec<String>,
+    /// Whether the answer was cut off.
+    pub truncated: bool,
+    /// The previous answer, to show the model what it wrote.
+    pub previous_answer: String,
+}
+
+/// The state of one source's compile across attempts and providers.
+#[derive(Debug, Clone)]
+pub struct CompileState {
+    providers: usize,
+    retries: u32,
+    provider: usize,
+    attempt: u32,
+    failures: Vec<String>,
+}
+
+impl CompileState {
+    /// A compile over `providers` providers (at least one), retrying each `retries` times
+    /// after an invalid answer.
+    pub fn new(providers: usize, retries: u32) -> CompileState {
+        CompileState {
+            providers: providers.max(1),
+            retries,
+            provider: 0,
+            attempt: 1,
+            failures: Vec::new(),
+        }
+    }
+
+    /// The first step.
+    pub fn start(&self) -> Step {
+        Step::Call {
+            provider: 0,
+            attempt: 1,
+            feedback: None,
+        }
+    }
+
+    /// The provider answered; `judgement` is what the engine made of it.
+    pub fn on_answer(&mut self, judgement: Judgement, raw: &str) -> Step {
+        match judgement {
+            Judgement::Accept(a) => Step::Save(a),
+            Judgement::Reject {
+                problems,
+                truncated,
+                ..
+            } => {
+                let summary = problems
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "invalid answer".into());
+                self.failures.push(format!(
+                    "provider {} attempt {}: {summary}",
+                    self.provider + 1,
+                    self.attempt
+                ));
+                if self.attempt <= self.retries {
+                    self.attempt += 1;
+                    return Step::Call {
+                        provider: self.provider,
+                        attempt: self.attempt,
+                        feedback: Some(Feedback {
+                            problems,
+                            truncated,
+                            previous_answer: raw.to_string(),
+                        }),
+                    };
+                }
+                self.next_provider(format!(
+                    "the answer could not be made valid: {}",
+                    problems.join("; ")
+                ))
+            }
+        }
+    }
+
+    /// The provider failed (down, timed out, refused the request).
+    pub fn on_provider_error(&mut self, error: String) -> Step {
+        self.failures
+            .push(format!("provider {}: {error}", self.provider + 1));
+        self.next_provider(error)
+    }
+
+    fn next_provider(&mut self, last: String) -> Step {
+        if self.provider + 1 < self.providers {
+            self.provider += 1;
+            self.attempt = 1;
+            return Step::Call {
+                provider: self.provider,
+                attempt: 1,
+                feedback: None,
+            };
+        }
+        let reason = if self.providers == 1 && self.failures.len() <= 1 {
+            last
+        } else {
+            format!("{last} (tried: {})", self.failures.join(" | "))
+        };
+        Step::Fail { reason }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::{compilation_schema, Confidence};
+
+    const SOURCE: &str = "Ownership is Rust's most unique feature. Each value has an owner.";
+
+    fn schema() -> Schema {
+        Schema::new(compilation_schema()).unwrap()
+    }
+
+    fn valid() -> String {
+        serde_json::json!({
+            "title": "Ownership",
+            "summary": "Rust's ownership.",
+            "key_claims": [
+                {"claim": "Values have owners", "confidence": "sourced", "quote": "Each value has an owner."},
+                {"claim": "Ownership is magic", "confidence": "sourced", "quote": "Ownership is pure magic"}
+            ],
+            "article_body": "See [[Borrowing]]."
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn judge_accepts_and_grounds() {
+        match judge(&valid(), false, SOURCE, &schema()) {
+            Judgement::Accept(a) => {
+                assert_eq!(a.claims[0].confidence, Confidence::Sourced);
+                assert_eq!(a.claims[1].confidence, Confidence::Inferred);
+                assert!(!a.claims[1].grounded);
+                assert!(a.warnings[0].contains("not found in the source"));
+                assert!(!a.truncated);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn judge_rejects_with_reasons() {
+        match judge("I can't do that", false, SOURCE, &schema()) {
+            Judgement::Reject { problems, .. } => assert!(problems[0].contains("no JSON value")),
+            other => panic!("{other:?}"),
+        }
+        match judge(
+            r#"{"title": "", "summary": "s", "key_claims": [], "article_body": "b"}"#,
+            false,
+            SOURCE,
+            &schema(),
+        ) {
+            Judgement::Reject { problems, .. } => {
+                assert_eq!(problems, vec!["/title: the title is empty"])
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn length_finish_marks_truncated() {
+        let raw = r#"{"title": "T", "summary": "S", "key_claims": [], "article_body": "Once upon"#;
+        match judge(raw, true, SOURCE, &schema()) {
+            Judgement::Accept(a) => assert!(a.truncated),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn reject() -> Judgement {
+        Judgement::Reject {
+            problems: vec!["/title: missing".into()],
+            repairs: vec![],
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn retries_with_feedback_then_falls_back_then_fails() {
+        let mut s = CompileState::new(2, 2);
+        assert_eq!(
+            s.start(),
+            Step::Call {
+                provider: 0,
+                attempt: 1,
+                feedback: None
+            }
+        );
+        for attempt in 2..=3 {
+            match s.on_answer(reject(), "bad") {
+                Step::Call {
+                    provider: 0,
+                    attempt: a,
+                    feedback: Some(f),
+                } => {
+                    assert_eq!(a, attempt);
+                    assert_eq!(f.problems, vec!["/title: missing"]);
+                    assert_eq!(f.previous_answer, "bad");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // Three invalid answers from provider 1: on to provider 2, fresh.
+        assert_eq!(
+            s.on_answer(reject(), "bad"),
+            Step::Call {
+                provider: 1,
+                attempt: 1,
+                feedback: None
+            }
+        );
+        // Provider 2 is down: nothing left.
+        match s.on_provider_error("Ollama is not running at http://x".into()) {
+            Step::Fail { reason } => {
+                assert!(reason.starts_with("Ollama is not running"), "{reason}");
+                assert!(reason.contains("provider 1 attempt 3"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn transport_error_falls_back_immediately() {
+        let mut s = CompileState::new(2, 2);
+        assert_eq!(
+            s.on_provider_error("down".into()),
+            Step::Call {
+                provider: 1,
+                attempt: 1,
+                feedback: None
+            }
+        );
+        let accepted = match judge(&valid(), false, SOURCE, &schema()) {
+            Judgement::Accept(a) => a,
+            other => panic!("{other:?}"),
+        };
+        assert!(matches!(
+            s.on_answer(Judgement::Accept(accepted), "raw"),
+            Step::Save(_)
+        ));
+    }
+
+    #[test]
+    fn single_provider_failure_reason_is_plain() {
+        let mut s = CompileState::new(1, 0);
+        match s.on_provider_error(
+            "Ollama is not running at http://127.0.0.1:11434 — start it with `ollama serve`".into(),
+        ) {
+            Step::Fail { reason } => assert_eq!(
+                reason,
+                "Ollama is not running at http://127.0.0.1:11434 — start it with `ollama serve`"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! The one handle every shell opens: [`Wiki::open`] for a data directory,
+//! [`Wiki::open_in_memory`] for tests. Shell commands are a few lines over its methods.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::compile::{providers_from_settings, Compiler};
+use crate::config::Settings;
+use crate::ingest::{self, IngestOptions, IngestedSource, Skipped};
+use crate::llm::LlmError;
+use crate::render::{render_article, LinkTarget, SafeHtml};
+use crate::store::{ArticleDetail, IngestOutcome, NewSource, SourceId, Store, StoreError};
+
+/// Anything that can go wrong behind a shell command, with a message a person can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum WikiError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A source could not be read.
+    #[error(transparent)]
+    Ingest(#[from] ingest::IngestError),
+    /// A provider could not be set up.
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    /// Settings are wrong.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    /// A compile run failed as a whole.
+    #[error(transparent)]
+    Compile(#[from] crate::compile::CompileError),
+    /// Writing an export failed.
+    #[error(transparent)]
+    Export(#[from] crate::export::ExportError),
+}
+
+/// `Result` with a [`WikiError`].
+pub type Result<T, E = WikiError> = std::result::Result<T, E>;
+
+/// One source as it landed in the store.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AddedSource {
+    /// Its id.
+    pub source_id: SourceId,
+    /// Its origin (path, URL, `text:<hash>`).
+    pub origin: String,
+    /// Its title, if one was found.
+    pub title: Option<String>,
+    /// `added`, `unchanged` or `changed`.
+    pub outcome: &'static str,
+}
+
+/// What an ingest call did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct IngestSummary {
+    /// Sources stored (new, unchanged or changed).
+    pub sources: Vec<AddedSource>,
+    /// Entries of a folder that were not read, and why.
+    pub skipped: Vec<Skipped>,
+}
+
+/// An open wiki: the store, and where it lives.
+#[derive(Debug, Clone)]
+pub struct Wiki {
+    store: Arc<Store>,
+    data_dir: Option<PathBuf>,
+}
+
+impl Wiki {
+    /// Opens (creating if needed) the wiki in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<Wiki> {
+        Ok(Wiki {
+            store: Arc::new(Store::open_data_dir(data_dir)?),
+            data_dir: Some(data_dir.to_path_buf()),
+        })
+    }
+
+    /// A wiki in memory, for tests.
+    pub fn open_in_memory() -> Result<Wiki> {
+        Ok(Wiki {
+            store: Arc::new(Store::open_in_memory()?),
+            data_dir: None,
+        })
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// The data directory (None in memory).
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.data_dir.as_deref()
+    }
+
+    /// Stores sources read by `ingest`.
+    pub fn add_sources(&self, sources: &[IngestedSource]) -> Result<Vec<AddedSource>> {
+        sources
+            .iter()
+            .map(|s| {
+                let outcome = self.store.ingest_source(&NewSource {
+                    origin: s.origin.clone(),
+                    kind: s.kind,
+                    title: s.title.clone(),
+                    text: s.text.clone(),
+                })?;
+                Ok(AddedSource {
+                    source_id: outcome.source_id(),
+                    origin: s.origin.clone(),
+                    title: s.title.clone(),
+                    outcome: match outcome {
+                        IngestOutcome::Added(_) => "added",
+                        IngestOutcome::Unchanged(_) => "unchanged",
+                        IngestOutcome::Changed(_) => "changed",
+                    },
+                })
+            })
+            .collect()
+    }
+
+    /// Reads a file or folder and stores what it holds.
+    pub fn ingest_path(&self, path: &Path, options: &IngestOptions) -> Result<IngestSummary> {
+        let report = ingest::ingest_path(path, options)?;
+        Ok(IngestSummary {
+            sources: self.add_sources(&report.sources)?,
+            skipped: report.skipped,
+        })
+    }
+
+    /// Downloads a web page and stores its readable text.
+    pub async fn ingest_url(&self, url: &str, options: &IngestOptions) -> Result<IngestSummary> {
+        let source = ingest::fetch_url(url, options).await?;
+        Ok(IngestSummary {
+            sources: self.add_sources(std::slice::from_ref(&source))?,
+            skipped: Vec::new(),
+        })
+    }
+
+    /// Stores pasted text.
+    pub fn ingest_text(&self, text: &str, title: Option<&str>) -> Result<IngestSummary> {
+        let source = ingest::ingest_text(text, title)?;
+        Ok(IngestSummary {
+            sources: self.add_sources(std::slice::from_ref(&source))?,
+            skipped: Vec::new(),
+        })
+    }
+
+    /// A compiler with the configured providers.
+    pub fn compiler(&self, settings: &Settings) -> Result<Arc<Compiler>> {
+        let providers = providers_from_settings(settings)?;
+        Ok(Arc::new(Compiler::new(Arc::clone(&self.store), providers, settings.compile.clone())))
+    }
+
+    /// An article by id or exact title.
+    pub fn article(&self, key: &str) -> Result<Option<ArticleDetail>> {
+        match self.store.find_article(key)? {
+            Some(id) => Ok(self.store.article(id)?),
+            None => Ok(None),
+        }
+    }
+
+    /// The article's body as sanitised HTML, its wiki links resolved.
+    pub fn render(&self, article: &ArticleDetail) -> Result<SafeHtml> {
+        let resolved: std::collections::HashMap<String, (i64, String)> = self
+            .store
+            .articles()?
+            .into_iter()
+            .map(|a| (crate::store::normalize_title(&a.title), (a.id.0, a.title)))
+            .collect();
+        Ok(render_article(&article.body, &|target: &str| {
+            match resolved.get(&crate::store::normalize_title(target)) {
+                Some((id, title)) => LinkTarget::Article {
+                    id: *id,
+                    title: title.clone(),
+                },
+                None => LinkTarget::Wanted,
+            }
+        }))
+    }
+}
