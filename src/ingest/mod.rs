@@ -1,1 +1,337 @@
 //! Ingest: files, folders, URLs and stdin become sources with readable text.
+//!
+//! Everything read here is untrusted: a file may be binary, huge or not UTF-8, a folder may
+//! hold symlink loops, a web page may be hostile HTML. This module turns what it can into an
+//! [`IngestedSource`] (origin, kind, title, readable text) and refuses the rest with an
+//! [`IngestError`] that names the path or URL, the reason and what to do. It never prints.
+//!
+//! - [`ingest_path`] reads one file or a whole folder (recursively, in a deterministic order).
+//! - [`ingest_text`] takes pasted text or stdin.
+//! - [`fetch_url`] downloads one web page (http/https only, size-limited while streaming).
+//!
+//! Nothing is half-ingested: each function returns every source it read or an error. Inside a
+//! folder a bad file is not fatal; it is listed in [`IngestReport::skipped`] with its reason.
+
+mod fetch;
+mod files;
+mod html;
+mod text;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Serialize, Serializer};
+
+pub use fetch::fetch_url;
+pub use files::ingest_path;
+pub use text::{ingest_stdin, ingest_text};
+
+/// The default largest source accepted: 20 MB.
+pub const DEFAULT_MAX_BYTES: u64 = 20 * 1024 * 1024;
+
+/// The default time limit for downloading one URL: 30 seconds.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// File extensions (lower case, without the dot) that [`ingest_path`] reads.
+pub const SUPPORTED_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "html", "htm"];
+
+/// Where a source came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    /// A file on disk (named directly or found in a folder).
+    File,
+    /// A web page downloaded over http or https.
+    Url,
+    /// Text pasted by the person.
+    Text,
+    /// Text read from standard input.
+    Stdin,
+}
+
+/// One source with readable text, ready to be compiled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IngestedSource {
+    /// The source's identity: the canonical absolute path of a file, the normalised URL
+    /// (fragment dropped) of a web page, or `text:<sha256 hex>` of pasted text and stdin.
+    pub origin: String,
+    /// Where the source came from.
+    pub kind: SourceKind,
+    /// The title found in the source (HTML `<title>` or first `<h1>`, markdown first `# `
+    /// heading or front matter `title:`), else the file stem for files.
+    pub title: Option<String>,
+    /// The readable text: markdown and plain text as written (BOM stripped, line endings
+    /// normalised to `\n`), HTML reduced to markdown-like readable text.
+    pub text: String,
+}
+
+/// Limits and settings for ingestion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IngestOptions {
+    /// The largest file or download accepted, in bytes. Default [`DEFAULT_MAX_BYTES`].
+    pub max_bytes: u64,
+    /// The time limit for one download, connection included. Default [`DEFAULT_TIMEOUT`].
+    pub timeout: Duration,
+}
+
+impl Default for IngestOptions {
+    fn default() -> Self {
+        IngestOptions {
+            max_bytes: DEFAULT_MAX_BYTES,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// What one call to [`ingest_path`] produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct IngestReport {
+    /// The sources read, in a deterministic order (folder entries sorted by name, depth first).
+    pub sources: Vec<IngestedSource>,
+    /// Files and folders inside a folder that were not read, with the reason.
+    pub skipped: Vec<Skipped>,
+}
+
+impl IngestReport {
+    /// How many entries were skipped for each reason, keyed by [`SkipReason::label`],
+    /// sorted by label.
+    pub fn skipped_counts(&self) -> Vec<(&'static str, usize)> {
+        let mut counts = std::collections::BTreeMap::new();
+        for skipped in &self.skipped {
+            *counts.entry(skipped.reason.label()).or_insert(0) += 1;
+        }
+        counts.into_iter().collect()
+    }
+}
+
+/// A folder entry that was not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// The entry's path as found while walking the folder.
+    #[serde(serialize_with = "serialize_path_lossy")]
+    pub path: PathBuf,
+    /// Why it was not read.
+    pub reason: SkipReason,
+}
+
+/// Why a folder entry was not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "reason")]
+pub enum SkipReason {
+    /// A hidden file or folder (its name starts with a dot).
+    Hidden,
+    /// An extension WikiMind does not read (see [`SUPPORTED_EXTENSIONS`]).
+    UnsupportedExtension,
+    /// The file contains binary data.
+    Binary,
+    /// The file is not valid UTF-8.
+    NotUtf8,
+    /// The file is empty or holds only whitespace.
+    Empty,
+    /// The file is larger than [`IngestOptions::max_bytes`].
+    TooLarge {
+        /// The file's size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// A folder already walked (a symlink loop or a second link to the same folder), or a
+    /// file already read through another path.
+    AlreadySeen,
+    /// Neither a regular file nor a folder (a socket, a device, a dangling symlink).
+    NotAFile,
+    /// The entry could not be read.
+    Unreadable {
+        /// The operating system's message.
+        message: String,
+    },
+}
+
+impl SkipReason {
+    /// A short stable name for the reason (`hidden`, `unsupported_extension`, `binary`,
+    /// `not_utf8`, `empty`, `too_large`, `already_seen`, `not_a_file`, `unreadable`).
+    pub fn label(&self) -> &'static str {
+        match self {
+            SkipReason::Hidden => "hidden",
+            SkipReason::UnsupportedExtension => "unsupported_extension",
+            SkipReason::Binary => "binary",
+            SkipReason::NotUtf8 => "not_utf8",
+            SkipReason::Empty => "empty",
+            SkipReason::TooLarge { .. } => "too_large",
+            SkipReason::AlreadySeen => "already_seen",
+            SkipReason::NotAFile => "not_a_file",
+            SkipReason::Unreadable { .. } => "unreadable",
+        }
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::Hidden => f.write_str("hidden"),
+            SkipReason::UnsupportedExtension => f.write_str("unsupported file type"),
+            SkipReason::Binary => f.write_str("binary data"),
+            SkipReason::NotUtf8 => f.write_str("not UTF-8 text"),
+            SkipReason::Empty => f.write_str("empty"),
+            SkipReason::TooLarge { size, limit } => {
+                write!(f, "too large ({size} bytes, limit {limit})")
+            }
+            SkipReason::AlreadySeen => f.write_str("already read through another path"),
+            SkipReason::NotAFile => f.write_str("not a regular file"),
+            SkipReason::Unreadable { message } => write!(f, "unreadable: {message}"),
+        }
+    }
+}
+
+fn serialize_path_lossy<S: Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&path.to_string_lossy())
+}
+
+/// Why something could not be ingested. Every message names the path or URL and says what
+/// to do next.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum IngestError {
+    /// The path does not exist.
+    #[error("{}: no such file or folder — check the path", .path.display())]
+    NotFound {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// Reading the path failed.
+    #[error("{}: cannot read: {source}", .path.display())]
+    Io {
+        /// The path being read.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file's extension is not one WikiMind reads.
+    #[error(
+        "{}: unsupported file type — WikiMind reads .md, .markdown, .txt, .html and .htm files",
+        .path.display()
+    )]
+    UnsupportedFile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The path is neither a regular file nor a folder.
+    #[error("{}: not a regular file or folder", .path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The file contains binary data.
+    #[error("{}: contains binary data, not text — convert it to markdown or plain text first", .path.display())]
+    Binary {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is not valid UTF-8.
+    #[error(
+        "{}: not valid UTF-8 (first bad byte at offset {offset}) — re-save it as UTF-8",
+        .path.display()
+    )]
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset of the first invalid sequence.
+        offset: usize,
+    },
+    /// The file is empty or holds only whitespace.
+    #[error("{}: empty — there is no text to compile", .path.display())]
+    EmptyFile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is larger than the limit.
+    #[error(
+        "{}: too large ({size} bytes, limit {limit}) — split it or raise the size limit",
+        .path.display()
+    )]
+    FileTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size in bytes (at least; reading stopped at the limit).
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// Pasted text or stdin held no text.
+    #[error("{what}: empty — there is no text to compile")]
+    EmptyText {
+        /// `pasted text` or `stdin`.
+        what: &'static str,
+    },
+    /// The URL could not be parsed.
+    #[error("{url}: not a valid URL ({reason})")]
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// The parser's message.
+        reason: String,
+    },
+    /// The URL's scheme is not http or https.
+    #[error("{url}: only http and https URLs can be fetched (got `{scheme}:`)")]
+    UnsupportedScheme {
+        /// The URL.
+        url: String,
+        /// Its scheme.
+        scheme: String,
+    },
+    /// The server did not answer in time.
+    #[error("{url}: no complete answer within {seconds} s — check the address or try again later")]
+    Timeout {
+        /// The URL.
+        url: String,
+        /// The time limit in seconds.
+        seconds: u64,
+    },
+    /// The request failed (DNS, connection, TLS, protocol).
+    #[error("{url}: request failed: {source} — check the address and your network")]
+    Http {
+        /// The URL.
+        url: String,
+        /// The underlying error.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The server answered with an error status.
+    #[error("{url}: the server answered {status}")]
+    Status {
+        /// The URL.
+        url: String,
+        /// The HTTP status code.
+        status: u16,
+    },
+    /// The page is not HTML, markdown or plain text.
+    #[error(
+        "{url}: unsupported content type `{content_type}` — WikiMind reads HTML, markdown and \
+         plain text pages; download the file and convert it to text first"
+    )]
+    UnsupportedContentType {
+        /// The URL.
+        url: String,
+        /// The content type the server declared.
+        content_type: String,
+    },
+    /// The download is larger than the limit.
+    #[error("{url}: larger than the limit of {limit} bytes — raise the size limit or save a smaller part of the page")]
+    ResponseTooLarge {
+        /// The URL.
+        url: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The downloaded page held no readable text.
+    #[error("{url}: the page has no readable text")]
+    EmptyPage {
+        /// The URL.
+        url: String,
+    },
+}
+
+/// The result type of this module.
+pub type Result<T, E = IngestError> = std::result::Result<T, E>;

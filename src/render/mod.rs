@@ -1,1 +1,425 @@
 //! Render: markdown to sanitised HTML with resolved `[[wiki links]]`.
+//!
+//! Article bodies come from a model that read untrusted sources, so everything rendered here
+//! is hostile until proven otherwise. [`render_article`] turns markdown into HTML with
+//! pulldown-cmark (tables, strikethrough, task lists, footnotes), turns `[[wiki links]]` into
+//! in-app links, and then cleans the whole result with ammonia under an explicit allow-list.
+//! The only way to get a [`SafeHtml`] is through that cleaning.
+//!
+//! # What the HTML may contain
+//!
+//! - Text structure only: headings, paragraphs, lists, tables, quotes, code, emphasis,
+//!   footnotes, `details`/`summary`. No scripts, styles, `on*` handlers, forms, frames,
+//!   objects, SVG or MathML; their content is dropped with them.
+//! - Links with `http`, `https`, `mailto` and `wikimind` URLs, plus `#fragment` links
+//!   (footnotes). Relative links and `javascript:`/`data:`/`vbscript:` URLs lose their
+//!   `href`; markdown links to them are rendered as plain text.
+//! - **No images.** The wiki has no asset store, so a relative image has nothing to point
+//!   at, and a remote one would load a resource (a tracker, say) the moment an article is
+//!   opened. A markdown image with an http(s) URL is rendered as an external link labelled
+//!   with its alt text; raw `<img>` tags are removed.
+//! - Classes only from this module: `wikilink`, `wanted`, `external` on `a`; `task`, `done`
+//!   on `span`; `footnote-ref` on `sup`; `footnote` on `div`. Data attributes only
+//!   `data-article-id` and `data-wanted` on `a`. Every link gets
+//!   `rel="noopener noreferrer"`; `target` may only be `_blank`. Ids are prefixed `wm-`.
+//!
+//! Raw HTML written in the markdown is kept only as far as this allow-list permits, so a body
+//! could still hand-write an `<a class="wikilink" href="wikimind://article/3">`; that can
+//! only point at an article or a wanted page, which a wiki link could do anyway.
+
+mod wikilinks;
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use serde::Serialize;
+
+use wikilinks::{split_wiki_links, text_runs, Item, Piece};
+pub use wikilinks::{wiki_links, WikiLink};
+
+/// HTML that went through this module's sanitiser. It has no constructor outside this
+/// module, so holding one proves the HTML is safe to insert into the app's page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct SafeHtml(String);
+
+impl SafeHtml {
+    /// The HTML.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The HTML as an owned string.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// Plain text, escaped: safe HTML that shows exactly `text`.
+    pub fn from_text(text: &str) -> SafeHtml {
+        SafeHtml(escape_html(text))
+    }
+}
+
+impl std::fmt::Display for SafeHtml {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a wiki link's target title resolves to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum LinkTarget {
+    /// An existing article.
+    Article {
+        /// The article's id.
+        id: i64,
+        /// The article's title as stored.
+        title: String,
+    },
+    /// No article has this title yet: a wanted page.
+    Wanted,
+}
+
+/// The markdown extensions articles may use.
+pub(crate) fn markdown_options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
+}
+
+/// How a markdown link or image was rewritten, to close it the same way.
+enum Opened {
+    /// Kept as pulldown-cmark writes it (`wikimind:` and `#fragment` links).
+    Kept,
+    /// Written as our own `<a>`; close with `</a>`.
+    Anchor,
+    /// Dropped; its text stays.
+    Dropped,
+}
+
+/// Renders an article body to sanitised HTML.
+///
+/// `[[Title]]` and `[[Title|shown text]]` outside code become
+/// `<a class="wikilink" href="wikimind://article/ID" data-article-id="ID">` when `resolve`
+/// (called with the trimmed title) finds an article, else
+/// `<a class="wikilink wanted" href="wikimind://wanted/Title" data-wanted="Title">` with the
+/// title percent-encoded in the URL. External `http`, `https` and `mailto` links get
+/// `class="external"`, `rel="noopener noreferrer"` and `target="_blank"`. See the module
+/// documentation for everything else the output may and may not contain.
+pub fn render_article(markdown: &str, resolve: &dyn Fn(&str) -> LinkTarget) -> SafeHtml {
+    let mut events: Vec<Event<'_>> = Vec::new();
+    let mut opened: Vec<Opened> = Vec::new();
+    let mut footnotes: HashMap<String, usize> = HashMap::new();
+    let mut footnote_number = |label: &str| {
+        let next = footnotes.len() + 1;
+        *footnotes.entry(label.to_owned()).or_insert(next)
+    };
+    // An image's alt text is collected and written as one link label (or dropped).
+    let mut image: Option<(Option<String>, String, usize)> = None;
+
+    for item in text_runs(Parser::new_ext(markdown, markdown_options())) {
+        let event = match item {
+            Item::Text(text) => {
+                if let Some((_, alt, _)) = image.as_mut() {
+                    alt.push_str(&text);
+                    continue;
+                }
+                for piece in split_wiki_links(&text) {
+                    match piece {
+                        Piece::Text(text) => {
+                            events.push(Event::Text(CowStr::from(text.to_owned())))
+                        }
+                        Piece::Link { target, .. } => {
+                            let shown = piece.display();
+                            events.push(Event::InlineHtml(CowStr::from(wiki_anchor(
+                                target,
+                                shown,
+                                &resolve(target),
+                            ))));
+                        }
+                    }
+                }
+                continue;
+            }
+            Item::Event(event, _) => event,
+        };
+
+        if let Some((href, alt, depth)) = image.as_mut() {
+            match &event {
+                Event::Start(Tag::Image { .. }) => *depth += 1,
+                Event::End(TagEnd::Image) if *depth > 0 => *depth -= 1,
+                Event::End(TagEnd::Image) => {
+                    if let Some(href) = href.take() {
+                        let label = if alt.trim().is_empty() {
+                            "image"
+                        } else {
+                            alt.trim()
+                        };
+                        events.push(Event::InlineHtml(CowStr::from(format!(
+                            "{}{}</a>",
+                            external_anchor_open(&href, ""),
+                            escape_html(label)
+                        ))));
+                    } else if !alt.trim().is_empty() {
+                        events.push(Event::Text(CowStr::from(alt.clone())));
+                    }
+                    image = None;
+                }
+                Event::Text(text) | Event::Code(text) => alt.push_str(text),
+                _ => {}
+            }
+            continue;
+        }
+
+        match event {
+            Event::Start(Tag::Link {
+                dest_url, title, ..
+            }) => {
+                if is_external(&dest_url) {
+                    opened.push(Opened::Anchor);
+                    events.push(Event::InlineHtml(CowStr::from(external_anchor_open(
+                        &dest_url, &title,
+                    ))));
+                } else if has_scheme(&dest_url, "wikimind") || dest_url.starts_with('#') {
+                    opened.push(Opened::Kept);
+                    events.push(Event::Start(Tag::Link {
+                        link_type: pulldown_cmark::LinkType::Inline,
+                        dest_url,
+                        title,
+                        id: CowStr::from(""),
+                    }));
+                } else {
+                    opened.push(Opened::Dropped);
+                }
+            }
+            Event::End(TagEnd::Link) => match opened.pop() {
+                Some(Opened::Kept) => events.push(Event::End(TagEnd::Link)),
+                Some(Opened::Anchor) => events.push(Event::InlineHtml(CowStr::from("</a>"))),
+                Some(Opened::Dropped) | None => {}
+            },
+            Event::Start(Tag::Image { dest_url, .. }) => {
+                // Inside a link an image becomes its alt text: links do not nest.
+                let href = (opened.is_empty() && is_web(&dest_url)).then(|| dest_url.to_string());
+                image = Some((href, String::new(), 0));
+            }
+            Event::TaskListMarker(done) => {
+                events.push(Event::InlineHtml(CowStr::from(if done {
+                    "<span class=\"task done\">☑</span> "
+                } else {
+                    "<span class=\"task\">☐</span> "
+                })));
+            }
+            Event::FootnoteReference(label) => {
+                let n = footnote_number(&label);
+                events.push(Event::InlineHtml(CowStr::from(format!(
+                    "<sup class=\"footnote-ref\"><a href=\"#wm-fn-{n}\">{n}</a></sup>"
+                ))));
+            }
+            Event::Start(Tag::FootnoteDefinition(label)) => {
+                let n = footnote_number(&label);
+                events.push(Event::Html(CowStr::from(format!(
+                    "<div class=\"footnote\" id=\"wm-fn-{n}\"><sup>{n}</sup>"
+                ))));
+            }
+            Event::End(TagEnd::FootnoteDefinition) => {
+                events.push(Event::Html(CowStr::from("</div>\n")));
+            }
+            other => events.push(other),
+        }
+    }
+    // An image left open by malformed input still yields its text.
+    if let Some((_, alt, _)) = image {
+        events.push(Event::Text(CowStr::from(alt)));
+    }
+
+    let mut html = String::with_capacity(markdown.len() * 3 / 2);
+    pulldown_cmark::html::push_html(&mut html, events.into_iter());
+    SafeHtml(SANITIZER.clean(&html).to_string())
+}
+
+fn wiki_anchor(target: &str, shown: &str, resolved: &LinkTarget) -> String {
+    match resolved {
+        LinkTarget::Article { id, title } => {
+            let mut anchor = format!(
+                "<a class=\"wikilink\" href=\"wikimind://article/{id}\" data-article-id=\"{id}\""
+            );
+            if title != shown {
+                let _ = write!(anchor, " title=\"{}\"", escape_html(title));
+            }
+            let _ = write!(anchor, ">{}</a>", escape_html(shown));
+            anchor
+        }
+        LinkTarget::Wanted => format!(
+            "<a class=\"wikilink wanted\" href=\"wikimind://wanted/{}\" data-wanted=\"{}\">{}</a>",
+            percent_encode(target),
+            escape_html(target),
+            escape_html(shown)
+        ),
+    }
+}
+
+fn external_anchor_open(href: &str, title: &str) -> String {
+    let mut anchor = format!(
+        "<a class=\"external\" href=\"{}\" rel=\"noopener noreferrer\" target=\"_blank\"",
+        escape_html(href.trim())
+    );
+    if !title.is_empty() {
+        let _ = write!(anchor, " title=\"{}\"", escape_html(title));
+    }
+    anchor.push('>');
+    anchor
+}
+
+fn has_scheme(url: &str, scheme: &str) -> bool {
+    let url = url.trim_start();
+    url.len() > scheme.len()
+        && url.is_char_boundary(scheme.len())
+        && url[..scheme.len()].eq_ignore_ascii_case(scheme)
+        && url[scheme.len()..].starts_with(':')
+}
+
+fn is_web(url: &str) -> bool {
+    has_scheme(url, "http") || has_scheme(url, "https")
+}
+
+fn is_external(url: &str) -> bool {
+    is_web(url) || has_scheme(url, "mailto")
+}
+
+/// Escapes text for HTML content and double- or single-quoted attribute values.
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Percent-encodes everything but unreserved characters (RFC 3986), for a URL path segment.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
+}
+
+/// Keeps in-page fragments (footnotes); a relative path means nothing inside the app.
+fn fragment_only(url: &str) -> Option<Cow<'_, str>> {
+    url.starts_with('#').then_some(Cow::Borrowed(url))
+}
+
+/// The one sanitiser configuration; see the module documentation.
+static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
+    let tags: HashSet<&str> = [
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "caption",
+        "code",
+        "dd",
+        "del",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "kbd",
+        "li",
+        "mark",
+        "ol",
+        "p",
+        "pre",
+        "q",
+        "s",
+        "samp",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "u",
+        "ul",
+    ]
+    .into_iter()
+    .collect();
+    let clean_content_tags: HashSet<&str> = [
+        "script", "style", "svg", "math", "iframe", "object", "embed", "template", "noscript",
+        "textarea", "select", "title", "frame", "frameset", "noembed", "noframes", "xmp", "applet",
+        "audio", "video", "canvas",
+    ]
+    .into_iter()
+    .collect();
+    let tag_attributes: HashMap<&str, HashSet<&str>> = [
+        (
+            "a",
+            ["href", "title", "data-article-id", "data-wanted"].as_slice(),
+        ),
+        ("div", ["id"].as_slice()),
+        ("ol", ["start"].as_slice()),
+        ("td", ["colspan", "rowspan"].as_slice()),
+        ("th", ["colspan", "rowspan"].as_slice()),
+        ("abbr", ["title"].as_slice()),
+    ]
+    .into_iter()
+    .map(|(tag, attributes)| (tag, attributes.iter().copied().collect()))
+    .collect();
+    let tag_attribute_values: HashMap<&str, HashMap<&str, HashSet<&str>>> =
+        HashMap::from([("a", HashMap::from([("target", HashSet::from(["_blank"]))]))]);
+    let allowed_classes: HashMap<&str, HashSet<&str>> = HashMap::from([
+        ("a", HashSet::from(["wikilink", "wanted", "external"])),
+        ("span", HashSet::from(["task", "done"])),
+        ("sup", HashSet::from(["footnote-ref"])),
+        ("div", HashSet::from(["footnote"])),
+    ]);
+    let mut builder = ammonia::Builder::empty();
+    builder
+        .tags(tags)
+        .clean_content_tags(clean_content_tags)
+        .tag_attributes(tag_attributes)
+        .tag_attribute_values(tag_attribute_values)
+        .generic_attributes(HashSet::new())
+        .allowed_classes(allowed_classes)
+        .url_schemes(HashSet::from(["http", "https", "mailto", "wikimind"]))
+        .url_relative(ammonia::UrlRelative::Custom(Box::new(fragment_only)))
+        .link_rel(Some("noopener noreferrer"))
+        .id_prefix(Some("wm-"))
+        .strip_comments(true);
+    builder
+});
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,258 @@
+//! Web pages over http and https.
+
+use encoding_rs::Encoding;
+use reqwest::header::CONTENT_TYPE;
+use url::Url;
+
+use super::html::readable_html;
+use super::text::{markdown_title, normalise_text};
+use super::{IngestError, IngestOptions, IngestedSource, Result, SourceKind};
+
+/// How a downloaded body is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BodyType {
+    Html,
+    Text,
+    /// No content type declared: decided by looking at the body.
+    Unknown,
+}
+
+/// Downloads one web page and returns its readable text.
+///
+/// Only `http` and `https` URLs are fetched; the fragment is dropped and the normalised URL
+/// becomes the source's origin. HTML pages are reduced to readable text (title from
+/// `<title>` or the first `<h1>`); `text/plain` and `text/markdown` are kept as they are.
+/// Anything else (PDF, images, archives) is refused with an error naming the content type.
+/// The whole exchange is bounded by [`IngestOptions::timeout`], and the body by
+/// [`IngestOptions::max_bytes`], checked while streaming so an endless body stops early.
+/// The charset of the `Content-Type` header (or an HTML `<meta charset>`) is honoured;
+/// UTF-8 is assumed otherwise.
+pub async fn fetch_url(url: &str, options: &IngestOptions) -> Result<IngestedSource> {
+    let given = url.trim();
+    let mut parsed = Url::parse(given).map_err(|error| IngestError::InvalidUrl {
+        url: given.to_owned(),
+        reason: error.to_string(),
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(IngestError::UnsupportedScheme {
+            url: given.to_owned(),
+            scheme: parsed.scheme().to_owned(),
+        });
+    }
+    parsed.set_fragment(None);
+    let origin = parsed.to_string();
+
+    let request_error = |source: reqwest::Error| {
+        if source.is_timeout() {
+            IngestError::Timeout {
+                url: origin.clone(),
+                seconds: options.timeout.as_secs().max(1),
+            }
+        } else {
+            IngestError::Http {
+                url: origin.clone(),
+                source,
+            }
+        }
+    };
+
+    let client = reqwest::Client::builder()
+        .timeout(options.timeout)
+        .connect_timeout(options.timeout)
+        .user_agent(concat!("WikiMind/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(request_error)?;
+    let mut response = client
+        .get(parsed.clone())
+        .header(
+            reqwest::header::ACCEPT,
+            "text/html, application/xhtml+xml, text/markdown, text/plain;q=0.9, */*;q=0.1",
+        )
+        .send()
+        .await
+        .map_err(request_error)?;
+
+    let status = response.status();
+    if !status.is_success() {
+        return Err(IngestError::Status {
+            url: origin,
+            status: status.as_u16(),
+        });
+    }
+
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+    let (body_type, charset) = match content_type.as_deref() {
+        None => (BodyType::Unknown, None),
+        Some(raw) => {
+            let (essence, charset) = parse_content_type(raw);
+            let body_type = match essence.as_str() {
+                "text/html" | "application/xhtml+xml" => BodyType::Html,
+                "text/plain" | "text/markdown" | "text/x-markdown" => BodyType::Text,
+                "" => BodyType::Unknown,
+                _ => {
+                    return Err(IngestError::UnsupportedContentType {
+                        url: origin,
+                        content_type: raw.trim().to_owned(),
+                    })
+                }
+            };
+            (body_type, charset)
+        }
+    };
+
+    let limit = options.max_bytes;
+    if response
+        .content_length()
+        .is_some_and(|length| length > limit)
+    {
+        return Err(IngestError::ResponseTooLarge { url: origin, limit });
+    }
+    let mut body: Vec<u8> = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(request_error)? {
+        let total = u64::try_from(body.len() + chunk.len()).unwrap_or(u64::MAX);
+        if total > limit {
+            return Err(IngestError::ResponseTooLarge { url: origin, limit });
+        }
+        body.extend_from_slice(&chunk);
+    }
+
+    let body_type = match body_type {
+        BodyType::Unknown if looks_like_html(&body) => BodyType::Html,
+        BodyType::Unknown => BodyType::Text,
+        known => known,
+    };
+    let charset = charset.or_else(|| {
+        if body_type == BodyType::Html {
+            meta_charset(&body)
+        } else {
+            None
+        }
+    });
+    let encoding = charset
+        .as_deref()
+        .and_then(|label| Encoding::for_label(label.as_bytes()))
+        .unwrap_or(encoding_rs::UTF_8);
+    // A NUL byte in an 8-bit encoding means binary data served under a text type.
+    if body.contains(&0) && !matches!(encoding.name(), "UTF-16LE" | "UTF-16BE") {
+        return Err(IngestError::UnsupportedContentType {
+            url: origin,
+            content_type: format!(
+                "{} (binary data)",
+                content_type.as_deref().unwrap_or("undeclared")
+            ),
+        });
+    }
+    // `decode` sniffs a byte order mark first and replaces malformed sequences.
+    let (decoded, _, _) = encoding.decode(&body);
+    let normalised = normalise_text(&decoded);
+
+    let (title, text) = match body_type {
+        BodyType::Html => {
+            let readable = readable_html(&normalised);
+            (readable.title, readable.text)
+        }
+        _ => (markdown_title(&normalised), normalised),
+    };
+    if text.trim().is_empty() {
+        return Err(IngestError::EmptyPage { url: origin });
+    }
+    Ok(IngestedSource {
+        origin,
+        kind: SourceKind::Url,
+        title,
+        text,
+    })
+}
+
+/// The lowercase essence (`type/subtype`) and the charset parameter of a content type.
+fn parse_content_type(raw: &str) -> (String, Option<String>) {
+    let mut parts = raw.split(';');
+    let essence = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+    let charset = parts.find_map(|param| {
+        let (name, value) = param.split_once('=')?;
+        if !name.trim().eq_ignore_ascii_case("charset") {
+            return None;
+        }
+        let value = value.trim().trim_matches(['"', '\'']).trim();
+        (!value.is_empty()).then(|| value.to_owned())
+    });
+    (essence, charset)
+}
+
+fn looks_like_html(body: &[u8]) -> bool {
+    let start = &body[..body.len().min(1024)];
+    let start = String::from_utf8_lossy(start).to_ascii_lowercase();
+    let start = start.trim_start_matches('\u{feff}').trim_start();
+    start.starts_with("<!doctype html") || start.starts_with("<html") || start.contains("<body")
+}
+
+/// The charset named by a `<meta charset>` or `<meta http-equiv content>` near the start.
+fn meta_charset(body: &[u8]) -> Option<String> {
+    let start = &body[..body.len().min(2048)];
+    let head = String::from_utf8_lossy(start).to_ascii_lowercase();
+    let at = head.find("charset=")? + "charset=".len();
+    let value: String = head[at..]
+        .trim_start_matches(['"', '\''])
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+        .collect();
+    (!value.is_empty()).then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_types() {
+        let cases: &[(&str, &str, Option<&str>)] = &[
+            ("text/html; charset=UTF-8", "text/html", Some("UTF-8")),
+            ("Text/HTML", "text/html", None),
+            (
+                "text/plain;charset=\"iso-8859-1\"",
+                "text/plain",
+                Some("iso-8859-1"),
+            ),
+            ("application/pdf", "application/pdf", None),
+            ("", "", None),
+            (";;;=", "", None),
+        ];
+        for (raw, essence, charset) in cases {
+            let (got_essence, got_charset) = parse_content_type(raw);
+            assert_eq!(got_essence, *essence, "{raw}");
+            assert_eq!(got_charset.as_deref(), *charset, "{raw}");
+        }
+    }
+
+    #[test]
+    fn meta_charsets() {
+        assert_eq!(
+            meta_charset(b"<html><head><meta charset=\"windows-1252\">").as_deref(),
+            Some("windows-1252")
+        );
+        assert_eq!(
+            meta_charset(b"<meta http-equiv=Content-Type content='text/html; charset=Shift_JIS'>")
+                .as_deref(),
+            Some("shift_jis")
+        );
+        assert_eq!(meta_charset(b"<p>no charset</p>"), None);
+    }
+
+    #[tokio::test]
+    async fn refuses_non_http_schemes_and_garbage() {
+        let options = IngestOptions::default();
+        for (url, want) in [
+            ("file:///etc/passwd", "only http and https"),
+            ("javascript:alert(1)", "only http and https"),
+            ("ftp://example.com/x", "only http and https"),
+            ("not a url", "not a valid URL"),
+            ("", "not a valid URL"),
+        ] {
+            let error = fetch_url(url, &options).await.unwrap_err();
+            assert!(error.to_string().contains(want), "{url}: {error}");
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Plain text and markdown: normalisation, titles, pasted text and stdin.
+
+use sha2::{Digest, Sha256};
+
+use super::{IngestError, IngestedSource, Result, SourceKind};
+
+/// Titles longer than this (in characters) are cut; a title is a label, not a paragraph.
+const MAX_TITLE_CHARS: usize = 300;
+
+/// Turns pasted text into a source. Its origin is `text:<sha256 hex of the text>`; its title
+/// is `title` when given and not blank, else the first `# ` heading or the front matter
+/// `title:` of the text, else none. The text is normalised like a file (BOM stripped, line
+/// endings `\n`). Blank text is refused.
+pub fn ingest_text(text: &str, title: Option<&str>) -> Result<IngestedSource> {
+    ingest_pasted(text, title, SourceKind::Text)
+}
+
+/// Like [`ingest_text`], for text read from standard input (kind [`SourceKind::Stdin`]).
+pub fn ingest_stdin(text: &str, title: Option<&str>) -> Result<IngestedSource> {
+    ingest_pasted(text, title, SourceKind::Stdin)
+}
+
+fn ingest_pasted(text: &str, title: Option<&str>, kind: SourceKind) -> Result<IngestedSource> {
+    let text = normalise_text(text);
+    if text.trim().is_empty() {
+        return Err(IngestError::EmptyText {
+            what: if kind == SourceKind::Stdin {
+                "stdin"
+            } else {
+                "pasted text"
+            },
+        });
+    }
+    let title = title
+        .and_then(clean_title)
+        .or_else(|| markdown_title(&text));
+    Ok(IngestedSource {
+        origin: text_origin(&text),
+        kind,
+        title,
+        text,
+    })
+}
+
+/// `text:` followed by the lowercase hex SHA-256 of `text`.
+pub(crate) fn text_origin(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    let mut origin = String::with_capacity(5 + 64);
+    origin.push_str("text:");
+    for byte in digest.iter() {
+        origin.push(char::from(HEX[usize::from(byte >> 4)]));
+        origin.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
+    origin
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Strips a leading UTF-8 byte order mark and turns `\r\n` and lone `\r` into `\n`.
+pub(crate) fn normalise_text(text: &str) -> String {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if !text.contains('\r') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' {
+            if chars.peek() == Some(&'\n') {
+                chars.next();
+            }
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Trims a title, collapses its whitespace and cuts it to a sane length; `None` when blank.
+pub(crate) fn clean_title(raw: &str) -> Option<String> {
+    let mut title = String::new();
+    for word in raw.split_whitespace() {
+        if !title.is_empty() {
+            title.push(' ');
+        }
+        title.push_str(word);
+    }
+    if title.is_empty() {
+        return None;
+    }
+    if let Some((cut, _)) = title.char_indices().nth(MAX_TITLE_CHARS) {
+        title.truncate(cut);
+        title.push('…');
+    }
+    Some(title)
+}
+
+/// The title of a markdown text: its first level-one `# ` heading outside code fences,
+/// else the `title:` of its YAML front matter.
+pub(crate) fn markdown_title(text: &str) -> Option<String> {
+    let (front_matter, body) = split_front_matter(text);
+    first_h1(body).or_else(|| front_matter.and_then(front_matter_title))
+}
+
+/// Splits `---` YAML front matter (only at the very start) from the rest.
+fn split_front_matter(text: &str) -> (Option<&str>, &str) {
+    let Some(rest) = text.strip_prefix("---\n") else {
+        return (None, text);
+    };
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        let bare = line.trim_end();
+        if bare == "---" || bare == "..." {
+            return (Some(&rest[..offset]), &rest[offset + line.len()..]);
+        }
+        offset += line.len();
+    }
+    (None, text)
+}
+
+fn front_matter_title(front_matter: &str) -> Option<String> {
+    for line in front_matter.lines() {
+        let Some(value) = line.strip_prefix("title:") else {
+            continue;
+        };
+        let value = value.trim();
+        let unquoted = if let Some(inner) =
+            value.strip_prefix('"').and_then(|v| v.strip_suffix('"'))
+        {
+            inner.replace("\\\"", "\"").replace("\\\\", "\\")
+        } else if let Some(inner) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+            inner.replace("''", "'")
+        } else if value.starts_with('|') || value.starts_with('>') {
+            // Block scalars are rare for titles; not worth a YAML parser.
+            return None;
+        } else {
+            // A plain scalar ends at a comment.
+            value.split(" #").next().unwrap_or(value).to_owned()
+        };
+        return clean_title(&unquoted);
+    }
+    None
+}
+
+fn first_h1(body: &str) -> Option<String> {
+    let mut fence: Option<(char, usize)> = None;
+    for line in body.lines() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let trimmed = line.trim_start_matches(' ');
+        let fence_run = |c: char| trimmed.chars().take_while(|&x| x == c).count();
+        if indent <= 3 {
+            for marker in ['`', '~'] {
+                let run = fence_run(marker);
+                if run >= 3 {
+                    match fence {
+                        None => fence = Some((marker, run)),
+                        Some((open, len)) if open == marker && run >= len => fence = None,
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+        if fence.is_some() || indent > 3 {
+            continue;
+        }
+        let heading = if let Some(rest) = trimmed.strip_prefix("# ") {
+            rest
+        } else if let Some(rest) = trimmed.strip_prefix("#\t") {
+            rest
+        } else {
+            continue;
+        };
+        // A closing sequence of `#` is not part of the heading.
+        let heading = heading.trim_end();
+        let heading = match heading.trim_end_matches('#') {
+            stripped if stripped.is_empty() || stripped.ends_with([' ', '\t']) => stripped,
+            _ => heading,
+        };
+        if let Some(title) = clean_title(heading) {
+            return Some(title);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalises_bom_and_line_endings() {
+        assert_eq!(normalise_text("\u{feff}a\r\nb\rc\n"), "a\nb\nc\n");
+        assert_eq!(normalise_text("plain"), "plain");
+    }
+
+    #[test]
+    fn markdown_titles() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("# Hello  world\ntext", Some("Hello world")),
+            ("intro\n## Sub\n# Main #\n", Some("Main")),
+            ("```\n# not a title\n```\n# Real", Some("Real")),
+            (
+                "---\ntitle: \"Quoted: yes\"\n---\nbody",
+                Some("Quoted: yes"),
+            ),
+            ("---\ntitle: 'It''s'\n---\nbody", Some("It's")),
+            (
+                "---\ntitle: Plain # comment\n---\n# Heading wins",
+                Some("Heading wins"),
+            ),
+            ("---\ntitle: Plain # comment\n---\nbody", Some("Plain")),
+            ("#hashtag\nno title", None),
+            ("", None),
+            ("---\nunterminated: front matter", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(markdown_title(text).as_deref(), *want, "for {text:?}");
+        }
+    }
+
+    #[test]
+    fn pasted_text_identity_is_its_hash() {
+        let a = ingest_text("Some notes\r\n", None).unwrap();
+        let b = ingest_stdin("Some notes\n", Some("  Given  ")).unwrap();
+        assert_eq!(
+            a.origin, b.origin,
+            "same text after normalisation, same origin"
+        );
+        assert!(a.origin.starts_with("text:") && a.origin.len() == 5 + 64);
+        assert_eq!(a.kind, SourceKind::Text);
+        assert_eq!(b.kind, SourceKind::Stdin);
+        assert_eq!(b.title.as_deref(), Some("Given"));
+        assert_eq!(a.title, None);
+        assert_eq!(
+            text_origin("abc"),
+            "text:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn blank_text_is_refused() {
+        let err = ingest_stdin(" \n\t", None).unwrap_err();
+        assert!(err.to_string().contains("stdin"), "{err}");
+    }
+
+    #[test]
+    fn long_titles_are_cut() {
+        let title = clean_title(&"x".repeat(1000)).unwrap();
+        assert_eq!(title.chars().count(), MAX_TITLE_CHARS + 1);
+    }
+}

@@ -1,0 +1,423 @@
+use super::*;
+
+/// Resolves "Rust" (id 1) and "Cargo" (id 2), case-insensitively; everything else is wanted.
+fn resolve(title: &str) -> LinkTarget {
+    match title.to_lowercase().as_str() {
+        "rust" => LinkTarget::Article {
+            id: 1,
+            title: "Rust".to_owned(),
+        },
+        "cargo" => LinkTarget::Article {
+            id: 2,
+            title: "Cargo".to_owned(),
+        },
+        _ => LinkTarget::Wanted,
+    }
+}
+
+fn render(markdown: &str) -> String {
+    render_article(markdown, &resolve).into_string()
+}
+
+#[test]
+fn renders_markdown_structure() {
+    let cases: &[(&str, &str)] = &[
+        ("# Title\n\n## Sub", "<h1>Title</h1>\n<h2>Sub</h2>\n"),
+        ("para *em* **strong** ~~gone~~", "<p>para <em>em</em> <strong>strong</strong> <del>gone</del></p>\n"),
+        ("- a\n- b\n\n1. one\n2. two", "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n<ol>\n<li>one</li>\n<li>two</li>\n</ol>\n"),
+        ("3. three", "<ol start=\"3\">\n<li>three</li>\n</ol>\n"),
+        (
+            "| a | b |\n|:--|--:|\n| 1 | 2 |",
+            "<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody>\n<tr><td>1</td><td>2</td></tr>\n</tbody></table>\n",
+        ),
+        ("`[[not a link]]`", "<p><code>[[not a link]]</code></p>\n"),
+        ("```\n[[not a link]]\n<b>x</b>\n```", "<pre><code>[[not a link]]\n&lt;b&gt;x&lt;/b&gt;\n</code></pre>\n"),
+        ("```rust\nfn f() {}\n```", "<pre><code>fn f() {}\n</code></pre>\n"),
+        (
+            "- [ ] todo\n- [x] done",
+            "<ul>\n<li><span class=\"task\">☐</span> todo</li>\n<li><span class=\"task done\">☑</span> done</li>\n</ul>\n",
+        ),
+        ("> quote", "<blockquote>\n<p>quote</p>\n</blockquote>\n"),
+        ("a &amp; <b>bold</b> & < >", "<p>a &amp; <b>bold</b> &amp; &lt; &gt;</p>\n"),
+    ];
+    for (markdown, want) in cases {
+        assert_eq!(render(markdown), *want, "for {markdown:?}");
+    }
+}
+
+#[test]
+fn wiki_links_resolve_to_articles_or_wanted_pages() {
+    let html = render(
+        "See [[Rust]], [[ cargo | the build tool ]] and [[Borrow Checker & \"Lifetimes\"]].",
+    );
+    assert!(
+        html.contains(
+            "<a class=\"wikilink\" href=\"wikimind://article/1\" data-article-id=\"1\" rel=\"noopener noreferrer\">Rust</a>"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains("href=\"wikimind://article/2\" data-article-id=\"2\" title=\"Cargo\""),
+        "{html}"
+    );
+    assert!(html.contains(">the build tool</a>"), "{html}");
+    assert!(
+        html.contains(
+            "<a class=\"wikilink wanted\" \
+             href=\"wikimind://wanted/Borrow%20Checker%20%26%20%22Lifetimes%22\" \
+             data-wanted=\"Borrow Checker &amp; &quot;Lifetimes&quot;\""
+        ),
+        "{html}"
+    );
+}
+
+#[test]
+fn wiki_links_in_code_links_and_headings() {
+    let html = render("# On [[Rust]]\n\n`[[Rust]]` [text [[Rust]]](https://example.com)");
+    assert!(html.starts_with("<h1>On <a class=\"wikilink\""), "{html}");
+    assert!(html.contains("<code>[[Rust]]</code>"), "{html}");
+    assert!(
+        html.contains(">text [[Rust]]</a>"),
+        "links do not nest: {html}"
+    );
+    assert_eq!(html.matches("class=\"wikilink\"").count(), 1, "{html}");
+}
+
+#[test]
+fn external_links_open_outside_the_app() {
+    let html = render("[site](https://example.com/a?b=1&c=2 \"T\") <mailto:me@example.com> [in app](wikimind://article/3) [note](#x) [rel](other.md)");
+    assert!(
+        html.contains(
+            "<a class=\"external\" href=\"https://example.com/a?b=1&amp;c=2\" target=\"_blank\" title=\"T\" rel=\"noopener noreferrer\">site</a>"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains("<a class=\"external\" href=\"mailto:me@example.com\" target=\"_blank\""),
+        "{html}"
+    );
+    assert!(html.contains("<a href=\"wikimind://article/3\""), "{html}");
+    assert!(html.contains("<a href=\"#x\""), "{html}");
+    assert!(
+        html.contains(" rel</p>") && !html.contains("other.md"),
+        "{html}"
+    );
+}
+
+#[test]
+fn images_are_never_loaded() {
+    let html = render(
+        "![a chart](https://example.com/chart.png) ![local](img/x.png) ![](http://e.com/i.gif)",
+    );
+    assert!(!html.contains("<img"), "{html}");
+    assert!(
+        html.contains("<a class=\"external\" href=\"https://example.com/chart.png\" target=\"_blank\" rel=\"noopener noreferrer\">a chart</a>"),
+        "{html}"
+    );
+    assert!(html.contains(" local "), "{html}");
+    assert!(html.contains(">image</a>"), "{html}");
+}
+
+#[test]
+fn footnotes_link_to_their_definitions() {
+    let html = render("Claim.[^src]\n\n[^src]: The source.");
+    assert!(
+        html.contains("<sup class=\"footnote-ref\"><a href=\"#wm-fn-1\" rel=\"noopener noreferrer\">1</a></sup>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<div class=\"footnote\" id=\"wm-fn-1\"><sup>1</sup>"),
+        "{html}"
+    );
+    assert!(html.contains("The source."), "{html}");
+}
+
+#[test]
+fn hostile_input_renders_inert() {
+    let body = r#"# Hostile
+
+<script>alert(1)</script>
+
+<img src=x onerror=alert(1)>
+
+[click](javascript:alert(1)) [click2](JaVaScRiPt:alert(2)) [data](data:text/html;base64,PHNjcmlwdD4=)
+[vb](vbscript:msgbox(1))
+
+<a href="javascript:alert(3)">raw link</a> <a href="&#106;avascript:alert(4)">entity link</a>
+
+<iframe src="https://evil.example/"></iframe>
+
+<style>body { display: none }</style>
+
+<svg onload=alert(5)><circle r=1 /></svg>
+
+<img src="https://tracker.example/x.png">
+
+<p style="position:fixed" onclick="alert(6)" class="evil wikilink">styled</p>
+
+<form action="https://evil.example/"><input name=x><button>go</button></form>
+
+<object data="x.swf"></object><embed src="x.swf"><math><mi>x</mi></math>
+
+<a href="https://ok.example/" onmouseover="alert(7)" target="_top" data-x="1">ok</a>
+
+<base href="https://evil.example/"><meta http-equiv="refresh" content="0;url=https://evil.example/">
+<link rel=stylesheet href="https://evil.example/x.css">
+
+[[Wanted" onmouseover="alert(8)]]
+"#;
+    let html = render(body).to_lowercase();
+    assert_inert(&html);
+    for forbidden in [
+        "<script",
+        "alert(1)",
+        "<img",
+        "onerror",
+        "javascript",
+        "data:",
+        "vbscript",
+        "<iframe",
+        "<style",
+        "display: none",
+        "<svg",
+        "onload",
+        "tracker.example",
+        "style=",
+        "onclick",
+        "<form",
+        "<input",
+        "<button",
+        ">go<",
+        "<object",
+        "<embed",
+        "<math",
+        "_top",
+        "data-x",
+        "<base",
+        "<meta",
+        "<link",
+        "evil.example",
+        "class=\"evil",
+    ] {
+        assert!(
+            !html.contains(forbidden),
+            "`{forbidden}` survived in:\n{html}"
+        );
+    }
+    // The harmless text is still there.
+    for kept in ["click", "click2", "raw link", "entity link", "styled", "ok"] {
+        assert!(html.contains(kept), "`{kept}` missing from:\n{html}");
+    }
+    assert!(html.contains("<p>styled</p>"), "{html}");
+    assert!(
+        html.contains("data-wanted=\"wanted&quot; onmouseover=&quot;alert(8)\""),
+        "{html}"
+    );
+}
+
+/// Parses rendered HTML back and checks every element and attribute against what the
+/// sanitiser promises: no active content whatever the text says.
+fn assert_inert(html: &str) {
+    const TAGS: &[&str] = &[
+        "html",
+        "body",
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "caption",
+        "code",
+        "dd",
+        "del",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "kbd",
+        "li",
+        "mark",
+        "ol",
+        "p",
+        "pre",
+        "q",
+        "s",
+        "samp",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "u",
+        "ul",
+    ];
+    let fragment = scraper::Html::parse_fragment(html);
+    for node in fragment.tree.values() {
+        let scraper::Node::Element(element) = node else {
+            continue;
+        };
+        assert!(
+            TAGS.contains(&element.name()),
+            "<{}> in {html}",
+            element.name()
+        );
+        for (name, value) in element.attrs() {
+            assert!(
+                !name.starts_with("on") && name != "style" && name != "src",
+                "{name}= in {html}"
+            );
+            if name == "href" {
+                let value = value.to_ascii_lowercase();
+                assert!(
+                    ["http:", "https:", "mailto:", "wikimind:", "#"]
+                        .iter()
+                        .any(|scheme| value.starts_with(scheme)),
+                    "href={value} in {html}"
+                );
+            }
+            if name == "target" {
+                assert_eq!(value, "_blank", "{html}");
+            }
+        }
+    }
+}
+
+/// A small deterministic generator, so the garbage test needs no extra dependency.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n as u64).unwrap_or(0)
+    }
+}
+
+#[test]
+fn garbage_never_panics_and_never_yields_active_content() {
+    const TOKENS: &[&str] = &[
+        "[[",
+        "]]",
+        "|",
+        "`",
+        "```\n",
+        "~~~",
+        "<",
+        ">",
+        "</",
+        "<a href=",
+        "javascript:",
+        "\n",
+        "\n\n",
+        " ",
+        "    ",
+        "#",
+        "*",
+        "_",
+        "[",
+        "]",
+        "(",
+        ")",
+        "!",
+        "[^1]",
+        "[^1]: ",
+        "- [ ] ",
+        "- [x] ",
+        "|---|",
+        "\0",
+        "é",
+        "𝔘",
+        "&",
+        "&#x0;",
+        "&amp",
+        "<script>",
+        "<img src=x ",
+        "onerror=",
+        "\r",
+        "\t",
+        "~~",
+        "http://x.y/",
+        "wikimind://",
+        "\\",
+        "\"",
+        "'",
+        "1. ",
+        "> ",
+        "---\n",
+        "<!--",
+        "-->",
+        "<svg>",
+        "<style>",
+        "word",
+        "Rust",
+        "cargo",
+    ];
+    let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..400 {
+        let length = random.below(120);
+        let mut input = String::new();
+        for _ in 0..length {
+            input.push_str(TOKENS[random.below(TOKENS.len())]);
+        }
+        let html = render(&input);
+        assert_inert(&html);
+        for link in wiki_links(&input) {
+            assert!(!link.target.is_empty() && link.target == link.target.trim());
+        }
+    }
+    // Arbitrary bytes, lossily decoded.
+    for _ in 0..200 {
+        let bytes: Vec<u8> = (0..random.below(300))
+            .map(|_| random.next() as u8)
+            .collect();
+        let input = String::from_utf8_lossy(&bytes);
+        assert_inert(&render(&input));
+        let _ = wiki_links(&input);
+    }
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    for markdown in [
+        "> ".repeat(2_000) + "deep",
+        "- ".repeat(2_000) + "deep",
+        "[".repeat(10_000) + &"]".repeat(10_000),
+        "*".repeat(10_000) + "x" + &"*".repeat(10_000),
+        "<div>".repeat(2_000) + "deep",
+    ] {
+        let html = render(&markdown);
+        assert!(!html.is_empty());
+        let _ = wiki_links(&markdown);
+    }
+}
+
+#[test]
+fn safe_html_serialises_as_a_string() {
+    let html = render("**x**");
+    assert_eq!(
+        serde_json::to_string(&html).unwrap(),
+        "\"<p><strong>x</strong></p>\\n\""
+    );
+    assert_eq!(SafeHtml::from_text("<b>").as_str(), "&lt;b&gt;");
+}

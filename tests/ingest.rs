@@ -1,0 +1,452 @@
+//! Ingestion of real files, folders and (local) web pages.
+
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use wikimind::ingest::{
+    fetch_url, ingest_path, IngestError, IngestOptions, SkipReason, SourceKind,
+};
+
+fn write(path: &Path, bytes: impl AsRef<[u8]>) {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).unwrap();
+    }
+    fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_markdown_file_keeps_its_text_with_bom_and_crlf_normalised() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.md");
+    write(&path, "\u{feff}intro\r\n# The Title\r\nbody\r\n");
+    let report = ingest_path(&path, &IngestOptions::default()).unwrap();
+    assert!(report.skipped.is_empty());
+    let [source] = report.sources.as_slice() else {
+        panic!("one source expected: {report:?}");
+    };
+    assert_eq!(source.kind, SourceKind::File);
+    assert_eq!(source.text, "intro\n# The Title\nbody\n");
+    assert_eq!(source.title.as_deref(), Some("The Title"));
+    let canonical = fs::canonicalize(&path).unwrap();
+    assert_eq!(source.origin, canonical.to_string_lossy());
+    assert!(Path::new(&source.origin).is_absolute());
+}
+
+#[test]
+fn titles_come_from_front_matter_then_the_file_stem() {
+    let dir = tempfile::tempdir().unwrap();
+    let front = dir.path().join("front.markdown");
+    write(
+        &front,
+        "---\ntitle: \"From: front matter\"\n---\nno heading here\n",
+    );
+    let stem = dir.path().join("Plain Notes.txt");
+    write(&stem, "# a txt heading is not a title\n");
+    let page = dir.path().join("page.HTM");
+    write(&page, "<title>Page title</title><p>Hello</p>");
+    let options = IngestOptions::default();
+    let title = |path: &Path| {
+        ingest_path(path, &options).unwrap().sources[0]
+            .title
+            .clone()
+    };
+    assert_eq!(title(&front).as_deref(), Some("From: front matter"));
+    assert_eq!(title(&stem).as_deref(), Some("Plain Notes"));
+    assert_eq!(title(&page).as_deref(), Some("Page title"));
+    let html = ingest_path(&page, &options).unwrap();
+    assert_eq!(html.sources[0].text, "Hello");
+}
+
+#[test]
+fn a_named_file_that_cannot_be_read_is_refused_with_path_and_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &[u8], &str)] = &[
+        ("binary.md", b"text\0more", "binary"),
+        (
+            "latin1.txt",
+            b"caf\xe9",
+            "not valid UTF-8 (first bad byte at offset 3)",
+        ),
+        ("blank.md", b" \n\t\r\n", "empty"),
+        ("empty.txt", b"", "empty"),
+        ("picture.png", b"\x89PNG", "unsupported file type"),
+        ("noext", b"text", "unsupported file type"),
+        (
+            "big.md",
+            &[b'a'; 2000],
+            "too large (2000 bytes, limit 1000)",
+        ),
+        ("scripts-only.html", b"<script>alert(1)</script>", "empty"),
+    ];
+    let options = IngestOptions {
+        max_bytes: 1000,
+        ..IngestOptions::default()
+    };
+    for (name, bytes, reason) in cases {
+        let path = dir.path().join(name);
+        write(&path, bytes);
+        let error = ingest_path(&path, &options).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains(name), "{name}: {message}");
+        assert!(message.contains(reason), "{name}: {message}");
+    }
+    let missing = ingest_path(dir.path().join("missing.md"), &options).unwrap_err();
+    assert!(matches!(missing, IngestError::NotFound { .. }), "{missing}");
+    assert!(missing.to_string().contains("missing.md"));
+}
+
+#[test]
+fn a_folder_is_read_in_order_and_reports_what_it_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(&root.join("b.md"), "# B\nbody b");
+    write(&root.join("a.txt"), "alpha");
+    write(&root.join("sub/c.html"), "<h1>C</h1><p>see</p>");
+    write(&root.join("sub/deeper/d.markdown"), "d");
+    write(&root.join("z.md"), "last");
+    write(&root.join(".hidden.md"), "secret");
+    write(&root.join(".git/config.md"), "git internals");
+    write(&root.join("image.png"), b"\x89PNG\r\n\x1a\n\0\0");
+    write(&root.join("nul.md"), b"a\0b");
+    write(&root.join("latin1.txt"), b"caf\xe9");
+    write(&root.join("blank.md"), "   \n");
+    write(&root.join("huge.md"), "x".repeat(5000));
+    let options = IngestOptions {
+        max_bytes: 4096,
+        ..IngestOptions::default()
+    };
+
+    let report = ingest_path(root, &options).unwrap();
+    let names: Vec<String> = report
+        .sources
+        .iter()
+        .map(|s| {
+            Path::new(&s.origin)
+                .strip_prefix(fs::canonicalize(root).unwrap())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "a.txt",
+            "b.md",
+            "sub/c.html",
+            "sub/deeper/d.markdown",
+            "z.md"
+        ]
+    );
+    assert_eq!(report.sources[2].text, "# C\n\nsee");
+
+    let skipped: Vec<(String, &str)> = report
+        .skipped
+        .iter()
+        .map(|s| {
+            (
+                s.path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                s.reason.label(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, &str)> = [
+        (".git", "hidden"),
+        (".hidden.md", "hidden"),
+        ("blank.md", "empty"),
+        ("huge.md", "too_large"),
+        ("image.png", "unsupported_extension"),
+        ("latin1.txt", "not_utf8"),
+        ("nul.md", "binary"),
+    ]
+    .into_iter()
+    .map(|(p, r)| (p.to_owned(), r))
+    .collect();
+    assert_eq!(skipped, want);
+    assert_eq!(
+        report.skipped_counts(),
+        [
+            ("binary", 1),
+            ("empty", 1),
+            ("hidden", 2),
+            ("not_utf8", 1),
+            ("too_large", 1),
+            ("unsupported_extension", 1)
+        ]
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["skipped"][3]["reason"]["reason"], "too_large");
+    assert_eq!(json["skipped"][3]["reason"]["limit"], 4096);
+    assert_eq!(json["sources"][0]["kind"], "file");
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_do_not_hang_and_files_are_read_once() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(&root.join("notes/one.md"), "one");
+    symlink(root.join("notes"), root.join("notes/loop")).unwrap();
+    symlink(root, root.join("notes/up")).unwrap();
+    symlink(root.join("notes/one.md"), root.join("alias.md")).unwrap();
+    symlink(root.join("nowhere.md"), root.join("dangling.md")).unwrap();
+    write(&root.join("self/x.txt"), "x");
+    symlink(root.join("self"), root.join("self/self")).unwrap();
+
+    let report = ingest_path(root, &IngestOptions::default()).unwrap();
+    let texts: Vec<&str> = report.sources.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(texts, ["one", "x"], "{report:#?}");
+    let reasons: Vec<&str> = report.skipped.iter().map(|s| s.reason.label()).collect();
+    assert_eq!(
+        reasons,
+        [
+            "not_a_file",
+            "already_seen",
+            "already_seen",
+            "already_seen",
+            "already_seen"
+        ],
+        "{report:#?}"
+    );
+    assert!(matches!(report.skipped[0].reason, SkipReason::NotAFile));
+    // The file reached first through a symlink is known by its real path.
+    let real = fs::canonicalize(root.join("notes/one.md")).unwrap();
+    assert_eq!(report.sources[0].origin, real.to_string_lossy());
+}
+
+#[test]
+fn an_empty_folder_gives_no_sources_and_no_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = ingest_path(dir.path(), &IngestOptions::default()).unwrap();
+    assert!(report.sources.is_empty() && report.skipped.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// Web pages, from a tiny HTTP/1.1 server on a local port.
+
+/// What the test server answers.
+#[derive(Clone)]
+enum Answer {
+    /// Status line, headers and body as given (`Content-Length` added).
+    Full {
+        status: &'static str,
+        headers: Vec<(&'static str, &'static str)>,
+        body: Vec<u8>,
+    },
+    /// A body that never ends and has no length.
+    Endless,
+    /// Accept the request and never answer.
+    Stall,
+}
+
+fn ok(content_type: &'static str, body: impl Into<Vec<u8>>) -> Answer {
+    Answer::Full {
+        status: "200 OK",
+        headers: vec![("Content-Type", content_type)],
+        body: body.into(),
+    }
+}
+
+/// Serves `answer` to every connection; returns the base URL.
+async fn serve(answer: Answer) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 1024];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buffer[..n]),
+                    }
+                }
+                match answer {
+                    Answer::Full {
+                        status,
+                        headers,
+                        body,
+                    } => {
+                        let mut head = format!("HTTP/1.1 {status}\r\n");
+                        for (name, value) in headers {
+                            head.push_str(&format!("{name}: {value}\r\n"));
+                        }
+                        head.push_str(&format!(
+                            "Content-Length: {}\r\nConnection: close\r\n\r\n",
+                            body.len()
+                        ));
+                        let _ = stream.write_all(head.as_bytes()).await;
+                        let _ = stream.write_all(&body).await;
+                    }
+                    Answer::Endless => {
+                        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\
+                                    Connection: close\r\n\r\n";
+                        if stream.write_all(head.as_bytes()).await.is_err() {
+                            return;
+                        }
+                        let chunk = vec![b'a'; 16 * 1024];
+                        while stream.write_all(&chunk).await.is_ok() {}
+                    }
+                    Answer::Stall => {
+                        tokio::time::sleep(Duration::from_secs(60)).await;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://{address}")
+}
+
+#[tokio::test]
+async fn an_html_page_becomes_readable_text_with_its_title() {
+    let page = b"<html><head><title>Caf\xe9 notes</title></head><body><nav>menu</nav>\
+                 <h1>Heading</h1><p>Cr\xe8me br\xfbl\xe9e &amp; more.</p></body></html>";
+    let base = serve(ok("text/html; charset=ISO-8859-1", page.to_vec())).await;
+    let source = fetch_url(
+        &format!("{base}/a/page.html#section"),
+        &IngestOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(source.kind, SourceKind::Url);
+    assert_eq!(source.origin, format!("{base}/a/page.html"));
+    assert_eq!(source.title.as_deref(), Some("Café notes"));
+    assert_eq!(source.text, "# Heading\n\nCrème brûlée & more.");
+}
+
+#[tokio::test]
+async fn a_meta_charset_is_honoured_when_the_header_has_none() {
+    let page = b"<meta charset=\"windows-1252\"><p>\x93quoted\x94</p>";
+    let base = serve(ok("text/html", page.to_vec())).await;
+    let source = fetch_url(&base, &IngestOptions::default()).await.unwrap();
+    assert_eq!(source.text, "\u{201c}quoted\u{201d}");
+}
+
+#[tokio::test]
+async fn markdown_and_plain_text_are_kept_as_they_are() {
+    let base = serve(ok(
+        "text/markdown; charset=utf-8",
+        "# Doc\r\n\r\n- item\r\n",
+    ))
+    .await;
+    let source = fetch_url(&base, &IngestOptions::default()).await.unwrap();
+    assert_eq!(source.text, "# Doc\n\n- item\n");
+    assert_eq!(source.title.as_deref(), Some("Doc"));
+
+    let base = serve(ok("text/plain", "<p>not html</p>")).await;
+    let source = fetch_url(&base, &IngestOptions::default()).await.unwrap();
+    assert_eq!(source.text, "<p>not html</p>");
+}
+
+#[tokio::test]
+async fn pdfs_images_and_binary_bodies_are_refused() {
+    for (content_type, body) in [
+        ("application/pdf", b"%PDF-1.7".to_vec()),
+        ("image/png", b"\x89PNG".to_vec()),
+        ("text/plain", b"looks\0binary".to_vec()),
+    ] {
+        let base = serve(ok(content_type, body)).await;
+        let error = fetch_url(&base, &IngestOptions::default())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error, IngestError::UnsupportedContentType { .. }),
+            "{content_type}: {error}"
+        );
+        assert!(error.to_string().contains(content_type), "{error}");
+        assert!(error.to_string().contains(&base), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn error_statuses_are_reported() {
+    let base = serve(Answer::Full {
+        status: "404 Not Found",
+        headers: vec![("Content-Type", "text/html")],
+        body: b"gone".to_vec(),
+    })
+    .await;
+    let error = fetch_url(&base, &IngestOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, IngestError::Status { status: 404, .. }),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_declared_length_over_the_limit_is_refused_before_downloading() {
+    let base = serve(ok("text/plain", vec![b'a'; 10_000])).await;
+    let options = IngestOptions {
+        max_bytes: 1000,
+        ..IngestOptions::default()
+    };
+    let error = fetch_url(&base, &options).await.unwrap_err();
+    assert!(
+        matches!(error, IngestError::ResponseTooLarge { limit: 1000, .. }),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn an_endless_body_stops_at_the_limit_while_streaming() {
+    let base = serve(Answer::Endless).await;
+    let options = IngestOptions {
+        max_bytes: 256 * 1024,
+        timeout: Duration::from_secs(20),
+    };
+    let started = Instant::now();
+    let error = fetch_url(&base, &options).await.unwrap_err();
+    assert!(
+        matches!(error, IngestError::ResponseTooLarge { .. }),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test]
+async fn a_silent_server_times_out() {
+    let base = serve(Answer::Stall).await;
+    let options = IngestOptions {
+        timeout: Duration::from_millis(300),
+        ..IngestOptions::default()
+    };
+    let error = fetch_url(&base, &options).await.unwrap_err();
+    assert!(matches!(error, IngestError::Timeout { .. }), "{error}");
+    assert!(error.to_string().contains(&base), "{error}");
+}
+
+#[tokio::test]
+async fn a_page_without_text_is_refused() {
+    let base = serve(ok("text/html", "<script>only()</script><nav>menu</nav>")).await;
+    let error = fetch_url(&base, &IngestOptions::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, IngestError::EmptyPage { .. }), "{error}");
+}
+
+#[tokio::test]
+async fn a_closed_port_is_a_clear_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let error = fetch_url(&format!("http://{address}/"), &IngestOptions::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, IngestError::Http { .. }), "{error}");
+    assert!(error.to_string().contains("check the address"), "{error}");
+}
