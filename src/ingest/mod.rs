@@ -36,19 +36,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// File extensions (lower case, without the dot) that [`ingest_path`] reads.
 pub const SUPPORTED_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "html", "htm"];
 
-/// Where a source came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SourceKind {
-    /// A file on disk (named directly or found in a folder).
-    File,
-    /// A web page downloaded over http or https.
-    Url,
-    /// Text pasted by the person.
-    Text,
-    /// Text read from standard input.
-    Stdin,
-}
+/// Where a source came from (the store's kind, shared so ingest and store agree).
+pub use crate::store::SourceKind;
 
 /// One source with readable text, ready to be compiled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
