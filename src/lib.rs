@@ -19,3 +19,4 @@ pub mod ingest;
 pub mod llm;
 pub mod render;
 pub mod store;
+pub mod wiki;

@@ -150,7 +150,11 @@ impl Wiki {
     /// A compiler with the configured providers.
     pub fn compiler(&self, settings: &Settings) -> Result<Arc<Compiler>> {
         let providers = providers_from_settings(settings)?;
-        Ok(Arc::new(Compiler::new(Arc::clone(&self.store), providers, settings.compile.clone())))
+        Ok(Arc::new(Compiler::new(
+            Arc::clone(&self.store),
+            providers,
+            settings.compile.clone(),
+        )))
     }
 
     /// An article by id or exact title.
@@ -161,6 +165,31 @@ impl Wiki {
         }
     }
 
+    /// Writes every article as a markdown file in `dir` (Obsidian-friendly).
+    pub fn export_markdown(&self, dir: &Path) -> Result<crate::export::ExportReport> {
+        let mut articles = Vec::new();
+        for summary in self.store.articles()? {
+            let Some(a) = self.store.article(summary.id)? else {
+                continue;
+            };
+            articles.push(crate::export::ExportArticle {
+                title: a.title,
+                summary: a.summary,
+                concepts: a.concepts,
+                sources: a.sources.into_iter().map(|s| s.origin).collect(),
+                confidence_mix: crate::export::ConfidenceMix {
+                    sourced: summary.claims.sourced,
+                    inferred: summary.claims.inferred,
+                    opinion: summary.claims.opinion,
+                },
+                body: a.body,
+                claims: a.claims,
+                open_questions: a.open_questions,
+            });
+        }
+        Ok(crate::export::export_markdown(dir, &articles)?)
+    }
+
     /// The article's body as sanitised HTML, its wiki links resolved.
     pub fn render(&self, article: &ArticleDetail) -> Result<SafeHtml> {
         let resolved: std::collections::HashMap<String, (i64, String)> = self
@@ -169,14 +198,15 @@ impl Wiki {
             .into_iter()
             .map(|a| (crate::store::normalize_title(&a.title), (a.id.0, a.title)))
             .collect();
-        Ok(render_article(&article.body, &|target: &str| {
-            match resolved.get(&crate::store::normalize_title(target)) {
+        Ok(render_article(
+            &article.body,
+            &|target: &str| match resolved.get(&crate::store::normalize_title(target)) {
                 Some((id, title)) => LinkTarget::Article {
                     id: *id,
                     title: title.clone(),
                 },
                 None => LinkTarget::Wanted,
-            }
-        }))
+            },
+        ))
     }
 }

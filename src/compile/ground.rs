@@ -38,7 +38,7 @@ impl GroundingIndex {
     pub fn contains(&self, quote: &str) -> bool {
         let pieces: Vec<String> = split_ellipsis(quote)
             .into_iter()
-            .map(|p| normalise(p))
+            .map(normalise)
             .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
             .filter(|p| !p.is_empty())
             .collect();

@@ -80,13 +80,10 @@ pub fn build_prompt(input: &PromptInput<'_>) -> Prompt {
         user.push_str(&shown.join(", "));
         user.push_str("\n\n");
     }
-    match input.source_title {
-        Some(t) => {
-            user.push_str("Source title: ");
-            user.push_str(t);
-            user.push('\n');
-        }
-        None => {}
+    if let Some(t) = input.source_title {
+        user.push_str("Source title: ");
+        user.push_str(t);
+        user.push('\n');
     }
     user.push_str("Source:\n<<<SOURCE\n");
     user.push_str(input.source_text.trim_end());

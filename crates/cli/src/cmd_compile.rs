@@ -60,7 +60,12 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
     }
     let mut ids: Vec<SourceId> = Vec::new();
     if args.sources.is_empty() {
-        ids.extend(store.sources_to_compile(args.force)?.into_iter().map(|s| s.id));
+        ids.extend(
+            store
+                .sources_to_compile(args.force)?
+                .into_iter()
+                .map(|s| s.id),
+        );
     } else {
         for key in &args.sources {
             let id = context::find_source(&wiki, key)?;
@@ -88,7 +93,11 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
         }
     }
 
-    let queued_before = store.jobs()?.iter().filter(|j| j.state.as_str() == "queued").count();
+    let queued_before = store
+        .jobs()?
+        .iter()
+        .filter(|j| j.state.as_str() == "queued")
+        .count();
     if ids.is_empty() && queued_before == 0 {
         if global.json {
             print_json(&Vec::<()>::new())?;
@@ -133,24 +142,36 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
                     "compiled  #{:<4} {}{}",
                     r.source_id,
                     r.title.as_deref().unwrap_or(""),
-                    if r.truncated { "  (from a cut-off answer)" } else { "" }
+                    if r.truncated {
+                        "  (from a cut-off answer)"
+                    } else {
+                        ""
+                    }
                 )?;
                 for w in &r.warnings {
                     writeln!(out, "          note: {w}")?;
                 }
             } else {
-                writeln!(out, "failed    #{:<4} {}", r.source_id, r.reason.as_deref().unwrap_or("unknown reason"))?;
+                writeln!(
+                    out,
+                    "failed    #{:<4} {}",
+                    r.source_id,
+                    r.reason.as_deref().unwrap_or("unknown reason")
+                )?;
             }
         }
         let ok = reports.iter().filter(|r| r.ok).count();
         writeln!(out, "{ok} compiled, {} failed", reports.len() - ok)?;
     }
     if cancel.is_cancelled() {
-        eprintln!("interrupted: unfinished compiles stay queued and resume with `wikimind compile`");
+        eprintln!(
+            "interrupted: unfinished compiles stay queued and resume with `wikimind compile`"
+        );
         return Ok(Done::Failed);
     }
     let ok: HashMap<SourceId, bool> = reports.iter().map(|r| (r.source_id, r.ok)).collect();
-    let all_ok = ids.iter().all(|id| ok.get(id).copied().unwrap_or(false)) && reports.iter().all(|r| r.ok);
+    let all_ok =
+        ids.iter().all(|id| ok.get(id).copied().unwrap_or(false)) && reports.iter().all(|r| r.ok);
     Ok(if all_ok { Done::Success } else { Done::Failed })
 }
 
@@ -169,21 +190,33 @@ impl Display {
     }
 
     fn update(&self, p: &Progress) {
-        let Ok(mut state) = self.state.lock() else { return };
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
         let title = p.title.as_deref().unwrap_or("");
         let line = match p.stage {
-            Stage::Prompting => format!("#{} prompting {} (attempt {})", p.source_id, p.provider, p.attempt),
+            Stage::Prompting => format!(
+                "#{} prompting {} (attempt {})",
+                p.source_id, p.provider, p.attempt
+            ),
             Stage::Receiving => format!("#{} receiving {} chars {title}", p.source_id, p.chars),
             Stage::Parsing => format!("#{} parsing {} chars", p.source_id, p.chars),
             Stage::Saving => format!("#{} saving {title}", p.source_id),
             Stage::Compiled => format!("#{} compiled {title}", p.source_id),
-            Stage::Failed => format!("#{} failed: {}", p.source_id, p.message.as_deref().unwrap_or("")),
+            Stage::Failed => format!(
+                "#{} failed: {}",
+                p.source_id,
+                p.message.as_deref().unwrap_or("")
+            ),
         };
         match &self.bars {
             Some(multi) => {
                 let entry = state.entry(p.source_id).or_insert_with(|| {
                     let bar = multi.add(ProgressBar::new_spinner());
-                    bar.set_style(ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+                    bar.set_style(
+                        ProgressStyle::with_template("{spinner} {msg}")
+                            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                    );
                     bar.enable_steady_tick(std::time::Duration::from_millis(120));
                     (bar, p.stage)
                 });

@@ -62,12 +62,29 @@ pub fn run(global: &Global, args: IngestArgs) -> anyhow::Result<Done> {
     } else {
         let mut out = std::io::stdout().lock();
         for s in &all.sources {
-            writeln!(out, "{:>9}  #{:<4} {}", s.outcome, s.source_id, s.title.as_deref().unwrap_or(&s.origin))?;
+            writeln!(
+                out,
+                "{:>9}  #{:<4} {}",
+                s.outcome,
+                s.source_id,
+                s.title.as_deref().unwrap_or(&s.origin)
+            )?;
         }
         let added = all.sources.iter().filter(|s| s.outcome == "added").count();
-        let changed = all.sources.iter().filter(|s| s.outcome == "changed").count();
-        let unchanged = all.sources.iter().filter(|s| s.outcome == "unchanged").count();
-        writeln!(out, "{added} added, {changed} changed, {unchanged} unchanged")?;
+        let changed = all
+            .sources
+            .iter()
+            .filter(|s| s.outcome == "changed")
+            .count();
+        let unchanged = all
+            .sources
+            .iter()
+            .filter(|s| s.outcome == "unchanged")
+            .count();
+        writeln!(
+            out,
+            "{added} added, {changed} changed, {unchanged} unchanged"
+        )?;
         if !all.skipped.is_empty() {
             let mut counts = std::collections::BTreeMap::new();
             for s in &all.skipped {

@@ -45,7 +45,12 @@ pub fn export(global: &Global, args: ExportArgs) -> anyhow::Result<Done> {
     if global.json {
         print_json(&report)?;
     } else {
-        writeln!(std::io::stdout(), "wrote {} article(s) to {}", report.files.len(), args.dir.display())?;
+        writeln!(
+            std::io::stdout(),
+            "wrote {} article(s) to {}",
+            report.files.len(),
+            args.dir.display()
+        )?;
     }
     Ok(Done::Success)
 }
@@ -78,7 +83,11 @@ pub fn providers(global: &Global, args: ProvidersArgs) -> anyhow::Result<Done> {
                 Ok(models) => {
                     let names: Vec<String> = models.into_iter().map(|m| m.name).collect();
                     row["reachable"] = json!(true);
-                    row["model_available"] = json!(names.is_empty() || names.iter().any(|n| n == &cfg.model || n.split(':').next() == Some(cfg.model.as_str())));
+                    row["model_available"] = json!(
+                        names.is_empty()
+                            || names.iter().any(|n| n == &cfg.model
+                                || n.split(':').next() == Some(cfg.model.as_str()))
+                    );
                     row["models"] = json!(names);
                 }
                 Err(e) => {
@@ -107,10 +116,25 @@ pub fn providers(global: &Global, args: ProvidersArgs) -> anyhow::Result<Done> {
                 match row.get("error").and_then(|e| e.as_str()) {
                     Some(e) => writeln!(out, "  not reachable: {e}")?,
                     None => {
-                        let models: Vec<&str> = row["models"].as_array().map(|m| m.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
-                        writeln!(out, "  reachable; models: {}", if models.is_empty() { "(none listed)".to_string() } else { models.join(", ") })?;
+                        let models: Vec<&str> = row["models"]
+                            .as_array()
+                            .map(|m| m.iter().filter_map(|v| v.as_str()).collect())
+                            .unwrap_or_default();
+                        writeln!(
+                            out,
+                            "  reachable; models: {}",
+                            if models.is_empty() {
+                                "(none listed)".to_string()
+                            } else {
+                                models.join(", ")
+                            }
+                        )?;
                         if row["model_available"] == json!(false) {
-                            writeln!(out, "  the model {} is not on this server", row["model"].as_str().unwrap_or(""))?;
+                            writeln!(
+                                out,
+                                "  the model {} is not on this server",
+                                row["model"].as_str().unwrap_or("")
+                            )?;
                         }
                     }
                 }

@@ -57,7 +57,11 @@ pub fn list(global: &Global) -> anyhow::Result<Done> {
         )?;
     }
     let counts = wiki.store().counts()?;
-    writeln!(out, "{} articles from {} sources; {} wanted pages", counts.articles, counts.sources, counts.wanted)?;
+    writeln!(
+        out,
+        "{} articles from {} sources; {} wanted pages",
+        counts.articles, counts.sources, counts.wanted
+    )?;
     Ok(Done::Success)
 }
 
@@ -94,7 +98,11 @@ struct ShowJson<'a> {
 pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
     let Some(a) = wiki.article(&args.key)? else {
-        return Err(UsageError(format!("no article titled {:?} (see `wikimind list`)", args.key)).into());
+        return Err(UsageError(format!(
+            "no article titled {:?} (see `wikimind list`)",
+            args.key
+        ))
+        .into());
     };
     if global.json {
         print_json(&ShowJson {
@@ -181,7 +189,11 @@ pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
         writeln!(out)?;
     }
     for s in &a.sources {
-        writeln!(out, "Source: {} (compiled {} by {} {})", s.origin, s.compiled_at, s.provider, s.model)?;
+        writeln!(
+            out,
+            "Source: {} (compiled {} by {} {})",
+            s.origin, s.compiled_at, s.provider, s.model
+        )?;
     }
     Ok(Done::Success)
 }
