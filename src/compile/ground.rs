@@ -2,8 +2,8 @@
 //!
 //! Text is normalised before matching (case, whitespace, curly quotes and dashes,
 //! punctuation at the quote's ends), a quote with `...` is matched piece by piece, and
-//! small differences are allowed for longer quotes: at least 80% of the quote's word pairs
-//! must appear in the source, and its longest exact run must be at least half of it. A
+//! small differences are allowed for quotes of six words or more: at least 80% of the
+//! quote's word pairs must appear in the source, and one exact run must cover 60% of it. A
 //! quote not found downgrades the claim to `inferred`, keeping the quote, with
 //! `grounded: false`; a reader never sees an invented quote labelled sourced.
 
@@ -22,11 +22,7 @@ impl GroundingIndex {
     /// Normalises and indexes `source`.
     pub fn new(source: &str) -> GroundingIndex {
         let text = normalise(source);
-        let words: Vec<String> = text
-            .split(' ')
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect();
+        let words: Vec<String> = words_of(&text).map(str::to_string).collect();
         let pairs = words
             .windows(2)
             .map(|w| (w[0].clone(), w[1].clone()))
@@ -52,8 +48,8 @@ impl GroundingIndex {
         if self.text.contains(piece) {
             return true;
         }
-        let words: Vec<&str> = piece.split(' ').filter(|w| !w.is_empty()).collect();
-        if words.len() < 4 {
+        let words: Vec<&str> = words_of(piece).collect();
+        if words.len() < 6 {
             return false;
         }
         let pairs: Vec<(String, String)> = words
@@ -64,8 +60,8 @@ impl GroundingIndex {
         if hits * 5 < pairs.len() * 4 {
             return false;
         }
-        // The pairs must also line up: the longest exact run covers half the quote.
-        self.longest_run(&words) * 2 >= words.len()
+        // The pairs must also line up: one exact run covers 60% of the quote.
+        self.longest_run(&words) * 5 >= words.len() * 3
     }
 
     fn longest_run(&self, quote: &[&str]) -> usize {
@@ -112,6 +108,12 @@ pub fn ground_claims(claims: &[Claim], source: &str) -> Vec<CheckedClaim> {
             }
         })
         .collect()
+}
+
+/// The words of normalised text: runs of letters and digits.
+fn words_of(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
 }
 
 fn split_ellipsis(quote: &str) -> Vec<&str> {
