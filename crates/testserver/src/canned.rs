@@ -5,17 +5,35 @@ use serde_json::{json, Value};
 
 /// Builds a `CompilationResult`-shaped JSON answer from the last user message.
 ///
-/// The title is the first non-empty line (without markdown `#`), the summary its first
-/// sentence, and up to three sentences become `sourced` claims whose `quote` is copied
-/// verbatim from the message, so a grounding check against the same text passes.
+/// When the message holds WikiMind's source markers (`<<<SOURCE` … `SOURCE>>>`) only the
+/// source between them is read. The title is its first markdown heading (else its first
+/// non-empty line), the summary its first sentence, up to three sentences become `sourced`
+/// claims whose `quote` is copied verbatim, and every line of the source holding a
+/// `[[wiki link]]` is carried into the body, so links between notes survive compilation.
 pub fn compilation_answer(user_message: &str) -> String {
-    let title = user_message
-        .lines()
-        .map(|l| l.trim().trim_start_matches('#').trim())
-        .find(|l| !l.is_empty())
-        .map(|l| truncate_chars(l, 80))
+    let source = match (
+        user_message.find("<<<SOURCE\n"),
+        user_message.rfind("\nSOURCE>>>"),
+    ) {
+        (Some(a), Some(b)) if a + 10 <= b => &user_message[a + 10..b],
+        _ => user_message,
+    };
+    let first_line = |heading_only: bool| {
+        source
+            .lines()
+            .map(str::trim)
+            .filter(|l| !heading_only || l.starts_with('#'))
+            .map(|l| l.trim_start_matches('#').trim())
+            .find(|l| !l.is_empty())
+            .map(|l| truncate_chars(l, 80))
+    };
+    let title = first_line(true)
+        .or_else(|| first_line(false))
         .unwrap_or_else(|| "Untitled".to_string());
-    let sentences = sentences(user_message);
+    let sentences: Vec<String> = sentences(source)
+        .into_iter()
+        .filter(|s| !s.contains("[[") && *s != title)
+        .collect();
     let summary = sentences
         .first()
         .map(|s| truncate_chars(s, 300))
@@ -25,13 +43,17 @@ pub fn compilation_answer(user_message: &str) -> String {
         .take(3)
         .map(|s| json!({"claim": s, "confidence": "sourced", "quote": s}))
         .collect();
-    let body = format!("{summary}\n\nSee also [[Index]].");
+    let mut body = summary.clone();
+    for line in source.lines().filter(|l| l.contains("[[")) {
+        body.push_str("\n\n");
+        body.push_str(line.trim());
+    }
     json!({
         "title": title,
         "summary": summary,
         "key_claims": claims,
         "concepts": ["Testing"],
-        "backlink_suggestions": ["Index"],
+        "backlink_suggestions": [],
         "open_questions": [],
         "article_body": body,
     })
@@ -81,6 +103,21 @@ mod tests {
         let claims = answer["key_claims"].as_array().unwrap();
         assert_eq!(claims.len(), 2, "{claims:?}");
         assert!(prompt.contains(claims[0]["quote"].as_str().unwrap()));
+    }
+
+    #[test]
+    fn reads_only_the_source_and_keeps_its_links() {
+        let prompt = "Articles already in the wiki:\n- Other\n\nSource:\n<<<SOURCE\n# Espresso\n\nEspresso is brewed under nine bars of pressure. See [[Grind Size]] for more.\nSOURCE>>>\n\nWrite it.";
+        let answer: Value = serde_json::from_str(&compilation_answer(prompt)).unwrap();
+        assert_eq!(answer["title"], "Espresso");
+        assert!(answer["article_body"]
+            .as_str()
+            .unwrap()
+            .contains("See [[Grind Size]] for more."));
+        assert_eq!(
+            answer["key_claims"][0]["quote"],
+            "Espresso is brewed under nine bars of pressure."
+        );
     }
 
     #[test]
