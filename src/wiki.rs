@@ -147,6 +147,15 @@ impl Wiki {
         })
     }
 
+    /// Stores text read from standard input.
+    pub fn ingest_stdin(&self, text: &str, title: Option<&str>) -> Result<IngestSummary> {
+        let source = ingest::ingest_stdin(text, title)?;
+        Ok(IngestSummary {
+            sources: self.add_sources(std::slice::from_ref(&source))?,
+            skipped: Vec::new(),
+        })
+    }
+
     /// A compiler with the configured providers.
     pub fn compiler(&self, settings: &Settings) -> Result<Arc<Compiler>> {
         let providers = providers_from_settings(settings)?;

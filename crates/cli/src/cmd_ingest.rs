@@ -39,7 +39,7 @@ pub fn run(global: &Global, args: IngestArgs) -> anyhow::Result<Done> {
             std::io::stdin()
                 .read_to_string(&mut text)
                 .map_err(|e| anyhow::anyhow!("cannot read standard input as UTF-8 text: {e}"))?;
-            wiki.ingest_text(&text, args.title.as_deref())
+            wiki.ingest_stdin(&text, args.title.as_deref())
         } else if input.starts_with("http://") || input.starts_with("https://") {
             rt.block_on(wiki.ingest_url(input, &options))
         } else {

@@ -85,6 +85,16 @@ impl RecordedRequest {
             .to_string()
     }
 
+    /// The first user message (the one a compile prompt carries its source in).
+    pub fn first_user_message(&self) -> String {
+        self.body["messages"]
+            .as_array()
+            .and_then(|m| m.iter().find(|m| m["role"] == "user"))
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    }
+
     fn route(&self) -> &str {
         self.path.split('?').next().unwrap_or_default()
     }
@@ -419,7 +429,7 @@ fn next_reply(shared: &Shared, req: &RecordedRequest) -> Reply {
     if let Some(reply) = shared.responder.as_ref().and_then(|f| f(req)) {
         return reply;
     }
-    Reply::text(canned::compilation_answer(&req.user_message())).chunk_chars(16)
+    Reply::text(canned::compilation_answer(&req.first_user_message())).chunk_chars(16)
 }
 
 async fn send_text(stream: &mut TcpStream, status: u16, text: &str) -> std::io::Result<()> {

@@ -1,0 +1,425 @@
+//! The whole flow through the real binary: ingest, compile against a local server speaking
+//! the Ollama (or OpenAI) protocol, browse, remove, export — in a temp data dir.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use wikimind_testserver::{Finish, Reply, TestServer};
+
+struct Env {
+    dir: tempfile::TempDir,
+    base_url: String,
+    provider: &'static str,
+}
+
+impl Env {
+    fn new(server: &TestServer) -> Env {
+        Env {
+            dir: tempfile::tempdir().unwrap(),
+            base_url: server.url(),
+            provider: "ollama",
+        }
+    }
+
+    fn data(&self) -> std::path::PathBuf {
+        self.dir.path().join("data")
+    }
+
+    fn notes(&self) -> std::path::PathBuf {
+        self.dir.path().join("notes")
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::cargo_bin("wikimind").unwrap();
+        c.env_clear()
+            .env("HOME", self.dir.path())
+            .env("WIKIMIND_DATA_DIR", self.data())
+            .env("WIKIMIND_BASE_URL", &self.base_url)
+            .env("WIKIMIND_PROVIDER", self.provider)
+            .timeout(std::time::Duration::from_secs(120));
+        c
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let out = self
+            .cmd()
+            .arg("--json")
+            .args(args)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        serde_json::from_slice(&out)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out)))
+    }
+
+    fn write_note(&self, name: &str, text: &str) {
+        let path = self.notes().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+fn titles(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn ingest_compile_browse_links_and_backlinks() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    env.write_note("espresso.md", "# Espresso\n\nEspresso is brewed under nine bars of pressure. It depends on [[Grind Size]] and is the base of a [[Flat White]].\n");
+    env.write_note("grind.md", "# Grind Size\n\nA finer grind slows the flow of water. Espresso needs a fine grind, see [[Espresso]].\n");
+    env.write_note(".hidden.md", "# Hidden\n\nNot read.\n");
+    env.write_note("image.png", "\u{0}\u{1}PNG");
+
+    let ingested = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(ingested["sources"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        ingested["skipped"].as_array().unwrap().len(),
+        2,
+        "{ingested}"
+    );
+
+    // Re-ingesting is idempotent.
+    let again = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert!(again["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["outcome"] == "unchanged"));
+
+    let reports = env.json(&["compile"]);
+    assert_eq!(reports.as_array().unwrap().len(), 2);
+    assert!(
+        reports.as_array().unwrap().iter().all(|r| r["ok"] == true),
+        "{reports}"
+    );
+    // Ollama got the schema as `format` and a sized context.
+    let chats = server.chat_requests();
+    assert_eq!(chats.len(), 2);
+    assert_eq!(
+        chats[0].body["format"]["properties"]["key_claims"]["type"],
+        "array"
+    );
+    assert!(chats[0].body["options"]["num_ctx"].as_u64().unwrap() >= 2048);
+
+    assert_eq!(titles(&env.json(&["list"])), vec!["Espresso", "Grind Size"]);
+    let espresso = env.json(&["show", "espresso"]);
+    let links = espresso["links"].as_array().unwrap();
+    let grind = links.iter().find(|l| l["target"] == "Grind Size").unwrap();
+    assert!(
+        grind["article_id"].is_number(),
+        "the link to an existing article resolves"
+    );
+    let flat = links.iter().find(|l| l["target"] == "Flat White").unwrap();
+    assert!(
+        flat["article_id"].is_null(),
+        "a link to a missing page stays wanted"
+    );
+    let backlinks = espresso["backlinks"].as_array().unwrap();
+    assert_eq!(backlinks[0]["title"], "Grind Size");
+    assert!(backlinks[0]["context"]
+        .as_str()
+        .unwrap()
+        .contains("Espresso needs a fine grind"));
+    let claim = &espresso["key_claims"][0];
+    assert_eq!(claim["confidence"], "sourced");
+    assert_eq!(claim["grounded"], true);
+
+    // The wanted page resolves when that article is compiled later.
+    env.write_note(
+        "flat-white.md",
+        "# Flat White\n\nA flat white is espresso with thin steamed milk.\n",
+    );
+    env.json(&["ingest", env.notes().to_str().unwrap()]);
+    env.cmd().args(["compile"]).assert().success();
+    let espresso = env.json(&["show", "Espresso"]);
+    let flat = espresso["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["target"] == "Flat White")
+        .unwrap()
+        .clone();
+    assert!(flat["article_id"].is_number(), "{espresso}");
+
+    // Search finds a word from a body.
+    let hits = env.json(&["search", "pressure"]);
+    assert_eq!(hits[0]["title"], "Espresso");
+
+    // Rendered HTML is sanitised and links navigate inside the app.
+    env.cmd()
+        .args(["show", "Espresso", "--html"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("href=\"wikimind://article/"));
+
+    // Removing a source turns links to its article back into wanted pages.
+    env.cmd().args(["rm", "Flat White"]).assert().success();
+    let espresso = env.json(&["show", "Espresso"]);
+    let flat = espresso["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["target"] == "Flat White")
+        .unwrap()
+        .clone();
+    assert!(flat["article_id"].is_null());
+
+    // Export writes one markdown file per article with front matter.
+    let out = env.dir.path().join("export");
+    env.cmd()
+        .args(["export", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(out.join("Espresso.md")).unwrap();
+    assert!(text.starts_with("---\n"), "{text}");
+    assert!(text.contains("[[Grind Size]]"));
+}
+
+#[test]
+fn changed_source_is_stale_and_recompiles_in_place() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    env.write_note(
+        "a.md",
+        "# Alpha\n\nThe first version says one thing clearly.\n",
+    );
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    env.cmd().args(["compile"]).assert().success();
+    let before = env.json(&["show", "Alpha"]);
+    env.write_note(
+        "a.md",
+        "# Alpha\n\nThe second version says another thing entirely.\n",
+    );
+    let again = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(again["sources"][0]["outcome"], "changed");
+    let sources = env.json(&["sources"]);
+    assert_eq!(sources[0]["status"], "stale");
+    env.cmd().args(["compile"]).assert().success();
+    let after = env.json(&["show", "Alpha"]);
+    assert_eq!(
+        before["id"], after["id"],
+        "recompiling keeps the article's identity"
+    );
+    assert!(after["summary"]
+        .as_str()
+        .unwrap()
+        .contains("second version"));
+}
+
+#[test]
+fn invalid_answers_are_retried_with_feedback_then_stored() {
+    let server = TestServer::start();
+    server.push(Reply::text("I'm sorry, I can only answer in prose."));
+    server.push(Reply::text("{\"title\": \"Half\", \"summary\": \"cut"));
+    let env = Env::new(&server);
+    env.write_note(
+        "n.md",
+        "# Note\n\nThis note has a sentence worth quoting here.\n",
+    );
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    let reports = env.json(&["compile"]);
+    assert_eq!(reports[0]["ok"], true, "{reports}");
+    assert_eq!(reports[0]["calls"], 3);
+    let chats = server.chat_requests();
+    assert_eq!(chats.len(), 3);
+    // The second call carries the first answer and what was wrong with it.
+    let messages = chats[1].body["messages"].as_array().unwrap();
+    assert_eq!(messages[2]["role"], "assistant");
+    assert!(messages[3]["content"]
+        .as_str()
+        .unwrap()
+        .contains("no JSON value found"));
+}
+
+#[test]
+fn an_answer_that_never_validates_marks_the_source_failed_keeping_the_raw_answer() {
+    let server = TestServer::builder()
+        .responder(|_| Some(Reply::text("no json here, sorry")))
+        .start();
+    let env = Env::new(&server);
+    env.write_note("n.md", "# Note\n\nSome text.\n");
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    env.cmd()
+        .args(["compile"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("failed"))
+        .stdout(predicate::str::contains("no JSON value found"));
+    let sources = env.json(&["sources"]);
+    assert_eq!(sources[0]["status"], "failed");
+    assert!(sources[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("could not be made valid"));
+    assert_eq!(server.chat_requests().len(), 3, "one call and two retries");
+}
+
+#[test]
+fn truncated_answer_with_every_required_field_is_kept_and_marked() {
+    let server = TestServer::start();
+    server.push(
+        Reply::text(r#"{"title": "Cut", "summary": "S.", "key_claims": [], "article_body": "The body was going on and on"#)
+            .finish(Finish::Length),
+    );
+    let env = Env::new(&server);
+    env.write_note("n.md", "# Cut\n\nA text.\n");
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    let reports = env.json(&["compile"]);
+    assert_eq!(reports[0]["ok"], true);
+    assert_eq!(reports[0]["truncated"], true);
+    assert_eq!(env.json(&["show", "Cut"])["truncated"], true);
+}
+
+#[test]
+fn provider_down_says_what_to_start() {
+    // A port with nothing listening.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let server = TestServer::start();
+    let mut env = Env::new(&server);
+    env.base_url = format!("http://127.0.0.1:{port}");
+    env.write_note("n.md", "# Note\n\nText.\n");
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    env.cmd()
+        .args(["compile"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "Ollama is not running at http://127.0.0.1:{port}"
+        )))
+        .stderr(predicate::str::contains("ollama serve"));
+    // Nothing was lost or marked failed.
+    assert_eq!(env.json(&["sources"])[0]["status"], "pending");
+}
+
+#[test]
+fn falls_back_to_the_next_provider_on_invalid_answers() {
+    let bad = TestServer::builder()
+        .responder(|_| Some(Reply::text("prose only")))
+        .start();
+    let good = TestServer::builder().models(["backup"]).start();
+    let env = Env::new(&bad);
+    let config = env.dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("[compile]\nretries = 0\n\n[[fallback]]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"backup\"\n", good.openai_url()),
+    )
+    .unwrap();
+    env.write_note(
+        "n.md",
+        "# Note\n\nThe backup server writes this article well.\n",
+    );
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    let out = env
+        .cmd()
+        .env("WIKIMIND_CONFIG", &config)
+        .args(["--json", "compile"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let reports: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(reports[0]["provider"], "openai:backup", "{reports}");
+    assert_eq!(bad.chat_requests().len(), 1);
+    let chats = good.chat_requests();
+    assert_eq!(chats[0].body["response_format"]["type"], "json_schema");
+}
+
+#[test]
+fn openai_compatible_server_with_json_object_fallback() {
+    let server = TestServer::builder().reject_json_schema(true).start();
+    let mut env = Env::new(&server);
+    env.base_url = server.openai_url();
+    env.provider = "openai";
+    env.write_note(
+        "n.md",
+        "# Note\n\nThe server only knows json_object mode.\n",
+    );
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    let reports = env.json(&["compile"]);
+    assert_eq!(reports[0]["ok"], true, "{reports}");
+    let kinds: Vec<Value> = server
+        .chat_requests()
+        .iter()
+        .map(|r| r.body["response_format"]["type"].clone())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![Value::from("json_schema"), Value::from("json_object")]
+    );
+}
+
+#[test]
+fn unknown_source_and_article_are_usage_errors() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    env.cmd()
+        .args(["show", "Nothing"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no article titled"));
+    env.cmd()
+        .args(["compile", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no source matches"));
+    env.cmd()
+        .args(["ingest", "/definitely/missing/file.md"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("/definitely/missing/file.md"));
+}
+
+#[test]
+fn stdin_ingest_and_binary_file_refused() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    env.cmd()
+        .args(["ingest", "-", "--title", "Pasted"])
+        .write_stdin("Some pasted text about tea.")
+        .assert()
+        .success();
+    assert_eq!(env.json(&["sources"])[0]["kind"], "stdin");
+    let bin = env.dir.path().join("blob.md");
+    std::fs::write(&bin, [0u8, 159, 146, 150, 0, 1, 2]).unwrap();
+    env.cmd()
+        .args(["ingest", bin.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("blob.md"));
+    assert!(Path::new(&env.data()).join("wikimind.db").exists());
+}
