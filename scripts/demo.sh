@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The main job: set up, build wikimind, compile the example notes in examples/ into a wiki
+# (in ./demo-wiki, never your own), and show it.
+#
+#   bash scripts/demo.sh                     # against Ollama (or WIKIMIND_BASE_URL)
+#   bash scripts/demo.sh --with-test-server  # no model at hand: a scripted stand-in
+#                                            # that copies sentences from the notes
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+use_test_server=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-test-server) use_test_server=1 ;;
+    *) echo "unknown option: $arg" >&2; exit 2 ;;
+  esac
+done
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wikimind/target}"
+bash scripts/setup.sh
+cargo build --release -q -p wikimind-cli -p wikimind-testserver
+bin="$CARGO_TARGET_DIR/release"
+export WIKIMIND_DATA_DIR="${WIKIMIND_DATA_DIR:-$PWD/demo-wiki}"
+
+if [ "$use_test_server" = 1 ]; then
+  url_file=$(mktemp)
+  "$bin/wikimind-testserver" --port 0 >"$url_file" 2>/dev/null &
+  server_pid=$!
+  trap 'kill $server_pid 2>/dev/null || true; rm -f "$url_file"' EXIT
+  for _ in $(seq 50); do [ -s "$url_file" ] && break; sleep 0.1; done
+  export WIKIMIND_PROVIDER=ollama WIKIMIND_BASE_URL="$(head -n 1 "$url_file")"
+  echo "using the scripted test server at $WIKIMIND_BASE_URL (not a real model)"
+fi
+
+if ! "$bin/wikimind" providers --test; then
+  cat >&2 <<'MSG'
+
+No model server is reachable, so nothing can be compiled yet. Either:
+  - start Ollama:   ollama serve   (and once: ollama pull qwen2.5:3b)
+  - or point WikiMind at an OpenAI-compatible server (llama.cpp, LM Studio, vLLM):
+      WIKIMIND_PROVIDER=openai WIKIMIND_BASE_URL=http://127.0.0.1:8080/v1 bash scripts/demo.sh
+  - or try the pipeline with a scripted stand-in:  bash scripts/demo.sh --with-test-server
+MSG
+  exit 1
+fi
+
+echo "== ingesting examples/ into $WIKIMIND_DATA_DIR"
+"$bin/wikimind" ingest examples
+echo "== compiling"
+"$bin/wikimind" compile
+echo "== the wiki"
+"$bin/wikimind" list
+first=$("$bin/wikimind" --json list | sed -n 's/^\[{"id":[0-9]*,"source_id":[0-9]*,"title":"\([^"]*\)".*/\1/p')
+if [ -n "$first" ]; then
+  echo "== one article"
+  "$bin/wikimind" show "$first"
+fi

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian/Ubuntu machine lacks to build WikiMind: a C toolchain for the
+# bundled SQLite, pkg-config, and libdbus (the OS keyring for API keys). Idempotent.
+set -euo pipefail
+
+packages=(build-essential pkg-config libdbus-1-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
+  echo "installing: ${missing[*]}"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "cargo is not installed: install Rust from https://rustup.rs and run this again" >&2
+  exit 1
+fi
