@@ -93,7 +93,14 @@ pub fn providers_from_settings(settings: &Settings) -> Result<Vec<ProviderSlot>,
                         max_retries: c.transport_retries,
                         ..RetryPolicy::default()
                     },
-                    api_key: p.api_key.clone(),
+                    api_key: match p.kind {
+                        // Ollama takes no key; an OpenAI-compatible server may, from the
+                        // environment or else the OS keyring (keyed by its base URL).
+                        llm::ProviderKind::Ollama => p.api_key.clone(),
+                        _ => {
+                            llm::api_key(&p.base_url, &llm::SystemKeyring::new(), p.api_key.clone())
+                        }
+                    },
                 },
             )?;
             Ok(ProviderSlot {
