@@ -21,3 +21,25 @@ fn floats_survive_a_round_trip() {
     round_trips("[1.8011670033376514]");
     round_trips("{\"x\": 1.8011670033376514, 'y': 2.2250738585072011e-308,}");
 }
+
+/// Fuzz crash: 128 nested arrays. Lenient read them while strict mode (serde_json, which
+/// stops at 128 levels) could not read lenient's own output back. Both modes must agree on
+/// the deepest nesting they accept.
+#[test]
+fn lenient_and_strict_agree_on_the_nesting_limit() {
+    let any = Schema::any();
+    for depth in 120..=132 {
+        let raw = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let strict = parse_json(&raw, &any, Mode::Strict).map(|o| o.value);
+        let lenient = parse_json(&raw, &any, Mode::Lenient).map(|o| o.value);
+        assert_eq!(strict.is_ok(), lenient.is_ok(), "depth {depth}");
+        if let (Ok(s), Ok(l)) = (strict, lenient) {
+            assert_eq!(s, l, "depth {depth}");
+        }
+        // Lenient's repair path (here: a trailing comma) has the same limit.
+        let damaged = format!("{}1,{}", "[".repeat(depth), "]".repeat(depth));
+        if parse_json(&damaged, &any, Mode::Lenient).is_ok() {
+            round_trips(&damaged);
+        }
+    }
+}
