@@ -23,8 +23,8 @@ fn floats_survive_a_round_trip() {
 }
 
 /// Fuzz crash: 128 nested arrays. Lenient read them while strict mode (serde_json, which
-/// stops at 128 levels) could not read lenient's own output back. Both modes must agree on
-/// the deepest nesting they accept.
+/// accepts 127 levels) could not read lenient's own output back. Up to the limit both modes
+/// agree; past it, whatever lenient returns must still be readable by strict mode.
 #[test]
 fn lenient_and_strict_agree_on_the_nesting_limit() {
     let any = Schema::any();
@@ -32,9 +32,11 @@ fn lenient_and_strict_agree_on_the_nesting_limit() {
         let raw = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
         let strict = parse_json(&raw, &any, Mode::Strict).map(|o| o.value);
         let lenient = parse_json(&raw, &any, Mode::Lenient).map(|o| o.value);
-        assert_eq!(strict.is_ok(), lenient.is_ok(), "depth {depth}");
-        if let (Ok(s), Ok(l)) = (strict, lenient) {
-            assert_eq!(s, l, "depth {depth}");
+        assert_eq!(strict.is_ok(), depth <= 127, "depth {depth}");
+        if let Ok(s) = strict {
+            assert_eq!(lenient, Ok(s), "depth {depth}");
+        } else if lenient.is_ok() {
+            round_trips(&raw);
         }
         // Lenient's repair path (here: a trailing comma) has the same limit.
         let damaged = format!("{}1,{}", "[".repeat(depth), "]".repeat(depth));
