@@ -45,3 +45,27 @@ fn lenient_and_strict_agree_on_the_nesting_limit() {
         }
     }
 }
+
+/// Property-test find: a fenced answer whose strings hold a code fence (any markdown body
+/// with a code block) was cut at the inner fence, and the body was lost.
+#[test]
+fn a_fence_inside_a_string_does_not_close_the_answer_fence() {
+    let schema = Schema::from_json(include_str!("../../../schemas/compilation_result.schema.json"))
+        .unwrap();
+    let body = "Intro\n```rust\nfn main() {}\n```\nEnd";
+    let value = serde_json::json!({
+        "title": "T", "summary": "S", "key_claims": [], "article_body": body,
+        "concepts": [], "backlink_suggestions": [], "open_questions": [],
+    });
+    for json in [
+        serde_json::to_string(&value).unwrap(),
+        serde_json::to_string_pretty(&value).unwrap(),
+    ] {
+        let raw = format!("Here is the result:\n```json\n{json}\n```\nDone.");
+        let out = parse_json(&raw, &schema, Mode::Lenient).expect("lenient reads it");
+        assert_eq!(out.value, value, "{raw}");
+        assert!(!out.truncated);
+        let out = parse_json(&raw, &Schema::any(), Mode::Lenient).expect("lenient reads it");
+        assert_eq!(out.value, value, "{raw}");
+    }
+}
