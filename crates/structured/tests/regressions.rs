@@ -50,8 +50,10 @@ fn lenient_and_strict_agree_on_the_nesting_limit() {
 /// with a code block) was cut at the inner fence, and the body was lost.
 #[test]
 fn a_fence_inside_a_string_does_not_close_the_answer_fence() {
-    let schema = Schema::from_json(include_str!("../../../schemas/compilation_result.schema.json"))
-        .unwrap();
+    let schema = Schema::from_json(include_str!(
+        "../../../schemas/compilation_result.schema.json"
+    ))
+    .unwrap();
     let body = "Intro\n```rust\nfn main() {}\n```\nEnd";
     let value = serde_json::json!({
         "title": "T", "summary": "S", "key_claims": [], "article_body": body,
@@ -68,4 +70,12 @@ fn a_fence_inside_a_string_does_not_close_the_answer_fence() {
         let out = parse_json(&raw, &Schema::any(), Mode::Lenient).expect("lenient reads it");
         assert_eq!(out.value, value, "{raw}");
     }
+    // A closing fence on the same line as the JSON still ends it.
+    let out = parse_json(
+        "Sure:\n```json\n{\"a\": [1, 2]}```\nBye",
+        &Schema::any(),
+        Mode::Lenient,
+    )
+    .expect("lenient reads it");
+    assert_eq!(out.value, serde_json::json!({"a": [1, 2]}));
 }
