@@ -394,35 +394,100 @@ fn llm_json_pathological() {
 // ---------------------------------------------------------------------------------------
 // Correctness table
 
-fn ours(text: &str, schema: &Schema) -> Option<Value> {
+fn ours(text: &str, schema: &Schema) -> Result<Value, String> {
     parse_json(text, schema, Mode::Lenient)
-        .ok()
         .map(|o| o.value)
+        .map_err(|e| e.to_string())
 }
 
-fn theirs(text: &str) -> Option<Value> {
-    llm_json::loads(text, &llm_json::RepairOptions::default()).ok()
+fn theirs(text: &str) -> Result<Value, String> {
+    llm_json::loads(text, &llm_json::RepairOptions::default()).map_err(|e| e.to_string())
+}
+
+/// Where two values first differ, as a JSON Pointer with a short note.
+fn first_diff(got: &Value, want: &Value, path: &str) -> Option<String> {
+    match (got, want) {
+        (Value::Object(g), Value::Object(w)) => {
+            for (k, wv) in w {
+                match g.get(k) {
+                    None => return Some(format!("{path}/{k}: missing")),
+                    Some(gv) => {
+                        if let Some(d) = first_diff(gv, wv, &format!("{path}/{k}")) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+            g.keys()
+                .find(|k| !w.contains_key(*k))
+                .map(|k| format!("{path}/{k}: unexpected"))
+        }
+        (Value::Array(g), Value::Array(w)) if g.len() == w.len() => g
+            .iter()
+            .zip(w)
+            .enumerate()
+            .find_map(|(i, (gv, wv))| first_diff(gv, wv, &format!("{path}/{i}"))),
+        (Value::String(g), Value::String(w)) if g != w => {
+            let at = g.chars().zip(w.chars()).take_while(|(a, b)| a == b).count();
+            let near = |s: &str| {
+                s.chars()
+                    .skip(at.saturating_sub(8))
+                    .take(24)
+                    .collect::<String>()
+            };
+            Some(format!(
+                "{path}: at char {at}: got {:?}, want {:?}",
+                near(g),
+                near(w)
+            ))
+        }
+        (g, w) if g != w => {
+            let short = |v: &Value| v.to_string().chars().take(40).collect::<String>();
+            Some(format!("{path}: got {}, want {}", short(g), short(w)))
+        }
+        _ => None,
+    }
+}
+
+fn verdict(got: Result<Value, String>, want: &Value) -> (&'static str, Option<String>) {
+    match got {
+        Ok(v) if &v == want => ("exact", None),
+        Ok(v) => ("WRONG", first_diff(&v, want, "")),
+        Err(e) => ("ERROR", Some(e.chars().take(80).collect())),
+    }
 }
 
 fn correctness_table(cases: &[&Case], schema: &Schema) {
-    let mark = |ok: bool| if ok { "exact" } else { "WRONG" };
     println!("\nDoes each engine return the intended value?");
     println!(
-        "{:<20} {:>8} {:>12} {:>12} {:>10}",
+        "{:<20} {:>8} {:>10} {:>12} {:>10}",
         "damage", "bytes", "ours(any)", "ours(schema)", "llm_json"
     );
+    let mut notes = Vec::new();
     for c in cases {
+        let (any, n1) = verdict(ours(&c.text, &Schema::any()), &c.intended);
+        let (with_schema, n2) = if c.intended.get("article_body").is_some() {
+            verdict(ours(&c.text, schema), &c.intended)
+        } else {
+            ("n/a", None)
+        };
+        let (them, n3) = verdict(theirs(&c.text), &c.intended);
         println!(
-            "{:<20} {:>8} {:>12} {:>12} {:>10}",
+            "{:<20} {:>8} {:>10} {:>12} {:>10}",
             c.name,
             c.text.len(),
-            mark(ours(&c.text, &Schema::any()).as_ref() == Some(&c.intended)),
-            mark(
-                c.intended.get("article_body").is_none()
-                    || ours(&c.text, schema).as_ref() == Some(&c.intended)
-            ),
-            mark(theirs(&c.text).as_ref() == Some(&c.intended)),
+            any,
+            with_schema,
+            them
         );
+        for (who, note) in [("ours(any)", n1), ("ours(schema)", n2), ("llm_json", n3)] {
+            if let Some(n) = note {
+                notes.push(format!("  {} / {who}: {n}", c.name));
+            }
+        }
+    }
+    for n in notes {
+        println!("{n}");
     }
     println!();
 }
