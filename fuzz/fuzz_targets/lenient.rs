@@ -28,7 +28,10 @@ fuzz_target!(|data: &[u8]| {
     };
     for schema in [any, compilation] {
         if let Ok(out) = parse_json(&text, schema, Mode::Lenient) {
-            assert!(schema.is_valid(&out.value), "lenient returned an invalid value");
+            assert!(
+                schema.is_valid(&out.value),
+                "lenient returned an invalid value"
+            );
             let json = serde_json::to_string(&out.value).expect("a value serialises");
             let again = parse_json(&json, schema, Mode::Strict).expect("strict re-reads it");
             assert_eq!(again.value, out.value);
