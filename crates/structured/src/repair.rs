@@ -9,8 +9,9 @@ use serde_json::{Map, Number, Value};
 
 use crate::outcome::{push_pointer, Repair, RepairKind};
 
-/// Deepest nesting accepted, the same limit `serde_json` applies in strict mode.
-pub(crate) const MAX_DEPTH: usize = 128;
+/// Deepest nesting accepted, the same limit `serde_json` applies in strict mode: its
+/// recursion limit of 128 fails on the 128th open bracket, so 127 levels are accepted.
+pub(crate) const MAX_DEPTH: usize = 127;
 
 /// How far to look for a key's colon when deciding whether a quote ends a string.
 const LOOKAHEAD: usize = 64;
