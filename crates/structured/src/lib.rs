@@ -317,19 +317,26 @@ fn find_value(
                 }
             }
             Err(e) => {
+                let stop = e.too_deep;
                 if first_error.is_none() {
                     first_error = Some(e);
+                }
+                if stop {
+                    break;
                 }
             }
         }
     }
-    if let Some((read, start, local)) = fallback {
+    if let Some((read, start, local)) =
+        fallback.filter(|_| !first_error.as_ref().is_some_and(|e| e.too_deep))
+    {
         finish_read(text, start, &read, repairs, local);
         return Ok((read.value, read.truncated));
     }
     let e = first_error.unwrap_or(repair::SyntaxError {
         offset: 0,
         message: "no JSON value found".into(),
+        too_deep: false,
     });
     let (line, column) = line_col(raw, base + e.offset);
     Err(Reason::Syntax {

@@ -79,3 +79,36 @@ fn a_fence_inside_a_string_does_not_close_the_answer_fence() {
     .expect("lenient reads it");
     assert_eq!(out.value, serde_json::json!({"a": [1, 2]}));
 }
+
+/// 128 nested arrays are one level too deep: the answer fails as a whole instead of coming
+/// back as a fragment read from inside it.
+#[test]
+fn too_deep_input_fails_instead_of_returning_a_fragment() {
+    let input = "[".repeat(128) + &"]".repeat(128);
+    let err = wikimind_structured::parse_json(
+        &input,
+        &wikimind_structured::Schema::any(),
+        wikimind_structured::Mode::Lenient,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("nesting deeper than"), "{err}");
+}
+
+/// A run of commas is one repair, not one per comma.
+#[test]
+fn repeated_repairs_at_one_place_are_recorded_once() {
+    let input = format!("[1{}]", ",".repeat(10_000));
+    let out = wikimind_structured::parse_json(
+        &input,
+        &wikimind_structured::Schema::any(),
+        wikimind_structured::Mode::Lenient,
+    )
+    .unwrap();
+    assert_eq!(out.value, serde_json::json!([1]));
+    assert_eq!(
+        out.repairs.len(),
+        1,
+        "{:?}",
+        &out.repairs[..out.repairs.len().min(3)]
+    );
+}
