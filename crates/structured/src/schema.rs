@@ -157,6 +157,8 @@ struct Node {
     items: Option<usize>,
     properties: Option<Vec<(String, usize)>>,
     required: Vec<String>,
+    /// For each required name, its index in `properties` (to test presence without hashing).
+    required_index: Vec<Option<usize>>,
     additional: Additional,
     any_of: Option<Vec<usize>>,
     one_of: Option<Vec<usize>>,
@@ -166,6 +168,8 @@ struct Node {
     tag: Option<(String, Vec<String>)>,
     /// For a union of constants (an enum written as `oneOf`): the constants, for messages.
     consts: Option<Vec<String>>,
+    /// The types this node accepts after following `$ref` and unions (`None`: any).
+    effective: Option<Vec<JsonType>>,
 }
 
 impl Node {
@@ -175,6 +179,28 @@ impl Node {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, id)| *id)
+    }
+
+    /// Which of the first 64 declared properties `obj` has, as bits.
+    fn present(&self, obj: &Map<String, Value>) -> u64 {
+        let Some(props) = &self.properties else {
+            return 0;
+        };
+        let mut bits = 0u64;
+        for k in obj.keys() {
+            if let Some(i) = props.iter().position(|(n, _)| n == k).filter(|&i| i < 64) {
+                bits |= 1 << i;
+            }
+        }
+        bits
+    }
+
+    /// Whether `obj` has required field number `r`.
+    fn has_required(&self, r: usize, present: u64, obj: &Map<String, Value>) -> bool {
+        match self.required_index.get(r).copied().flatten() {
+            Some(i) if i < 64 => present & (1 << i) != 0,
+            _ => obj.contains_key(&self.required[r]),
+        }
     }
 
     fn union(&self) -> Option<&[usize]> {
@@ -290,6 +316,11 @@ impl<'d> Compiler<'d> {
                     .collect()
             })
             .unwrap_or_default();
+        node.required_index = node
+            .required
+            .iter()
+            .map(|r| node.properties.as_ref()?.iter().position(|(n, _)| n == r))
+            .collect();
         node.additional = match map.get("additionalProperties") {
             None => Additional::Unspecified,
             Some(Value::Bool(true)) => Additional::Allow,
@@ -345,7 +376,11 @@ impl Schema {
         let root = c.compile("", 0)?;
         let nodes = c.nodes;
         let mut schema = Schema { doc, nodes, root };
-        // Unions: precompute discriminators and constant lists, now that refs resolve.
+        // Precompute, now that refs resolve: effective types, and for unions their
+        // discriminators and constant lists.
+        for id in 0..schema.nodes.len() {
+            schema.nodes[id].effective = schema.compute_types(id, 0);
+        }
         for id in 0..schema.nodes.len() {
             if let Some(branches) = schema.nodes[id].union().map(<[usize]>::to_vec) {
                 let tag = schema.discriminator(&branches);
@@ -404,7 +439,7 @@ impl Schema {
     /// The JSON types the schema's root accepts (`None` when it accepts any).
     pub fn root_types(&self) -> Option<Vec<&str>> {
         self.types_of(self.root, 0)
-            .map(|ts| ts.into_iter().map(JsonType::name).collect())
+            .map(|ts| ts.iter().map(|t| t.name()).collect())
     }
 
     /// Follows `$ref` from `id` to the node it names (`id` itself when it has none).
@@ -418,7 +453,12 @@ impl Schema {
         id
     }
 
-    fn types_of(&self, id: usize, depth: usize) -> Option<Vec<JsonType>> {
+    /// The types node `id` accepts (precomputed).
+    fn types_of(&self, id: usize, _depth: usize) -> Option<&[JsonType]> {
+        self.nodes[id].effective.as_deref()
+    }
+
+    fn compute_types(&self, id: usize, depth: usize) -> Option<Vec<JsonType>> {
         if depth > MAX_REF_HOPS {
             return None;
         }
@@ -432,7 +472,7 @@ impl Schema {
         let branches = self.nodes[t].union()?;
         let mut out = Vec::new();
         for &b in branches {
-            out.extend(self.types_of(b, depth + 1)?);
+            out.extend(self.compute_types(b, depth + 1)?);
         }
         Some(out)
     }
@@ -621,8 +661,9 @@ impl Schema {
                 }
             }
             Value::Object(obj) => {
-                for name in &node.required {
-                    if !obj.contains_key(name) {
+                let present = node.present(obj);
+                for (r, name) in node.required.iter().enumerate() {
+                    if !node.has_required(r, present, obj) {
                         out.push(violation(
                             path,
                             format!("missing required field \"{name}\""),
@@ -739,9 +780,20 @@ impl Schema {
         }
     }
 
-    fn branch_fits(&self, v: &Value, b: usize, path: &str, depth: usize) -> bool {
+    fn branch_fits(&self, v: &Value, b: usize, path: &mut String, depth: usize) -> bool {
+        // A constant branch is decided without building messages.
+        let node = &self.nodes[self.target(b)];
+        if let Some(c) = &node.constant {
+            if node.properties.is_none() && node.union().is_none() {
+                return c == v
+                    && node
+                        .types
+                        .as_ref()
+                        .is_none_or(|ts| ts.iter().any(|t| t.matches(v)));
+            }
+        }
         let mut e = Vec::new();
-        self.check(v, b, &mut path.to_string(), &mut e, depth + 1);
+        self.check(v, b, path, &mut e, depth + 1);
         e.is_empty()
     }
 
@@ -771,9 +823,10 @@ impl Schema {
                 self.coerce_at(v, b, path, repairs, depth + 1);
             }
         }
-        let types = self.types_of(id, 0).unwrap_or_default();
-        if !types.is_empty() && !types.iter().any(|ty| ty.matches(v)) {
-            self.convert(v, t, &types, path, repairs);
+        if let Some(types) = self.types_of(id, 0) {
+            if !types.is_empty() && !types.iter().any(|ty| ty.matches(v)) {
+                self.convert(v, t, types, path, repairs);
+            }
         }
         match v {
             Value::Object(obj) => self.coerce_object(obj, t, path, repairs, depth),
@@ -850,7 +903,7 @@ impl Schema {
         }
         if let Some(&b) = branches
             .iter()
-            .find(|&&b| self.branch_fits(v, b, path, depth))
+            .find(|&&b| self.branch_fits(v, b, &mut *path, depth))
         {
             self.coerce_at(v, b, path, repairs, depth + 1);
             return;
@@ -903,34 +956,52 @@ impl Schema {
                 path.truncate(plen);
             }
         }
-        for (name, prop) in props {
+        // Fields that are there: coerce each (a null optional list means its default).
+        let mut present = 0u64;
+        for (k, child) in obj.iter_mut() {
+            let Some(i) = props.iter().position(|(n, _)| n == k) else {
+                continue;
+            };
+            if i < 64 {
+                present |= 1 << i;
+            }
+            let prop = props[i].1;
             let plen = path.len();
-            push_pointer(path, name);
-            let required = node.required.iter().any(|r| r == name);
-            match obj.get_mut(name) {
-                Some(child) => {
-                    if child.is_null() && !required && !self.allows_null(*prop) {
-                        // `"concepts": null` for an optional list: the default is meant.
-                        if let Some(fill) = self.fill_for_missing(*prop) {
-                            *child = fill;
-                            repairs.push(Repair::new(RepairKind::DefaultFilled, path.clone()));
-                        }
-                    }
-                    self.coerce_at(child, *prop, path, repairs, depth + 1);
-                }
-                None => {
-                    let fill = match self.default_of(*prop) {
-                        Some(d) => Some(d.clone()),
-                        None if required => None,
-                        None => self.fill_for_missing(*prop),
-                    };
-                    if let Some(fill) = fill {
-                        obj.insert(name.clone(), fill);
-                        repairs.push(Repair::new(RepairKind::DefaultFilled, path.clone()));
-                    }
+            push_pointer(path, k);
+            let required = node.required.iter().any(|r| r == k);
+            if child.is_null() && !required && !self.allows_null(prop) {
+                if let Some(fill) = self.fill_for_missing(prop) {
+                    *child = fill;
+                    repairs.push(Repair::new(RepairKind::DefaultFilled, path.clone()));
                 }
             }
+            self.coerce_at(child, prop, path, repairs, depth + 1);
             path.truncate(plen);
+        }
+        // Fields that are missing: their default, `[]` or `null` — never a required one
+        // without a declared default.
+        for (i, (name, prop)) in props.iter().enumerate() {
+            let missing = if i < 64 {
+                present & (1 << i) == 0
+            } else {
+                !obj.contains_key(name)
+            };
+            if !missing {
+                continue;
+            }
+            let required = node.required.iter().any(|r| r == name);
+            let fill = match self.default_of(*prop) {
+                Some(d) => Some(d.clone()),
+                None if required => None,
+                None => self.fill_for_missing(*prop),
+            };
+            if let Some(fill) = fill {
+                obj.insert(name.clone(), fill);
+                let plen = path.len();
+                push_pointer(path, name);
+                repairs.push(Repair::new(RepairKind::DefaultFilled, path.clone()));
+                path.truncate(plen);
+            }
         }
         if let Additional::Schema(extra) = node.additional {
             for (k, child) in obj.iter_mut().filter(|(k, _)| node.property(k).is_none()) {
@@ -1053,7 +1124,7 @@ impl Schema {
         }
         if wants(JsonType::Array) {
             let item = self.nodes[id].items;
-            let item_types = item.and_then(|i| self.types_of(i, 0)).unwrap_or_default();
+            let item_types = item.and_then(|i| self.types_of(i, 0)).unwrap_or(&[]);
             if item_types.contains(&JsonType::String) {
                 let parts: Vec<Value> = if s.contains(',') {
                     repairs.push(Repair::new(RepairKind::SplitCommaString, path.to_string()));
