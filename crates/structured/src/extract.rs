@@ -113,6 +113,26 @@ fn closing_fence(bytes: &[u8], from: usize) -> Option<usize> {
     None
 }
 
+/// The fenced `content` (a slice of `text`) widened to the last closing fence of `text`
+/// (or to its end when there is none); `None` when that is no wider.
+pub(crate) fn widen_fence<'a>(text: &'a str, content: &str) -> Option<&'a str> {
+    let start = content.as_ptr() as usize - text.as_ptr() as usize;
+    let end = start + content.len();
+    let bytes = text.as_bytes();
+    let mut last = None;
+    let mut from = end;
+    while let Some(i) = closing_fence(bytes, from) {
+        last = Some(i);
+        from = i + 3;
+    }
+    let wider_end = match last {
+        Some(i) if i > end => i,
+        Some(_) => return None,
+        None => text.len(),
+    };
+    (wider_end > end).then(|| &text[start..wider_end])
+}
+
 /// Byte offsets where a JSON object or array may start, in order, at most `limit` of them.
 pub(crate) fn candidates(text: &str, limit: usize) -> Vec<usize> {
     let mut out = Vec::new();

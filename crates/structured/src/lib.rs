@@ -259,7 +259,21 @@ fn read_lenient(
             return Ok((v, false));
         }
     }
-    find_value(raw, body.text, schema, repairs)
+    let before = repairs.len();
+    let found = find_value(raw, body.text, schema, repairs);
+    // A fence closed too early: a raw newline in a string put a code block's closing
+    // fence at the start of a line. When the value was cut off there, read on to the last
+    // closing fence instead.
+    if body.fenced && matches!(found, Ok((_, true))) {
+        if let Some(wider) = extract::widen_fence(text, body.text) {
+            let mut again = repairs[..before].to_vec();
+            if let Ok((v, false)) = find_value(raw, wider, schema, &mut again) {
+                *repairs = again;
+                return Ok((v, false));
+            }
+        }
+    }
+    found
 }
 
 /// Finds and reads the JSON value in `text` (a slice of `raw`).

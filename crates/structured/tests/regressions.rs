@@ -112,3 +112,21 @@ fn repeated_repairs_at_one_place_are_recorded_once() {
         &out.repairs[..out.repairs.len().min(3)]
     );
 }
+
+/// A fenced answer whose string holds a code block written with raw newlines: the inner
+/// closing fence starts a line, but the answer goes on to the real closing fence.
+#[test]
+fn raw_newline_code_block_inside_a_fenced_answer() {
+    let input = "Sure:\n```json\n{\"a\": \"x\n```rust\ncode\n```\ny\"}\n```\nDone.";
+    let out = wikimind_structured::parse_json(
+        input,
+        &wikimind_structured::Schema::any(),
+        wikimind_structured::Mode::Lenient,
+    )
+    .unwrap();
+    assert_eq!(
+        out.value,
+        serde_json::json!({"a": "x\n```rust\ncode\n```\ny"})
+    );
+    assert!(!out.truncated);
+}
