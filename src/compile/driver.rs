@@ -17,6 +17,7 @@ use crate::store::{
 };
 use crate::structured::{JsonStream, Schema};
 
+use super::attempt::{classify, grounding_tally, AnswerClass, AttemptRecord};
 use super::prompt::{build_prompt, feedback_message, PromptInput, PROMPT_VERSION};
 use super::step::{judge, CompileState, Judgement, Step};
 
@@ -158,6 +159,8 @@ pub struct CompileReport {
     pub tokens_out: u64,
     /// Wall time of the compile.
     pub elapsed_ms: u64,
+    /// Every model call made, in order, with how its answer fared.
+    pub attempts: Vec<AttemptRecord>,
 }
 
 /// Compiles sources with the configured providers into the store.
@@ -314,6 +317,7 @@ impl Compiler {
             tokens_in: 0,
             tokens_out: 0,
             elapsed_ms: 0,
+            attempts: Vec::new(),
         };
         let mut last = LastCall::default();
         loop {
@@ -353,6 +357,7 @@ impl Compiler {
                     let live = Live::new(source_id, label.clone(), attempt, events);
                     live.emit(Stage::Prompting, None);
                     report.calls += 1;
+                    let call_started = Instant::now();
                     let answer = slot.provider.chat(&request, &|e| live.on_stream(e)).await;
                     match answer {
                         Ok(resp) => {
@@ -361,6 +366,13 @@ impl Compiler {
                             report.tokens_out += resp.completion_tokens.unwrap_or(0);
                             let cut_off = resp.finish == FinishReason::Length;
                             let judgement = judge(&resp.text, cut_off, &source.text, &self.schema);
+                            report.attempts.push(attempt_record(
+                                &label,
+                                attempt,
+                                &resp,
+                                &judgement,
+                                &self.schema,
+                            ));
                             last = LastCall {
                                 provider: label.clone(),
                                 model: resp.model.clone(),
@@ -387,6 +399,20 @@ impl Compiler {
                         Err(e) if e.is_cancelled() => return Err(CompileError::Cancelled),
                         Err(e) => {
                             live.emit(Stage::Failed, Some(e.to_string()));
+                            report.attempts.push(AttemptRecord {
+                                provider: label.clone(),
+                                attempt,
+                                class: AnswerClass::ProviderError,
+                                failure: Some("provider".into()),
+                                problem: Some(e.to_string()),
+                                repairs: Vec::new(),
+                                truncated: false,
+                                tokens_in: None,
+                                tokens_out: None,
+                                latency_ms: call_started.elapsed().as_millis() as u64,
+                                sourced_claims: 0,
+                                grounded_claims: 0,
+                            });
                             step = state.on_provider_error(e.to_string());
                         }
                     }
@@ -451,6 +477,43 @@ impl Compiler {
         }
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(report)
+    }
+}
+
+/// The record of one answered call.
+fn attempt_record(
+    label: &str,
+    attempt: u32,
+    resp: &llm::ChatResponse,
+    judgement: &Judgement,
+    schema: &Schema,
+) -> AttemptRecord {
+    let (class, failure) = classify(&resp.text, schema, judgement);
+    let (sourced_claims, grounded_claims) = grounding_tally(judgement);
+    let (repairs, truncated, problem) = match judgement {
+        Judgement::Accept(a) => (&a.repairs, a.truncated, None),
+        Judgement::Reject {
+            repairs,
+            truncated,
+            problems,
+        } => (repairs, *truncated, problems.first().cloned()),
+    };
+    AttemptRecord {
+        provider: label.to_string(),
+        attempt,
+        class,
+        failure: failure.map(str::to_string),
+        problem,
+        repairs: repairs
+            .iter()
+            .map(|r| r.kind.as_str().to_string())
+            .collect(),
+        truncated,
+        tokens_in: resp.prompt_tokens,
+        tokens_out: resp.completion_tokens,
+        latency_ms: resp.latency.as_millis() as u64,
+        sourced_claims,
+        grounded_claims,
     }
 }
 
