@@ -244,7 +244,7 @@ pub fn tokens_svg(models: &[ModelReport]) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Tokens per article" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="system-ui, sans-serif" font-size="12">"#
     );
     for (i, (name, color)) in series.iter().enumerate() {
-        let x = LABEL_W + i as f64 * 175.0;
+        let x = 10.0 + i as f64 * 230.0;
         let _ = write!(
             s,
             r#"<rect x="{x}" y="8" width="12" height="12" fill="{color}"/><text x="{}" y="18">{name}</text>"#,
@@ -317,7 +317,7 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:24px auto;max-
 h1{font-size:22px;margin-bottom:4px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}\
 .meta{color:#555;font-size:13px}.warn{background:#fff4d6;border:1px solid #e8c96a;padding:6px 10px;margin:6px 0;font-size:13px}\
 table{border-collapse:collapse;font-size:13px;margin-top:8px}th,td{border-bottom:1px solid #e5e5e5;padding:4px 8px;text-align:right;vertical-align:top}\
-th:first-child,td:first-child{text-align:left}td.l{text-align:left}.ok{color:#2a7d2a}.bad{color:#c0392b}\
+th:first-child,td:first-child,.l{text-align:left}.m{white-space:nowrap}p.verdict{font-size:14px}.ok{color:#2a7d2a}.bad{color:#c0392b}\
 figure{margin:8px 0}figcaption{font-size:12px;color:#555}";
 
 /// The whole page.
@@ -353,7 +353,7 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
     for m in &report.models {
         let _ = write!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td></tr>",
+            "<tr><td class=\"m\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td></tr>",
             escape(&m.model),
             m.runs,
             pct(Some(m.first_answer_valid_rate)),
@@ -396,7 +396,7 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
             };
             let _ = write!(
                 h,
-                "<p>{}: {verdict} than the free-form article ({:.0} against {:.0}, over {} pair(s)).</p>",
+                "<p class=\"verdict\">{}: {verdict} than the free-form article ({:.0} against {:.0}, over {} pair(s)).</p>",
                 escape(&m.model),
                 f.structured_tokens_out,
                 f.freeform_tokens_out,
@@ -409,7 +409,7 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
     for m in &report.models {
         let _ = write!(
             h,
-            "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td></tr>",
+            "<tr><td class=\"m\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td></tr>",
             escape(&m.model),
             counts(&m.failures_by_reason),
             counts(&m.repairs_by_kind),
@@ -440,7 +440,7 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
         };
         let _ = write!(
             h,
-            "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td><td title=\"{}\">{}/{}</td><td class=\"l\">{outcome}</td></tr>",
+            "<tr><td>{}</td><td class=\"l m\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td><td title=\"{}\">{}/{}</td><td class=\"l\">{outcome}</td></tr>",
             escape(&r.case_id),
             escape(&r.model),
             r.repeat,
