@@ -14,6 +14,7 @@ pub use wikimind_structured as structured;
 
 pub mod compile;
 pub mod config;
+pub mod eval;
 pub mod export;
 pub mod ingest;
 pub mod llm;

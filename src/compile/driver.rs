@@ -17,6 +17,7 @@ use crate::store::{
 };
 use crate::structured::{JsonStream, Schema};
 
+use super::attempt::{classify, grounding_tally, AnswerClass, AttemptRecord};
 use super::chunk::{self, Chunk};
 use super::notes::{self, Note};
 use super::prompt::{
@@ -186,6 +187,8 @@ pub struct CompileReport {
     pub tokens_out: u64,
     /// Wall time of the compile.
     pub elapsed_ms: u64,
+    /// Every model call made, in order, with how its answer fared.
+    pub attempts: Vec<AttemptRecord>,
     /// The prompt template version used.
     pub prompt_version: String,
     /// How a large source was read in parts (absent when it fit in one call).
@@ -414,6 +417,7 @@ impl Compiler {
             elapsed_ms: 0,
             prompt_version: String::new(),
             large: None,
+            attempts: Vec::new(),
         };
         let compile_t = self.prompts.get(COMPILE);
         let direct = build_prompt_with(
@@ -526,6 +530,7 @@ impl Compiler {
                     let live = Live::new(source_id, label.clone(), attempt, events);
                     live.emit(Stage::Prompting, None);
                     report.calls += 1;
+                    let call_started = Instant::now();
                     let answer = slot.provider.chat(&request, &|e| live.on_stream(e)).await;
                     match answer {
                         Ok(resp) => {
@@ -534,6 +539,13 @@ impl Compiler {
                             report.tokens_out += resp.completion_tokens.unwrap_or(0);
                             let cut_off = resp.finish == FinishReason::Length;
                             let judgement = judge(&resp.text, cut_off, &source.text, &self.schema);
+                            report.attempts.push(attempt_record(
+                                &label,
+                                attempt,
+                                &resp,
+                                &judgement,
+                                &self.schema,
+                            ));
                             last = LastCall {
                                 provider: label.clone(),
                                 model: resp.model.clone(),
@@ -560,6 +572,20 @@ impl Compiler {
                         Err(e) if e.is_cancelled() => return Err(CompileError::Cancelled),
                         Err(e) => {
                             live.emit(Stage::Failed, Some(e.to_string()));
+                            report.attempts.push(AttemptRecord {
+                                provider: label.clone(),
+                                attempt,
+                                class: AnswerClass::ProviderError,
+                                failure: Some("provider".into()),
+                                problem: Some(e.to_string()),
+                                repairs: Vec::new(),
+                                truncated: false,
+                                tokens_in: None,
+                                tokens_out: None,
+                                latency_ms: call_started.elapsed().as_millis() as u64,
+                                sourced_claims: 0,
+                                grounded_claims: 0,
+                            });
                             step = state.on_provider_error(e.to_string());
                         }
                     }
@@ -928,6 +954,43 @@ struct PartResult {
 fn ollama_context(prompt_tokens: u64, budget: u64, context: u64) -> u32 {
     let want = (prompt_tokens + budget + CONTEXT_MARGIN).div_ceil(1024) * 1024;
     u32::try_from(want.clamp(2048, context.max(2048))).unwrap_or(u32::MAX)
+}
+
+/// The record of one answered call.
+fn attempt_record(
+    label: &str,
+    attempt: u32,
+    resp: &llm::ChatResponse,
+    judgement: &Judgement,
+    schema: &Schema,
+) -> AttemptRecord {
+    let (class, failure) = classify(&resp.text, schema, judgement);
+    let (sourced_claims, grounded_claims) = grounding_tally(judgement);
+    let (repairs, truncated, problem) = match judgement {
+        Judgement::Accept(a) => (&a.repairs, a.truncated, None),
+        Judgement::Reject {
+            repairs,
+            truncated,
+            problems,
+        } => (repairs, *truncated, problems.first().cloned()),
+    };
+    AttemptRecord {
+        provider: label.to_string(),
+        attempt,
+        class,
+        failure: failure.map(str::to_string),
+        problem,
+        repairs: repairs
+            .iter()
+            .map(|r| r.kind.as_str().to_string())
+            .collect(),
+        truncated,
+        tokens_in: resp.prompt_tokens,
+        tokens_out: resp.completion_tokens,
+        latency_ms: resp.latency.as_millis() as u64,
+        sourced_claims,
+        grounded_claims,
+    }
 }
 
 /// What the last model call returned, for the compile log.

@@ -3,8 +3,9 @@
 //! [`prompt`] builds the versioned prompt; [`step`] judges an answer and decides what to do
 //! next (accept, retry with feedback, next provider, fail) with no IO; [`ground`] checks
 //! quotes against the source; [`driver`] calls providers and the store and runs the job
-//! queue concurrently.
+//! queue concurrently; [`attempt`] classifies each call's answer for reports and evals.
 
+pub mod attempt;
 pub mod chunk;
 pub mod driver;
 pub mod ground;
@@ -13,6 +14,7 @@ pub mod prompt;
 pub mod step;
 pub mod templates;
 
+pub use attempt::{classify, AnswerClass, AttemptRecord};
 pub use driver::{
     estimate_tokens, providers_from_settings, CompileError, CompileReport, Compiler, FailedChunk,
     LargeSourceReport, Progress, ProgressFn, ProviderSlot, Stage,

@@ -6,6 +6,7 @@
 //! messages on stderr.
 
 mod cmd_compile;
+mod cmd_eval;
 mod cmd_ingest;
 mod cmd_manage;
 mod cmd_parse;
@@ -54,6 +55,8 @@ enum Command {
     Providers(cmd_manage::ProvidersArgs),
     /// Turn a model's raw answer into valid data, showing every repair.
     Parse(cmd_parse::ParseArgs),
+    /// Run an eval dataset through the compile pipeline and report how each model does.
+    Eval(cmd_eval::EvalArgs),
 }
 
 /// A mistake in how the command was called (exit code 2).
@@ -101,6 +104,7 @@ fn main() -> ExitCode {
         Command::Export(args) => cmd_manage::export(&global, args),
         Command::Providers(args) => cmd_manage::providers(&global, args),
         Command::Parse(args) => cmd_parse::run(&global, args),
+        Command::Eval(args) => cmd_eval::run(&global, args),
     };
     match result {
         Ok(Done::Success) => ExitCode::SUCCESS,

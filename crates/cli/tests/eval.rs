@@ -1,0 +1,155 @@
+//! `wikimind eval` through the real binary, with the dataset shipped in `evals/`, against a
+//! local server speaking the Ollama protocol (its canned answers quote each source).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use wikimind_testserver::{Reply, TestServer};
+
+fn evals() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../evals")
+}
+
+fn cmd(home: &Path, base_url: &str) -> Command {
+    let mut c = Command::cargo_bin("wikimind").unwrap();
+    c.env_clear()
+        .env("HOME", home)
+        .env("WIKIMIND_DATA_DIR", home.join("data"))
+        .env("WIKIMIND_BASE_URL", base_url)
+        .timeout(std::time::Duration::from_secs(180));
+    c
+}
+
+#[test]
+fn the_shipped_dataset_runs_and_writes_every_report_file() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("out");
+    let output = cmd(home.path(), &server.url())
+        .arg("--json")
+        .arg("eval")
+        .arg(evals().join("wikimind-basics.jsonl"))
+        .args([
+            "--model",
+            "test-model",
+            "--concurrency",
+            "3",
+            "--compare-freeform",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["dataset"]["name"], "wikimind-basics");
+    assert!(report["dataset"]["cases"].as_u64().unwrap() >= 20);
+    let m = &report["models"][0];
+    assert_eq!(m["model"], "ollama:test-model");
+    // The canned answers are clean JSON: every first answer is valid as sent.
+    assert_eq!(m["first_answer_valid_rate"], 1.0);
+    assert_eq!(m["final_valid_rate"], 1.0);
+    assert!(m["grounded_rate"].as_f64().unwrap() > 0.9, "{m}");
+    assert!(m["freeform"]["pairs"].as_u64().unwrap() >= 20);
+    for f in ["report.json", "results.jsonl", "report.html"] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let lines = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert_eq!(
+        lines.lines().count() as u64,
+        report["runs"].as_u64().unwrap()
+    );
+    // The person's wiki is untouched: eval compiles in a throwaway store.
+    assert!(!home.path().join("data").join("wikimind.db").exists());
+}
+
+#[test]
+fn the_table_names_each_model_and_yaml_datasets_run_too() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(evals().join("smoke.yaml"))
+        .args(["--model", "small", "--model", "large", "--repeat", "2"])
+        .arg("--out")
+        .arg(home.path().join("out"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ollama:small"))
+        .stdout(predicate::str::contains("ollama:large"))
+        .stdout(predicate::str::contains("+repair"))
+        .stderr(predicate::str::contains("12 run(s)"));
+}
+
+#[test]
+fn a_bad_dataset_names_file_and_line_and_nothing_runs() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("bad.jsonl");
+    std::fs::write(
+        &data,
+        "{\"id\":\"a\",\"source\":\"Some text here.\"}\n{\"id\":\"a\",\"source\":\"More.\"}\n",
+    )
+    .unwrap();
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "bad.jsonl: line 2: duplicate id \"a\"",
+        ));
+    assert!(server.chat_requests().is_empty());
+}
+
+#[test]
+fn a_missing_sidecar_is_a_warning_and_wrong_flags_are_usage_errors() {
+    let server = TestServer::start();
+    server.push(Reply::text("not json at all"));
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("one.jsonl");
+    std::fs::write(&data, "{\"id\":\"a\",\"source\":\"Some text here.\"}\n").unwrap();
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .arg("--out")
+        .arg(home.path().join("out"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("warning: no sidecar"))
+        .stderr(predicate::str::contains("using the defaults"));
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .args(["--provider", "bard"])
+        .assert()
+        .code(2);
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .args(["--repeat", "0"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn a_server_that_is_down_is_said_once() {
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("one.jsonl");
+    std::fs::write(&data, "{\"id\":\"a\",\"source\":\"Some text here.\"}\n").unwrap();
+    // A port nothing listens on: bind one, then drop it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    cmd(home.path(), &format!("http://127.0.0.1:{port}"))
+        .arg("eval")
+        .arg(&data)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("not running"));
+}

@@ -1,0 +1,207 @@
+//! What each model call of a compile produced, for evaluation and diagnostics.
+//!
+//! The driver records one [`AttemptRecord`] per call; [`classify`] says how far the
+//! structured output engine had to go to make the raw answer valid (nowhere, lenient
+//! repair, coercion toward the schema) or why it could not. Pure: no IO, no async.
+
+use serde::Serialize;
+
+use crate::contract::Confidence;
+use crate::structured::{self, Mode, Reason, Schema};
+
+use super::step::Judgement;
+
+/// How a raw answer fared, from best to worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerClass {
+    /// Valid as sent: strict JSON that validates against the contract, nothing changed.
+    StrictValid,
+    /// Valid after lenient extraction and repair (fences, prose, broken syntax), with no
+    /// coercion toward the schema.
+    Repaired,
+    /// Valid only after coercion toward the schema (enum case, wrapped values, defaults…).
+    Coerced,
+    /// Could not be made valid.
+    Invalid,
+    /// No answer: the provider failed (down, timed out, refused the request).
+    ProviderError,
+}
+
+impl AnswerClass {
+    /// The snake_case name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerClass::StrictValid => "strict_valid",
+            AnswerClass::Repaired => "repaired",
+            AnswerClass::Coerced => "coerced",
+            AnswerClass::Invalid => "invalid",
+            AnswerClass::ProviderError => "provider_error",
+        }
+    }
+
+    /// Whether the answer became an article.
+    pub fn is_valid(self) -> bool {
+        matches!(
+            self,
+            AnswerClass::StrictValid | AnswerClass::Repaired | AnswerClass::Coerced
+        )
+    }
+}
+
+/// One model call of a compile and what came of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AttemptRecord {
+    /// Provider and model (`ollama:qwen2.5:3b`).
+    pub provider: String,
+    /// The attempt with this provider, from 1.
+    pub attempt: u32,
+    /// How the answer fared.
+    pub class: AnswerClass,
+    /// Why it failed, as a fixed category: `empty`, `no_json`, `syntax`, `schema`,
+    /// `contract`, `empty_title` for an invalid answer; `provider` for a provider error.
+    pub failure: Option<String>,
+    /// The first problem, for a person.
+    pub problem: Option<String>,
+    /// Repairs and coercions applied (kind names).
+    pub repairs: Vec<String>,
+    /// Whether the answer was cut off.
+    pub truncated: bool,
+    /// Prompt tokens, when reported.
+    pub tokens_in: Option<u64>,
+    /// Answer tokens, when reported.
+    pub tokens_out: Option<u64>,
+    /// Time of the call.
+    pub latency_ms: u64,
+    /// Claims the model labelled `sourced` (valid answers only).
+    pub sourced_claims: u32,
+    /// Of those, claims whose quote was found in the source.
+    pub grounded_claims: u32,
+}
+
+/// Classifies a judged answer: `raw` is the answer as sent, `judgement` what
+/// [`judge`](super::judge) made of it. Returns the class and, for an invalid answer, the
+/// failure category.
+pub fn classify(
+    raw: &str,
+    schema: &Schema,
+    judgement: &Judgement,
+) -> (AnswerClass, Option<&'static str>) {
+    match judgement {
+        Judgement::Accept(_) => {
+            let class = if structured::parse_json(raw, schema, Mode::Strict).is_ok() {
+                AnswerClass::StrictValid
+            } else if repaired_is_valid(raw, schema) {
+                AnswerClass::Repaired
+            } else {
+                AnswerClass::Coerced
+            };
+            (class, None)
+        }
+        Judgement::Reject { problems, .. } => {
+            let category = match structured::parse_json(raw, schema, Mode::Lenient) {
+                Err(e) => match e.reason {
+                    Reason::Empty => "empty",
+                    Reason::NoJson { .. } => "no_json",
+                    Reason::Syntax { .. } => "syntax",
+                    Reason::Invalid(_) => "schema",
+                },
+                Ok(_) if problems.iter().any(|p| p.starts_with("/title")) => "empty_title",
+                Ok(_) => "contract",
+            };
+            (AnswerClass::Invalid, Some(category))
+        }
+    }
+}
+
+/// Whether the answer, extracted and repaired but not coerced toward the schema, is valid.
+/// (Filling an omitted field that has a default is not a coercion: strict mode accepts the
+/// omission too.)
+fn repaired_is_valid(raw: &str, schema: &Schema) -> bool {
+    // With no schema the engine extracts and repairs but has nothing to coerce toward.
+    match structured::parse_json(raw, &Schema::any(), Mode::Lenient) {
+        Ok(outcome) => schema.is_valid(&outcome.value),
+        Err(_) => false,
+    }
+}
+
+/// Counts the claims of an accepted answer the model labelled `sourced`, and how many of
+/// those grounding confirmed.
+pub fn grounding_tally(judgement: &Judgement) -> (u32, u32) {
+    match judgement {
+        Judgement::Accept(a) => {
+            let mut sourced = 0;
+            let mut grounded = 0;
+            for (written, checked) in a.result.key_claims.iter().zip(&a.claims) {
+                if written.confidence == Confidence::Sourced {
+                    sourced += 1;
+                    if checked.grounded && checked.confidence == Confidence::Sourced {
+                        grounded += 1;
+                    }
+                }
+            }
+            (sourced, grounded)
+        }
+        Judgement::Reject { .. } => (0, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::judge;
+    use crate::contract::compilation_schema;
+
+    const SOURCE: &str = "Ownership is Rust's most unique feature. Each value has an owner.";
+
+    fn schema() -> Schema {
+        Schema::new(compilation_schema()).unwrap()
+    }
+
+    fn class_of(raw: &str) -> (AnswerClass, Option<&'static str>) {
+        let schema = schema();
+        classify(raw, &schema, &judge(raw, false, SOURCE, &schema))
+    }
+
+    #[test]
+    fn answers_are_classified_by_how_far_the_engine_went() {
+        let clean = r#"{"title":"Ownership","summary":"S","key_claims":[{"claim":"c","confidence":"sourced","quote":"Each value has an owner."}],"article_body":"B"}"#;
+        let cases: Vec<(String, (AnswerClass, Option<&str>))> = vec![
+            (clean.to_string(), (AnswerClass::StrictValid, None)),
+            (
+                format!("Here it is:\n```json\n{clean}\n```"),
+                (AnswerClass::Repaired, None),
+            ),
+            (
+                clean.replace("\"sourced\"", "\"Sourced\""),
+                (AnswerClass::Coerced, None),
+            ),
+            (
+                "I cannot help with that.".into(),
+                (AnswerClass::Invalid, Some("no_json")),
+            ),
+            ("".into(), (AnswerClass::Invalid, Some("empty"))),
+            (
+                r#"{"title":"T"}"#.into(),
+                (AnswerClass::Invalid, Some("schema")),
+            ),
+            (
+                r#"{"title":" ","summary":"S","key_claims":[],"article_body":"B"}"#.into(),
+                (AnswerClass::Invalid, Some("empty_title")),
+            ),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(class_of(&raw), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn grounding_counts_only_sourced_claims() {
+        let raw = r#"{"title":"T","summary":"S","key_claims":[
+            {"claim":"a","confidence":"sourced","quote":"Each value has an owner."},
+            {"claim":"b","confidence":"sourced","quote":"Values are immortal"},
+            {"claim":"c","confidence":"opinion"}],"article_body":"B"}"#;
+        let schema = schema();
+        assert_eq!(grounding_tally(&judge(raw, false, SOURCE, &schema)), (2, 1));
+    }
+}

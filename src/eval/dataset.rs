@@ -1,0 +1,917 @@
+//! Eval datasets: a `.jsonl` file of cases with an optional sidecar `.yaml` of defaults, or
+//! one `.yaml`/`.yml` file holding the defaults and a `cases:` list. Both load to the same
+//! [`Dataset`].
+//!
+//! Loading is strict: every case must be well formed, ids unique, every `source_file`
+//! readable, or the whole dataset is refused with a [`DatasetError`] naming the file, the
+//! line (or the case's position in a YAML list) and the problem. No partial datasets.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::compile::PROMPT_VERSION;
+use crate::ingest::{self, IngestOptions, IngestedSource};
+use crate::llm::ProviderKind;
+
+/// The largest dataset file read, in bytes (sources referenced by `source_file` have the
+/// ingest limit).
+pub const MAX_DATASET_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The prompt ids a case or sidecar may ask for.
+pub const KNOWN_PROMPTS: &[&str] = &[crate::compile::templates::COMPILE, PROMPT_VERSION];
+
+/// A dataset that cannot be loaded: where, and what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}{}: {message}", .path.display(), .at.as_ref().map(|a| format!(": {a}")).unwrap_or_default())]
+pub struct DatasetError {
+    /// The file (the dataset or its sidecar).
+    pub path: PathBuf,
+    /// The line, from 1, when the problem is on one line of a `.jsonl` file.
+    pub line: Option<usize>,
+    /// Where in the file: `line 3`, `cases[2]`, `line 4, column 7`.
+    pub at: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl DatasetError {
+    fn file(path: &Path, message: impl Into<String>) -> DatasetError {
+        DatasetError {
+            path: path.to_path_buf(),
+            line: None,
+            at: None,
+            message: message.into(),
+        }
+    }
+
+    fn at(path: &Path, at: &Location, message: impl Into<String>) -> DatasetError {
+        DatasetError {
+            path: path.to_path_buf(),
+            line: match at {
+                Location::Line(n) => Some(*n),
+                Location::Item(_) => None,
+            },
+            at: Some(at.to_string()),
+            message: message.into(),
+        }
+    }
+}
+
+/// Where a case was written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Location {
+    /// A line of a `.jsonl` file, from 1.
+    Line(usize),
+    /// An index into a YAML dataset's `cases:` list, from 0.
+    Item(usize),
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Line(n) => write!(f, "line {n}"),
+            Location::Item(i) => write!(f, "cases[{i}]"),
+        }
+    }
+}
+
+/// How to run a case: every field optional, filled by precedence (command-line flags, then
+/// the case, then the sidecar, then your settings and the built-in defaults).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Execution {
+    /// `ollama` or `openai`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The server's base URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// The model to ask.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The prompt id (only `compile` today).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    /// The answer budget in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Retries after an invalid answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u32>,
+}
+
+impl Execution {
+    /// Each field from `self` when set, else from `lower`.
+    pub fn over(&self, lower: &Execution) -> Execution {
+        Execution {
+            provider: self.provider.clone().or_else(|| lower.provider.clone()),
+            base_url: self.base_url.clone().or_else(|| lower.base_url.clone()),
+            model: self.model.clone().or_else(|| lower.model.clone()),
+            prompt: self.prompt.clone().or_else(|| lower.prompt.clone()),
+            temperature: self.temperature.or(lower.temperature),
+            max_tokens: self.max_tokens.or(lower.max_tokens),
+            retries: self.retries.or(lower.retries),
+        }
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if let Some(p) = &self.provider {
+            if ProviderKind::parse(p).is_none() {
+                return Err(format!(
+                    "execution.provider {p:?} is not a provider (expected ollama or openai)"
+                ));
+            }
+        }
+        if let Some(p) = &self.prompt {
+            if !KNOWN_PROMPTS.contains(&p.as_str()) {
+                return Err(format!(
+                    "execution.prompt {p:?} is not a known prompt (known: {})",
+                    KNOWN_PROMPTS.join(", ")
+                ));
+            }
+        }
+        if let Some(t) = self.temperature {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(format!(
+                    "execution.temperature {t} is out of range (0 to 2)"
+                ));
+            }
+        }
+        if let Some(m) = &self.model {
+            if m.trim().is_empty() {
+                return Err("execution.model is empty".into());
+            }
+        }
+        if self.max_tokens == Some(0) {
+            return Err("execution.max_tokens must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// Checks an article must pass. Every field optional; a case's own `expected` wins over the
+/// sidecar's `evaluators`, key by key.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expected {
+    /// The title contains this text (ignoring case).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title_contains: Option<String>,
+    /// At least this many key claims.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_claims: Option<u32>,
+    /// At most this many key claims.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_claims: Option<u32>,
+    /// Each of these is mentioned (ignoring case) in the concepts, title, summary or body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub must_mention_concepts: Option<Vec<String>>,
+    /// At most this share (0 to 1) of the claims is labelled `opinion`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_opinion_share: Option<f64>,
+    /// At least this share (0 to 1) of the claims labelled `sourced` has its quote found in
+    /// the source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_grounded_rate: Option<f64>,
+}
+
+impl Expected {
+    /// Each check from `self` when set, else from `lower`.
+    pub fn over(&self, lower: &Expected) -> Expected {
+        Expected {
+            title_contains: self
+                .title_contains
+                .clone()
+                .or_else(|| lower.title_contains.clone()),
+            min_claims: self.min_claims.or(lower.min_claims),
+            max_claims: self.max_claims.or(lower.max_claims),
+            must_mention_concepts: self
+                .must_mention_concepts
+                .clone()
+                .or_else(|| lower.must_mention_concepts.clone()),
+            max_opinion_share: self.max_opinion_share.or(lower.max_opinion_share),
+            min_grounded_rate: self.min_grounded_rate.or(lower.min_grounded_rate),
+        }
+    }
+
+    /// Whether no check is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Expected::default()
+    }
+
+    fn check(&self, what: &str) -> Result<(), String> {
+        for (name, v) in [
+            ("max_opinion_share", self.max_opinion_share),
+            ("min_grounded_rate", self.min_grounded_rate),
+        ] {
+            if let Some(v) = v {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(format!("{what}.{name} {v} is not a share between 0 and 1"));
+                }
+            }
+        }
+        if let (Some(lo), Some(hi)) = (self.min_claims, self.max_claims) {
+            if lo > hi {
+                return Err(format!(
+                    "{what}.min_claims {lo} is more than {what}.max_claims {hi}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Dataset-wide settings: the sidecar of a `.jsonl` dataset, or the top of a YAML dataset.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sidecar {
+    /// The dataset's name (default: the file name without its extension).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// What the dataset is for.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// How to run every case.
+    #[serde(default)]
+    pub execution: Execution,
+    /// Checks applied to every case (the keys of a case's `expected`).
+    #[serde(default)]
+    pub evaluators: Expected,
+    /// How many times to run each case (default 1).
+    #[serde(default)]
+    pub repeat: Option<u32>,
+}
+
+/// One case of a dataset, its source read and ready to compile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Case {
+    /// The case's unique id.
+    pub id: String,
+    /// Where it was written.
+    pub location: Location,
+    /// The source, read as `wikimind ingest` would read it.
+    pub source: IngestedSource,
+    /// The file the source came from, resolved against the dataset's folder.
+    pub source_file: Option<PathBuf>,
+    /// The case's own checks (not merged with the sidecar's).
+    pub expected: Expected,
+    /// The case's own execution overrides.
+    pub execution: Execution,
+}
+
+/// A loaded dataset.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Dataset {
+    /// The dataset file.
+    pub path: PathBuf,
+    /// The sidecar read, if any.
+    pub sidecar_path: Option<PathBuf>,
+    /// Its name.
+    pub name: String,
+    /// What it is for.
+    pub description: Option<String>,
+    /// Runs per case.
+    pub repeat: u32,
+    /// Defaults for every case's execution.
+    pub execution: Execution,
+    /// Checks applied to every case.
+    pub evaluators: Expected,
+    /// The cases, in file order.
+    pub cases: Vec<Case>,
+    /// Things a person should know (a missing sidecar).
+    pub warnings: Vec<String>,
+}
+
+impl Dataset {
+    /// The checks of a case: its own `expected` over the dataset's `evaluators`.
+    pub fn checks_for(&self, case: &Case) -> Expected {
+        case.expected.over(&self.evaluators)
+    }
+}
+
+/// Loads a dataset by its extension: `.jsonl` (with an optional sidecar `.yaml`/`.yml` of
+/// the same base name) or `.yaml`/`.yml` (with a `cases:` list).
+pub fn load_dataset(path: &Path) -> Result<Dataset, DatasetError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    match ext.as_str() {
+        "jsonl" => load_jsonl(path),
+        "yaml" | "yml" => load_yaml(path),
+        _ => Err(DatasetError::file(
+            path,
+            "not a dataset: expected a .jsonl file (one case per line) or a .yaml/.yml file with a `cases:` list",
+        )),
+    }
+}
+
+fn read_file(path: &Path) -> Result<String, DatasetError> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => DatasetError::file(path, "no such file"),
+        _ => DatasetError::file(path, format!("cannot read: {e}")),
+    })?;
+    if !meta.is_file() {
+        return Err(DatasetError::file(path, "not a file"));
+    }
+    if meta.len() > MAX_DATASET_BYTES {
+        return Err(DatasetError::file(
+            path,
+            format!(
+                "too large ({} bytes, limit {MAX_DATASET_BYTES})",
+                meta.len()
+            ),
+        ));
+    }
+    let bytes =
+        std::fs::read(path).map_err(|e| DatasetError::file(path, format!("cannot read: {e}")))?;
+    match String::from_utf8(bytes) {
+        Ok(mut text) => {
+            if text.starts_with('\u{feff}') {
+                text.remove(0);
+            }
+            Ok(text)
+        }
+        Err(e) => {
+            let offset = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..offset]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            Err(DatasetError {
+                path: path.to_path_buf(),
+                line: Some(line),
+                at: Some(format!("line {line}")),
+                message: "not valid UTF-8 — save the file as UTF-8".into(),
+            })
+        }
+    }
+}
+
+fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "dataset".into())
+}
+
+fn base_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The sidecar of a `.jsonl` dataset, if one exists.
+pub fn sidecar_path(dataset: &Path) -> Option<PathBuf> {
+    ["yaml", "yml"]
+        .iter()
+        .map(|ext| dataset.with_extension(ext))
+        .find(|p| p.is_file())
+}
+
+/// The defaults used when there is no sidecar, in words.
+pub fn default_description(name: &str) -> String {
+    format!(
+        "name {name:?} (the file name), repeat 1, prompt {PROMPT_VERSION}, no evaluators; \
+         provider, model, temperature and retries from your settings"
+    )
+}
+
+fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, DatasetError> {
+    serde_yaml_ng::from_str(text).map_err(|e| {
+        let at = e
+            .location()
+            .map(|l| format!("line {}, column {}", l.line(), l.column()));
+        DatasetError {
+            path: path.to_path_buf(),
+            line: e.location().map(|l| l.line()),
+            at,
+            message: strip_yaml_location(&e.to_string()),
+        }
+    })
+}
+
+/// serde_yaml appends " at line L column C"; the location is reported separately.
+fn strip_yaml_location(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+fn check_sidecar(path: &Path, sidecar: &Sidecar) -> Result<(), DatasetError> {
+    sidecar
+        .execution
+        .check()
+        .and_then(|_| sidecar.evaluators.check("evaluators"))
+        .map_err(|m| DatasetError::file(path, m))?;
+    if sidecar.repeat == Some(0) {
+        return Err(DatasetError::file(path, "repeat must be at least 1"));
+    }
+    Ok(())
+}
+
+fn load_jsonl(path: &Path) -> Result<Dataset, DatasetError> {
+    let text = read_file(path)?;
+    let mut warnings = Vec::new();
+    let (sidecar, sidecar_path) = match sidecar_path(path) {
+        Some(sc) => {
+            let sc_text = read_file(&sc)?;
+            let parsed: Sidecar = if sc_text.trim().is_empty() {
+                Sidecar::default()
+            } else {
+                parse_yaml(&sc, &sc_text)?
+            };
+            check_sidecar(&sc, &parsed)?;
+            (parsed, Some(sc))
+        }
+        None => {
+            warnings.push(format!(
+                "no sidecar {} next to the dataset: using the defaults ({})",
+                path.with_extension("yaml").display(),
+                default_description(&file_stem(path))
+            ));
+            (Sidecar::default(), None)
+        }
+    };
+    let dir = base_dir(path);
+    let mut cases = Vec::new();
+    let mut seen: HashMap<String, Location> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let at = Location::Line(i + 1);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(line).map_err(|e| {
+            DatasetError::at(
+                path,
+                &at,
+                format!("not valid JSON: {}", strip_json_location(&e)),
+            )
+        })?;
+        let case = read_case(path, &dir, at, value, &mut seen)?;
+        cases.push(case);
+    }
+    finish(path, sidecar_path, sidecar, cases, warnings)
+}
+
+fn strip_json_location(e: &serde_json::Error) -> String {
+    let m = e.to_string();
+    match m.rfind(" at line ") {
+        Some(i) => format!("{} (column {})", &m[..i], e.column()),
+        None => m,
+    }
+}
+
+fn load_yaml(path: &Path) -> Result<Dataset, DatasetError> {
+    let text = read_file(path)?;
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct YamlDataset {
+        name: Option<String>,
+        description: Option<String>,
+        #[serde(default)]
+        execution: Execution,
+        #[serde(default)]
+        evaluators: Expected,
+        repeat: Option<u32>,
+        cases: Option<Vec<Value>>,
+    }
+    let parsed: YamlDataset = parse_yaml(path, &text)?;
+    let Some(items) = parsed.cases else {
+        return Err(DatasetError::file(
+            path,
+            "no `cases:` list — a YAML dataset holds its cases under `cases:`",
+        ));
+    };
+    let sidecar = Sidecar {
+        name: parsed.name,
+        description: parsed.description,
+        execution: parsed.execution,
+        evaluators: parsed.evaluators,
+        repeat: parsed.repeat,
+    };
+    check_sidecar(path, &sidecar)?;
+    let dir = base_dir(path);
+    let mut seen = HashMap::new();
+    let mut cases = Vec::new();
+    for (i, value) in items.into_iter().enumerate() {
+        cases.push(read_case(path, &dir, Location::Item(i), value, &mut seen)?);
+    }
+    finish(path, None, sidecar, cases, Vec::new())
+}
+
+fn finish(
+    path: &Path,
+    sidecar_path: Option<PathBuf>,
+    sidecar: Sidecar,
+    cases: Vec<Case>,
+    warnings: Vec<String>,
+) -> Result<Dataset, DatasetError> {
+    if cases.is_empty() {
+        return Err(DatasetError::file(path, "the dataset has no cases"));
+    }
+    Ok(Dataset {
+        path: path.to_path_buf(),
+        sidecar_path,
+        name: sidecar
+            .name
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| file_stem(path)),
+        description: sidecar.description,
+        repeat: sidecar.repeat.unwrap_or(1),
+        execution: sidecar.execution,
+        evaluators: sidecar.evaluators,
+        cases,
+        warnings,
+    })
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+const CASE_FIELDS: &[&str] = &[
+    "id",
+    "source",
+    "source_file",
+    "title",
+    "expected",
+    "execution",
+];
+
+fn read_case(
+    path: &Path,
+    dir: &Path,
+    at: Location,
+    value: Value,
+    seen: &mut HashMap<String, Location>,
+) -> Result<Case, DatasetError> {
+    let err = |m: String| DatasetError::at(path, &at, m);
+    let Value::Object(mut obj) = value else {
+        return Err(err(format!(
+            "a case must be a JSON object, not {}",
+            type_name(&value)
+        )));
+    };
+    if let Some(unknown) = obj.keys().find(|k| !CASE_FIELDS.contains(&k.as_str())) {
+        return Err(err(format!(
+            "unknown field {unknown:?} (a case has: {})",
+            CASE_FIELDS.join(", ")
+        )));
+    }
+    let id = match obj.remove("id") {
+        None | Some(Value::Null) => return Err(err("missing `id`".into())),
+        Some(Value::String(s)) if s.trim().is_empty() => return Err(err("`id` is empty".into())),
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(err(format!(
+                "`id` must be a string, not {}",
+                type_name(&other)
+            )))
+        }
+    };
+    let err = |m: String| DatasetError::at(path, &at, format!("case {id:?}: {m}"));
+    let string_field = |obj: &mut Map<String, Value>, name: &str| match obj.remove(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(err(format!(
+            "`{name}` must be a string, not {}",
+            type_name(&other)
+        ))),
+    };
+    let source = string_field(&mut obj, "source")?;
+    let source_file = string_field(&mut obj, "source_file")?;
+    let title = string_field(&mut obj, "title")?;
+    let expected: Expected = match obj.remove("expected") {
+        None | Some(Value::Null) => Expected::default(),
+        Some(v @ Value::Object(_)) => {
+            serde_json::from_value(v).map_err(|e| err(format!("expected: {e}")))?
+        }
+        Some(other) => {
+            return Err(err(format!(
+                "`expected` must be an object, not {}",
+                type_name(&other)
+            )))
+        }
+    };
+    expected.check("expected").map_err(err)?;
+    let execution: Execution = match obj.remove("execution") {
+        None | Some(Value::Null) => Execution::default(),
+        Some(v @ Value::Object(_)) => {
+            serde_json::from_value(v).map_err(|e| err(format!("execution: {e}")))?
+        }
+        Some(other) => {
+            return Err(err(format!(
+                "`execution` must be an object, not {}",
+                type_name(&other)
+            )))
+        }
+    };
+    execution.check().map_err(err)?;
+    if let Some(first) = seen.get(&id) {
+        return Err(DatasetError::at(
+            path,
+            &at,
+            format!("duplicate id {id:?} (first used at {first})"),
+        ));
+    }
+    let (ingested, resolved) = match (source, source_file) {
+        (Some(_), Some(_)) => {
+            return Err(err(
+                "has both `source` and `source_file` — give one".into()
+            ))
+        }
+        (None, None) => {
+            return Err(err(
+                "has no source — give `source` (the text) or `source_file` (a path relative to the dataset)".into(),
+            ))
+        }
+        (Some(text), None) => (
+            ingest::ingest_text(&text, title.as_deref()).map_err(|e| err(e.to_string()))?,
+            None,
+        ),
+        (None, Some(file)) => {
+            let resolved = dir.join(&file);
+            if !resolved.is_file() {
+                return Err(err(format!(
+                    "source_file {file:?} does not exist (looked for {})",
+                    resolved.display()
+                )));
+            }
+            let mut report = ingest::ingest_path(&resolved, &IngestOptions::default())
+                .map_err(|e| err(format!("source_file {file:?}: {e}")))?;
+            let Some(mut source) = report.sources.pop() else {
+                return Err(err(format!("source_file {file:?}: nothing to read")));
+            };
+            if let Some(t) = title.filter(|t| !t.trim().is_empty()) {
+                source.title = Some(t);
+            }
+            (source, Some(resolved))
+        }
+    };
+    seen.insert(id.clone(), at.clone());
+    Ok(Case {
+        id,
+        location: at,
+        source: ingested,
+        source_file: resolved,
+        expected,
+        execution,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn load_err(text: &str) -> DatasetError {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "d.jsonl", text);
+        load_dataset(&p).unwrap_err()
+    }
+
+    #[test]
+    fn a_valid_file_with_blank_lines_loads_every_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "basics.jsonl",
+            "{\"id\":\"a\",\"source\":\"Alpha is first.\"}\n\n   \n{\"id\":\"b\",\"source\":\"Beta is second.\",\"expected\":{\"min_claims\":2}}\n",
+        );
+        let d = load_dataset(&p).unwrap();
+        assert_eq!(d.cases.len(), 2);
+        assert_eq!(d.cases[0].id, "a");
+        assert_eq!(d.cases[1].location, Location::Line(4));
+        assert_eq!(d.cases[1].expected.min_claims, Some(2));
+        assert_eq!(d.name, "basics");
+        assert_eq!(d.repeat, 1);
+        // No sidecar: a warning naming the defaults, not an error.
+        assert_eq!(d.warnings.len(), 1);
+        assert!(d.warnings[0].contains("no sidecar"), "{}", d.warnings[0]);
+        assert!(d.warnings[0].contains("repeat 1"), "{}", d.warnings[0]);
+        assert!(d.warnings[0].contains(PROMPT_VERSION), "{}", d.warnings[0]);
+    }
+
+    #[test]
+    fn bad_json_names_the_line() {
+        let e = load_err("{\"id\":\"a\",\"source\":\"x y z\"}\n\n{\"id\": \"b\", source: 1}\n");
+        assert_eq!(e.line, Some(3));
+        let s = e.to_string();
+        assert!(s.contains("d.jsonl: line 3: not valid JSON"), "{s}");
+    }
+
+    #[test]
+    fn strict_errors_name_the_line_and_problem() {
+        let table: &[(&str, usize, &str)] = &[
+            ("{\"source\":\"x\"}", 1, "missing `id`"),
+            ("[1,2]", 1, "must be a JSON object"),
+            (
+                "{\"id\":7,\"source\":\"x\"}",
+                1,
+                "`id` must be a string, not a number",
+            ),
+            (
+                "{\"id\":\"a\",\"source\":\"a b\"}\n{\"id\":\"a\",\"source\":\"c d\"}",
+                2,
+                "duplicate id \"a\" (first used at line 1)",
+            ),
+            (
+                "{\"id\":\"a\",\"source\":5}",
+                1,
+                "`source` must be a string",
+            ),
+            ("{\"id\":\"a\"}", 1, "has no source"),
+            (
+                "{\"id\":\"a\",\"source\":\"x\",\"source_file\":\"y.md\"}",
+                1,
+                "both",
+            ),
+            (
+                "{\"id\":\"a\",\"source_file\":\"missing.md\"}",
+                1,
+                "source_file \"missing.md\" does not exist",
+            ),
+            (
+                "{\"id\":\"a\",\"source\":\"x\",\"expected\":{\"min_claims\":\"three\"}}",
+                1,
+                "expected: invalid type",
+            ),
+            (
+                "{\"id\":\"a\",\"source\":\"x\",\"expected\":{\"min_clams\":3}}",
+                1,
+                "unknown field `min_clams`",
+            ),
+            (
+                "{\"id\":\"a\",\"source\":\"x\",\"expected\":{\"max_opinion_share\":3}}",
+                1,
+                "not a share",
+            ),
+            (
+                "{\"id\":\"a\",\"source\":\"x\",\"execution\":{\"provider\":\"bard\"}}",
+                1,
+                "not a provider",
+            ),
+            (
+                "{\"id\":\"a\",\"source\":\"x\",\"execution\":{\"prompt\":\"v9\"}}",
+                1,
+                "not a known prompt",
+            ),
+            ("{\"id\":\"a\",\"source\":\"   \"}", 1, "empty"),
+            (
+                "{\"id\":\"a\",\"source\":\"x\",\"surprise\":1}",
+                1,
+                "unknown field \"surprise\"",
+            ),
+        ];
+        for (text, line, want) in table {
+            let e = load_err(text);
+            assert_eq!(e.line, Some(*line), "{text}: {e}");
+            assert!(e.to_string().contains(want), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn no_partial_datasets_and_no_empty_ones() {
+        assert!(load_err("").to_string().contains("no cases"));
+        assert!(load_err("\n\n").to_string().contains("no cases"));
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "d.csv", "id,source");
+        assert!(load_dataset(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("not a dataset"));
+        let p = write(dir.path(), "bad.jsonl", "");
+        std::fs::write(&p, b"{\"id\":\"a\",\"source\":\"ok\"}\n{\"id\":\"b\xff\"}").unwrap();
+        let e = load_dataset(&p).unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        assert!(e.to_string().contains("UTF-8"));
+    }
+
+    #[test]
+    fn relative_source_files_resolve_against_the_dataset_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "evals/sources/tea.md",
+            "# Green tea\n\nSteep it at 80 degrees.\n",
+        );
+        let p = write(
+            dir.path(),
+            "evals/set.jsonl",
+            "{\"id\":\"tea\",\"source_file\":\"sources/tea.md\"}\n",
+        );
+        let d = load_dataset(&p).unwrap();
+        let case = &d.cases[0];
+        assert_eq!(case.source.title.as_deref(), Some("Green tea"));
+        assert!(case.source.text.contains("80 degrees"));
+        assert!(case
+            .source_file
+            .as_ref()
+            .unwrap()
+            .ends_with("evals/sources/tea.md"));
+    }
+
+    #[test]
+    fn sidecar_defaults_and_per_case_overrides() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "set.yaml",
+            "name: Kitchen notes\ndescription: small\nrepeat: 3\nexecution:\n  model: small-model\n  temperature: 0.5\nevaluators:\n  min_claims: 1\n  max_opinion_share: 0.5\n",
+        );
+        let p = write(
+            dir.path(),
+            "set.jsonl",
+            "{\"id\":\"a\",\"source\":\"x y z\"}\n{\"id\":\"b\",\"source\":\"x y z w\",\"execution\":{\"model\":\"big-model\"},\"expected\":{\"min_claims\":4}}\n",
+        );
+        let d = load_dataset(&p).unwrap();
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        assert_eq!(d.name, "Kitchen notes");
+        assert_eq!(d.repeat, 3);
+        let a = d.cases[0].execution.over(&d.execution);
+        assert_eq!(a.model.as_deref(), Some("small-model"));
+        assert_eq!(a.temperature, Some(0.5));
+        let b = d.cases[1].execution.over(&d.execution);
+        assert_eq!(b.model.as_deref(), Some("big-model"));
+        assert_eq!(b.temperature, Some(0.5));
+        assert_eq!(d.checks_for(&d.cases[0]).min_claims, Some(1));
+        let checks_b = d.checks_for(&d.cases[1]);
+        assert_eq!(checks_b.min_claims, Some(4));
+        assert_eq!(checks_b.max_opinion_share, Some(0.5));
+    }
+
+    #[test]
+    fn a_bad_sidecar_names_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "set.yaml", "name: x\nrepeat: many\n");
+        let p = write(dir.path(), "set.jsonl", "{\"id\":\"a\",\"source\":\"x\"}\n");
+        let e = load_dataset(&p).unwrap_err();
+        assert!(e.path.ends_with("set.yaml"), "{e}");
+        assert_eq!(e.line, Some(2), "{e}");
+        write(dir.path(), "set.yaml", "nmae: x\n");
+        let e = load_dataset(&p).unwrap_err();
+        assert!(e.to_string().contains("unknown field `nmae`"), "{e}");
+    }
+
+    #[test]
+    fn yaml_and_jsonl_datasets_load_to_the_same_cases() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "n.md", "# Note\n\nA note with words.\n");
+        write(dir.path(), "j.yaml", "name: same\nrepeat: 2\n");
+        let j = write(
+            dir.path(),
+            "j.jsonl",
+            "{\"id\":\"one\",\"source\":\"Plain text here.\",\"expected\":{\"title_contains\":\"plain\"}}\n{\"id\":\"two\",\"source_file\":\"n.md\"}\n",
+        );
+        let y = write(
+            dir.path(),
+            "y.yml",
+            "name: same\nrepeat: 2\ncases:\n  - id: one\n    source: Plain text here.\n    expected:\n      title_contains: plain\n  - id: two\n    source_file: n.md\n",
+        );
+        let (j, y) = (load_dataset(&j).unwrap(), load_dataset(&y).unwrap());
+        assert_eq!(j.name, y.name);
+        assert_eq!(j.repeat, y.repeat);
+        assert_eq!(j.cases.len(), y.cases.len());
+        for (a, b) in j.cases.iter().zip(&y.cases) {
+            assert_eq!(
+                (&a.id, &a.source, &a.expected),
+                (&b.id, &b.source, &b.expected)
+            );
+        }
+        let e = load_dataset(&write(dir.path(), "z.yaml", "name: x\n")).unwrap_err();
+        assert!(e.to_string().contains("no `cases:` list"), "{e}");
+        let e = load_dataset(&write(
+            dir.path(),
+            "w.yaml",
+            "cases:\n  - id: a\n    source: x\n  - source: y\n",
+        ))
+        .unwrap_err();
+        assert!(e.to_string().contains("cases[1]: missing `id`"), "{e}");
+    }
+}

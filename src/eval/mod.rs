@@ -1,0 +1,119 @@
+//! Eval: run a dataset of sources through the real compile pipeline and measure how a
+//! model does — valid answers on the first try, after repair, after coercion, after
+//! retries; grounded quotes; the dataset's `expected` checks; latency and tokens.
+//!
+//! [`dataset`] loads `.jsonl` (with an optional sidecar `.yaml`) or `.yaml` datasets
+//! strictly; [`run`] compiles every case with the same [`Compiler`](crate::compile::Compiler)
+//! a real compile uses, each in a throwaway in-memory wiki; [`report`] aggregates the runs
+//! per model; [`html`] renders the self-contained HTML report; [`write_outputs`] writes
+//! `report.json`, `results.jsonl` and `report.html`.
+
+pub mod checks;
+pub mod dataset;
+pub mod freeform;
+pub mod html;
+pub mod report;
+pub mod run;
+pub mod timestamp;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub use checks::{run_checks, CheckResult};
+pub use dataset::{load_dataset, Case, Dataset, DatasetError, Execution, Expected};
+pub use report::{build_report, ModelReport, Report};
+pub use run::{
+    plan_runs, resolve_execution, run_eval, CaseResult, EvalOptions, EvalProgress, EvalRun,
+};
+
+/// Why an eval could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// The dataset could not be loaded.
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    /// A provider could not be set up.
+    #[error(transparent)]
+    Llm(#[from] crate::llm::LlmError),
+    /// An option is not acceptable.
+    #[error("{0}")]
+    Invalid(String),
+    /// Writing the report failed.
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// The files an eval wrote.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct OutputFiles {
+    /// The folder.
+    pub dir: PathBuf,
+    /// `report.json`.
+    pub report_json: PathBuf,
+    /// `results.jsonl`.
+    pub results_jsonl: PathBuf,
+    /// `report.html`.
+    pub report_html: PathBuf,
+}
+
+/// The default output folder: `eval-out/<dataset name>-<UTC time>`, the name reduced to
+/// letters, digits, `-` and `_`.
+pub fn default_out_dir(dataset: &Dataset) -> PathBuf {
+    let name: String = dataset
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(60)
+        .collect();
+    let name = if name.trim_matches('-').is_empty() {
+        "dataset".to_string()
+    } else {
+        name
+    };
+    Path::new("eval-out").join(format!("{name}-{}", timestamp::now_compact()))
+}
+
+/// Writes `report.json`, `results.jsonl` (one line per run) and `report.html` into `dir`,
+/// creating it.
+pub fn write_outputs(
+    dir: &Path,
+    report: &Report,
+    results: &[CaseResult],
+) -> Result<OutputFiles, EvalError> {
+    let err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| EvalError::Write { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(err(dir))?;
+    let files = OutputFiles {
+        dir: dir.to_path_buf(),
+        report_json: dir.join("report.json"),
+        results_jsonl: dir.join("results.jsonl"),
+        report_html: dir.join("report.html"),
+    };
+    let json = serde_json::to_string_pretty(report)
+        .map_err(|e| err(&files.report_json)(std::io::Error::other(e)))?;
+    std::fs::write(&files.report_json, json + "\n").map_err(err(&files.report_json))?;
+    let mut lines = Vec::new();
+    for r in results {
+        serde_json::to_writer(&mut lines, r)
+            .map_err(|e| err(&files.results_jsonl)(std::io::Error::other(e)))?;
+        lines.push(b'\n');
+    }
+    let mut f = std::fs::File::create(&files.results_jsonl).map_err(err(&files.results_jsonl))?;
+    f.write_all(&lines).map_err(err(&files.results_jsonl))?;
+    std::fs::write(&files.report_html, html::render_html(report, results))
+        .map_err(err(&files.report_html))?;
+    Ok(files)
+}

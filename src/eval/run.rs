@@ -1,0 +1,617 @@
+//! Running a dataset: every case, for every model, as many times as asked, through the same
+//! [`Compiler`] a real compile uses, each run in its own throwaway in-memory wiki (so runs
+//! never see each other's articles and never touch the person's wiki).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::stream::{self, StreamExt};
+use serde::Serialize;
+
+use crate::compile::{AnswerClass, AttemptRecord, CompileError, Compiler, ProviderSlot};
+use crate::config::{default_model, default_url, CompileSettings, Settings};
+use crate::contract::Confidence;
+use crate::llm::{
+    self, CancellationToken, ChatRequest, Provider, ProviderKind, ProviderSettings, RetryPolicy,
+    Timeouts,
+};
+use crate::wiki::Wiki;
+
+use super::checks::{run_checks, ArticleFacts, CheckResult};
+use super::dataset::{Case, Dataset, Execution};
+use super::freeform::freeform_prompt;
+use super::EvalError;
+
+/// What the person asked for on the command line (or in the app) for this eval.
+#[derive(Debug, Clone, Default)]
+pub struct EvalOptions {
+    /// `--provider`: wins over the dataset.
+    pub provider: Option<String>,
+    /// `--base-url`: wins over the dataset.
+    pub base_url: Option<String>,
+    /// `--model`, repeatable: every case runs once per model. Empty: the model of each case
+    /// (case, then sidecar, then settings).
+    pub models: Vec<String>,
+    /// `--repeat`: runs per case and model (default: the sidecar's `repeat`, else 1).
+    pub repeat: Option<u32>,
+    /// `--concurrency`: compiles at once (default: the settings' compile concurrency).
+    pub concurrency: Option<usize>,
+    /// `--compare-freeform`: also ask each model for a free-form markdown article of each
+    /// source, to compare output tokens.
+    pub compare_freeform: bool,
+}
+
+/// How one run is executed, every setting resolved.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResolvedExecution {
+    /// The wire protocol.
+    #[serde(serialize_with = "kind_name")]
+    pub provider: ProviderKind,
+    /// The server.
+    pub base_url: String,
+    /// The model.
+    pub model: String,
+    /// The prompt id.
+    pub prompt: String,
+    /// Sampling temperature.
+    pub temperature: f32,
+    /// The answer budget in tokens.
+    pub max_tokens: u32,
+    /// Retries after an invalid answer.
+    pub retries: u32,
+}
+
+fn kind_name<S: serde::Serializer>(kind: &ProviderKind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.as_str())
+}
+
+impl ResolvedExecution {
+    /// `ollama:qwen2.5:3b`: how reports name the model.
+    pub fn label(&self) -> String {
+        format!("{}:{}", self.provider.as_str(), self.model)
+    }
+}
+
+/// Resolves one run's execution: `flags` over `case` over `sidecar` over the person's
+/// settings (config file, environment) and the built-in defaults.
+pub fn resolve_execution(
+    flags: &Execution,
+    case: &Execution,
+    sidecar: &Execution,
+    settings: &Settings,
+) -> Result<ResolvedExecution, EvalError> {
+    let merged = flags.over(&case.over(sidecar));
+    let primary = settings.provider();
+    let provider = match &merged.provider {
+        Some(name) => ProviderKind::parse(name).ok_or_else(|| {
+            EvalError::Invalid(format!(
+                "unknown provider {name:?} (expected ollama or openai)"
+            ))
+        })?,
+        None => primary.kind,
+    };
+    let same_kind = provider == primary.kind;
+    let base_url = merged.base_url.unwrap_or_else(|| {
+        if same_kind {
+            primary.base_url.clone()
+        } else {
+            default_url(provider).to_string()
+        }
+    });
+    let model = merged.model.unwrap_or_else(|| {
+        if same_kind {
+            primary.model.clone()
+        } else {
+            default_model(provider).to_string()
+        }
+    });
+    Ok(ResolvedExecution {
+        provider,
+        base_url,
+        model,
+        prompt: merged
+            .prompt
+            .unwrap_or_else(|| crate::compile::PROMPT_VERSION.to_string()),
+        temperature: merged.temperature.unwrap_or(settings.compile.temperature),
+        max_tokens: merged.max_tokens.unwrap_or(settings.compile.max_tokens),
+        retries: merged.retries.unwrap_or(settings.compile.retries),
+    })
+}
+
+/// One run to make: a case, a repetition, and how.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlannedRun {
+    /// Index of the case in the dataset.
+    pub case_index: usize,
+    /// The repetition, from 1.
+    pub repeat: u32,
+    /// How it runs.
+    pub execution: ResolvedExecution,
+}
+
+/// Every run of an eval, model by model (a local server then loads each model once), case
+/// by case, repetition by repetition.
+pub fn plan_runs(
+    dataset: &Dataset,
+    settings: &Settings,
+    options: &EvalOptions,
+) -> Result<Vec<PlannedRun>, EvalError> {
+    let repeat = options.repeat.unwrap_or(dataset.repeat);
+    if repeat == 0 {
+        return Err(EvalError::Invalid("--repeat must be at least 1".into()));
+    }
+    let models: Vec<Option<String>> = if options.models.is_empty() {
+        vec![None]
+    } else {
+        options.models.iter().cloned().map(Some).collect()
+    };
+    let mut runs = Vec::new();
+    for model in &models {
+        let flags = Execution {
+            provider: options.provider.clone(),
+            base_url: options.base_url.clone(),
+            model: model.clone(),
+            ..Execution::default()
+        };
+        for (case_index, case) in dataset.cases.iter().enumerate() {
+            let execution =
+                resolve_execution(&flags, &case.execution, &dataset.execution, settings)?;
+            for r in 1..=repeat {
+                runs.push(PlannedRun {
+                    case_index,
+                    repeat: r,
+                    execution: execution.clone(),
+                });
+            }
+        }
+    }
+    Ok(runs)
+}
+
+/// The free-form answer to the same source, for the token comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FreeformResult {
+    /// Prompt tokens, when reported.
+    pub tokens_in: Option<u64>,
+    /// Answer tokens, when reported.
+    pub tokens_out: Option<u64>,
+    /// Characters of the answer.
+    pub chars: usize,
+    /// Time of the call.
+    pub latency_ms: u64,
+    /// Why the call failed.
+    pub error: Option<String>,
+}
+
+/// One run of one case: one line of `results.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseResult {
+    /// The case's id.
+    pub case_id: String,
+    /// Provider and model (`ollama:qwen2.5:3b`).
+    pub model: String,
+    /// The server.
+    pub base_url: String,
+    /// The prompt id.
+    pub prompt: String,
+    /// The repetition, from 1.
+    pub repeat: u32,
+    /// Whether an article was written.
+    pub ok: bool,
+    /// The article's title.
+    pub title: Option<String>,
+    /// Why the compile failed.
+    pub reason: Option<String>,
+    /// How the first answer fared.
+    pub first_answer: AnswerClass,
+    /// How the answer that was kept fared (`None` when nothing was kept).
+    pub kept: Option<AnswerClass>,
+    /// Model calls made.
+    pub calls: u32,
+    /// Prompt tokens over all calls (as reported).
+    pub tokens_in: u64,
+    /// Answer tokens over all calls (as reported).
+    pub tokens_out: u64,
+    /// Whether every call reported its token usage.
+    pub tokens_reported: bool,
+    /// Wall time of the compile.
+    pub latency_ms: u64,
+    /// Key claims of the article.
+    pub claims: u32,
+    /// Claims the model labelled `sourced`.
+    pub sourced_claims: u32,
+    /// Of those, claims whose quote was found in the source.
+    pub grounded_claims: u32,
+    /// Claims labelled `opinion`.
+    pub opinion_claims: u32,
+    /// Whether the article was written from a cut-off answer.
+    pub truncated: bool,
+    /// Repairs and coercions applied to the kept answer.
+    pub repairs: Vec<String>,
+    /// The case's checks.
+    pub checks: Vec<CheckResult>,
+    /// Every model call, in order.
+    pub attempts: Vec<AttemptRecord>,
+    /// The free-form comparison, with `--compare-freeform`.
+    pub freeform: Option<FreeformResult>,
+}
+
+/// Progress of an eval, after each run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalProgress {
+    /// Runs finished.
+    pub done: usize,
+    /// Runs in all.
+    pub total: usize,
+    /// The run that just finished.
+    pub case_id: String,
+    /// Its model.
+    pub model: String,
+    /// Whether it wrote an article.
+    pub ok: bool,
+}
+
+/// Everything an eval produced, in plan order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalRun {
+    /// One result per run.
+    pub results: Vec<CaseResult>,
+    /// When the eval started (UTC, ISO-8601).
+    pub started_at: String,
+    /// Wall time of the whole eval.
+    pub elapsed_ms: u64,
+    /// Whether the eval was cancelled before every run finished.
+    pub cancelled: bool,
+}
+
+/// Providers by protocol and base URL.
+pub type ProviderMap = HashMap<(ProviderKind, String), Arc<dyn Provider>>;
+
+/// The providers an eval needs, one per distinct protocol and server.
+pub fn providers_for(runs: &[PlannedRun], settings: &Settings) -> Result<ProviderMap, EvalError> {
+    let c = &settings.compile;
+    let mut out: ProviderMap = HashMap::new();
+    for run in runs {
+        let key = (run.execution.provider, run.execution.base_url.clone());
+        if out.contains_key(&key) {
+            continue;
+        }
+        let api_key = settings
+            .providers
+            .iter()
+            .find(|p| p.kind == key.0 && p.base_url == key.1)
+            .and_then(|p| p.api_key.clone());
+        let provider = llm::new_provider(
+            key.0,
+            &key.1,
+            ProviderSettings {
+                timeouts: Timeouts {
+                    connect: Duration::from_secs(c.connect_timeout_secs),
+                    first_byte: Duration::from_secs(c.first_byte_timeout_secs),
+                    idle: Duration::from_secs(c.idle_timeout_secs),
+                },
+                retry: RetryPolicy {
+                    max_retries: c.transport_retries,
+                    ..RetryPolicy::default()
+                },
+                api_key,
+            },
+        )?;
+        out.insert(key, Arc::from(provider));
+    }
+    Ok(out)
+}
+
+/// Runs every planned run, `concurrency` at once, reporting progress after each. On
+/// cancellation the runs already finished are returned with `cancelled: true`.
+pub async fn run_eval(
+    dataset: &Dataset,
+    settings: &Settings,
+    options: &EvalOptions,
+    progress: &(dyn Fn(EvalProgress) + Send + Sync),
+    cancel: &CancellationToken,
+) -> Result<EvalRun, EvalError> {
+    let started_at = super::timestamp::now_iso();
+    let started = Instant::now();
+    let runs = plan_runs(dataset, settings, options)?;
+    let providers = providers_for(&runs, settings)?;
+    let concurrency = options
+        .concurrency
+        .unwrap_or(settings.compile.concurrency)
+        .max(1);
+    let total = runs.len();
+    let done = AtomicUsize::new(0);
+    let finished: Vec<(usize, Option<CaseResult>)> =
+        stream::iter(runs.iter().enumerate().map(|(i, run)| {
+            let provider = providers
+                .get(&(run.execution.provider, run.execution.base_url.clone()))
+                .cloned();
+            let case = &dataset.cases[run.case_index];
+            let done = &done;
+            async move {
+                let Some(provider) = provider else {
+                    return (i, None);
+                };
+                if cancel.is_cancelled() {
+                    return (i, None);
+                }
+                let result = run_case(
+                    case,
+                    dataset,
+                    run,
+                    provider,
+                    &settings.compile,
+                    options.compare_freeform,
+                    cancel,
+                )
+                .await;
+                if let Some(r) = &result {
+                    let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+                    progress(EvalProgress {
+                        done: n,
+                        total,
+                        case_id: r.case_id.clone(),
+                        model: r.model.clone(),
+                        ok: r.ok,
+                    });
+                }
+                (i, result)
+            }
+        }))
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    let mut finished = finished;
+    finished.sort_by_key(|(i, _)| *i);
+    let results: Vec<CaseResult> = finished.into_iter().filter_map(|(_, r)| r).collect();
+    Ok(EvalRun {
+        cancelled: results.len() < total,
+        results,
+        started_at,
+        elapsed_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+/// One run: a fresh in-memory wiki, the source added as `wikimind ingest` would, one
+/// compile, the checks. `None` when cancelled.
+async fn run_case(
+    case: &Case,
+    dataset: &Dataset,
+    run: &PlannedRun,
+    provider: Arc<dyn Provider>,
+    base: &CompileSettings,
+    compare_freeform: bool,
+    cancel: &CancellationToken,
+) -> Option<CaseResult> {
+    let exec = &run.execution;
+    let mut result = CaseResult {
+        case_id: case.id.clone(),
+        model: exec.label(),
+        base_url: exec.base_url.clone(),
+        prompt: exec.prompt.clone(),
+        repeat: run.repeat,
+        ok: false,
+        title: None,
+        reason: None,
+        first_answer: AnswerClass::ProviderError,
+        kept: None,
+        calls: 0,
+        tokens_in: 0,
+        tokens_out: 0,
+        tokens_reported: false,
+        latency_ms: 0,
+        claims: 0,
+        sourced_claims: 0,
+        grounded_claims: 0,
+        opinion_claims: 0,
+        truncated: false,
+        repairs: Vec::new(),
+        checks: Vec::new(),
+        attempts: Vec::new(),
+        freeform: None,
+    };
+    let checks = dataset.checks_for(case);
+    match compile_case(case, exec, Arc::clone(&provider), base, cancel).await {
+        Ok((report, article)) => {
+            result.ok = report.ok;
+            result.title = report.title.clone();
+            result.reason = report.reason.clone();
+            result.calls = report.calls;
+            result.tokens_in = report.tokens_in;
+            result.tokens_out = report.tokens_out;
+            result.tokens_reported = !report.attempts.is_empty()
+                && report
+                    .attempts
+                    .iter()
+                    .filter(|a| a.class != AnswerClass::ProviderError)
+                    .all(|a| a.tokens_in.is_some() && a.tokens_out.is_some());
+            result.latency_ms = report.elapsed_ms;
+            result.truncated = report.truncated;
+            result.repairs = report.repairs.clone();
+            if let Some(first) = report.attempts.first() {
+                result.first_answer = first.class;
+            }
+            let kept = report
+                .attempts
+                .last()
+                .filter(|a| report.ok && a.class.is_valid());
+            result.kept = kept.map(|a| a.class);
+            if let Some(k) = kept {
+                result.sourced_claims = k.sourced_claims;
+                result.grounded_claims = k.grounded_claims;
+            }
+            if let Some(a) = &article {
+                result.claims = a.claims.len() as u32;
+                result.opinion_claims = a
+                    .claims
+                    .iter()
+                    .filter(|c| c.confidence == Confidence::Opinion)
+                    .count() as u32;
+            }
+            result.checks = run_checks(
+                &checks,
+                article.as_ref().map(|a| ArticleFacts {
+                    article: a,
+                    sourced_claims: result.sourced_claims,
+                    grounded_claims: result.grounded_claims,
+                }),
+            );
+            result.attempts = report.attempts;
+        }
+        Err(CaseError::Cancelled) => return None,
+        Err(CaseError::Other(message)) => {
+            result.reason = Some(message);
+            result.checks = run_checks(&checks, None);
+        }
+    }
+    if compare_freeform {
+        result.freeform = Some(freeform(case, exec, &*provider, cancel).await?);
+    }
+    Some(result)
+}
+
+enum CaseError {
+    Cancelled,
+    Other(String),
+}
+
+async fn compile_case(
+    case: &Case,
+    exec: &ResolvedExecution,
+    provider: Arc<dyn Provider>,
+    base: &CompileSettings,
+    cancel: &CancellationToken,
+) -> Result<
+    (
+        crate::compile::CompileReport,
+        Option<crate::store::ArticleDetail>,
+    ),
+    CaseError,
+> {
+    let other = |e: &dyn std::fmt::Display| CaseError::Other(e.to_string());
+    let wiki = Wiki::open_in_memory().map_err(|e| other(&e))?;
+    let added = wiki
+        .add_sources(std::slice::from_ref(&case.source))
+        .map_err(|e| other(&e))?;
+    let Some(source) = added.first() else {
+        return Err(CaseError::Other("the source was not stored".into()));
+    };
+    let settings = CompileSettings {
+        temperature: exec.temperature,
+        max_tokens: exec.max_tokens,
+        retries: exec.retries,
+        concurrency: 1,
+        ..base.clone()
+    };
+    let compiler = Compiler::new(
+        Arc::clone(wiki.store()),
+        vec![ProviderSlot {
+            provider,
+            model: exec.model.clone(),
+        }],
+        settings,
+    );
+    let report = match compiler
+        .compile_one(source.source_id, &|_| {}, cancel)
+        .await
+    {
+        Ok(r) => r,
+        Err(CompileError::Cancelled) => return Err(CaseError::Cancelled),
+        Err(e) => return Err(other(&e)),
+    };
+    let article = match report.article_id {
+        Some(id) => wiki.store().article(id).map_err(|e| other(&e))?,
+        None => None,
+    };
+    Ok((report, article))
+}
+
+/// Asks for a free-form markdown article of the same source (no schema). `None` when
+/// cancelled.
+async fn freeform(
+    case: &Case,
+    exec: &ResolvedExecution,
+    provider: &dyn Provider,
+    cancel: &CancellationToken,
+) -> Option<FreeformResult> {
+    let prompt = freeform_prompt(case.source.title.as_deref(), &case.source.text);
+    let request = ChatRequest::new(&exec.model, prompt.system, prompt.user)
+        .with_max_tokens(exec.max_tokens)
+        .with_temperature(exec.temperature)
+        .with_cancel(cancel.clone());
+    let started = Instant::now();
+    match provider.chat(&request, &|_| {}).await {
+        Ok(resp) => Some(FreeformResult {
+            tokens_in: resp.prompt_tokens,
+            tokens_out: resp.completion_tokens,
+            chars: resp.text.chars().count(),
+            latency_ms: resp.latency.as_millis() as u64,
+            error: None,
+        }),
+        Err(e) if e.is_cancelled() => None,
+        Err(e) => Some(FreeformResult {
+            tokens_in: None,
+            tokens_out: None,
+            chars: 0,
+            latency_ms: started.elapsed().as_millis() as u64,
+            error: Some(e.to_string()),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Overrides;
+
+    fn settings(env: &[(&str, &str)]) -> Settings {
+        let vars: HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let o = Overrides {
+            data_dir: Some("/nonexistent-eval-test".into()),
+            ..Overrides::default()
+        };
+        Settings::resolve(&o, &|k| vars.get(k).cloned(), None).unwrap()
+    }
+
+    fn exec(model: Option<&str>, temperature: Option<f32>) -> Execution {
+        Execution {
+            model: model.map(str::to_string),
+            temperature,
+            ..Execution::default()
+        }
+    }
+
+    #[test]
+    fn flags_beat_the_case_which_beats_the_sidecar_which_beats_settings() {
+        let s = settings(&[("WIKIMIND_MODEL", "env-model")]);
+        let flag = exec(Some("flag-model"), None);
+        let case = exec(Some("case-model"), Some(0.7));
+        let side = exec(Some("side-model"), Some(0.1));
+        let none = Execution::default();
+        let r =
+            |f: &Execution, c: &Execution, sc: &Execution| resolve_execution(f, c, sc, &s).unwrap();
+        assert_eq!(r(&flag, &case, &side).model, "flag-model");
+        assert_eq!(r(&flag, &case, &side).temperature, 0.7);
+        assert_eq!(r(&none, &case, &side).model, "case-model");
+        assert_eq!(r(&none, &none, &side).model, "side-model");
+        assert_eq!(r(&none, &none, &side).temperature, 0.1);
+        let bottom = r(&none, &none, &none);
+        assert_eq!(bottom.model, "env-model");
+        assert_eq!(bottom.temperature, CompileSettings::default().temperature);
+        assert_eq!(bottom.prompt, crate::compile::PROMPT_VERSION);
+        // Another provider kind gets that kind's defaults, not the settings' server.
+        let openai = Execution {
+            provider: Some("openai".into()),
+            ..Execution::default()
+        };
+        let o = r(&openai, &none, &none);
+        assert_eq!(o.base_url, crate::config::DEFAULT_OPENAI_URL);
+        assert_eq!(o.model, crate::config::DEFAULT_OPENAI_MODEL);
+        assert_eq!(o.label(), "openai:default");
+    }
+}
