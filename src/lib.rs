@@ -19,4 +19,6 @@ pub mod ingest;
 pub mod llm;
 pub mod render;
 pub mod store;
+pub mod queue;
+pub mod view;
 pub mod wiki;
