@@ -30,7 +30,7 @@ pub struct CommandSignature {
 
 macro_rules! define_commands {
     ($(
-        #[doc = $doc:literal]
+        $(#[doc = $doc:literal])+
         fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty = |$host:ident| $body:expr;
     )*) => {
         /// The Tauri command functions, one per declared command.
@@ -38,7 +38,7 @@ macro_rules! define_commands {
             #[allow(unused_imports)]
             use super::*;
             $(
-                #[doc = $doc]
+                $(#[doc = $doc])+
                 #[tauri::command(rename_all = "snake_case")]
                 pub async fn $name(state: State<'_, Host>, $($arg: $ty),*) -> Result<$ret, String> {
                     let $host: &Host = &state;
@@ -56,9 +56,9 @@ macro_rules! define_commands {
         pub fn signatures() -> Vec<CommandSignature> {
             vec![$(CommandSignature {
                 name: stringify!($name),
-                doc: $doc,
-                args: vec![$((stringify!($arg), <$ty as ts_rs::TS>::name())),*],
-                returns: <$ret as ts_rs::TS>::name(),
+                doc: concat!($($doc, "\n"),+),
+                args: vec![$((stringify!($arg), ts_name::<$ty>())),*],
+                returns: ts_name::<$ret>(),
             }),*]
         }
     };
@@ -88,6 +88,12 @@ impl<T> IntoWire<T, std::convert::Infallible> for Infallible<T> {
     fn into_wire(self) -> Result<T, String> {
         Ok(self.0)
     }
+}
+
+/// The TypeScript name of a type as it crosses the wire: 64-bit integers travel as JSON
+/// numbers (ids stay far below 2^53), not as `bigint`.
+fn ts_name<T: ts_rs::TS>() -> String {
+    T::name().replace("bigint", "number")
 }
 
 fn ids(list: &[i64]) -> Vec<SourceId> {

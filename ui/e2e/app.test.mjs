@@ -66,7 +66,7 @@ test("two linked notes: add, compile, open, follow the link, see the backlink, s
 
   // One note pasted, one by path.
   await s.clickOn("#nav-add");
-  await s.type("#paste-text", "# Espresso\n\nEspresso is brewed at nine bars of pressure.\nA shot takes about thirty seconds.\nIt is the base of a cappuccino with [[Milk Foam]] on top.\n");
+  await s.fill("#paste-text", "# Espresso\n\nEspresso is brewed at nine bars of pressure.\nA shot takes about thirty seconds.\nIt is the base of a cappuccino with [[Milk Foam]] on top.\n");
   await s.clickOn("#add-text-btn");
   await s.waitCount(".source-row", 1);
   const note = join(tmp, "milk-foam.md");
@@ -87,11 +87,7 @@ test("two linked notes: add, compile, open, follow the link, see the backlink, s
   await s.waitCount(".lib-row", 2);
   await shot("04-library");
 
-  const rows = await s.findAll(".lib-row");
-  let espresso;
-  for (const r of rows) if ((await s.text(r)).includes("Espresso")) espresso = r;
-  assert.ok(espresso, "the library lists Espresso");
-  await s.click(espresso);
+  await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Espresso")));
   await s.wait("#article-title", { text: (t) => t === "Espresso" });
   await s.wait("#backlinks .backlink", { text: (t) => t.includes("Milk Foam") });
   await shot("05-article");
@@ -114,11 +110,10 @@ test("two linked notes: add, compile, open, follow the link, see the backlink, s
 
   // Search for a word from a body.
   await s.type("#search", "doubles");
-  const hit = await s.wait(".search-hit", { text: (t) => t.includes("Milk Foam") });
-  assert.match(await s.text(hit), /doubles/);
+  await s.waitAny(".search-hit", (t) => t.startsWith("Milk Foam") && t.includes("doubles"));
   await shot("07-search");
-  await s.type("#search", "");
-  await s.exec("document.getElementById('search').dispatchEvent(new Event('input'))");
+  await s.fill("#search", "");
+  await s.wait("#counts", { text: (t) => t.includes("2 articles") });
 });
 
 test("a hostile model answer renders inert in the real webview", async () => {
@@ -135,14 +130,14 @@ test("a hostile model answer renders inert in the real webview", async () => {
     "[[Espresso]] ![tracker](https://example.org/pixel.png) <svg onload=\"window.__pwned='svg'\"></svg>",
     "",
   ].join("\n");
-  await s.type("#paste-text", hostile);
+  await s.fill("#paste-text", hostile);
   await s.clickOn("#add-text-btn");
   await s.waitCount(".source-row", 3);
   await s.clickOn("#compile-all");
   await s.waitCount('.source-row[data-status="compiled"]', 3, 60000);
   await s.clickOn("#nav-library");
   await s.waitCount(".lib-row", 3);
-  for (const r of await s.findAll(".lib-row")) if ((await s.text(r)).includes("Hostile")) await s.click(r);
+  await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Hostile")));
   const title = await s.wait("#article-title", { text: (t) => t.startsWith("Hostile") });
   assert.match(await s.text(title), /onerror/, "markup in the title shows as text");
   // Click everything clickable in the body, then look for any effect.

@@ -88,6 +88,31 @@ export class Session {
     }
     throw new Error(`timed out waiting for ${css} (last text: ${JSON.stringify(last)})`);
   }
+  /** Waits until one of the elements matching `css` has text for which `pred` holds. */
+  async waitAny(css, pred, timeout = 20000) {
+    const until = Date.now() + timeout;
+    let seen = [];
+    while (Date.now() < until) {
+      seen = [];
+      for (const el of await this.findAll(css)) {
+        // textContent: WebKitWebDriver reports "" as the text of the virtualised rows
+        // (absolutely placed, transformed), though they are on screen and clickable.
+        const t = await this.exec("return arguments[0].textContent", [{ [ELEMENT]: el }]).catch((e) => `<${e.message}>`);
+        seen.push(t);
+        if (pred(t)) return el;
+      }
+      await sleep(150);
+    }
+    throw new Error(`timed out waiting for a ${css} with the expected text (saw ${JSON.stringify(seen)})`);
+  }
+  /** Sets a field's value as if typed (WebDriver typing drops newlines in WebKitGTK). */
+  async fill(css, value) {
+    await this.wait(css);
+    await this.exec(
+      "const el = document.querySelector(arguments[0]); el.value = arguments[1]; el.dispatchEvent(new Event('input', { bubbles: true }));",
+      [css, value],
+    );
+  }
   async waitCount(css, n, timeout = 30000) {
     const until = Date.now() + timeout;
     let count = 0;

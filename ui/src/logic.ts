@@ -252,7 +252,7 @@ export type KeyAction =
   | "up"
   | "open"
   | "escape"
-  | { go: Screen["kind"] };
+  | { go: "library" | "add" | "queue" | "settings" };
 
 /** Maps a key press to an action. Plain letters do nothing while typing in a field. */
 export function keyAction(e: {
