@@ -140,13 +140,12 @@ test("a hostile model answer renders inert in the real webview", async () => {
   await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Hostile")));
   const title = await s.wait("#article-title", { text: (t) => t.startsWith("Hostile") });
   assert.match(await s.text(title), /onerror/, "markup in the title shows as text");
-  // Click everything clickable in the body, then look for any effect.
-  for (const a of await s.findAll("#article-body a, #article-body b")) await s.click(a).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 500));
   await shot("08-hostile-article");
-  const report = await s.exec(`
+  const inspect = () =>
+    s.exec(`
     const body = document.getElementById('article-body');
     return {
+      title: document.getElementById('article-title').textContent,
       pwned: window.__pwned === undefined ? null : String(window.__pwned),
       scripts: body.querySelectorAll('script').length,
       iframes: body.querySelectorAll('iframe, object, embed, svg, style').length,
@@ -157,6 +156,8 @@ test("a hostile model answer renders inert in the real webview", async () => {
       bodyVisible: getComputedStyle(document.body).display !== 'none',
       text: body.textContent,
     };`);
+  const report = await inspect();
+  assert.match(report.title, /^Hostile/);
   assert.equal(report.pwned, null, "no script ran");
   assert.equal(report.scripts, 0);
   assert.equal(report.iframes, 0);
@@ -166,6 +167,12 @@ test("a hostile model answer renders inert in the real webview", async () => {
   assert.equal(report.titleImgs, 0);
   assert.ok(report.bodyVisible);
   assert.match(report.text, /click me/, "the link text stays readable");
+  // Click everything in the body that is not a wiki link; nothing may run or navigate.
+  for (const el of await s.findAll("#article-body a:not(.wikilink), #article-body b")) await s.click(el).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 500));
+  const afterClicks = await inspect();
+  assert.match(afterClicks.title, /^Hostile/, "still on the article");
+  assert.equal(afterClicks.pwned, null, "no handler ran on click");
 });
 
 test("settings: the model picker is filled from the server and the connection test says so", async () => {
