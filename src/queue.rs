@@ -164,7 +164,10 @@ impl CompileQueue {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Line> {
-        self.shared.line.lock().unwrap_or_else(PoisonError::into_inner)
+        self.shared
+            .line
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn label(&self, model: Option<&str>) -> String {
@@ -176,7 +179,11 @@ impl CompileQueue {
     fn report(&self, job: JobProgress) {
         {
             let mut line = self.lock();
-            match line.latest.iter_mut().find(|j| j.source_id == job.source_id) {
+            match line
+                .latest
+                .iter_mut()
+                .find(|j| j.source_id == job.source_id)
+            {
                 Some(slot) => *slot = job.clone(),
                 None => line.latest.push(job.clone()),
             }

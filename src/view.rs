@@ -13,10 +13,10 @@ use std::path::Path;
 
 use crate::compile::{CompileReport, Progress, Stage};
 use crate::config::Settings;
-use crate::ingest::IngestOptions;
-use crate::llm::{api_key, KeyStore};
-use crate::llm::ProviderKind;
 use crate::contract::Confidence;
+use crate::ingest::IngestOptions;
+use crate::llm::ProviderKind;
+use crate::llm::{api_key, KeyStore};
 use crate::store::{ArticleId, ArticleSort, SourceId};
 use crate::wiki::{Result, Wiki};
 
@@ -609,14 +609,11 @@ impl Wiki {
 
     /// A source's full text, or `None` when no source has this id.
     pub fn source_text(&self, id: i64) -> Result<Option<SourceTextView>> {
-        Ok(self
-            .store()
-            .source(SourceId(id))?
-            .map(|s| SourceTextView {
-                id: s.id.0,
-                origin: s.origin,
-                text: s.text,
-            }))
+        Ok(self.store().source(SourceId(id))?.map(|s| SourceTextView {
+            id: s.id.0,
+            origin: s.origin,
+            text: s.text,
+        }))
     }
 
     /// A source's compile log, oldest first: every raw answer kept.

@@ -11,7 +11,9 @@ use crate::commands::signatures;
 pub const BINDINGS_PATH: &str = "ui/src/bindings.ts";
 
 fn decl<T: TS>() -> String {
-    let docs = T::docs().map(|d| format!("{}\n", d.trim_end())).unwrap_or_default();
+    let docs = T::docs()
+        .map(|d| format!("{}\n", d.trim_end()))
+        .unwrap_or_default();
     format!("{docs}export {}\n", T::decl())
 }
 
@@ -61,7 +63,12 @@ pub fn typescript() -> String {
     for c in signatures() {
         let params: Vec<String> = c.args.iter().map(|(n, t)| format!("{n}: {t}")).collect();
         let keys: Vec<&str> = c.args.iter().map(|(n, _)| *n).collect();
-        let doc: Vec<&str> = c.doc.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let doc: Vec<&str> = c
+            .doc
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
         out.push_str(&format!(
             "  /** {} */\n  {}: ({}): Promise<{}> =>\n    invoke({:?}, {{ {} }}),\n",
             doc.join(" "),

@@ -33,8 +33,8 @@ pub fn load_settings() -> Result<Settings, wikimind::config::ConfigError> {
     let mut overrides = Overrides::default();
     if cfg!(debug_assertions) && env_dir.is_none() {
         let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        overrides.data_dir = wikimind::config::default_data_dir(&env)
-            .map(|d| d.with_file_name("wikimind-dev"));
+        overrides.data_dir =
+            wikimind::config::default_data_dir(&env).map(|d| d.with_file_name("wikimind-dev"));
     }
     let settings = Settings::load(&overrides)?;
     Ok(view::with_keys(

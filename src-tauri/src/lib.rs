@@ -34,7 +34,8 @@ pub fn run() -> Result<(), String> {
         .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
             let handle = app.handle().clone();
-            let runtime = tauri::async_runtime::block_on(async { tokio::runtime::Handle::current() });
+            let runtime =
+                tauri::async_runtime::block_on(async { tokio::runtime::Handle::current() });
             let queue = CompileQueue::new(
                 wiki.clone(),
                 settings,

@@ -1,15 +1,16 @@
-//! `wikimind-bench`: how the desktop app's library behaves with many articles.
+//! How the desktop app's library behaves with many articles (a bench binary).
 //!
 //! ```text
-//! wikimind-bench seed DIR [N]   # fill a data dir with N (default 10 000) linked articles
-//! wikimind-bench [N]            # seed a temp dir, then time what the app does at that size
+//! cargo bench -p wikimind --bench desktop_library               # 10 000 articles
+//! cargo bench -p wikimind --bench desktop_library -- 2000       # another size
+//! cargo bench -p wikimind --bench desktop_library -- seed DIR   # fill a data dir to try the app
 //! ```
 //!
 //! The timed part is what happens between launch and an interactive library on the Rust
 //! side (open the store, build the library view, serialise it as the IPC layer does), and
 //! the round trip of search-as-you-type (query and serialise the hits) for prefixes typed
-//! one letter at a time. The window's own share is measured by `ui/e2e/bench.mjs` in the
-//! real app.
+//! one letter at a time. The window's own share (painting the virtualised list) is
+//! not measured here.
 
 use std::time::{Duration, Instant};
 
@@ -19,10 +20,36 @@ use wikimind::view::LibrarySort;
 use wikimind::wiki::Wiki;
 
 const WORDS: &[&str] = &[
-    "espresso", "crema", "grinder", "burr", "tamper", "portafilter", "roast", "arabica",
-    "robusta", "extraction", "pressure", "bloom", "kettle", "filter", "aeropress", "latte",
-    "milk", "steam", "water", "mineral", "acidity", "body", "sweetness", "origin", "harvest",
-    "altitude", "washed", "natural", "honey", "fermentation",
+    "espresso",
+    "crema",
+    "grinder",
+    "burr",
+    "tamper",
+    "portafilter",
+    "roast",
+    "arabica",
+    "robusta",
+    "extraction",
+    "pressure",
+    "bloom",
+    "kettle",
+    "filter",
+    "aeropress",
+    "latte",
+    "milk",
+    "steam",
+    "water",
+    "mineral",
+    "acidity",
+    "body",
+    "sweetness",
+    "origin",
+    "harvest",
+    "altitude",
+    "washed",
+    "natural",
+    "honey",
+    "fermentation",
 ];
 
 fn word(i: usize) -> &'static str {
@@ -75,7 +102,11 @@ fn seed(wiki: &Wiki, n: usize) -> Result<(), String> {
         let claims: Vec<CheckedClaim> = (0..3)
             .map(|k| CheckedClaim {
                 claim: format!("{} relates to {}", word(i + k), word(i + k + 1)),
-                confidence: [Confidence::Sourced, Confidence::Inferred, Confidence::Opinion][k],
+                confidence: [
+                    Confidence::Sourced,
+                    Confidence::Inferred,
+                    Confidence::Opinion,
+                ][k],
                 quote: None,
                 grounded: k == 0,
             })
@@ -120,19 +151,27 @@ fn bench(n: usize) -> Result<(), String> {
         let wiki = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
         seed(&wiki, n)?;
     }
-    println!("seeded {n} articles in {:.1} s", started.elapsed().as_secs_f64());
+    println!(
+        "seeded {n} articles in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 
     let mut open_to_library = Vec::new();
     let mut bytes = 0;
     for _ in 0..5 {
         let t = Instant::now();
         let wiki = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
-        let lib = wiki.library(LibrarySort::Title).map_err(|e| e.to_string())?;
+        let lib = wiki
+            .library(LibrarySort::Title)
+            .map_err(|e| e.to_string())?;
         let json = serde_json::to_string(&lib).map_err(|e| e.to_string())?;
         open_to_library.push(t.elapsed());
         bytes = json.len();
         if lib.entries.len() != n {
-            return Err(format!("library has {} entries, not {n}", lib.entries.len()));
+            return Err(format!(
+                "library has {} entries, not {n}",
+                lib.entries.len()
+            ));
         }
     }
     println!(
@@ -143,7 +182,9 @@ fn bench(n: usize) -> Result<(), String> {
 
     let wiki = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
     let t = Instant::now();
-    let lib = wiki.library(LibrarySort::Updated).map_err(|e| e.to_string())?;
+    let lib = wiki
+        .library(LibrarySort::Updated)
+        .map_err(|e| e.to_string())?;
     let _ = serde_json::to_string(&lib).map_err(|e| e.to_string())?;
     println!("re-sort by updated (warm): {}", ms(t.elapsed()));
 
@@ -179,7 +220,10 @@ fn bench(n: usize) -> Result<(), String> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let result = match args.first().map(String::as_str) {
         Some("seed") => match args.get(1) {
             Some(dir) => {
@@ -189,16 +233,16 @@ fn main() {
                     .and_then(|wiki| seed(&wiki, n))
                     .map(|()| println!("seeded {n} articles into {dir}"))
             }
-            None => Err("usage: wikimind-bench seed DIR [N]".into()),
+            None => Err("usage: desktop_library seed DIR [N]".into()),
         },
         Some(n) => match n.parse() {
             Ok(n) => bench(n),
-            Err(_) => Err("usage: wikimind-bench [N] | seed DIR [N]".into()),
+            Err(_) => Err("usage: desktop_library [N] | seed DIR [N]".into()),
         },
         None => bench(10_000),
     };
     if let Err(e) = result {
-        eprintln!("wikimind-bench: {e}");
+        eprintln!("desktop_library: {e}");
         std::process::exit(1);
     }
 }
