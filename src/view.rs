@@ -828,7 +828,7 @@ pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
     match slot.provider.list_models().await {
         Ok(list) => {
             let models: Vec<String> = list.into_iter().map(|m| m.name).collect();
-            let model_available = models.iter().any(|m| *m == model);
+            let model_available = models.contains(&model);
             let message = match (models.len(), model_available) {
                 (0, _) => format!("{} answered but offers no models", slot.provider.describe()),
                 (n, true) => format!(
