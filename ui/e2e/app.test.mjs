@@ -22,6 +22,7 @@ let driver;
 let s;
 
 async function shot(name) {
+  await new Promise((r) => setTimeout(r, 300)); // let the last change paint
   writeFileSync(join(ARTIFACTS, `${name}.png`), await s.screenshot());
 }
 
