@@ -9,6 +9,7 @@
 //! again after a cancel), so a restart of the app loses only the order of the line.
 //!
 //! [`Compiler::compile_queued`]: crate::compile::Compiler::compile_queued
+//! [`Compiler::compile_one`]: crate::compile::Compiler::compile_one
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};

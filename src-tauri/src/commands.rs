@@ -1,6 +1,6 @@
 //! The command surface, declared once.
 //!
-//! [`define_commands!`] turns each line into a Tauri command (registered by
+//! `define_commands!` turns each line into a Tauri command (registered by
 //! [`invoke_handler`]) and into an entry of [`signatures`], from which the TypeScript
 //! client in `ui/src/bindings.ts` is generated. A renamed command or argument is then a
 //! compile error on both sides. Every body is one call into the core through the [`Host`].
