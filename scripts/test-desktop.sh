@@ -31,7 +31,10 @@ fi
 command -v npm >/dev/null || { echo "node and npm are needed (apt-get install nodejs npm)" >&2; exit 1; }
 
 echo "== npm ci (ui/)"
-(cd ui && npm ci --no-audit --no-fund --loglevel=error)
+# npm 11 on this kind of machine writes lock files without the other platforms' optional
+# packages and then refuses `npm ci` on them; `npm install` honours the same lock file.
+(cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null ||
+  npm install --no-audit --no-fund --loglevel=error; })
 
 echo "== bindings drift check"
 cargo run --quiet -p wikimind-desktop --bin wikimind-bindings -- --check
