@@ -7,9 +7,11 @@ deb=$(ls "$dir"/*.deb | head -n1)
 echo "checking $deb"
 contents=$(dpkg-deb -c "$deb")
 fail() { echo "deb check failed: $*" >&2; exit 1; }
-grep -q './usr/bin/wikimind-desktop$' <<<"$contents" || fail "no /usr/bin/wikimind-desktop"
-grep -q './usr/share/applications/WikiMind.desktop$' <<<"$contents" || fail "no desktop entry"
-grep -q './usr/share/icons/hicolor/128x128/apps/wikimind-desktop.png$' <<<"$contents" || fail "no 128x128 icon"
+grep -Eq '(\./)?usr/bin/wikimind-desktop$' <<<"$contents" || fail "no /usr/bin/wikimind-desktop"
+grep -Eq '(\./)?usr/share/applications/WikiMind.desktop$' <<<"$contents" || fail "no desktop entry"
+grep -Eq '(\./)?usr/share/icons/hicolor/128x128/apps/wikimind-desktop.png$' <<<"$contents" || fail "no 128x128 icon"
+others=$(grep -E 'usr/bin/.+' <<<"$contents" | grep -v 'usr/bin/wikimind-desktop$' || true)
+[ -z "$others" ] || fail "binaries other than wikimind-desktop in /usr/bin: $others"
 x=$(mktemp -d); trap 'rm -rf "$x"' EXIT
 dpkg-deb -x "$deb" "$x"
 entry="$x/usr/share/applications/WikiMind.desktop"

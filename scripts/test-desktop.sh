@@ -37,7 +37,7 @@ echo "== npm ci (ui/)"
   npm install --no-audit --no-fund --loglevel=error; })
 
 echo "== bindings drift check"
-cargo run --quiet -p wikimind-desktop --bin wikimind-bindings -- --check
+cargo run --quiet -p wikimind-desktop --example bindings -- --check
 
 echo "== front-end unit tests (vitest)"
 (cd ui && npx vitest run)

@@ -1,4 +1,4 @@
-//! `wikimind-bindings [--check]`: writes `ui/src/bindings.ts` from the Rust side, or with
+//! `cargo run -p wikimind-desktop --example bindings [-- --check]`: writes `ui/src/bindings.ts` from the Rust side, or with
 //! `--check` exits 1 when the committed file differs (the drift check CI runs).
 
 use std::path::Path;
@@ -15,7 +15,7 @@ fn main() {
             return;
         }
         eprintln!(
-            "{} differs from the Rust types: run `cargo run -p wikimind-desktop --bin wikimind-bindings` and commit it",
+            "{} differs from the Rust types: run `cargo run -p wikimind-desktop --example bindings` and commit it",
             path.display()
         );
         std::process::exit(1);
