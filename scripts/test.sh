@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+bash scripts/setup.sh
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -20,3 +22,6 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 echo "== tests"
 cargo test --workspace
+
+echo "== desktop app: front-end tests, bindings drift, end-to-end in a real window"
+bash scripts/test-desktop.sh
