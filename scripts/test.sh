@@ -14,6 +14,11 @@ if cargo tree -p wikimind -e normal --prefix none | grep -Eq '^(tauri|clap)[ -]'
   exit 1
 fi
 
+# The desktop step builds ui/dist, which the app crate embeds: it runs before the
+# workspace-wide builds below.
+echo "== desktop app: front-end tests, bindings drift, end-to-end in a real window"
+bash scripts/test-desktop.sh
+
 echo "== clippy (warnings denied)"
 cargo clippy --workspace --all-targets -- -D warnings
 
@@ -22,6 +27,3 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 echo "== tests"
 cargo test --workspace
-
-echo "== desktop app: front-end tests, bindings drift, end-to-end in a real window"
-bash scripts/test-desktop.sh
