@@ -36,14 +36,16 @@ echo "== npm ci (ui/)"
 (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null ||
   npm install --no-audit --no-fund --loglevel=error; })
 
+# The app crate embeds ui/dist at compile time, so the front end is built before any
+# cargo step of the app (a fresh clone has no ui/dist).
+echo "== front-end build"
+(cd ui && npm run --silent build)
+
 echo "== bindings drift check"
 cargo run --quiet -p wikimind-desktop --example bindings -- --check
 
 echo "== front-end unit tests (vitest)"
 (cd ui && npx vitest run)
-
-echo "== front-end build"
-(cd ui && npm run --silent build)
 
 echo "== cargo fmt, clippy (warnings denied), tests of the app crate"
 cargo fmt --all -- --check

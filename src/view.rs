@@ -354,6 +354,8 @@ impl IngestView {
 pub enum StageView {
     /// Waiting in the queue.
     Queued,
+    /// Reading a large source in parts before the article is written.
+    Reading,
     /// Sending the prompt, waiting for the first token.
     Prompting,
     /// The answer is streaming in.
@@ -373,6 +375,7 @@ pub enum StageView {
 impl From<Stage> for StageView {
     fn from(stage: Stage) -> Self {
         match stage {
+            Stage::Reading => StageView::Reading,
             Stage::Prompting => StageView::Prompting,
             Stage::Receiving => StageView::Receiving,
             Stage::Parsing => StageView::Parsing,

@@ -382,7 +382,7 @@ errors: Array<string>, };
 /**
  * Where a compile job is (see [`Stage`]).
  */
-export type StageView = "queued" | "prompting" | "receiving" | "parsing" | "saving" | "compiled" | "failed" | "cancelled";
+export type StageView = "queued" | "reading" | "prompting" | "receiving" | "parsing" | "saving" | "compiled" | "failed" | "cancelled";
 
 /**
  * Live state of one compile job, sent as an event each time it changes.

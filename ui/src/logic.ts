@@ -208,6 +208,8 @@ export function stageLabel(j: JobProgress): string {
   switch (j.stage) {
     case "queued":
       return "waiting";
+    case "reading":
+      return j.message ?? "reading a large source in parts";
     case "prompting":
       return j.attempt > 1 ? `asking again (attempt ${j.attempt})` : "sending the prompt";
     case "receiving":
