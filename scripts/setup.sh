@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to build WikiMind: a C toolchain for the
 # bundled SQLite, pkg-config, and libdbus (the OS keyring for API keys). Idempotent.
+#
+#   bash scripts/setup.sh            # the default build
+#   bash scripts/setup.sh --builtin  # also what the built-in engine (llama.cpp) needs:
+#                                    # cmake, libclang (bindgen) and a C++ compiler
 set -euo pipefail
 
 packages=(build-essential pkg-config libdbus-1-dev)
+if [ "${1:-}" = "--builtin" ]; then
+  packages+=(cmake libclang-dev g++)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
