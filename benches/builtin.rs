@@ -20,8 +20,14 @@ use wikimind::llm::{BuiltinProvider, ChatRequest, ConstraintEngine, FinishReason
 use wikimind::structured::Schema;
 
 const NOTES: &[(&str, &str)] = &[
-    ("espresso.md", include_str!("../tests/data/builtin/espresso.md")),
-    ("honeybees.md", include_str!("../tests/data/builtin/honeybees.md")),
+    (
+        "espresso.md",
+        include_str!("../tests/data/builtin/espresso.md"),
+    ),
+    (
+        "honeybees.md",
+        include_str!("../tests/data/builtin/honeybees.md"),
+    ),
     ("tides.md", include_str!("../tests/data/builtin/tides.md")),
     (
         "sourdough.md",
@@ -94,12 +100,7 @@ fn env_num(name: &str, default: u32) -> u32 {
         .unwrap_or(default)
 }
 
-async fn run(
-    provider: &BuiltinProvider,
-    req: &ChatRequest,
-    schema: &Schema,
-    tally: &mut Tally,
-) {
+async fn run(provider: &BuiltinProvider, req: &ChatRequest, schema: &Schema, tally: &mut Tally) {
     let resp = match provider.chat(req, &|_| {}).await {
         Ok(r) => r,
         Err(e) => {
@@ -211,7 +212,10 @@ async fn main() {
     );
     if with_gbnf {
         let r = gb.tokens_per_second() / off.tokens_per_second().max(1e-9);
-        println!("tokens/s gbnf / unconstrained = {r:.3} (overhead {:.1}%)", (1.0 - r) * 100.0);
+        println!(
+            "tokens/s gbnf / unconstrained = {r:.3} (overhead {:.1}%)",
+            (1.0 - r) * 100.0
+        );
     }
     if let Some(kb) = vm_hwm_kb() {
         println!("peak memory (VmHWM): {} MB", kb / 1024);

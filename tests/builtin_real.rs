@@ -45,9 +45,7 @@ async fn real_notes_compile_to_valid_stored_articles() {
     let Some(path) = model() else { return };
     let dir = tempfile::tempdir().unwrap();
     let wiki = Wiki::open(dir.path()).unwrap();
-    let summary = wiki
-        .ingest_path(&notes(), &Default::default())
-        .unwrap();
+    let summary = wiki.ingest_path(&notes(), &Default::default()).unwrap();
     assert_eq!(summary.sources.len(), 3, "{:?}", summary.sources);
 
     let provider = Arc::new(BuiltinProvider::new(&path).unwrap().with_seed(7));
@@ -56,7 +54,7 @@ async fn real_notes_compile_to_valid_stored_articles() {
         model: DEFAULT_BUILTIN_MODEL.into(),
     };
     let settings = CompileSettings {
-        retries: 0, // every first answer must be usable
+        retries: 0,     // every first answer must be usable
         concurrency: 2, // two jobs share the one loaded model
         max_tokens: 1024,
         ..CompileSettings::default()
@@ -72,12 +70,16 @@ async fn real_notes_compile_to_valid_stored_articles() {
 
     let schema = Schema::new(wikimind::contract::compilation_schema()).unwrap();
     for report in &reports {
-        assert!(report.ok, "source {} failed: {:?}", report.source_id, report.reason);
+        assert!(
+            report.ok,
+            "source {} failed: {:?}",
+            report.source_id, report.reason
+        );
         assert_eq!(report.calls, 1, "no retry was needed");
         let log = store.compilations(report.source_id).unwrap();
         let raw = &log.last().unwrap().record.raw_answer;
-        let value: serde_json::Value = serde_json::from_str(raw)
-            .unwrap_or_else(|e| panic!("not valid JSON ({e}): {raw}"));
+        let value: serde_json::Value =
+            serde_json::from_str(raw).unwrap_or_else(|e| panic!("not valid JSON ({e}): {raw}"));
         assert!(schema.is_valid(&value), "not schema-valid: {raw}");
         assert!(report.tokens_in > 0 && report.tokens_out > 0);
         let source = store.source(report.source_id).unwrap().unwrap();
@@ -112,7 +114,11 @@ async fn the_same_seed_gives_the_same_answer_and_budgets_are_reported() {
         })
         .await
         .unwrap();
-    assert_eq!(*pieces.lock().unwrap(), a.text, "the stream adds up to the answer");
+    assert_eq!(
+        *pieces.lock().unwrap(),
+        a.text,
+        "the stream adds up to the answer"
+    );
     let b = provider.chat(&req, &|_| {}).await.unwrap();
     assert_eq!(a.text, b.text, "same prompt, seed and model: same answer");
     let value: serde_json::Value = serde_json::from_str(&a.text).unwrap();

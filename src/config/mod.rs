@@ -588,7 +588,11 @@ retries = 1
 
         let e = env(&[("HOME", "/h"), ("WIKIMIND_MODEL_PATH", "/env/x.gguf")]);
         let s = Settings::resolve(&Overrides::default(), &e, cfg).unwrap();
-        assert_eq!(s.provider().base_url, "/env/x.gguf", "environment beats file");
+        assert_eq!(
+            s.provider().base_url,
+            "/env/x.gguf",
+            "environment beats file"
+        );
         assert_eq!(s.provider().model, "x.gguf");
 
         let e = env(&[("HOME", "/h"), ("WIKIMIND_MODEL_PATH", "/models")]);
@@ -597,7 +601,11 @@ retries = 1
             ..Overrides::default()
         };
         let s = Settings::resolve(&flags, &e, cfg).unwrap();
-        assert_eq!(s.provider().base_url, "/models/other.gguf", "a name is looked up in the model dir");
+        assert_eq!(
+            s.provider().base_url,
+            "/models/other.gguf",
+            "a name is looked up in the model dir"
+        );
 
         let flags = Overrides {
             provider: Some("builtin".into()),
@@ -606,7 +614,11 @@ retries = 1
             ..Overrides::default()
         };
         let s = Settings::resolve(&flags, &e, None).unwrap();
-        assert_eq!(s.provider().base_url, "/flag/f.gguf", "the flag beats everything");
+        assert_eq!(
+            s.provider().base_url,
+            "/flag/f.gguf",
+            "the flag beats everything"
+        );
     }
 
     #[test]

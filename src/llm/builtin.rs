@@ -44,8 +44,8 @@ use serde_json::Value;
 use super::gguf::{self, GgufInfo};
 use super::schema_bounds::bound_schema;
 use super::{
-    CancellationToken, ChatRequest, ChatResponse, EventCallback, FinishReason, LlmError,
-    ModelInfo, OutputConstraint, Provider, ProviderKind, Result,
+    CancellationToken, ChatRequest, ChatResponse, EventCallback, FinishReason, LlmError, ModelInfo,
+    OutputConstraint, Provider, ProviderKind, Result,
 };
 
 /// The answer budget when the request names none.
@@ -177,7 +177,10 @@ impl BuiltinProvider {
     fn engine_error(&self, message: String) -> LlmError {
         LlmError::Engine {
             path: self.label.clone(),
-            message: format!("the built-in engine failed running {}: {message}", self.label),
+            message: format!(
+                "the built-in engine failed running {}: {message}",
+                self.label
+            ),
         }
     }
 }
@@ -273,6 +276,15 @@ impl Provider for BuiltinProvider {
             size_bytes: Some(info.file_size),
             family: info.architecture,
         }])
+    }
+
+    async fn context_length(&self, _model: &str) -> Result<Option<u64>> {
+        let path = self.path.clone();
+        let info = tokio::task::spawn_blocking(move || gguf::inspect(&path))
+            .await
+            .map_err(|e| self.engine_error(format!("checking the file stopped: {e}")))?
+            .map_err(|e| engine_error(&self.path, e.to_string()))?;
+        Ok(info.context_length)
     }
 
     fn kind(&self) -> ProviderKind {
@@ -459,9 +471,7 @@ impl Engine {
         if wanted == ConstraintEngine::Llguidance {
             let built = self.factory().and_then(|factory| {
                 let grammar = TopLevelGrammar::from_json_schema(bounded.clone());
-                let parser = factory
-                    .create_parser(grammar)
-                    .map_err(|e| e.to_string())?;
+                let parser = factory.create_parser(grammar).map_err(|e| e.to_string())?;
                 let matcher = Matcher::new(Ok(parser));
                 match matcher.get_error() {
                     Some(e) => Err(e),
@@ -865,7 +875,10 @@ mod tests {
         }
         assert_eq!(s.pick(&logits, |_| false), None);
         let mut greedy = Sampler::new(3, 0.0);
-        assert_eq!(logits[greedy.pick(&logits, |_| true).unwrap() as usize], 6.0);
+        assert_eq!(
+            logits[greedy.pick(&logits, |_| true).unwrap() as usize],
+            6.0
+        );
         let with_nan = [f32::NAN, 1.0, f32::NEG_INFINITY];
         assert_eq!(Sampler::new(1, 1.0).pick(&with_nan, |_| true), Some(1));
     }
@@ -883,7 +896,7 @@ mod tests {
         assert!(err.contains("notes.gguf is not a GGUF model file"), "{err}");
 
         let truncated = dir.path().join("cut.gguf");
-        std::fs::write(&truncated, &gguf::tests::tiny_gguf(64, 10)).unwrap();
+        std::fs::write(&truncated, gguf::tests::tiny_gguf(64, 10)).unwrap();
         let provider = BuiltinProvider::new(&truncated).unwrap();
         let err = provider.chat(&req, &|_| {}).await.unwrap_err().to_string();
         assert!(err.contains("cut.gguf is truncated"), "{err}");

@@ -8,7 +8,7 @@
 //! without the `builtin` feature.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// The four bytes every GGUF file starts with.
@@ -230,10 +230,12 @@ impl Reader<'_> {
             return Err(self.truncated(end));
         }
         let mut buf = [0u8; N];
-        self.inner.read_exact(&mut buf).map_err(|source| GgufError::Io {
-            path: self.path.to_path_buf(),
-            source,
-        })?;
+        self.inner
+            .read_exact(&mut buf)
+            .map_err(|source| GgufError::Io {
+                path: self.path.to_path_buf(),
+                source,
+            })?;
         self.pos = end;
         Ok(buf)
     }
@@ -247,7 +249,10 @@ impl Reader<'_> {
     }
 
     fn skip(&mut self, n: u64) -> Result<(), GgufError> {
-        let end = self.pos.checked_add(n).ok_or_else(|| self.truncated(u64::MAX))?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .ok_or_else(|| self.truncated(u64::MAX))?;
         if end > self.size {
             return Err(self.truncated(end));
         }
@@ -526,14 +531,34 @@ pub(crate) mod tests {
     #[test]
     fn bad_files_name_themselves_and_say_what_is_wrong() {
         let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-            ("empty", vec![], "is not a GGUF model file (it starts with nothing"),
-            ("text", b"hello world".to_vec(), "is not a GGUF model file (it starts with \"hell\""),
+            (
+                "empty",
+                vec![],
+                "is not a GGUF model file (it starts with nothing",
+            ),
+            (
+                "text",
+                b"hello world".to_vec(),
+                "is not a GGUF model file (it starts with \"hell\"",
+            ),
             ("short", b"GG".to_vec(), "is not a GGUF model file"),
             ("html", b"<!DOCTYPE html>".to_vec(), "not \"GGUF\""),
             ("magic only", b"GGUF".to_vec(), "is truncated"),
-            ("old version", [&b"GGUF"[..], &1u32.to_le_bytes()].concat(), "version 1"),
-            ("cut in the data", tiny_gguf(64, 39), "is truncated: it needs at least"),
-            ("cut in the header", tiny_gguf(64, 40)[..60].to_vec(), "is truncated"),
+            (
+                "old version",
+                [&b"GGUF"[..], &1u32.to_le_bytes()].concat(),
+                "version 1",
+            ),
+            (
+                "cut in the data",
+                tiny_gguf(64, 39),
+                "is truncated: it needs at least",
+            ),
+            (
+                "cut in the header",
+                tiny_gguf(64, 40)[..60].to_vec(),
+                "is truncated",
+            ),
         ];
         for (what, bytes, expected) in cases {
             let f = write(&bytes);

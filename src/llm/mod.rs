@@ -34,11 +34,11 @@ pub mod schema_bounds;
 mod strict_schema;
 mod transport;
 
+#[cfg(feature = "builtin")]
+pub use builtin::{BuiltinProvider, ConstraintEngine, EngineStats};
 pub use error::{LlmError, TimeoutPhase};
 pub use keys::{api_key, KeyStore, KeyStoreError, NoKeyStore, Secret, SystemKeyring};
 pub use ollama::{estimate_num_ctx, ollama_base_from_host, OllamaProvider, DEFAULT_OLLAMA_URL};
-#[cfg(feature = "builtin")]
-pub use builtin::{BuiltinProvider, ConstraintEngine, EngineStats};
 pub use openai::OpenAiProvider;
 pub use strict_schema::openai_strict_schema;
 pub use transport::{ProviderSettings, RetryPolicy, Timeouts};

@@ -173,15 +173,7 @@ impl Plan {
             if let Some(item) = obj.get("items") {
                 let p = format!("{pointer}/items");
                 self.overhead += 8.0 * multiplicity * items;
-                self.walk_named(
-                    root,
-                    item,
-                    multiplicity * items,
-                    true,
-                    &p,
-                    depth + 1,
-                    name,
-                );
+                self.walk_named(root, item, multiplicity * items, true, &p, depth + 1, name);
             }
         }
         if types.iter().any(|t| t == "object") || obj.contains_key("properties") {
@@ -194,7 +186,10 @@ impl Plan {
                 }
             }
         }
-        if types.iter().any(|t| matches!(t.as_str(), "number" | "integer")) {
+        if types
+            .iter()
+            .any(|t| matches!(t.as_str(), "number" | "integer"))
+        {
             self.overhead += 24.0 * multiplicity;
         }
     }
@@ -253,10 +248,7 @@ fn is_long_text(name: &str, obj: &Map<String, Value>) -> bool {
         .get("description")
         .and_then(Value::as_str)
         .is_some_and(|d| d.to_ascii_lowercase().contains("markdown"));
-    described
-        || name.ends_with("body")
-        || name.ends_with("content")
-        || name.ends_with("markdown")
+    described || name.ends_with("body") || name.ends_with("content") || name.ends_with("markdown")
 }
 
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<(String, &'a Value)> {
@@ -323,8 +315,16 @@ mod tests {
             let body = max_len(&bounded, "/properties/article_body");
             let title = max_len(&bounded, "/properties/title");
             let claim = max_len(&bounded, "/$defs/Claim/properties/claim");
-            assert!(body > title && title > claim / 2, "{budget}: {body} {title} {claim}");
-            for array in ["key_claims", "concepts", "open_questions", "backlink_suggestions"] {
+            assert!(
+                body > title && title > claim / 2,
+                "{budget}: {body} {title} {claim}"
+            );
+            for array in [
+                "key_claims",
+                "concepts",
+                "open_questions",
+                "backlink_suggestions",
+            ] {
                 let n = bounded["properties"][array]["maxItems"].as_u64().unwrap();
                 assert!((1..=DEFAULT_MAX_ITEMS).contains(&n), "{array}: {n}");
             }
@@ -365,7 +365,7 @@ mod tests {
                 "name": {"type": "string", "minLength": 40}
             }
         });
-        let b = bound_schema(&schema, 64);
+        let b = bound_schema(&schema, 4096);
         assert_eq!(b["properties"]["code"]["maxLength"], 5);
         assert!(b["properties"]["kind"].get("maxLength").is_none());
         assert_eq!(b["properties"]["tags"]["maxItems"], 3);
