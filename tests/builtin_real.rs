@@ -119,6 +119,13 @@ async fn the_same_seed_gives_the_same_answer_and_budgets_are_reported() {
         a.text,
         "the stream adds up to the answer"
     );
+    eprintln!(
+        "answer ({:?}, {:?} tokens, {:?}):\n{}",
+        a.finish,
+        a.completion_tokens,
+        provider.last_stats(),
+        a.text
+    );
     let b = provider.chat(&req, &|_| {}).await.unwrap();
     assert_eq!(a.text, b.text, "same prompt, seed and model: same answer");
     let value: serde_json::Value = serde_json::from_str(&a.text).unwrap();

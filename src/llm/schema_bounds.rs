@@ -12,6 +12,9 @@
 //!   that holds markdown (its description says so, or its name ends in `body`/`content`/
 //!   `markdown`) gets 16 units, other strings outside arrays 2, strings inside arrays 1 per
 //!   possible item;
+//! - `additionalProperties: false` on objects that list their properties and say nothing
+//!   else (measured: without it SmolLM2-135M invented keys until the budget ran out; the
+//!   lenient parser drops unknown fields anyway);
 //! - a tight whitespace pattern between JSON tokens (llguidance's `x-guidance` options).
 //!
 //! Existing bounds are kept when tighter. `$ref`s to `#/$defs/...` (and `#/definitions/...`)
@@ -205,6 +208,9 @@ fn apply(node: &mut Value, plan: &Plan, unit: f64, pointer: &str) {
         return;
     };
     let types = types_of(obj);
+    if obj.contains_key("properties") && !obj.contains_key("additionalProperties") {
+        obj.insert("additionalProperties".into(), json!(false));
+    }
     if types.iter().any(|t| t == "array") {
         let current = obj.get("maxItems").and_then(Value::as_u64);
         let bound = current.map_or(plan.max_items, |c| c.min(plan.max_items.max(1)));
@@ -355,6 +361,11 @@ mod tests {
         assert_eq!(schema, before);
         assert_ne!(bounded, before);
         assert!(schema.pointer("/properties/title/maxLength").is_none());
+        assert_eq!(bounded["additionalProperties"], json!(false));
+        assert_eq!(
+            bounded["$defs"]["Claim"]["additionalProperties"],
+            json!(false)
+        );
     }
 
     #[test]
