@@ -2,9 +2,16 @@
 # Installs what a fresh Debian/Ubuntu machine lacks to build WikiMind: a C toolchain for the
 # bundled SQLite, pkg-config, libdbus (the OS keyring for API keys) and WebKitGTK (the
 # desktop app). Idempotent.
+#
+#   bash scripts/setup.sh            # the default build
+#   bash scripts/setup.sh --builtin  # also what the built-in engine (llama.cpp) needs:
+#                                    # cmake, libclang (bindgen) and a C++ compiler
 set -euo pipefail
 
 packages=(build-essential pkg-config libdbus-1-dev libwebkit2gtk-4.1-dev)
+if [ "${1:-}" = "--builtin" ]; then
+  packages+=(cmake libclang-dev g++)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

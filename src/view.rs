@@ -682,6 +682,8 @@ pub enum ProviderKindView {
     Ollama,
     /// Any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, OpenAI).
     Openai,
+    /// The built-in engine (a GGUF model run in-process; cargo feature `builtin`).
+    Builtin,
 }
 
 impl From<ProviderKind> for ProviderKindView {
@@ -689,6 +691,7 @@ impl From<ProviderKind> for ProviderKindView {
         match kind {
             ProviderKind::Ollama => ProviderKindView::Ollama,
             ProviderKind::OpenAiCompatible => ProviderKindView::Openai,
+            ProviderKind::Builtin => ProviderKindView::Builtin,
         }
     }
 }
@@ -698,6 +701,7 @@ impl From<ProviderKindView> for ProviderKind {
         match kind {
             ProviderKindView::Ollama => ProviderKind::Ollama,
             ProviderKindView::Openai => ProviderKind::OpenAiCompatible,
+            ProviderKindView::Builtin => ProviderKind::Builtin,
         }
     }
 }

@@ -17,6 +17,9 @@ pub const DEFAULT_OLLAMA_MODEL: &str = "qwen2.5:3b";
 pub const DEFAULT_OPENAI_URL: &str = "http://127.0.0.1:8080/v1";
 /// The model name sent to an OpenAI-compatible server when none is configured.
 pub const DEFAULT_OPENAI_MODEL: &str = "default";
+/// The model file the built-in engine uses when none is named: SmolLM2-135M-Instruct, as
+/// `scripts/fetch-model.sh` saves it in the model directory.
+pub const DEFAULT_BUILTIN_MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 /// The config file name inside the config directory.
 pub const CONFIG_FILE: &str = "config.toml";
 
@@ -58,9 +61,9 @@ pub struct ProviderConfig {
     /// The wire protocol.
     #[serde(serialize_with = "kind_name")]
     pub kind: ProviderKind,
-    /// The server's base URL.
+    /// The server's base URL; for the built-in engine, the model file's path.
     pub base_url: String,
-    /// The model to ask.
+    /// The model to ask; for the built-in engine, the model file's name.
     pub model: String,
     /// Whether an API key was found in the environment (the key itself never prints).
     #[serde(skip)]
@@ -125,6 +128,8 @@ pub struct Settings {
     pub compile: CompileSettings,
     /// The config file that was read, if any.
     pub config_file: Option<PathBuf>,
+    /// Where model files for the built-in engine live ([`model_dir`]).
+    pub model_dir: Option<PathBuf>,
 }
 
 /// What the person said on the command line (or in the app) for this run.
@@ -138,6 +143,8 @@ pub struct Overrides {
     pub base_url: Option<String>,
     /// `--model`.
     pub model: Option<String>,
+    /// `--model-path`: the GGUF file for the built-in engine.
+    pub model_path: Option<PathBuf>,
     /// `--concurrency`.
     pub concurrency: Option<usize>,
 }
@@ -159,6 +166,7 @@ struct FileProvider {
     kind: Option<String>,
     base_url: Option<String>,
     model: Option<String>,
+    model_path: Option<PathBuf>,
 }
 
 impl Settings {
@@ -235,6 +243,8 @@ impl Settings {
                 == Some(kind)
         });
         let base_url = match (&overrides.base_url, env("WIKIMIND_BASE_URL")) {
+            // The built-in engine has no server: its "address" is the model file.
+            _ if kind == ProviderKind::Builtin => String::new(),
             (Some(u), _) => check_url(u, "--base-url")?,
             (None, Some(u)) => check_url(&u, "WIKIMIND_BASE_URL")?,
             (None, None) => match (kind, env("OLLAMA_HOST")) {
@@ -251,6 +261,21 @@ impl Settings {
             .or_else(|| env("WIKIMIND_MODEL"))
             .or_else(|| file_same_kind.and_then(|p| p.model.clone()))
             .unwrap_or_else(|| default_model(kind).to_string());
+        let (base_url, model) = if kind == ProviderKind::Builtin {
+            // flag > environment > file > default, for the file and for its name.
+            let env_path = env("WIKIMIND_MODEL_PATH").filter(|p| is_model_file(p));
+            let named = overrides
+                .model_path
+                .clone()
+                .or_else(|| overrides.model.as_ref().map(PathBuf::from))
+                .or_else(|| env_path.map(PathBuf::from))
+                .or_else(|| env("WIKIMIND_MODEL").map(PathBuf::from))
+                .or_else(|| file_same_kind.and_then(|p| p.model_path.clone()))
+                .or_else(|| file_same_kind.and_then(|p| p.model.as_ref().map(PathBuf::from)));
+            builtin_model(named, env)
+        } else {
+            (base_url, model)
+        };
         let api_key = env("WIKIMIND_API_KEY").map(Secret::new);
         let mut providers = vec![ProviderConfig {
             kind,
@@ -265,16 +290,28 @@ impl Settings {
                 None => ProviderKind::Ollama,
             };
             let base_url = match &fb.base_url {
+                Some(_) if kind == ProviderKind::Builtin => String::new(),
                 Some(u) => check_url(u, &format!("{what} base_url"))?,
                 None => default_url(kind).to_string(),
+            };
+            let model = fb
+                .model
+                .clone()
+                .unwrap_or_else(|| default_model(kind).to_string());
+            let (base_url, model) = if kind == ProviderKind::Builtin {
+                builtin_model(
+                    fb.model_path
+                        .clone()
+                        .or_else(|| fb.model.as_ref().map(PathBuf::from)),
+                    env,
+                )
+            } else {
+                (base_url, model)
             };
             providers.push(ProviderConfig {
                 kind,
                 base_url,
-                model: fb
-                    .model
-                    .clone()
-                    .unwrap_or_else(|| default_model(kind).to_string()),
+                model,
                 api_key: api_key.clone(),
             });
         }
@@ -294,6 +331,7 @@ impl Settings {
             providers,
             compile,
             config_file: file.map(|(p, _)| p.to_path_buf()),
+            model_dir: model_dir(env),
         })
     }
 
@@ -301,12 +339,29 @@ impl Settings {
     pub fn provider(&self) -> &ProviderConfig {
         &self.providers[0]
     }
+
+    /// A model file the built-in engine could use right now: the default model in the
+    /// model directory, else the first `.gguf` file there (by name).
+    pub fn find_model_file(&self) -> Option<PathBuf> {
+        let dir = self.model_dir.as_ref()?;
+        let default = dir.join(DEFAULT_BUILTIN_MODEL);
+        if default.is_file() {
+            return Some(default);
+        }
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && is_model_file(&p.to_string_lossy()))
+            .collect();
+        found.sort();
+        found.into_iter().next()
+    }
 }
 
 fn parse_kind(name: &str, what: &str) -> Result<ProviderKind, ConfigError> {
     ProviderKind::parse(name).ok_or_else(|| ConfigError::Invalid {
         what: what.to_string(),
-        message: format!("unknown provider {name:?} (expected ollama or openai)"),
+        message: format!("unknown provider {name:?} (expected ollama, openai or builtin)"),
     })
 }
 
@@ -331,6 +386,7 @@ pub fn default_url(kind: ProviderKind) -> &'static str {
     match kind {
         ProviderKind::Ollama => DEFAULT_OLLAMA_URL,
         ProviderKind::OpenAiCompatible => DEFAULT_OPENAI_URL,
+        ProviderKind::Builtin => "",
     }
 }
 
@@ -339,7 +395,30 @@ pub fn default_model(kind: ProviderKind) -> &'static str {
     match kind {
         ProviderKind::Ollama => DEFAULT_OLLAMA_MODEL,
         ProviderKind::OpenAiCompatible => DEFAULT_OPENAI_MODEL,
+        ProviderKind::Builtin => DEFAULT_BUILTIN_MODEL,
     }
+}
+
+/// Whether a setting names a model file rather than a folder of them.
+fn is_model_file(path: &str) -> bool {
+    path.to_ascii_lowercase().ends_with(".gguf")
+}
+
+/// The built-in engine's model file (its path, as the provider's "base URL") and its name.
+/// A bare file name is looked up in the model directory ([`model_dir`]); no name means
+/// [`DEFAULT_BUILTIN_MODEL`] there.
+fn builtin_model(named: Option<PathBuf>, env: &dyn Fn(&str) -> Option<String>) -> (String, String) {
+    let dir = model_dir(env).unwrap_or_else(|| PathBuf::from("."));
+    let path = match named {
+        Some(p) if p.components().count() > 1 || p.is_absolute() => p,
+        Some(name) => dir.join(name),
+        None => dir.join(DEFAULT_BUILTIN_MODEL),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    (path.display().to_string(), name)
 }
 
 /// `$WIKIMIND_CONFIG`, else `$XDG_CONFIG_HOME/wikimind/config.toml`, else
@@ -362,10 +441,15 @@ pub fn default_data_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf>
     Some(base.join("wikimind"))
 }
 
-/// `WIKIMIND_MODEL_PATH`, else `$XDG_CACHE_HOME/wikimind/models`.
+/// `WIKIMIND_MODEL_PATH` (its folder when it names a `.gguf` file), else
+/// `$XDG_CACHE_HOME/wikimind/models`.
 pub fn model_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     if let Some(p) = env("WIKIMIND_MODEL_PATH") {
-        return Some(PathBuf::from(p));
+        let path = PathBuf::from(&p);
+        if is_model_file(&p) {
+            return path.parent().map(Path::to_path_buf);
+        }
+        return Some(path);
     }
     let base = env("XDG_CACHE_HOME")
         .map(PathBuf::from)
@@ -476,13 +560,65 @@ retries = 1
         let err = Settings::resolve(&Overrides::default(), &e, None).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "WIKIMIND_PROVIDER: unknown provider \"claude\" (expected ollama or openai)"
+            "WIKIMIND_PROVIDER: unknown provider \"claude\" (expected ollama, openai or builtin)"
         );
         let e = env(&[("HOME", "/h"), ("WIKIMIND_BASE_URL", "ftp://x")]);
         assert!(Settings::resolve(&Overrides::default(), &e, None)
             .unwrap_err()
             .to_string()
             .contains("not an http(s) URL"));
+    }
+
+    #[test]
+    fn the_builtin_engine_finds_its_model_file_by_layers() {
+        let home = env(&[("HOME", "/h"), ("WIKIMIND_PROVIDER", "builtin")]);
+        let s = Settings::resolve(&Overrides::default(), &home, None).unwrap();
+        assert_eq!(s.provider().kind, ProviderKind::Builtin);
+        assert_eq!(
+            s.provider().base_url,
+            format!("/h/.cache/wikimind/models/{DEFAULT_BUILTIN_MODEL}")
+        );
+        assert_eq!(s.provider().model, DEFAULT_BUILTIN_MODEL);
+
+        let file = "[provider]\nkind = \"builtin\"\nmodel_path = \"/file/m.gguf\"\n";
+        let cfg = Some((Path::new("c.toml"), file));
+        let e = env(&[("HOME", "/h"), ("XDG_CACHE_HOME", "/cache")]);
+        let s = Settings::resolve(&Overrides::default(), &e, cfg).unwrap();
+        assert_eq!(s.provider().base_url, "/file/m.gguf");
+
+        let e = env(&[("HOME", "/h"), ("WIKIMIND_MODEL_PATH", "/env/x.gguf")]);
+        let s = Settings::resolve(&Overrides::default(), &e, cfg).unwrap();
+        assert_eq!(
+            s.provider().base_url,
+            "/env/x.gguf",
+            "environment beats file"
+        );
+        assert_eq!(s.provider().model, "x.gguf");
+
+        let e = env(&[("HOME", "/h"), ("WIKIMIND_MODEL_PATH", "/models")]);
+        let flags = Overrides {
+            model: Some("other.gguf".into()),
+            ..Overrides::default()
+        };
+        let s = Settings::resolve(&flags, &e, cfg).unwrap();
+        assert_eq!(
+            s.provider().base_url,
+            "/models/other.gguf",
+            "a name is looked up in the model dir"
+        );
+
+        let flags = Overrides {
+            provider: Some("builtin".into()),
+            model_path: Some("/flag/f.gguf".into()),
+            base_url: Some("not a url, ignored".into()),
+            ..Overrides::default()
+        };
+        let s = Settings::resolve(&flags, &e, None).unwrap();
+        assert_eq!(
+            s.provider().base_url,
+            "/flag/f.gguf",
+            "the flag beats everything"
+        );
     }
 
     #[test]

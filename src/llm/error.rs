@@ -124,6 +124,14 @@ pub enum LlmError {
     /// The provider settings cannot work (e.g. a base URL that is not a URL).
     #[error("invalid provider settings: {0}")]
     InvalidConfig(String),
+    /// The built-in engine cannot use its model file or failed running it.
+    #[error("{message}")]
+    Engine {
+        /// The model file.
+        path: String,
+        /// What went wrong, naming the file.
+        message: String,
+    },
 }
 
 impl LlmError {
@@ -143,7 +151,8 @@ impl LlmError {
             LlmError::Auth { .. }
             | LlmError::ModelNotFound { .. }
             | LlmError::Cancelled { .. }
-            | LlmError::InvalidConfig(_) => false,
+            | LlmError::InvalidConfig(_)
+            | LlmError::Engine { .. } => false,
         }
     }
 
@@ -179,6 +188,7 @@ fn not_running(kind: ProviderKind, url: &str) -> String {
         ProviderKind::OpenAiCompatible => {
             format!("No OpenAI-compatible server answers at {url} — start it or check the base URL")
         }
+        ProviderKind::Builtin => format!("the built-in engine cannot open {url}"),
     }
 }
 
@@ -211,7 +221,7 @@ fn model_not_found(kind: ProviderKind, url: &str, model: &str, detail: &str) -> 
         ProviderKind::Ollama => format!(
             "model `{model}` is not available in Ollama at {url} ({detail}) — download it with `ollama pull {model}`"
         ),
-        ProviderKind::OpenAiCompatible => format!(
+        ProviderKind::OpenAiCompatible | ProviderKind::Builtin => format!(
             "model `{model}` is not available at {url} ({detail}) — check the model name against the server's list of models"
         ),
     }

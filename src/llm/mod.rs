@@ -13,19 +13,29 @@
 //!   `json_schema` response format, falling back to `json_object` (and then to no response
 //!   format) for servers that reject it, and remembering that.
 //!
-//! Both retry what a retry can fix (refused or reset connections, 429, 5xx) with exponential
+//! - `BuiltinProvider` (cargo feature `builtin`): a GGUF model run in-process by llama.cpp,
+//!   decoding constrained token by token to the request's JSON Schema. [`gguf`] checks a
+//!   model file first and [`schema_bounds`] derives the bounds its grammar needs.
+//!
+//! The HTTP providers retry what a retry can fix (refused or reset connections, 429, 5xx) with exponential
 //! backoff, honour a first-byte and an idle timeout, stop promptly when the request's
 //! cancellation token fires, and fail with an [`LlmError`] that names the address and says
 //! what to do. API keys travel as [`Secret`]s that never print.
 
+#[cfg(feature = "builtin")]
+mod builtin;
 mod error;
 mod framing;
+pub mod gguf;
 mod keys;
 mod ollama;
 mod openai;
+pub mod schema_bounds;
 mod strict_schema;
 mod transport;
 
+#[cfg(feature = "builtin")]
+pub use builtin::{BuiltinProvider, ConstraintEngine, EngineStats};
 pub use error::{LlmError, TimeoutPhase};
 pub use keys::{api_key, KeyStore, KeyStoreError, NoKeyStore, Secret, SystemKeyring};
 pub use ollama::{estimate_num_ctx, ollama_base_from_host, OllamaProvider, DEFAULT_OLLAMA_URL};
@@ -50,6 +60,8 @@ pub enum ProviderKind {
     Ollama,
     /// The OpenAI chat completions API (OpenAI, llama.cpp, LM Studio, vLLM, ...).
     OpenAiCompatible,
+    /// The built-in engine: a GGUF model file run in-process (cargo feature `builtin`).
+    Builtin,
 }
 
 impl ProviderKind {
@@ -58,16 +70,19 @@ impl ProviderKind {
         match self {
             ProviderKind::Ollama => "ollama",
             ProviderKind::OpenAiCompatible => "openai",
+            ProviderKind::Builtin => "builtin",
         }
     }
 
-    /// Parses a settings name (`ollama`, `openai`, `openai-compatible`), ignoring case.
+    /// Parses a settings name (`ollama`, `openai`, `openai-compatible`, `builtin`),
+    /// ignoring case.
     pub fn parse(name: &str) -> Option<ProviderKind> {
         match name.trim().to_ascii_lowercase().as_str() {
             "ollama" => Some(ProviderKind::Ollama),
             "openai" | "openai-compatible" | "openai_compatible" => {
                 Some(ProviderKind::OpenAiCompatible)
             }
+            "builtin" | "built-in" => Some(ProviderKind::Builtin),
             _ => None,
         }
     }
@@ -77,6 +92,7 @@ impl ProviderKind {
         match self {
             ProviderKind::Ollama => "Ollama",
             ProviderKind::OpenAiCompatible => "the OpenAI-compatible server",
+            ProviderKind::Builtin => "the built-in engine",
         }
     }
 
@@ -85,6 +101,7 @@ impl ProviderKind {
         match self {
             ProviderKind::Ollama => "Ollama",
             ProviderKind::OpenAiCompatible => "OpenAI chat completions",
+            ProviderKind::Builtin => "in-process llama.cpp",
         }
     }
 }
@@ -334,11 +351,13 @@ pub trait Provider: Send + Sync {
             ProviderKind::OpenAiCompatible => {
                 format!("OpenAI-compatible server at {}", self.base_url())
             }
+            ProviderKind::Builtin => format!("the built-in engine with {}", self.base_url()),
         }
     }
 }
 
-/// Builds the provider for a kind, base URL and settings.
+/// Builds the provider for a kind, base URL and settings. For [`ProviderKind::Builtin`] the
+/// "base URL" is the model file's path.
 pub fn new_provider(
     kind: ProviderKind,
     base_url: &str,
@@ -347,7 +366,24 @@ pub fn new_provider(
     Ok(match kind {
         ProviderKind::Ollama => Box::new(OllamaProvider::new(base_url, settings)?),
         ProviderKind::OpenAiCompatible => Box::new(OpenAiProvider::new(base_url, settings)?),
+        ProviderKind::Builtin => new_builtin(std::path::Path::new(base_url))?,
     })
+}
+
+/// Whether this build has the built-in engine (cargo feature `builtin`).
+pub const HAS_BUILTIN: bool = cfg!(feature = "builtin");
+
+#[cfg(feature = "builtin")]
+fn new_builtin(model_path: &std::path::Path) -> Result<Box<dyn Provider>> {
+    Ok(Box::new(BuiltinProvider::new(model_path)?))
+}
+
+#[cfg(not(feature = "builtin"))]
+fn new_builtin(model_path: &std::path::Path) -> Result<Box<dyn Provider>> {
+    Err(LlmError::InvalidConfig(format!(
+        "this wikimind was built without the built-in engine, so it cannot run {} — rebuild with `cargo build --release -p wikimind-cli --features builtin`",
+        model_path.display()
+    )))
 }
 
 /// Checks a base URL and drops trailing slashes.

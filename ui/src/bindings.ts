@@ -424,7 +424,7 @@ article_id: number | null, };
 /**
  * The kind of model server, as the settings screen names it.
  */
-export type ProviderKindView = "ollama" | "openai";
+export type ProviderKindView = "ollama" | "openai" | "builtin";
 
 /**
  * The primary provider as the settings form edits it.

@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use wikimind::compile::{Progress, Stage};
 use wikimind::config::Overrides;
-use wikimind::llm::CancellationToken;
+use wikimind::llm::{CancellationToken, ProviderKind};
 use wikimind::store::{SourceId, SourceStatus};
 
 use crate::context::{self, print_json};
@@ -26,9 +26,14 @@ pub struct CompileArgs {
     /// Recompile sources that are already compiled.
     #[arg(long)]
     force: bool,
-    /// `ollama` or `openai` (an OpenAI-compatible server).
+    /// `ollama`, `openai` (an OpenAI-compatible server) or `builtin` (a GGUF model run
+    /// in-process; builds with the `builtin` feature).
     #[arg(long)]
     provider: Option<String>,
+    /// The GGUF model file for `--provider builtin` (default: the model directory,
+    /// $WIKIMIND_MODEL_PATH or $XDG_CACHE_HOME/wikimind/models).
+    #[arg(long, value_name = "FILE")]
+    model_path: Option<std::path::PathBuf>,
     /// The server's base URL.
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
@@ -48,6 +53,7 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
             provider: args.provider.clone(),
             base_url: args.base_url.clone(),
             model: args.model.clone(),
+            model_path: args.model_path.clone(),
             concurrency: args.concurrency,
             ..Overrides::default()
         },
@@ -89,8 +95,11 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
     if settings.providers.len() == 1 && !ids.is_empty() {
         let slot = wikimind::compile::providers_from_settings(&settings)?.remove(0);
         if let Err(e) = rt.block_on(slot.provider.list_models()) {
-            if e.is_transport() {
+            if e.is_transport() || primary.kind == ProviderKind::Builtin {
                 eprintln!("error: {e}");
+                if e.is_transport() {
+                    eprintln!("{}", crate::cmd_manage::builtin_offer(&settings));
+                }
                 return Ok(Done::Failed);
             }
         }

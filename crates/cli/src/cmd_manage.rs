@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::json;
-use wikimind::config::Overrides;
+use wikimind::config::{Overrides, Settings};
+use wikimind::llm::{ProviderKind, HAS_BUILTIN};
 
 use crate::context::{self, print_json};
 use crate::{Done, Global};
@@ -99,11 +100,32 @@ pub fn providers(global: &Global, args: ProvidersArgs) -> anyhow::Result<Done> {
         }
         rows.push(row);
     }
+    // No server answers: say how to compile without one.
+    let none_reachable = args.test
+        && settings
+            .providers
+            .iter()
+            .all(|p| p.kind != ProviderKind::Builtin)
+        && rows.iter().all(|r| r["reachable"] == json!(false));
+    if none_reachable {
+        let model = settings.find_model_file();
+        rows.push(json!({
+            "role": "offer",
+            "kind": "builtin",
+            "available": HAS_BUILTIN,
+            "model_path": model.as_ref().map(|p| p.display().to_string()),
+            "hint": builtin_offer(&settings),
+        }));
+    }
     if global.json {
         print_json(&rows)?;
     } else {
         let mut out = std::io::stdout().lock();
         for row in &rows {
+            if row["role"] == json!("offer") {
+                writeln!(out, "{}", row["hint"].as_str().unwrap_or(""))?;
+                continue;
+            }
             writeln!(
                 out,
                 "{}: {} at {} (model {})",
@@ -142,4 +164,26 @@ pub fn providers(global: &Global, args: ProvidersArgs) -> anyhow::Result<Done> {
         }
     }
     Ok(if all_ok { Done::Success } else { Done::Failed })
+}
+
+/// How to compile with the built-in engine instead of a server, for this build and this
+/// machine's model directory.
+pub fn builtin_offer(settings: &Settings) -> String {
+    if !HAS_BUILTIN {
+        return "no model server is reachable; the built-in engine compiles without one: rebuild with `cargo build --release -p wikimind-cli --features builtin` and fetch a model with `bash scripts/fetch-model.sh`".to_string();
+    }
+    match settings.find_model_file() {
+        Some(model) => format!(
+            "no model server is reachable; the built-in engine can compile without one:\n  wikimind compile --provider builtin --model-path {}",
+            model.display()
+        ),
+        None => format!(
+            "no model server is reachable; the built-in engine can compile without one once it has a model file: `bash scripts/fetch-model.sh` saves one in {}, then `wikimind compile --provider builtin`",
+            settings
+                .model_dir
+                .as_ref()
+                .map(|d| d.display().to_string())
+                .unwrap_or_else(|| "$WIKIMIND_MODEL_PATH".to_string())
+        ),
+    }
 }

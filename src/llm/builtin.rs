@@ -1,0 +1,905 @@
+//! The built-in engine: a GGUF model run in-process by llama.cpp (`llama-cpp-2`), decoding
+//! constrained token by token to the request's JSON Schema.
+//!
+//! - **One model, shared.** A model file is loaded once per process (a registry of weak
+//!   handles keyed by path) and shared by every provider and job that names it. Decoding is
+//!   serialised per model: each request gets its own context, and one request decodes at a
+//!   time (on a laptop's few cores, two decodes at once are slower than one after the
+//!   other). Loading and decoding run on tokio's blocking pool, never on the async runtime.
+//! - **Checked before loading.** The file's GGUF header, its length and the free memory are
+//!   checked first ([`super::gguf`]), so a wrong, truncated or too-big file is an error that
+//!   names it rather than a crash inside llama.cpp.
+//! - **Chat template.** The model's own template, else a named fallback (`chatml`, or
+//!   `gemma` for Gemma models).
+//! - **Constrained decoding, sample-then-check.** The schema is bounded for the answer
+//!   budget ([`super::schema_bounds`]) and compiled by llguidance (or, when llguidance
+//!   rejects it, converted to a GBNF grammar by llama.cpp). Each step samples a token from
+//!   the model's distribution first and asks the constraint whether it fits; only when it
+//!   does not is the mask over the whole vocabulary computed and the token drawn again from
+//!   the allowed ones. Both give the same distribution as masking first, but the expensive
+//!   mask is computed only on the rare rejected step.
+//! - **Sampling** is temperature + top-k 40 + top-p 0.95 from a seeded generator: the same
+//!   prompt, seed and model give the same answer.
+
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+use llama_cpp_2::token::LlamaToken;
+use llguidance::api::TopLevelGrammar;
+use llguidance::{Matcher, ParserFactory};
+use serde_json::Value;
+
+use super::gguf::{self, GgufInfo};
+use super::schema_bounds::bound_schema;
+use super::{
+    CancellationToken, ChatRequest, ChatResponse, EventCallback, FinishReason, LlmError, ModelInfo,
+    OutputConstraint, Provider, ProviderKind, Result,
+};
+
+/// The answer budget when the request names none.
+const DEFAULT_MAX_TOKENS: u32 = 2048;
+/// Prompt tokens decoded per llama.cpp call.
+const BATCH: usize = 512;
+/// Sampling: the candidates kept by top-k and the probability mass kept by top-p.
+const TOP_K: usize = 40;
+const TOP_P: f32 = 0.95;
+
+/// How the answer is held to the schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConstraintEngine {
+    /// llguidance, falling back to GBNF when llguidance rejects the schema (the default).
+    Llguidance,
+    /// llama.cpp's GBNF grammar from the schema, sample-then-check.
+    Gbnf,
+    /// No constraint even when the request has a schema (for comparisons).
+    Off,
+}
+
+/// Figures of the last request, for benchmarks and logs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineStats {
+    /// How long loading the model took, when this request loaded it.
+    pub load: Option<Duration>,
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Time to evaluate the prompt.
+    pub prompt_time: Duration,
+    /// Answer tokens.
+    pub answer_tokens: u64,
+    /// Time from the first answer token to the last.
+    pub answer_time: Duration,
+    /// Steps where the sampled token broke the constraint and was drawn again.
+    pub resampled: u64,
+    /// The constraint that held the answer (`None` when unconstrained).
+    pub constraint: Option<ConstraintEngine>,
+}
+
+/// A GGUF model run in-process.
+pub struct BuiltinProvider {
+    path: PathBuf,
+    label: String,
+    seed: u64,
+    threads: i32,
+    constraint: ConstraintEngine,
+    engine: Mutex<Option<Arc<Engine>>>,
+    last: Arc<Mutex<Option<EngineStats>>>,
+}
+
+impl BuiltinProvider {
+    /// A provider for the model file at `path`. Nothing is read until the first request (or
+    /// [`Provider::list_models`], which checks the file).
+    pub fn new(path: &Path) -> Result<BuiltinProvider> {
+        if path.as_os_str().is_empty() {
+            return Err(LlmError::InvalidConfig(
+                "the built-in engine needs a model file: pass --model-path FILE.gguf".into(),
+            ));
+        }
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get().min(16) as i32)
+            .unwrap_or(2);
+        Ok(BuiltinProvider {
+            label: path.display().to_string(),
+            path: path.to_path_buf(),
+            seed: 42,
+            threads,
+            constraint: ConstraintEngine::Llguidance,
+            engine: Mutex::new(None),
+            last: Arc::new(Mutex::new(None)),
+        })
+    }
+
+    /// Sets the sampling seed (default 42).
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// A provider for the same file and options with another seed, sharing the loaded model.
+    pub fn clone_with_seed(&self, seed: u64) -> BuiltinProvider {
+        BuiltinProvider {
+            path: self.path.clone(),
+            label: self.label.clone(),
+            seed,
+            threads: self.threads,
+            constraint: self.constraint,
+            engine: Mutex::new(self.engine.lock().ok().and_then(|e| e.clone())),
+            last: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Sets the CPU threads llama.cpp uses (default: all cores).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.clamp(1, 256) as i32;
+        self
+    }
+
+    /// Chooses how answers are held to the schema.
+    pub fn with_constraint(mut self, constraint: ConstraintEngine) -> Self {
+        self.constraint = constraint;
+        self
+    }
+
+    /// The model file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Figures of the last finished request.
+    pub fn last_stats(&self) -> Option<EngineStats> {
+        self.last.lock().ok().and_then(|l| l.clone())
+    }
+
+    /// Loads the model now (otherwise the first request does), returning the load time (zero
+    /// when it was already loaded).
+    pub async fn load(&self) -> Result<Duration> {
+        let path = self.path.clone();
+        let (engine, took) = tokio::task::spawn_blocking(move || Engine::get_or_load(&path))
+            .await
+            .map_err(|e| self.engine_error(format!("loading stopped unexpectedly: {e}")))??;
+        if let Ok(mut slot) = self.engine.lock() {
+            *slot = Some(engine);
+        }
+        Ok(took.unwrap_or_default())
+    }
+
+    fn engine_error(&self, message: String) -> LlmError {
+        LlmError::Engine {
+            path: self.label.clone(),
+            message: format!(
+                "the built-in engine failed running {}: {message}",
+                self.label
+            ),
+        }
+    }
+}
+
+#[async_trait]
+impl Provider for BuiltinProvider {
+    async fn chat(&self, req: &ChatRequest, events: EventCallback<'_>) -> Result<ChatResponse> {
+        let started = Instant::now();
+        let cancel = req.cancel_token();
+        // Stops the decode when the caller cancels or drops this future.
+        let stop = cancel.child_token();
+        let _stop_on_drop = stop.clone().drop_guard();
+        let job = Job {
+            messages: req
+                .messages
+                .iter()
+                .map(|m| (m.role.as_str().to_string(), m.content.replace('\0', "")))
+                .collect(),
+            schema: match self.constraint {
+                ConstraintEngine::Off => None,
+                _ => req.schema.clone(),
+            },
+            temperature: req.temperature.unwrap_or(0.2),
+            max_tokens: req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).max(1),
+            seed: self.seed,
+            threads: self.threads,
+            constraint: self.constraint,
+        };
+        let cached = self.engine.lock().ok().and_then(|e| e.clone());
+        let path = self.path.clone();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let worker_stop = stop.clone();
+        let handle = tokio::task::spawn_blocking(move || {
+            let (engine, load) = match cached {
+                Some(e) => (e, None),
+                None => Engine::get_or_load(&path)?,
+            };
+            let outcome = engine.generate(&job, &worker_stop, &tx);
+            outcome.map(|o| (engine, load, o))
+        });
+        let mut first_token = None;
+        while let Some(piece) = rx.recv().await {
+            first_token.get_or_insert_with(|| started.elapsed());
+            events(super::StreamEvent::Delta(piece));
+        }
+        let (engine, load, outcome) = handle
+            .await
+            .map_err(|e| self.engine_error(format!("the decoding thread stopped: {e}")))??;
+        if let Ok(mut slot) = self.engine.lock() {
+            *slot = Some(engine);
+        }
+        if cancel.is_cancelled() {
+            return Err(LlmError::Cancelled {
+                url: self.label.clone(),
+            });
+        }
+        let stats = EngineStats {
+            load,
+            prompt_tokens: outcome.prompt_tokens,
+            prompt_time: outcome.prompt_time,
+            answer_tokens: outcome.answer_tokens,
+            answer_time: outcome.answer_time,
+            resampled: outcome.resampled,
+            constraint: outcome.constraint,
+        };
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some(stats);
+        }
+        Ok(ChatResponse {
+            text: outcome.text,
+            model: file_name(&self.path),
+            prompt_tokens: Some(outcome.prompt_tokens),
+            completion_tokens: Some(outcome.answer_tokens),
+            finish: outcome.finish,
+            constraint: if outcome.constraint.is_some() {
+                OutputConstraint::JsonSchema
+            } else {
+                OutputConstraint::None
+            },
+            latency: started.elapsed(),
+            time_to_first_token: first_token,
+            attempts: 1,
+        })
+    }
+
+    async fn list_models(&self) -> Result<Vec<ModelInfo>> {
+        let path = self.path.clone();
+        let info = tokio::task::spawn_blocking(move || check_file(&path))
+            .await
+            .map_err(|e| self.engine_error(format!("checking the file stopped: {e}")))??;
+        Ok(vec![ModelInfo {
+            name: file_name(&self.path),
+            size_bytes: Some(info.file_size),
+            family: info.architecture,
+        }])
+    }
+
+    async fn context_length(&self, _model: &str) -> Result<Option<u64>> {
+        let path = self.path.clone();
+        let info = tokio::task::spawn_blocking(move || gguf::inspect(&path))
+            .await
+            .map_err(|e| self.engine_error(format!("checking the file stopped: {e}")))?
+            .map_err(|e| engine_error(&self.path, e.to_string()))?;
+        Ok(info.context_length)
+    }
+
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Builtin
+    }
+
+    fn base_url(&self) -> &str {
+        &self.label
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+fn engine_error(path: &Path, message: impl Into<String>) -> LlmError {
+    LlmError::Engine {
+        path: path.display().to_string(),
+        message: message.into(),
+    }
+}
+
+/// Checks the file's header, length and the memory it needs.
+fn check_file(path: &Path) -> Result<GgufInfo> {
+    let to_err = |e: gguf::GgufError| engine_error(path, e.to_string());
+    let info = gguf::inspect(path).map_err(to_err)?;
+    // Context buffers of a small model; larger models are dominated by their weights.
+    gguf::check_fits(path, info.file_size, 256 << 20, gguf::available_memory()).map_err(to_err)?;
+    Ok(info)
+}
+
+/// One request, owned, for the decoding thread.
+struct Job {
+    messages: Vec<(String, String)>,
+    schema: Option<Value>,
+    temperature: f32,
+    max_tokens: u32,
+    seed: u64,
+    threads: i32,
+    constraint: ConstraintEngine,
+}
+
+/// What one decode produced.
+struct Outcome {
+    text: String,
+    finish: FinishReason,
+    prompt_tokens: u64,
+    prompt_time: Duration,
+    answer_tokens: u64,
+    answer_time: Duration,
+    resampled: u64,
+    constraint: Option<ConstraintEngine>,
+}
+
+fn backend() -> Result<&'static LlamaBackend, String> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            // llama.cpp logs every tensor it loads; WikiMind reports what matters itself.
+            llama_cpp_2::send_logs_to_tracing(
+                llama_cpp_2::LogOptions::default().with_logs_enabled(false),
+            );
+            LlamaBackend::init().map_err(|e| format!("llama.cpp did not start: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// A loaded model, shared by every request that names its file.
+struct Engine {
+    path: PathBuf,
+    info: GgufInfo,
+    model: LlamaModel,
+    /// llguidance's view of the vocabulary, built on the first constrained request.
+    factory: OnceLock<std::result::Result<ParserFactory, String>>,
+    /// One decode at a time.
+    busy: Mutex<()>,
+}
+
+impl Engine {
+    /// The loaded model for `path`, loading it when no one holds it; the load time when
+    /// this call loaded it.
+    fn get_or_load(path: &Path) -> Result<(Arc<Engine>, Option<Duration>)> {
+        static LOADED: OnceLock<Mutex<HashMap<PathBuf, Weak<Engine>>>> = OnceLock::new();
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let registry = LOADED.get_or_init(|| Mutex::new(HashMap::new()));
+        // Held while loading, so two first requests do not load the file twice.
+        let mut loaded = registry
+            .lock()
+            .map_err(|_| engine_error(path, "the model registry is unusable after a crash"))?;
+        if let Some(engine) = loaded.get(&key).and_then(Weak::upgrade) {
+            return Ok((engine, None));
+        }
+        let started = Instant::now();
+        let info = check_file(path)?;
+        let backend = backend().map_err(|e| engine_error(path, e))?;
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|e| {
+                engine_error(
+                    path,
+                    format!(
+                        "llama.cpp could not load the model file {}: {e} — the file may be damaged or of an architecture this build does not know",
+                        path.display()
+                    ),
+                )
+            })?;
+        let engine = Arc::new(Engine {
+            path: path.to_path_buf(),
+            info,
+            model,
+            factory: OnceLock::new(),
+            busy: Mutex::new(()),
+        });
+        loaded.retain(|_, w| w.strong_count() > 0);
+        loaded.insert(key, Arc::downgrade(&engine));
+        Ok((engine, Some(started.elapsed())))
+    }
+
+    fn error(&self, message: impl Into<String>) -> LlmError {
+        let message = message.into();
+        engine_error(
+            &self.path,
+            format!(
+                "the built-in engine failed running {}: {message}",
+                self.path.display()
+            ),
+        )
+    }
+
+    fn cancelled(&self) -> LlmError {
+        LlmError::Cancelled {
+            url: self.path.display().to_string(),
+        }
+    }
+
+    fn factory(&self) -> std::result::Result<&ParserFactory, String> {
+        self.factory
+            .get_or_init(|| {
+                let env = LlamaSampler::llguidance_tok_env(&self.model);
+                let mut factory = ParserFactory::new_simple(&env).map_err(|e| e.to_string())?;
+                factory.quiet();
+                Ok(factory)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The prompt text: the model's chat template, else a named fallback.
+    fn render_prompt(&self, messages: &[(String, String)]) -> Result<String> {
+        let chat: Vec<LlamaChatMessage> = messages
+            .iter()
+            .map(|(role, content)| LlamaChatMessage::new(role.clone(), content.clone()))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| self.error(format!("a message cannot be passed to llama.cpp: {e}")))?;
+        if let Ok(template) = self.model.chat_template(None) {
+            if let Ok(text) = self.model.apply_chat_template(&template, &chat, true) {
+                return Ok(text);
+            }
+        }
+        let fallback = match self.info.architecture.as_deref() {
+            Some(arch) if arch.starts_with("gemma") => "gemma",
+            _ => "chatml",
+        };
+        let template = LlamaChatTemplate::new(fallback)
+            .map_err(|e| self.error(format!("template {fallback}: {e}")))?;
+        self.model
+            .apply_chat_template(&template, &chat, true)
+            .map_err(|e| {
+                self.error(format!(
+                    "the file has no usable chat template and the {fallback} fallback failed: {e}"
+                ))
+            })
+    }
+
+    fn constraint_for(
+        &self,
+        schema: &Value,
+        budget: u32,
+        wanted: ConstraintEngine,
+    ) -> Result<Option<(Constraint, ConstraintEngine)>> {
+        let bounded = bound_schema(schema, budget);
+        if wanted == ConstraintEngine::Llguidance {
+            let built = self.factory().and_then(|factory| {
+                let grammar = TopLevelGrammar::from_json_schema(bounded.clone());
+                let parser = factory.create_parser(grammar).map_err(|e| e.to_string())?;
+                let matcher = Matcher::new(Ok(parser));
+                match matcher.get_error() {
+                    Some(e) => Err(e),
+                    None => Ok(matcher),
+                }
+            });
+            if let Ok(matcher) = built {
+                return Ok(Some((
+                    Constraint::Llg(Box::new(matcher)),
+                    ConstraintEngine::Llguidance,
+                )));
+            }
+            // Fall through to GBNF: llguidance does not take every schema.
+        }
+        let mut gbnf_schema = bounded;
+        if let Value::Object(o) = &mut gbnf_schema {
+            o.remove("x-guidance");
+        }
+        let grammar = llama_cpp_2::json_schema_to_grammar(&gbnf_schema.to_string())
+            .map_err(|e| self.error(format!("the schema cannot be turned into a grammar: {e}")))?;
+        let sampler = LlamaSampler::grammar(&self.model, &grammar, "root")
+            .map_err(|e| self.error(format!("llama.cpp rejected the schema's grammar: {e}")))?;
+        Ok(Some((Constraint::Gbnf(sampler), ConstraintEngine::Gbnf)))
+    }
+
+    fn generate(
+        &self,
+        job: &Job,
+        stop: &CancellationToken,
+        tx: &tokio::sync::mpsc::UnboundedSender<String>,
+    ) -> Result<Outcome> {
+        // One decode at a time; waiting stays cancellable.
+        let _busy = loop {
+            if stop.is_cancelled() {
+                return Err(self.cancelled());
+            }
+            match self.busy.try_lock() {
+                Ok(guard) => break guard,
+                Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+            }
+        };
+        let backend = backend().map_err(|e| self.error(e))?;
+        let prompt = self.render_prompt(&job.messages)?;
+        let vocab = self.model.vocab();
+        let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        let n_train = self.model.n_ctx_train().max(64) as usize;
+        if tokens.is_empty() {
+            return Err(self.error("the prompt is empty"));
+        }
+        if tokens.len() + 16 > n_train {
+            return Err(self.error(format!(
+                "the prompt is {} tokens but the model reads at most {n_train}; use a model with a larger context",
+                tokens.len()
+            )));
+        }
+        let budget = (job.max_tokens as usize).min(n_train - tokens.len()).max(1);
+        let n_ctx = (tokens.len() + budget + 1).min(n_train) as u32;
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(n_ctx))
+            .with_n_batch(BATCH as u32)
+            .with_n_threads(job.threads)
+            .with_n_threads_batch(job.threads);
+        let mut ctx = self
+            .model
+            .new_context(backend, params)
+            .map_err(|e| self.error(format!("no context of {n_ctx} tokens: {e}")))?;
+
+        let mut constraint = match &job.schema {
+            Some(schema) if job.constraint != ConstraintEngine::Off => {
+                self.constraint_for(schema, budget as u32, job.constraint)?
+            }
+            _ => None,
+        };
+        let used = constraint.as_ref().map(|(_, e)| *e);
+
+        // The prompt, in batches; logits for the last token only.
+        let prompt_started = Instant::now();
+        let mut batch = LlamaBatch::new(BATCH, 1);
+        for (chunk_index, chunk) in tokens.chunks(BATCH).enumerate() {
+            if stop.is_cancelled() {
+                return Err(self.cancelled());
+            }
+            batch.clear();
+            let base = chunk_index * BATCH;
+            for (i, token) in chunk.iter().enumerate() {
+                let pos = base + i;
+                batch
+                    .add(*token, pos as i32, &[0], pos + 1 == tokens.len())
+                    .map_err(|e| self.error(format!("batch: {e}")))?;
+            }
+            ctx.decode(&mut batch)
+                .map_err(|e| self.error(format!("evaluating the prompt failed: {e}")))?;
+        }
+        let prompt_time = prompt_started.elapsed();
+
+        let mut sampler = Sampler::new(job.seed, job.temperature);
+        let mut text = String::new();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut logits_index = batch.n_tokens() - 1;
+        let mut pos = tokens.len();
+        let mut produced = 0usize;
+        let mut resampled = 0u64;
+        let mut finish = FinishReason::Length;
+        let answer_started = Instant::now();
+        while produced < budget {
+            if stop.is_cancelled() {
+                return Err(self.cancelled());
+            }
+            let logits = ctx.get_logits_ith(logits_index);
+            let Some(first) = sampler.pick(logits, |_| true) else {
+                return Err(self.error("the model produced no usable scores"));
+            };
+            let token = match constraint.as_mut() {
+                None => first,
+                Some((c, _)) => {
+                    if c.allows(first, &vocab) {
+                        first
+                    } else {
+                        resampled += 1;
+                        let allowed = c.mask(logits, &vocab);
+                        match sampler.pick(logits, |i| allowed.get(i).copied().unwrap_or(false)) {
+                            Some(t) => t,
+                            None => {
+                                return Err(self.error(
+                                    "the schema's grammar allows no next token (a dead end)",
+                                ))
+                            }
+                        }
+                    }
+                }
+            };
+            let token = LlamaToken(token);
+            if vocab.is_eog(token) {
+                finish = FinishReason::Stop;
+                break;
+            }
+            if let Some((c, _)) = constraint.as_mut() {
+                c.accept(token);
+            }
+            produced += 1;
+            pending.extend(vocab.token_to_piece(token, false, None));
+            let piece = take_utf8(&mut pending);
+            if !piece.is_empty() {
+                text.push_str(&piece);
+                let _ = tx.send(piece);
+            }
+            if constraint.as_ref().is_some_and(|(c, _)| c.finished()) {
+                finish = FinishReason::Stop;
+                break;
+            }
+            if produced >= budget {
+                break;
+            }
+            batch.clear();
+            batch
+                .add(token, pos as i32, &[0], true)
+                .map_err(|e| self.error(format!("batch: {e}")))?;
+            pos += 1;
+            ctx.decode(&mut batch)
+                .map_err(|e| self.error(format!("decoding failed: {e}")))?;
+            logits_index = 0;
+        }
+        if !pending.is_empty() {
+            let rest = String::from_utf8_lossy(&pending).into_owned();
+            text.push_str(&rest);
+            let _ = tx.send(rest);
+        }
+        Ok(Outcome {
+            text,
+            finish,
+            prompt_tokens: tokens.len() as u64,
+            prompt_time,
+            answer_tokens: produced as u64,
+            answer_time: answer_started.elapsed(),
+            resampled,
+            constraint: used,
+        })
+    }
+}
+
+/// Takes the longest valid UTF-8 prefix out of `pending` (invalid bytes become U+FFFD; an
+/// incomplete character at the end waits for the next token).
+fn take_utf8(pending: &mut Vec<u8>) -> String {
+    match std::str::from_utf8(pending) {
+        Ok(s) => {
+            let out = s.to_string();
+            pending.clear();
+            out
+        }
+        Err(e) if e.error_len().is_none() => {
+            let valid = e.valid_up_to();
+            let out = String::from_utf8_lossy(&pending[..valid]).into_owned();
+            pending.drain(..valid);
+            out
+        }
+        Err(_) => {
+            let out = String::from_utf8_lossy(pending).into_owned();
+            pending.clear();
+            out
+        }
+    }
+}
+
+/// A grammar over the answer.
+enum Constraint {
+    Llg(Box<Matcher>),
+    Gbnf(LlamaSampler),
+}
+
+impl Constraint {
+    /// Whether `token` may come next.
+    fn allows(&mut self, token: i32, vocab: &llama_cpp_2::vocab::LlamaVocab<'_>) -> bool {
+        match self {
+            Constraint::Llg(m) => {
+                if vocab.is_eog(LlamaToken(token)) {
+                    return m.is_accepting().unwrap_or(false);
+                }
+                m.validate_tokens(&[token as u32]).unwrap_or(0) == 1
+            }
+            Constraint::Gbnf(g) => {
+                let mut one = LlamaTokenDataArray::new(
+                    vec![LlamaTokenData::new(LlamaToken(token), 0.0, 0.0)],
+                    false,
+                );
+                one.apply_sampler(g);
+                one.data.first().is_some_and(|d| d.logit().is_finite())
+            }
+        }
+    }
+
+    /// Which tokens may come next, indexed by token id.
+    fn mask(&mut self, logits: &[f32], vocab: &llama_cpp_2::vocab::LlamaVocab<'_>) -> Vec<bool> {
+        match self {
+            Constraint::Llg(m) => {
+                let accepting = m.is_accepting().unwrap_or(false);
+                match m.compute_mask() {
+                    Ok(mask) => (0..logits.len())
+                        .map(|i| {
+                            mask.is_allowed(i as u32)
+                                || (accepting && vocab.is_eog(LlamaToken(i as i32)))
+                        })
+                        .collect(),
+                    Err(_) => vec![false; logits.len()],
+                }
+            }
+            Constraint::Gbnf(g) => {
+                let mut all = LlamaTokenDataArray::new(
+                    logits
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &l)| LlamaTokenData::new(LlamaToken(i as i32), l, 0.0))
+                        .collect(),
+                    false,
+                );
+                all.apply_sampler(g);
+                let mut allowed = vec![false; logits.len()];
+                for d in &all.data {
+                    if d.logit().is_finite() {
+                        if let Some(slot) = allowed.get_mut(d.id().0 as usize) {
+                            *slot = true;
+                        }
+                    }
+                }
+                allowed
+            }
+        }
+    }
+
+    fn accept(&mut self, token: LlamaToken) {
+        match self {
+            Constraint::Llg(m) => {
+                let _ = m.consume_token(token.0 as u32);
+            }
+            Constraint::Gbnf(g) => g.accept(token),
+        }
+    }
+
+    /// Whether the grammar is complete and allows nothing more.
+    fn finished(&self) -> bool {
+        match self {
+            Constraint::Llg(m) => m.is_stopped(),
+            Constraint::Gbnf(_) => false,
+        }
+    }
+}
+
+/// Temperature, top-k and top-p sampling from a seeded generator.
+struct Sampler {
+    state: u64,
+    temperature: f32,
+    candidates: Vec<(f32, i32)>,
+}
+
+impl Sampler {
+    fn new(seed: u64, temperature: f32) -> Sampler {
+        Sampler {
+            state: seed ^ 0x9E37_79B9_7F4A_7C15,
+            temperature,
+            candidates: Vec::with_capacity(64 * 1024),
+        }
+    }
+
+    /// SplitMix64, as a float in [0, 1).
+    fn next_f32(&mut self) -> f32 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Draws a token among those `allowed` (by id); `None` when none is.
+    fn pick(&mut self, logits: &[f32], allowed: impl Fn(usize) -> bool) -> Option<i32> {
+        self.candidates.clear();
+        for (i, &l) in logits.iter().enumerate() {
+            if l.is_finite() && allowed(i) {
+                self.candidates.push((l, i as i32));
+            }
+        }
+        if self.candidates.is_empty() {
+            return None;
+        }
+        let by_logit = |a: &(f32, i32), b: &(f32, i32)| b.0.total_cmp(&a.0);
+        if self.temperature <= 0.0 {
+            return self
+                .candidates
+                .iter()
+                .min_by(|a, b| by_logit(a, b))
+                .map(|c| c.1);
+        }
+        let k = TOP_K.min(self.candidates.len());
+        if self.candidates.len() > k {
+            self.candidates.select_nth_unstable_by(k - 1, by_logit);
+            self.candidates.truncate(k);
+        }
+        self.candidates.sort_by(by_logit);
+        let max = self.candidates[0].0;
+        let mut weights: Vec<f32> = self
+            .candidates
+            .iter()
+            .map(|c| ((c.0 - max) / self.temperature).exp())
+            .collect();
+        let total: f32 = weights.iter().sum();
+        let mut kept = 0.0;
+        let mut cut = weights.len();
+        for (i, w) in weights.iter().enumerate() {
+            kept += w / total;
+            if kept >= TOP_P {
+                cut = i + 1;
+                break;
+            }
+        }
+        weights.truncate(cut);
+        let total: f32 = weights.iter().sum();
+        let mut target = self.next_f32() * total;
+        for (i, w) in weights.iter().enumerate() {
+            if target < *w {
+                return Some(self.candidates[i].1);
+            }
+            target -= w;
+        }
+        Some(self.candidates[weights.len() - 1].1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_pieces_wait_for_whole_characters() {
+        let mut pending = "é".as_bytes()[..1].to_vec();
+        assert_eq!(take_utf8(&mut pending), "");
+        pending.extend(&"é".as_bytes()[1..]);
+        pending.extend(b"x");
+        assert_eq!(take_utf8(&mut pending), "éx");
+        assert!(pending.is_empty());
+        let mut bad = vec![0xff, b'a'];
+        assert_eq!(take_utf8(&mut bad), "\u{fffd}a");
+    }
+
+    #[test]
+    fn sampling_is_seeded_and_respects_the_mask() {
+        let logits: Vec<f32> = (0..100).map(|i| (i % 7) as f32).collect();
+        let draw = |seed| {
+            let mut s = Sampler::new(seed, 0.8);
+            (0..20)
+                .map(|_| s.pick(&logits, |_| true).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draw(1), draw(1));
+        assert_ne!(draw(1), draw(2));
+        let mut s = Sampler::new(3, 0.8);
+        for _ in 0..50 {
+            let t = s.pick(&logits, |i| i % 10 == 3).unwrap();
+            assert_eq!(t % 10, 3);
+        }
+        assert_eq!(s.pick(&logits, |_| false), None);
+        let mut greedy = Sampler::new(3, 0.0);
+        assert_eq!(
+            logits[greedy.pick(&logits, |_| true).unwrap() as usize],
+            6.0
+        );
+        let with_nan = [f32::NAN, 1.0, f32::NEG_INFINITY];
+        assert_eq!(Sampler::new(1, 1.0).pick(&with_nan, |_| true), Some(1));
+    }
+
+    #[tokio::test]
+    async fn a_file_that_is_not_gguf_fails_with_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.gguf");
+        std::fs::write(&path, "# just markdown\n").unwrap();
+        let provider = BuiltinProvider::new(&path).unwrap();
+        let err = provider.list_models().await.unwrap_err().to_string();
+        assert!(err.contains("notes.gguf is not a GGUF model file"), "{err}");
+        let req = ChatRequest::new("m", "", "hi");
+        let err = provider.chat(&req, &|_| {}).await.unwrap_err().to_string();
+        assert!(err.contains("notes.gguf is not a GGUF model file"), "{err}");
+
+        let truncated = dir.path().join("cut.gguf");
+        std::fs::write(&truncated, gguf::tests::tiny_gguf(64, 10)).unwrap();
+        let provider = BuiltinProvider::new(&truncated).unwrap();
+        let err = provider.chat(&req, &|_| {}).await.unwrap_err().to_string();
+        assert!(err.contains("cut.gguf is truncated"), "{err}");
+        assert!(BuiltinProvider::new(Path::new("")).is_err());
+    }
+}
