@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to build WikiMind: a C toolchain for the
-# bundled SQLite, pkg-config, and libdbus (the OS keyring for API keys). Idempotent.
+# bundled SQLite, pkg-config, libdbus (the OS keyring for API keys) and WebKitGTK (the
+# desktop app). Idempotent.
 set -euo pipefail
 
-packages=(build-essential pkg-config libdbus-1-dev)
+packages=(build-essential pkg-config libdbus-1-dev libwebkit2gtk-4.1-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

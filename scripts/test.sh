@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+bash scripts/setup.sh
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -11,6 +13,11 @@ if cargo tree -p wikimind -e normal --prefix none | grep -Eq '^(tauri|clap)[ -]'
   echo "the core library (package wikimind) depends on tauri or clap" >&2
   exit 1
 fi
+
+# The desktop step builds ui/dist, which the app crate embeds: it runs before the
+# workspace-wide builds below.
+echo "== desktop app: front-end tests, bindings drift, end-to-end in a real window"
+bash scripts/test-desktop.sh
 
 echo "== clippy (warnings denied)"
 cargo clippy --workspace --all-targets -- -D warnings

@@ -18,6 +18,8 @@ pub mod eval;
 pub mod export;
 pub mod ingest;
 pub mod llm;
+pub mod queue;
 pub mod render;
 pub mod store;
+pub mod view;
 pub mod wiki;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::compile::{providers_from_settings, Compiler};
+use crate::compile::{providers_from_settings, Compiler, PromptSet};
 use crate::config::Settings;
 use crate::ingest::{self, IngestOptions, IngestedSource, Skipped};
 use crate::llm::LlmError;
@@ -156,14 +156,28 @@ impl Wiki {
         })
     }
 
-    /// A compiler with the configured providers.
+    /// The prompt templates: built-ins with the overrides in `<data dir>/prompts/`.
+    pub fn prompts(&self) -> PromptSet {
+        match &self.data_dir {
+            Some(dir) => PromptSet::load(&dir.join("prompts")).0,
+            None => PromptSet::builtin(),
+        }
+    }
+
+    /// Override files in `<data dir>/prompts/` that could not be used, and why (the built-in
+    /// template is used for each).
+    pub fn prompt_problems(&self) -> Vec<String> {
+        match &self.data_dir {
+            Some(dir) => PromptSet::load(&dir.join("prompts")).1,
+            None => Vec::new(),
+        }
+    }
+
+    /// A compiler with the configured providers and prompts.
     pub fn compiler(&self, settings: &Settings) -> Result<Arc<Compiler>> {
         let providers = providers_from_settings(settings)?;
-        Ok(Arc::new(Compiler::new(
-            Arc::clone(&self.store),
-            providers,
-            settings.compile.clone(),
-        )))
+        let compiler = Compiler::new(Arc::clone(&self.store), providers, settings.compile.clone());
+        Ok(Arc::new(compiler.with_prompts(self.prompts())))
     }
 
     /// An article by id or exact title.

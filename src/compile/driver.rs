@@ -18,8 +18,27 @@ use crate::store::{
 use crate::structured::{JsonStream, Schema};
 
 use super::attempt::{classify, grounding_tally, AnswerClass, AttemptRecord};
-use super::prompt::{build_prompt, feedback_message, PromptInput, PROMPT_VERSION};
+use super::chunk::{self, Chunk};
+use super::notes::{self, Note};
+use super::prompt::{
+    build_prompt_with, feedback_message, known_concepts, list_lines, Prompt, PromptInput,
+};
 use super::step::{judge, CompileState, Judgement, Step};
+use super::templates::{PromptSet, COMPILE, COMPILE_NOTES, EXTRACT};
+use crate::store::Source;
+use crate::structured::{JsonlEvent, JsonlStream, Mode};
+
+/// Tokens kept free in every call's context, beyond the prompt and the answer budget.
+const CONTEXT_MARGIN: u64 = 256;
+/// Bytes repeated from the end of one chunk at the start of the next.
+const CHUNK_OVERLAP: usize = 200;
+/// Attempts per provider for one chunk of a large source.
+const CHUNK_ATTEMPTS: u32 = 2;
+
+/// Estimated tokens of a text: about three characters a token, on the safe side.
+pub fn estimate_tokens(chars: usize) -> u64 {
+    (chars as u64).div_ceil(3)
+}
 
 /// A compile problem that is not about one answer: the store failed, or the run was
 /// cancelled.
@@ -75,7 +94,14 @@ pub fn providers_from_settings(settings: &Settings) -> Result<Vec<ProviderSlot>,
                         max_retries: c.transport_retries,
                         ..RetryPolicy::default()
                     },
-                    api_key: p.api_key.clone(),
+                    api_key: match p.kind {
+                        // Ollama takes no key; an OpenAI-compatible server may, from the
+                        // environment or else the OS keyring (keyed by its base URL).
+                        llm::ProviderKind::Ollama => p.api_key.clone(),
+                        _ => {
+                            llm::api_key(&p.base_url, &llm::SystemKeyring::new(), p.api_key.clone())
+                        }
+                    },
                 },
             )?;
             Ok(ProviderSlot {
@@ -90,6 +116,8 @@ pub fn providers_from_settings(settings: &Settings) -> Result<Vec<ProviderSlot>,
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
+    /// Reading a large source in parts (JSONL extraction), before the article is written.
+    Reading,
     /// Sending the prompt, waiting for the first token.
     Prompting,
     /// The answer is streaming in.
@@ -161,6 +189,46 @@ pub struct CompileReport {
     pub elapsed_ms: u64,
     /// Every model call made, in order, with how its answer fared.
     pub attempts: Vec<AttemptRecord>,
+    /// The prompt template version used.
+    pub prompt_version: String,
+    /// How a large source was read in parts (absent when it fit in one call).
+    pub large: Option<LargeSourceReport>,
+}
+
+/// How a large source was read: chunks, calls, what was found, what could not be read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LargeSourceReport {
+    /// The context size the chunks were sized for, in tokens.
+    pub context_tokens: u64,
+    /// How many chunks the source was split into.
+    pub chunks: usize,
+    /// Extraction calls made (retries included).
+    pub calls: u32,
+    /// Notes kept after merging (duplicates across chunks dropped).
+    pub notes: usize,
+    /// Claims among them.
+    pub claims: usize,
+    /// Notes that did not fit in the final compile call.
+    pub notes_left_out: usize,
+    /// Chunks that could not be read, with where they are and why.
+    pub failed_chunks: Vec<FailedChunk>,
+    /// Prompt tokens over the extraction calls, when reported.
+    pub tokens_in: u64,
+    /// Answer tokens over the extraction calls, when reported.
+    pub tokens_out: u64,
+}
+
+/// A part of a source that could not be read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailedChunk {
+    /// Which part, from 1.
+    pub part: usize,
+    /// Byte offset where it starts in the source.
+    pub start: usize,
+    /// Byte offset where it ends.
+    pub end: usize,
+    /// Why.
+    pub reason: String,
 }
 
 /// Compiles sources with the configured providers into the store.
@@ -169,6 +237,8 @@ pub struct Compiler {
     providers: Vec<ProviderSlot>,
     settings: CompileSettings,
     schema: Schema,
+    prompts: PromptSet,
+    contexts: Mutex<std::collections::HashMap<usize, u64>>,
 }
 
 impl Compiler {
@@ -185,7 +255,43 @@ impl Compiler {
             providers,
             settings,
             schema,
+            prompts: PromptSet::builtin(),
+            contexts: Mutex::new(std::collections::HashMap::new()),
         }
+    }
+
+    /// Uses these prompt templates (built-ins with a person's overrides).
+    pub fn with_prompts(mut self, prompts: PromptSet) -> Compiler {
+        if let Some(s) = prompts
+            .get(COMPILE)
+            .schema
+            .clone()
+            .and_then(|s| Schema::new(s).ok())
+        {
+            self.schema = s;
+        }
+        self.prompts = prompts;
+        self
+    }
+
+    /// The context size of provider `i`'s model in tokens: what the server reports, else
+    /// the configured default. Asked once per provider.
+    async fn context_tokens(&self, i: usize) -> u64 {
+        if let Some(n) = self.contexts.lock().ok().and_then(|m| m.get(&i).copied()) {
+            return n;
+        }
+        let configured = u64::from(self.settings.context_tokens);
+        let n = match self.providers.get(i) {
+            Some(slot) => match slot.provider.context_length(&slot.model).await {
+                Ok(Some(n)) if n > 0 => n,
+                _ => configured,
+            },
+            None => configured,
+        };
+        if let Ok(mut m) = self.contexts.lock() {
+            m.insert(i, n);
+        }
+        n
     }
 
     /// The store compiled into.
@@ -294,14 +400,6 @@ impl Compiler {
             .ok_or(CompileError::NoSource(source_id))?;
         let titles = self.store.known_titles()?;
         let concepts = self.store.known_concepts()?;
-        let prompt = build_prompt(&PromptInput {
-            source_title: source.title.as_deref(),
-            source_text: &source.text,
-            known_titles: &titles,
-            known_concepts: &concepts,
-        });
-        let mut state = CompileState::new(self.providers.len(), self.settings.retries);
-        let mut step = state.start();
         let mut report = CompileReport {
             source_id,
             ok: false,
@@ -317,9 +415,71 @@ impl Compiler {
             tokens_in: 0,
             tokens_out: 0,
             elapsed_ms: 0,
+            prompt_version: String::new(),
+            large: None,
             attempts: Vec::new(),
         };
+        let compile_t = self.prompts.get(COMPILE);
+        let direct = build_prompt_with(
+            compile_t,
+            &PromptInput {
+                source_title: source.title.as_deref(),
+                source_text: &source.text,
+                known_titles: &titles,
+                known_concepts: &concepts,
+            },
+        );
+        let context = self.context_tokens(0).await;
+        let max_tokens = u64::from(self.settings.max_tokens);
+        let direct_tokens = estimate_tokens(direct.system.len() + direct.user.len());
+        let mut coverage_note: Option<String> = None;
+        let prompt = if direct_tokens + max_tokens + CONTEXT_MARGIN <= context {
+            report.prompt_version = compile_t.version.clone();
+            direct
+        } else {
+            // Too large for one call: read it in parts, then write the article from the notes.
+            let notes_t = self.prompts.get(COMPILE_NOTES);
+            report.prompt_version =
+                format!("{}+{}", self.prompts.get(EXTRACT).version, notes_t.version);
+            let reading = match self.read_in_parts(&source, context, events, cancel).await? {
+                Ok(r) => r,
+                Err(reason) => {
+                    let record =
+                        LastCall::default().record(&report.prompt_version, Vec::new(), false);
+                    self.store.record_failure(source_id, &record, &reason)?;
+                    Live::new(source_id, String::new(), 0, events)
+                        .emit(Stage::Failed, Some(reason.clone()));
+                    report.reason = Some(reason);
+                    report.elapsed_ms = started.elapsed().as_millis() as u64;
+                    return Ok(report);
+                }
+            };
+            let (prompt, large, note) =
+                self.notes_prompt(&source, &titles, &concepts, context, reading);
+            if large.notes_left_out > 0 {
+                report.warnings.push(format!(
+                    "{} of {} notes did not fit in the final call (they were spread evenly over the source)",
+                    large.notes_left_out, large.notes
+                ));
+            }
+            for f in &large.failed_chunks {
+                report.warnings.push(format!(
+                    "part {} of {} (bytes {}–{}) could not be read: {}",
+                    f.part, large.chunks, f.start, f.end, f.reason
+                ));
+            }
+            report.calls += large.calls;
+            report.tokens_in += large.tokens_in;
+            report.tokens_out += large.tokens_out;
+            report.large = Some(large);
+            coverage_note = note;
+            prompt
+        };
+        let prompt_tokens = estimate_tokens(prompt.system.len() + prompt.user.len());
+        let mut state = CompileState::new(self.providers.len(), self.settings.retries);
+        let mut step = state.start();
         let mut last = LastCall::default();
+        let mut budget = max_tokens;
         loop {
             match step {
                 Step::Call {
@@ -333,11 +493,24 @@ impl Compiler {
                         };
                         continue;
                     };
+                    // An answer cut off at the budget gets a larger budget next time.
+                    let grown = match &feedback {
+                        Some(f) if f.truncated => {
+                            budget = (budget * 2).min(
+                                context
+                                    .saturating_sub(prompt_tokens + CONTEXT_MARGIN)
+                                    .max(budget),
+                            );
+                            budget
+                        }
+                        _ => budget,
+                    };
                     let mut request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
                         .with_schema(self.schema.as_value().clone())
-                        .with_max_tokens(self.settings.max_tokens)
+                        .with_max_tokens(u32::try_from(grown).unwrap_or(u32::MAX))
                         .with_temperature(self.settings.temperature)
                         .with_cancel(cancel.clone());
+                    request.num_ctx = Some(ollama_context(prompt_tokens, grown, context));
                     if let Some(f) = &feedback {
                         request
                             .messages
@@ -417,7 +590,10 @@ impl Compiler {
                         }
                     }
                 }
-                Step::Save(accepted) => {
+                Step::Save(mut accepted) => {
+                    if let Some(note) = &coverage_note {
+                        accepted.result.article_body.push_str(note);
+                    }
                     let live = Live::new(source_id, last.provider.clone(), last.attempt, events);
                     live.emit(Stage::Saving, Some(accepted.result.title.clone()));
                     let mut links: Vec<NewLink> = wiki_links(&accepted.result.article_body)
@@ -435,7 +611,8 @@ impl Compiler {
                     }
                     let mut warnings = report.warnings.clone();
                     warnings.extend(accepted.warnings.iter().cloned());
-                    let record = last.record(warnings.clone(), accepted.truncated);
+                    let record =
+                        last.record(&report.prompt_version, warnings.clone(), accepted.truncated);
                     let saved = self.store.save_article(&SaveArticle {
                         source_id,
                         result: &accepted.result,
@@ -466,7 +643,11 @@ impl Compiler {
                     break;
                 }
                 Step::Fail { reason } => {
-                    let record = last.record(report.warnings.clone(), last.truncated);
+                    let record = last.record(
+                        &report.prompt_version,
+                        report.warnings.clone(),
+                        last.truncated,
+                    );
                     self.store.record_failure(source_id, &record, &reason)?;
                     Live::new(source_id, last.provider.clone(), last.attempt, events)
                         .emit(Stage::Failed, Some(reason.clone()));
@@ -478,6 +659,301 @@ impl Compiler {
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(report)
     }
+}
+
+impl Compiler {
+    /// Reads a source too large for one call in parts: one JSONL extraction call per chunk,
+    /// concurrently within the configured limit, each retried and then reported if it
+    /// still fails. The inner `Err` is a reason to fail the source.
+    async fn read_in_parts(
+        &self,
+        source: &Source,
+        context: u64,
+        events: &ProgressFn,
+        cancel: &CancellationToken,
+    ) -> Result<Result<Reading, String>, CompileError> {
+        let template = self.prompts.get(EXTRACT);
+        let title = source.title.as_deref().unwrap_or("(untitled)");
+        let overhead =
+            estimate_tokens(template.system.len() + template.user.len() + title.len() + 128);
+        let answer = u64::from(self.settings.max_tokens);
+        let room = context.saturating_sub(answer + overhead + CONTEXT_MARGIN);
+        if room < 256 {
+            return Ok(Err(format!(
+                "the model's context of {context} tokens leaves no room for the source next to an answer budget of {answer} tokens: lower max_tokens or use a model with a larger context"
+            )));
+        }
+        let chunks = chunk::split(&source.text, (room * 3) as usize, CHUNK_OVERLAP);
+        let count = chunks.len();
+        let claims_so_far = std::sync::atomic::AtomicUsize::new(0);
+        let limit = tokio::sync::Semaphore::new(self.settings.concurrency.max(1));
+        let mut calls = Vec::with_capacity(chunks.len());
+        for c in &chunks {
+            let (limit, claims_so_far) = (&limit, &claims_so_far);
+            calls.push(async move {
+                let _permit = limit
+                    .acquire()
+                    .await
+                    .map_err(|e| CompileError::Worker(e.to_string()))?;
+                self.extract_part(source, c, count, claims_so_far, events, cancel)
+                    .await
+            });
+        }
+        let parts = futures_util::future::join_all(calls).await;
+        let mut parts: Vec<PartResult> = parts.into_iter().collect::<Result<_, _>>()?;
+        parts.sort_by_key(|p| p.index);
+        Ok(Ok(Reading {
+            context,
+            chunks,
+            parts,
+        }))
+    }
+
+    async fn extract_part(
+        &self,
+        source: &Source,
+        chunk: &Chunk,
+        count: usize,
+        claims_so_far: &std::sync::atomic::AtomicUsize,
+        events: &ProgressFn,
+        cancel: &CancellationToken,
+    ) -> Result<PartResult, CompileError> {
+        use std::sync::atomic::Ordering;
+        let template = self.prompts.get(EXTRACT);
+        let part = (chunk.index + 1).to_string();
+        let total = count.to_string();
+        let prompt = template.render(&[
+            ("chunk", chunk.text(&source.text)),
+            ("chunk_number", &part),
+            ("chunk_count", &total),
+            (
+                "source_title",
+                source.title.as_deref().unwrap_or("(untitled)"),
+            ),
+            ("section", chunk.section.as_deref().unwrap_or("(start)")),
+        ]);
+        let schema = template.schema();
+        let mut result = PartResult {
+            index: chunk.index,
+            notes: Vec::new(),
+            calls: 0,
+            tokens_in: 0,
+            tokens_out: 0,
+            failure: None,
+        };
+        let mut last_reason = String::from("no provider is configured");
+        for slot in &self.providers {
+            for _ in 0..CHUNK_ATTEMPTS {
+                let request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
+                    .with_max_tokens(self.settings.max_tokens)
+                    .with_temperature(self.settings.temperature)
+                    .with_cancel(cancel.clone());
+                let stream = Mutex::new((JsonlStream::new(schema.clone(), Mode::Lenient), 0usize));
+                let label = slot.label();
+                let on_event = |e: StreamEvent| {
+                    let claims = {
+                        let Ok(mut guard) = stream.lock() else { return };
+                        let (jsonl, claims) = &mut *guard;
+                        match e {
+                            StreamEvent::Delta(text) => {
+                                for ev in jsonl.push(&text) {
+                                    if matches!(&ev, JsonlEvent::Object(v) if v["type"] == "claim")
+                                    {
+                                        *claims += 1;
+                                    }
+                                }
+                            }
+                            StreamEvent::Restart => {
+                                *jsonl = JsonlStream::new(schema.clone(), Mode::Lenient);
+                                *claims = 0;
+                            }
+                        }
+                        *claims
+                    };
+                    events(Progress {
+                        source_id: source.id,
+                        stage: Stage::Reading,
+                        provider: label.clone(),
+                        attempt: 1,
+                        chars: 0,
+                        chunks: 0,
+                        title: None,
+                        message: Some(format!(
+                            "part {part} of {total}: {} claims so far",
+                            claims_so_far.load(Ordering::Relaxed) + claims
+                        )),
+                    });
+                };
+                result.calls += 1;
+                match slot.provider.chat(&request, &on_event).await {
+                    Ok(resp) => {
+                        result.tokens_in += resp.prompt_tokens.unwrap_or(0);
+                        result.tokens_out += resp.completion_tokens.unwrap_or(0);
+                        let outcome = {
+                            let Ok(mut guard) = stream.lock() else {
+                                continue;
+                            };
+                            // Parse the whole answer again: the stream saw the same text,
+                            // but a restart may have reset it midway.
+                            let mut fresh = JsonlStream::new(schema.clone(), Mode::Lenient);
+                            fresh.push(&resp.text);
+                            fresh.finish();
+                            guard.0 = JsonlStream::new(schema.clone(), Mode::Lenient);
+                            fresh.into_outcome()
+                        };
+                        if outcome.values.is_empty() && !outcome.warnings.is_empty() {
+                            last_reason = format!(
+                                "no line of the answer was a valid note ({})",
+                                outcome.warnings[0]
+                            );
+                            continue;
+                        }
+                        result.notes = outcome
+                            .values
+                            .iter()
+                            .filter_map(|v| Note::from_value(v, chunk, &source.text))
+                            .collect();
+                        let claims = result.notes.iter().filter(|n| n.is_claim()).count();
+                        claims_so_far.fetch_add(claims, Ordering::Relaxed);
+                        return Ok(result);
+                    }
+                    Err(e) if e.is_cancelled() => return Err(CompileError::Cancelled),
+                    Err(e) => {
+                        let transport = e.is_transport();
+                        last_reason = e.to_string();
+                        if transport {
+                            // The provider already retried what a retry can fix.
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        result.failure = Some(last_reason);
+        Ok(result)
+    }
+
+    /// The final compile prompt over the merged notes, within the context; the report of
+    /// the reading; and the note to append to the article when parts could not be read.
+    fn notes_prompt(
+        &self,
+        source: &Source,
+        titles: &[String],
+        concepts: &[String],
+        context: u64,
+        reading: Reading,
+    ) -> (Prompt, LargeSourceReport, Option<String>) {
+        let template = self.prompts.get(COMPILE_NOTES);
+        let count = reading.chunks.len();
+        let mut large = LargeSourceReport {
+            context_tokens: reading.context,
+            chunks: count,
+            ..LargeSourceReport::default()
+        };
+        let mut per_chunk = Vec::with_capacity(count);
+        for part in reading.parts {
+            large.calls += part.calls;
+            large.tokens_in += part.tokens_in;
+            large.tokens_out += part.tokens_out;
+            if let Some(reason) = part.failure {
+                let c = &reading.chunks[part.index];
+                large.failed_chunks.push(FailedChunk {
+                    part: part.index + 1,
+                    start: c.start,
+                    end: c.end,
+                    reason,
+                });
+            }
+            per_chunk.push(part.notes);
+        }
+        let merged = notes::merge(per_chunk);
+        large.notes = merged.len();
+        large.claims = merged.iter().filter(|n| n.is_claim()).count();
+        let outline = chunk::outline(&source.text);
+        let outline = if outline.is_empty() {
+            "(no headings)".to_string()
+        } else {
+            outline.into_iter().take(200).collect::<Vec<_>>().join("\n")
+        };
+        let coverage = if large.failed_chunks.is_empty() {
+            format!("All {count} parts of the document were read.")
+        } else {
+            let parts: Vec<String> = large
+                .failed_chunks
+                .iter()
+                .map(|f| f.part.to_string())
+                .collect();
+            format!(
+                "Parts {} of {count} could not be read; do not invent their content.",
+                parts.join(", ")
+            )
+        };
+        let titles = list_lines(titles);
+        let concepts = known_concepts(concepts);
+        let fixed = template.system.len()
+            + template.user.len()
+            + outline.len()
+            + titles.len()
+            + concepts.len()
+            + coverage.len();
+        let room = context.saturating_sub(
+            u64::from(self.settings.max_tokens) + estimate_tokens(fixed) + CONTEXT_MARGIN,
+        );
+        let (notes_text, left_out) = notes::render(&merged, (room * 3) as usize);
+        large.notes_left_out = left_out;
+        let prompt = template.render(&[
+            ("notes", &notes_text),
+            ("outline", &outline),
+            (
+                "source_title",
+                source.title.as_deref().unwrap_or("(untitled)"),
+            ),
+            ("known_titles", &titles),
+            ("known_concepts", &concepts),
+            ("coverage", &coverage),
+        ]);
+        let note = (!large.failed_chunks.is_empty()).then(|| {
+            let mut n = String::from("\n\n> **Incomplete:** WikiMind could not read ");
+            let parts: Vec<String> = large
+                .failed_chunks
+                .iter()
+                .map(|f| {
+                    format!(
+                        "part {} of {count} (bytes {}–{} of the source)",
+                        f.part, f.start, f.end
+                    )
+                })
+                .collect();
+            n.push_str(&parts.join(", "));
+            n.push_str("; what it says is missing from this article.");
+            n
+        });
+        (prompt, large, note)
+    }
+}
+
+/// What reading a large source in parts produced.
+struct Reading {
+    context: u64,
+    chunks: Vec<Chunk>,
+    parts: Vec<PartResult>,
+}
+
+/// One part's extraction.
+struct PartResult {
+    index: usize,
+    notes: Vec<Note>,
+    calls: u32,
+    tokens_in: u64,
+    tokens_out: u64,
+    failure: Option<String>,
+}
+
+/// Ollama's `num_ctx` for a call: the prompt and the answer budget with a margin, rounded
+/// up to 1024, never beyond the model's context.
+fn ollama_context(prompt_tokens: u64, budget: u64, context: u64) -> u32 {
+    let want = (prompt_tokens + budget + CONTEXT_MARGIN).div_ceil(1024) * 1024;
+    u32::try_from(want.clamp(2048, context.max(2048))).unwrap_or(u32::MAX)
 }
 
 /// The record of one answered call.
@@ -532,7 +1008,12 @@ struct LastCall {
 }
 
 impl LastCall {
-    fn record(&self, warnings: Vec<String>, truncated: bool) -> CompileRecord {
+    fn record(
+        &self,
+        prompt_version: &str,
+        warnings: Vec<String>,
+        truncated: bool,
+    ) -> CompileRecord {
         let (provider, model) = match self.provider.split_once(':') {
             Some((p, m)) if self.model.is_empty() => (p.to_string(), m.to_string()),
             Some((p, _)) => (p.to_string(), self.model.clone()),
@@ -541,7 +1022,7 @@ impl LastCall {
         CompileRecord {
             provider,
             model,
-            prompt_version: PROMPT_VERSION.to_string(),
+            prompt_version: prompt_version.to_string(),
             tokens_in: self.tokens_in,
             tokens_out: self.tokens_out,
             latency_ms: self.latency_ms,

@@ -14,20 +14,33 @@ use crate::contract::{CheckedClaim, Claim, Confidence};
 /// A source prepared for many quote look-ups.
 pub struct GroundingIndex {
     text: String,
+    /// Words and word pairs, built on the first fuzzy look-up (most quotes match exactly).
+    fuzzy: std::sync::OnceLock<Fuzzy>,
+}
+
+struct Fuzzy {
     words: Vec<String>,
     pairs: HashSet<(String, String)>,
 }
 
 impl GroundingIndex {
-    /// Normalises and indexes `source`.
+    /// Normalises `source` for look-ups.
     pub fn new(source: &str) -> GroundingIndex {
-        let text = normalise(source);
-        let words: Vec<String> = words_of(&text).map(str::to_string).collect();
-        let pairs = words
-            .windows(2)
-            .map(|w| (w[0].clone(), w[1].clone()))
-            .collect();
-        GroundingIndex { text, words, pairs }
+        GroundingIndex {
+            text: normalise(source),
+            fuzzy: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn fuzzy(&self) -> &Fuzzy {
+        self.fuzzy.get_or_init(|| {
+            let words: Vec<String> = words_of(&self.text).map(str::to_string).collect();
+            let pairs = words
+                .windows(2)
+                .map(|w| (w[0].clone(), w[1].clone()))
+                .collect();
+            Fuzzy { words, pairs }
+        })
     }
 
     /// Whether `quote` is found in the source.
@@ -56,7 +69,10 @@ impl GroundingIndex {
             .windows(2)
             .map(|w| (w[0].to_string(), w[1].to_string()))
             .collect();
-        let hits = pairs.iter().filter(|p| self.pairs.contains(*p)).count();
+        let hits = pairs
+            .iter()
+            .filter(|p| self.fuzzy().pairs.contains(*p))
+            .count();
         if hits * 5 < pairs.len() * 4 {
             return false;
         }
@@ -65,19 +81,20 @@ impl GroundingIndex {
     }
 
     fn longest_run(&self, quote: &[&str]) -> usize {
+        let words = &self.fuzzy().words;
         let mut best = 0;
-        for start in 0..self.words.len() {
-            if self.words[start] != quote[0] && !quote.contains(&self.words[start].as_str()) {
+        for start in 0..words.len() {
+            if words[start] != quote[0] && !quote.contains(&words[start].as_str()) {
                 continue;
             }
             for (qi, q) in quote.iter().enumerate() {
-                if *q != self.words[start] {
+                if *q != words[start] {
                     continue;
                 }
                 let mut n = 0;
                 while qi + n < quote.len()
-                    && start + n < self.words.len()
-                    && quote[qi + n] == self.words[start + n]
+                    && start + n < words.len()
+                    && quote[qi + n] == words[start + n]
                 {
                     n += 1;
                 }

@@ -6,16 +6,20 @@
 //! queue concurrently; [`attempt`] classifies each call's answer for reports and evals.
 
 pub mod attempt;
+pub mod chunk;
 pub mod driver;
 pub mod ground;
+pub mod notes;
 pub mod prompt;
 pub mod step;
+pub mod templates;
 
 pub use attempt::{classify, AnswerClass, AttemptRecord};
 pub use driver::{
-    providers_from_settings, CompileError, CompileReport, Compiler, Progress, ProgressFn,
-    ProviderSlot, Stage,
+    estimate_tokens, providers_from_settings, CompileError, CompileReport, Compiler, FailedChunk,
+    LargeSourceReport, Progress, ProgressFn, ProviderSlot, Stage,
 };
 pub use ground::{ground_claims, GroundingIndex};
-pub use prompt::{build_prompt, PromptInput, PROMPT_VERSION};
+pub use prompt::{build_prompt, build_prompt_with, PromptInput, PROMPT_VERSION};
 pub use step::{judge, Accepted, CompileState, Judgement, Step};
+pub use templates::{PromptSet, PromptTemplate};

@@ -1,11 +1,15 @@
 //! The compile prompt: the contract and rules for the model, the source, and what the
 //! wiki already holds. Versioned: the version is stored with every compilation.
 
-/// The version of the compile prompt; recorded in the compile log.
-pub const PROMPT_VERSION: &str = "compile-v1";
+/// The version of the built-in compile prompt; the version actually used (an override
+/// may change it) is recorded in the compile log.
+pub const PROMPT_VERSION: &str = "compile-v2";
 
 /// How many known titles and concepts are listed in a prompt at most.
 const MAX_KNOWN: usize = 200;
+
+pub use super::templates::Prompt;
+use super::templates::{PromptSet, PromptTemplate, COMPILE};
 
 /// What the compile prompt is built from.
 #[derive(Debug, Clone, Copy)]
@@ -20,78 +24,50 @@ pub struct PromptInput<'a> {
     pub known_concepts: &'a [String],
 }
 
-/// A system and a user message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prompt {
-    /// The contract and the rules.
-    pub system: String,
-    /// The source and the wiki's context.
-    pub user: String,
-}
-
-/// The system message: the contract, and the rules a good article follows.
-pub fn system_prompt() -> String {
-    "You are WikiMind, a careful knowledge compiler. You turn one source document into one \
-wiki article, answering with a single JSON object and nothing else (no prose, no code fence).
-
-The JSON object has these fields:
-- \"title\": a short, specific article title (string).
-- \"summary\": two or three sentences saying what the article covers (string).
-- \"key_claims\": the most important claims of the source, as objects {\"claim\", \"confidence\", \"quote\"}:
-  - \"confidence\" is \"sourced\" when the source states the claim; then \"quote\" MUST be a short \
-verbatim quote (a few words to one sentence) copied exactly from the source.
-  - \"inferred\" when the claim follows from the source but is not stated in it; \"quote\" is null \
-or a supporting excerpt.
-  - \"opinion\" for judgements; \"quote\" is the source's words when the opinion is the source's.
-  Never label a claim \"sourced\" without an exact quote from the source.
-- \"concepts\": the key concepts (short noun phrases). Reuse the exact names of existing \
-concepts listed below when they fit.
-- \"backlink_suggestions\": titles of other articles this one relates to. Use the exact titles \
-of existing articles listed below; you may also name articles that should exist.
-- \"open_questions\": questions the source leaves open.
-- \"article_body\": the article in markdown (headings, lists, short paragraphs). Link to other \
-articles with [[Exact Title]] or [[Exact Title|shown text]], using existing titles where they fit.
-
-Write only what the source supports. Keep the answer valid JSON: escape quotes and newlines \
-inside strings."
-        .to_string()
-}
-
-/// Builds the prompt for one source.
+/// Builds the prompt for one source with the built-in compile template.
 pub fn build_prompt(input: &PromptInput<'_>) -> Prompt {
-    let mut user = String::with_capacity(input.source_text.len() + 1024);
-    if !input.known_titles.is_empty() {
-        user.push_str("Articles already in the wiki (link to them by exact title):\n");
-        for t in input.known_titles.iter().take(MAX_KNOWN) {
-            user.push_str("- ");
-            user.push_str(t);
-            user.push('\n');
+    build_prompt_with(PromptSet::builtin().get(COMPILE), input)
+}
+
+/// Builds the prompt for one source with `template` (the `compile` template or an override).
+pub fn build_prompt_with(template: &PromptTemplate, input: &PromptInput<'_>) -> Prompt {
+    let titles = list_lines(input.known_titles);
+    let concepts = known_concepts(input.known_concepts);
+    template.render(&[
+        ("source", input.source_text.trim_end()),
+        ("source_title", input.source_title.unwrap_or("(untitled)")),
+        ("known_titles", &titles),
+        ("known_concepts", &concepts),
+    ])
+}
+
+/// Known titles as a markdown list, or `(none yet)`.
+pub fn list_lines(items: &[String]) -> String {
+    if items.is_empty() {
+        return "(none yet)".to_string();
+    }
+    let mut out = String::new();
+    for t in items.iter().take(MAX_KNOWN) {
+        if !out.is_empty() {
+            out.push('\n');
         }
-        user.push('\n');
+        out.push_str("- ");
+        out.push_str(t);
     }
-    if !input.known_concepts.is_empty() {
-        user.push_str("Concepts already in the wiki (reuse these names): ");
-        let shown: Vec<&str> = input
-            .known_concepts
-            .iter()
-            .take(MAX_KNOWN)
-            .map(String::as_str)
-            .collect();
-        user.push_str(&shown.join(", "));
-        user.push_str("\n\n");
+    out
+}
+
+/// Known concepts, comma-separated, or `(none yet)`.
+pub fn known_concepts(items: &[String]) -> String {
+    if items.is_empty() {
+        return "(none yet)".to_string();
     }
-    if let Some(t) = input.source_title {
-        user.push_str("Source title: ");
-        user.push_str(t);
-        user.push('\n');
-    }
-    user.push_str("Source:\n<<<SOURCE\n");
-    user.push_str(input.source_text.trim_end());
-    user.push_str("\nSOURCE>>>\n\nWrite the article as one JSON object.");
-    Prompt {
-        system: system_prompt(),
-        user,
-    }
+    items
+        .iter()
+        .take(MAX_KNOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The message sent after an answer that could not be made valid: what was wrong, so the
@@ -127,6 +103,7 @@ mod tests {
             known_concepts: &concepts,
         });
         assert!(p.user.contains("- Borrowing\n"));
+        assert!(p.user.contains("Source title: notes.md"));
         assert!(p.user.contains("ownership, lifetimes"));
         assert!(p.user.contains("<<<SOURCE\nRust has ownership.\nSOURCE>>>"));
         assert!(p.system.contains("\"sourced\""));

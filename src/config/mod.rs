@@ -93,6 +93,8 @@ pub struct CompileSettings {
     pub idle_timeout_secs: u64,
     /// Transport retries (refused connections, 429, 5xx) per request.
     pub transport_retries: u32,
+    /// The model's context in tokens when the server cannot say (Ollama reports it).
+    pub context_tokens: u32,
 }
 
 impl Default for CompileSettings {
@@ -107,6 +109,7 @@ impl Default for CompileSettings {
             first_byte_timeout_secs: 600,
             idle_timeout_secs: 120,
             transport_retries: 3,
+            context_tokens: 8192,
         }
     }
 }

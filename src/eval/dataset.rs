@@ -21,7 +21,7 @@ use crate::llm::ProviderKind;
 pub const MAX_DATASET_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The prompt ids a case or sidecar may ask for.
-pub const KNOWN_PROMPTS: &[&str] = &[PROMPT_VERSION];
+pub const KNOWN_PROMPTS: &[&str] = &[crate::compile::templates::COMPILE, PROMPT_VERSION];
 
 /// A dataset that cannot be loaded: where, and what is wrong.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -93,7 +93,7 @@ pub struct Execution {
     /// The model to ask.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// The prompt id (only `compile-v1` today).
+    /// The prompt id (only `compile` today).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     /// Sampling temperature.

@@ -269,13 +269,13 @@ pub struct EvalRun {
     pub cancelled: bool,
 }
 
-/// The clients of an eval, by protocol and base URL.
-pub type EvalProviders = HashMap<(ProviderKind, String), Arc<dyn Provider>>;
+/// Providers by protocol and base URL.
+pub type ProviderMap = HashMap<(ProviderKind, String), Arc<dyn Provider>>;
 
 /// The providers an eval needs, one per distinct protocol and server.
-pub fn providers_for(runs: &[PlannedRun], settings: &Settings) -> Result<EvalProviders, EvalError> {
+pub fn providers_for(runs: &[PlannedRun], settings: &Settings) -> Result<ProviderMap, EvalError> {
     let c = &settings.compile;
-    let mut out: EvalProviders = HashMap::new();
+    let mut out: ProviderMap = HashMap::new();
     for run in runs {
         let key = (run.execution.provider, run.execution.base_url.clone());
         if out.contains_key(&key) {

@@ -113,19 +113,18 @@ impl KeyStore for SystemKeyring {
     }
 }
 
-/// The API key for a provider: the key store's (the OS keyring) when it has one, else the
-/// value of `WIKIMIND_API_KEY` that the config module read (`from_env`). A keyring that
-/// cannot be read counts as empty. Empty strings are no key.
+/// The API key for a provider: `WIKIMIND_API_KEY` as the config module read it
+/// (`from_env`) when set — the environment beats stored settings — else the key store's
+/// (the OS keyring). A keyring that cannot be read counts as empty. Empty strings are no
+/// key.
 pub fn api_key(
     provider_id: &str,
     store: &dyn KeyStore,
     from_env: Option<Secret>,
 ) -> Option<Secret> {
-    store
-        .get(provider_id)
-        .ok()
-        .flatten()
-        .or(from_env)
+    from_env
+        .filter(|s| !s.expose().trim().is_empty())
+        .or_else(|| store.get(provider_id).ok().flatten())
         .filter(|s| !s.expose().trim().is_empty())
 }
 
@@ -148,19 +147,20 @@ mod tests {
     }
 
     #[test]
-    fn the_keyring_comes_first_then_the_environment() {
+    fn the_environment_comes_first_then_the_keyring() {
         let env = Some(Secret::new("from-env"));
         let key = |store: &dyn KeyStore, id, env| {
             api_key(id, store, env).map(|s: Secret| s.expose().to_string())
         };
         assert_eq!(
             key(&OneKey, "openai", env.clone()).as_deref(),
-            Some("from-keyring")
-        );
-        assert_eq!(
-            key(&OneKey, "other", env.clone()).as_deref(),
             Some("from-env")
         );
+        assert_eq!(
+            key(&OneKey, "openai", None).as_deref(),
+            Some("from-keyring")
+        );
+        assert_eq!(key(&OneKey, "other", None).as_deref(), None);
         assert_eq!(key(&Broken, "openai", env).as_deref(), Some("from-env"));
         assert_eq!(key(&NoKeyStore, "openai", Some(Secret::new(" "))), None);
     }

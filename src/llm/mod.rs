@@ -315,6 +315,12 @@ pub trait Provider: Send + Sync {
     /// The models the server offers.
     async fn list_models(&self) -> Result<Vec<ModelInfo>>;
 
+    /// The model's context length in tokens, when the server can say (Ollama's
+    /// `/api/show`); `None` when it cannot, and the configured default applies.
+    async fn context_length(&self, _model: &str) -> Result<Option<u64>> {
+        Ok(None)
+    }
+
     /// Which protocol this provider speaks.
     fn kind(&self) -> ProviderKind;
 

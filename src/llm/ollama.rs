@@ -92,7 +92,7 @@ impl OllamaProvider {
     }
 
     /// The model's trained context length from `POST /api/show`, when Ollama reports it.
-    pub async fn context_length(&self, model: &str) -> Result<Option<u64>> {
+    pub async fn show_context_length(&self, model: &str) -> Result<Option<u64>> {
         let t = &self.transport;
         let cancel = CancellationToken::new();
         let url = format!("{}/api/show", t.base);
@@ -305,6 +305,10 @@ impl StreamState {
 
 #[async_trait]
 impl Provider for OllamaProvider {
+    async fn context_length(&self, model: &str) -> Result<Option<u64>> {
+        self.show_context_length(model).await
+    }
+
     async fn chat(&self, req: &ChatRequest, events: EventCallback<'_>) -> Result<ChatResponse> {
         let started = Instant::now();
         let cancel = req.cancel_token();

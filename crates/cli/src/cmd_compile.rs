@@ -79,6 +79,9 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
     }
     let rt = context::runtime()?;
     let compiler = wiki.compiler(&settings)?;
+    for problem in wiki.prompt_problems() {
+        eprintln!("warning: {problem}");
+    }
 
     // Preflight: a provider that is down is said once, in words a person can act on,
     // before any source is touched.
@@ -195,6 +198,11 @@ impl Display {
         };
         let title = p.title.as_deref().unwrap_or("");
         let line = match p.stage {
+            Stage::Reading => format!(
+                "#{} reading in parts: {}",
+                p.source_id,
+                p.message.as_deref().unwrap_or("")
+            ),
             Stage::Prompting => format!(
                 "#{} prompting {} (attempt {})",
                 p.source_id, p.provider, p.attempt

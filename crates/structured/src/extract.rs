@@ -70,8 +70,8 @@ pub(crate) fn unfence<'a>(text: &'a str, repairs: &mut Vec<Repair>) -> Body<'a> 
             || info.eq_ignore_ascii_case("javascript")
             || info.eq_ignore_ascii_case("js");
         let content_start = (line_end + 1).min(bytes.len());
-        let (content_end, next) = match find(&bytes[content_start..], b"```") {
-            Some(j) => (content_start + j, content_start + j + 3),
+        let (content_end, next) = match closing_fence(bytes, content_start) {
+            Some(j) => (j, j + 3),
             None => (bytes.len(), bytes.len()),
         };
         let content = &text[content_start..content_end];
@@ -92,6 +92,45 @@ pub(crate) fn unfence<'a>(text: &'a str, repairs: &mut Vec<Repair>) -> Body<'a> 
         text,
         fenced: false,
     }
+}
+
+/// The offset of the fence that closes a code block whose content starts at `from`: the
+/// first "```" that begins a line (after optional spaces). A "```" elsewhere on a line is
+/// content: JSON strings holding markdown code blocks write their newlines as `\n`.
+fn closing_fence(bytes: &[u8], from: usize) -> Option<usize> {
+    // One forward pass: `at_line_start` holds while only spaces follow the last newline.
+    let mut at_line_start = true;
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => at_line_start = true,
+            b' ' | b'\t' => {}
+            b'`' if at_line_start && bytes[i..].starts_with(b"```") => return Some(i),
+            _ => at_line_start = false,
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The fenced `content` (a slice of `text`) widened to the last closing fence of `text`
+/// (or to its end when there is none); `None` when that is no wider.
+pub(crate) fn widen_fence<'a>(text: &'a str, content: &str) -> Option<&'a str> {
+    let start = content.as_ptr() as usize - text.as_ptr() as usize;
+    let end = start + content.len();
+    let bytes = text.as_bytes();
+    let mut last = None;
+    let mut from = end;
+    while let Some(i) = closing_fence(bytes, from) {
+        last = Some(i);
+        from = i + 3;
+    }
+    let wider_end = match last {
+        Some(i) if i > end => i,
+        Some(_) => return None,
+        None => text.len(),
+    };
+    (wider_end > end).then(|| &text[start..wider_end])
 }
 
 /// Byte offsets where a JSON object or array may start, in order, at most `limit` of them.

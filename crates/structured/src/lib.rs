@@ -259,7 +259,21 @@ fn read_lenient(
             return Ok((v, false));
         }
     }
-    find_value(raw, body.text, schema, repairs)
+    let before = repairs.len();
+    let found = find_value(raw, body.text, schema, repairs);
+    // A fence closed too early: a raw newline in a string put a code block's closing
+    // fence at the start of a line. When the value was cut off there, read on to the last
+    // closing fence instead.
+    if body.fenced && matches!(found, Ok((_, true))) {
+        if let Some(wider) = extract::widen_fence(text, body.text) {
+            let mut again = repairs[..before].to_vec();
+            if let Ok((v, false)) = find_value(raw, wider, schema, &mut again) {
+                *repairs = again;
+                return Ok((v, false));
+            }
+        }
+    }
+    found
 }
 
 /// Finds and reads the JSON value in `text` (a slice of `raw`).
@@ -317,19 +331,26 @@ fn find_value(
                 }
             }
             Err(e) => {
+                let stop = e.too_deep;
                 if first_error.is_none() {
                     first_error = Some(e);
+                }
+                if stop {
+                    break;
                 }
             }
         }
     }
-    if let Some((read, start, local)) = fallback {
+    if let Some((read, start, local)) =
+        fallback.filter(|_| !first_error.as_ref().is_some_and(|e| e.too_deep))
+    {
         finish_read(text, start, &read, repairs, local);
         return Ok((read.value, read.truncated));
     }
     let e = first_error.unwrap_or(repair::SyntaxError {
         offset: 0,
         message: "no JSON value found".into(),
+        too_deep: false,
     });
     let (line, column) = line_col(raw, base + e.offset);
     Err(Reason::Syntax {

@@ -9,8 +9,9 @@ use serde_json::{Map, Number, Value};
 
 use crate::outcome::{push_pointer, Repair, RepairKind};
 
-/// Deepest nesting accepted, the same limit `serde_json` applies in strict mode.
-pub(crate) const MAX_DEPTH: usize = 128;
+/// Deepest nesting accepted, the same limit `serde_json` applies in strict mode: its
+/// recursion limit of 128 fails on the 128th open bracket, so 127 levels are accepted.
+pub(crate) const MAX_DEPTH: usize = 127;
 
 /// How far to look for a key's colon when deciding whether a quote ends a string.
 const LOOKAHEAD: usize = 64;
@@ -30,6 +31,9 @@ pub(crate) struct Read {
 pub(crate) struct SyntaxError {
     pub offset: usize,
     pub message: String,
+    /// The value nests deeper than the limit: no other reading of the text is tried (a
+    /// fragment from inside it would not be what the model meant).
+    pub too_deep: bool,
 }
 
 enum Frame {
@@ -105,6 +109,7 @@ impl<'a> Reader<'a> {
         Err(SyntaxError {
             offset: self.pos,
             message: message.into(),
+            too_deep: false,
         })
     }
 
@@ -121,8 +126,17 @@ impl<'a> Reader<'a> {
         path
     }
 
+    /// Records a repair; the same repair repeated at the same place is recorded once
+    /// (`[,,,,…]` is one `removed_trailing_comma`, not a million).
     fn record(&mut self, kind: RepairKind) {
         let path = self.path();
+        if self
+            .repairs
+            .last()
+            .is_some_and(|r| r.kind == kind && r.path == path)
+        {
+            return;
+        }
         self.repairs.push(Repair::new(kind, path));
     }
 
@@ -382,7 +396,11 @@ impl<'a> Reader<'a> {
 
     fn open(&mut self, frame: Frame) -> Result<(), SyntaxError> {
         if self.stack.len() >= MAX_DEPTH {
-            return self.err(format!("nesting deeper than {MAX_DEPTH} levels"));
+            return Err(SyntaxError {
+                offset: self.pos,
+                message: format!("nesting deeper than {MAX_DEPTH} levels"),
+                too_deep: true,
+            });
         }
         self.stack.push(frame);
         self.pos += 1;

@@ -1,0 +1,248 @@
+//! How the desktop app's library behaves with many articles (a bench binary).
+//!
+//! ```text
+//! cargo bench -p wikimind --bench desktop_library               # 10 000 articles
+//! cargo bench -p wikimind --bench desktop_library -- 2000       # another size
+//! cargo bench -p wikimind --bench desktop_library -- seed DIR   # fill a data dir to try the app
+//! ```
+//!
+//! The timed part is what happens between launch and an interactive library on the Rust
+//! side (open the store, build the library view, serialise it as the IPC layer does), and
+//! the round trip of search-as-you-type (query and serialise the hits) for prefixes typed
+//! one letter at a time. The window's own share (painting the virtualised list) is
+//! not measured here.
+
+use std::time::{Duration, Instant};
+
+use wikimind::contract::{CheckedClaim, CompilationResult, Confidence};
+use wikimind::store::{CompileRecord, NewLink, NewSource, SaveArticle, SourceKind};
+use wikimind::view::LibrarySort;
+use wikimind::wiki::Wiki;
+
+const WORDS: &[&str] = &[
+    "espresso",
+    "crema",
+    "grinder",
+    "burr",
+    "tamper",
+    "portafilter",
+    "roast",
+    "arabica",
+    "robusta",
+    "extraction",
+    "pressure",
+    "bloom",
+    "kettle",
+    "filter",
+    "aeropress",
+    "latte",
+    "milk",
+    "steam",
+    "water",
+    "mineral",
+    "acidity",
+    "body",
+    "sweetness",
+    "origin",
+    "harvest",
+    "altitude",
+    "washed",
+    "natural",
+    "honey",
+    "fermentation",
+];
+
+fn word(i: usize) -> &'static str {
+    WORDS[i % WORDS.len()]
+}
+
+fn title(i: usize) -> String {
+    format!("{} {} {i}", capitalise(word(i * 7)), word(i * 13 + 3))
+}
+
+fn capitalise(w: &str) -> String {
+    let mut c = w.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+fn seed(wiki: &Wiki, n: usize) -> Result<(), String> {
+    let store = wiki.store();
+    for i in 0..n {
+        let body = format!(
+            "{} is about {} and {}. See [[{}]] and [[{}]].\n\n## Notes\n\n- {} with {}\n",
+            title(i),
+            word(i),
+            word(i + 11),
+            title((i + 1) % n),
+            title((i * 31 + 7) % n),
+            word(i + 5),
+            word(i + 17)
+        );
+        let text = format!("# {}\n\n{body}", title(i));
+        let source_id = store
+            .ingest_source(&NewSource {
+                origin: format!("bench:{i}"),
+                kind: SourceKind::Text,
+                title: Some(title(i)),
+                text,
+            })
+            .map_err(|e| e.to_string())?
+            .source_id();
+        let result = CompilationResult {
+            title: title(i),
+            summary: format!("A note on {} and {} (number {i}).", word(i), word(i + 3)),
+            key_claims: Vec::new(),
+            concepts: vec![word(i).to_string()],
+            backlink_suggestions: Vec::new(),
+            open_questions: Vec::new(),
+            article_body: body,
+        };
+        let claims: Vec<CheckedClaim> = (0..3)
+            .map(|k| CheckedClaim {
+                claim: format!("{} relates to {}", word(i + k), word(i + k + 1)),
+                confidence: [
+                    Confidence::Sourced,
+                    Confidence::Inferred,
+                    Confidence::Opinion,
+                ][k],
+                quote: None,
+                grounded: k == 0,
+            })
+            .collect();
+        let links = [
+            NewLink {
+                target: title((i + 1) % n),
+                context: format!("See {}", title((i + 1) % n)),
+            },
+            NewLink {
+                target: title((i * 31 + 7) % n),
+                context: format!("and {}", title((i * 31 + 7) % n)),
+            },
+        ];
+        store
+            .save_article(&SaveArticle {
+                source_id,
+                result: &result,
+                claims: &claims,
+                links: &links,
+                truncated: false,
+                record: &CompileRecord::default(),
+            })
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn bench(n: usize) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    {
+        let wiki = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
+        seed(&wiki, n)?;
+    }
+    println!(
+        "seeded {n} articles in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let mut open_to_library = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let wiki = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
+        let lib = wiki
+            .library(LibrarySort::Title)
+            .map_err(|e| e.to_string())?;
+        let json = serde_json::to_string(&lib).map_err(|e| e.to_string())?;
+        open_to_library.push(t.elapsed());
+        bytes = json.len();
+        if lib.entries.len() != n {
+            return Err(format!(
+                "library has {} entries, not {n}",
+                lib.entries.len()
+            ));
+        }
+    }
+    println!(
+        "open + library view + JSON ({} KB): median {} over 5",
+        bytes / 1024,
+        ms(median(open_to_library))
+    );
+
+    let wiki = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    let lib = wiki
+        .library(LibrarySort::Updated)
+        .map_err(|e| e.to_string())?;
+    let _ = serde_json::to_string(&lib).map_err(|e| e.to_string())?;
+    println!("re-sort by updated (warm): {}", ms(t.elapsed()));
+
+    let typed = "extraction pres";
+    let mut per_key = Vec::new();
+    let mut worst = Duration::ZERO;
+    for round in 0..5 {
+        for end in 1..=typed.len() {
+            let t = Instant::now();
+            let hits = wiki.search_view(&typed[..end]).map_err(|e| e.to_string())?;
+            let _ = serde_json::to_string(&hits).map_err(|e| e.to_string())?;
+            let d = t.elapsed();
+            if round > 0 {
+                per_key.push(d);
+                worst = worst.max(d);
+            }
+        }
+    }
+    println!(
+        "search as you type {typed:?}, one keystroke at a time: median {}, worst {} ({} queries)",
+        ms(median(per_key.clone())),
+        ms(worst),
+        per_key.len()
+    );
+    let t = Instant::now();
+    let article = wiki.article_view(1).map_err(|e| e.to_string())?;
+    println!(
+        "open one article (render + backlinks): {} ({})",
+        ms(t.elapsed()),
+        article.map(|a| a.title).unwrap_or_default()
+    );
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let result = match args.first().map(String::as_str) {
+        Some("seed") => match args.get(1) {
+            Some(dir) => {
+                let n = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10_000);
+                Wiki::open(std::path::Path::new(dir))
+                    .map_err(|e| e.to_string())
+                    .and_then(|wiki| seed(&wiki, n))
+                    .map(|()| println!("seeded {n} articles into {dir}"))
+            }
+            None => Err("usage: desktop_library seed DIR [N]".into()),
+        },
+        Some(n) => match n.parse() {
+            Ok(n) => bench(n),
+            Err(_) => Err("usage: desktop_library [N] | seed DIR [N]".into()),
+        },
+        None => bench(10_000),
+    };
+    if let Err(e) = result {
+        eprintln!("desktop_library: {e}");
+        std::process::exit(1);
+    }
+}

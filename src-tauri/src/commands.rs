@@ -1,0 +1,152 @@
+//! The command surface, declared once.
+//!
+//! `define_commands!` turns each line into a Tauri command (registered by
+//! [`invoke_handler`]) and into an entry of [`signatures`], from which the TypeScript
+//! client in `ui/src/bindings.ts` is generated. A renamed command or argument is then a
+//! compile error on both sides. Every body is one call into the core through the [`Host`].
+
+use tauri::State;
+use wikimind::store::SourceId;
+use wikimind::view::{
+    self, ArticleView, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort,
+    LibraryView, ProviderForm, ProviderKindView, SearchResult, SettingsView, SourceTextView,
+    SourceView,
+};
+
+use crate::host::Host;
+
+/// One command as the TypeScript generator sees it.
+#[derive(Debug, Clone)]
+pub struct CommandSignature {
+    /// The command's name (also the generated function's).
+    pub name: &'static str,
+    /// Its documentation.
+    pub doc: &'static str,
+    /// Argument names with their TypeScript types.
+    pub args: Vec<(&'static str, String)>,
+    /// The TypeScript type it resolves to.
+    pub returns: String,
+}
+
+macro_rules! define_commands {
+    ($(
+        $(#[doc = $doc:literal])+
+        fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty = |$host:ident| $body:expr;
+    )*) => {
+        /// The Tauri command functions, one per declared command.
+        pub mod handlers {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                $(#[doc = $doc])+
+                #[tauri::command(rename_all = "snake_case")]
+                pub async fn $name(state: State<'_, Host>, $($arg: $ty),*) -> Result<$ret, String> {
+                    let $host: &Host = &state;
+                    into_wire($body)
+                }
+            )*
+        }
+
+        /// Registers every declared command with the app.
+        pub fn invoke_handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![$(handlers::$name),*]
+        }
+
+        /// Every declared command, for the TypeScript generator.
+        pub fn signatures() -> Vec<CommandSignature> {
+            vec![$(CommandSignature {
+                name: stringify!($name),
+                doc: concat!($($doc, "\n"),+),
+                args: vec![$((stringify!($arg), ts_name::<$ty>())),*],
+                returns: ts_name::<$ret>(),
+            }),*]
+        }
+    };
+}
+
+/// Turns what a core call returned into what crosses the wire: the value, or the error's
+/// message (errors are strings on the wire; their text says what to do).
+fn into_wire<T, E: std::fmt::Display>(result: impl IntoWire<T, E>) -> Result<T, String> {
+    result.into_wire()
+}
+
+/// Core calls return either a value or a `Result`; both cross the wire the same way.
+trait IntoWire<T, E> {
+    fn into_wire(self) -> Result<T, String>;
+}
+
+impl<T, E: std::fmt::Display> IntoWire<T, E> for Result<T, E> {
+    fn into_wire(self) -> Result<T, String> {
+        self.map_err(|e| e.to_string())
+    }
+}
+
+/// A plain value (the call cannot fail).
+pub struct Infallible<T>(T);
+
+impl<T> IntoWire<T, std::convert::Infallible> for Infallible<T> {
+    fn into_wire(self) -> Result<T, String> {
+        Ok(self.0)
+    }
+}
+
+/// The TypeScript name of a type as it crosses the wire: 64-bit integers travel as JSON
+/// numbers (ids stay far below 2^53), not as `bigint`.
+fn ts_name<T: ts_rs::TS>() -> String {
+    T::name().replace("bigint", "number")
+}
+
+fn ids(list: &[i64]) -> Vec<SourceId> {
+    list.iter().copied().map(SourceId).collect()
+}
+
+define_commands! {
+    /// The library in the asked order, with counts and wanted pages.
+    fn library(sort: LibrarySort) -> LibraryView = |h| h.wiki.library(sort);
+    /// Full-text search, best first.
+    fn search(query: String) -> Vec<SearchResult> = |h| h.wiki.search_view(&query);
+    /// One article, its body rendered by the core's sanitiser.
+    fn article(id: i64) -> Option<ArticleView> = |h| h.wiki.article_view(id);
+    /// The id of the article with this title (case-insensitive).
+    fn article_id_by_title(title: String) -> Option<i64> = |h| h.wiki.article_id_by_title(&title);
+    /// Every source with its status.
+    fn sources() -> Vec<SourceView> = |h| h.wiki.source_views();
+    /// A source's full text.
+    fn source_text(id: i64) -> Option<SourceTextView> = |h| h.wiki.source_text(id);
+    /// A source's compile log with the raw answers.
+    fn compilations(source_id: i64) -> Vec<CompilationView> = |h| h.wiki.compilation_views(source_id);
+    /// Stores pasted text.
+    fn add_text(text: String, title: Option<String>) -> IngestView = |h| Infallible(h.wiki.ingest_text_view(&text, title.as_deref()));
+    /// Stores files and folders (picked, dropped or typed).
+    fn add_paths(paths: Vec<String>) -> IngestView = |h| Infallible(h.wiki.ingest_paths_view(&paths));
+    /// Downloads a web page and stores its readable text.
+    fn add_url(url: String) -> IngestView = |h| Infallible(h.wiki.ingest_url_view(&url).await);
+    /// Stores a note for a wanted page built from its mentions, and queues it.
+    fn create_wanted(title: String) -> IngestView = |h| h.wiki.create_wanted_view(&title).inspect(|v| {
+        h.queue.enqueue(&ids(&v.added.iter().map(|a| a.source_id).collect::<Vec<_>>()), None);
+    });
+    /// Removes a source; links to its article become wanted pages.
+    fn remove_source(id: i64) -> bool = |h| h.wiki.remove_source_view(id);
+    /// Queues sources (all pending, failed and stale ones when the list is empty), with
+    /// another model when `model` is given. Resolves to how many were queued.
+    fn compile(source_ids: Vec<i64>, model: Option<String>) -> u32 = |h| if source_ids.is_empty() {
+        h.queue.enqueue_pending().map(|n| n as u32)
+    } else {
+        Ok::<_, wikimind::wiki::WikiError>(h.queue.enqueue(&ids(&source_ids), model) as u32)
+    };
+    /// Stops a waiting or running job.
+    fn cancel(source_id: i64) -> bool = |h| Infallible(h.queue.cancel(SourceId(source_id)));
+    /// The latest state of every job since the app started.
+    fn jobs() -> Vec<JobProgress> = |h| Infallible(h.queue.jobs());
+    /// The current settings.
+    fn settings() -> SettingsView = |h| Infallible(h.settings_view());
+    /// Uses another primary provider from now on.
+    fn apply_provider(form: ProviderForm) -> SettingsView = |h| h.apply_provider(&form);
+    /// Asks a provider (the form's, not yet applied) for its models.
+    fn check_connection(form: ProviderForm) -> ConnectionCheck = |h| Infallible(match view::with_primary(&h.queue.settings(), &form, &h.keyring) {
+        Ok(s) => view::check_connection(&s).await,
+        Err(e) => ConnectionCheck { ok: false, message: e.to_string(), models: Vec::new(), model_available: false },
+    });
+    /// Stores an API key in the OS keyring.
+    fn save_api_key(kind: ProviderKindView, key: String) -> SettingsView = |h| h.save_api_key(kind, &key);
+}

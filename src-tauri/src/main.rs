@@ -1,0 +1,9 @@
+//! `wikimind-desktop`: starts the app; a message and exit code 1 when it cannot.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+fn main() {
+    if let Err(message) = wikimind_desktop::run() {
+        eprintln!("wikimind-desktop: {message}");
+        std::process::exit(1);
+    }
+}

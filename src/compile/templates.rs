@@ -1,0 +1,479 @@
+//! Prompts as configuration: every prompt WikiMind sends is a template with an id, a
+//! version, a response type, an optional schema, and system/user text with `{{variables}}`.
+//!
+//! Built-in templates ship in the binary. A person overrides one by placing
+//! `<data dir>/prompts/<id>.toml` (see [`PromptSet::load`]); a file that fails to load is
+//! reported (which file, why) and the built-in template is used instead.
+//!
+//! ```toml
+//! version = "my-compile-2"          # recorded with every compilation
+//! response_type = "json"            # must match the built-in: json, jsonl or text
+//! system = """You are …"""
+//! user = """Source:\n{{source}}"""
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::structured::{ResponseType, Schema};
+
+/// The compile prompt: one source in, one `CompilationResult` out.
+pub const COMPILE: &str = "compile";
+/// The extraction prompt of the large-source path: one chunk in, JSONL notes out.
+pub const EXTRACT: &str = "extract";
+/// The final compile over merged notes of a large source.
+pub const COMPILE_NOTES: &str = "compile-notes";
+/// A free-form article prompt (text), used to compare token use in evaluations.
+pub const FREEFORM: &str = "freeform";
+
+/// Where a template came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateOrigin {
+    /// Shipped with WikiMind.
+    BuiltIn,
+    /// Loaded from this file.
+    File(PathBuf),
+}
+
+/// One prompt template.
+#[derive(Debug, Clone)]
+pub struct PromptTemplate {
+    /// Its id (`compile`, `extract`, …).
+    pub id: String,
+    /// Its version, recorded with every compilation.
+    pub version: String,
+    /// The shape of answer it asks for.
+    pub response: ResponseType,
+    /// For `json` the whole answer's schema; for `jsonl` each object's; `None` for text.
+    pub schema: Option<Value>,
+    /// The system message.
+    pub system: String,
+    /// The user message.
+    pub user: String,
+    /// Where it came from.
+    pub origin: TemplateOrigin,
+    /// The variables it may use.
+    allowed: &'static [&'static str],
+}
+
+/// A rendered prompt: a system and a user message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    /// The contract and the rules.
+    pub system: String,
+    /// The material and the task.
+    pub user: String,
+}
+
+impl PromptTemplate {
+    /// Fills the `{{variables}}` in; a variable not given renders empty.
+    pub fn render(&self, vars: &[(&str, &str)]) -> Prompt {
+        Prompt {
+            system: fill(&self.system, vars),
+            user: fill(&self.user, vars),
+        }
+    }
+
+    /// The schema as a [`Schema`] (any value when there is none).
+    pub fn schema(&self) -> Schema {
+        self.schema
+            .clone()
+            .and_then(|s| Schema::new(s).ok())
+            .unwrap_or_else(Schema::any)
+    }
+}
+
+/// Every template WikiMind uses, by id.
+#[derive(Debug, Clone)]
+pub struct PromptSet {
+    templates: BTreeMap<String, PromptTemplate>,
+}
+
+impl Default for PromptSet {
+    fn default() -> Self {
+        PromptSet::builtin()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TemplateFile {
+    version: Option<String>,
+    response_type: String,
+    schema: Option<String>,
+    system: String,
+    user: String,
+}
+
+impl PromptSet {
+    /// The built-in templates.
+    pub fn builtin() -> PromptSet {
+        let mut templates = BTreeMap::new();
+        for t in builtin_templates() {
+            templates.insert(t.id.clone(), t);
+        }
+        PromptSet { templates }
+    }
+
+    /// The built-in templates with overrides from `dir` (`<id>.toml` files). Returns the
+    /// set and one message per file that could not be used (the built-in is used then).
+    pub fn load(dir: &Path) -> (PromptSet, Vec<String>) {
+        let mut set = PromptSet::builtin();
+        let mut problems = Vec::new();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return (set, problems);
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for path in paths {
+            if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+                continue;
+            }
+            let id = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_string();
+            let Some(builtin) = set.templates.get(&id).cloned() else {
+                problems.push(format!(
+                    "{}: no built-in prompt is called {id:?} (known: {}); ignored",
+                    path.display(),
+                    set.templates.keys().cloned().collect::<Vec<_>>().join(", ")
+                ));
+                continue;
+            };
+            match load_override(&path, &builtin) {
+                Ok(t) => {
+                    set.templates.insert(id, t);
+                }
+                Err(why) => problems.push(format!(
+                    "{}: {why}; using the built-in {id:?} prompt",
+                    path.display()
+                )),
+            }
+        }
+        (set, problems)
+    }
+
+    /// The template with this id. Every built-in id is always present.
+    pub fn get(&self, id: &str) -> &PromptTemplate {
+        self.templates
+            .get(id)
+            .or_else(|| self.templates.get(COMPILE))
+            .expect("the built-in compile template is always present")
+    }
+
+    /// Every template, by id.
+    pub fn iter(&self) -> impl Iterator<Item = &PromptTemplate> {
+        self.templates.values()
+    }
+}
+
+fn load_override(path: &Path, builtin: &PromptTemplate) -> Result<PromptTemplate, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let file: TemplateFile = toml::from_str(&text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|r| text[..r.start.min(text.len())].matches('\n').count() + 1)
+            .map(|l| format!(" (line {l})"))
+            .unwrap_or_default();
+        format!("{}{line}", e.message())
+    })?;
+    let response: ResponseType = file.response_type.parse()?;
+    if response != builtin.response {
+        return Err(format!(
+            "response_type must be {} for the {:?} prompt (WikiMind reads its answer that way)",
+            response_name(builtin.response),
+            builtin.id
+        ));
+    }
+    for body in [&file.system, &file.user] {
+        for var in variables(body) {
+            if !builtin.allowed.contains(&var.as_str()) {
+                return Err(format!(
+                    "unknown variable {{{{{var}}}}} (this prompt knows: {})",
+                    builtin.allowed.join(", ")
+                ));
+            }
+        }
+    }
+    let schema = match file.schema.as_deref() {
+        None => builtin.schema.clone(),
+        Some("compilation") => Some(crate::contract::compilation_schema()),
+        Some("notes") => Some(notes_schema()),
+        Some(json) => {
+            let schema = Schema::from_json(json).map_err(|e| format!("schema: {e}"))?;
+            Some(schema.as_value().clone())
+        }
+    };
+    let version = file.version.unwrap_or_else(|| {
+        let hash = crate::store::content_hash(&text);
+        format!("{}-custom-{}", builtin.id, &hash[..8])
+    });
+    Ok(PromptTemplate {
+        id: builtin.id.clone(),
+        version,
+        response,
+        schema,
+        system: file.system,
+        user: file.user,
+        origin: TemplateOrigin::File(path.to_path_buf()),
+        allowed: builtin.allowed,
+    })
+}
+
+fn response_name(r: ResponseType) -> &'static str {
+    match r {
+        ResponseType::Text => "text",
+        ResponseType::Json => "json",
+        ResponseType::Jsonl => "jsonl",
+    }
+}
+
+/// The `{{names}}` used in a template body.
+fn variables(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(i) = rest.find("{{") {
+        let after = &rest[i + 2..];
+        match after.find("}}") {
+            Some(j) => {
+                out.push(after[..j].trim().to_string());
+                rest = &after[j + 2..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// Replaces each `{{ name }}` with its value (one pass, so values are never re-read as
+/// templates).
+fn fill(body: &str, vars: &[(&str, &str)]) -> String {
+    let mut out =
+        String::with_capacity(body.len() + vars.iter().map(|(_, v)| v.len()).sum::<usize>());
+    let mut rest = body;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        match after.find("}}") {
+            Some(j) => {
+                let name = after[..j].trim();
+                if let Some((_, v)) = vars.iter().find(|(k, _)| *k == name) {
+                    out.push_str(v);
+                }
+                rest = &after[j + 2..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The per-object schema of the extraction prompt: mixed notes told apart by `type`.
+pub fn notes_schema() -> Value {
+    serde_json::json!({
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "type": {"const": "claim"},
+                    "text": {"type": "string"},
+                    "confidence": {"enum": ["sourced", "inferred", "opinion"], "default": "inferred"},
+                    "quote": {"type": ["string", "null"], "default": null}
+                },
+                "required": ["type", "text"]
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "type": {"const": "definition"},
+                    "entity": {"type": "string"},
+                    "definition": {"type": "string"}
+                },
+                "required": ["type", "entity", "definition"]
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "type": {"const": "relationship"},
+                    "subject": {"type": "string"},
+                    "predicate": {"type": "string"},
+                    "object": {"type": "string"}
+                },
+                "required": ["type", "subject", "predicate", "object"]
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "type": {"const": "question"},
+                    "text": {"type": "string"}
+                },
+                "required": ["type", "text"]
+            }
+        ]
+    })
+}
+
+const COMPILE_VARS: &[&str] = &["source", "source_title", "known_titles", "known_concepts"];
+const EXTRACT_VARS: &[&str] = &[
+    "chunk",
+    "chunk_number",
+    "chunk_count",
+    "source_title",
+    "section",
+];
+const NOTES_VARS: &[&str] = &[
+    "notes",
+    "outline",
+    "source_title",
+    "known_titles",
+    "known_concepts",
+    "coverage",
+];
+const FREEFORM_VARS: &[&str] = &["source", "source_title"];
+
+const RULES: &str = "The JSON object has these fields:
+- \"title\": a short, specific article title (string).
+- \"summary\": two or three sentences saying what the article covers (string).
+- \"key_claims\": the most important claims, as objects {\"claim\", \"confidence\", \"quote\"}:
+  - \"confidence\" is \"sourced\" when the source states the claim; then \"quote\" MUST be a short verbatim quote (a few words to one sentence) copied exactly from the source.
+  - \"inferred\" when the claim follows from the source but is not stated in it; \"quote\" is null or a supporting excerpt.
+  - \"opinion\" for judgements; \"quote\" is the source's words when the opinion is the source's.
+  Never label a claim \"sourced\" without an exact quote from the source.
+- \"concepts\": the key concepts (short noun phrases). Reuse the exact names of existing concepts listed below when they fit.
+- \"backlink_suggestions\": titles of other articles this one relates to. Use the exact titles of existing articles listed below; you may also name articles that should exist.
+- \"open_questions\": questions the source leaves open.
+- \"article_body\": the article in markdown (headings, lists, short paragraphs). Link to other articles with [[Exact Title]] or [[Exact Title|shown text]], using existing titles where they fit.
+
+Write only what the source supports. Keep the answer valid JSON: escape quotes and newlines inside strings.";
+
+fn builtin_templates() -> Vec<PromptTemplate> {
+    let compile_system = format!(
+        "You are WikiMind, a careful knowledge compiler. You turn one source document into one wiki article, answering with a single JSON object and nothing else (no prose, no code fence).\n\n{RULES}"
+    );
+    vec![
+        PromptTemplate {
+            id: COMPILE.into(),
+            version: "compile-v2".into(),
+            response: ResponseType::Json,
+            schema: Some(crate::contract::compilation_schema()),
+            system: compile_system.clone(),
+            user: "Articles already in the wiki (link to them by exact title):\n{{known_titles}}\n\nConcepts already in the wiki (reuse these names): {{known_concepts}}\n\nSource title: {{source_title}}\nSource:\n<<<SOURCE\n{{source}}\nSOURCE>>>\n\nWrite the article as one JSON object.".into(),
+            origin: TemplateOrigin::BuiltIn,
+            allowed: COMPILE_VARS,
+        },
+        PromptTemplate {
+            id: EXTRACT.into(),
+            version: "extract-v1".into(),
+            response: ResponseType::Jsonl,
+            schema: Some(notes_schema()),
+            system: "You read one part of a long document and write down what it says as notes, one JSON object per line (JSONL), nothing else: no prose, no code fence, no array.\n\nEach line is one of:\n{\"type\": \"claim\", \"text\": \"...\", \"confidence\": \"sourced\", \"quote\": \"exact words copied from the text\"}\n{\"type\": \"definition\", \"entity\": \"...\", \"definition\": \"...\"}\n{\"type\": \"relationship\", \"subject\": \"...\", \"predicate\": \"...\", \"object\": \"...\"}\n{\"type\": \"question\", \"text\": \"...\"}\n\nA claim is \"sourced\" only with a short quote copied exactly from the text; otherwise \"inferred\" (or \"opinion\" for judgements). Write every line as complete, valid JSON on a single line.".into(),
+            user: "Document: {{source_title}}\nPart {{chunk_number}} of {{chunk_count}} (section: {{section}}):\n<<<PART\n{{chunk}}\nPART>>>\n\nWrite the notes for this part, one JSON object per line.".into(),
+            origin: TemplateOrigin::BuiltIn,
+            allowed: EXTRACT_VARS,
+        },
+        PromptTemplate {
+            id: COMPILE_NOTES.into(),
+            version: "compile-notes-v1".into(),
+            response: ResponseType::Json,
+            schema: Some(crate::contract::compilation_schema()),
+            system: format!(
+                "You are WikiMind, a careful knowledge compiler. A long document was read in parts and its notes are below; you turn them into one wiki article, answering with a single JSON object and nothing else (no prose, no code fence). Quotes in the notes are verbatim from the document: reuse them as they are for sourced claims.\n\n{RULES}"
+            ),
+            user: "Articles already in the wiki (link to them by exact title):\n{{known_titles}}\n\nConcepts already in the wiki (reuse these names): {{known_concepts}}\n\nDocument: {{source_title}}\nOutline:\n{{outline}}\n\n{{coverage}}\n\nNotes from the whole document:\n<<<NOTES\n{{notes}}\nNOTES>>>\n\nWrite the article as one JSON object.".into(),
+            origin: TemplateOrigin::BuiltIn,
+            allowed: NOTES_VARS,
+        },
+        PromptTemplate {
+            id: FREEFORM.into(),
+            version: "freeform-v1".into(),
+            response: ResponseType::Text,
+            schema: None,
+            system: "You are a careful writer. Turn the source into one wiki article in markdown: a title line, a short summary, the key claims with short quotes from the source, the key concepts, related topics as [[wiki links]], and open questions.".into(),
+            user: "Source title: {{source_title}}\nSource:\n<<<SOURCE\n{{source}}\nSOURCE>>>".into(),
+            origin: TemplateOrigin::BuiltIn,
+            allowed: FREEFORM_VARS,
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_variables_once() {
+        let out = fill(
+            "a {{ x }} b {{y}} {{missing}} {{",
+            &[("x", "{{y}}"), ("y", "2")],
+        );
+        assert_eq!(out, "a {{y}} b 2  {{");
+    }
+
+    #[test]
+    fn builtin_templates_use_only_their_variables() {
+        for t in PromptSet::builtin().iter() {
+            for v in variables(&t.system).into_iter().chain(variables(&t.user)) {
+                assert!(t.allowed.contains(&v.as_str()), "{}: {v}", t.id);
+            }
+            if let Some(s) = &t.schema {
+                Schema::new(s.clone()).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn overrides_load_and_bad_files_fall_back_with_a_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("compile.toml"),
+            "version = \"mine-1\"\nresponse_type = \"json\"\nsystem = \"Be brief.\"\nuser = \"{{source}}\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("extract.toml"),
+            "response_type = \"json\"\nsystem = \"x\"\nuser = \"{{chunk}}\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("compile-notes.toml"),
+            "response_type = \"json\"\nsystem = \"x\"\nuser = \"{{chunk}}\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("freeform.toml"),
+            "response_type = \"text\"\nsystem = \n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("other.toml"), "").unwrap();
+        let (set, problems) = PromptSet::load(dir.path());
+        let compile = set.get(COMPILE);
+        assert_eq!(compile.version, "mine-1");
+        assert_eq!(compile.render(&[("source", "S")]).user, "S");
+        assert!(matches!(compile.origin, TemplateOrigin::File(_)));
+        assert_eq!(set.get(EXTRACT).origin, TemplateOrigin::BuiltIn);
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        let joined = problems.join("\n");
+        assert!(
+            joined.contains("extract.toml: response_type must be jsonl"),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("compile-notes.toml: unknown variable {{chunk}}"),
+            "{joined}"
+        );
+        assert!(joined.contains("freeform.toml:"), "{joined}");
+        assert!(
+            joined.contains("other.toml: no built-in prompt"),
+            "{joined}"
+        );
+    }
+}

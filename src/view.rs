@@ -1,0 +1,1018 @@
+//! What a long-lived shell (the desktop app) shows: plain data types shaped for one screen
+//! each, and the [`Wiki`] methods that fill them.
+//!
+//! The types own their strings and use plain numbers for ids, so they cross any wire (Tauri
+//! IPC as JSON) unchanged. With the `ts` feature each derives `ts_rs::TS`, and the desktop
+//! app generates its TypeScript declarations from them: the front end never hand-writes a
+//! wire type. Article bodies arrive only as [`SafeHtml`](crate::render::SafeHtml) turned into
+//! a string here, so nothing unsanitised reaches a webview.
+
+use serde::{Deserialize, Serialize};
+
+use std::path::Path;
+
+use crate::compile::{CompileReport, Progress, Stage};
+use crate::config::Settings;
+use crate::contract::Confidence;
+use crate::ingest::IngestOptions;
+use crate::llm::ProviderKind;
+use crate::llm::{api_key, KeyStore};
+use crate::store::{ArticleId, ArticleSort, SourceId};
+use crate::wiki::{Result, Wiki};
+
+#[cfg(feature = "ts")]
+use ts_rs::TS;
+
+/// How many sources, articles and wanted pages the wiki has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct CountsView {
+    /// Sources stored.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub sources: u64,
+    /// Articles compiled.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub articles: u64,
+    /// Titles linked to that no article has.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub wanted: u64,
+}
+
+/// The order of the library.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum LibrarySort {
+    /// By title, case-insensitively.
+    #[default]
+    Title,
+    /// Most recently compiled first.
+    Updated,
+}
+
+/// One row of the library.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct LibraryEntry {
+    /// The article's id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Its title.
+    pub title: String,
+    /// Its one-paragraph summary.
+    pub summary: String,
+    /// When it was last compiled (UTC, ISO-8601).
+    pub updated_at: String,
+    /// Claims backed by a quote found in the source.
+    pub sourced: u32,
+    /// Claims the model inferred (or whose quote was not found).
+    pub inferred: u32,
+    /// Claims that are opinion.
+    pub opinion: u32,
+}
+
+/// The library: every article in the asked order, with the counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct LibraryView {
+    /// The counts shown above the list.
+    pub counts: CountsView,
+    /// Every article.
+    pub entries: Vec<LibraryEntry>,
+    /// Titles linked to that no article has, most mentioned first.
+    pub wanted: Vec<WantedView>,
+}
+
+/// A title that is linked to but has no article yet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct WantedView {
+    /// The title as first linked.
+    pub title: String,
+    /// How many articles link to it.
+    pub mentions: u32,
+}
+
+/// One search hit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SearchResult {
+    /// The article's id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub article_id: i64,
+    /// Its title.
+    pub title: String,
+    /// Plain text around the match; matched words are wrapped in `**` (never HTML).
+    pub snippet: String,
+}
+
+/// How sure a claim is, after grounding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum ConfidenceView {
+    /// A quote from the source backs it.
+    Sourced,
+    /// Inferred by the model.
+    Inferred,
+    /// An opinion.
+    Opinion,
+}
+
+impl From<Confidence> for ConfidenceView {
+    fn from(c: Confidence) -> Self {
+        match c {
+            Confidence::Sourced => ConfidenceView::Sourced,
+            Confidence::Inferred => ConfidenceView::Inferred,
+            Confidence::Opinion => ConfidenceView::Opinion,
+        }
+    }
+}
+
+/// One key claim of an article.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ClaimView {
+    /// The claim.
+    pub claim: String,
+    /// Its confidence after grounding.
+    pub confidence: ConfidenceView,
+    /// The quote the model gave, if any.
+    pub quote: Option<String>,
+    /// Whether the quote was found in the source text.
+    pub grounded: bool,
+}
+
+/// An article that links here, with the sentence around the link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct BacklinkView {
+    /// The linking article.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub article_id: i64,
+    /// Its title.
+    pub title: String,
+    /// Plain text around the link.
+    pub context: String,
+}
+
+/// A link going out of an article.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct LinkView {
+    /// The title linked to.
+    pub target: String,
+    /// The article it resolves to; `null` for a wanted page.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub article_id: Option<i64>,
+}
+
+/// A source an article was compiled from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ArticleSourceView {
+    /// The source's id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub source_id: i64,
+    /// Where it came from (path, URL, `text:<hash>`).
+    pub origin: String,
+    /// When the article was compiled from it (UTC, ISO-8601).
+    pub compiled_at: String,
+    /// The provider and model that wrote the article.
+    pub provider: String,
+    /// The model.
+    pub model: String,
+}
+
+/// Everything the article screen shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ArticleView {
+    /// Its id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Its title.
+    pub title: String,
+    /// Its summary.
+    pub summary: String,
+    /// The body as sanitised HTML (from the core's renderer only), wiki links resolved:
+    /// `a.wikilink[data-article-id]` for articles, `a.wikilink.wanted[data-wanted]` for
+    /// wanted pages, `a.external` for web links.
+    pub html: String,
+    /// Whether it was written from a cut-off answer.
+    pub truncated: bool,
+    /// When it was last compiled.
+    pub updated_at: String,
+    /// Key claims.
+    pub claims: Vec<ClaimView>,
+    /// Concepts.
+    pub concepts: Vec<String>,
+    /// Open questions.
+    pub open_questions: Vec<String>,
+    /// Links going out.
+    pub links: Vec<LinkView>,
+    /// Articles linking here.
+    pub backlinks: Vec<BacklinkView>,
+    /// Where it came from.
+    pub sources: Vec<ArticleSourceView>,
+}
+
+/// Where a source is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum SourceStatusView {
+    /// Not compiled yet.
+    Pending,
+    /// Being compiled.
+    Compiling,
+    /// Compiled into an article.
+    Compiled,
+    /// The last compile failed (see the reason).
+    Failed,
+    /// Changed since it was compiled.
+    Stale,
+}
+
+/// One source in the sources list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SourceView {
+    /// Its id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Where it came from.
+    pub origin: String,
+    /// `markdown`, `text`, `html`, `url`, …
+    pub kind: String,
+    /// Its title, if one was found.
+    pub title: Option<String>,
+    /// Where it is.
+    pub status: SourceStatusView,
+    /// Why it failed.
+    pub reason: Option<String>,
+    /// The article compiled from it.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub article_id: Option<i64>,
+    /// That article's title.
+    pub article_title: Option<String>,
+    /// When it last changed.
+    pub updated_at: String,
+}
+
+/// A source's full text, to show a quote against it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SourceTextView {
+    /// Its id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Where it came from.
+    pub origin: String,
+    /// Its text as stored.
+    pub text: String,
+}
+
+/// One model call in a source's compile log: the raw answer, to inspect a failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct CompilationView {
+    /// Its row id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Provider name.
+    pub provider: String,
+    /// Model name.
+    pub model: String,
+    /// `compiled` or `failed`.
+    pub outcome: String,
+    /// Why it failed.
+    pub reason: Option<String>,
+    /// The model's answer, exactly as received (show it as text, never as HTML).
+    pub raw_answer: String,
+    /// Repairs the engine made.
+    pub repairs: Vec<String>,
+    /// When it was logged.
+    pub created_at: String,
+}
+
+/// A source stored by an ingest call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct AddedView {
+    /// Its id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub source_id: i64,
+    /// Its origin.
+    pub origin: String,
+    /// Its title, if one was found.
+    pub title: Option<String>,
+    /// `added`, `unchanged` or `changed`.
+    pub outcome: String,
+}
+
+/// What an ingest call did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct IngestView {
+    /// Sources stored.
+    pub added: Vec<AddedView>,
+    /// Entries not read, each `path: reason`.
+    pub skipped: Vec<String>,
+    /// Inputs that could not be read at all, each `input: reason`.
+    pub errors: Vec<String>,
+}
+
+impl IngestView {
+    /// Adds what one ingest call did (or why it failed) to this summary.
+    pub fn absorb(&mut self, input: &str, result: Result<crate::wiki::IngestSummary>) {
+        match result {
+            Ok(summary) => {
+                self.added
+                    .extend(summary.sources.into_iter().map(|s| AddedView {
+                        source_id: s.source_id.0,
+                        origin: s.origin,
+                        title: s.title,
+                        outcome: s.outcome.to_string(),
+                    }));
+                self.skipped.extend(
+                    summary
+                        .skipped
+                        .into_iter()
+                        .map(|s| format!("{}: {}", s.path.display(), s.reason)),
+                );
+            }
+            Err(e) => self.errors.push(format!("{input}: {e}")),
+        }
+    }
+}
+
+/// Where a compile job is (see [`Stage`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum StageView {
+    /// Waiting in the queue.
+    Queued,
+    /// Reading a large source in parts before the article is written.
+    Reading,
+    /// Sending the prompt, waiting for the first token.
+    Prompting,
+    /// The answer is streaming in.
+    Receiving,
+    /// Checking the answer.
+    Parsing,
+    /// Writing the article.
+    Saving,
+    /// Finished: the article is stored.
+    Compiled,
+    /// Finished: the source failed.
+    Failed,
+    /// Stopped by the person; the source is pending again.
+    Cancelled,
+}
+
+impl From<Stage> for StageView {
+    fn from(stage: Stage) -> Self {
+        match stage {
+            Stage::Reading => StageView::Reading,
+            Stage::Prompting => StageView::Prompting,
+            Stage::Receiving => StageView::Receiving,
+            Stage::Parsing => StageView::Parsing,
+            Stage::Saving => StageView::Saving,
+            Stage::Compiled => StageView::Compiled,
+            Stage::Failed => StageView::Failed,
+        }
+    }
+}
+
+/// Live state of one compile job, sent as an event each time it changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct JobProgress {
+    /// Which source.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub source_id: i64,
+    /// Where it is.
+    pub stage: StageView,
+    /// Which provider and model (`ollama:qwen2.5:3b`).
+    pub provider: String,
+    /// The attempt with this provider, from 1.
+    pub attempt: u32,
+    /// Pieces of the answer received (about one token each).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub tokens: u64,
+    /// The title as soon as the model has written it.
+    pub title: Option<String>,
+    /// A note for people: why a retry happens, why it failed.
+    pub message: Option<String>,
+    /// The article, once stored.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub article_id: Option<i64>,
+}
+
+impl JobProgress {
+    /// A job that waits in the queue.
+    pub fn queued(source_id: SourceId, provider: String) -> JobProgress {
+        JobProgress {
+            source_id: source_id.0,
+            stage: StageView::Queued,
+            provider,
+            attempt: 0,
+            tokens: 0,
+            title: None,
+            message: None,
+            article_id: None,
+        }
+    }
+
+    /// A job the person stopped.
+    pub fn cancelled(source_id: SourceId) -> JobProgress {
+        JobProgress {
+            message: Some("cancelled; the source is pending again".into()),
+            stage: StageView::Cancelled,
+            ..JobProgress::queued(source_id, String::new())
+        }
+    }
+
+    /// The final state from a compile report.
+    pub fn finished(report: &CompileReport) -> JobProgress {
+        JobProgress {
+            source_id: report.source_id.0,
+            stage: if report.ok {
+                StageView::Compiled
+            } else {
+                StageView::Failed
+            },
+            provider: report.provider.clone().unwrap_or_default(),
+            attempt: report.calls,
+            tokens: report.tokens_out,
+            title: report.title.clone(),
+            message: report.reason.clone(),
+            article_id: report.article_id.map(|a| a.0),
+        }
+    }
+}
+
+impl From<&Progress> for JobProgress {
+    fn from(p: &Progress) -> Self {
+        JobProgress {
+            source_id: p.source_id.0,
+            stage: p.stage.into(),
+            provider: p.provider.clone(),
+            attempt: p.attempt,
+            tokens: u64::try_from(p.chunks).unwrap_or(u64::MAX),
+            title: p.title.clone(),
+            message: p.message.clone(),
+            article_id: None,
+        }
+    }
+}
+
+impl Wiki {
+    /// The library in the asked order, with counts and wanted pages.
+    pub fn library(&self, sort: LibrarySort) -> Result<LibraryView> {
+        let store = self.store();
+        let order = match sort {
+            LibrarySort::Title => ArticleSort::Title,
+            LibrarySort::Updated => ArticleSort::Updated,
+        };
+        let c = store.counts()?;
+        Ok(LibraryView {
+            counts: CountsView {
+                sources: c.sources,
+                articles: c.articles,
+                wanted: c.wanted,
+            },
+            entries: store
+                .articles_sorted(order)?
+                .into_iter()
+                .map(|a| LibraryEntry {
+                    id: a.id.0,
+                    title: a.title,
+                    summary: a.summary,
+                    updated_at: a.updated_at,
+                    sourced: a.claims.sourced,
+                    inferred: a.claims.inferred,
+                    opinion: a.claims.opinion,
+                })
+                .collect(),
+            wanted: store
+                .wanted_pages()?
+                .into_iter()
+                .map(|w| WantedView {
+                    title: w.title,
+                    mentions: w.mentions,
+                })
+                .collect(),
+        })
+    }
+
+    /// Full-text search, best first.
+    pub fn search_view(&self, query: &str) -> Result<Vec<SearchResult>> {
+        Ok(self
+            .store()
+            .search(query)?
+            .into_iter()
+            .map(|h| SearchResult {
+                article_id: h.article_id.0,
+                title: h.title,
+                snippet: h.snippet,
+            })
+            .collect())
+    }
+
+    /// One article with its body rendered, or `None` when no article has this id.
+    pub fn article_view(&self, id: i64) -> Result<Option<ArticleView>> {
+        let Some(a) = self.store().article(ArticleId(id))? else {
+            return Ok(None);
+        };
+        // Resolve wiki links from the article's own stored links (the store keeps them
+        // resolved), not from a list of every title: opening an article stays as fast with
+        // 10 000 articles as with ten.
+        let resolved: std::collections::HashMap<String, i64> = a
+            .links
+            .iter()
+            .filter_map(|l| Some((crate::store::normalize_title(&l.target), l.article_id?.0)))
+            .collect();
+        let html = crate::render::render_article(&a.body, &|target: &str| match resolved
+            .get(&crate::store::normalize_title(target))
+        {
+            Some(id) => crate::render::LinkTarget::Article {
+                id: *id,
+                title: target.trim().to_string(),
+            },
+            None => crate::render::LinkTarget::Wanted,
+        })
+        .into_string();
+        Ok(Some(ArticleView {
+            id: a.id.0,
+            title: a.title,
+            summary: a.summary,
+            html,
+            truncated: a.truncated,
+            updated_at: a.updated_at,
+            claims: a
+                .claims
+                .into_iter()
+                .map(|c| ClaimView {
+                    claim: c.claim,
+                    confidence: c.confidence.into(),
+                    quote: c.quote,
+                    grounded: c.grounded,
+                })
+                .collect(),
+            concepts: a.concepts,
+            open_questions: a.open_questions,
+            links: a
+                .links
+                .into_iter()
+                .map(|l| LinkView {
+                    target: l.target,
+                    article_id: l.article_id.map(|i| i.0),
+                })
+                .collect(),
+            backlinks: a
+                .backlinks
+                .into_iter()
+                .map(|b| BacklinkView {
+                    article_id: b.article_id.0,
+                    title: b.title,
+                    context: b.context,
+                })
+                .collect(),
+            sources: a
+                .sources
+                .into_iter()
+                .map(|s| ArticleSourceView {
+                    source_id: s.source_id.0,
+                    origin: s.origin,
+                    compiled_at: s.compiled_at,
+                    provider: s.provider,
+                    model: s.model,
+                })
+                .collect(),
+        }))
+    }
+
+    /// The id of the article with this title (case-insensitive), if any.
+    pub fn article_id_by_title(&self, title: &str) -> Result<Option<i64>> {
+        Ok(self.store().find_article(title)?.map(|a| a.0))
+    }
+
+    /// Every source with its status, newest change first as the store lists them.
+    pub fn source_views(&self) -> Result<Vec<SourceView>> {
+        use crate::store::SourceStatus as S;
+        Ok(self
+            .store()
+            .sources()?
+            .into_iter()
+            .map(|s| SourceView {
+                id: s.id.0,
+                origin: s.origin,
+                kind: s.kind.as_str().to_string(),
+                title: s.title,
+                status: match s.status {
+                    S::Pending => SourceStatusView::Pending,
+                    S::Compiling => SourceStatusView::Compiling,
+                    S::Compiled => SourceStatusView::Compiled,
+                    S::Failed => SourceStatusView::Failed,
+                    S::Stale => SourceStatusView::Stale,
+                },
+                reason: s.reason,
+                article_id: s.article_id.map(|a| a.0),
+                article_title: s.article_title,
+                updated_at: s.updated_at,
+            })
+            .collect())
+    }
+
+    /// A source's full text, or `None` when no source has this id.
+    pub fn source_text(&self, id: i64) -> Result<Option<SourceTextView>> {
+        Ok(self.store().source(SourceId(id))?.map(|s| SourceTextView {
+            id: s.id.0,
+            origin: s.origin,
+            text: s.text,
+        }))
+    }
+
+    /// A source's compile log, oldest first: every raw answer kept.
+    pub fn compilation_views(&self, source_id: i64) -> Result<Vec<CompilationView>> {
+        Ok(self
+            .store()
+            .compilations(SourceId(source_id))?
+            .into_iter()
+            .map(|c| CompilationView {
+                id: c.id,
+                provider: c.record.provider,
+                model: c.record.model,
+                outcome: match c.outcome {
+                    crate::store::CompileOutcome::Compiled => "compiled".into(),
+                    crate::store::CompileOutcome::Failed => "failed".into(),
+                },
+                reason: c.reason,
+                raw_answer: c.record.raw_answer,
+                repairs: c.record.repairs,
+                created_at: c.created_at,
+            })
+            .collect())
+    }
+
+    /// A note to compile into the wanted page `title`: the sentences of every article that
+    /// links to it. Returns `None` when nothing links to that title.
+    pub fn wanted_page_note(&self, title: &str) -> Result<Option<String>> {
+        let mentions = self.store().mentions_of(title)?;
+        if mentions.is_empty() {
+            return Ok(None);
+        }
+        let mut note = format!("# {}\n\n", title.trim());
+        for m in mentions {
+            note.push_str(&format!("From [[{}]]: {}\n\n", m.title, m.context.trim()));
+        }
+        Ok(Some(note))
+    }
+}
+
+/// The kind of model server, as the settings screen names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKindView {
+    /// Ollama's native API.
+    Ollama,
+    /// Any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, OpenAI).
+    Openai,
+}
+
+impl From<ProviderKind> for ProviderKindView {
+    fn from(kind: ProviderKind) -> Self {
+        match kind {
+            ProviderKind::Ollama => ProviderKindView::Ollama,
+            ProviderKind::OpenAiCompatible => ProviderKindView::Openai,
+        }
+    }
+}
+
+impl From<ProviderKindView> for ProviderKind {
+    fn from(kind: ProviderKindView) -> Self {
+        match kind {
+            ProviderKindView::Ollama => ProviderKind::Ollama,
+            ProviderKindView::Openai => ProviderKind::OpenAiCompatible,
+        }
+    }
+}
+
+/// The primary provider as the settings form edits it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ProviderForm {
+    /// Which protocol.
+    pub kind: ProviderKindView,
+    /// Base URL, e.g. `http://127.0.0.1:11434`.
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+}
+
+/// What the settings screen shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SettingsView {
+    /// The primary provider.
+    pub provider: ProviderForm,
+    /// Fallback providers, one line each (`openai:local at http://…`), edited in the file.
+    pub fallbacks: Vec<String>,
+    /// Whether an API key is available for the primary provider (keyring or environment).
+    pub has_api_key: bool,
+    /// Where the wiki lives.
+    pub data_dir: String,
+    /// The config file read, if any.
+    pub config_file: Option<String>,
+    /// The default base URL and model of each kind, to fill the form when the kind changes.
+    pub defaults: Vec<ProviderForm>,
+}
+
+/// The result of "test connection".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ConnectionCheck {
+    /// Whether the server answered its model list.
+    pub ok: bool,
+    /// One line for people: what answered, or what is wrong and what to do.
+    pub message: String,
+    /// The models it offers.
+    pub models: Vec<String>,
+    /// Whether the configured model is among them.
+    pub model_available: bool,
+}
+
+impl SettingsView {
+    /// The view of resolved settings.
+    pub fn of(settings: &Settings) -> SettingsView {
+        let p = settings.provider();
+        let form = |kind: ProviderKind| ProviderForm {
+            kind: kind.into(),
+            base_url: crate::config::default_url(kind).to_string(),
+            model: crate::config::default_model(kind).to_string(),
+        };
+        SettingsView {
+            provider: ProviderForm {
+                kind: p.kind.into(),
+                base_url: p.base_url.clone(),
+                model: p.model.clone(),
+            },
+            fallbacks: settings.providers[1..]
+                .iter()
+                .map(|f| format!("{}:{} at {}", f.kind.as_str(), f.model, f.base_url))
+                .collect(),
+            has_api_key: p.api_key.is_some(),
+            data_dir: settings.data_dir.display().to_string(),
+            config_file: settings
+                .config_file
+                .as_ref()
+                .map(|f| f.display().to_string()),
+            defaults: vec![
+                form(ProviderKind::Ollama),
+                form(ProviderKind::OpenAiCompatible),
+            ],
+        }
+    }
+}
+
+/// `settings` with the primary provider replaced by the form's (its API key comes from
+/// `keys` for the new kind, else stays the environment's), checked like the config file.
+pub fn with_primary(
+    settings: &Settings,
+    form: &ProviderForm,
+    keys: &dyn KeyStore,
+) -> Result<Settings, crate::config::ConfigError> {
+    let url = form.base_url.trim().trim_end_matches('/').to_string();
+    match url::Url::parse(&url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => {}
+        _ => {
+            return Err(crate::config::ConfigError::Invalid {
+                what: "base URL".into(),
+                message: format!("{url:?} is not an http(s) URL with a host"),
+            })
+        }
+    }
+    if form.model.trim().is_empty() {
+        return Err(crate::config::ConfigError::Invalid {
+            what: "model".into(),
+            message: "choose a model".into(),
+        });
+    }
+    let mut next = settings.clone();
+    let kind = ProviderKind::from(form.kind);
+    if let Some(primary) = next.providers.first_mut() {
+        let env_key = primary.api_key.clone();
+        primary.kind = kind;
+        primary.base_url = url;
+        primary.model = form.model.trim().to_string();
+        primary.api_key = api_key(kind.as_str(), keys, env_key);
+    }
+    Ok(next)
+}
+
+/// Fills each provider's API key from `keys` (the OS keyring) where one is stored under
+/// its kind (`ollama`, `openai`); a key from the environment stays when the keyring has none.
+pub fn with_keys(mut settings: Settings, keys: &dyn KeyStore) -> Settings {
+    for p in &mut settings.providers {
+        p.api_key = api_key(p.kind.as_str(), keys, p.api_key.clone());
+    }
+    settings
+}
+
+/// Asks the primary provider for its model list: whether it is reachable, what it offers.
+pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
+    let model = settings.provider().model.clone();
+    let slots = match crate::compile::providers_from_settings(settings) {
+        Ok(s) => s,
+        Err(e) => {
+            return ConnectionCheck {
+                ok: false,
+                message: e.to_string(),
+                models: Vec::new(),
+                model_available: false,
+            }
+        }
+    };
+    let Some(slot) = slots.first() else {
+        return ConnectionCheck {
+            ok: false,
+            message: "no provider is configured".into(),
+            models: Vec::new(),
+            model_available: false,
+        };
+    };
+    match slot.provider.list_models().await {
+        Ok(list) => {
+            let models: Vec<String> = list.into_iter().map(|m| m.name).collect();
+            let model_available = models.contains(&model);
+            let message = match (models.len(), model_available) {
+                (0, _) => format!("{} answered but offers no models", slot.provider.describe()),
+                (n, true) => format!(
+                    "{} answered: {n} model(s), {model} among them",
+                    slot.provider.describe()
+                ),
+                (n, false) => format!(
+                    "{} answered with {n} model(s), but not {model}: pick one of them",
+                    slot.provider.describe()
+                ),
+            };
+            ConnectionCheck {
+                ok: true,
+                message,
+                models,
+                model_available,
+            }
+        }
+        Err(e) => ConnectionCheck {
+            ok: false,
+            message: e.to_string(),
+            models: Vec::new(),
+            model_available: false,
+        },
+    }
+}
+
+impl Wiki {
+    /// Reads files and folders the person picked, dropped or typed, each on its own: one
+    /// that cannot be read is reported and the others are still stored.
+    pub fn ingest_paths_view(&self, paths: &[String]) -> IngestView {
+        let mut view = IngestView::default();
+        for p in paths {
+            view.absorb(
+                p,
+                self.ingest_path(Path::new(p.trim()), &IngestOptions::default()),
+            );
+        }
+        view
+    }
+
+    /// Stores pasted text (its title from its first heading unless given).
+    pub fn ingest_text_view(&self, text: &str, title: Option<&str>) -> IngestView {
+        let mut view = IngestView::default();
+        let title = title.map(str::trim).filter(|t| !t.is_empty());
+        view.absorb("pasted text", self.ingest_text(text, title));
+        view
+    }
+
+    /// Downloads a web page and stores its readable text.
+    pub async fn ingest_url_view(&self, url: &str) -> IngestView {
+        let mut view = IngestView::default();
+        let url = url.trim();
+        view.absorb(url, self.ingest_url(url, &IngestOptions::default()).await);
+        view
+    }
+
+    /// Stores a note built from the mentions of the wanted page `title`, ready to compile.
+    pub fn create_wanted_view(&self, title: &str) -> Result<IngestView> {
+        let mut view = IngestView::default();
+        match self.wanted_page_note(title)? {
+            Some(note) => view.absorb(title, self.ingest_text(&note, Some(title.trim()))),
+            None => view.errors.push(format!("nothing links to {title:?}")),
+        }
+        Ok(view)
+    }
+
+    /// Removes a source; links to its article become wanted pages.
+    pub fn remove_source_view(&self, id: i64) -> Result<bool> {
+        Ok(self.store().remove_source(SourceId(id))?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_wiki_has_an_empty_library() {
+        let wiki = Wiki::open_in_memory().unwrap();
+        let lib = wiki.library(LibrarySort::Updated).unwrap();
+        assert_eq!(lib.counts, CountsView::default());
+        assert!(lib.entries.is_empty());
+        assert!(wiki.search_view("anything").unwrap().is_empty());
+        assert_eq!(wiki.article_view(1).unwrap(), None);
+        assert_eq!(wiki.wanted_page_note("Nothing").unwrap(), None);
+    }
+
+    #[test]
+    fn article_links_resolve_to_articles_and_unknown_titles_are_wanted() {
+        use crate::contract::CompilationResult;
+        use crate::store::{CompileRecord, NewLink, SaveArticle};
+        let wiki = Wiki::open_in_memory().unwrap();
+        let mut ids = Vec::new();
+        for (title, body, target) in [
+            ("Tea", "Tea goes with [[scones]] and [[Jam]].", "Scones"),
+            ("Scones", "Scones go with [[Tea]].", "Tea"),
+        ] {
+            let added = wiki
+                .ingest_text(&format!("# {title}\n\n{body}"), None)
+                .unwrap();
+            let result = CompilationResult {
+                title: title.into(),
+                summary: body.into(),
+                key_claims: Vec::new(),
+                concepts: Vec::new(),
+                backlink_suggestions: Vec::new(),
+                open_questions: Vec::new(),
+                article_body: body.into(),
+            };
+            let mut links = vec![NewLink {
+                target: target.into(),
+                context: body.into(),
+            }];
+            if title == "Tea" {
+                links.push(NewLink {
+                    target: "Jam".into(),
+                    context: body.into(),
+                });
+            }
+            let saved = wiki
+                .store()
+                .save_article(&SaveArticle {
+                    source_id: added.sources[0].source_id,
+                    result: &result,
+                    claims: &[],
+                    links: &links,
+                    truncated: false,
+                    record: &CompileRecord::default(),
+                })
+                .unwrap();
+            ids.push(saved.article_id.0);
+        }
+        let tea = wiki.article_view(ids[0]).unwrap().unwrap();
+        assert!(
+            tea.html
+                .contains(&format!("data-article-id=\"{}\"", ids[1])),
+            "{}",
+            tea.html
+        );
+        assert!(tea.html.contains("data-wanted=\"Jam\""), "{}", tea.html);
+        assert_eq!(tea.backlinks.len(), 1);
+        assert_eq!(tea.backlinks[0].title, "Scones");
+        let lib = wiki.library(LibrarySort::Title).unwrap();
+        assert_eq!(lib.counts.articles, 2);
+        assert_eq!(lib.wanted[0].title, "Jam");
+        let note = wiki.wanted_page_note("jam").unwrap().unwrap();
+        assert!(note.contains("From [[Tea]]"), "{note}");
+    }
+
+    #[test]
+    fn ingested_text_shows_as_a_pending_source_with_its_text() {
+        let wiki = Wiki::open_in_memory().unwrap();
+        let mut view = IngestView::default();
+        view.absorb(
+            "pasted text",
+            wiki.ingest_text("# Tea\n\nTea is brewed.", None),
+        );
+        assert_eq!(view.added.len(), 1);
+        let sources = wiki.source_views().unwrap();
+        assert_eq!(sources[0].status, SourceStatusView::Pending);
+        let text = wiki.source_text(sources[0].id).unwrap().unwrap();
+        assert!(text.text.contains("Tea is brewed."));
+        view.absorb("", wiki.ingest_text("   ", None));
+        assert_eq!(view.errors.len(), 1, "{view:?}");
+    }
+}

@@ -1,0 +1,330 @@
+//! Large sources and truncated answers, against a local server speaking the Ollama
+//! protocol: a source too large for one call is read in parts (JSONL extraction) and the
+//! article is written from the merged notes; nothing is dropped silently.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use wikimind::compile::{providers_from_settings, CompileReport, Compiler, Progress, Stage};
+use wikimind::config::{Overrides, Settings};
+use wikimind::llm::CancellationToken;
+use wikimind::store::SourceId;
+use wikimind::wiki::Wiki;
+use wikimind_testserver::{Finish, RecordedRequest, Reply, TestServer};
+
+/// The text between two markers of a prompt.
+fn between<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
+    let a = text.find(open).map(|i| i + open.len()).unwrap_or(0);
+    let b = text[a..].find(close).map(|i| a + i).unwrap_or(text.len());
+    &text[a..b]
+}
+
+/// A stand-in model: extraction calls (no `format`) get JSONL notes quoting up to three
+/// "Fact" sentences of their part; the final call gets an article whose claims reuse the
+/// notes' quotes, spread over all of them.
+fn model(req: &RecordedRequest) -> Option<Reply> {
+    let user = req.first_user_message();
+    if req.body.get("format").is_none() {
+        let part = between(&user, "<<<PART\n", "\nPART>>>");
+        if part.contains("BROKEN") {
+            return Some(Reply::text("I could not read this part, sorry."));
+        }
+        let mut lines: Vec<String> = part
+            .split(['.', '\n'])
+            .filter(|s| s.trim_start().starts_with("Fact"))
+            .take(3)
+            .map(|s| {
+                let quote = s.trim().trim_end_matches('.');
+                json!({"type": "claim", "text": quote, "confidence": "sourced", "quote": quote})
+                    .to_string()
+            })
+            .collect();
+        lines.push(json!({"type": "question", "text": "What comes next?"}).to_string());
+        return Some(Reply::text(lines.join("\n") + "\n").chunk_chars(40));
+    }
+    let notes = between(&user, "<<<NOTES\n", "\nNOTES>>>");
+    let quotes: Vec<&str> = notes
+        .lines()
+        .filter_map(|l| l.split("quote: \"").nth(1)?.split('"').next())
+        .collect();
+    let step = (quotes.len() / 12).max(1);
+    let claims: Vec<Value> = quotes
+        .iter()
+        .step_by(step)
+        .map(|q| json!({"claim": q, "confidence": "sourced", "quote": q}))
+        .collect();
+    let answer = json!({
+        "title": "The Long Document",
+        "summary": "A long document read in parts.",
+        "key_claims": claims,
+        "article_body": "Written from notes over the whole document.",
+    });
+    Some(Reply::text(answer.to_string()))
+}
+
+fn long_document(target_bytes: usize) -> String {
+    let mut doc = String::from("# The Long Document\n\n");
+    let mut n = 0;
+    let mut chapter = 0;
+    while doc.len() < target_bytes {
+        chapter += 1;
+        doc.push_str(&format!("## Chapter {chapter}\n\n"));
+        for _ in 0..8 {
+            n += 1;
+            doc.push_str(&format!(
+                "Fact {n} is that item {n} weighs {} grams. Some filler text follows to make the paragraph longer, and it keeps going for a while so that the document is realistic. More words here about nothing in particular.\n\n",
+                n * 7
+            ));
+        }
+    }
+    doc
+}
+
+struct Run {
+    wiki: Wiki,
+    compiler: Arc<Compiler>,
+    progress: Arc<Mutex<Vec<Progress>>>,
+}
+
+fn setup(server: &TestServer, max_tokens: u32) -> Run {
+    let wiki = Wiki::open_in_memory().unwrap();
+    let overrides = Overrides {
+        base_url: Some(server.url()),
+        data_dir: Some("unused".into()),
+        concurrency: Some(4),
+        ..Overrides::default()
+    };
+    let mut settings = Settings::resolve(&overrides, &|_| None, None).unwrap();
+    settings.compile.max_tokens = max_tokens;
+    settings.compile.transport_retries = 0;
+    let providers = providers_from_settings(&settings).unwrap();
+    let compiler = Arc::new(Compiler::new(
+        Arc::clone(wiki.store()),
+        providers,
+        settings.compile.clone(),
+    ));
+    Run {
+        wiki,
+        compiler,
+        progress: Arc::new(Mutex::new(Vec::new())),
+    }
+}
+
+fn compile(run: &Run, id: SourceId) -> CompileReport {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let progress = Arc::clone(&run.progress);
+    rt.block_on(run.compiler.compile_one(
+        id,
+        &move |p: Progress| progress.lock().unwrap().push(p),
+        &CancellationToken::new(),
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_300_kb_source_is_compiled_through_chunks_with_quotes_from_everywhere() {
+    let server = TestServer::builder()
+        .context_length(8192)
+        .responder(model)
+        .start();
+    let run = setup(&server, 2048);
+    let doc = long_document(300 * 1024);
+    let id = run
+        .wiki
+        .ingest_text(&doc, Some("The Long Document"))
+        .unwrap()
+        .sources[0]
+        .source_id;
+    let started = std::time::Instant::now();
+    let report = compile(&run, id);
+    let elapsed = started.elapsed();
+    assert!(report.ok, "{report:?}");
+    let large = report
+        .large
+        .clone()
+        .expect("the large-source path was taken");
+    assert!(large.chunks >= 20, "{large:?}");
+    assert!(large.failed_chunks.is_empty(), "nothing dropped: {large:?}");
+
+    // The requests show it: one extraction call per chunk (no schema), then one compile.
+    let chats = server.chat_requests();
+    let extraction: Vec<_> = chats
+        .iter()
+        .filter(|r| r.body.get("format").is_none())
+        .collect();
+    let compile_calls: Vec<_> = chats
+        .iter()
+        .filter(|r| r.body.get("format").is_some())
+        .collect();
+    assert_eq!(extraction.len(), large.chunks);
+    assert_eq!(compile_calls.len(), 1);
+    for r in &chats {
+        let num_ctx = r.body["options"]["num_ctx"].as_u64().unwrap();
+        assert!(
+            num_ctx <= 8192,
+            "num_ctx {num_ctx} beyond the model's context"
+        );
+        let prompt: usize = r.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["content"].as_str().unwrap().len())
+            .sum();
+        assert!(
+            prompt / 3 + 2048 <= 8192,
+            "a prompt of {prompt} bytes does not fit"
+        );
+    }
+
+    // The article's claims carry quotes from across the whole source, all grounded.
+    let article = run.wiki.article("The Long Document").unwrap().unwrap();
+    let offsets: Vec<usize> = article
+        .claims
+        .iter()
+        .map(|c| {
+            assert!(c.grounded, "{c:?}");
+            doc.find(c.quote.as_deref().unwrap()).unwrap()
+        })
+        .collect();
+    assert!(
+        offsets.iter().any(|&o| o < doc.len() / 10),
+        "no quote from the start: {offsets:?}"
+    );
+    assert!(
+        offsets.iter().any(|&o| o > doc.len() * 9 / 10),
+        "no quote from the end: {offsets:?}"
+    );
+
+    // Progress showed the notes as they streamed in.
+    let progress = run.progress.lock().unwrap();
+    assert!(progress.iter().any(|p| p.stage == Stage::Reading
+        && p.message
+            .as_deref()
+            .is_some_and(|m| m.contains("claims so far"))));
+    eprintln!(
+        "300 KB source: {} chunks, {} calls, {} tokens in, {} tokens out, {} notes ({} left out of the final call), {:.0} ms wall time against the local server",
+        large.chunks,
+        report.calls,
+        report.tokens_in,
+        report.tokens_out,
+        large.notes,
+        large.notes_left_out,
+        elapsed.as_secs_f64() * 1000.0
+    );
+}
+
+#[test]
+fn a_chunk_that_cannot_be_read_is_reported_in_the_article() {
+    let server = TestServer::builder()
+        .context_length(4096)
+        .responder(model)
+        .start();
+    let run = setup(&server, 1024);
+    let mut doc = long_document(20 * 1024);
+    let middle = doc.len() / 2;
+    let cut = doc[middle..].find("\n\n").unwrap() + middle;
+    doc.insert_str(cut, "\n\nThis paragraph is BROKEN for the model.\n\n");
+    let id = run.wiki.ingest_text(&doc, Some("Doc")).unwrap().sources[0].source_id;
+    let report = compile(&run, id);
+    assert!(report.ok, "{report:?}");
+    let large = report.large.unwrap();
+    assert_eq!(large.failed_chunks.len(), 1, "{large:?}");
+    let failed = &large.failed_chunks[0];
+    assert!(doc[failed.start..failed.end].contains("BROKEN"));
+    assert!(
+        failed
+            .reason
+            .contains("no line of the answer was a valid note"),
+        "{}",
+        failed.reason
+    );
+    assert!(report
+        .warnings
+        .iter()
+        .any(|w| w.contains(&format!("part {} of", failed.part))));
+    let article = run.wiki.article("The Long Document").unwrap().unwrap();
+    assert!(
+        article
+            .body
+            .contains("**Incomplete:** WikiMind could not read part"),
+        "{}",
+        article.body
+    );
+}
+
+#[test]
+fn a_truncated_answer_without_its_required_fields_is_recompiled_with_a_larger_budget() {
+    let server = TestServer::start();
+    server.push(
+        Reply::text(r#"{"title": "T", "summary": "A summary that goes on and on"#)
+            .finish(Finish::Length),
+    );
+    let run = setup(&server, 1000);
+    let id = run
+        .wiki
+        .ingest_text("# T\n\nA short note that fits in one call.", None)
+        .unwrap()
+        .sources[0]
+        .source_id;
+    let report = compile(&run, id);
+    assert!(report.ok, "{report:?}");
+    assert!(report.large.is_none());
+    let chats = server.chat_requests();
+    assert_eq!(chats.len(), 2);
+    assert_eq!(chats[0].body["options"]["num_predict"], 1000);
+    assert_eq!(chats[1].body["options"]["num_predict"], 2000);
+    let feedback = chats[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(feedback.contains("cut off"), "{feedback}");
+}
+
+#[test]
+fn a_long_chapter_of_the_rust_book_is_compiled_through_chunks() {
+    let sysroot = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output();
+    let Some(book) = sysroot
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .map(|root| {
+            std::path::Path::new(&root).join("share/doc/rust/html/book/ch21-02-multithreaded.html")
+        })
+        .filter(|p| p.exists())
+    else {
+        eprintln!(
+            "skipped: the Rust Book is not installed with this toolchain (rust-docs component)"
+        );
+        return;
+    };
+    let server = TestServer::builder()
+        .context_length(4096)
+        .responder(model)
+        .start();
+    let run = setup(&server, 1024);
+    let added = run.wiki.ingest_path(&book, &Default::default()).unwrap();
+    let source = &added.sources[0];
+    assert!(
+        source
+            .title
+            .as_deref()
+            .unwrap_or_default()
+            .to_lowercase()
+            .contains("thread"),
+        "{source:?}"
+    );
+    let report = compile(&run, source.source_id);
+    assert!(report.ok, "{report:?}");
+    let large = report.large.unwrap();
+    assert!(large.chunks >= 3, "{large:?}");
+    assert!(large.failed_chunks.is_empty());
+    assert_eq!(server.chat_requests().len(), large.chunks + 1);
+}

@@ -1,0 +1,196 @@
+// End-to-end: the real app (a debug build of src-tauri) under Xvfb, driven through
+// tauri-driver + WebKitWebDriver, with a temp data dir and the local Ollama-protocol test
+// server. Run by scripts/test-desktop.sh; needs APP, TESTSERVER and ARTIFACTS set.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, test } from "node:test";
+import { Session, startDriver, stopDriver } from "./webdriver.mjs";
+
+const APP = process.env.APP;
+const TESTSERVER = process.env.TESTSERVER;
+const ARTIFACTS = process.env.ARTIFACTS ?? join(tmpdir(), "wikimind-e2e-artifacts");
+assert.ok(APP && TESTSERVER, "set APP (the app binary) and TESTSERVER (wikimind-testserver)");
+mkdirSync(ARTIFACTS, { recursive: true });
+
+const tmp = mkdtempSync(join(tmpdir(), "wikimind-e2e-"));
+let server;
+let driver;
+let s;
+
+async function shot(name) {
+  await new Promise((r) => setTimeout(r, 300)); // let the last change paint
+  writeFileSync(join(ARTIFACTS, `${name}.png`), await s.screenshot());
+}
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    server = spawn(TESTSERVER, ["--port", "0", "--model", "e2e-model", "--model", "other-model"], { stdio: ["ignore", "pipe", "inherit"] });
+    server.once("error", reject);
+    createInterface({ input: server.stdout }).once("line", (url) => resolve(url.trim()));
+  });
+}
+
+function env(baseUrl, name) {
+  const home = join(tmp, name);
+  mkdirSync(join(home, "config"), { recursive: true });
+  return {
+    WIKIMIND_DATA_DIR: join(home, "data"),
+    WIKIMIND_BASE_URL: baseUrl,
+    WIKIMIND_PROVIDER: "ollama",
+    WIKIMIND_MODEL: "e2e-model",
+    XDG_CONFIG_HOME: join(home, "config"),
+    XDG_DATA_HOME: join(home, "xdg-data"),
+  };
+}
+
+before(async () => {
+  const url = await startServer();
+  driver = await startDriver(env(url, "main"), join(ARTIFACTS, "tauri-driver.log"));
+  s = await Session.start(driver.base, APP);
+});
+
+after(async () => {
+  await s?.quit();
+  await stopDriver(driver);
+  server?.kill("SIGTERM");
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+test("two linked notes: add, compile, open, follow the link, see the backlink, search", async () => {
+  await s.wait("#nav-library");
+  await s.wait("#counts", { text: (t) => t.includes("0 articles") });
+  await shot("01-library-empty");
+
+  // One note pasted, one by path.
+  await s.clickOn("#nav-add");
+  await s.fill("#paste-text", "# Espresso\n\nEspresso is brewed at nine bars of pressure.\nA shot takes about thirty seconds.\nIt is the base of a cappuccino with [[Milk Foam]] on top.\n");
+  await s.clickOn("#add-text-btn");
+  await s.waitCount(".source-row", 1);
+  const note = join(tmp, "milk-foam.md");
+  writeFileSync(note, "# Milk Foam\n\nMilk foam is made by steaming milk until it doubles in volume.\nSmall bubbles make it glossy.\nIt sits on an [[Espresso]] in a cappuccino.\n");
+  await s.type("#path-input", note);
+  await s.clickOn("#add-path-btn");
+  await s.waitCount(".source-row", 2);
+
+  await s.clickOn("#compile-all");
+  await s.waitCount('.source-row[data-status="compiled"]', 2, 60000);
+  await shot("02-add-sources");
+  await s.clickOn("#nav-queue");
+  await s.waitCount('.job[data-stage="compiled"]', 2);
+  await shot("03-queue");
+
+  await s.clickOn("#nav-library");
+  await s.wait("#counts", { text: (t) => t.includes("2 articles") });
+  await s.waitCount(".lib-row", 2);
+  await shot("04-library");
+
+  await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Espresso")));
+  await s.wait("#article-title", { text: (t) => t === "Espresso" });
+  await s.wait("#backlinks .backlink", { text: (t) => t.includes("Milk Foam") });
+  await shot("05-article");
+
+  // Follow the wiki link in the body.
+  await s.clickOn('#article-body a.wikilink[data-article-id]', { text: (t) => t.includes("Milk Foam") });
+  await s.wait("#article-title", { text: (t) => t === "Milk Foam" });
+  const backlink = await s.wait("#backlinks .backlink", { text: (t) => t.includes("Espresso") });
+  assert.match(await s.text(backlink), /cappuccino/, "the backlink shows the sentence around the link");
+
+  // A claim's quote against the source text.
+  await s.clickOn("#claims .claim-text");
+  const mark = await s.wait("#quote-mark");
+  assert.ok((await s.text(mark)).length > 0);
+  await shot("06-article-quote");
+
+  // Back returns to the first article.
+  await s.clickOn("#back");
+  await s.wait("#article-title", { text: (t) => t === "Espresso" });
+
+  // Search for a word from a body.
+  await s.type("#search", "doubles");
+  await s.waitAny(".search-hit", (t) => t.startsWith("Milk Foam") && t.includes("doubles"));
+  await shot("07-search");
+  await s.fill("#search", "");
+  await s.wait("#counts", { text: (t) => t.includes("2 articles") });
+});
+
+test("a hostile model answer renders inert in the real webview", async () => {
+  await s.clickOn("#nav-add");
+  const hostile = [
+    "# Hostile <img src=x onerror=\"window.__pwned='title'\">",
+    "",
+    "This note tries to attack whoever reads it.",
+    "[[Espresso]] <script>window.__pwned = 'script'</script>",
+    "[[Espresso]] <img src=x onerror=\"window.__pwned='img'\">",
+    "[[Espresso]] [click me](javascript:window.__pwned='jslink')",
+    "[[Espresso]] <a href=\"javascript:window.__pwned='rawlink'\">raw link</a> <b onclick=\"window.__pwned='onclick'\">bold</b>",
+    "[[Espresso]] <iframe src=\"https://example.org/\"></iframe><style>body{display:none}</style>",
+    "[[Espresso]] ![tracker](https://example.org/pixel.png) <svg onload=\"window.__pwned='svg'\"></svg>",
+    "",
+  ].join("\n");
+  await s.fill("#paste-text", hostile);
+  await s.clickOn("#add-text-btn");
+  await s.waitCount(".source-row", 3);
+  await s.clickOn("#compile-all");
+  await s.waitCount('.source-row[data-status="compiled"]', 3, 60000);
+  await s.clickOn("#nav-library");
+  await s.waitCount(".lib-row", 3);
+  await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Hostile")));
+  const title = await s.wait("#article-title", { text: (t) => t.startsWith("Hostile") });
+  assert.match(await s.text(title), /onerror/, "markup in the title shows as text");
+  await shot("08-hostile-article");
+  const inspect = () =>
+    s.exec(`
+    const body = document.getElementById('article-body');
+    return {
+      title: document.getElementById('article-title').textContent,
+      pwned: window.__pwned === undefined ? null : String(window.__pwned),
+      scripts: body.querySelectorAll('script').length,
+      iframes: body.querySelectorAll('iframe, object, embed, svg, style').length,
+      handlers: [...body.querySelectorAll('*')].filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).length,
+      jsUrls: [...body.querySelectorAll('[href],[src]')].filter(e => /^\\s*javascript:/i.test(e.getAttribute('href') || e.getAttribute('src') || '')).length,
+      remote: [...body.querySelectorAll('img[src], source[src]')].filter(e => /^https?:/i.test(e.getAttribute('src'))).length,
+      titleImgs: document.querySelectorAll('#article-title img').length,
+      bodyVisible: getComputedStyle(document.body).display !== 'none',
+      text: body.textContent,
+    };`);
+  const report = await inspect();
+  assert.match(report.title, /^Hostile/);
+  assert.equal(report.pwned, null, "no script ran");
+  assert.equal(report.scripts, 0);
+  assert.equal(report.iframes, 0);
+  assert.equal(report.handlers, 0);
+  assert.equal(report.jsUrls, 0);
+  assert.equal(report.remote, 0, "no remote resource is loaded");
+  assert.equal(report.titleImgs, 0);
+  assert.ok(report.bodyVisible);
+  assert.match(report.text, /click me/, "the link text stays readable");
+  // Click everything in the body that is not a wiki link; nothing may run or navigate.
+  for (const el of await s.findAll("#article-body a:not(.wikilink), #article-body b")) await s.click(el).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 500));
+  const afterClicks = await inspect();
+  assert.match(afterClicks.title, /^Hostile/, "still on the article");
+  assert.equal(afterClicks.pwned, null, "no handler ran on click");
+});
+
+test("settings: the model picker is filled from the server and the connection test says so", async () => {
+  await s.clickOn("#nav-settings");
+  await s.wait("#connection-result", { text: (t) => t.includes("answered") });
+  const options = await s.findAll("#model-picker option");
+  assert.ok(options.length >= 3, "placeholder plus the server's two models");
+  await shot("09-settings");
+});
+
+test("first run: an unreachable Ollama gets a screen saying what to do", async () => {
+  await s.quit();
+  await stopDriver(driver);
+  driver = await startDriver({ ...env("http://127.0.0.1:9", "first-run"), GTK_THEME: "Adwaita:dark" }, join(ARTIFACTS, "tauri-driver.log"));
+  s = await Session.start(driver.base, APP);
+  const problem = await s.wait("#welcome-problem", { timeout: 30000 });
+  assert.match(await s.text(problem), /127\.0\.0\.1:9/);
+  await s.wait("#welcome", { text: (t) => t.includes("ollama serve") });
+  await shot("10-first-run");
+});

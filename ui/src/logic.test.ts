@@ -1,0 +1,196 @@
+import { describe, expect, it, vi } from "vitest";
+import type { JobProgress } from "./bindings";
+import {
+  applyJob,
+  confidenceMix,
+  dropReducer,
+  findQuote,
+  History,
+  keyAction,
+  latestOnly,
+  linkClick,
+  sameScreen,
+  scrollToReveal,
+  snippetParts,
+  visibleRange,
+  wireDrop,
+  type DragDropPayload,
+  type Screen,
+} from "./logic";
+
+describe("virtualised list", () => {
+  it("renders only the rows on screen plus overscan, even with 10 000 rows", () => {
+    expect(visibleRange(0, 680, 68, 10_000, 6)).toEqual({ start: 0, end: 17 });
+    const mid = visibleRange(68 * 5000, 680, 68, 10_000, 6);
+    expect(mid).toEqual({ start: 4994, end: 5017 });
+    expect(mid.end - mid.start).toBeLessThan(30);
+    expect(visibleRange(68 * 9999, 680, 68, 10_000)).toEqual({ start: 9993, end: 10_000 });
+    expect(visibleRange(0, 680, 68, 0)).toEqual({ start: 0, end: 0 });
+  });
+  it("scrolls just enough to reveal the selected row", () => {
+    expect(scrollToReveal(0, 0, 680, 68)).toBeNull();
+    expect(scrollToReveal(10, 0, 680, 68)).toBe(68 * 11 - 680);
+    expect(scrollToReveal(2, 68 * 5, 680, 68)).toBe(136);
+  });
+});
+
+describe("search snippets", () => {
+  it("marks the words between ** and keeps everything else as text", () => {
+    expect(snippetParts("…pulled at **nine** **bars**, <b>hot</b>")).toEqual([
+      { text: "…pulled at ", mark: false },
+      { text: "nine", mark: true },
+      { text: " ", mark: false },
+      { text: "bars", mark: true },
+      { text: ", <b>hot</b>", mark: false },
+    ]);
+  });
+});
+
+describe("confidence mix", () => {
+  it("gives shares and a label, and handles no claims", () => {
+    expect(confidenceMix({ sourced: 2, inferred: 1, opinion: 1 })).toMatchObject({ sourced: 50, inferred: 25, opinion: 25 });
+    expect(confidenceMix({ sourced: 0, inferred: 0, opinion: 0 }).label).toBe("no claims");
+  });
+});
+
+describe("quotes against the source", () => {
+  const text = "Espresso is brewed\nat  nine bars.\nCrema forms on top.";
+  it("finds an exact quote", () => {
+    const at = findQuote(text, "Crema forms");
+    expect(at && text.slice(at.start, at.end)).toBe("Crema forms");
+  });
+  it("finds a quote that differs in case and whitespace, mapped back to the source", () => {
+    const at = findQuote(text, "brewed at nine BARS");
+    expect(at && text.slice(at.start, at.end)).toBe("brewed\nat  nine bars");
+  });
+  it("says when a quote is not there", () => {
+    expect(findQuote(text, "twelve bars")).toBeNull();
+    expect(findQuote(text, "  ")).toBeNull();
+  });
+});
+
+describe("history", () => {
+  it("goes back and forward and drops the forward entries on a new visit", () => {
+    const h = new History<Screen>(sameScreen);
+    h.push({ kind: "library" });
+    h.push({ kind: "article", id: 1 });
+    h.push({ kind: "article", id: 1 });
+    h.push({ kind: "article", id: 2 });
+    expect(h.back()).toEqual({ kind: "article", id: 1 });
+    expect(h.canForward).toBe(true);
+    h.push({ kind: "queue" });
+    expect(h.canForward).toBe(false);
+    expect(h.back()).toEqual({ kind: "article", id: 1 });
+    expect(h.back()).toEqual({ kind: "library" });
+    expect(h.canBack).toBe(false);
+    expect(h.back()).toEqual({ kind: "library" });
+    expect(h.forward()).toEqual({ kind: "article", id: 1 });
+  });
+});
+
+describe("drop handling", () => {
+  it("shows the overlay while dragging and adds each dropped path once", () => {
+    let s = { active: false, count: 0 };
+    let r = dropReducer(s, { type: "enter", paths: ["/a.md", "/notes"] });
+    expect(r).toEqual({ state: { active: true, count: 2 }, add: null });
+    s = r.state;
+    r = dropReducer(s, { type: "over" });
+    expect(r.state).toEqual({ active: true, count: 2 });
+    r = dropReducer(r.state, { type: "drop", paths: ["/a.md", " /notes ", "/a.md", ""] });
+    expect(r).toEqual({ state: { active: false, count: 0 }, add: ["/a.md", "/notes"] });
+  });
+  it("adds nothing when the drag leaves or drops no paths", () => {
+    expect(dropReducer({ active: true, count: 1 }, { type: "leave" })).toEqual({ state: { active: false, count: 0 }, add: null });
+    expect(dropReducer({ active: true, count: 0 }, { type: "drop", paths: [] }).add).toBeNull();
+  });
+  it("wires the webview's drag-drop events to the overlay and to adding paths", async () => {
+    let emit: (e: { payload: DragDropPayload }) => void = () => {};
+    const unlisten = vi.fn();
+    const listen = vi.fn(async (handler: (e: { payload: DragDropPayload }) => void) => {
+      emit = handler;
+      return unlisten;
+    });
+    const shown: boolean[] = [];
+    const add = vi.fn();
+    const stop = await wireDrop(listen, (s) => shown.push(s.active), add);
+    emit({ payload: { type: "enter", paths: ["/home/me/notes"] } });
+    emit({ payload: { type: "over" } });
+    emit({ payload: { type: "drop", paths: ["/home/me/notes"] } });
+    emit({ payload: { type: "enter", paths: ["/x"] } });
+    emit({ payload: { type: "leave" } });
+    expect(shown).toEqual([true, true, false, true, false]);
+    expect(add).toHaveBeenCalledTimes(1);
+    expect(add).toHaveBeenCalledWith(["/home/me/notes"]);
+    stop();
+    expect(unlisten).toHaveBeenCalled();
+  });
+});
+
+describe("search as you type", () => {
+  it("drops answers to queries that were overtaken", async () => {
+    const resolvers: ((v: string) => void)[] = [];
+    const search = latestOnly((q: string) => new Promise<string>((r) => resolvers.push(() => r(q))));
+    const first = search("es");
+    const second = search("esp");
+    resolvers[1]("");
+    resolvers[0]("");
+    expect(await second).toBe("esp");
+    expect(await first).toBeUndefined();
+  });
+});
+
+describe("job list", () => {
+  const job = (stage: JobProgress["stage"], extra: Partial<JobProgress> = {}): JobProgress => ({
+    source_id: 1, stage, provider: "ollama:m", attempt: 1, tokens: 0, title: null, message: null, article_id: null, ...extra,
+  });
+  it("updates a job in place, keeps its title, and ignores a late progress event after it finished", () => {
+    let jobs = applyJob([], job("queued"));
+    jobs = applyJob(jobs, job("receiving", { tokens: 12, title: "Espresso" }));
+    jobs = applyJob(jobs, job("parsing"));
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0].title).toBe("Espresso");
+    jobs = applyJob(jobs, job("compiled", { article_id: 4 }));
+    jobs = applyJob(jobs, job("receiving"));
+    expect(jobs[0].stage).toBe("compiled");
+    jobs = applyJob(jobs, job("queued"));
+    expect(jobs[0].stage).toBe("queued");
+    jobs = applyJob(jobs, job("queued", { source_id: 2 }));
+    expect(jobs.map((j) => j.source_id)).toEqual([1, 2]);
+  });
+});
+
+describe("keyboard", () => {
+  const k = (key: string, o: Partial<{ altKey: boolean; ctrlKey: boolean; inField: boolean }> = {}) =>
+    keyAction({ key, altKey: false, ctrlKey: false, metaKey: false, inField: false, ...o });
+  it("maps keys to actions, and leaves letters alone while typing", () => {
+    expect(k("/")).toBe("focus-search");
+    expect(k("/", { inField: true })).toBeNull();
+    expect(k("k", { ctrlKey: true, inField: true })).toBe("focus-search");
+    expect(k("ArrowLeft", { altKey: true })).toBe("back");
+    expect(k("ArrowRight", { altKey: true })).toBe("forward");
+    expect(k("3", { altKey: true })).toEqual({ go: "queue" });
+    expect(k("j")).toBe("down");
+    expect(k("j", { inField: true })).toBeNull();
+    expect(k("Enter")).toBe("open");
+  });
+});
+
+describe("links in rendered articles", () => {
+  const a = (cls: string, attrs: Record<string, string>) => ({ className: cls, getAttribute: (n: string) => attrs[n] ?? null });
+  it("navigates wiki links, shows wanted pages, opens web links outside, and ignores anything else", () => {
+    expect(linkClick(a("wikilink", { "data-article-id": "7", href: "wikimind://article/7" }))).toEqual({ kind: "article", id: 7 });
+    expect(linkClick(a("wikilink wanted", { "data-wanted": "Crema" }))).toEqual({ kind: "wanted", title: "Crema" });
+    expect(linkClick(a("external", { href: "https://example.org" }))).toEqual({ kind: "external", url: "https://example.org" });
+    expect(linkClick(a("external", { href: "javascript:alert(1)" }))).toEqual({ kind: "ignore" });
+    expect(linkClick(a("", { href: "file:///etc/passwd" }))).toEqual({ kind: "ignore" });
+  });
+});
+
+describe("DOM building", () => {
+  it("puts text in as text, never as markup", async () => {
+    const { h } = await import("./dom");
+    const el = h("div", {}, "<img src=x onerror=alert(1)>");
+    expect(el.querySelector("img")).toBeNull();
+    expect(el.textContent).toBe("<img src=x onerror=alert(1)>");
+  });
+});

@@ -1,0 +1,309 @@
+// View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
+import type { JobProgress, LibraryEntry, StageView } from "./bindings";
+
+/** Which rows of a fixed-height list are on screen (plus `overscan` rows either side). */
+export function visibleRange(
+  scrollTop: number,
+  viewport: number,
+  rowHeight: number,
+  count: number,
+  overscan = 6,
+): { start: number; end: number } {
+  if (count <= 0 || rowHeight <= 0) return { start: 0, end: 0 };
+  const first = Math.floor(Math.max(0, scrollTop) / rowHeight);
+  const shown = Math.ceil(Math.max(0, viewport) / rowHeight) + 1;
+  const start = Math.max(0, first - overscan);
+  const end = Math.min(count, first + shown + overscan);
+  return { start, end: Math.max(start, end) };
+}
+
+/** The scrollTop that brings row `index` into view, or null when it already is. */
+export function scrollToReveal(
+  index: number,
+  scrollTop: number,
+  viewport: number,
+  rowHeight: number,
+): number | null {
+  const top = index * rowHeight;
+  if (top < scrollTop) return top;
+  if (top + rowHeight > scrollTop + viewport) return top + rowHeight - viewport;
+  return null;
+}
+
+/** A search snippet (matches wrapped in `**`) as text pieces, the odd ones matched. */
+export function snippetParts(snippet: string): { text: string; mark: boolean }[] {
+  return snippet
+    .split("**")
+    .map((text, i) => ({ text, mark: i % 2 === 1 }))
+    .filter((p) => p.text.length > 0);
+}
+
+/** The confidence mix of an article as shares of 100 (for the bar) and a label. */
+export function confidenceMix(e: Pick<LibraryEntry, "sourced" | "inferred" | "opinion">): {
+  sourced: number;
+  inferred: number;
+  opinion: number;
+  label: string;
+} {
+  const total = e.sourced + e.inferred + e.opinion;
+  if (total === 0) return { sourced: 0, inferred: 0, opinion: 0, label: "no claims" };
+  const pct = (n: number) => Math.round((n * 100) / total);
+  return {
+    sourced: pct(e.sourced),
+    inferred: pct(e.inferred),
+    opinion: pct(e.opinion),
+    label: `${e.sourced} sourced · ${e.inferred} inferred · ${e.opinion} opinion`,
+  };
+}
+
+/** Where the quote sits in the source text: exact first, then ignoring case and runs of
+ * whitespace. Null when it is not there. */
+export function findQuote(text: string, quote: string): { start: number; end: number } | null {
+  const q = quote.trim();
+  if (!q) return null;
+  const exact = text.indexOf(q);
+  if (exact >= 0) return { start: exact, end: exact + q.length };
+  // Map a whitespace-collapsed, lower-cased copy back to positions in the original.
+  const positions: number[] = [];
+  let flat = "";
+  let lastSpace = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (/\s/.test(ch)) {
+      if (!lastSpace) {
+        flat += " ";
+        positions.push(i);
+      }
+      lastSpace = true;
+    } else {
+      flat += ch.toLowerCase();
+      positions.push(i);
+      lastSpace = false;
+    }
+  }
+  const needle = q.replace(/\s+/g, " ").toLowerCase();
+  const at = flat.indexOf(needle);
+  if (at < 0) return null;
+  return { start: positions[at], end: positions[at + needle.length - 1] + 1 };
+}
+
+/** Back/forward between screens, like a browser's. */
+export class History<T> {
+  private items: T[] = [];
+  private index = -1;
+
+  constructor(private same: (a: T, b: T) => boolean = (a, b) => a === b) {}
+
+  get current(): T | undefined {
+    return this.items[this.index];
+  }
+  get canBack(): boolean {
+    return this.index > 0;
+  }
+  get canForward(): boolean {
+    return this.index < this.items.length - 1;
+  }
+
+  /** Goes to `item`, dropping the forward entries (a repeat of the current one is ignored). */
+  push(item: T): void {
+    const cur = this.current;
+    if (cur !== undefined && this.same(cur, item)) return;
+    this.items = this.items.slice(0, this.index + 1);
+    this.items.push(item);
+    this.index = this.items.length - 1;
+  }
+  back(): T | undefined {
+    if (this.canBack) this.index--;
+    return this.current;
+  }
+  forward(): T | undefined {
+    if (this.canForward) this.index++;
+    return this.current;
+  }
+}
+
+/** What a Tauri drag-and-drop event says (`getCurrentWebview().onDragDropEvent`). */
+export type DragDropPayload =
+  | { type: "enter"; paths: string[] }
+  | { type: "over" }
+  | { type: "drop"; paths: string[] }
+  | { type: "leave" };
+
+/** Whether the drop overlay shows, and how many items are being dragged. */
+export interface DropState {
+  active: boolean;
+  count: number;
+}
+
+/** The next drop state, and the paths to add when something was dropped. */
+export function dropReducer(
+  state: DropState,
+  event: DragDropPayload,
+): { state: DropState; add: string[] | null } {
+  switch (event.type) {
+    case "enter":
+      return { state: { active: true, count: event.paths.length }, add: null };
+    case "over":
+      return { state: { ...state, active: true }, add: null };
+    case "leave":
+      return { state: { active: false, count: 0 }, add: null };
+    case "drop": {
+      const paths = [...new Set(event.paths.map((p) => p.trim()).filter((p) => p.length > 0))];
+      return { state: { active: false, count: 0 }, add: paths.length ? paths : null };
+    }
+  }
+}
+
+/** Wires drag-and-drop: `listen` subscribes to the webview's events; the overlay is shown
+ * through `show`, and dropped paths go to `add` once per drop. */
+export async function wireDrop(
+  listen: (handler: (event: { payload: DragDropPayload }) => void) => Promise<() => void>,
+  show: (state: DropState) => void,
+  add: (paths: string[]) => void | Promise<void>,
+): Promise<() => void> {
+  let state: DropState = { active: false, count: 0 };
+  return listen(({ payload }) => {
+    const next = dropReducer(state, payload);
+    state = next.state;
+    show(state);
+    if (next.add) void add(next.add);
+  });
+}
+
+/** Keeps only the answer to the latest request (search as you type). */
+export function latestOnly<A extends unknown[], R>(
+  fn: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R | undefined> {
+  let seq = 0;
+  return async (...args: A) => {
+    const mine = ++seq;
+    const result = await fn(...args);
+    return mine === seq ? result : undefined;
+  };
+}
+
+const FINISHED: StageView[] = ["compiled", "failed", "cancelled"];
+
+/** Whether a job is done (compiled, failed or cancelled). */
+export function isFinished(stage: StageView): boolean {
+  return FINISHED.includes(stage);
+}
+
+/** The job list after an event: the job's row is replaced, or added at the end. A late
+ * progress event never overwrites a finished state of the same run. */
+export function applyJob(jobs: JobProgress[], event: JobProgress): JobProgress[] {
+  const i = jobs.findIndex((j) => j.source_id === event.source_id);
+  if (i < 0) return [...jobs, event];
+  const prev = jobs[i];
+  if (isFinished(prev.stage) && !isFinished(event.stage) && event.stage !== "queued" && event.stage !== "prompting") {
+    return jobs;
+  }
+  const next = jobs.slice();
+  next[i] = { ...event, title: event.title ?? prev.title };
+  return next;
+}
+
+/** The label of a job's stage for people. */
+export function stageLabel(j: JobProgress): string {
+  switch (j.stage) {
+    case "queued":
+      return "waiting";
+    case "reading":
+      return j.message ?? "reading a large source in parts";
+    case "prompting":
+      return j.attempt > 1 ? `asking again (attempt ${j.attempt})` : "sending the prompt";
+    case "receiving":
+      return `receiving · ${j.tokens} tokens`;
+    case "parsing":
+      return "checking the answer";
+    case "saving":
+      return "saving";
+    case "compiled":
+      return "compiled";
+    case "failed":
+      return "failed";
+    case "cancelled":
+      return "cancelled";
+  }
+}
+
+/** The screens of the app. */
+export type Screen =
+  | { kind: "library" }
+  | { kind: "article"; id: number }
+  | { kind: "wanted"; title: string }
+  | { kind: "add" }
+  | { kind: "queue" }
+  | { kind: "settings" }
+  | { kind: "welcome" };
+
+/** Whether two screens are the same place. */
+export function sameScreen(a: Screen, b: Screen): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === "article" && b.kind === "article") return a.id === b.id;
+  if (a.kind === "wanted" && b.kind === "wanted") return a.title === b.title;
+  return true;
+}
+
+/** What a key press does, or null. */
+export type KeyAction =
+  | "focus-search"
+  | "back"
+  | "forward"
+  | "down"
+  | "up"
+  | "open"
+  | "escape"
+  | { go: "library" | "add" | "queue" | "settings" };
+
+/** Maps a key press to an action. Plain letters do nothing while typing in a field. */
+export function keyAction(e: {
+  key: string;
+  altKey: boolean;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  inField: boolean;
+}): KeyAction | null {
+  const mod = e.ctrlKey || e.metaKey;
+  if ((mod && e.key.toLowerCase() === "k") || (!e.inField && e.key === "/")) return "focus-search";
+  if (e.altKey && e.key === "ArrowLeft") return "back";
+  if (e.altKey && e.key === "ArrowRight") return "forward";
+  if (e.altKey && /^[1-4]$/.test(e.key)) {
+    const go = (["library", "add", "queue", "settings"] as const)[Number(e.key) - 1];
+    return { go };
+  }
+  if (e.key === "Escape") return "escape";
+  if (e.key === "ArrowDown") return "down";
+  if (e.key === "ArrowUp") return "up";
+  if (e.key === "Enter" && !mod) return "open";
+  if (!e.inField && !mod && !e.altKey) {
+    if (e.key === "j") return "down";
+    if (e.key === "k") return "up";
+    if (e.key === "[") return "back";
+    if (e.key === "]") return "forward";
+  }
+  return null;
+}
+
+/** What a click on a link inside a rendered article means. */
+export type LinkClick =
+  | { kind: "article"; id: number }
+  | { kind: "wanted"; title: string }
+  | { kind: "external"; url: string }
+  | { kind: "ignore" };
+
+/** Reads a link of the core's rendered HTML (see wikimind::render). */
+export function linkClick(a: { className: string; getAttribute(name: string): string | null }): LinkClick {
+  const classes = a.className.split(/\s+/);
+  const id = a.getAttribute("data-article-id");
+  if (classes.includes("wikilink") && id !== null && /^\d+$/.test(id)) {
+    return { kind: "article", id: Number(id) };
+  }
+  const wanted = a.getAttribute("data-wanted");
+  if (classes.includes("wanted") && wanted) return { kind: "wanted", title: wanted };
+  const href = a.getAttribute("href") ?? "";
+  if (classes.includes("external") && /^(https?:|mailto:)/i.test(href)) {
+    return { kind: "external", url: href };
+  }
+  return { kind: "ignore" };
+}

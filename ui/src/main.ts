@@ -1,0 +1,1013 @@
+// The WikiMind window: a small router over six screens, fed by the generated commands.
+import { listen } from "@tauri-apps/api/event";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
+import { open as openDialog } from "@tauri-apps/plugin-dialog";
+import { openUrl } from "@tauri-apps/plugin-opener";
+import {
+  commands,
+  JOB_EVENT,
+  type ArticleView,
+  type ClaimView,
+  type IngestView,
+  type JobProgress,
+  type LibraryEntry,
+  type LibrarySort,
+  type LibraryView,
+  type ProviderForm,
+  type SearchResult,
+  type SettingsView,
+  type SourceView,
+} from "./bindings";
+import { append, h, replace, setSafeHtml } from "./dom";
+import {
+  applyJob,
+  confidenceMix,
+  findQuote,
+  History,
+  isFinished,
+  keyAction,
+  latestOnly,
+  linkClick,
+  sameScreen,
+  scrollToReveal,
+  snippetParts,
+  stageLabel,
+  visibleRange,
+  wireDrop,
+  type Screen,
+} from "./logic";
+import "./style.css";
+
+const ROW = 68;
+
+const state = {
+  history: new History<Screen>(sameScreen),
+  library: null as LibraryView | null,
+  sort: "title" as LibrarySort,
+  query: "",
+  hits: null as SearchResult[] | null,
+  selected: 0,
+  jobs: [] as JobProgress[],
+  models: [] as string[],
+  settings: null as SettingsView | null,
+};
+
+const main = h("main", { id: "main", tabindex: "-1" });
+const status = h("div", { id: "status", role: "status", "aria-live": "polite" });
+const search = h("input", {
+  id: "search",
+  type: "search",
+  placeholder: "Search the wiki  ( / )",
+  autocomplete: "off",
+  spellcheck: "false",
+  "aria-label": "Search the wiki",
+});
+const backBtn = h("button", { id: "back", title: "Back (Alt+←)", "aria-label": "Back", onclick: () => back() }, "←");
+const fwdBtn = h("button", { id: "forward", title: "Forward (Alt+→)", "aria-label": "Forward", onclick: () => forward() }, "→");
+const queueBadge = h("span", { class: "badge", id: "queue-badge" });
+const dropOverlay = h("div", { id: "drop-overlay", hidden: true }, h("div", {}, "Drop to add to the wiki"));
+
+function navButton(id: string, label: string, screen: Screen, key: string, extra?: Node) {
+  return h(
+    "button",
+    { id, class: "nav", title: `${label} (Alt+${key})`, onclick: () => go(screen) },
+    label,
+    extra ?? null,
+  );
+}
+
+document.body.append(
+  h(
+    "header",
+    {},
+    backBtn,
+    fwdBtn,
+    h("strong", { class: "brand" }, "WikiMind"),
+    navButton("nav-library", "Library", { kind: "library" }, "1"),
+    navButton("nav-add", "Add sources", { kind: "add" }, "2"),
+    navButton("nav-queue", "Queue", { kind: "queue" }, "3", queueBadge),
+    navButton("nav-settings", "Settings", { kind: "settings" }, "4"),
+    search,
+  ),
+  main,
+  status,
+  dropOverlay,
+);
+
+function say(message: string, error = false) {
+  status.textContent = message;
+  status.className = error ? "error" : "";
+}
+
+async function attempt<T>(what: string, p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (e) {
+    say(`${what}: ${String(e)}`, true);
+    return undefined;
+  }
+}
+
+// ---------- navigation ----------
+
+function go(screen: Screen) {
+  state.history.push(screen);
+  void render();
+}
+function back() {
+  if (state.history.canBack) {
+    state.history.back();
+    void render();
+  }
+}
+function forward() {
+  if (state.history.canForward) {
+    state.history.forward();
+    void render();
+  }
+}
+
+async function render() {
+  const screen = state.history.current ?? { kind: "library" };
+  backBtn.disabled = !state.history.canBack;
+  fwdBtn.disabled = !state.history.canForward;
+  for (const b of document.querySelectorAll("header .nav")) b.classList.remove("active");
+  const navId = { library: "nav-library", article: "nav-library", wanted: "nav-library", add: "nav-add", queue: "nav-queue", settings: "nav-settings", welcome: "" }[screen.kind];
+  if (navId) document.getElementById(navId)?.classList.add("active");
+  document.body.dataset.screen = screen.kind;
+  switch (screen.kind) {
+    case "library":
+      return renderLibrary();
+    case "article":
+      return renderArticle(screen.id);
+    case "wanted":
+      return renderWanted(screen.title);
+    case "add":
+      return renderAdd();
+    case "queue":
+      return renderQueue();
+    case "settings":
+      return renderSettings();
+    case "welcome":
+      return renderWelcome();
+  }
+}
+
+// ---------- library ----------
+
+let listEl: HTMLElement | null = null;
+
+async function loadLibrary() {
+  const lib = await attempt("Loading the library", commands.library(state.sort));
+  if (lib) state.library = lib;
+}
+
+function currentRows(): { id: number; entry?: LibraryEntry; hit?: SearchResult }[] {
+  if (state.hits) return state.hits.map((hit) => ({ id: hit.article_id, hit }));
+  return (state.library?.entries ?? []).map((entry) => ({ id: entry.id, entry }));
+}
+
+async function renderLibrary() {
+  if (!state.library) await loadLibrary();
+  const lib = state.library;
+  const counts = lib?.counts ?? { sources: 0, articles: 0, wanted: 0 };
+  const sortSel = h(
+    "select",
+    {
+      id: "sort",
+      "aria-label": "Sort",
+      onchange: async (e) => {
+        state.sort = (e.target as HTMLSelectElement).value as LibrarySort;
+        await loadLibrary();
+        void renderLibrary();
+      },
+    },
+    h("option", { value: "title", selected: state.sort === "title" }, "Title A–Z"),
+    h("option", { value: "updated", selected: state.sort === "updated" }, "Recently compiled"),
+  );
+  listEl = h("div", { id: "library-list", class: "vlist", role: "listbox", tabindex: "0", "aria-label": "Articles" });
+  const wanted = lib?.wanted ?? [];
+  replace(
+    main,
+    h(
+      "section",
+      { class: "library" },
+      h(
+        "div",
+        { class: "toolbar" },
+        h(
+          "span",
+          { id: "counts", class: "counts" },
+          `${counts.articles} articles · ${counts.sources} sources · ${counts.wanted} wanted pages`,
+        ),
+        h("span", { class: "spacer" }),
+        state.hits ? h("span", { class: "muted" }, `${state.hits.length} matches for “${state.query}”`) : sortSel,
+      ),
+      counts.articles === 0 && !state.hits
+        ? h(
+            "div",
+            { class: "empty" },
+            h("h2", {}, "Your wiki is empty"),
+            h("p", {}, "Add notes, markdown files, folders or web pages, then compile them into articles."),
+            h("button", { class: "primary", onclick: () => go({ kind: "add" }) }, "Add sources"),
+          )
+        : listEl,
+      wanted.length && !state.hits
+        ? h(
+            "details",
+            { class: "wanted-list" },
+            h("summary", {}, `Wanted pages (${wanted.length})`),
+            h(
+              "ul",
+              {},
+              ...wanted.slice(0, 200).map((w) =>
+                h(
+                  "li",
+                  {},
+                  h("a", { href: "#", class: "wanted", onclick: (e) => (e.preventDefault(), go({ kind: "wanted", title: w.title })) }, w.title),
+                  ` — ${w.mentions} mention${w.mentions === 1 ? "" : "s"}`,
+                ),
+              ),
+            ),
+          )
+        : null,
+    ),
+  );
+  if (counts.articles > 0 || state.hits) mountList();
+}
+
+function mountList() {
+  const el = listEl;
+  if (!el) return;
+  const rows = currentRows();
+  state.selected = Math.min(state.selected, Math.max(0, rows.length - 1));
+  const spacer = h("div", { class: "vspacer" });
+  spacer.style.height = `${rows.length * ROW}px`;
+  el.replaceChildren(spacer);
+  const paint = () => {
+    const { start, end } = visibleRange(el.scrollTop, el.clientHeight || 600, ROW, rows.length);
+    const frag = document.createDocumentFragment();
+    for (let i = start; i < end; i++) frag.append(rowElement(rows[i], i));
+    spacer.replaceChildren(frag);
+  };
+  el.onscroll = () => requestAnimationFrame(paint);
+  paint();
+  (el as HTMLElement & { repaint?: () => void }).repaint = paint;
+}
+
+function rowElement(row: ReturnType<typeof currentRows>[number], i: number): HTMLElement {
+  const el = h("div", {
+    class: `lib-row${i === state.selected ? " selected" : ""}`,
+    role: "option",
+    "data-id": row.id,
+    "aria-selected": i === state.selected ? "true" : "false",
+    onclick: () => go({ kind: "article", id: row.id }),
+  });
+  el.style.transform = `translateY(${i * ROW}px)`;
+  if (row.entry) {
+    const mix = confidenceMix(row.entry);
+    const bar = h("span", { class: "mix", title: mix.label, "aria-label": mix.label });
+    for (const k of ["sourced", "inferred", "opinion"] as const) {
+      const seg = h("span", { class: k });
+      seg.style.width = `${mix[k]}%`;
+      bar.append(seg);
+    }
+    append(el, [
+      h("div", { class: "row-head" }, h("span", { class: "lib-title" }, row.entry.title), bar),
+      h("div", { class: "lib-summary" }, row.entry.summary),
+    ]);
+  } else if (row.hit) {
+    const snip = h("div", { class: "lib-summary" });
+    for (const p of snippetParts(row.hit.snippet)) snip.append(p.mark ? h("mark", {}, p.text) : p.text);
+    el.classList.add("search-hit");
+    append(el, [h("div", { class: "row-head" }, h("span", { class: "lib-title" }, row.hit.title)), snip]);
+  }
+  return el;
+}
+
+function moveSelection(delta: number) {
+  const rows = currentRows();
+  if (!rows.length || !listEl) return;
+  state.selected = Math.max(0, Math.min(rows.length - 1, state.selected + delta));
+  const to = scrollToReveal(state.selected, listEl.scrollTop, listEl.clientHeight, ROW);
+  if (to !== null) listEl.scrollTop = to;
+  (listEl as HTMLElement & { repaint?: () => void }).repaint?.();
+}
+
+const runSearch = latestOnly((q: string) => commands.search(q));
+let searchTimer: number | undefined;
+search.addEventListener("input", () => {
+  window.clearTimeout(searchTimer);
+  searchTimer = window.setTimeout(async () => {
+    const q = search.value.trim();
+    state.query = q;
+    state.selected = 0;
+    if (!q) {
+      state.hits = null;
+    } else {
+      const hits = await runSearch(q).catch((e) => (say(`Search: ${String(e)}`, true), undefined));
+      if (hits === undefined) return;
+      state.hits = hits;
+    }
+    if (state.history.current?.kind !== "library") go({ kind: "library" });
+    else void renderLibrary();
+  }, 40);
+});
+
+// ---------- article ----------
+
+async function renderArticle(id: number) {
+  const a = await attempt("Opening the article", commands.article(id));
+  if (!a) {
+    replace(main, h("div", { class: "empty" }, h("h2", {}, "No such article"), h("p", {}, "It may have been removed.")));
+    return;
+  }
+  const body = h("article", { id: "article-body", class: "prose" });
+  setSafeHtml(body, a.html);
+  body.addEventListener("click", (e) => {
+    const link = (e.target as Element).closest("a");
+    if (!link) return;
+    e.preventDefault();
+    const what = linkClick(link);
+    if (what.kind === "article") go({ kind: "article", id: what.id });
+    else if (what.kind === "wanted") go({ kind: "wanted", title: what.title });
+    else if (what.kind === "external") void attempt("Opening the link", openUrl(what.url));
+  });
+  const sourcePane = h("div", { id: "source-pane", hidden: true });
+  replace(
+    main,
+    h(
+      "div",
+      { class: "article-layout" },
+      h(
+        "div",
+        { class: "article-main" },
+        h("h1", { id: "article-title" }, a.title),
+        h("p", { class: "summary" }, a.summary),
+        a.truncated ? h("p", { class: "warn" }, "Written from an answer that was cut off: parts may be missing.") : null,
+        body,
+        claimsSection(a, sourcePane),
+        sourcePane,
+        a.open_questions.length
+          ? h("section", {}, h("h2", {}, "Open questions"), h("ul", {}, ...a.open_questions.map((q) => h("li", {}, q))))
+          : null,
+      ),
+      h(
+        "aside",
+        { class: "article-side" },
+        h(
+          "section",
+          { id: "backlinks" },
+          h("h2", {}, `Linked from (${a.backlinks.length})`),
+          a.backlinks.length
+            ? h(
+                "ul",
+                {},
+                ...a.backlinks.map((b) =>
+                  h(
+                    "li",
+                    { class: "backlink" },
+                    h("a", { href: "#", onclick: (e) => (e.preventDefault(), go({ kind: "article", id: b.article_id })) }, b.title),
+                    h("div", { class: "context" }, b.context),
+                  ),
+                ),
+              )
+            : h("p", { class: "muted" }, "No article links here yet."),
+        ),
+        a.concepts.length
+          ? h("section", {}, h("h2", {}, "Concepts"), h("div", { class: "chips" }, ...a.concepts.map((c) => h("span", { class: "chip" }, c))))
+          : null,
+        h(
+          "section",
+          { id: "sources" },
+          h("h2", {}, "Compiled from"),
+          ...a.sources.map((s) =>
+            h(
+              "div",
+              { class: "source-meta" },
+              h("div", { class: "origin" }, s.origin),
+              h("div", { class: "muted" }, `${s.compiled_at} · ${s.provider} ${s.model}`),
+              h("button", { class: "link", onclick: () => recompileDialog(s.source_id) }, "Recompile with another model…"),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+  main.focus();
+}
+
+function claimsSection(a: ArticleView, pane: HTMLElement): HTMLElement | null {
+  if (!a.claims.length) return null;
+  return h(
+    "section",
+    { id: "claims" },
+    h("h2", {}, "Key claims"),
+    h(
+      "ul",
+      { class: "claims" },
+      ...a.claims.map((c) =>
+        h(
+          "li",
+          { class: "claim" },
+          h("span", { class: `badge-conf ${c.confidence}`, title: c.grounded ? "quote found in the source" : "" }, c.confidence),
+          " ",
+          c.quote
+            ? h("button", { class: "link claim-text", title: "Show the quote in the source", onclick: () => showQuote(a, c, pane) }, c.claim)
+            : h("span", {}, c.claim),
+          c.quote && !c.grounded ? h("span", { class: "muted" }, " (quote not found in the source)") : null,
+        ),
+      ),
+    ),
+  );
+}
+
+async function showQuote(a: ArticleView, c: ClaimView, pane: HTMLElement) {
+  const src = a.sources[0];
+  if (!src || !c.quote) return;
+  const text = await attempt("Reading the source", commands.source_text(src.source_id));
+  if (!text) return;
+  const at = findQuote(text.text, c.quote);
+  const pre = h("pre", { class: "source-text" });
+  if (at) {
+    const before = text.text.slice(Math.max(0, at.start - 600), at.start);
+    const after = text.text.slice(at.end, at.end + 600);
+    append(pre, [at.start > 600 ? "…" : "", before, h("mark", { id: "quote-mark" }, text.text.slice(at.start, at.end)), after, "…"]);
+  } else {
+    append(pre, [text.text.slice(0, 1200)]);
+  }
+  replace(
+    pane,
+    h("div", { class: "pane-head" }, h("strong", {}, "Quote in the source"), h("span", { class: "muted" }, ` ${text.origin}`), h("button", { class: "link", onclick: () => (pane.hidden = true) }, "Close")),
+    h("blockquote", {}, c.quote),
+    at ? null : h("p", { class: "warn" }, "This quote does not appear in the source."),
+    pre,
+  );
+  pane.hidden = false;
+  document.getElementById("quote-mark")?.scrollIntoView({ block: "center" });
+}
+
+async function recompileDialog(sourceId: number) {
+  const models = state.models.length ? state.models : await loadModels();
+  const sel = h("select", { id: "recompile-model" }, ...models.map((m) => h("option", { value: m }, m)));
+  const input = h("input", { placeholder: "or type a model name", id: "recompile-model-text" });
+  const dialog = h(
+    "dialog",
+    { class: "modal" },
+    h("h2", {}, "Recompile with another model"),
+    models.length ? sel : null,
+    input,
+    h(
+      "div",
+      { class: "buttons" },
+      h("button", { onclick: () => dialog.close() }, "Cancel"),
+      h(
+        "button",
+        {
+          class: "primary",
+          onclick: async () => {
+            const model = input.value.trim() || sel.value;
+            dialog.close();
+            if (!model) return;
+            await attempt("Queueing", commands.compile([sourceId], model));
+            say(`Recompiling with ${model}…`);
+            go({ kind: "queue" });
+          },
+        },
+        "Recompile",
+      ),
+    ),
+  );
+  document.body.append(dialog);
+  dialog.addEventListener("close", () => dialog.remove());
+  dialog.showModal();
+}
+
+async function loadModels(): Promise<string[]> {
+  const s = state.settings ?? (await attempt("Reading settings", commands.settings()));
+  if (!s) return [];
+  state.settings = s;
+  const check = await attempt("Listing models", commands.check_connection(s.provider));
+  state.models = check?.models ?? [];
+  return state.models;
+}
+
+async function renderWanted(title: string) {
+  replace(
+    main,
+    h(
+      "section",
+      { class: "narrow" },
+      h("h1", {}, title),
+      h("p", { class: "wanted-note" }, "No article has this title yet: it is a wanted page."),
+      h("p", {}, "WikiMind can write it from what the articles that link here say about it."),
+      h(
+        "button",
+        {
+          class: "primary",
+          id: "create-wanted",
+          onclick: async () => {
+            const r = await attempt("Creating the page", commands.create_wanted(title));
+            if (r) reportIngest(r, true);
+          },
+        },
+        "Create this page from its mentions",
+      ),
+    ),
+  );
+}
+
+// ---------- add sources ----------
+
+function reportIngest(r: IngestView, queued = false) {
+  const parts = [`${r.added.length} source${r.added.length === 1 ? "" : "s"} stored`];
+  if (queued) parts.push("compiling");
+  if (r.skipped.length) parts.push(`${r.skipped.length} skipped`);
+  if (r.errors.length) parts.push(`problems: ${r.errors.join("; ")}`);
+  say(parts.join(" · "), r.errors.length > 0 && r.added.length === 0);
+  state.library = null;
+  if (state.history.current?.kind === "add") void renderSources();
+}
+
+async function addPaths(paths: string[]) {
+  say(`Reading ${paths.length} item${paths.length === 1 ? "" : "s"}…`);
+  const r = await attempt("Adding", commands.add_paths(paths));
+  if (r) reportIngest(r);
+}
+
+let sourcesEl: HTMLElement | null = null;
+
+async function renderAdd() {
+  const text = h("textarea", { id: "paste-text", rows: "7", placeholder: "Paste a note (markdown is fine). [[Wiki links]] to other notes are kept." });
+  const title = h("input", { id: "paste-title", placeholder: "Title (optional: else its first heading)" });
+  const path = h("input", { id: "path-input", placeholder: "/path/to/notes or a file", spellcheck: "false" });
+  const url = h("input", { id: "url-input", placeholder: "https://example.org/page", type: "url", spellcheck: "false" });
+  sourcesEl = h("div", { id: "source-list" });
+  replace(
+    main,
+    h(
+      "section",
+      { class: "add" },
+      h(
+        "div",
+        { class: "add-grid" },
+        h(
+          "div",
+          { class: "card" },
+          h("h2", {}, "Paste text"),
+          title,
+          text,
+          h(
+            "button",
+            {
+              id: "add-text-btn",
+              class: "primary",
+              onclick: async () => {
+                const r = await attempt("Adding the text", commands.add_text(text.value, title.value || null));
+                if (r) {
+                  reportIngest(r);
+                  if (r.added.length) {
+                    text.value = "";
+                    title.value = "";
+                  }
+                }
+              },
+            },
+            "Add text",
+          ),
+        ),
+        h(
+          "div",
+          { class: "card" },
+          h("h2", {}, "Files and folders"),
+          h("p", { class: "muted" }, "Drop files or folders anywhere on the window, or pick them."),
+          h(
+            "div",
+            { class: "buttons" },
+            h("button", { id: "pick-files", onclick: () => pick(false) }, "Pick files…"),
+            h("button", { id: "pick-folder", onclick: () => pick(true) }, "Pick a folder…"),
+          ),
+          h("div", { class: "inline" }, path, h("button", { id: "add-path-btn", onclick: () => path.value.trim() && addPaths([path.value.trim()]) }, "Add path")),
+          h("h2", {}, "Web page"),
+          h(
+            "div",
+            { class: "inline" },
+            url,
+            h(
+              "button",
+              {
+                id: "add-url-btn",
+                onclick: async () => {
+                  if (!url.value.trim()) return;
+                  say("Downloading…");
+                  const r = await attempt("Downloading", commands.add_url(url.value));
+                  if (r) reportIngest(r);
+                },
+              },
+              "Add URL",
+            ),
+          ),
+        ),
+      ),
+      h(
+        "div",
+        { class: "toolbar" },
+        h("h2", {}, "Sources"),
+        h("span", { class: "spacer" }),
+        h(
+          "button",
+          {
+            id: "compile-all",
+            class: "primary",
+            onclick: async () => {
+              const n = await attempt("Compiling", commands.compile([], null));
+              if (n !== undefined) say(n ? `${n} source${n === 1 ? "" : "s"} queued` : "Nothing to compile: every source is compiled.");
+            },
+          },
+          "Compile pending",
+        ),
+      ),
+      sourcesEl,
+    ),
+  );
+  await renderSources();
+}
+
+async function pick(directory: boolean) {
+  const picked = await attempt("Opening the picker", openDialog({ multiple: true, directory }));
+  if (!picked) return;
+  const paths = Array.isArray(picked) ? picked : [picked];
+  if (paths.length) await addPaths(paths);
+}
+
+async function renderSources() {
+  if (!sourcesEl) return;
+  const list = await attempt("Listing sources", commands.sources());
+  if (!list) return;
+  if (!list.length) {
+    replace(sourcesEl, h("p", { class: "muted" }, "No sources yet."));
+    return;
+  }
+  replace(sourcesEl, h("table", { class: "sources" }, ...list.map(sourceRow)));
+}
+
+function sourceRow(s: SourceView): HTMLElement {
+  const raw = h("td", { colspan: "4", class: "raw-cell" });
+  const rawRow = h("tr", { hidden: true }, raw);
+  const tr = h(
+    "tr",
+    { class: "source-row", "data-status": s.status, "data-id": s.id },
+    h("td", {}, h("span", { class: `status ${s.status}` }, s.status)),
+    h(
+      "td",
+      {},
+      h("div", {}, s.title ?? s.origin),
+      h("div", { class: "muted origin" }, s.origin),
+      s.reason ? h("div", { class: "reason" }, s.reason) : null,
+    ),
+    h(
+      "td",
+      {},
+      s.article_id !== null
+        ? h("a", { href: "#", onclick: (e) => (e.preventDefault(), go({ kind: "article", id: s.article_id as number })) }, s.article_title ?? "article")
+        : null,
+    ),
+    h(
+      "td",
+      { class: "actions" },
+      s.status === "failed" || s.status === "compiled"
+        ? h(
+            "button",
+            {
+              class: "link",
+              onclick: async () => {
+                if (!rawRow.hidden) return void (rawRow.hidden = true);
+                const log = await attempt("Reading the compile log", commands.compilations(s.id));
+                if (!log) return;
+                replace(
+                  raw,
+                  ...(log.length ? log : []).map((c) =>
+                    h(
+                      "details",
+                      { open: c === log[log.length - 1] },
+                      h("summary", {}, `${c.created_at} · ${c.provider} ${c.model} · ${c.outcome}${c.reason ? ` — ${c.reason}` : ""}`),
+                      h("pre", { class: "raw" }, c.raw_answer || "(no answer)"),
+                    ),
+                  ),
+                  log.length ? null : h("p", { class: "muted" }, "No compile recorded."),
+                );
+                rawRow.hidden = false;
+              },
+            },
+            "Raw answers",
+          )
+        : null,
+      s.status !== "compiling"
+        ? h("button", { class: "link", onclick: async () => (await attempt("Queueing", commands.compile([s.id], null))) && say("Queued") }, s.status === "compiled" ? "Recompile" : s.status === "failed" ? "Retry" : "Compile")
+        : null,
+      h(
+        "button",
+        {
+          class: "link danger",
+          onclick: async () => {
+            if (await attempt("Removing", commands.remove_source(s.id))) {
+              state.library = null;
+              void renderSources();
+            }
+          },
+        },
+        "Remove",
+      ),
+    ),
+  );
+  const frag = h("tbody", {}, tr, rawRow);
+  return frag;
+}
+
+// ---------- queue ----------
+
+async function renderQueue() {
+  state.jobs = (await attempt("Reading the queue", commands.jobs())) ?? state.jobs;
+  const list = h("div", { id: "job-list" });
+  replace(
+    main,
+    h(
+      "section",
+      { class: "queue" },
+      h(
+        "div",
+        { class: "toolbar" },
+        h("h2", {}, "Compile queue"),
+        h("span", { class: "spacer" }),
+        h("button", { id: "queue-compile-all", class: "primary", onclick: async () => void (await attempt("Compiling", commands.compile([], null))) }, "Compile pending"),
+      ),
+      list,
+    ),
+  );
+  paintJobs();
+}
+
+function paintJobs() {
+  const active = state.jobs.filter((j) => !isFinished(j.stage)).length;
+  queueBadge.textContent = active ? String(active) : "";
+  const list = document.getElementById("job-list");
+  if (!list) return;
+  if (!state.jobs.length) {
+    replace(list, h("p", { class: "muted" }, "Nothing compiled since the app started. Add sources, then Compile."));
+    return;
+  }
+  replace(
+    list,
+    ...state.jobs
+      .slice()
+      .reverse()
+      .map((j) => {
+        const finished = isFinished(j.stage);
+        return h(
+          "div",
+          { class: `job ${j.stage}`, "data-stage": j.stage, "data-source": j.source_id },
+          h(
+            "div",
+            { class: "job-head" },
+            h("strong", { class: "job-title" }, j.title ?? `Source ${j.source_id}`),
+            h("span", { class: "spacer" }),
+            h("span", { class: `stage ${j.stage}` }, stageLabel(j)),
+          ),
+          h("div", { class: "muted" }, [j.provider, j.attempt > 0 ? `attempt ${j.attempt}` : "", j.stage === "receiving" || finished ? `${j.tokens} tokens` : ""].filter(Boolean).join(" · ")),
+          j.message ? h("div", { class: j.stage === "failed" ? "reason" : "muted" }, j.message) : null,
+          finished ? null : h("progress", {}),
+          h(
+            "div",
+            { class: "buttons" },
+            finished ? null : h("button", { class: "job-cancel", onclick: () => void attempt("Cancelling", commands.cancel(j.source_id)) }, "Cancel"),
+            j.stage === "failed" || j.stage === "cancelled"
+              ? h("button", { class: "job-retry", onclick: () => void attempt("Retrying", commands.compile([j.source_id], null)) }, "Retry")
+              : null,
+            finished ? h("button", { class: "link", onclick: () => recompileDialog(j.source_id) }, "Recompile with another model…") : null,
+            j.article_id !== null ? h("button", { class: "link", onclick: () => go({ kind: "article", id: j.article_id as number }) }, "Open article") : null,
+          ),
+        );
+      }),
+  );
+}
+
+// ---------- settings and first run ----------
+
+function providerFields(s: SettingsView): { el: HTMLElement; read: () => ProviderForm; models: HTMLElement } {
+  const kind = h("select", { id: "provider-kind" }, h("option", { value: "ollama", selected: s.provider.kind === "ollama" }, "Ollama"), h("option", { value: "openai", selected: s.provider.kind === "openai" }, "OpenAI-compatible"));
+  const base = h("input", { id: "base-url", value: s.provider.base_url, spellcheck: "false" });
+  const model = h("input", { id: "model", value: s.provider.model, list: "model-list", spellcheck: "false" });
+  const modelList = h("datalist", { id: "model-list" });
+  const models = h("select", { id: "model-picker", hidden: true, onchange: (e) => (model.value = (e.target as HTMLSelectElement).value) });
+  kind.addEventListener("change", () => {
+    const d = s.defaults.find((x) => x.kind === kind.value);
+    if (d) {
+      base.value = d.base_url;
+      model.value = d.model;
+    }
+  });
+  const read = (): ProviderForm => ({ kind: kind.value as ProviderForm["kind"], base_url: base.value, model: model.value });
+  const el = h(
+    "div",
+    { class: "form" },
+    h("label", {}, "Provider", kind),
+    h("label", {}, "Base URL", base),
+    h("label", {}, "Model", h("div", { class: "inline" }, model, models)),
+    modelList,
+  );
+  return { el, read, models };
+}
+
+async function renderSettings() {
+  const s = await attempt("Reading settings", commands.settings());
+  if (!s) return;
+  state.settings = s;
+  const f = providerFields(s);
+  const result = h("div", { id: "connection-result", role: "status" });
+  const key = h("input", { id: "api-key", type: "password", placeholder: s.has_api_key ? "a key is set (type to replace)" : "API key (OpenAI-compatible servers that need one)", autocomplete: "off" });
+  const test = async () => {
+    replace(result, h("span", { class: "muted" }, "Testing…"));
+    const c = await attempt("Testing", commands.check_connection(f.read()));
+    if (!c) return;
+    state.models = c.models;
+    replace(result, h("span", { class: c.ok ? (c.model_available ? "ok" : "warn") : "error" }, c.ok ? "✓ " : "✗ ", c.message));
+    replace(f.models, h("option", { value: "" }, "Pick a model…"), ...c.models.map((m) => h("option", { value: m, selected: m === f.read().model }, m)));
+    f.models.hidden = c.models.length === 0;
+  };
+  replace(
+    main,
+    h(
+      "section",
+      { class: "narrow settings" },
+      h("h1", {}, "Settings"),
+      h("h2", {}, "Model server"),
+      f.el,
+      h(
+        "div",
+        { class: "buttons" },
+        h("button", { id: "test-connection", onclick: test }, "Test connection"),
+        h(
+          "button",
+          {
+            id: "apply-provider",
+            class: "primary",
+            onclick: async () => {
+              const next = await attempt("Saving", commands.apply_provider(f.read()));
+              if (next) {
+                state.settings = next;
+                say(`Compiling with ${next.provider.kind}:${next.provider.model} at ${next.provider.base_url} (for this session; set it in ${next.config_file ?? "the config file"} to keep it)`);
+              }
+            },
+          },
+          "Use these settings",
+        ),
+      ),
+      result,
+      s.fallbacks.length ? h("p", { class: "muted" }, `Fallbacks (from the config file): ${s.fallbacks.join("; ")}`) : null,
+      h("h2", {}, "API key"),
+      h("p", { class: "muted" }, "Kept in the system keyring, never in a file. WIKIMIND_API_KEY also works."),
+      h(
+        "div",
+        { class: "inline" },
+        key,
+        h(
+          "button",
+          {
+            id: "save-key",
+            onclick: async () => {
+              if (!key.value.trim()) return;
+              const next = await attempt("Saving the key", commands.save_api_key(f.read().kind, key.value));
+              key.value = "";
+              if (next) say("Key saved in the keyring.");
+            },
+          },
+          "Save key",
+        ),
+      ),
+      h("h2", {}, "Wiki"),
+      h("p", {}, "Data directory: ", h("code", { id: "data-dir" }, s.data_dir)),
+      h("p", { class: "muted" }, "Keys: / or Ctrl+K search · Alt+← / Alt+→ back and forward · Alt+1…4 screens · ↑/↓ or j/k move in lists · Enter opens."),
+    ),
+  );
+  void test();
+}
+
+async function renderWelcome() {
+  const s = state.settings ?? (await attempt("Reading settings", commands.settings()));
+  if (!s) return;
+  const f = providerFields(s);
+  const result = h("div", { id: "welcome-result", class: "error" });
+  replace(
+    main,
+    h(
+      "section",
+      { class: "narrow welcome", id: "welcome" },
+      h("h1", {}, "Welcome to WikiMind"),
+      h("p", {}, "WikiMind compiles your notes into an interlinked wiki with a language model that runs on your machine."),
+      h("p", { class: "error", id: "welcome-problem" }, `No model server answers at ${s.provider.base_url}.`),
+      h(
+        "ol",
+        {},
+        h("li", {}, "Install Ollama from ollama.com, then start it: ", h("code", {}, "ollama serve")),
+        h("li", {}, "Fetch a model: ", h("code", {}, `ollama pull ${s.provider.model}`)),
+        h("li", {}, "Or use another server (llama.cpp, LM Studio, vLLM, OpenAI) below."),
+      ),
+      f.el,
+      h(
+        "div",
+        { class: "buttons" },
+        h(
+          "button",
+          {
+            id: "welcome-retry",
+            class: "primary",
+            onclick: async () => {
+              const c = await attempt("Checking", commands.check_connection(f.read()));
+              if (c?.ok) {
+                await attempt("Saving", commands.apply_provider(f.read()));
+                go({ kind: "library" });
+                say(c.message);
+              } else if (c) replace(result, c.message);
+            },
+          },
+          "Check again",
+        ),
+        h("button", { id: "welcome-skip", onclick: () => go({ kind: "library" }) }, "Browse the wiki without a model"),
+      ),
+      result,
+    ),
+  );
+}
+
+// ---------- events, keys, drop ----------
+
+void listen<JobProgress>(JOB_EVENT, ({ payload }) => {
+  state.jobs = applyJob(state.jobs, payload);
+  paintJobs();
+  if (payload.stage === "compiled" || payload.stage === "failed") {
+    state.library = null;
+    const cur = state.history.current?.kind;
+    if (cur === "add") void renderSources();
+    if (cur === "library" && !state.hits) void renderLibrary();
+    if (payload.stage === "compiled") say(`Compiled “${payload.title ?? payload.source_id}”`);
+    else say(`Failed: ${payload.message ?? "see Raw answers in Add sources"}`, true);
+  }
+});
+
+document.addEventListener("keydown", (e) => {
+  const t = e.target as HTMLElement;
+  const inField = t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement;
+  const action = keyAction({ key: e.key, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey, inField });
+  if (!action) return;
+  const onLibrary = state.history.current?.kind === "library";
+  if (action === "focus-search") {
+    e.preventDefault();
+    search.focus();
+    search.select();
+  } else if (action === "back") {
+    e.preventDefault();
+    back();
+  } else if (action === "forward") {
+    e.preventDefault();
+    forward();
+  } else if (typeof action === "object") {
+    e.preventDefault();
+    go({ kind: action.go });
+  } else if (action === "escape") {
+    if (t === search && search.value) {
+      search.value = "";
+      search.dispatchEvent(new Event("input"));
+    } else if (t === search) search.blur();
+  } else if (onLibrary && (action === "down" || action === "up") && (!inField || t === search)) {
+    e.preventDefault();
+    moveSelection(action === "down" ? 1 : -1);
+  } else if (onLibrary && action === "open" && (!inField || t === search)) {
+    const row = currentRows()[state.selected];
+    if (row) go({ kind: "article", id: row.id });
+  }
+});
+
+function showDrop(s: { active: boolean; count: number }) {
+  dropOverlay.hidden = !s.active;
+  const label = dropOverlay.firstElementChild;
+  if (label) label.textContent = s.count ? `Drop to add ${s.count} item${s.count === 1 ? "" : "s"} to the wiki` : "Drop to add to the wiki";
+}
+
+async function start() {
+  void wireDrop((handler) => getCurrentWebview().onDragDropEvent(handler), showDrop, async (paths) => {
+    await addPaths(paths);
+    go({ kind: "add" });
+  }).catch(() => undefined);
+  state.history.push({ kind: "library" });
+  await render();
+  const s = await attempt("Reading settings", commands.settings());
+  if (!s) return;
+  state.settings = s;
+  const c = await commands.check_connection(s.provider).catch(() => null);
+  if (c?.ok) state.models = c.models;
+  else if (c) go({ kind: "welcome" });
+  state.jobs = (await attempt("Reading the queue", commands.jobs())) ?? [];
+  paintJobs();
+}
+
+void start();
