@@ -154,6 +154,60 @@ fn run_mix(out: &Path) -> (eval::Report, Vec<eval::CaseResult>, TestServer) {
     (report, run.results, server)
 }
 
+/// The keys of every object in `v`, as paths (arrays: their first element).
+fn key_paths(v: &Value, at: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                let path = format!("{at}/{k}");
+                out.push(path.clone());
+                // Maps keyed by data (classes, reasons, repair kinds) are not layout.
+                if ![
+                    "first_answers",
+                    "kept_answers",
+                    "failures_by_reason",
+                    "repairs_by_kind",
+                ]
+                .contains(&k.as_str())
+                {
+                    key_paths(child, &path, out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(first) = items.first() {
+                key_paths(first, &format!("{at}/0"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The README documents `report.json` with an example; it must have the real layout.
+fn assert_readme_documents(report: &Value) {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = readme
+        .split("### `report.json`")
+        .nth(1)
+        .expect("README has a report.json section");
+    let block = section
+        .split("```json")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("an example block");
+    let documented: Value = serde_json::from_str(block).expect("the README example parses");
+    let (mut want, mut got) = (Vec::new(), Vec::new());
+    key_paths(&documented, "", &mut want);
+    key_paths(report, "", &mut got);
+    want.sort();
+    got.sort();
+    assert_eq!(
+        want, got,
+        "README's report.json example and the real report differ"
+    );
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
@@ -226,6 +280,7 @@ fn the_report_rates_equal_the_known_mix() {
     assert_eq!(json["models"][0]["first_answer_valid_rate"], json!(0.3));
     assert_eq!(json["models"][0]["final_valid_rate"], json!(0.9));
     assert_eq!(json["dataset"]["name"], "harbours");
+    assert_readme_documents(&json);
     let lines = std::fs::read_to_string(out.path().join("results.jsonl")).unwrap();
     let lines: Vec<Value> = lines
         .lines()

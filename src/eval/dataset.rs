@@ -814,6 +814,43 @@ mod tests {
     }
 
     #[test]
+    fn hostile_datasets_are_errors_not_panics() {
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let jsonl: Vec<String> = vec![
+            deep,
+            "{\"id\":\"a\",\"source\":\"x\",\"expected\":{\"min_claims\":99999999999}}".into(),
+            "{\"id\":\"a\",\"source\":\"x\",\"expected\":{\"min_claims\":-1}}".into(),
+            "{\"id\":\"a\",\"source\":\"x\",\"execution\":{\"temperature\":1e308}}".into(),
+            "{\"id\":\"a\",\"source_file\":\".\"}".into(),
+            "{\"id\":\"a\",\"source_file\":\"\"}".into(),
+            "{\"id\":\"a\",\"source_file\":\"../../../../../../../../no/such/file.md\"}".into(),
+            "{\"id\":\"\\u0000\",\"source\":\"\\ud800\"}".into(),
+            "\u{0}\u{1}".into(),
+            "{\"id\":\"a\",\"source\":\"x\",\"expected\":null,\"expected\":[]}".into(),
+        ];
+        for text in &jsonl {
+            let e = load_err(text);
+            assert!(!e.message.is_empty(), "{text}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        // A YAML alias bomb, a negative repeat, a list where a mapping belongs.
+        let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f, *f]\ncases: []\n";
+        for (i, text) in [
+            bomb,
+            "repeat: -3\ncases: []\n",
+            "cases: {id: a}\n",
+            "execution: [1]\ncases: []\n",
+            ": : :\n",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let p = write(dir.path(), &format!("h{i}.yaml"), text);
+            assert!(load_dataset(&p).is_err(), "{text}");
+        }
+    }
+
+    #[test]
     fn relative_source_files_resolve_against_the_dataset_folder() {
         let dir = tempfile::tempdir().unwrap();
         write(

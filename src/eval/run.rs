@@ -10,13 +10,16 @@ use std::time::{Duration, Instant};
 use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
 
-use crate::compile::{AnswerClass, AttemptRecord, CompileError, Compiler, ProviderSlot};
+use crate::compile::{
+    AnswerClass, AttemptRecord, CompileError, CompileReport, Compiler, ProviderSlot,
+};
 use crate::config::{default_model, default_url, CompileSettings, Settings};
 use crate::contract::Confidence;
 use crate::llm::{
     self, CancellationToken, ChatRequest, Provider, ProviderKind, ProviderSettings, RetryPolicy,
     Timeouts,
 };
+use crate::store::ArticleDetail;
 use crate::wiki::Wiki;
 
 use super::checks::{run_checks, ArticleFacts, CheckResult};
@@ -483,13 +486,7 @@ async fn compile_case(
     provider: Arc<dyn Provider>,
     base: &CompileSettings,
     cancel: &CancellationToken,
-) -> Result<
-    (
-        crate::compile::CompileReport,
-        Option<crate::store::ArticleDetail>,
-    ),
-    CaseError,
-> {
+) -> Result<(CompileReport, Option<ArticleDetail>), CaseError> {
     let other = |e: &dyn std::fmt::Display| CaseError::Other(e.to_string());
     let wiki = Wiki::open_in_memory().map_err(|e| other(&e))?;
     let added = wiki
@@ -572,7 +569,7 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let o = Overrides {
-            data_dir: Some("/nonexistent-eval-test".into()),
+            data_dir: Some("unused-by-eval".into()),
             ..Overrides::default()
         };
         Settings::resolve(&o, &|k| vars.get(k).cloned(), None).unwrap()

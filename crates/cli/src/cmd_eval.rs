@@ -38,7 +38,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
     /// Where to write report.json, results.jsonl and report.html
-    /// (default: `eval-out/<dataset>-<time>`).
+    /// (default: eval-out/DATASET-TIME).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Also ask for a free-form markdown article of each source and compare output tokens.
