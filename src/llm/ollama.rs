@@ -329,26 +329,8 @@ impl Provider for OllamaProvider {
 
     async fn list_models(&self) -> Result<Vec<ModelInfo>> {
         let t = &self.transport;
-        let cancel = CancellationToken::new();
-        let sink_events = |_| {};
-        let sink = EventSink::new(&sink_events);
         let url = format!("{}/api/tags", t.base);
-        let body = t
-            .with_retries(&cancel, &sink, || {
-                Box::pin(async {
-                    let builder = t.request(reqwest::Method::GET, &url);
-                    let response = t
-                        .send(builder, &cancel, t.settings.timeouts.first_byte)
-                        .await?;
-                    if !response.status().is_success() {
-                        return Err(t.status_error(response, &cancel).await);
-                    }
-                    t.read_body(response, &cancel, 16 * 1024 * 1024).await
-                })
-            })
-            .await?;
-        let value: Value = serde_json::from_slice(&body)
-            .map_err(|e| t.protocol(format!("/api/tags answered with invalid JSON: {e}")))?;
+        let value: Value = t.get_json(&url, "/api/tags").await?;
         let models = value["models"]
             .as_array()
             .ok_or_else(|| t.protocol("/api/tags has no `models` list"))?;

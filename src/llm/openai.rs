@@ -393,26 +393,8 @@ impl Provider for OpenAiProvider {
 
     async fn list_models(&self) -> Result<Vec<ModelInfo>> {
         let t = &self.transport;
-        let cancel = CancellationToken::new();
-        let no_events = |_| {};
-        let sink = EventSink::new(&no_events);
         let url = format!("{}/models", self.api_root);
-        let body = t
-            .with_retries(&cancel, &sink, || {
-                Box::pin(async {
-                    let builder = t.request(reqwest::Method::GET, &url);
-                    let response = t
-                        .send(builder, &cancel, t.settings.timeouts.first_byte)
-                        .await?;
-                    if !response.status().is_success() {
-                        return Err(t.status_error(response, &cancel).await);
-                    }
-                    t.read_body(response, &cancel, 16 * 1024 * 1024).await
-                })
-            })
-            .await?;
-        let value: Value = serde_json::from_slice(&body)
-            .map_err(|e| t.protocol(format!("/models answered with invalid JSON: {e}")))?;
+        let value: Value = t.get_json(&url, "/models").await?;
         let data = value["data"]
             .as_array()
             .ok_or_else(|| t.protocol("/models has no `data` list"))?;

@@ -248,6 +248,34 @@ impl Transport {
         }
     }
 
+    /// GETs `url` (with retries) and parses the answer as JSON; `what` names the endpoint
+    /// in errors (e.g. `/api/tags`).
+    pub(crate) async fn get_json(
+        &self,
+        url: &str,
+        what: &str,
+    ) -> Result<serde_json::Value, LlmError> {
+        let cancel = CancellationToken::new();
+        let no_events = |_| {};
+        let sink = EventSink::new(&no_events);
+        let body = self
+            .with_retries(&cancel, &sink, || {
+                Box::pin(async {
+                    let builder = self.request(reqwest::Method::GET, url);
+                    let response = self
+                        .send(builder, &cancel, self.settings.timeouts.first_byte)
+                        .await?;
+                    if !response.status().is_success() {
+                        return Err(self.status_error(response, &cancel).await);
+                    }
+                    self.read_body(response, &cancel, 16 * 1024 * 1024).await
+                })
+            })
+            .await?;
+        serde_json::from_slice(&body)
+            .map_err(|e| self.protocol(format!("{what} answered with invalid JSON: {e}")))
+    }
+
     pub(crate) fn protocol(&self, detail: impl Into<String>) -> LlmError {
         LlmError::Protocol {
             kind: self.kind,
