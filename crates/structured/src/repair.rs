@@ -784,7 +784,11 @@ impl<'a> Reader<'a> {
         while k < b.len() && !matches!(b[k], b',' | b'}' | b']' | b'\n' | b'\r') {
             k += 1;
         }
-        let text = self.src[start..k].trim_end();
+        // Trim JSON whitespace only: `trim_end` would also eat Unicode spaces (U+3000,
+        // U+2028…) that `is_word_byte` counted as the word, leaving nothing and no
+        // progress. The word's own bytes `start..j` are always kept.
+        let text = self.src[start..k].trim_end_matches([' ', '\t']);
+        debug_assert!(text.len() >= j - start);
         self.record(RepairKind::UnquotedString);
         self.pos = start + text.len();
         Ok(Some(Value::String(text.to_string())))

@@ -130,3 +130,32 @@ fn raw_newline_code_block_inside_a_fenced_answer() {
     );
     assert!(!out.truncated);
 }
+
+/// Property-test find (CI run killed for memory): a bare word made only of Unicode
+/// whitespace (U+3000, U+2028, U+0085…) inside a container. The unquoted-string repair
+/// trimmed it to nothing and did not move on, so the reader pushed empty strings forever.
+/// Each input runs in its own thread so a regression fails here instead of hanging.
+#[test]
+fn unicode_whitespace_as_a_bare_word_does_not_loop() {
+    for raw in [
+        "[\u{3000},1]",
+        "[\u{2028}]",
+        "{\"a\": \u{85}, \"b\": 2}",
+        "[x\u{3000}, \u{3000}y]",
+        "{\"a\": [\u{a0}\u{a0}\n]}",
+    ] {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let input = raw.to_string();
+        std::thread::spawn(move || {
+            let any = Schema::any();
+            let out = parse_json(&input, &any, Mode::Lenient).map(|o| o.value);
+            let _ = tx.send(out);
+        });
+        let out = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("{raw:?} did not finish"));
+        if out.is_ok() {
+            round_trips(raw);
+        }
+    }
+}
