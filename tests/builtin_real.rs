@@ -148,3 +148,61 @@ async fn the_same_seed_gives_the_same_answer_and_budgets_are_reported() {
         .unwrap_err();
     assert!(err.is_cancelled(), "{err}");
 }
+
+/// A JSONL extraction answer (the large-source path's chunk call) is constrained line by
+/// line: every line is one object that strict mode reads and the extraction schema accepts,
+/// and no line is skipped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jsonl_answers_are_constrained_line_by_line() {
+    let Some(path) = model() else { return };
+    let templates = wikimind::compile::PromptSet::builtin();
+    let extract = templates.get(wikimind::compile::templates::EXTRACT);
+    let chunk = std::fs::read_to_string(notes().join("tides.md")).unwrap();
+    let prompt = extract.render(&[
+        ("chunk", &chunk),
+        ("chunk_number", "1"),
+        ("chunk_count", "1"),
+        ("source_title", "Tides"),
+        ("section", "(start)"),
+    ]);
+    let schema = extract.schema();
+    let provider = BuiltinProvider::new(&path).unwrap().with_seed(11);
+    let req = ChatRequest::new(DEFAULT_BUILTIN_MODEL, &prompt.system, &prompt.user)
+        .with_line_schema(schema.as_value().clone())
+        .with_temperature(0.7)
+        .with_max_tokens(600);
+    let answer = provider.chat(&req, &|_| {}).await.unwrap();
+    eprintln!(
+        "JSONL answer ({:?}, {:?} tokens):\n{}",
+        answer.finish, answer.completion_tokens, answer.text
+    );
+    let lines: Vec<&str> = answer.text.lines().filter(|l| !l.is_empty()).collect();
+    let complete = if answer.finish == FinishReason::Length {
+        // The budget may cut the last line; every line before it is whole.
+        &lines[..lines.len().saturating_sub(1)]
+    } else {
+        assert!(
+            answer.text.is_empty() || answer.text.ends_with('\n'),
+            "{}",
+            answer.text
+        );
+        &lines[..]
+    };
+    assert!(
+        !complete.is_empty(),
+        "at least one complete line:\n{}",
+        answer.text
+    );
+    for line in complete {
+        let value: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(schema.is_valid(&value), "{line}");
+    }
+    let parsed = wikimind::structured::parse_jsonl(
+        &complete.join("\n"),
+        &schema,
+        wikimind::structured::Mode::Strict,
+    );
+    assert_eq!(parsed.values.len(), complete.len(), "{:?}", parsed.warnings);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+}

@@ -43,6 +43,7 @@ pub fn typescript() -> String {
         decl::<ProviderKindView>(),
         decl::<ProviderForm>(),
         decl::<SettingsView>(),
+        decl::<BuiltinView>(),
         decl::<ConnectionCheck>(),
     ];
     let mut out = String::from(

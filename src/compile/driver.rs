@@ -745,6 +745,7 @@ impl Compiler {
         for slot in &self.providers {
             for _ in 0..CHUNK_ATTEMPTS {
                 let request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
+                    .with_line_schema(schema.as_value().clone())
                     .with_max_tokens(self.settings.max_tokens)
                     .with_temperature(self.settings.temperature)
                     .with_cancel(cancel.clone());

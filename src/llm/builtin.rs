@@ -201,8 +201,9 @@ impl Provider for BuiltinProvider {
                 .collect(),
             schema: match self.constraint {
                 ConstraintEngine::Off => None,
-                _ => req.schema.clone(),
+                _ => req.schema.clone().or_else(|| req.line_schema.clone()),
             },
+            lines: req.schema.is_none() && req.line_schema.is_some(),
             temperature: req.temperature.unwrap_or(0.2),
             max_tokens: req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).max(1),
             seed: self.seed,
@@ -322,6 +323,8 @@ fn check_file(path: &Path) -> Result<GgufInfo> {
 struct Job {
     messages: Vec<(String, String)>,
     schema: Option<Value>,
+    /// `schema` holds for each line of a JSONL answer, not for the whole answer.
+    lines: bool,
     temperature: f32,
     max_tokens: u32,
     seed: u64,
@@ -461,16 +464,29 @@ impl Engine {
             })
     }
 
+    /// The constraint for `schema`: over the whole answer, or (`lines`) over each line of a
+    /// JSONL answer, any number of lines each holding one compact object and ending in `\n`.
     fn constraint_for(
         &self,
         schema: &Value,
         budget: u32,
         wanted: ConstraintEngine,
+        lines: bool,
     ) -> Result<Option<(Constraint, ConstraintEngine)>> {
-        let bounded = bound_schema(schema, budget);
+        // A line is one object: its strings are bounded for a line's share of the budget,
+        // so one runaway string cannot eat the whole answer.
+        let bounded = if lines {
+            bound_schema(schema, budget.min(LINE_BUDGET))
+        } else {
+            bound_schema(schema, budget)
+        };
         if wanted == ConstraintEngine::Llguidance {
             let built = self.factory().and_then(|factory| {
-                let grammar = TopLevelGrammar::from_json_schema(bounded.clone());
+                let grammar = if lines {
+                    TopLevelGrammar::from_lark(jsonl_lark(&bounded))
+                } else {
+                    TopLevelGrammar::from_json_schema(bounded.clone())
+                };
                 let parser = factory.create_parser(grammar).map_err(|e| e.to_string())?;
                 let matcher = Matcher::new(Ok(parser));
                 match matcher.get_error() {
@@ -492,7 +508,12 @@ impl Engine {
         }
         let grammar = llama_cpp_2::json_schema_to_grammar(&gbnf_schema.to_string())
             .map_err(|e| self.error(format!("the schema cannot be turned into a grammar: {e}")))?;
-        let sampler = LlamaSampler::grammar(&self.model, &grammar, "root")
+        let (grammar, root) = if lines {
+            (jsonl_gbnf(&grammar), "jsonl")
+        } else {
+            (grammar, "root")
+        };
+        let sampler = LlamaSampler::grammar(&self.model, &grammar, root)
             .map_err(|e| self.error(format!("llama.cpp rejected the schema's grammar: {e}")))?;
         Ok(Some((Constraint::Gbnf(sampler), ConstraintEngine::Gbnf)))
     }
@@ -544,7 +565,7 @@ impl Engine {
 
         let mut constraint = match &job.schema {
             Some(schema) if job.constraint != ConstraintEngine::Off => {
-                self.constraint_for(schema, budget as u32, job.constraint)?
+                self.constraint_for(schema, budget as u32, job.constraint, job.lines)?
             }
             _ => None,
         };
@@ -653,6 +674,33 @@ impl Engine {
             constraint: used,
         })
     }
+}
+
+/// The answer budget one JSONL line's strings are bounded for.
+const LINE_BUDGET: u32 = 384;
+
+/// An llguidance (Lark) grammar for JSONL: lines of one object of `schema` each. The
+/// schema's whitespace pattern (from [`bound_schema`]) has no newline, so an object stays
+/// on its line.
+fn jsonl_lark(schema: &Value) -> String {
+    format!("start: line*\nline: object \"\\n\"\nobject: %json {schema}\n")
+}
+
+/// A GBNF grammar for JSONL from llama.cpp's grammar for one object (`root`): the start
+/// rule `jsonl` is any number of `root` lines, and whitespace inside an object may not
+/// break the line.
+fn jsonl_gbnf(object_grammar: &str) -> String {
+    let mut out = String::with_capacity(object_grammar.len() + 64);
+    for line in object_grammar.lines() {
+        if line.trim_start().starts_with("space ::=") {
+            out.push_str("space ::= \" \"?\n");
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push_str("jsonl ::= (root \"\\n\")*\n");
+    out
 }
 
 /// Takes the longest valid UTF-8 prefix out of `pending` (invalid bytes become U+FFFD; an

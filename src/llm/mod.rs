@@ -162,6 +162,10 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     /// JSON Schema the answer must follow; `None` = free text.
     pub schema: Option<Value>,
+    /// JSON Schema each line of a JSONL answer must follow. Servers cannot be told about
+    /// lines (Ollama's `format` and OpenAI's `response_format` describe one value), so they
+    /// ignore it; the built-in engine constrains the answer line by line.
+    pub line_schema: Option<Value>,
     /// Sampling temperature; `None` = the server's default.
     pub temperature: Option<f32>,
     /// The answer budget in tokens; `None` = the server's default.
@@ -195,6 +199,7 @@ impl ChatRequest {
             model: model.into(),
             messages,
             schema: None,
+            line_schema: None,
             temperature: None,
             max_tokens: None,
             num_ctx: None,
@@ -207,6 +212,13 @@ impl ChatRequest {
     /// Constrains the answer to this JSON Schema.
     pub fn with_schema(mut self, schema: Value) -> Self {
         self.schema = Some(schema);
+        self
+    }
+
+    /// Asks for JSONL: one object of this JSON Schema per line (see
+    /// [`ChatRequest::line_schema`]).
+    pub fn with_line_schema(mut self, schema: Value) -> Self {
+        self.line_schema = Some(schema);
         self
     }
 
@@ -381,7 +393,7 @@ fn new_builtin(model_path: &std::path::Path) -> Result<Box<dyn Provider>> {
 #[cfg(not(feature = "builtin"))]
 fn new_builtin(model_path: &std::path::Path) -> Result<Box<dyn Provider>> {
     Err(LlmError::InvalidConfig(format!(
-        "this wikimind was built without the built-in engine, so it cannot run {} — rebuild with `cargo build --release -p wikimind-cli --features builtin`",
+        "this wikimind was built without the built-in engine, so it cannot run {} — rebuild it with the `builtin` cargo feature (`--features builtin`; `bash scripts/demo.sh` builds both the CLI and the app that way)",
         model_path.display()
     )))
 }

@@ -187,10 +187,34 @@ test("settings: the model picker is filled from the server and the connection te
 test("first run: an unreachable Ollama gets a screen saying what to do", async () => {
   await s.quit();
   await stopDriver(driver);
-  driver = await startDriver({ ...env("http://127.0.0.1:9", "first-run"), GTK_THEME: "Adwaita:dark" }, join(ARTIFACTS, "tauri-driver.log"));
+  // A model folder holding a file that only claims to be a model: the built-in engine is
+  // offered, and choosing it must say what is wrong with that file.
+  const models = join(tmp, "first-run-models");
+  mkdirSync(models, { recursive: true });
+  writeFileSync(join(models, "tiny.gguf"), "not a model at all\n");
+  driver = await startDriver({ ...env("http://127.0.0.1:9", "first-run"), WIKIMIND_MODEL_PATH: models, GTK_THEME: "Adwaita:dark" }, join(ARTIFACTS, "tauri-driver.log"));
   s = await Session.start(driver.base, APP);
   const problem = await s.wait("#welcome-problem", { timeout: 30000 });
   assert.match(await s.text(problem), /127\.0\.0\.1:9/);
   await s.wait("#welcome", { text: (t) => t.includes("ollama serve") });
   await shot("10-first-run");
+});
+
+test("first run: the built-in engine is offered, and a bad model file is named", async () => {
+  const offer = await s.wait("#builtin-offer", { text: (t) => t.includes("built-in engine") });
+  const builtinBuild = (await s.findAll("#welcome-builtin")).length > 0;
+  if (!builtinBuild) assert.match(await s.text(offer), /builtin` feature/, "a build without the engine says how to get one");
+  // Choosing the built-in engine turns the address field into a model-file field.
+  await s.exec("const k = document.querySelector('#provider-kind'); k.value = 'builtin'; k.dispatchEvent(new Event('change'));");
+  const shape = await s.exec("return { base: document.querySelector('#base-url').value, choose: !document.querySelector('#choose-model-file').hidden, model: document.querySelector('#model').closest('label').hidden, label: document.querySelector('#base-url').closest('label').textContent };");
+  assert.match(shape.base, /first-run-models[\\/]tiny\.gguf$/, "the model file found in WIKIMIND_MODEL_PATH");
+  assert.ok(shape.choose, "a file picker button");
+  assert.ok(shape.model, "no separate model field: the file names the model");
+  assert.match(shape.label, /Model file/);
+  await s.clickOn("#welcome-retry");
+  const result = await s.wait("#welcome-result", { text: (t) => t.length > 0 });
+  const message = await s.text(result);
+  if (builtinBuild) assert.match(message, /tiny\.gguf/, "the bad file is named");
+  else assert.match(message, /builtin/, "the missing engine is explained");
+  await shot("11-first-run-builtin");
 });

@@ -468,9 +468,36 @@ data_dir: string,
  */
 config_file: string | null, 
 /**
- * The default base URL and model of each kind, to fill the form when the kind changes.
+ * The default base URL and model of each kind, to fill the form when the kind changes
+ * (for the built-in engine, the model file it would use and its name).
  */
-defaults: Array<ProviderForm>, };
+defaults: Array<ProviderForm>, 
+/**
+ * Whether and how the built-in engine can compile with no server at all.
+ */
+builtin: BuiltinView, };
+
+/**
+ * The built-in engine as the settings and first-run screens offer it.
+ */
+export type BuiltinView = { 
+/**
+ * Whether this build has the engine (cargo feature `builtin`).
+ */
+available: boolean, 
+/**
+ * A model file it could use now (the default model in the model folder, else the
+ * first `.gguf` there).
+ */
+model_file: string | null, 
+/**
+ * The folder model files are looked up in (`WIKIMIND_MODEL_PATH` or the cache).
+ */
+model_dir: string | null, 
+/**
+ * One line for people: what to do to compile without a server.
+ */
+hint: string, };
 
 /**
  * The result of "test connection".

@@ -794,25 +794,60 @@ function paintJobs() {
 // ---------- settings and first run ----------
 
 function providerFields(s: SettingsView): { el: HTMLElement; read: () => ProviderForm; models: HTMLElement } {
-  const kind = h("select", { id: "provider-kind" }, h("option", { value: "ollama", selected: s.provider.kind === "ollama" }, "Ollama"), h("option", { value: "openai", selected: s.provider.kind === "openai" }, "OpenAI-compatible"));
+  const kind = h(
+    "select",
+    { id: "provider-kind" },
+    h("option", { value: "ollama", selected: s.provider.kind === "ollama" }, "Ollama"),
+    h("option", { value: "openai", selected: s.provider.kind === "openai" }, "OpenAI-compatible"),
+    h("option", { value: "builtin", selected: s.provider.kind === "builtin" }, s.builtin.available ? "Built-in engine (no server)" : "Built-in engine (not in this build)"),
+  );
   const base = h("input", { id: "base-url", value: s.provider.base_url, spellcheck: "false" });
   const model = h("input", { id: "model", value: s.provider.model, list: "model-list", spellcheck: "false" });
   const modelList = h("datalist", { id: "model-list" });
   const models = h("select", { id: "model-picker", hidden: true, onchange: (e) => (model.value = (e.target as HTMLSelectElement).value) });
+  // The built-in engine runs a model file: the address field holds its path, picked here.
+  const choose = h(
+    "button",
+    {
+      id: "choose-model-file",
+      type: "button",
+      onclick: async () => {
+        const picked = await attempt("Opening the picker", openDialog({ multiple: false, directory: false, filters: [{ name: "GGUF model", extensions: ["gguf"] }] }));
+        if (typeof picked === "string") {
+          base.value = picked;
+          model.value = picked.split(/[\\/]/).pop() ?? picked;
+        }
+      },
+    },
+    "Choose…",
+  );
+  const baseLabel = h("span", {});
+  const modelRow = h("label", {}, "Model", h("div", { class: "inline" }, model, models));
+  const hint = h("p", { id: "builtin-hint", class: "muted" }, s.builtin.hint);
+  const shape = () => {
+    const builtin = kind.value === "builtin";
+    baseLabel.textContent = builtin ? "Model file (.gguf)" : "Base URL";
+    choose.hidden = !builtin;
+    modelRow.hidden = builtin;
+    hint.hidden = !builtin;
+  };
   kind.addEventListener("change", () => {
     const d = s.defaults.find((x) => x.kind === kind.value);
     if (d) {
       base.value = d.base_url;
       model.value = d.model;
     }
+    shape();
   });
+  shape();
   const read = (): ProviderForm => ({ kind: kind.value as ProviderForm["kind"], base_url: base.value, model: model.value });
   const el = h(
     "div",
     { class: "form" },
     h("label", {}, "Provider", kind),
-    h("label", {}, "Base URL", base),
-    h("label", {}, "Model", h("div", { class: "inline" }, model, models)),
+    h("label", {}, baseLabel, h("div", { class: "inline" }, base, choose)),
+    modelRow,
+    hint,
     modelList,
   );
   return { el, read, models };
@@ -892,6 +927,28 @@ async function renderSettings() {
   void test();
 }
 
+/** The first-run offer of the built-in engine: one click when a model file is at hand. */
+function builtinOffer(s: SettingsView, result: HTMLElement): HTMLElement {
+  const file = s.builtin.model_file;
+  if (!s.builtin.available || !file) return h("p", { id: "builtin-offer", class: "muted" }, s.builtin.hint);
+  const use = async () => {
+    const form: ProviderForm = { kind: "builtin", base_url: file, model: file.split(/[\\/]/).pop() ?? file };
+    const c = await attempt("Checking the model file", commands.check_connection(form));
+    if (c?.ok) {
+      const next = await attempt("Saving", commands.apply_provider(form));
+      if (next) state.settings = next;
+      go({ kind: "library" });
+      say(c.message);
+    } else if (c) replace(result, c.message);
+  };
+  return h(
+    "div",
+    { id: "builtin-offer", class: "offer" },
+    h("p", {}, "No server needed: WikiMind can run a model itself. ", s.builtin.hint),
+    h("button", { id: "welcome-builtin", class: "primary", onclick: use }, "Use the built-in engine"),
+  );
+}
+
 async function renderWelcome() {
   const s = state.settings ?? (await attempt("Reading settings", commands.settings()));
   if (!s) return;
@@ -904,13 +961,14 @@ async function renderWelcome() {
       { class: "narrow welcome", id: "welcome" },
       h("h1", {}, "Welcome to WikiMind"),
       h("p", {}, "WikiMind compiles your notes into an interlinked wiki with a language model that runs on your machine."),
-      h("p", { class: "error", id: "welcome-problem" }, `No model server answers at ${s.provider.base_url}.`),
+      h("p", { class: "error", id: "welcome-problem" }, s.provider.kind === "builtin" ? `The built-in engine cannot use ${s.provider.base_url}.` : `No model server answers at ${s.provider.base_url}.`),
+      builtinOffer(s, result),
       h(
         "ol",
         {},
         h("li", {}, "Install Ollama from ollama.com, then start it: ", h("code", {}, "ollama serve")),
-        h("li", {}, "Fetch a model: ", h("code", {}, `ollama pull ${s.provider.model}`)),
-        h("li", {}, "Or use another server (llama.cpp, LM Studio, vLLM, OpenAI) below."),
+        h("li", {}, "Fetch a model: ", h("code", {}, `ollama pull ${s.defaults.find((d) => d.kind === "ollama")?.model ?? s.provider.model}`)),
+        h("li", {}, "Or use another server (llama.cpp, LM Studio, vLLM, OpenAI), or the built-in engine with a model file, below."),
       ),
       f.el,
       h(
