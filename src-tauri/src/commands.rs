@@ -9,8 +9,7 @@ use tauri::State;
 use wikimind::store::SourceId;
 use wikimind::view::{
     self, ArticleView, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort,
-    LibraryView, ProviderForm, ProviderKindView, SearchResult, SettingsView, SourceTextView,
-    SourceView,
+    LibraryView, ProviderForm, SearchResult, SettingsView, SourceTextView, SourceView,
 };
 
 use crate::host::Host;
@@ -147,6 +146,6 @@ define_commands! {
         Ok(s) => view::check_connection(&s).await,
         Err(e) => ConnectionCheck { ok: false, message: e.to_string(), models: Vec::new(), model_available: false },
     });
-    /// Stores an API key in the OS keyring.
-    fn save_api_key(kind: ProviderKindView, key: String) -> SettingsView = |h| h.save_api_key(kind, &key);
+    /// Stores an API key in the OS keyring for the form's server.
+    fn save_api_key(form: ProviderForm, key: String) -> SettingsView = |h| h.save_api_key(&form, &key);
 }

@@ -98,9 +98,11 @@ pub fn providers_from_settings(settings: &Settings) -> Result<Vec<ProviderSlot>,
                         // Ollama takes no key; an OpenAI-compatible server may, from the
                         // environment or else the OS keyring (keyed by its base URL).
                         llm::ProviderKind::Ollama => p.api_key.clone(),
-                        _ => {
-                            llm::api_key(&p.base_url, &llm::SystemKeyring::new(), p.api_key.clone())
-                        }
+                        _ => llm::api_key(
+                            &llm::key_id(&p.base_url),
+                            &llm::SystemKeyring::new(),
+                            p.api_key.clone(),
+                        ),
                     },
                 },
             )?;

@@ -911,7 +911,7 @@ async function renderSettings() {
             id: "save-key",
             onclick: async () => {
               if (!key.value.trim()) return;
-              const next = await attempt("Saving the key", commands.save_api_key(f.read().kind, key.value));
+              const next = await attempt("Saving the key", commands.save_api_key(f.read(), key.value));
               key.value = "";
               if (next) say("Key saved in the keyring.");
             },
