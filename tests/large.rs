@@ -442,3 +442,47 @@ fn cut_off_and_empty_notes_are_reported_never_silently_kept() {
     );
     assert!(article.body.contains("**Incomplete:**"), "{}", article.body);
 }
+
+/// An extraction answer (with a preamble, a fence, a blank line and multi-byte text) cut
+/// at every byte offset, read the way a chunk call reads it: never fewer notes than the
+/// complete lines before the cut, never a note the schema rejects, always a prefix of the
+/// whole answer's notes.
+#[test]
+fn an_extraction_answer_cut_at_every_byte_keeps_every_complete_note() {
+    use wikimind::structured::{decode, parse_jsonl, Mode};
+    let answer = include_bytes!("data/extraction-answer.jsonl");
+    let schema = wikimind::compile::PromptSet::builtin()
+        .get(wikimind::compile::templates::EXTRACT)
+        .schema();
+    let read = |bytes: &[u8]| {
+        let (text, _) = decode(bytes, Mode::Lenient).unwrap();
+        parse_jsonl(&text, &schema, Mode::Lenient).values
+    };
+    let full = read(answer);
+    assert_eq!(full.len(), 6, "{full:?}");
+    let note_line = |l: &[u8]| l.starts_with(b"{");
+    let mut failures = Vec::new();
+    for at in 0..=answer.len() {
+        let cut = &answer[..at];
+        let complete = cut
+            .split_inclusive(|&b| b == b'\n')
+            .filter(|l| l.ends_with(b"\n") && note_line(l))
+            .count();
+        let got = read(cut);
+        if got.len() < complete {
+            failures.push(format!(
+                "{at}: {} notes, {complete} complete lines",
+                got.len()
+            ));
+        }
+        if got.len() > full.len() || got[..] != full[..got.len()] {
+            failures.push(format!(
+                "{at}: {got:?} is not a prefix of the whole answer's notes"
+            ));
+        }
+        if let Some(bad) = got.iter().find(|v| !schema.is_valid(v)) {
+            failures.push(format!("{at}: invalid note {bad}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -830,12 +830,10 @@ impl Compiler {
                                 continue;
                             };
                             // Parse the whole answer again: the stream saw the same text,
-                            // but a restart may have reset it midway.
-                            let mut fresh = JsonlStream::new(schema.clone(), Mode::Lenient);
-                            fresh.push(&resp.text);
-                            fresh.finish();
+                            // but a restart may have reset it midway, and an answer sent
+                            // as one JSON array of notes is read as its elements.
                             guard.0 = JsonlStream::new(schema.clone(), Mode::Lenient);
-                            fresh.into_outcome()
+                            crate::structured::parse_jsonl(&resp.text, &schema, Mode::Lenient)
                         };
                         if outcome.values.is_empty() {
                             last_reason = match outcome.warnings.first() {
