@@ -713,15 +713,15 @@ impl Engine {
 /// The answer budget one JSONL line's strings are bounded for.
 const LINE_BUDGET: u32 = 384;
 
-/// An llguidance (Lark) grammar for JSONL: lines of one object of `schema` each. The
+/// An llguidance (Lark) grammar for JSONL: one or more lines of one object of `schema` each. The
 /// schema's whitespace pattern (from [`bound_schema`]) has no newline, so an object stays
 /// on its line.
 fn jsonl_lark(schema: &Value) -> String {
-    format!("start: line*\nline: object \"\\n\"\nobject: %json {schema}\n")
+    format!("start: line+\nline: object \"\\n\"\nobject: %json {schema}\n")
 }
 
 /// A GBNF grammar for JSONL from llama.cpp's grammar for one object (`root`): the start
-/// rule `jsonl` is any number of `root` lines, and whitespace inside an object may not
+/// rule `jsonl` is one or more `root` lines, and whitespace inside an object may not
 /// break the line.
 fn jsonl_gbnf(object_grammar: &str) -> String {
     let mut out = String::with_capacity(object_grammar.len() + 64);
@@ -733,7 +733,7 @@ fn jsonl_gbnf(object_grammar: &str) -> String {
             out.push('\n');
         }
     }
-    out.push_str("jsonl ::= (root \"\\n\")*\n");
+    out.push_str("jsonl ::= (root \"\\n\")+\n");
     out
 }
 
