@@ -168,7 +168,10 @@ mod tests {
             .map(|s| s.trim().trim_matches('"'))
             .filter(|s| !s.is_empty())
             .collect();
-        assert_eq!(in_build, declared, "build.rs COMMANDS and commands.rs differ");
+        assert_eq!(
+            in_build, declared,
+            "build.rs COMMANDS and commands.rs differ"
+        );
         let capability: serde_json::Value =
             serde_json::from_str(include_str!("../capabilities/main-window.json")).unwrap();
         let granted: Vec<String> = capability["permissions"]
