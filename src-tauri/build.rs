@@ -1,4 +1,37 @@
 //! Reads `tauri.conf.json` and `capabilities/` beside this file at build time.
+//!
+//! The app's own commands are declared to Tauri's access control here, so each one gets a
+//! permission (`allow-<command>`) that `capabilities/main-window.json` grants by name: a
+//! command not granted there cannot be called from the window. A test
+//! (`commands::tests`) keeps this list, the declared commands and the grants in step.
+
+/// Every command `src/commands.rs` declares.
+const COMMANDS: &[&str] = &[
+    "library",
+    "search",
+    "article",
+    "article_id_by_title",
+    "sources",
+    "source_text",
+    "compilations",
+    "add_text",
+    "add_paths",
+    "add_url",
+    "create_wanted",
+    "remove_source",
+    "compile",
+    "cancel",
+    "jobs",
+    "settings",
+    "apply_provider",
+    "check_connection",
+    "save_api_key",
+];
+
 fn main() {
-    tauri_build::build()
+    let attributes = tauri_build::Attributes::new()
+        .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
+    if let Err(e) = tauri_build::try_build(attributes) {
+        panic!("tauri build step failed: {e:#}");
+    }
 }

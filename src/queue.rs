@@ -43,6 +43,10 @@ struct Shared {
     line: Mutex<Line>,
     listener: Box<JobListener>,
     runtime: tokio::runtime::Handle,
+    /// The compiler of the latest job, kept so what its providers hold stays loaded: the
+    /// built-in engine's model is shared only while someone holds it, and loading it for
+    /// every job would cost seconds each time.
+    warm: Mutex<Option<Arc<crate::compile::Compiler>>>,
 }
 
 /// A compile queue over one wiki. Cheap to clone; clones share the line.
@@ -73,6 +77,7 @@ impl CompileQueue {
                 line: Mutex::new(Line::default()),
                 listener,
                 runtime,
+                warm: Mutex::new(None),
             }),
         }
     }
@@ -244,6 +249,10 @@ impl CompileQueue {
             Ok(c) => c,
             Err(e) => return failed(e.to_string()),
         };
+        // Built while the previous one is still held, so a loaded model is reused.
+        if let Ok(mut warm) = self.shared.warm.lock() {
+            *warm = Some(Arc::clone(&compiler));
+        }
         let me = self.clone();
         let events = move |p: Progress| me.report(JobProgress::from(&p));
         match compiler.compile_one(id, &events, token).await {

@@ -16,7 +16,7 @@ use crate::config::Settings;
 use crate::contract::Confidence;
 use crate::ingest::IngestOptions;
 use crate::llm::ProviderKind;
-use crate::llm::{api_key, KeyStore};
+use crate::llm::{api_key, key_id, KeyStore};
 use crate::store::{ArticleId, ArticleSort, SourceId};
 use crate::wiki::{Result, Wiki};
 
@@ -908,16 +908,18 @@ pub fn with_primary(
         primary.kind = kind;
         primary.base_url = url;
         primary.model = form.model.trim().to_string();
-        primary.api_key = api_key(kind.as_str(), keys, env_key);
+        primary.api_key = api_key(&key_id(&primary.base_url), keys, env_key);
     }
     Ok(next)
 }
 
 /// Fills each provider's API key from `keys` (the OS keyring) where one is stored under
-/// its kind (`ollama`, `openai`); a key from the environment stays when the keyring has none.
+/// its base URL ([`key_id`]); a key from the environment stays when the keyring has none.
 pub fn with_keys(mut settings: Settings, keys: &dyn KeyStore) -> Settings {
     for p in &mut settings.providers {
-        p.api_key = api_key(p.kind.as_str(), keys, p.api_key.clone());
+        if p.kind != ProviderKind::Builtin {
+            p.api_key = api_key(&key_id(&p.base_url), keys, p.api_key.clone());
+        }
     }
     settings
 }

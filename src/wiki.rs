@@ -156,6 +156,21 @@ impl Wiki {
         })
     }
 
+    /// Adds the bytes read from standard input as a source, refusing more than `max_bytes`,
+    /// binary data and text that is not UTF-8, as for a file named explicitly.
+    pub fn ingest_stdin_bytes(
+        &self,
+        bytes: &[u8],
+        title: Option<&str>,
+        max_bytes: u64,
+    ) -> Result<IngestSummary> {
+        let source = ingest::ingest_stdin_bytes(bytes, title, max_bytes)?;
+        Ok(IngestSummary {
+            sources: self.add_sources(std::slice::from_ref(&source))?,
+            skipped: Vec::new(),
+        })
+    }
+
     /// The prompt templates: built-ins with the overrides in `<data dir>/prompts/`.
     pub fn prompts(&self) -> PromptSet {
         match &self.data_dir {

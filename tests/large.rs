@@ -29,6 +29,9 @@ fn model(req: &RecordedRequest) -> Option<Reply> {
         if part.contains("BROKEN") {
             return Some(Reply::text("I could not read this part, sorry."));
         }
+        if part.contains("SILENT") {
+            return Some(Reply::text(""));
+        }
         let mut lines: Vec<String> = part
             .split(['.', '\n'])
             .filter(|s| s.trim_start().starts_with("Fact"))
@@ -40,6 +43,12 @@ fn model(req: &RecordedRequest) -> Option<Reply> {
             })
             .collect();
         lines.push(json!({"type": "question", "text": "What comes next?"}).to_string());
+        if part.contains("DENSE") {
+            // The output limit cuts the answer inside its second line.
+            let text = lines.join("\n");
+            let cut = lines[0].len() + 1 + lines[1].len() / 2;
+            return Some(Reply::text(&text[..cut]).finish(Finish::Length));
+        }
         return Some(Reply::text(lines.join("\n") + "\n").chunk_chars(40));
     }
     let notes = between(&user, "<<<NOTES\n", "\nNOTES>>>");
@@ -148,6 +157,18 @@ fn a_300_kb_source_is_compiled_through_chunks_with_quotes_from_everywhere() {
         .expect("the large-source path was taken");
     assert!(large.chunks >= 20, "{large:?}");
     assert!(large.failed_chunks.is_empty(), "nothing dropped: {large:?}");
+    assert!(
+        large.cut_off_chunks.is_empty(),
+        "nothing cut off: {large:?}"
+    );
+    assert_eq!(large.skipped_lines, 0, "no note skipped: {large:?}");
+    // Notes that do not fit in the final call are counted and said, never dropped quietly.
+    assert_eq!(
+        report.warnings.iter().any(|w| w.contains("did not fit")),
+        large.notes_left_out > 0,
+        "{:?}",
+        report.warnings
+    );
 
     // The requests show it: one extraction call per chunk (no schema), then one compile.
     let chats = server.chat_requests();
@@ -189,14 +210,14 @@ fn a_300_kb_source_is_compiled_through_chunks_with_quotes_from_everywhere() {
             doc.find(c.quote.as_deref().unwrap()).unwrap()
         })
         .collect();
-    assert!(
-        offsets.iter().any(|&o| o < doc.len() / 10),
-        "no quote from the start: {offsets:?}"
-    );
-    assert!(
-        offsets.iter().any(|&o| o > doc.len() * 9 / 10),
-        "no quote from the end: {offsets:?}"
-    );
+    // Every tenth of the document is quoted somewhere in the article.
+    for tenth in 0..10 {
+        let (from, to) = (doc.len() * tenth / 10, doc.len() * (tenth + 1) / 10);
+        assert!(
+            offsets.iter().any(|&o| (from..to).contains(&o)),
+            "no quote from bytes {from}..{to}: {offsets:?}"
+        );
+    }
 
     // Progress showed the notes as they streamed in.
     let progress = run.progress.lock().unwrap();
@@ -327,4 +348,141 @@ fn a_long_chapter_of_the_rust_book_is_compiled_through_chunks() {
     assert!(large.chunks >= 3, "{large:?}");
     assert!(large.failed_chunks.is_empty());
     assert_eq!(server.chat_requests().len(), large.chunks + 1);
+}
+
+/// Regression: a retry carries the previous answer and the feedback; `num_ctx` was sized for
+/// the first prompt only, so Ollama silently cut the start of the retry's prompt.
+#[test]
+fn a_retry_asks_for_a_context_that_holds_the_previous_answer_too() {
+    let server = TestServer::start();
+    let long = "word ".repeat(800);
+    server.push(
+        Reply::text(format!(r#"{{"title": "T", "summary": "{long}""#)).finish(Finish::Length),
+    );
+    let run = setup(&server, 1000);
+    let id = run
+        .wiki
+        .ingest_text("# T\n\nA short note that fits in one call.", None)
+        .unwrap()
+        .sources[0]
+        .source_id;
+    let report = compile(&run, id);
+    assert!(report.ok, "{report:?}");
+    let chats = server.chat_requests();
+    assert_eq!(chats.len(), 2);
+    let sent_chars: usize = chats[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().len())
+        .sum();
+    let num_ctx = chats[1].body["options"]["num_ctx"].as_u64().unwrap();
+    let num_predict = chats[1].body["options"]["num_predict"].as_u64().unwrap();
+    assert!(
+        chats[1].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["role"] == "assistant"),
+        "the previous answer goes back to the model"
+    );
+    assert!(
+        num_ctx >= (sent_chars as u64).div_ceil(3) + num_predict,
+        "num_ctx {num_ctx} < {sent_chars} chars sent + {num_predict} to write"
+    );
+}
+
+/// A part whose notes stop at the output limit keeps its complete notes and is reported as
+/// partly read; a part the model answers with nothing is retried, then reported as unread.
+#[test]
+fn cut_off_and_empty_notes_are_reported_never_silently_kept() {
+    let server = TestServer::builder()
+        .context_length(4096)
+        .responder(model)
+        .start();
+    let run = setup(&server, 1024);
+    let mut doc = long_document(24 * 1024);
+    let third = doc.len() / 3;
+    let at = doc[third..].find("\n\n").unwrap() + third;
+    doc.insert_str(at, "\n\nThis paragraph is DENSE for the model.\n\n");
+    let two_thirds = doc.len() * 2 / 3;
+    let at = doc[two_thirds..].find("\n\n").unwrap() + two_thirds;
+    doc.insert_str(at, "\n\nThe model stays SILENT here.\n\n");
+    let id = run.wiki.ingest_text(&doc, Some("Doc")).unwrap().sources[0].source_id;
+    let report = compile(&run, id);
+    assert!(report.ok, "{report:?}");
+    let large = report.large.clone().unwrap();
+
+    assert_eq!(large.cut_off_chunks.len(), 1, "{large:?}");
+    assert!(
+        report.warnings.iter().any(
+            |w| w.contains(&format!("part {} of", large.cut_off_chunks[0]))
+                && w.contains("output limit")
+        ),
+        "{:?}",
+        report.warnings
+    );
+    assert_eq!(large.failed_chunks.len(), 1, "{large:?}");
+    let silent = &large.failed_chunks[0];
+    assert!(doc[silent.start..silent.end].contains("SILENT"));
+    assert!(silent.reason.contains("no notes"), "{}", silent.reason);
+    // The empty part was asked again before it was given up.
+    let asked = server
+        .chat_requests()
+        .iter()
+        .filter(|r| r.first_user_message().contains("SILENT"))
+        .count();
+    assert!(asked >= 2, "asked {asked} time(s)");
+
+    let article = run.wiki.article("The Long Document").unwrap().unwrap();
+    assert!(
+        article.body.contains("**Partly read:**"),
+        "{}",
+        article.body
+    );
+    assert!(article.body.contains("**Incomplete:**"), "{}", article.body);
+}
+
+/// An extraction answer (with a preamble, a fence, a blank line and multi-byte text) cut
+/// at every byte offset, read the way a chunk call reads it: never fewer notes than the
+/// complete lines before the cut, never a note the schema rejects, always a prefix of the
+/// whole answer's notes.
+#[test]
+fn an_extraction_answer_cut_at_every_byte_keeps_every_complete_note() {
+    use wikimind::structured::{decode, parse_jsonl, Mode};
+    let answer = include_bytes!("data/extraction-answer.jsonl");
+    let schema = wikimind::compile::PromptSet::builtin()
+        .get(wikimind::compile::templates::EXTRACT)
+        .schema();
+    let read = |bytes: &[u8]| {
+        let (text, _) = decode(bytes, Mode::Lenient).unwrap();
+        parse_jsonl(&text, &schema, Mode::Lenient).values
+    };
+    let full = read(answer);
+    assert_eq!(full.len(), 6, "{full:?}");
+    let note_line = |l: &[u8]| l.starts_with(b"{");
+    let mut failures = Vec::new();
+    for at in 0..=answer.len() {
+        let cut = &answer[..at];
+        let complete = cut
+            .split_inclusive(|&b| b == b'\n')
+            .filter(|l| l.ends_with(b"\n") && note_line(l))
+            .count();
+        let got = read(cut);
+        if got.len() < complete {
+            failures.push(format!(
+                "{at}: {} notes, {complete} complete lines",
+                got.len()
+            ));
+        }
+        if got.len() > full.len() || got[..] != full[..got.len()] {
+            failures.push(format!(
+                "{at}: {got:?} is not a prefix of the whole answer's notes"
+            ));
+        }
+        if let Some(bad) = got.iter().find(|v| !schema.is_valid(v)) {
+            failures.push(format!("{at}: invalid note {bad}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -9,8 +9,7 @@ use tauri::State;
 use wikimind::store::SourceId;
 use wikimind::view::{
     self, ArticleView, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort,
-    LibraryView, ProviderForm, ProviderKindView, SearchResult, SettingsView, SourceTextView,
-    SourceView,
+    LibraryView, ProviderForm, SearchResult, SettingsView, SourceTextView, SourceView,
 };
 
 use crate::host::Host;
@@ -147,6 +146,46 @@ define_commands! {
         Ok(s) => view::check_connection(&s).await,
         Err(e) => ConnectionCheck { ok: false, message: e.to_string(), models: Vec::new(), model_available: false },
     });
-    /// Stores an API key in the OS keyring.
-    fn save_api_key(kind: ProviderKindView, key: String) -> SettingsView = |h| h.save_api_key(kind, &key);
+    /// Stores an API key in the OS keyring for the form's server.
+    fn save_api_key(form: ProviderForm, key: String) -> SettingsView = |h| h.save_api_key(&form, &key);
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every declared command has a permission (build.rs lists it for Tauri's access
+    /// control) and the main window is granted it by name, and nothing else is listed.
+    #[test]
+    fn every_command_is_declared_to_tauri_and_granted_by_name() {
+        let declared: Vec<&str> = super::signatures().iter().map(|s| s.name).collect();
+        let build = include_str!("../build.rs");
+        let list = build
+            .split("const COMMANDS: &[&str] = &[")
+            .nth(1)
+            .and_then(|rest| rest.split("];").next())
+            .expect("build.rs lists COMMANDS");
+        let in_build: Vec<&str> = list
+            .split(',')
+            .map(|s| s.trim().trim_matches('"'))
+            .filter(|s| !s.is_empty())
+            .collect();
+        assert_eq!(
+            in_build, declared,
+            "build.rs COMMANDS and commands.rs differ"
+        );
+        let capability: serde_json::Value =
+            serde_json::from_str(include_str!("../capabilities/main-window.json")).unwrap();
+        let granted: Vec<String> = capability["permissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p.as_str())
+            .filter(|p| !p.contains(':'))
+            .map(str::to_string)
+            .collect();
+        let wanted: Vec<String> = declared
+            .iter()
+            .map(|c| format!("allow-{}", c.replace('_', "-")))
+            .collect();
+        assert_eq!(granted, wanted);
+    }
 }

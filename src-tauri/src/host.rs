@@ -3,9 +3,9 @@
 //! under the window and in tests.
 
 use wikimind::config::{Overrides, Settings};
-use wikimind::llm::{Secret, SystemKeyring};
+use wikimind::llm::{key_id, Secret, SystemKeyring};
 use wikimind::queue::CompileQueue;
-use wikimind::view::{self, ProviderForm, ProviderKindView, SettingsView};
+use wikimind::view::{self, ProviderForm, SettingsView};
 use wikimind::wiki::Wiki;
 
 /// The keyring service name: debug builds keep their keys apart from a person's real ones.
@@ -57,11 +57,14 @@ impl Host {
         Ok(self.settings_view())
     }
 
-    /// Stores an API key for a kind of provider in the OS keyring and uses it.
-    pub fn save_api_key(&self, kind: ProviderKindView, key: &str) -> Result<SettingsView, String> {
-        let kind = wikimind::llm::ProviderKind::from(kind);
+    /// Stores an API key for the primary provider's server in the OS keyring (under its
+    /// base URL, as the CLI looks it up) and uses it.
+    pub fn save_api_key(&self, form: &ProviderForm, key: &str) -> Result<SettingsView, String> {
+        if wikimind::llm::ProviderKind::from(form.kind) == wikimind::llm::ProviderKind::Builtin {
+            return Err("the built-in engine takes no API key".into());
+        }
         self.keyring
-            .set(kind.as_str(), &Secret::new(key.trim()))
+            .set(&key_id(&form.base_url), &Secret::new(key.trim()))
             .map_err(|e| format!("{e} — set WIKIMIND_API_KEY instead"))?;
         self.queue
             .set_settings(view::with_keys(self.queue.settings(), &self.keyring));

@@ -98,9 +98,11 @@ pub fn providers_from_settings(settings: &Settings) -> Result<Vec<ProviderSlot>,
                         // Ollama takes no key; an OpenAI-compatible server may, from the
                         // environment or else the OS keyring (keyed by its base URL).
                         llm::ProviderKind::Ollama => p.api_key.clone(),
-                        _ => {
-                            llm::api_key(&p.base_url, &llm::SystemKeyring::new(), p.api_key.clone())
-                        }
+                        _ => llm::api_key(
+                            &llm::key_id(&p.base_url),
+                            &llm::SystemKeyring::new(),
+                            p.api_key.clone(),
+                        ),
                     },
                 },
             )?;
@@ -212,6 +214,11 @@ pub struct LargeSourceReport {
     pub notes_left_out: usize,
     /// Chunks that could not be read, with where they are and why.
     pub failed_chunks: Vec<FailedChunk>,
+    /// Chunks (from 1) whose answer reached the output limit: their notes up to the cut
+    /// are kept, what the model would have written after it is missing.
+    pub cut_off_chunks: Vec<usize>,
+    /// Lines of the kept extraction answers that were not valid notes (skipped).
+    pub skipped_lines: usize,
     /// Prompt tokens over the extraction calls, when reported.
     pub tokens_in: u64,
     /// Answer tokens over the extraction calls, when reported.
@@ -468,6 +475,18 @@ impl Compiler {
                     f.part, large.chunks, f.start, f.end, f.reason
                 ));
             }
+            for p in &large.cut_off_chunks {
+                report.warnings.push(format!(
+                    "part {p} of {}: the notes stopped at the output limit; what came after is missing",
+                    large.chunks
+                ));
+            }
+            if large.skipped_lines > 0 {
+                report.warnings.push(format!(
+                    "{} line(s) of the extraction answers were not valid notes and were skipped",
+                    large.skipped_lines
+                ));
+            }
             report.calls += large.calls;
             report.tokens_in += large.tokens_in;
             report.tokens_out += large.tokens_out;
@@ -493,28 +512,23 @@ impl Compiler {
                         };
                         continue;
                     };
-                    // An answer cut off at the budget gets a larger budget next time.
-                    let grown = match &feedback {
-                        Some(f) if f.truncated => {
-                            budget = (budget * 2).min(
-                                context
-                                    .saturating_sub(prompt_tokens + CONTEXT_MARGIN)
-                                    .max(budget),
-                            );
-                            budget
-                        }
-                        _ => budget,
-                    };
                     let mut request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
                         .with_schema(self.schema.as_value().clone())
-                        .with_max_tokens(u32::try_from(grown).unwrap_or(u32::MAX))
                         .with_temperature(self.settings.temperature)
                         .with_cancel(cancel.clone());
-                    request.num_ctx = Some(ollama_context(prompt_tokens, grown, context));
                     if let Some(f) = &feedback {
-                        request
-                            .messages
-                            .push(Message::new(Role::Assistant, f.previous_answer.clone()));
+                        // The previous answer goes back to the model only when it fits
+                        // beside the prompt and a full answer; the problems always do.
+                        let with_answer = prompt_tokens
+                            + estimate_tokens(f.previous_answer.len())
+                            + budget
+                            + CONTEXT_MARGIN
+                            <= context;
+                        if with_answer {
+                            request
+                                .messages
+                                .push(Message::new(Role::Assistant, f.previous_answer.clone()));
+                        }
                         request.messages.push(Message::new(
                             Role::User,
                             feedback_message(&f.problems, f.truncated),
@@ -526,6 +540,25 @@ impl Compiler {
                             f.problems.first().cloned().unwrap_or_default()
                         ));
                     }
+                    // What is sent includes a retry's previous answer and feedback: the
+                    // context is sized for all of it, so Ollama drops nothing.
+                    let sent_tokens =
+                        estimate_tokens(request.messages.iter().map(|m| m.content.len()).sum())
+                            .max(prompt_tokens);
+                    // An answer cut off at the budget gets a larger budget next time.
+                    let grown = match &feedback {
+                        Some(f) if f.truncated => {
+                            budget = (budget * 2).min(
+                                context
+                                    .saturating_sub(sent_tokens + CONTEXT_MARGIN)
+                                    .max(budget),
+                            );
+                            budget
+                        }
+                        _ => budget,
+                    };
+                    request.max_tokens = Some(u32::try_from(grown).unwrap_or(u32::MAX));
+                    request.num_ctx = Some(ollama_context(sent_tokens, grown, context));
                     let label = slot.label();
                     let live = Live::new(source_id, label.clone(), attempt, events);
                     live.emit(Stage::Prompting, None);
@@ -740,6 +773,8 @@ impl Compiler {
             tokens_in: 0,
             tokens_out: 0,
             failure: None,
+            cut_off: false,
+            skipped_lines: 0,
         };
         let mut last_reason = String::from("no provider is configured");
         for slot in &self.providers {
@@ -795,20 +830,20 @@ impl Compiler {
                                 continue;
                             };
                             // Parse the whole answer again: the stream saw the same text,
-                            // but a restart may have reset it midway.
-                            let mut fresh = JsonlStream::new(schema.clone(), Mode::Lenient);
-                            fresh.push(&resp.text);
-                            fresh.finish();
+                            // but a restart may have reset it midway, and an answer sent
+                            // as one JSON array of notes is read as its elements.
                             guard.0 = JsonlStream::new(schema.clone(), Mode::Lenient);
-                            fresh.into_outcome()
+                            crate::structured::parse_jsonl(&resp.text, &schema, Mode::Lenient)
                         };
-                        if outcome.values.is_empty() && !outcome.warnings.is_empty() {
-                            last_reason = format!(
-                                "no line of the answer was a valid note ({})",
-                                outcome.warnings[0]
-                            );
+                        if outcome.values.is_empty() {
+                            last_reason = match outcome.warnings.first() {
+                                Some(w) => format!("no line of the answer was a valid note ({w})"),
+                                None => "the answer held no notes".to_string(),
+                            };
                             continue;
                         }
+                        result.cut_off = resp.finish == FinishReason::Length;
+                        result.skipped_lines = outcome.warnings.len();
                         result.notes = outcome
                             .values
                             .iter()
@@ -856,6 +891,12 @@ impl Compiler {
             large.calls += part.calls;
             large.tokens_in += part.tokens_in;
             large.tokens_out += part.tokens_out;
+            if part.cut_off {
+                large.cut_off_chunks.push(part.index + 1);
+            }
+            if part.skipped_lines > 0 {
+                large.skipped_lines += part.skipped_lines;
+            }
             if let Some(reason) = part.failure {
                 let c = &reading.chunks[part.index];
                 large.failed_chunks.push(FailedChunk {
@@ -913,7 +954,7 @@ impl Compiler {
             ("known_concepts", &concepts),
             ("coverage", &coverage),
         ]);
-        let note = (!large.failed_chunks.is_empty()).then(|| {
+        let failed_note = (!large.failed_chunks.is_empty()).then(|| {
             let mut n = String::from("\n\n> **Incomplete:** WikiMind could not read ");
             let parts: Vec<String> = large
                 .failed_chunks
@@ -929,6 +970,24 @@ impl Compiler {
             n.push_str("; what it says is missing from this article.");
             n
         });
+        let cut_note = (!large.cut_off_chunks.is_empty()).then(|| {
+            let parts: Vec<String> = large
+                .cut_off_chunks
+                .iter()
+                .map(|&p| {
+                    let c = &reading.chunks[p - 1];
+                    format!("part {p} of {count} (bytes {}–{})", c.start, c.end)
+                })
+                .collect();
+            format!(
+                "\n\n> **Partly read:** the model's notes on {} stopped at its output limit; the end of those parts may be missing from this article.",
+                parts.join(", ")
+            )
+        });
+        let note = match (failed_note, cut_note) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or_default() + &b.unwrap_or_default()),
+        };
         (prompt, large, note)
     }
 }
@@ -948,6 +1007,10 @@ struct PartResult {
     tokens_in: u64,
     tokens_out: u64,
     failure: Option<String>,
+    /// The kept answer reached the output limit (its complete lines are kept).
+    cut_off: bool,
+    /// Lines of the kept answer that were not valid notes.
+    skipped_lines: usize,
 }
 
 /// Ollama's `num_ctx` for a call: the prompt and the answer budget with a margin, rounded

@@ -51,14 +51,16 @@ impl GroundingIndex {
             .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
             .filter(|p| !p.is_empty())
             .collect();
-        if pieces.is_empty() {
+        // One word is not a quote: "the" or "owner" is in almost any source.
+        let words: usize = pieces.iter().map(|p| words_of(p).count()).sum();
+        if words < MIN_QUOTE_WORDS {
             return false;
         }
         pieces.iter().all(|p| self.piece_found(p))
     }
 
     fn piece_found(&self, piece: &str) -> bool {
-        if self.text.contains(piece) {
+        if contains_words(&self.text, piece) {
             return true;
         }
         let words: Vec<&str> = words_of(piece).collect();
@@ -125,6 +127,22 @@ pub fn ground_claims(claims: &[Claim], source: &str) -> Vec<CheckedClaim> {
             }
         })
         .collect()
+}
+
+/// The fewest words a quote must have to ground a claim.
+const MIN_QUOTE_WORDS: usize = 2;
+
+/// Whether `piece` occurs in `text` starting and ending at word boundaries ("wner at"
+/// is not found in "owner at").
+fn contains_words(text: &str, piece: &str) -> bool {
+    let edge_ok = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
+    text.match_indices(piece).any(|(at, m)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + m.len()..].chars().next();
+        let starts_word = piece.chars().next().is_some_and(char::is_alphanumeric);
+        let ends_word = piece.chars().next_back().is_some_and(char::is_alphanumeric);
+        (!starts_word || edge_ok(before)) && (!ends_word || edge_ok(after))
+    })
 }
 
 /// The words of normalised text: runs of letters and digits.
@@ -198,7 +216,11 @@ mod tests {
             ),
             ("Rust has a garbage collector", false),
             ("memory safety is guaranteed by the borrow checker", false),
-            ("owner", true),
+            ("owner", false),
+            ("one owner", true),
+            ("wner at a", false),
+            ("only be one own", false),
+            ("ownership model", true),
             ("", false),
             ("...", false),
         ];

@@ -209,8 +209,9 @@ pub fn latency_svg(models: &[ModelReport], results: &[CaseResult]) -> String {
     s
 }
 
-/// Tokens per article: mean prompt and answer tokens per compile, and the free-form
-/// answer's tokens when compared.
+/// Tokens per article: prompt and answer tokens of every call (retries and failed runs
+/// included) divided by the articles written, and the free-form answer's tokens when
+/// compared.
 pub fn tokens_svg(models: &[ModelReport]) -> String {
     let series: Vec<(&str, &str)> = vec![
         ("prompt tokens", "#9d9da1"),
@@ -224,8 +225,8 @@ pub fn tokens_svg(models: &[ModelReport]) -> String {
     let values = |m: &ModelReport| -> [Option<f64>; 3] {
         let reported = m.tokens_in.runs_reported > 0;
         [
-            reported.then_some(m.tokens_in.per_compile),
-            reported.then_some(m.tokens_out.per_compile),
+            m.tokens_in.per_article.filter(|_| reported),
+            m.tokens_out.per_article.filter(|_| reported),
             m.freeform
                 .as_ref()
                 .filter(|f| f.pairs > 0)

@@ -281,11 +281,16 @@ pub fn providers_for(runs: &[PlannedRun], settings: &Settings) -> Result<Provide
         if out.contains_key(&key) {
             continue;
         }
-        let api_key = settings
+        // As for a real compile: the environment's key, else the keyring's for this server.
+        let from_env = settings
             .providers
             .iter()
             .find(|p| p.kind == key.0 && p.base_url == key.1)
             .and_then(|p| p.api_key.clone());
+        let api_key = match key.0 {
+            ProviderKind::Ollama | ProviderKind::Builtin => from_env,
+            _ => llm::api_key(&llm::key_id(&key.1), &llm::SystemKeyring::new(), from_env),
+        };
         let provider = llm::new_provider(
             key.0,
             &key.1,

@@ -25,7 +25,7 @@ use serde::{Serialize, Serializer};
 
 pub use fetch::fetch_url;
 pub use files::ingest_path;
-pub use text::{ingest_stdin, ingest_text};
+pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text};
 
 /// The default largest source accepted: 20 MB.
 pub const DEFAULT_MAX_BYTES: u64 = 20 * 1024 * 1024;

@@ -20,6 +20,32 @@ pub fn ingest_stdin(text: &str, title: Option<&str>) -> Result<IngestedSource> {
     ingest_pasted(text, title, SourceKind::Stdin)
 }
 
+/// Like [`ingest_stdin`], for the raw bytes read from standard input: refused, like a file
+/// named explicitly, when they are larger than `max_bytes` (`len` is how much was read;
+/// reading may stop just past the limit), binary, or not UTF-8.
+pub fn ingest_stdin_bytes(
+    bytes: &[u8],
+    title: Option<&str>,
+    max_bytes: u64,
+) -> Result<IngestedSource> {
+    let path = std::path::PathBuf::from("standard input");
+    if bytes.len() as u64 > max_bytes {
+        return Err(IngestError::FileTooLarge {
+            path,
+            size: bytes.len() as u64,
+            limit: max_bytes,
+        });
+    }
+    if bytes.contains(&0) {
+        return Err(IngestError::Binary { path });
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| IngestError::NotUtf8 {
+        path,
+        offset: e.valid_up_to(),
+    })?;
+    ingest_stdin(text, title)
+}
+
 fn ingest_pasted(text: &str, title: Option<&str>, kind: SourceKind) -> Result<IngestedSource> {
     let text = normalise_text(text);
     if text.trim().is_empty() {
@@ -241,6 +267,17 @@ mod tests {
     #[test]
     fn blank_text_is_refused() {
         let err = ingest_stdin(" \n\t", None).unwrap_err();
+        let big = ingest_stdin_bytes(b"0123456789", None, 9).unwrap_err();
+        assert!(
+            big.to_string().starts_with("standard input: too large"),
+            "{big}"
+        );
+        let bin = ingest_stdin_bytes(b"PK\x03\x04\0\0", None, 100).unwrap_err();
+        assert!(bin.to_string().contains("binary data"), "{bin}");
+        let latin1 = ingest_stdin_bytes(b"caf\xe9 au lait", None, 100).unwrap_err();
+        assert!(latin1.to_string().contains("offset 3"), "{latin1}");
+        let ok = ingest_stdin_bytes("Notes on café\n".as_bytes(), None, 100).unwrap();
+        assert_eq!(ok.text, "Notes on café\n");
         assert!(err.to_string().contains("stdin"), "{err}");
     }
 

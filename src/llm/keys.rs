@@ -113,6 +113,13 @@ impl KeyStore for SystemKeyring {
     }
 }
 
+/// The keyring entry a server's key is stored under: its base URL without a trailing `/`.
+/// Keys belong to a server, so a key saved for one address is never sent to another; the
+/// CLI and the desktop app look keys up the same way.
+pub fn key_id(base_url: &str) -> String {
+    base_url.trim().trim_end_matches('/').to_string()
+}
+
 /// The API key for a provider: `WIKIMIND_API_KEY` as the config module read it
 /// (`from_env`) when set — the environment beats stored settings — else the key store's
 /// (the OS keyring). A keyring that cannot be read counts as empty. Empty strings are no

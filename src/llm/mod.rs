@@ -37,7 +37,7 @@ mod transport;
 #[cfg(feature = "builtin")]
 pub use builtin::{BuiltinProvider, ConstraintEngine, EngineStats};
 pub use error::{LlmError, TimeoutPhase};
-pub use keys::{api_key, KeyStore, KeyStoreError, NoKeyStore, Secret, SystemKeyring};
+pub use keys::{api_key, key_id, KeyStore, KeyStoreError, NoKeyStore, Secret, SystemKeyring};
 pub use ollama::{estimate_num_ctx, ollama_base_from_host, OllamaProvider, DEFAULT_OLLAMA_URL};
 pub use openai::OpenAiProvider;
 pub use strict_schema::openai_strict_schema;

@@ -206,10 +206,11 @@ test("first run: the built-in engine is offered, and a bad model file is named",
   if (!builtinBuild) assert.match(await s.text(offer), /builtin` feature/, "a build without the engine says how to get one");
   // Choosing the built-in engine turns the address field into a model-file field.
   await s.exec("const k = document.querySelector('#provider-kind'); k.value = 'builtin'; k.dispatchEvent(new Event('change'));");
-  const shape = await s.exec("return { base: document.querySelector('#base-url').value, choose: !document.querySelector('#choose-model-file').hidden, model: document.querySelector('#model').closest('label').hidden, label: document.querySelector('#base-url').closest('label').textContent };");
+  const shape = await s.exec("const shown = (el) => getComputedStyle(el).display !== 'none'; return { base: document.querySelector('#base-url').value, choose: shown(document.querySelector('#choose-model-file')), model: !shown(document.querySelector('#model').closest('label')), hints: [...document.querySelectorAll('#welcome p')].filter((p) => shown(p) && p.textContent.includes('built-in engine')).length, label: document.querySelector('#base-url').closest('label').textContent };");
   assert.match(shape.base, /first-run-models[\\/]tiny\.gguf$/, "the model file found in WIKIMIND_MODEL_PATH");
   assert.ok(shape.choose, "a file picker button");
-  assert.ok(shape.model, "no separate model field: the file names the model");
+  assert.ok(shape.model, "no separate model field shown: the file names the model");
+  assert.equal(shape.hints, 1, "the built-in engine's hint is said once");
   assert.match(shape.label, /Model file/);
   await s.clickOn("#welcome-retry");
   const result = await s.wait("#welcome-result", { text: (t) => t.length > 0 });

@@ -579,7 +579,7 @@ export const commands = {
   /** Asks a provider (the form's, not yet applied) for its models. */
   check_connection: (form: ProviderForm): Promise<ConnectionCheck> =>
     invoke("check_connection", { form }),
-  /** Stores an API key in the OS keyring. */
-  save_api_key: (kind: ProviderKindView, key: string): Promise<SettingsView> =>
-    invoke("save_api_key", { kind, key }),
+  /** Stores an API key in the OS keyring for the form's server. */
+  save_api_key: (form: ProviderForm, key: string): Promise<SettingsView> =>
+    invoke("save_api_key", { form, key }),
 };

@@ -747,6 +747,9 @@ async function renderQueue() {
   paintJobs();
 }
 
+/** How many jobs the Compile screen paints at once (the newest). */
+const JOBS_SHOWN = 200;
+
 function paintJobs() {
   const active = state.jobs.filter((j) => !isFinished(j.stage)).length;
   queueBadge.textContent = active ? String(active) : "";
@@ -756,11 +759,12 @@ function paintJobs() {
     replace(list, h("p", { class: "muted" }, "Nothing compiled since the app started. Add sources, then Compile."));
     return;
   }
+  // The newest jobs; a queue of thousands is summed up, not painted node by node.
+  const shown = state.jobs.slice(-JOBS_SHOWN).reverse();
+  const hidden = state.jobs.length - shown.length;
   replace(
     list,
-    ...state.jobs
-      .slice()
-      .reverse()
+    ...shown
       .map((j) => {
         const finished = isFinished(j.stage);
         return h(
@@ -788,12 +792,13 @@ function paintJobs() {
           ),
         );
       }),
+    hidden > 0 ? h("p", { class: "muted", id: "jobs-hidden" }, `and ${hidden} earlier job${hidden === 1 ? "" : "s"}`) : null,
   );
 }
 
 // ---------- settings and first run ----------
 
-function providerFields(s: SettingsView): { el: HTMLElement; read: () => ProviderForm; models: HTMLElement } {
+function providerFields(s: SettingsView, showHint = true): { el: HTMLElement; read: () => ProviderForm; models: HTMLElement } {
   const kind = h(
     "select",
     { id: "provider-kind" },
@@ -829,7 +834,8 @@ function providerFields(s: SettingsView): { el: HTMLElement; read: () => Provide
     baseLabel.textContent = builtin ? "Model file (.gguf)" : "Base URL";
     choose.hidden = !builtin;
     modelRow.hidden = builtin;
-    hint.hidden = !builtin;
+    // On the first-run screen the offer above already says it.
+    hint.hidden = !builtin || !showHint;
   };
   kind.addEventListener("change", () => {
     const d = s.defaults.find((x) => x.kind === kind.value);
@@ -911,7 +917,7 @@ async function renderSettings() {
             id: "save-key",
             onclick: async () => {
               if (!key.value.trim()) return;
-              const next = await attempt("Saving the key", commands.save_api_key(f.read().kind, key.value));
+              const next = await attempt("Saving the key", commands.save_api_key(f.read(), key.value));
               key.value = "";
               if (next) say("Key saved in the keyring.");
             },
@@ -952,7 +958,7 @@ function builtinOffer(s: SettingsView, result: HTMLElement): HTMLElement {
 async function renderWelcome() {
   const s = state.settings ?? (await attempt("Reading settings", commands.settings()));
   if (!s) return;
-  const f = providerFields(s);
+  const f = providerFields(s, false);
   const result = h("div", { id: "welcome-result", class: "error" });
   replace(
     main,
@@ -999,14 +1005,34 @@ async function renderWelcome() {
 
 // ---------- events, keys, drop ----------
 
-void listen<JobProgress>(JOB_EVENT, ({ payload }) => {
-  state.jobs = applyJob(state.jobs, payload);
-  paintJobs();
-  if (payload.stage === "compiled" || payload.stage === "failed") {
-    state.library = null;
+// Progress arrives once per token: the job list is painted at most once a frame, and the
+// library or sources are reloaded once a burst of finished jobs settles, not per job.
+let jobsPaintQueued = false;
+function schedulePaintJobs() {
+  if (jobsPaintQueued) return;
+  jobsPaintQueued = true;
+  requestAnimationFrame(() => {
+    jobsPaintQueued = false;
+    paintJobs();
+  });
+}
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+function scheduleRefresh() {
+  if (refreshTimer !== undefined) clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => {
+    refreshTimer = undefined;
     const cur = state.history.current?.kind;
     if (cur === "add") void renderSources();
     if (cur === "library" && !state.hits) void renderLibrary();
+  }, 250);
+}
+
+void listen<JobProgress>(JOB_EVENT, ({ payload }) => {
+  state.jobs = applyJob(state.jobs, payload);
+  schedulePaintJobs();
+  if (payload.stage === "compiled" || payload.stage === "failed") {
+    state.library = null;
+    scheduleRefresh();
     if (payload.stage === "compiled") say(`Compiled “${payload.title ?? payload.source_id}”`);
     else say(`Failed: ${payload.message ?? "see Raw answers in Add sources"}`, true);
   }

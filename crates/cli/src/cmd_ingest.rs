@@ -35,11 +35,19 @@ pub fn run(global: &Global, args: IngestArgs) -> anyhow::Result<Done> {
     let rt = context::runtime()?;
     for input in &args.inputs {
         let result = if input == "-" {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| anyhow::anyhow!("cannot read standard input as UTF-8 text: {e}"))?;
-            wiki.ingest_stdin(&text, args.title.as_deref())
+            // Read one byte past the limit: enough to tell that it is too large.
+            let mut bytes = Vec::new();
+            match std::io::stdin()
+                .take(options.max_bytes.saturating_add(1))
+                .read_to_end(&mut bytes)
+            {
+                Ok(_) => wiki.ingest_stdin_bytes(&bytes, args.title.as_deref(), options.max_bytes),
+                Err(e) => {
+                    eprintln!("error: cannot read standard input: {e}");
+                    failed = true;
+                    continue;
+                }
+            }
         } else if input.starts_with("http://") || input.starts_with("https://") {
             rt.block_on(wiki.ingest_url(input, &options))
         } else {

@@ -62,11 +62,18 @@ pub struct ProvidersArgs {
     /// Connect to each provider and list its models.
     #[arg(long)]
     test: bool,
+    /// Read an API key from standard input and store it in the OS keyring for the primary
+    /// provider's server (its base URL); it is never written to a file.
+    #[arg(long, conflicts_with = "test")]
+    set_key: bool,
 }
 
 /// Runs `wikimind providers`.
 pub fn providers(global: &Global, args: ProvidersArgs) -> anyhow::Result<Done> {
     let settings = context::settings(global, Overrides::default())?;
+    if args.set_key {
+        return set_key(global, &settings);
+    }
     let slots = wikimind::compile::providers_from_settings(&settings)?;
     let rt = context::runtime()?;
     let mut rows = Vec::new();
@@ -186,4 +193,35 @@ pub fn builtin_offer(settings: &Settings) -> String {
                 .unwrap_or_else(|| "$WIKIMIND_MODEL_PATH".to_string())
         ),
     }
+}
+
+/// `providers --set-key`: the key from standard input into the OS keyring.
+fn set_key(global: &Global, settings: &Settings) -> anyhow::Result<Done> {
+    use std::io::Read;
+    let primary = settings.provider();
+    if primary.kind == ProviderKind::Builtin {
+        anyhow::bail!("the built-in engine takes no API key");
+    }
+    let mut key = String::new();
+    std::io::stdin()
+        .take(64 * 1024)
+        .read_to_string(&mut key)
+        .map_err(|e| anyhow::anyhow!("cannot read the key from standard input: {e}"))?;
+    let key = key.trim();
+    if key.is_empty() {
+        anyhow::bail!("no key on standard input (try `wikimind providers --set-key < keyfile`)");
+    }
+    let id = wikimind::llm::key_id(&primary.base_url);
+    wikimind::llm::SystemKeyring::new()
+        .set(&id, &wikimind::llm::Secret::new(key))
+        .map_err(|e| anyhow::anyhow!("{e} — set WIKIMIND_API_KEY instead"))?;
+    if global.json {
+        print_json(&json!({"stored_for": id}))?;
+    } else {
+        writeln!(
+            std::io::stdout(),
+            "stored the API key for {id} in the OS keyring"
+        )?;
+    }
+    Ok(Done::Success)
 }

@@ -82,12 +82,6 @@ pub fn run(global: &Global, args: ParseArgs) -> anyhow::Result<Done> {
                 for w in &outcome.warnings {
                     writeln!(err, "warning: {w}")?;
                 }
-                if outcome.truncated {
-                    writeln!(
-                        err,
-                        "warning: the answer was cut off; it was closed where it ended"
-                    )?;
-                }
             }
             Ok(Done::Success)
         }

@@ -422,4 +422,27 @@ fn stdin_ingest_and_binary_file_refused() {
         .code(1)
         .stderr(predicate::str::contains("blob.md"));
     assert!(Path::new(&env.data()).join("wikimind.db").exists());
+
+    // Binary or non-UTF-8 standard input is refused like a file, and an input given beside
+    // it is still stored.
+    env.write_note("kept.md", "# Kept\n\nA note given beside bad input.");
+    let kept = env.notes().join("kept.md");
+    env.cmd()
+        .args(["ingest", "-", kept.to_str().unwrap()])
+        .write_stdin(vec![b'c', b'a', b'f', 0xe9, b'!'])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "standard input: not valid UTF-8 (first bad byte at offset 3)",
+        ));
+    env.cmd()
+        .args(["ingest", "-"])
+        .write_stdin(vec![b'%', b'P', b'D', b'F', 0, 1])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "standard input: contains binary data",
+        ));
+    let sources = env.json(&["sources"]);
+    assert_eq!(sources.as_array().unwrap().len(), 2, "{sources}");
 }

@@ -231,10 +231,23 @@ pub fn parse_json(raw: &str, schema: &Schema, mode: Mode) -> Result<Outcome, Err
     if !violations.is_empty() {
         return Err(Error::new(Reason::Invalid(violations), repairs, truncated));
     }
+    let mut warnings = Vec::new();
+    if truncated {
+        warnings.push(
+            "the answer was cut off; it was closed where it ended, so its last field may be incomplete"
+                .to_string(),
+        );
+    }
+    if repairs
+        .iter()
+        .any(|r| r.kind == RepairKind::DroppedRepeatedValue)
+    {
+        warnings.push("more than one value was sent; only the first was kept".to_string());
+    }
     Ok(Outcome {
         value,
         repairs,
-        warnings: Vec::new(),
+        warnings,
         truncated,
     })
 }
@@ -291,8 +304,7 @@ fn find_value(
     if matches!(first, Some(b'"' | b'\'' | b'-' | b'0'..=b'9')) {
         starts.push(trimmed_at);
     }
-    starts.extend(extract::candidates(text, 8));
-    if starts.is_empty() {
+    if starts.is_empty() && !text.contains(['{', '[']) {
         // `true`, `None`… on their own.
         if text[trimmed_at..].starts_with(['t', 'f', 'n', 'T', 'F', 'N']) {
             let mut local = Vec::new();
@@ -309,28 +321,33 @@ fn find_value(
     }
     let wanted = schema.root_types();
     let mut first_error: Option<repair::SyntaxError> = None;
-    let mut fallback: Option<(repair::Read, usize, Vec<Repair>)> = None;
-    for &start in &starts {
+    // The best value read so far: (penalty, start, read, its repairs). Candidates are read
+    // one after another without overlapping (brackets inside a value read are not
+    // candidates of their own), at most `CANDIDATES` of them, so prose such as "the
+    // article on [[Espresso]]" before the real object cannot take its place.
+    let mut best: Option<(u8, usize, repair::Read, Vec<Repair>)> = None;
+    let mut from = 0;
+    let mut tried = 0;
+    while tried < CANDIDATES {
+        let Some(start) = next_candidate(text, &starts, from) else {
+            break;
+        };
+        tried += 1;
         let mut local = Vec::new();
         match repair::read_value(text, start, &mut local) {
             Ok(read) => {
-                let fits = match &wanted {
-                    Some(ts) => {
-                        ts.iter().any(|t| json_type_fits(&read.value, t))
-                            || read.value.is_array()
-                            || read.value.is_string()
+                let penalty = penalty(text, start, &read, &local, wanted.as_deref(), trimmed_at);
+                from = read.end.max(start + 1);
+                if best.as_ref().is_none_or(|b| penalty < b.0) {
+                    let done = penalty == 0;
+                    best = Some((penalty, start, read, local));
+                    if done {
+                        break;
                     }
-                    None => read.value.is_object() || read.value.is_array() || start == trimmed_at,
-                };
-                if fits {
-                    finish_read(text, start, &read, repairs, local);
-                    return Ok((read.value, read.truncated));
-                }
-                if fallback.is_none() {
-                    fallback = Some((read, start, local));
                 }
             }
             Err(e) => {
+                from = start + 1;
                 let stop = e.too_deep;
                 if first_error.is_none() {
                     first_error = Some(e);
@@ -341,8 +358,8 @@ fn find_value(
             }
         }
     }
-    if let Some((read, start, local)) =
-        fallback.filter(|_| !first_error.as_ref().is_some_and(|e| e.too_deep))
+    if let Some((_, start, read, local)) =
+        best.filter(|_| !first_error.as_ref().is_some_and(|e| e.too_deep))
     {
         finish_read(text, start, &read, repairs, local);
         return Ok((read.value, read.truncated));
@@ -358,6 +375,59 @@ fn find_value(
         column,
         message: e.message,
     })
+}
+
+/// How many values `find_value` reads at most before it takes the best one.
+const CANDIDATES: usize = 8;
+
+/// The next place a value may start at or after `from`: the answer's own start when it
+/// begins with a scalar, else the next `{` or `[`.
+fn next_candidate(text: &str, starts: &[usize], from: usize) -> Option<usize> {
+    if let Some(&s) = starts.first() {
+        if s >= from {
+            return Some(s);
+        }
+    }
+    let rest = text.get(from..)?;
+    rest.find(['{', '[']).map(|i| from + i)
+}
+
+/// How poorly a value read at `start` fits as the answer (0 = take it at once): a value of
+/// another shape than the schema asks for, a bracketed phrase of prose (`[[Espresso]]`,
+/// `[see below]`: unquoted words), or a scalar followed by more prose ranks below a value
+/// that is what was asked for.
+fn penalty(
+    text: &str,
+    start: usize,
+    read: &repair::Read,
+    local: &[Repair],
+    wanted: Option<&[&str]>,
+    trimmed_at: usize,
+) -> u8 {
+    let v = &read.value;
+    let shape = match wanted {
+        Some(ts) if holds(v, ts, 0) => 0,
+        Some(_) => 4,
+        None if v.is_object() || v.is_array() => 0,
+        None if start == trimmed_at => 0,
+        None => 4,
+    };
+    let prose = local.iter().any(|r| r.kind == RepairKind::UnquotedString)
+        || (!v.is_object() && !v.is_array() && !text[read.end.min(text.len())..].trim().is_empty());
+    shape + u8::from(prose)
+}
+
+/// Whether `v` is of one of the `types`, or can become one: an array holding such a value
+/// (a wrapped answer), or a string holding JSON (a double-encoded answer).
+fn holds(v: &Value, types: &[&str], depth: u8) -> bool {
+    if types.iter().any(|t| json_type_fits(v, t)) {
+        return true;
+    }
+    match v {
+        Value::Array(items) if depth < 4 => items.iter().any(|i| holds(i, types, depth + 1)),
+        Value::String(s) => s.trim_start().starts_with(['{', '[']),
+        _ => false,
+    }
 }
 
 fn finish_read(

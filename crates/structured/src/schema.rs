@@ -374,6 +374,19 @@ impl Schema {
             by_pointer: HashMap::new(),
         };
         let root = c.compile("", 0)?;
+        if let Some(id) = loop_without_descent(&c.nodes) {
+            let pointer = c
+                .by_pointer
+                .iter()
+                .filter(|(_, &v)| v == id)
+                .map(|(k, _)| k.as_str())
+                .min()
+                .unwrap_or("");
+            return Err(SchemaError {
+                path: if pointer.is_empty() { "/".into() } else { pointer.into() },
+                message: "the schema refers back to itself ($ref, anyOf, oneOf or allOf) without descending into a property or an item, so checking a value against it would never end".into(),
+            });
+        }
         let nodes = c.nodes;
         let mut schema = Schema { doc, nodes, root };
         // Precompute, now that refs resolve: effective types, and for unions their
@@ -1223,6 +1236,27 @@ mod tests {
         assert!(Schema::new(json!(3)).is_err());
     }
 
+    /// Regression: a schema whose union refers back to itself branched exponentially on
+    /// any value (`wikimind parse --schema` never returned).
+    #[test]
+    fn schemas_that_loop_on_one_value_are_refused() {
+        for bad in [
+            json!({"anyOf": [{"$ref": "#"}, {"$ref": "#"}]}),
+            json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"oneOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}),
+            json!({"properties": {"x": {"allOf": [{"$ref": "#/properties/x"}]}}}),
+        ] {
+            let err = Schema::new(bad.clone()).unwrap_err();
+            assert!(
+                err.message.contains("refers back to itself"),
+                "{bad}: {err}"
+            );
+        }
+        // Recursion through a property or an item is fine: it descends into the value.
+        let tree = json!({"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}});
+        let s = Schema::new(tree).unwrap();
+        assert!(s.is_valid(&json!({"kids": [{"kids": []}]})));
+    }
+
     #[test]
     fn recursive_schemas_compile_and_validate() {
         let schema = Schema::new(json!({
@@ -1234,4 +1268,45 @@ mod tests {
         let v = schema.validate(&json!({"children": [{"children": 3}]}));
         assert_eq!(v[0].path, "/children/0/children");
     }
+}
+
+/// A node on a cycle of edges that check the same value again (`$ref`, `anyOf`, `oneOf`,
+/// `allOf`), if any: such a schema could only be checked by looping (or branching
+/// exponentially) on one value. Iterative, so a deep schema cannot overflow the stack.
+fn loop_without_descent(nodes: &[Node]) -> Option<usize> {
+    let same_value = |n: &Node| -> Vec<usize> {
+        let mut out: Vec<usize> = n.reference.into_iter().collect();
+        for list in [&n.any_of, &n.one_of, &n.all_of].into_iter().flatten() {
+            out.extend(list.iter().copied());
+        }
+        out
+    };
+    // 0 = not seen, 1 = on the current path, 2 = done.
+    let mut state = vec![0u8; nodes.len()];
+    for start in 0..nodes.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, Vec<usize>)> = vec![(start, same_value(&nodes[start]))];
+        state[start] = 1;
+        while let Some((id, next)) = stack.last_mut() {
+            match next.pop() {
+                Some(n) if n < nodes.len() => match state[n] {
+                    1 => return Some(n),
+                    0 => {
+                        state[n] = 1;
+                        let edges = same_value(&nodes[n]);
+                        stack.push((n, edges));
+                    }
+                    _ => {}
+                },
+                Some(_) => {}
+                None => {
+                    state[*id] = 2;
+                    stack.pop();
+                }
+            }
+        }
+    }
+    None
 }

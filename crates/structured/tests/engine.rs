@@ -605,3 +605,65 @@ fn repair_kind_names_are_unique_snake_case() {
     names.dedup();
     assert_eq!(names.len(), RepairKind::ALL.len());
 }
+
+/// Regression: brackets and quotes in the prose before the answer (a wiki link, a footnote,
+/// a quoted title) were taken for the answer itself.
+#[test]
+fn prose_with_brackets_before_the_answer_does_not_hide_it() {
+    let article =
+        r#"{"title":"Espresso","summary":"S","key_claims":[],"article_body":"See [[Crema]]."}"#;
+    let with_schema = [
+        format!("Here is the article on [[Espresso]]:\n{article}"),
+        format!("\"Espresso\" is the title I chose. {article}"),
+        format!("Notes [1], [2] and [see below] first.\n{article}\nThat is all [3]."),
+        format!("[[Espresso]] {{draft}} [x] [y] [z] [w] [v]\n{article}"),
+    ];
+    for raw in &with_schema {
+        let out = parse_json(raw, &compilation(), Mode::Lenient)
+            .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+        assert_eq!(out.value["title"], "Espresso", "{raw:?}");
+        assert_eq!(out.value["article_body"], "See [[Crema]].", "{raw:?}");
+        assert!(
+            kinds(&out.repairs).contains(&RepairKind::SkippedLeadingText),
+            "{raw:?}: {:?}",
+            out.repairs
+        );
+    }
+    // With no schema the object after a bracketed phrase wins over the phrase too.
+    let raw = "Here is the article on [[Espresso]]:\n{\"a\": 1}";
+    let out = parse_json(raw, &Schema::any(), Mode::Lenient).unwrap();
+    assert_eq!(out.value, json!({"a": 1}));
+    // A wrapped answer is still unwrapped toward the schema after prose.
+    let raw = format!("Sure:\n[{article}]");
+    let out = parse_json(&raw, &compilation(), Mode::Lenient).unwrap();
+    assert_eq!(out.value["title"], "Espresso");
+    // An answer that is only prose in brackets is still read as what it is.
+    let out = parse_json("[see below]", &Schema::any(), Mode::Lenient).unwrap();
+    assert_eq!(out.value, json!(["see below"]));
+}
+
+/// The outcome says in words what a person should know: a cut-off answer, a second value.
+#[test]
+fn warnings_say_what_was_cut_off_or_dropped() {
+    let out = parse_json(
+        r#"{"a": "the body goes on and"#,
+        &Schema::any(),
+        Mode::Lenient,
+    )
+    .unwrap();
+    assert!(out.truncated);
+    assert!(
+        out.warnings.iter().any(|w| w.contains("cut off")),
+        "{:?}",
+        out.warnings
+    );
+    let out = parse_json("{\"a\": 1}\n{\"a\": 2}", &Schema::any(), Mode::Lenient).unwrap();
+    assert_eq!(out.value, json!({"a": 1}));
+    assert!(
+        out.warnings.iter().any(|w| w.contains("only the first")),
+        "{:?}",
+        out.warnings
+    );
+    let out = parse_json("{\"a\": 1}", &Schema::any(), Mode::Lenient).unwrap();
+    assert!(out.warnings.is_empty());
+}
