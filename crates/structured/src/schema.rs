@@ -1220,6 +1220,47 @@ fn describe_value(v: &Value) -> String {
     }
 }
 
+/// A node on a cycle of edges that check the same value again (`$ref`, `anyOf`, `oneOf`,
+/// `allOf`), if any: such a schema could only be checked by looping (or branching
+/// exponentially) on one value. Iterative, so a deep schema cannot overflow the stack.
+fn loop_without_descent(nodes: &[Node]) -> Option<usize> {
+    let same_value = |n: &Node| -> Vec<usize> {
+        let mut out: Vec<usize> = n.reference.into_iter().collect();
+        for list in [&n.any_of, &n.one_of, &n.all_of].into_iter().flatten() {
+            out.extend(list.iter().copied());
+        }
+        out
+    };
+    // 0 = not seen, 1 = on the current path, 2 = done.
+    let mut state = vec![0u8; nodes.len()];
+    for start in 0..nodes.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, Vec<usize>)> = vec![(start, same_value(&nodes[start]))];
+        state[start] = 1;
+        while let Some((id, next)) = stack.last_mut() {
+            match next.pop() {
+                Some(n) if n < nodes.len() => match state[n] {
+                    1 => return Some(n),
+                    0 => {
+                        state[n] = 1;
+                        let edges = same_value(&nodes[n]);
+                        stack.push((n, edges));
+                    }
+                    _ => {}
+                },
+                Some(_) => {}
+                None => {
+                    state[*id] = 2;
+                    stack.pop();
+                }
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1268,45 +1309,4 @@ mod tests {
         let v = schema.validate(&json!({"children": [{"children": 3}]}));
         assert_eq!(v[0].path, "/children/0/children");
     }
-}
-
-/// A node on a cycle of edges that check the same value again (`$ref`, `anyOf`, `oneOf`,
-/// `allOf`), if any: such a schema could only be checked by looping (or branching
-/// exponentially) on one value. Iterative, so a deep schema cannot overflow the stack.
-fn loop_without_descent(nodes: &[Node]) -> Option<usize> {
-    let same_value = |n: &Node| -> Vec<usize> {
-        let mut out: Vec<usize> = n.reference.into_iter().collect();
-        for list in [&n.any_of, &n.one_of, &n.all_of].into_iter().flatten() {
-            out.extend(list.iter().copied());
-        }
-        out
-    };
-    // 0 = not seen, 1 = on the current path, 2 = done.
-    let mut state = vec![0u8; nodes.len()];
-    for start in 0..nodes.len() {
-        if state[start] != 0 {
-            continue;
-        }
-        let mut stack: Vec<(usize, Vec<usize>)> = vec![(start, same_value(&nodes[start]))];
-        state[start] = 1;
-        while let Some((id, next)) = stack.last_mut() {
-            match next.pop() {
-                Some(n) if n < nodes.len() => match state[n] {
-                    1 => return Some(n),
-                    0 => {
-                        state[n] = 1;
-                        let edges = same_value(&nodes[n]);
-                        stack.push((n, edges));
-                    }
-                    _ => {}
-                },
-                Some(_) => {}
-                None => {
-                    state[*id] = 2;
-                    stack.pop();
-                }
-            }
-        }
-    }
-    None
 }
