@@ -575,6 +575,7 @@ impl Engine {
         };
         let backend = backend().map_err(|e| self.error(e))?;
         let tokens = self.prompt_tokens(&job.messages)?;
+        let vocab = self.model.vocab();
         let n_train = self.model.n_ctx_train().max(64) as usize;
         if tokens.is_empty() {
             return Err(self.error("the prompt is empty"));
