@@ -9,7 +9,9 @@ import {
   keyAction,
   latestOnly,
   linkClick,
+  originLabel,
   sameScreen,
+  shortTime,
   scrollToReveal,
   snippetParts,
   visibleRange,
@@ -192,5 +194,19 @@ describe("DOM building", () => {
     const el = h("div", {}, "<img src=x onerror=alert(1)>");
     expect(el.querySelector("img")).toBeNull();
     expect(el.textContent).toBe("<img src=x onerror=alert(1)>");
+  });
+});
+
+describe("source lines", () => {
+  it("names pasted text, files and URLs the way a person reads them", () => {
+    expect(originLabel("text:f73f2665e1005f9dc0e0547ffacb15a7").label).toBe("Pasted text");
+    expect(originLabel("/home/me/notes/espresso.md")).toEqual({ label: "espresso.md", full: "/home/me/notes/espresso.md" });
+    expect(originLabel("C:\\notes\\tea.md").label).toBe("tea.md");
+    expect(originLabel("https://example.org/a/b.html").label).toBe("https://example.org/a/b.html");
+  });
+  it("shows compile times to the minute, in the given zone, and leaves nonsense alone", () => {
+    expect(shortTime("2026-11-22T18:23:59.264Z", 0)).toBe("2026-11-22 18:23");
+    expect(shortTime("2026-11-22T23:30:00Z", 90)).toBe("2026-11-23 01:00");
+    expect(shortTime("yesterday")).toBe("yesterday");
   });
 });

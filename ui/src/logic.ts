@@ -307,3 +307,21 @@ export function linkClick(a: { className: string; getAttribute(name: string): st
   }
   return { kind: "ignore" };
 }
+
+/** How a source's origin reads to a person: pasted text and stdin by what they are (their
+ * origin is a content hash), a file by its name (the full path goes in a tooltip), a URL as is. */
+export function originLabel(origin: string): { label: string; full: string } {
+  if (origin.startsWith("text:")) return { label: "Pasted text", full: origin };
+  if (/^https?:\/\//.test(origin)) return { label: origin, full: origin };
+  const name = origin.split(/[\\/]/).filter(Boolean).pop();
+  return { label: name ?? origin, full: origin };
+}
+
+/** An ISO-8601 time as `YYYY-MM-DD HH:MM` in the given (default: local) time zone offset. */
+export function shortTime(iso: string, offsetMinutes = -new Date(iso).getTimezoneOffset()): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const d = new Date(t + offsetMinutes * 60_000);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+}

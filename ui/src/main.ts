@@ -28,8 +28,10 @@ import {
   keyAction,
   latestOnly,
   linkClick,
+  originLabel,
   sameScreen,
   scrollToReveal,
+  shortTime,
   snippetParts,
   stageLabel,
   visibleRange,
@@ -385,8 +387,8 @@ async function renderArticle(id: number) {
             h(
               "div",
               { class: "source-meta" },
-              h("div", { class: "origin" }, s.origin),
-              h("div", { class: "muted" }, `${s.compiled_at} · ${s.provider} ${s.model}`),
+              h("div", { class: "origin", title: originLabel(s.origin).full }, originLabel(s.origin).label),
+              h("div", { class: "muted compiled-by" }, `${shortTime(s.compiled_at)} · ${s.provider} · ${s.model}`),
               h("button", { class: "link", onclick: () => recompileDialog(s.source_id) }, "Recompile with another model…"),
             ),
           ),
@@ -438,7 +440,7 @@ async function showQuote(a: ArticleView, c: ClaimView, pane: HTMLElement) {
   }
   replace(
     pane,
-    h("div", { class: "pane-head" }, h("strong", {}, "Quote in the source"), h("span", { class: "muted" }, ` ${text.origin}`), h("button", { class: "link", onclick: () => (pane.hidden = true) }, "Close")),
+    h("div", { class: "pane-head" }, h("strong", {}, "Quote in the source"), h("span", { class: "muted" }, ` ${originLabel(text.origin).label}`), h("button", { class: "link", onclick: () => (pane.hidden = true) }, "Close")),
     h("blockquote", {}, c.quote),
     at ? null : h("p", { class: "warn" }, "This quote does not appear in the source."),
     pre,
@@ -661,8 +663,9 @@ function sourceRow(s: SourceView): HTMLElement {
     h(
       "td",
       {},
-      h("div", {}, s.title ?? s.origin),
-      h("div", { class: "muted origin" }, s.origin),
+      h("div", {}, s.title ?? originLabel(s.origin).label),
+      // Files and pages by their full address; pasted text by what it is, not its hash.
+      h("div", { class: "muted origin", title: s.origin }, s.origin.startsWith("text:") ? "Pasted text" : s.origin),
       s.reason ? h("div", { class: "reason" }, s.reason) : null,
     ),
     h(
