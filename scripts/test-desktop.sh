@@ -65,6 +65,5 @@ echo "screenshots: $ARTIFACTS"
 
 if [ "${WIKIMIND_DEB:-0}" = 1 ]; then
   echo "== release build and .deb (tauri build --bundles deb)"
-  (cd src-tauri && "$ROOT/ui/node_modules/.bin/tauri" build --bundles deb --ci)
-  bash scripts/check-deb.sh "$TARGET/release/bundle/deb"
+  bash scripts/build-deb.sh
 fi

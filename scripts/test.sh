@@ -40,3 +40,7 @@ WIKIMIND_REQUIRE_CHROMIUM=1 cargo test --workspace
 # real notes; skipped with a message when the model cannot be had).
 echo "== built-in engine"
 bash scripts/test-builtin.sh
+
+# Last, as the slowest: the desktop app's release build as a .deb, and what it holds.
+echo "== release build of the app and its .deb"
+bash scripts/build-deb.sh
