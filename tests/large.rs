@@ -104,6 +104,14 @@ fn long_document(target_bytes: usize) -> String {
     doc
 }
 
+/// Puts `text` in a paragraph of its own at the first paragraph break after `num/den` of
+/// `doc`.
+fn insert_paragraph(doc: &mut String, num: usize, den: usize, text: &str) {
+    let from = doc.len() * num / den;
+    let at = doc[from..].find("\n\n").unwrap() + from;
+    doc.insert_str(at, &format!("\n\n{text}\n\n"));
+}
+
 struct Run {
     wiki: Wiki,
     compiler: Arc<Compiler>,
@@ -260,9 +268,7 @@ fn a_chunk_that_cannot_be_read_is_reported_in_the_article() {
         .start();
     let run = setup(&server, 1024);
     let mut doc = long_document(20 * 1024);
-    let middle = doc.len() / 2;
-    let cut = doc[middle..].find("\n\n").unwrap() + middle;
-    doc.insert_str(cut, "\n\nThis paragraph is BROKEN for the model.\n\n");
+    insert_paragraph(&mut doc, 1, 2, "This paragraph is BROKEN for the model.");
     let id = run.wiki.ingest_text(&doc, Some("Doc")).unwrap().sources[0].source_id;
     let report = compile(&run, id);
     assert!(report.ok, "{report:?}");
@@ -446,12 +452,8 @@ fn cut_off_and_empty_notes_are_reported_never_silently_kept() {
         .start();
     let run = setup(&server, 1024);
     let mut doc = long_document(24 * 1024);
-    let third = doc.len() / 3;
-    let at = doc[third..].find("\n\n").unwrap() + third;
-    doc.insert_str(at, "\n\nThis paragraph is DENSE for the model.\n\n");
-    let two_thirds = doc.len() * 2 / 3;
-    let at = doc[two_thirds..].find("\n\n").unwrap() + two_thirds;
-    doc.insert_str(at, "\n\nThe model stays SILENT here.\n\n");
+    insert_paragraph(&mut doc, 1, 3, "This paragraph is DENSE for the model.");
+    insert_paragraph(&mut doc, 2, 3, "The model stays SILENT here.");
     let id = run.wiki.ingest_text(&doc, Some("Doc")).unwrap().sources[0].source_id;
     let report = compile(&run, id);
     assert!(report.ok, "{report:?}");
