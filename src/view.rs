@@ -102,7 +102,8 @@ pub struct SearchResult {
     pub article_id: i64,
     /// Its title.
     pub title: String,
-    /// Plain text around the match; matched words are wrapped in `**` (never HTML).
+    /// Plain text around the match (never HTML); each matched word is between U+E000 and
+    /// U+E001, characters that do not occur in text, so markdown `**bold**` stays text.
     pub snippet: String,
 }
 

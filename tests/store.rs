@@ -391,7 +391,7 @@ fn search_finds_body_words_and_survives_hostile_queries() {
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].article_id, tide.article_id);
     assert!(
-        hits[0].snippet.contains("**oceans**"),
+        hits[0].snippet.contains("\u{E000}oceans\u{E001}"),
         "{}",
         hits[0].snippet
     );

@@ -34,7 +34,7 @@ pub use jobs::Job;
 pub use migrate::{Migration, MIGRATIONS};
 pub use read::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, Counts,
-    OutgoingLink, SearchHit, WantedPage, SEARCH_LIMIT,
+    OutgoingLink, SearchHit, WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,
 };
 pub use sources::{IngestOutcome, NewSource, Source, SourceSummary};
 

@@ -120,6 +120,11 @@ pub struct ArticleDetail {
     pub sources: Vec<ArticleSource>,
 }
 
+/// Marks the start of a matched word in [`SearchHit::snippet`] (U+E000).
+pub const MATCH_START: char = '\u{E000}';
+/// Marks the end of a matched word in [`SearchHit::snippet`] (U+E001).
+pub const MATCH_END: char = '\u{E001}';
+
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchHit {
@@ -127,7 +132,9 @@ pub struct SearchHit {
     pub article_id: ArticleId,
     /// Its title.
     pub title: String,
-    /// A short excerpt of the best matching field, matched words wrapped in `**`.
+    /// A short excerpt of the best matching field, each matched word between
+    /// [`MATCH_START`] and [`MATCH_END`] (private-use characters, so a `**bold**` in the
+    /// text is never taken for a match).
     pub snippet: String,
 }
 
@@ -370,7 +377,7 @@ impl Store {
             |conn| {
                 let mut stmt = conn.prepare(
                     "SELECT a.id, a.title,
-                            snippet(articles_fts, -1, '**', '**', '…', 16)
+                            snippet(articles_fts, -1, char(57344), char(57345), '…', 16)
                      FROM articles_fts JOIN articles a ON a.id = articles_fts.rowid
                      WHERE articles_fts MATCH ?1
                      ORDER BY bm25(articles_fts, 10.0, 4.0, 1.0)

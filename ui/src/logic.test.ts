@@ -37,9 +37,9 @@ describe("virtualised list", () => {
 });
 
 describe("search snippets", () => {
-  it("marks the words between ** and keeps everything else as text", () => {
-    expect(snippetParts("…pulled at **nine** **bars**, <b>hot</b>")).toEqual([
-      { text: "…pulled at ", mark: false },
+  it("marks the matched words and keeps everything else, markdown bold included, as text", () => {
+    expect(snippetParts("…**really** pulled at \uE000nine\uE001 \uE000bars\uE001, <b>hot</b>")).toEqual([
+      { text: "…**really** pulled at ", mark: false },
       { text: "nine", mark: true },
       { text: " ", mark: false },
       { text: "bars", mark: true },

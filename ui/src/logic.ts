@@ -32,8 +32,9 @@ export function scrollToReveal(
 
 /** A search snippet (matches wrapped in `**`) as text pieces, the odd ones matched. */
 export function snippetParts(snippet: string): { text: string; mark: boolean }[] {
+  // Matches come between U+E000 and U+E001 (never in text, so `**bold**` stays text).
   return snippet
-    .split("**")
+    .split(/[\uE000\uE001]/)
     .map((text, i) => ({ text, mark: i % 2 === 1 }))
     .filter((p) => p.text.length > 0);
 }

@@ -16,6 +16,7 @@ import {
   type ProviderForm,
   type SearchResult,
   type SettingsView,
+  type SourceTextView,
   type SourceView,
 } from "./bindings";
 import { append, h, replace, setSafeHtml } from "./dom";
@@ -425,11 +426,22 @@ function claimsSection(a: ArticleView, pane: HTMLElement): HTMLElement | null {
 }
 
 async function showQuote(a: ArticleView, c: ClaimView, pane: HTMLElement) {
-  const src = a.sources[0];
-  if (!src || !c.quote) return;
-  const text = await attempt("Reading the source", commands.source_text(src.source_id));
+  if (!a.sources.length || !c.quote) return;
+  // An article may be compiled from several sources: show the one that holds the quote.
+  let text: SourceTextView | null = null;
+  let at: { start: number; end: number } | null = null;
+  for (const src of a.sources) {
+    const t = await attempt("Reading the source", commands.source_text(src.source_id));
+    if (!t) continue;
+    text ??= t;
+    const found = findQuote(t.text, c.quote);
+    if (found) {
+      text = t;
+      at = found;
+      break;
+    }
+  }
   if (!text) return;
-  const at = findQuote(text.text, c.quote);
   const pre = h("pre", { class: "source-text" });
   if (at) {
     const before = text.text.slice(Math.max(0, at.start - 600), at.start);
@@ -1068,7 +1080,7 @@ document.addEventListener("keydown", (e) => {
   } else if (onLibrary && (action === "down" || action === "up") && (!inField || t === search)) {
     e.preventDefault();
     moveSelection(action === "down" ? 1 : -1);
-  } else if (onLibrary && action === "open" && (!inField || t === search)) {
+  } else if (onLibrary && action === "open" && (!inField || t === search) && !(t instanceof HTMLButtonElement || t instanceof HTMLAnchorElement)) {
     const row = currentRows()[state.selected];
     if (row) go({ kind: "article", id: row.id });
   }

@@ -209,7 +209,12 @@ pub struct SearchArgs {
 /// Runs `wikimind search`.
 pub fn search(global: &Global, args: SearchArgs) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
-    let hits = wiki.store().search(&args.query.join(" "))?;
+    let mut hits = wiki.store().search(&args.query.join(" "))?;
+    // Matched words read as `**word**` on the terminal and in JSON.
+    use wikimind::store::{MATCH_END, MATCH_START};
+    for h in &mut hits {
+        h.snippet = h.snippet.replace([MATCH_START, MATCH_END], "**");
+    }
     if global.json {
         print_json(&hits)?;
         return Ok(Done::Success);
