@@ -133,12 +133,7 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
     };
     let cancel = CancellationToken::new();
     let reports = rt.block_on(async {
-        let ctrl_c = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                ctrl_c.cancel();
-            }
-        });
+        context::cancel_on_signals(cancel.clone());
         compiler.compile_queued(&ids, events, cancel.clone()).await
     })?;
     display.finish();

@@ -138,12 +138,7 @@ pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
     };
     let cancel = CancellationToken::new();
     let result = rt.block_on(async {
-        let ctrl_c = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                ctrl_c.cancel();
-            }
-        });
+        context::cancel_on_signals(cancel.clone());
         eval::run_eval(&dataset, &settings, &options, &*progress, &cancel).await
     })?;
     if let Some(b) = &bar {

@@ -44,6 +44,36 @@ pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Cancels `token` on Ctrl+C or, on Unix, SIGTERM (what `timeout`, `kill` and service
+/// managers send): the work stops cleanly and what finished is reported and kept. Call
+/// from inside the runtime.
+pub fn cancel_on_signals(token: wikimind::llm::CancellationToken) {
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            match signal(SignalKind::terminate()) {
+                Ok(mut term) => {
+                    tokio::select! {
+                        r = tokio::signal::ctrl_c() => if r.is_err() { return },
+                        _ = term.recv() => {}
+                    }
+                }
+                Err(_) => {
+                    if tokio::signal::ctrl_c().await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        if tokio::signal::ctrl_c().await.is_err() {
+            return;
+        }
+        token.cancel();
+    });
+}
+
 /// A tokio runtime for commands that do network IO.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()

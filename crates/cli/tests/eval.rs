@@ -153,3 +153,61 @@ fn a_server_that_is_down_is_said_once() {
         .code(1)
         .stderr(predicate::str::contains("not running"));
 }
+
+/// SIGTERM (what `timeout` and `kill` send) stops an eval like Ctrl+C: the runs that
+/// finished are reported and written, marked cancelled, and the exit code is 1.
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_an_eval_and_keeps_what_finished() {
+    let server = TestServer::builder()
+        .responder(|_| {
+            Some(
+                Reply::text(
+                    r#"{"title":"Slow","summary":"S","key_claims":[],"article_body":"Body."}"#,
+                )
+                .delay_headers(std::time::Duration::from_millis(300)),
+            )
+        })
+        .start();
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("out");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("wikimind"))
+        .env_clear()
+        .env("HOME", home.path())
+        .env("WIKIMIND_DATA_DIR", home.path().join("data"))
+        .env("WIKIMIND_BASE_URL", server.url())
+        .arg("eval")
+        .arg(evals().join("wikimind-basics.jsonl"))
+        .args(["--concurrency", "1", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Let a few runs finish (each takes at least 300 ms), then ask it to stop.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while server.chat_requests().len() < 3 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "eval did not stop after SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["cancelled"], true);
+    let runs = report["runs"].as_u64().unwrap();
+    assert!((1..24).contains(&runs), "{runs} runs reported");
+}
