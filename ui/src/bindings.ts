@@ -101,7 +101,8 @@ article_id: number,
  */
 title: string, 
 /**
- * Plain text around the match; matched words are wrapped in `**` (never HTML).
+ * Plain text around the match (never HTML); each matched word is between U+E000 and
+ * U+E001, characters that do not occur in text, so markdown `**bold**` stays text.
  */
 snippet: string, };
 
