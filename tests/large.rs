@@ -142,6 +142,18 @@ fn setup(server: &TestServer, max_tokens: u32) -> Run {
     }
 }
 
+/// Compiles a note that fits in one call, with this answer budget.
+fn compile_short_note(server: &TestServer, max_tokens: u32) -> CompileReport {
+    let run = setup(server, max_tokens);
+    let id = run
+        .wiki
+        .ingest_text("# T\n\nA short note that fits in one call.", None)
+        .unwrap()
+        .sources[0]
+        .source_id;
+    compile(&run, id)
+}
+
 fn compile(run: &Run, id: SourceId) -> CompileReport {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -304,14 +316,7 @@ fn a_truncated_answer_without_its_required_fields_is_recompiled_with_a_larger_bu
         Reply::text(r#"{"title": "T", "summary": "A summary that goes on and on"#)
             .finish(Finish::Length),
     );
-    let run = setup(&server, 1000);
-    let id = run
-        .wiki
-        .ingest_text("# T\n\nA short note that fits in one call.", None)
-        .unwrap()
-        .sources[0]
-        .source_id;
-    let report = compile(&run, id);
+    let report = compile_short_note(&server, 1000);
     assert!(report.ok, "{report:?}");
     assert!(report.large.is_none());
     let chats = server.chat_requests();
@@ -409,14 +414,7 @@ fn a_retry_asks_for_a_context_that_holds_the_previous_answer_too() {
     server.push(
         Reply::text(format!(r#"{{"title": "T", "summary": "{long}""#)).finish(Finish::Length),
     );
-    let run = setup(&server, 1000);
-    let id = run
-        .wiki
-        .ingest_text("# T\n\nA short note that fits in one call.", None)
-        .unwrap()
-        .sources[0]
-        .source_id;
-    let report = compile(&run, id);
+    let report = compile_short_note(&server, 1000);
     assert!(report.ok, "{report:?}");
     let chats = server.chat_requests();
     assert_eq!(chats.len(), 2);
