@@ -142,6 +142,14 @@ fn setup(server: &TestServer, max_tokens: u32) -> Run {
     }
 }
 
+/// The stand-in model behind a server that reports a 4096-token context.
+fn small_context_server() -> TestServer {
+    TestServer::builder()
+        .context_length(4096)
+        .responder(model)
+        .start()
+}
+
 /// Compiles a note that fits in one call, with this answer budget.
 fn compile_short_note(server: &TestServer, max_tokens: u32) -> CompileReport {
     let run = setup(server, max_tokens);
@@ -274,10 +282,7 @@ fn a_300_kb_source_is_compiled_through_chunks_with_quotes_from_everywhere() {
 
 #[test]
 fn a_chunk_that_cannot_be_read_is_reported_in_the_article() {
-    let server = TestServer::builder()
-        .context_length(4096)
-        .responder(model)
-        .start();
+    let server = small_context_server();
     let run = setup(&server, 1024);
     let mut doc = long_document(20 * 1024);
     insert_paragraph(&mut doc, 1, 2, "This paragraph is BROKEN for the model.");
@@ -357,10 +362,7 @@ fn a_long_chapter_of_the_rust_book_is_compiled_through_chunks() {
         );
         return;
     };
-    let server = TestServer::builder()
-        .context_length(4096)
-        .responder(model)
-        .start();
+    let server = small_context_server();
     let run = setup(&server, 1024);
     let added = run.wiki.ingest_path(&book, &Default::default()).unwrap();
     let source = &added.sources[0];
@@ -444,10 +446,7 @@ fn a_retry_asks_for_a_context_that_holds_the_previous_answer_too() {
 /// partly read; a part the model answers with nothing is retried, then reported as unread.
 #[test]
 fn cut_off_and_empty_notes_are_reported_never_silently_kept() {
-    let server = TestServer::builder()
-        .context_length(4096)
-        .responder(model)
-        .start();
+    let server = small_context_server();
     let run = setup(&server, 1024);
     let mut doc = long_document(24 * 1024);
     insert_paragraph(&mut doc, 1, 3, "This paragraph is DENSE for the model.");
