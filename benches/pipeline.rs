@@ -3,16 +3,14 @@
 //! against a server that answers after 200 ms, each as a ratio to a baseline measured in
 //! the same run. Run with `cargo bench --bench pipeline`.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use wikimind::compile::{
-    build_prompt, judge, providers_from_settings, Compiler, Judgement, PromptInput,
-};
+use wikimind::compile::{build_prompt, judge, Judgement, PromptInput};
 use wikimind::config::{Overrides, Settings};
 use wikimind::ingest::{ingest_path, IngestOptions};
 use wikimind::llm::CancellationToken;
+use wikimind::queue::JobRunner;
 use wikimind::render::wiki_links;
 use wikimind::store::{CompileRecord, NewLink, NewSource, SaveArticle, Store};
 use wikimind::structured::Schema;
@@ -197,18 +195,22 @@ fn throughput(concurrency: usize, sources: usize) -> Duration {
         ..Overrides::default()
     };
     let settings = Settings::resolve(&overrides, &|_| None, None).unwrap();
-    let compiler = Arc::new(Compiler::new(
-        Arc::clone(wiki.store()),
-        providers_from_settings(&settings).unwrap(),
-        settings.compile.clone(),
-    ));
+    let runner = JobRunner::new(
+        wiki.clone(),
+        settings,
+        std::sync::Arc::new(wikimind::llm::NoKeyStore),
+        Box::new(|_| {}),
+    );
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
     let t = Instant::now();
     let reports = rt
-        .block_on(compiler.compile_queued(&ids, Arc::new(|_| {}), CancellationToken::new()))
+        .block_on(async {
+            runner.enqueue(&ids, None)?;
+            runner.run_until_idle(&CancellationToken::new()).await
+        })
         .unwrap();
     let elapsed = t.elapsed();
     assert!(reports.iter().all(|r| r.ok));

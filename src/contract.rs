@@ -97,7 +97,21 @@ pub struct CheckedClaim {
 /// The checked-in golden copy is `schemas/compilation_result.schema.json`.
 pub fn compilation_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(CompilationResult))
-        .unwrap_or(serde_json::Value::Bool(true))
+        .expect("a generated JSON Schema is plain JSON")
+}
+
+/// [`compilation_schema`] compiled for the structured engine, once per process.
+///
+/// There is no fallback: were the generated schema ever one the engine cannot use, this
+/// would fail loudly (and `the_contract_compiles_and_means_what_it_says` fails first)
+/// rather than let every answer through unchecked.
+pub fn compilation_contract() -> &'static crate::structured::Schema {
+    static CONTRACT: std::sync::LazyLock<crate::structured::Schema> =
+        std::sync::LazyLock::new(|| {
+            crate::structured::Schema::new(compilation_schema())
+                .expect("the CompilationResult schema is a schema the engine can use")
+        });
+    &CONTRACT
 }
 
 /// The golden copy of the schema, as checked in.
@@ -125,6 +139,29 @@ mod tests {
             generated, COMPILATION_SCHEMA_GOLDEN,
             "the CompilationResult type and schemas/compilation_result.schema.json disagree; \
              rerun with UPDATE_GOLDEN=1 and review the diff"
+        );
+    }
+
+    #[test]
+    fn the_contract_compiles_and_means_what_it_says() {
+        let contract = compilation_contract();
+        let ok = serde_json::json!({
+            "title": "Espresso", "summary": "Coffee under pressure.",
+            "key_claims": [{"claim": "It uses nine bars.", "confidence": "sourced", "quote": "nine bars"}],
+            "article_body": "Espresso is brewed under pressure."
+        });
+        assert!(contract.is_valid(&ok));
+        for broken in [
+            serde_json::json!({}),
+            serde_json::json!("Espresso"),
+            serde_json::json!({"title": "T", "summary": "S", "key_claims": "none", "article_body": "B"}),
+            serde_json::json!({"title": "T", "summary": "S", "key_claims": [{"claim": "c", "confidence": "certain"}], "article_body": "B"}),
+        ] {
+            assert!(!contract.is_valid(&broken), "accepted {broken}");
+        }
+        assert!(
+            std::ptr::eq(contract, compilation_contract()),
+            "compiled once"
         );
     }
 

@@ -1,88 +1,175 @@
-//! The live compile queue of a long-running shell (the desktop app): sources wait in line,
-//! a few compile at once on the async runtime, each can be cancelled on its own, and every
-//! change of a job is reported as a [`JobProgress`].
+//! The one compile queue: the persistent `jobs` table, driven by a [`JobRunner`] in every
+//! process that compiles — the CLI's `compile` and the desktop app alike.
 //!
-//! The CLI runs the persistent job queue to the end and exits ([`Compiler::compile_queued`]);
-//! a window needs more: add work while other work runs, stop one job and not the rest,
-//! compile one source again with another model. Each job is one [`Compiler::compile_one`],
-//! which keeps the source's status right in the store (compiling, compiled, failed, pending
-//! again after a cancel), so a restart of the app loses only the order of the line.
+//! Any runner may take a queued job, whoever queued it; a job runs with the settings it
+//! was asked with ([`JobSettings`]), not the runner's. A running job is leased to its
+//! process: the runner renews a heartbeat every [`HEARTBEAT`], so a second process never
+//! takes or resets it, and a job whose owner died (a stale heartbeat, or a process of
+//! this host that is gone) is recovered on the next start ([`JobRunner::recover`]).
 //!
-//! [`Compiler::compile_queued`]: crate::compile::Compiler::compile_queued
-//! [`Compiler::compile_one`]: crate::compile::Compiler::compile_one
+//! Each job has its own cancel handle: a person's cancel stops that job and no other
+//! (also a job another process runs: the request goes through the table, and the owner
+//! sees it at its next heartbeat), while stopping the runner ([`JobRunner::run_until`]'s
+//! token: Ctrl+C, SIGTERM, the window closing) puts its running jobs back in line. A panic
+//! inside one compile costs only that job: its source is marked failed with an internal
+//! error and the runner goes on.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
 
+use futures_util::FutureExt;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::compile::{CompileError, Progress};
+use crate::compile::{CompileError, CompileReport, Compiler, Progress};
 use crate::config::Settings;
-use crate::store::{SourceId, SourceStatus};
+use crate::llm::{KeyStore, ProviderKind};
+use crate::store::{
+    Job, JobEnd, JobId, JobOwner, JobSettings, JobState, SourceId, SourceStatus, Store,
+};
 use crate::view::{JobProgress, StageView};
 use crate::wiki::{Result, Wiki};
+
+/// How often a runner renews the lease of the jobs it runs.
+pub const HEARTBEAT: Duration = Duration::from_secs(5);
+/// A running job whose heartbeat is older than this has lost its owner.
+pub const STALE_AFTER: Duration = Duration::from_secs(60);
+/// How often an idle runner looks for work other processes queued, and for changes of
+/// the jobs they run.
+pub const POLL: Duration = Duration::from_secs(1);
+/// How many finished jobs [`JobRunner::jobs`] lists besides the queued and running ones.
+pub const JOBS_LISTED: u32 = 200;
 
 /// Receives every change of every job.
 pub type JobListener = dyn Fn(&JobProgress) + Send + Sync;
 
-#[derive(Default)]
-struct Line {
-    /// Waiting, in order, each with the model to use instead of the configured one.
-    waiting: VecDeque<(SourceId, Option<String>)>,
-    /// Running, with the token that stops it.
-    running: HashMap<SourceId, CancellationToken>,
-    /// Workers alive.
-    workers: usize,
-    /// The latest state of every job seen since start, in the order first seen.
-    latest: Vec<JobProgress>,
-}
+/// Builds the compiler a job runs with, from its settings.
+pub type CompilerFactory = dyn Fn(&Settings) -> Result<Arc<Compiler>> + Send + Sync;
 
 struct Shared {
     wiki: Wiki,
     settings: RwLock<Settings>,
-    line: Mutex<Line>,
+    owner: JobOwner,
+    keys: Arc<dyn KeyStore>,
     listener: Box<JobListener>,
-    runtime: tokio::runtime::Handle,
+    compilers: Box<CompilerFactory>,
+    /// The jobs this runner runs now, with the token that stops each.
+    running: Mutex<HashMap<JobId, CancellationToken>>,
+    /// The latest progress of every job seen, by job.
+    latest: Mutex<HashMap<JobId, JobProgress>>,
+    /// Woken when a job is queued through this runner.
+    wake: Notify,
     /// The compiler of the latest job, kept so what its providers hold stays loaded: the
     /// built-in engine's model is shared only while someone holds it, and loading it for
     /// every job would cost seconds each time.
-    warm: Mutex<Option<Arc<crate::compile::Compiler>>>,
+    warm: Mutex<Option<Arc<Compiler>>>,
 }
 
-/// A compile queue over one wiki. Cheap to clone; clones share the line.
+/// Runs the wiki's job queue. Cheap to clone; clones share everything.
 #[derive(Clone)]
-pub struct CompileQueue {
+pub struct JobRunner {
     shared: Arc<Shared>,
 }
 
-impl std::fmt::Debug for CompileQueue {
+impl std::fmt::Debug for JobRunner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CompileQueue").finish_non_exhaustive()
+        f.debug_struct("JobRunner")
+            .field("owner", &self.shared.owner)
+            .finish_non_exhaustive()
     }
 }
 
-impl CompileQueue {
-    /// A queue compiling into `wiki` with `settings`, spawning its work on `runtime` and
-    /// reporting every change to `listener` (called from worker tasks: keep it quick).
+/// The settings a job asks for: the asker's primary provider as it stands.
+pub fn job_settings(settings: &Settings, model: Option<&str>) -> JobSettings {
+    let primary = settings.provider();
+    JobSettings {
+        provider: Some(primary.kind.as_str().to_owned()),
+        base_url: Some(primary.base_url.clone()),
+        model: Some(model.map_or_else(|| primary.model.clone(), str::to_owned)),
+    }
+}
+
+/// `settings` with the primary provider a job asked for, every API key resolved again from
+/// `keys` for the servers it now talks to (a key belongs to one server).
+pub fn settings_for_job(settings: &Settings, asked: &JobSettings, keys: &dyn KeyStore) -> Settings {
+    let mut next = settings.clone();
+    let Some(primary) = next.providers.first_mut() else {
+        return next;
+    };
+    let before = primary.base_url.clone();
+    if let Some(kind) = asked.provider.as_deref().and_then(ProviderKind::parse) {
+        primary.kind = kind;
+    }
+    if let Some(url) = &asked.base_url {
+        primary.base_url = url.clone();
+    }
+    if let Some(model) = &asked.model {
+        primary.model = model.clone();
+    }
+    if primary.base_url == before {
+        return next;
+    }
+    next.with_keys(keys)
+}
+
+impl JobRunner {
+    /// A runner over `wiki` with `settings` (for jobs that ask for nothing else), reporting
+    /// every change to `listener` (called from worker tasks: keep it quick).
+    /// API keys for servers a job asks for come from `keys`.
     pub fn new(
         wiki: Wiki,
         settings: Settings,
-        runtime: tokio::runtime::Handle,
+        keys: Arc<dyn KeyStore>,
         listener: Box<JobListener>,
-    ) -> CompileQueue {
-        CompileQueue {
+    ) -> JobRunner {
+        let factory_wiki = wiki.clone();
+        JobRunner::with_compilers(
+            wiki,
+            settings,
+            keys,
+            listener,
+            Box::new(move |settings: &Settings| factory_wiki.compiler(settings)),
+        )
+    }
+
+    /// A runner whose jobs compile with what `compilers` builds (tests inject providers
+    /// through it).
+    pub fn with_compilers(
+        wiki: Wiki,
+        settings: Settings,
+        keys: Arc<dyn KeyStore>,
+        listener: Box<JobListener>,
+        compilers: Box<CompilerFactory>,
+    ) -> JobRunner {
+        JobRunner {
             shared: Arc::new(Shared {
                 wiki,
                 settings: RwLock::new(settings),
-                line: Mutex::new(Line::default()),
+                owner: JobOwner::this_process(),
+                keys,
                 listener,
-                runtime,
+                compilers,
+                running: Mutex::new(HashMap::new()),
+                latest: Mutex::new(HashMap::new()),
+                wake: Notify::new(),
                 warm: Mutex::new(None),
             }),
         }
     }
 
-    /// The settings new jobs use.
+    fn store(&self) -> &Arc<Store> {
+        self.shared.wiki.store()
+    }
+
+    /// Who this runner is in a job's lease.
+    pub fn owner(&self) -> &JobOwner {
+        &self.shared.owner
+    }
+
+    /// The settings jobs run with when they ask for nothing else.
     pub fn settings(&self) -> Settings {
         self.shared
             .settings
@@ -91,7 +178,7 @@ impl CompileQueue {
             .clone()
     }
 
-    /// Replaces the settings for jobs that start from now on.
+    /// Replaces the settings for jobs queued from now on.
     pub fn set_settings(&self, settings: Settings) {
         *self
             .shared
@@ -100,165 +187,725 @@ impl CompileQueue {
             .unwrap_or_else(PoisonError::into_inner) = settings;
     }
 
-    /// The latest state of every job since the queue started.
-    pub fn jobs(&self) -> Vec<JobProgress> {
-        self.lock().latest.clone()
+    /// Puts jobs whose owner died back in line (see [`Store::recover_interrupted`]).
+    /// Returns how many. Jobs of live owners, here or in another process, stay theirs.
+    pub fn recover(&self) -> Result<usize> {
+        let here = self.shared.owner.host.clone();
+        Ok(self
+            .store()
+            .recover_interrupted(STALE_AFTER, &|owner| owner.is_dead_here(&here))?)
     }
 
-    /// Puts sources in line (a source already waiting or running is not added twice) and
-    /// starts workers up to the configured concurrency. `model` replaces the configured
-    /// model of the primary provider for these jobs. Returns how many were added.
-    pub fn enqueue(&self, sources: &[SourceId], model: Option<String>) -> usize {
-        let provider = self.label(model.as_deref());
-        let concurrency = self.settings().compile.concurrency.max(1);
-        let mut added = Vec::new();
-        let spawn;
-        {
-            let mut line = self.lock();
-            for &id in sources {
-                if line.running.contains_key(&id) || line.waiting.iter().any(|(w, _)| *w == id) {
-                    continue;
+    /// Queues a compile of each source with the runner's settings (and `model` instead of
+    /// the configured one when given), waking idle workers. A source already waiting keeps
+    /// its place (and takes these settings); one already compiling is not queued twice: its
+    /// running job is returned. Returns the job of each source, in order.
+    pub fn enqueue(&self, sources: &[SourceId], model: Option<&str>) -> Result<Vec<JobId>> {
+        let asked = job_settings(&self.settings(), model);
+        let mut jobs = Vec::with_capacity(sources.len());
+        for &source in sources {
+            let id = self.store().enqueue(source, &asked)?;
+            if let Some(job) = self.store().job(id)? {
+                if job.state == JobState::Queued {
+                    self.report(id, progress_of(&job, &self.shared.owner));
                 }
-                line.waiting.push_back((id, model.clone()));
-                added.push(JobProgress::queued(id, provider.clone()));
             }
-            spawn = concurrency
-                .saturating_sub(line.workers)
-                .min(line.waiting.len());
-            line.workers += spawn;
+            jobs.push(id);
         }
-        for job in &added {
-            self.report(job.clone());
-        }
-        for _ in 0..spawn {
-            let me = self.clone();
-            self.shared.runtime.spawn(async move { me.work().await });
-        }
-        added.len()
+        self.shared.wake.notify_waiters();
+        Ok(jobs)
     }
 
-    /// Puts every pending, failed, stale or interrupted source in line.
+    /// Queues every source that is pending, failed, stale or was interrupted.
     pub fn enqueue_pending(&self) -> Result<usize> {
         let ids: Vec<SourceId> = self
-            .shared
-            .wiki
             .store()
             .sources_to_compile(false)?
             .into_iter()
+            .filter(|s| s.status != SourceStatus::Compiling)
             .map(|s| s.id)
             .collect();
-        Ok(self.enqueue(&ids, None))
+        Ok(self.enqueue(&ids, None)?.len())
     }
 
-    /// Stops a job: a waiting one leaves the line, a running one is cancelled (its source
-    /// becomes pending again). Returns whether there was such a job.
-    pub fn cancel(&self, source: SourceId) -> bool {
-        let removed = {
-            let mut line = self.lock();
-            if let Some(token) = line.running.get(&source) {
-                token.cancel();
-                return true;
-            }
-            let before = line.waiting.len();
-            line.waiting.retain(|(id, _)| *id != source);
-            before != line.waiting.len()
+    /// Stops the job of a source: a queued one is cancelled, a running one is stopped by
+    /// its owner (at once when that is this runner). Returns whether there was such a job.
+    pub fn cancel(&self, source: SourceId) -> Result<bool> {
+        let Some(job) = self
+            .store()
+            .recent_jobs(0)?
+            .into_iter()
+            .find(|j| j.source_id == source)
+        else {
+            return Ok(false);
         };
-        if removed {
-            self.report(JobProgress::cancelled(source));
+        let stopped = self.store().cancel_job(job.id)?;
+        if job.state == JobState::Queued && stopped {
+            self.report(job.id, JobProgress::cancelled(source));
         }
-        removed
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Line> {
-        self.shared
-            .line
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn label(&self, model: Option<&str>) -> String {
-        let settings = self.settings();
-        let p = settings.provider();
-        format!("{}:{}", p.kind.as_str(), model.unwrap_or(&p.model))
-    }
-
-    fn report(&self, job: JobProgress) {
-        {
-            let mut line = self.lock();
-            match line
-                .latest
-                .iter_mut()
-                .find(|j| j.source_id == job.source_id)
-            {
-                Some(slot) => *slot = job.clone(),
-                None => line.latest.push(job.clone()),
-            }
+        if let Some(token) = self.running().get(&job.id) {
+            token.cancel();
         }
-        (self.shared.listener)(&job);
+        Ok(stopped)
     }
 
-    async fn work(self) {
-        loop {
-            let next = {
-                let mut line = self.lock();
-                match line.waiting.pop_front() {
-                    Some((id, model)) => {
-                        let token = CancellationToken::new();
-                        line.running.insert(id, token.clone());
-                        Some((id, model, token))
-                    }
-                    None => {
-                        line.workers = line.workers.saturating_sub(1);
-                        None
-                    }
+    /// The latest state of the newest jobs (whoever runs them), newest first: live
+    /// progress for the jobs this runner runs, the table's state for the others.
+    pub fn jobs(&self) -> Result<Vec<JobProgress>> {
+        let jobs = self.store().recent_jobs(JOBS_LISTED)?;
+        let latest = self.latest();
+        Ok(jobs
+            .iter()
+            .map(|job| match latest.get(&job.id) {
+                Some(seen) if job.state == JobState::Running || is_final(seen.stage) => {
+                    seen.clone()
                 }
+                _ => progress_of(job, &self.shared.owner),
+            })
+            .collect())
+    }
+
+    /// One report per job asked for, in order: this runner's own report where it ran the
+    /// job (from `own`), else what the table says of it (another process ran it).
+    pub fn reports(&self, jobs: &[JobId], own: Vec<CompileReport>) -> Result<Vec<CompileReport>> {
+        let mut own: HashMap<SourceId, CompileReport> =
+            own.into_iter().map(|r| (r.source_id, r)).collect();
+        let mut out = Vec::with_capacity(jobs.len());
+        for id in jobs {
+            let Some(job) = self.store().job(*id)? else {
+                continue;
             };
-            let Some((id, model, token)) = next else {
-                return;
-            };
-            let outcome = self.run_one(id, model, &token).await;
-            self.lock().running.remove(&id);
-            self.report(outcome);
+            if let Some(report) = own.remove(&job.source_id) {
+                out.push(report);
+                continue;
+            }
+            let source = self.store().find_source(&job.source_id.to_string())?;
+            let mut report = failed_report(
+                job.source_id,
+                match job.state {
+                    JobState::Cancelled => "cancelled".to_owned(),
+                    _ => job
+                        .error
+                        .clone()
+                        .or_else(|| source.as_ref().and_then(|s| s.reason.clone()))
+                        .unwrap_or_else(|| "unknown reason".to_owned()),
+                },
+            );
+            if job.state == JobState::Done {
+                report.ok = true;
+                report.reason = None;
+                report.calls = job.attempts;
+                report
+                    .warnings
+                    .push("compiled by another WikiMind process".to_owned());
+                if let Some(source) = source {
+                    report.article_id = source.article_id;
+                    report.title = source.article_title;
+                }
+            }
+            out.push(report);
+        }
+        // Jobs this runner ran that nobody here asked for (left queued by an earlier run).
+        let mut rest: Vec<CompileReport> = own.into_values().collect();
+        rest.sort_by_key(|r| r.source_id);
+        out.extend(rest);
+        Ok(out)
+    }
+
+    /// Runs queued jobs (whoever queued them) with `concurrency` workers until `done`
+    /// says so or `stop` is cancelled, renewing leases and recovering jobs whose owner
+    /// dies meanwhile. `done` is asked whenever no job can be taken; jobs other processes
+    /// run are waited for. Returns a report of every job this runner ran.
+    ///
+    /// Stopping puts this runner's running jobs back in line for the next run.
+    pub async fn run_until(
+        &self,
+        stop: &CancellationToken,
+        done: impl Fn(&Store) -> bool + Send + Sync + 'static,
+    ) -> Result<Vec<CompileReport>> {
+        let done = Arc::new(done);
+        let workers = self.settings().compile.concurrency.max(1);
+        let beat = self.heartbeat_loop(stop.child_token());
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..workers {
+            let me = self.clone();
+            let stop = stop.clone();
+            let done = Arc::clone(&done);
+            set.spawn(async move { me.work(&stop, &*done).await });
+        }
+        let mut reports = Vec::new();
+        let mut first_error = None;
+        while let Some(joined) = set.join_next().await {
+            match joined {
+                Ok(Ok(mut r)) => reports.append(&mut r),
+                Ok(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                Err(join) => {
+                    first_error.get_or_insert(CompileError::Worker(join.to_string()).into());
+                }
+            }
+        }
+        beat.cancel();
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(reports),
         }
     }
 
-    async fn run_one(
-        &self,
-        id: SourceId,
-        model: Option<String>,
-        token: &CancellationToken,
-    ) -> JobProgress {
-        let mut settings = self.settings();
-        if let (Some(m), Some(primary)) = (model, settings.providers.first_mut()) {
-            primary.model = m;
-        }
-        let failed = |message: String| {
-            // Best effort: the message reaches the person either way.
-            let _ = self
-                .shared
-                .wiki
-                .store()
-                .set_status(id, SourceStatus::Failed, Some(&message));
-            JobProgress {
-                stage: StageView::Failed,
-                message: Some(message),
-                ..JobProgress::queued(id, String::new())
+    /// Runs the queue until no job is queued or running anywhere (see [`Self::run_until`]).
+    pub async fn run_until_idle(&self, stop: &CancellationToken) -> Result<Vec<CompileReport>> {
+        // A store that cannot be read is not idle: the next take reports its error.
+        self.run_until(stop, |store| {
+            store.recent_jobs(0).is_ok_and(|jobs| jobs.is_empty())
+        })
+        .await
+    }
+
+    /// Starts `concurrency` workers that run queued jobs until `stop` is cancelled (the
+    /// desktop app: work arrives while the window is open), plus a watcher that reports
+    /// what other processes do with the queue.
+    pub fn start(&self, runtime: &tokio::runtime::Handle, stop: CancellationToken) {
+        let me = self.clone();
+        let workers_stop = stop.clone();
+        runtime.spawn(async move {
+            // A store error ends a round of workers; the queue is picked up again after a
+            // pause, so the app never loses its workers for good.
+            while !workers_stop.is_cancelled() {
+                let _ = me.run_until(&workers_stop, |_| false).await;
+                tokio::select! {
+                    _ = tokio::time::sleep(POLL) => {}
+                    _ = workers_stop.cancelled() => {}
+                }
             }
+        });
+        let me = self.clone();
+        runtime.spawn(async move {
+            tokio::select! {
+                _ = me.watch_others() => {}
+                _ = stop.cancelled() => {}
+            }
+        });
+    }
+
+    async fn work(
+        &self,
+        stop: &CancellationToken,
+        done: &(dyn Fn(&Store) -> bool + Send + Sync),
+    ) -> Result<Vec<CompileReport>> {
+        let mut reports = Vec::new();
+        loop {
+            if stop.is_cancelled() {
+                return Ok(reports);
+            }
+            if let Some(job) = self.store().start_next(&self.shared.owner)? {
+                if let Some(report) = self.run_job(job, stop).await? {
+                    reports.push(report);
+                }
+                continue;
+            }
+            if done(self.store()) {
+                return Ok(reports);
+            }
+            // Nothing to take: jobs may be running elsewhere, or queued soon.
+            self.recover()?;
+            tokio::select! {
+                _ = self.shared.wake.notified() => {}
+                _ = tokio::time::sleep(POLL) => {}
+                _ = stop.cancelled() => {}
+            }
+        }
+    }
+
+    /// Runs one job this runner has taken, to its end in the store.
+    async fn run_job(&self, job: Job, stop: &CancellationToken) -> Result<Option<CompileReport>> {
+        let token = stop.child_token();
+        self.running().insert(job.id, token.clone());
+        let settings = settings_for_job(&self.settings(), &job.settings, &*self.shared.keys);
+        let label = format!(
+            "{}:{}",
+            settings.provider().kind.as_str(),
+            settings.provider().model
+        );
+        self.report(
+            job.id,
+            JobProgress {
+                stage: StageView::Prompting,
+                ..JobProgress::queued(job.source_id, label)
+            },
+        );
+        let outcome = self.compile(&job, &settings, &token).await;
+        self.running().remove(&job.id);
+        let (end, progress, report) = match outcome {
+            Ok(report) => {
+                let end = if report.ok {
+                    JobEnd::Done
+                } else {
+                    JobEnd::Failed(report.reason.clone().unwrap_or_default())
+                };
+                (end, JobProgress::finished(&report), Some(report))
+            }
+            Err(Stopped::Cancelled) if stop.is_cancelled() => (
+                JobEnd::Interrupted,
+                JobProgress {
+                    message: Some("interrupted; it resumes with the next run".into()),
+                    ..JobProgress::queued(job.source_id, String::new())
+                },
+                None,
+            ),
+            Err(Stopped::Cancelled) => (
+                JobEnd::Cancelled,
+                JobProgress::cancelled(job.source_id),
+                None,
+            ),
+            Err(Stopped::Failed(reason)) => (
+                JobEnd::Failed(reason.clone()),
+                JobProgress {
+                    stage: StageView::Failed,
+                    message: Some(reason.clone()),
+                    ..JobProgress::queued(job.source_id, String::new())
+                },
+                Some(failed_report(job.source_id, reason)),
+            ),
         };
-        let compiler = match self.shared.wiki.compiler(&settings) {
-            Ok(c) => c,
-            Err(e) => return failed(e.to_string()),
+        self.store().finish_job(job.id, &end)?;
+        self.report(job.id, progress);
+        Ok(report)
+    }
+
+    /// Compiles a job's source, containing whatever panics inside.
+    async fn compile(
+        &self,
+        job: &Job,
+        settings: &Settings,
+        token: &CancellationToken,
+    ) -> std::result::Result<CompileReport, Stopped> {
+        let compiler = match catch(async { (self.shared.compilers)(settings) }).await {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => return Err(Stopped::Failed(e.to_string())),
+            Err(panic) => return Err(Stopped::Failed(panic)),
         };
-        // Built while the previous one is still held, so a loaded model is reused.
+        // Swapped in while the previous one is still held, so a loaded model is reused.
         if let Ok(mut warm) = self.shared.warm.lock() {
             *warm = Some(Arc::clone(&compiler));
         }
         let me = self.clone();
-        let events = move |p: Progress| me.report(JobProgress::from(&p));
-        match compiler.compile_one(id, &events, token).await {
-            Ok(report) => JobProgress::finished(&report),
-            Err(CompileError::Cancelled) => JobProgress::cancelled(id),
-            Err(e) => failed(e.to_string()),
+        let id = job.id;
+        let events = move |p: Progress| me.report(id, JobProgress::from(&p));
+        match catch(compiler.compile_job(job.source_id, &events, token)).await {
+            Ok(Ok(report)) => Ok(report),
+            Ok(Err(CompileError::Cancelled)) => Err(Stopped::Cancelled),
+            Ok(Err(e)) => Err(Stopped::Failed(e.to_string())),
+            Err(panic) => Err(Stopped::Failed(panic)),
         }
+    }
+
+    /// Renews this runner's leases every [`HEARTBEAT`] until `stop`, and stops the jobs
+    /// someone asked to cancel.
+    fn heartbeat_loop(&self, stop: CancellationToken) -> CancellationToken {
+        let me = self.clone();
+        let handle = stop.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(HEARTBEAT) => {}
+                    _ = stop.cancelled() => return,
+                }
+                // A failed renewal is tried again at the next beat; a lease only expires
+                // after STALE_AFTER.
+                if let Ok(cancelled) = me.store().heartbeat(&me.shared.owner) {
+                    let running = me.running();
+                    for id in cancelled {
+                        if let Some(token) = running.get(&id) {
+                            token.cancel();
+                        }
+                    }
+                }
+            }
+        });
+        handle
+    }
+
+    /// Reports the changes of jobs other processes queue or run, once a [`POLL`].
+    async fn watch_others(&self) {
+        let mut seen: HashMap<JobId, (JobState, String)> = HashMap::new();
+        loop {
+            tokio::time::sleep(POLL).await;
+            let Ok(jobs) = self.store().recent_jobs(JOBS_LISTED) else {
+                continue;
+            };
+            for job in jobs {
+                if job.owner.as_ref() == Some(&self.shared.owner) {
+                    continue;
+                }
+                let key = (job.state, job.updated_at.clone());
+                if seen.get(&job.id) == Some(&key) {
+                    continue;
+                }
+                seen.insert(job.id, key);
+                if !self.latest().contains_key(&job.id) || job.state != JobState::Queued {
+                    self.report(job.id, progress_of(&job, &self.shared.owner));
+                }
+            }
+        }
+    }
+
+    fn report(&self, job: JobId, progress: JobProgress) {
+        self.shared
+            .latest
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(job, progress.clone());
+        (self.shared.listener)(&progress);
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<JobId, CancellationToken>> {
+        self.shared
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn latest(&self) -> HashMap<JobId, JobProgress> {
+        self.shared
+            .latest
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Why a job stopped without a report.
+enum Stopped {
+    Cancelled,
+    Failed(String),
+}
+
+/// Runs `work`, turning a panic inside it into an internal-error reason.
+async fn catch<T>(work: impl Future<Output = T>) -> std::result::Result<T, String> {
+    AssertUnwindSafe(work)
+        .catch_unwind()
+        .await
+        .map_err(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_owned());
+            format!("internal error (a bug in WikiMind; please report it): {what}")
+        })
+}
+
+fn is_final(stage: StageView) -> bool {
+    matches!(
+        stage,
+        StageView::Compiled | StageView::Failed | StageView::Cancelled
+    )
+}
+
+/// A job's state as the table tells it, for jobs this runner has no live progress of.
+fn progress_of(job: &Job, me: &JobOwner) -> JobProgress {
+    let provider = match (&job.settings.provider, &job.settings.model) {
+        (Some(p), Some(m)) => format!("{p}:{m}"),
+        (None, Some(m)) => m.clone(),
+        _ => String::new(),
+    };
+    let base = JobProgress::queued(job.source_id, provider);
+    match job.state {
+        JobState::Queued => base,
+        JobState::Running => JobProgress {
+            stage: StageView::Prompting,
+            message: job
+                .owner
+                .as_ref()
+                .filter(|o| *o != me)
+                .map(|o| format!("compiling in another process (pid {} on {})", o.pid, o.host)),
+            ..base
+        },
+        JobState::Done => JobProgress {
+            stage: StageView::Compiled,
+            ..base
+        },
+        JobState::Failed => JobProgress {
+            stage: StageView::Failed,
+            message: job.error.clone(),
+            ..base
+        },
+        JobState::Cancelled => JobProgress::cancelled(job.source_id),
+    }
+}
+
+/// The report of a job that ended before the compile could say anything.
+fn failed_report(source_id: SourceId, reason: String) -> CompileReport {
+    CompileReport {
+        source_id,
+        ok: false,
+        article_id: None,
+        title: None,
+        collision_with: None,
+        reason: Some(reason),
+        calls: 0,
+        provider: None,
+        truncated: false,
+        repairs: Vec::new(),
+        warnings: Vec::new(),
+        tokens_in: 0,
+        tokens_out: 0,
+        elapsed_ms: 0,
+        attempts: Vec::new(),
+        prompt_version: String::new(),
+        large: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Overrides;
+    use crate::llm::{ChatRequest, ChatResponse, EventCallback, ModelInfo, NoKeyStore, Provider};
+    use async_trait::async_trait;
+    use wikimind_testserver::TestServer;
+
+    /// Wraps a real provider and panics on any prompt that holds `PANIC-HERE`: a bug we
+    /// have not found yet, inside one compile.
+    struct PanicsOnMarker(Arc<dyn Provider>);
+
+    #[async_trait]
+    impl Provider for PanicsOnMarker {
+        async fn chat(
+            &self,
+            req: &ChatRequest,
+            events: EventCallback<'_>,
+        ) -> crate::llm::Result<ChatResponse> {
+            if req
+                .messages
+                .iter()
+                .any(|m| m.content.contains("PANIC-HERE"))
+            {
+                panic!("injected panic for a test");
+            }
+            self.0.chat(req, events).await
+        }
+        async fn list_models(&self) -> crate::llm::Result<Vec<ModelInfo>> {
+            self.0.list_models().await
+        }
+        fn kind(&self) -> ProviderKind {
+            self.0.kind()
+        }
+        fn base_url(&self) -> &str {
+            self.0.base_url()
+        }
+    }
+
+    fn settings_for(server: &TestServer) -> Settings {
+        let overrides = Overrides {
+            base_url: Some(server.url()),
+            data_dir: Some("unused".into()),
+            ..Overrides::default()
+        };
+        Settings::resolve(&overrides, &|_| None, None).expect("settings")
+    }
+
+    fn add(wiki: &Wiki, text: &str) -> SourceId {
+        wiki.ingest_text(text, None).expect("ingest").sources[0].source_id
+    }
+
+    fn status(wiki: &Wiki, id: SourceId) -> (SourceStatus, Option<String>) {
+        let s = wiki.store().source(id).expect("read").expect("exists");
+        (s.status, s.reason)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panic_inside_one_compile_fails_only_that_source() {
+        let server = TestServer::start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let before = add(
+            &wiki,
+            "# Crema\n\nCrema is the foam on top of an espresso shot.",
+        );
+        let bad = add(
+            &wiki,
+            "# Trap\n\nThis note holds PANIC-HERE and a sentence.",
+        );
+        let after = add(
+            &wiki,
+            "# Bloom\n\nBlooming lets fresh coffee release its gas.",
+        );
+        let factory_wiki = wiki.clone();
+        let runner = JobRunner::with_compilers(
+            wiki.clone(),
+            settings_for(&server),
+            Arc::new(NoKeyStore),
+            Box::new(|_| {}),
+            Box::new(move |settings: &Settings| {
+                let mut slots = crate::compile::providers_from_settings(settings)?;
+                for slot in &mut slots {
+                    slot.provider = Arc::new(PanicsOnMarker(Arc::clone(&slot.provider)));
+                }
+                Ok(Arc::new(Compiler::new(
+                    Arc::clone(factory_wiki.store()),
+                    slots,
+                    settings.compile.clone(),
+                )))
+            }),
+        );
+        runner
+            .enqueue(&[before, bad, after], None)
+            .expect("enqueue");
+        let reports = runner
+            .run_until_idle(&CancellationToken::new())
+            .await
+            .expect("the run goes on past the panic");
+        assert_eq!(reports.len(), 3);
+        assert_eq!(status(&wiki, before).0, SourceStatus::Compiled);
+        assert_eq!(status(&wiki, after).0, SourceStatus::Compiled);
+        let (state, reason) = status(&wiki, bad);
+        assert_eq!(state, SourceStatus::Failed);
+        let reason = reason.expect("a reason");
+        assert!(reason.starts_with("internal error"), "{reason}");
+        assert!(reason.contains("injected panic"), "{reason}");
+        let jobs = wiki.store().jobs().expect("jobs");
+        assert!(
+            jobs.iter().all(|j| j.state != JobState::Running),
+            "{jobs:?}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_job_runs_with_the_model_it_was_asked_with() {
+        let server = TestServer::builder()
+            .models(["configured-model", "asked-model"])
+            .start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let a = add(&wiki, "# Tamping\n\nTamping presses the grounds evenly.");
+        let mut settings = settings_for(&server);
+        settings.providers[0].model = "configured-model".into();
+        let asker = JobRunner::new(
+            wiki.clone(),
+            settings.clone(),
+            Arc::new(NoKeyStore),
+            Box::new(|_| {}),
+        );
+        asker.enqueue(&[a], Some("asked-model")).expect("enqueue");
+        // Another runner, configured otherwise, runs it as it was asked.
+        settings.providers[0].model = "configured-model".into();
+        let other = JobRunner::new(
+            wiki.clone(),
+            settings,
+            Arc::new(NoKeyStore),
+            Box::new(|_| {}),
+        );
+        other
+            .run_until_idle(&CancellationToken::new())
+            .await
+            .expect("run");
+        let models: Vec<String> = server
+            .chat_requests()
+            .iter()
+            .filter_map(|r| {
+                r.body
+                    .get("model")
+                    .and_then(|m| m.as_str())
+                    .map(str::to_owned)
+            })
+            .collect();
+        assert_eq!(models, ["asked-model"]);
+        assert_eq!(status(&wiki, a).0, SourceStatus::Compiled);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stopping_the_runner_puts_its_running_job_back_in_line() {
+        let server = TestServer::builder()
+            .responder(|req| {
+                Some(
+                    wikimind_testserver::Reply::text(
+                        wikimind_testserver::canned::compilation_answer(&req.first_user_message()),
+                    )
+                    .chunk_chars(8)
+                    .chunk_delay(Duration::from_millis(50)),
+                )
+            })
+            .start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let a = add(&wiki, "# Slow\n\nA slow answer streams in small pieces.");
+        let runner = JobRunner::new(
+            wiki.clone(),
+            settings_for(&server),
+            Arc::new(NoKeyStore),
+            Box::new(|_| {}),
+        );
+        let job = runner.enqueue(&[a], None).expect("enqueue")[0];
+        let stop = CancellationToken::new();
+        let stopper = stop.clone();
+        let watch = wiki.clone();
+        tokio::spawn(async move {
+            // Stop once the job is running.
+            loop {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                if watch.store().job(job).ok().flatten().map(|j| j.state) == Some(JobState::Running)
+                {
+                    stopper.cancel();
+                    return;
+                }
+            }
+        });
+        runner.run_until_idle(&stop).await.expect("run");
+        let job = wiki.store().job(job).expect("read").expect("exists");
+        assert_eq!((job.state, job.owner), (JobState::Queued, None));
+        assert_eq!(status(&wiki, a).0, SourceStatus::Pending);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cancel_stops_only_that_job() {
+        let server = TestServer::builder()
+            .responder(|req| {
+                let slow = req.first_user_message().contains("Slow");
+                Some(
+                    wikimind_testserver::Reply::text(
+                        wikimind_testserver::canned::compilation_answer(&req.first_user_message()),
+                    )
+                    .chunk_chars(8)
+                    .chunk_delay(Duration::from_millis(if slow { 100 } else { 0 })),
+                )
+            })
+            .start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let slow = add(&wiki, "# Slow\n\nA slow answer streams in small pieces.");
+        let quick = add(&wiki, "# Quick\n\nA quick answer arrives at once.");
+        let mut settings = settings_for(&server);
+        settings.compile.concurrency = 2;
+        let runner = JobRunner::new(
+            wiki.clone(),
+            settings,
+            Arc::new(NoKeyStore),
+            Box::new(|_| {}),
+        );
+        runner.enqueue(&[slow, quick], None).expect("enqueue");
+        let canceller = runner.clone();
+        let watch = wiki.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                if status(&watch, slow).0 == SourceStatus::Compiling {
+                    assert!(canceller.cancel(slow).expect("cancel"));
+                    return;
+                }
+            }
+        });
+        runner
+            .run_until_idle(&CancellationToken::new())
+            .await
+            .expect("run");
+        assert_eq!(status(&wiki, slow).0, SourceStatus::Pending);
+        assert_eq!(status(&wiki, quick).0, SourceStatus::Compiled);
+        let states: Vec<JobState> = wiki
+            .store()
+            .jobs()
+            .expect("jobs")
+            .iter()
+            .map(|j| j.state)
+            .collect();
+        assert!(states.contains(&JobState::Cancelled), "{states:?}");
+        assert!(states.contains(&JobState::Done), "{states:?}");
     }
 }

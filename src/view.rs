@@ -14,9 +14,8 @@ use std::path::Path;
 use crate::compile::{CompileReport, Progress, Stage};
 use crate::config::Settings;
 use crate::contract::Confidence;
-use crate::ingest::IngestOptions;
+use crate::llm::KeyStore;
 use crate::llm::ProviderKind;
-use crate::llm::{api_key, key_id, KeyStore};
 use crate::store::{ArticleId, ArticleSort, SourceId};
 use crate::wiki::{Result, Wiki};
 
@@ -274,6 +273,34 @@ pub struct SourceTextView {
     pub text: String,
 }
 
+/// A claim's quote shown in the source that holds it, with the text around it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct QuoteView {
+    /// The source shown: the first of the article's sources that holds the quote, else its
+    /// first source.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub source_id: i64,
+    /// Where that source came from.
+    pub origin: String,
+    /// Whether the quote was found (by the rule that grounds claims).
+    pub found: bool,
+    /// Source text before the quote (up to [`QUOTE_CONTEXT_CHARS`] characters).
+    pub before: String,
+    /// The quote as the source spells it (empty when not found).
+    pub quote: String,
+    /// Source text after it (up to [`QUOTE_CONTEXT_CHARS`] characters; the start of the
+    /// source when the quote was not found).
+    pub after: String,
+    /// Whether the source goes on before `before`.
+    pub more_before: bool,
+    /// Whether the source goes on after `after`.
+    pub more_after: bool,
+}
+
+/// How much source text a [`QuoteView`] shows on each side of the quote, in characters.
+pub const QUOTE_CONTEXT_CHARS: usize = 600;
+
 /// One model call in a source's compile log: the raw answer, to inspect a failure.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
@@ -398,11 +425,19 @@ pub struct JobProgress {
     pub stage: StageView,
     /// Which provider and model (`ollama:qwen2.5:3b`).
     pub provider: String,
-    /// The attempt with this provider, from 1.
+    /// The attempt with this provider, from 1 (0 while queued, or when another process
+    /// runs the job and this one cannot see it).
     pub attempt: u32,
-    /// Pieces of the answer received (about one token each).
+    /// Pieces of the answer streaming in now (about one token each); 0 when no answer is
+    /// streaming.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub tokens: u64,
+    pub received: u64,
+    /// Model calls the job made, once it has ended (`null` before).
+    pub calls: Option<u32>,
+    /// Answer tokens the servers reported over all its calls, once the job has ended
+    /// (`null` before, and when no server reported them).
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub tokens_out: Option<u64>,
     /// The title as soon as the model has written it.
     pub title: Option<String>,
     /// A note for people: why a retry happens, why it failed.
@@ -420,7 +455,9 @@ impl JobProgress {
             stage: StageView::Queued,
             provider,
             attempt: 0,
-            tokens: 0,
+            received: 0,
+            calls: None,
+            tokens_out: None,
             title: None,
             message: None,
             article_id: None,
@@ -446,11 +483,39 @@ impl JobProgress {
                 StageView::Failed
             },
             provider: report.provider.clone().unwrap_or_default(),
-            attempt: report.calls,
-            tokens: report.tokens_out,
+            attempt: report.attempts.last().map_or(0, |a| a.attempt),
+            received: 0,
+            calls: Some(report.calls),
+            tokens_out: (report.tokens_out > 0).then_some(report.tokens_out),
             title: report.title.clone(),
             message: report.reason.clone(),
             article_id: report.article_id.map(|a| a.0),
+        }
+    }
+}
+
+impl QuoteView {
+    fn around(source: &crate::store::Source, at: Option<std::ops::Range<usize>>) -> QuoteView {
+        let text = source.text.as_str();
+        let at = at.unwrap_or(0..0);
+        let start = text[..at.start]
+            .char_indices()
+            .rev()
+            .nth(QUOTE_CONTEXT_CHARS - 1)
+            .map_or(0, |(i, _)| i);
+        let end = text[at.end..]
+            .char_indices()
+            .nth(QUOTE_CONTEXT_CHARS)
+            .map_or(text.len(), |(i, _)| at.end + i);
+        QuoteView {
+            source_id: source.id.0,
+            origin: source.origin.clone(),
+            found: !at.is_empty(),
+            before: text[start..at.start].to_owned(),
+            quote: text[at.clone()].to_owned(),
+            after: text[at.end..end].to_owned(),
+            more_before: start > 0,
+            more_after: end < text.len(),
         }
     }
 }
@@ -462,7 +527,12 @@ impl From<&Progress> for JobProgress {
             stage: p.stage.into(),
             provider: p.provider.clone(),
             attempt: p.attempt,
-            tokens: u64::try_from(p.chunks).unwrap_or(u64::MAX),
+            received: match p.stage {
+                Stage::Receiving => u64::try_from(p.chunks).unwrap_or(u64::MAX),
+                _ => 0,
+            },
+            calls: None,
+            tokens_out: None,
             title: p.title.clone(),
             message: p.message.clone(),
             article_id: None,
@@ -594,6 +664,25 @@ impl Wiki {
                 })
                 .collect(),
         }))
+    }
+
+    /// Where `quote` (a claim's quote) is in the sources of article `article_id`, with the
+    /// text around it. `None` when the article does not exist or has no source.
+    pub fn quote_view(&self, article_id: i64, quote: &str) -> Result<Option<QuoteView>> {
+        let Some(article) = self.store().article(ArticleId(article_id))? else {
+            return Ok(None);
+        };
+        let mut first = None;
+        for s in &article.sources {
+            let Some(source) = self.store().source(s.source_id)? else {
+                continue;
+            };
+            if let Some(at) = crate::compile::locate_quote(&source.text, quote) {
+                return Ok(Some(QuoteView::around(&source, Some(at))));
+            }
+            first.get_or_insert(source);
+        }
+        Ok(first.map(|source| QuoteView::around(&source, None)))
     }
 
     /// The id of the article with this title (case-insensitive), if any.
@@ -798,8 +887,21 @@ pub struct ConnectionCheck {
     pub message: String,
     /// The models it offers.
     pub models: Vec<String>,
-    /// Whether the configured model is among them.
+    /// Whether the configured model is among them: for Ollama a name without a tag means
+    /// `:latest`; other servers compare names exactly (the core's `model_available`).
     pub model_available: bool,
+}
+
+impl ConnectionCheck {
+    /// A check that failed before any model was listed, and why.
+    fn failed(message: impl Into<String>) -> ConnectionCheck {
+        ConnectionCheck {
+            ok: false,
+            message: message.into(),
+            models: Vec::new(),
+            model_available: false,
+        }
+    }
 }
 
 impl SettingsView {
@@ -862,8 +964,9 @@ fn model_file_name(path: &str) -> String {
         .unwrap_or_default()
 }
 
-/// `settings` with the primary provider replaced by the form's (its API key comes from
-/// `keys` for the new kind, else stays the environment's), checked like the config file.
+/// `settings` with the primary provider replaced by the form's, checked like the config
+/// file, and every API key resolved again from `keys` ([`Settings::with_keys`]): the
+/// primary gets the key of the form's server, never the one of the server it had before.
 /// For the built-in engine the form's `base_url` is the model file's path.
 pub fn with_primary(
     settings: &Settings,
@@ -885,7 +988,7 @@ pub fn with_primary(
             primary.base_url = file.to_string();
             primary.model = model_file_name(file);
         }
-        return Ok(next);
+        return Ok(next.with_keys(keys));
     }
     let url = form.base_url.trim().trim_end_matches('/').to_string();
     match url::Url::parse(&url) {
@@ -905,47 +1008,37 @@ pub fn with_primary(
     }
     let mut next = settings.clone();
     if let Some(primary) = next.providers.first_mut() {
-        let env_key = primary.api_key.clone();
         primary.kind = kind;
         primary.base_url = url;
         primary.model = form.model.trim().to_string();
-        primary.api_key = api_key(&key_id(&primary.base_url), keys, env_key);
     }
-    Ok(next)
+    Ok(next.with_keys(keys))
 }
 
-/// Fills each provider's API key from `keys` (the OS keyring) where one is stored under
-/// its base URL ([`key_id`]); a key from the environment stays when the keyring has none.
-pub fn with_keys(mut settings: Settings, keys: &dyn KeyStore) -> Settings {
-    for p in &mut settings.providers {
-        if p.kind != ProviderKind::Builtin {
-            p.api_key = api_key(&key_id(&p.base_url), keys, p.api_key.clone());
-        }
+/// "Test connection" for a settings form not yet applied: the form's provider as
+/// [`with_primary`] makes it (with the key of the form's server only) asked for its models
+/// by [`check_connection`]. A form that is not valid says why.
+pub async fn check_form(
+    settings: &Settings,
+    form: &ProviderForm,
+    keys: &dyn KeyStore,
+) -> ConnectionCheck {
+    match with_primary(settings, form, keys) {
+        Ok(next) => check_connection(&next).await,
+        Err(e) => ConnectionCheck::failed(e.to_string()),
     }
-    settings
 }
 
-/// Asks the primary provider for its model list: whether it is reachable, what it offers.
+/// Asks the primary provider for its model list: whether it is reachable, what it offers,
+/// and whether the configured model is among it ([`crate::llm::model_available`]).
 pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
     let model = settings.provider().model.clone();
     let slots = match crate::compile::providers_from_settings(settings) {
         Ok(s) => s,
-        Err(e) => {
-            return ConnectionCheck {
-                ok: false,
-                message: e.to_string(),
-                models: Vec::new(),
-                model_available: false,
-            }
-        }
+        Err(e) => return ConnectionCheck::failed(e.to_string()),
     };
     let Some(slot) = slots.first() else {
-        return ConnectionCheck {
-            ok: false,
-            message: "no provider is configured".into(),
-            models: Vec::new(),
-            model_available: false,
-        };
+        return ConnectionCheck::failed("no provider is configured");
     };
     match slot.provider.list_models().await {
         Ok(list) if slot.provider.kind() == ProviderKind::Builtin => {
@@ -966,13 +1059,18 @@ pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
                     "{} is a GGUF model ({what}): the built-in engine can compile with it, no server needed",
                     slot.provider.base_url()
                 ),
-                model_available: !models.is_empty(),
+                model_available: crate::llm::model_available(
+                    ProviderKind::Builtin,
+                    &model,
+                    &models,
+                ),
                 models,
             }
         }
         Ok(list) => {
             let models: Vec<String> = list.into_iter().map(|m| m.name).collect();
-            let model_available = models.contains(&model);
+            let model_available =
+                crate::llm::model_available(slot.provider.kind(), &model, &models);
             let message = match (models.len(), model_available) {
                 (0, _) => format!("{} answered but offers no models", slot.provider.describe()),
                 (n, true) => format!(
@@ -991,12 +1089,7 @@ pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
                 model_available,
             }
         }
-        Err(e) => ConnectionCheck {
-            ok: false,
-            message: e.to_string(),
-            models: Vec::new(),
-            model_available: false,
-        },
+        Err(e) => ConnectionCheck::failed(e.to_string()),
     }
 }
 
@@ -1008,7 +1101,7 @@ impl Wiki {
         for p in paths {
             view.absorb(
                 p,
-                self.ingest_path(Path::new(p.trim()), &IngestOptions::default()),
+                self.ingest_path(Path::new(p.trim()), self.ingest_options()),
             );
         }
         view
@@ -1026,7 +1119,7 @@ impl Wiki {
     pub async fn ingest_url_view(&self, url: &str) -> IngestView {
         let mut view = IngestView::default();
         let url = url.trim();
-        view.absorb(url, self.ingest_url(url, &IngestOptions::default()).await);
+        view.absorb(url, self.ingest_url(url, self.ingest_options()).await);
         view
     }
 
@@ -1226,5 +1319,82 @@ mod tests {
         assert!(text.text.contains("Tea is brewed."));
         view.absorb("", wiki.ingest_text("   ", None));
         assert_eq!(view.errors.len(), 1, "{view:?}");
+    }
+
+    #[test]
+    fn the_apps_ingest_keeps_the_configured_size_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = |k: &str| match k {
+            "WIKIMIND_DATA_DIR" => Some(dir.path().display().to_string()),
+            _ => None,
+        };
+        let mut settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+        settings.compile.max_source_bytes = 64;
+        let wiki = Wiki::open_in_memory()
+            .unwrap()
+            .with_ingest_options(settings.ingest_options());
+        let big = format!("# Big\n\n{}", "word ".repeat(40));
+        let file = dir.path().join("big.md");
+        std::fs::write(&file, &big).unwrap();
+
+        let pasted = wiki.ingest_text_view(&big, None);
+        let picked = wiki.ingest_paths_view(&[file.display().to_string()]);
+        for view in [pasted, picked] {
+            assert!(view.added.is_empty(), "{view:?}");
+            assert_eq!(view.errors.len(), 1, "{view:?}");
+            assert!(view.errors[0].contains("64"), "names the limit: {view:?}");
+        }
+        assert!(wiki.source_views().unwrap().is_empty(), "nothing stored");
+        let small = wiki.ingest_text_view("# Small\n\nFits.", None);
+        assert_eq!(small.added.len(), 1, "{small:?}");
+    }
+
+    #[test]
+    fn a_grounded_quote_is_shown_marked_in_its_source() {
+        use crate::contract::CompilationResult;
+        use crate::store::{CompileRecord, SaveArticle};
+        let wiki = Wiki::open_in_memory().unwrap();
+        let filler = "Lorem ipsum dolor sit amet. ".repeat(40);
+        let text = format!(
+            "# Espresso\n\n{filler}Espresso is brewed at *nine   bars* of pressure.\n{filler}"
+        );
+        let added = wiki.ingest_text(&text, None).unwrap();
+        let result = CompilationResult {
+            title: "Espresso".into(),
+            summary: "Pressure.".into(),
+            key_claims: Vec::new(),
+            concepts: Vec::new(),
+            backlink_suggestions: Vec::new(),
+            open_questions: Vec::new(),
+            article_body: "Espresso.".into(),
+        };
+        let saved = wiki
+            .store()
+            .save_article(&SaveArticle {
+                source_id: added.sources[0].source_id,
+                result: &result,
+                claims: &[],
+                links: &[],
+                truncated: false,
+                record: &CompileRecord::default(),
+            })
+            .unwrap();
+        let id = saved.article_id.0;
+
+        // Found the way grounding finds it: case, emphasis and spacing aside.
+        let view = wiki.quote_view(id, "brewed at nine bars").unwrap().unwrap();
+        assert!(view.found);
+        assert_eq!(view.quote, "brewed at *nine   bars");
+        assert!(view.before.ends_with("Espresso is "), "{}", view.before);
+        assert_eq!(view.before.chars().count(), QUOTE_CONTEXT_CHARS);
+        assert!(view.more_before && view.more_after);
+        assert!(view.after.starts_with("* of pressure."), "{}", view.after);
+
+        // Not there: the start of the source, said plainly.
+        let view = wiki.quote_view(id, "brewed at ten bars").unwrap().unwrap();
+        assert!(!view.found);
+        assert!(view.quote.is_empty() && view.before.is_empty());
+        assert!(view.after.starts_with("# Espresso"));
+        assert!(wiki.quote_view(id + 100, "brewed").unwrap().is_none());
     }
 }

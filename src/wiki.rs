@@ -11,7 +11,9 @@ use crate::config::Settings;
 use crate::ingest::{self, IngestOptions, IngestedSource, Skipped};
 use crate::llm::LlmError;
 use crate::render::{render_article, LinkTarget, SafeHtml};
-use crate::store::{ArticleDetail, IngestOutcome, NewSource, SourceId, Store, StoreError};
+use crate::store::{
+    ArticleDetail, IngestOutcome, NewSource, SourceId, SourceStatus, Store, StoreError,
+};
 
 /// Anything that can go wrong behind a shell command, with a message a person can act on.
 #[derive(Debug, thiserror::Error)]
@@ -61,11 +63,23 @@ pub struct IngestSummary {
     pub skipped: Vec<Skipped>,
 }
 
+/// What a compile request selects (see [`Wiki::compile_selection`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CompileSelection {
+    /// The sources to compile, in order.
+    pub sources: Vec<SourceId>,
+    /// Sources named that are compiled already (left alone without `force`).
+    pub already_compiled: Vec<SourceId>,
+    /// Keys that name no source.
+    pub unknown: Vec<String>,
+}
+
 /// An open wiki: the store, and where it lives.
 #[derive(Debug, Clone)]
 pub struct Wiki {
     store: Arc<Store>,
     data_dir: Option<PathBuf>,
+    ingest: IngestOptions,
 }
 
 impl Wiki {
@@ -74,7 +88,20 @@ impl Wiki {
         Ok(Wiki {
             store: Arc::new(Store::open_data_dir(data_dir)?),
             data_dir: Some(data_dir.to_path_buf()),
+            ingest: IngestOptions::default(),
         })
+    }
+
+    /// Uses these ingest limits for everything added through this handle (the shells pass
+    /// [`Settings::ingest_options`](crate::config::Settings::ingest_options)).
+    pub fn with_ingest_options(mut self, options: IngestOptions) -> Wiki {
+        self.ingest = options;
+        self
+    }
+
+    /// The ingest limits in force.
+    pub fn ingest_options(&self) -> &IngestOptions {
+        &self.ingest
     }
 
     /// A wiki in memory, for tests.
@@ -82,6 +109,7 @@ impl Wiki {
         Ok(Wiki {
             store: Arc::new(Store::open_in_memory()?),
             data_dir: None,
+            ingest: IngestOptions::default(),
         })
     }
 
@@ -138,8 +166,16 @@ impl Wiki {
         })
     }
 
-    /// Stores pasted text.
+    /// Stores pasted text, refusing more than the ingest limit, as for a file.
     pub fn ingest_text(&self, text: &str, title: Option<&str>) -> Result<IngestSummary> {
+        if text.len() as u64 > self.ingest.max_bytes {
+            return Err(ingest::IngestError::FileTooLarge {
+                path: PathBuf::from("pasted text"),
+                size: text.len() as u64,
+                limit: self.ingest.max_bytes,
+            }
+            .into());
+        }
         let source = ingest::ingest_text(text, title)?;
         Ok(IngestSummary {
             sources: self.add_sources(std::slice::from_ref(&source))?,
@@ -193,6 +229,50 @@ impl Wiki {
         let providers = providers_from_settings(settings)?;
         let compiler = Compiler::new(Arc::clone(&self.store), providers, settings.compile.clone());
         Ok(Arc::new(compiler.with_prompts(self.prompts())))
+    }
+
+    /// Finds a source by what a person would type: its id, its origin (a URL, a canonical
+    /// path), a path as typed (relative or not canonical), or the exact title of its
+    /// article.
+    pub fn find_source(&self, key: &str) -> Result<Option<SourceId>> {
+        if let Some(s) = self.store.find_source(key)? {
+            return Ok(Some(s.id));
+        }
+        if let Ok(canonical) = std::fs::canonicalize(key) {
+            if let Some(s) = self.store.find_source(&canonical.to_string_lossy())? {
+                return Ok(Some(s.id));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Which sources a compile asked for by `keys` compiles: with no keys, every source
+    /// that is pending, failed, stale or was interrupted (and with `force` the compiled
+    /// ones too); with keys, the sources they name, minus compiled ones unless `force`.
+    pub fn compile_selection(&self, keys: &[String], force: bool) -> Result<CompileSelection> {
+        let mut selection = CompileSelection::default();
+        if keys.is_empty() {
+            selection.sources = self
+                .store
+                .sources_to_compile(force)?
+                .into_iter()
+                .map(|s| s.id)
+                .collect();
+            return Ok(selection);
+        }
+        for key in keys {
+            let Some(id) = self.find_source(key)? else {
+                selection.unknown.push(key.clone());
+                continue;
+            };
+            let compiled = self.store.source(id)?.map(|s| s.status) == Some(SourceStatus::Compiled);
+            if compiled && !force {
+                selection.already_compiled.push(id);
+            } else if !selection.sources.contains(&id) {
+                selection.sources.push(id);
+            }
+        }
+        Ok(selection)
     }
 
     /// An article by id or exact title.

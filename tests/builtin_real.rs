@@ -13,6 +13,7 @@ use std::sync::Arc;
 use wikimind::compile::{Compiler, ProviderSlot};
 use wikimind::config::{model_dir, CompileSettings, DEFAULT_BUILTIN_MODEL};
 use wikimind::llm::{BuiltinProvider, CancellationToken, ChatRequest, FinishReason, Provider};
+use wikimind::queue::JobRunner;
 use wikimind::store::{SourceStatus, Store};
 use wikimind::structured::Schema;
 use wikimind::wiki::Wiki;
@@ -60,10 +61,32 @@ async fn real_notes_compile_to_valid_stored_articles() {
         ..CompileSettings::default()
     };
     let store: Arc<Store> = Arc::clone(wiki.store());
-    let compiler = Arc::new(Compiler::new(Arc::clone(&store), vec![slot], settings));
+    let compiler = Arc::new(Compiler::new(
+        Arc::clone(&store),
+        vec![slot],
+        settings.clone(),
+    ));
     let ids: Vec<_> = summary.sources.iter().map(|s| s.source_id).collect();
-    let reports = compiler
-        .compile_queued(&ids, Arc::new(|_| {}), CancellationToken::new())
+    let mut runner_settings = wikimind::config::Settings::resolve(
+        &wikimind::config::Overrides {
+            data_dir: Some("unused".into()),
+            ..Default::default()
+        },
+        &|_| None,
+        None,
+    )
+    .unwrap();
+    runner_settings.compile = settings;
+    let runner = JobRunner::with_compilers(
+        wiki.clone(),
+        runner_settings,
+        Arc::new(wikimind::llm::NoKeyStore),
+        Box::new(|_| {}),
+        Box::new(move |_| Ok(Arc::clone(&compiler))),
+    );
+    runner.enqueue(&ids, None).unwrap();
+    let reports = runner
+        .run_until_idle(&CancellationToken::new())
         .await
         .unwrap();
     assert_eq!(reports.len(), 3);

@@ -144,6 +144,7 @@ fn run_mix(out: &Path) -> (eval::Report, Vec<eval::CaseResult>, TestServer) {
         .block_on(eval::run_eval(
             &dataset,
             &settings(&server),
+            &wikimind::llm::NoKeyStore,
             &options,
             &|_| {},
             &CancellationToken::new(),

@@ -4,11 +4,15 @@
 use serde_json::{json, Value};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use wikimind::config::{Overrides, Settings};
 use wikimind::llm::{
-    estimate_num_ctx, CancellationToken, ChatRequest, ChatResponse, FinishReason, LlmError,
-    OllamaProvider, OpenAiProvider, OutputConstraint, Provider, ProviderKind, ProviderSettings,
-    RetryPolicy, Secret, StreamEvent, TimeoutPhase, Timeouts,
+    estimate_num_ctx, model_available, CancellationToken, ChatRequest, ChatResponse, FinishReason,
+    KeyStore, LlmError, MemoryKeyStore, NoKeyStore, OllamaProvider, OpenAiProvider,
+    OutputConstraint, Provider, ProviderKind, ProviderSettings, RetryPolicy, Secret, StreamEvent,
+    TimeoutPhase, Timeouts,
 };
+use wikimind::view::{self, ProviderForm, ProviderKindView, SettingsView};
+use wikimind::wiki::Wiki;
 use wikimind_testserver::{Finish, Reply, TestServer};
 
 /// Short waits so failures show quickly; retries almost without delay.
@@ -568,4 +572,200 @@ async fn the_canned_answer_serves_end_to_end_runs() {
         "Plants turn light into sugar."
     );
     assert!(deltas(&events).len() > 1);
+}
+
+/// The `authorization` header of every request a server received (`None` where there was
+/// none).
+fn authorizations(server: &TestServer) -> Vec<Option<String>> {
+    server
+        .requests()
+        .iter()
+        .map(|r| r.header("authorization").map(str::to_string))
+        .collect()
+}
+
+/// Settings as the CLI and the app resolve them, from a config file's text and
+/// `WIKIMIND_API_KEY` (when given), with keys from `keys`.
+fn resolved_settings(config: &str, env_key: Option<&str>, keys: &dyn KeyStore) -> Settings {
+    let env = |name: &str| match name {
+        "WIKIMIND_DATA_DIR" => Some("unused".to_string()),
+        "WIKIMIND_API_KEY" => env_key.map(str::to_string),
+        _ => None,
+    };
+    Settings::resolve(
+        &Overrides::default(),
+        &env,
+        Some((std::path::Path::new("config.toml"), config)),
+    )
+    .unwrap()
+    .with_keys(keys)
+}
+
+#[tokio::test]
+async fn the_environment_key_reaches_the_primary_server_and_no_other() {
+    // The primary (OpenAI-compatible) and the Ollama fallback are down; the last fallback
+    // compiles. Each has its own server, so each server's requests say what it was sent.
+    let primary = TestServer::with_replies([Reply::error(503, "overloaded")]);
+    let ollama_fallback = TestServer::with_replies([Reply::error(503, "overloaded")]);
+    let openai_fallback = TestServer::start();
+    let config = format!(
+        "[provider]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\n\
+         [[fallback]]\nkind = \"ollama\"\nbase_url = \"{}\"\nmodel = \"test-model\"\n\
+         [[fallback]]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\n\
+         [compile]\ntransport_retries = 0\n",
+        primary.openai_url(),
+        ollama_fallback.url(),
+        openai_fallback.openai_url(),
+    );
+    let keys = MemoryKeyStore::new();
+    let settings = resolved_settings(&config, Some("env-key-123"), &keys);
+
+    let wiki = Wiki::open_in_memory().unwrap();
+    let id = wiki
+        .ingest_text("# Tides\n\nThe moon pulls the sea.", None)
+        .unwrap()
+        .sources[0]
+        .source_id;
+    let compile = |wiki: &Wiki, settings: &Settings| {
+        let compiler = wiki.compiler(settings).unwrap();
+        async move {
+            compiler
+                .compile_one(id, &|_| {}, &CancellationToken::new())
+                .await
+                .unwrap()
+        }
+    };
+    let report = compile(&wiki, &settings).await;
+    assert!(report.ok, "{report:?}");
+    assert!(!primary.chat_requests().is_empty());
+    assert!(!ollama_fallback.chat_requests().is_empty());
+    assert!(!openai_fallback.chat_requests().is_empty());
+    assert!(
+        authorizations(&primary)
+            .iter()
+            .all(|a| a.as_deref() == Some("Bearer env-key-123")),
+        "{:?}",
+        authorizations(&primary)
+    );
+    assert!(
+        authorizations(&ollama_fallback).iter().all(Option::is_none),
+        "the Ollama fallback was sent {:?}",
+        authorizations(&ollama_fallback)
+    );
+    assert!(
+        authorizations(&openai_fallback).iter().all(Option::is_none),
+        "the OpenAI-compatible fallback was sent {:?}",
+        authorizations(&openai_fallback)
+    );
+
+    // A fallback's own keyring entry is what it gets, and only it.
+    let settings = settings
+        .save_key(
+            ProviderKind::OpenAiCompatible,
+            &openai_fallback.openai_url(),
+            "fallback-key",
+            &keys,
+        )
+        .unwrap();
+    primary.push(Reply::error(503, "overloaded"));
+    ollama_fallback.push(Reply::error(503, "overloaded"));
+    let before = openai_fallback.requests().len();
+    let report = compile(&wiki, &settings).await;
+    assert!(report.ok, "{report:?}");
+    let later = &authorizations(&openai_fallback)[before..];
+    assert!(!later.is_empty());
+    assert!(
+        later
+            .iter()
+            .all(|a| a.as_deref() == Some("Bearer fallback-key")),
+        "{later:?}"
+    );
+    assert!(authorizations(&ollama_fallback).iter().all(Option::is_none));
+}
+
+#[tokio::test]
+async fn the_connection_test_sends_no_key_saved_for_another_server() {
+    let server_a = TestServer::start();
+    let server_b = TestServer::start();
+    let keys = MemoryKeyStore::new();
+    let config = format!(
+        "[provider]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
+        server_a.openai_url()
+    );
+    let settings = resolved_settings(&config, None, &keys)
+        .save_key(
+            ProviderKind::OpenAiCompatible,
+            &server_a.openai_url(),
+            "key-for-a",
+            &keys,
+        )
+        .unwrap();
+    let form = |server: &TestServer| ProviderForm {
+        kind: ProviderKindView::Openai,
+        base_url: server.openai_url(),
+        model: "test-model".into(),
+    };
+
+    // "Test connection" with server B in the form: B answers, and is sent no key.
+    let check = view::check_form(&settings, &form(&server_b), &keys).await;
+    assert!(check.ok, "{check:?}");
+    assert_eq!(authorizations(&server_b), vec![None]);
+    // Applying B as the primary: the key of A does not go along.
+    let applied = view::with_primary(&settings, &form(&server_b), &keys).unwrap();
+    assert!(!SettingsView::of(&applied).has_api_key);
+    let check = view::check_connection(&applied).await;
+    assert!(check.ok, "{check:?}");
+    assert_eq!(authorizations(&server_b), vec![None, None]);
+
+    // Server A still gets its own key.
+    let check = view::check_form(&applied, &form(&server_a), &keys).await;
+    assert!(check.ok, "{check:?}");
+    assert_eq!(
+        authorizations(&server_a),
+        vec![Some("Bearer key-for-a".to_string())]
+    );
+
+    // Nor does WIKIMIND_API_KEY follow the primary from A to B.
+    let settings = resolved_settings(&config, Some("env-key"), &MemoryKeyStore::new());
+    let check = view::check_form(&settings, &form(&server_b), &keys).await;
+    assert!(check.ok, "{check:?}");
+    assert_eq!(authorizations(&server_b), vec![None, None, None]);
+}
+
+#[tokio::test]
+async fn a_model_without_a_tag_is_its_latest_tag_on_ollama() {
+    let check = |listed: &'static str, wanted: &'static str| async move {
+        let server = TestServer::builder().models([listed]).start();
+        let config = format!("[provider]\nbase_url = \"{}\"\n", server.url());
+        let settings = resolved_settings(&config, None, &NoKeyStore);
+        let form = ProviderForm {
+            kind: ProviderKindView::Ollama,
+            base_url: server.url(),
+            model: wanted.into(),
+        };
+        view::check_form(&settings, &form, &NoKeyStore).await
+    };
+    let latest = check("llama3.2:latest", "llama3.2").await;
+    assert!(latest.ok && latest.model_available, "{latest:?}");
+    assert!(latest.message.contains("among them"), "{}", latest.message);
+    let other_tag = check("llama3.2:1b", "llama3.2").await;
+    assert!(other_tag.ok && !other_tag.model_available, "{other_tag:?}");
+    assert!(
+        other_tag.message.contains("not llama3.2"),
+        "{}",
+        other_tag.message
+    );
+    let exact = check("llama3.2:1b", "llama3.2:1b").await;
+    assert!(exact.model_available, "{exact:?}");
+    // The CLI's `providers --test` reads the same list through the same rule.
+    assert!(model_available(
+        ProviderKind::Ollama,
+        "llama3.2",
+        &latest.models
+    ));
+    assert!(!model_available(
+        ProviderKind::Ollama,
+        "llama3.2",
+        &other_tag.models
+    ));
 }

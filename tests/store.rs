@@ -1,11 +1,13 @@
 //! The store as its callers see it: real SQLite files in a temp dir and in memory.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use wikimind::contract::{CheckedClaim, CompilationResult, Confidence};
 use wikimind::store::{
-    ArticleId, ArticleSort, CompileOutcome, CompileRecord, IngestOutcome, JobState, NewLink,
-    NewSource, SaveArticle, SavedArticle, SourceId, SourceKind, SourceStatus, Store, StoreError,
+    ArticleId, ArticleSort, CompileOutcome, CompileRecord, IngestOutcome, JobEnd, JobId, JobOwner,
+    JobSettings, JobState, NewLink, NewSource, SaveArticle, SavedArticle, SourceId, SourceKind,
+    SourceStatus, Store, StoreError,
 };
 
 fn file_store() -> (tempfile::TempDir, Store) {
@@ -578,54 +580,86 @@ fn a_database_from_a_newer_build_is_refused() {
     assert!(err.to_string().contains("newer WikiMind"), "{err}");
 }
 
+fn owner(pid: u32) -> JobOwner {
+    JobOwner {
+        host: "test-host".to_owned(),
+        pid,
+    }
+}
+
+const STALE: Duration = Duration::from_secs(60);
+
 #[test]
 fn jobs_queue_once_run_and_recover_after_a_crash() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("wikimind.db");
+    let asked = JobSettings {
+        model: Some("qwen2.5:3b".into()),
+        ..JobSettings::default()
+    };
     let (a, b, job_a) = {
         let store = Store::open(&path).expect("open");
         let a = add(&store, "/n/a.md", "a");
         let b = add(&store, "/n/b.md", "b");
-        let job_a = store.enqueue(a).expect("enqueue");
+        let job_a = store.enqueue(a, &JobSettings::default()).expect("enqueue");
         assert_eq!(
-            store.enqueue(a).expect("enqueue again"),
+            store.enqueue(a, &asked).expect("enqueue again"),
             job_a,
             "no duplicate"
         );
-        store.enqueue(b).expect("enqueue");
-        let running = store.start_next().expect("start").expect("a job");
+        store.enqueue(b, &JobSettings::default()).expect("enqueue");
+        let running = store.start_next(&owner(1)).expect("start").expect("a job");
         assert_eq!(
             (running.id, running.state, running.attempts),
             (job_a, JobState::Running, 1)
         );
+        assert_eq!(running.settings, asked, "the newest ask is what runs");
+        assert_eq!(running.owner, Some(owner(1)));
         assert_eq!(status(&store, a), SourceStatus::Compiling);
+        assert_eq!(
+            store.enqueue(a, &JobSettings::default()).expect("enqueue"),
+            job_a,
+            "a source being compiled is not queued twice"
+        );
         (a, b, job_a)
         // The process "crashes" here: the job stays running.
     };
     let store = Store::open(&path).expect("reopen");
     assert_eq!(status(&store, a), SourceStatus::Compiling);
-    assert!(store
-        .sources_to_compile(false)
-        .expect("l")
-        .iter()
-        .any(|s| s.id == a));
-    assert_eq!(store.recover_interrupted().expect("recover"), 1);
+    assert_eq!(
+        store
+            .recover_interrupted(STALE, &|_| false)
+            .expect("recover"),
+        0,
+        "an owner that is alive keeps its job"
+    );
+    assert_eq!(status(&store, a), SourceStatus::Compiling);
+    assert_eq!(
+        store
+            .recover_interrupted(STALE, &|o| o.pid == 1)
+            .expect("recover"),
+        1,
+        "a dead owner's job is recovered"
+    );
     assert_eq!(status(&store, a), SourceStatus::Pending);
 
-    let again = store.start_next().expect("start").expect("a job");
+    let again = store.start_next(&owner(2)).expect("start").expect("a job");
     assert_eq!((again.id, again.attempts), (job_a, 2));
     save(&store, a, &result("Alpha", "a"), &[]);
-    store.finish_job(again.id, true, None).expect("finish");
+    store.finish_job(again.id, &JobEnd::Done).expect("finish");
 
-    let next = store.start_next().expect("start").expect("b's job");
+    let next = store
+        .start_next(&owner(2))
+        .expect("start")
+        .expect("b's job");
     assert_eq!(next.source_id, b);
     store
-        .finish_job(next.id, false, Some("Ollama is not running"))
+        .finish_job(next.id, &JobEnd::Failed("Ollama is not running".into()))
         .expect("finish");
     let source_b = store.source(b).expect("r").expect("e");
     assert_eq!(source_b.status, SourceStatus::Failed);
     assert_eq!(source_b.reason.as_deref(), Some("Ollama is not running"));
-    assert_eq!(store.start_next().expect("start"), None);
+    assert_eq!(store.start_next(&owner(2)).expect("start"), None);
     let states: Vec<JobState> = store
         .jobs()
         .expect("jobs")
@@ -635,9 +669,70 @@ fn jobs_queue_once_run_and_recover_after_a_crash() {
     assert_eq!(states, vec![JobState::Failed, JobState::Done]);
     assert_eq!(status(&store, a), SourceStatus::Compiled);
     assert!(matches!(
-        store.finish_job(wikimind::store::JobId(77), true, None),
+        store.finish_job(wikimind::store::JobId(77), &JobEnd::Done),
         Err(StoreError::JobNotFound(_))
     ));
+}
+
+#[test]
+fn a_lease_expires_when_its_heartbeat_stops_and_not_before() {
+    let (_dir, store) = file_store();
+    let a = add(&store, "/n/a.md", "a");
+    let job = store.enqueue(a, &JobSettings::default()).expect("enqueue");
+    store.start_next(&owner(1)).expect("start").expect("job");
+    // Nobody says the owner is dead, and its heartbeat is fresh.
+    assert_eq!(store.recover_interrupted(STALE, &|_| false).expect("r"), 0);
+    assert!(store.heartbeat(&owner(1)).expect("beat").is_empty());
+    // Seen from a minute on with a one-second limit, the heartbeat is stale.
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(
+        store
+            .recover_interrupted(Duration::from_secs(1), &|_| false)
+            .expect("r"),
+        1
+    );
+    let recovered = store.job(job).expect("job").expect("exists");
+    assert_eq!((recovered.state, recovered.owner), (JobState::Queued, None));
+}
+
+#[test]
+fn a_cancel_reaches_the_owner_of_a_running_job_through_the_table() {
+    let (_dir, store) = file_store();
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    let job_a = store.enqueue(a, &JobSettings::default()).expect("enqueue");
+    let job_b = store.enqueue(b, &JobSettings::default()).expect("enqueue");
+    store.start_next(&owner(1)).expect("start").expect("job");
+    // Another process asks to cancel both.
+    assert!(store.cancel_job(job_a).expect("cancel running"));
+    assert!(store.cancel_job(job_b).expect("cancel queued"));
+    assert_eq!(
+        store.job(job_b).expect("job").expect("exists").state,
+        JobState::Cancelled,
+        "a queued job is cancelled at once"
+    );
+    assert_eq!(store.start_next(&owner(2)).expect("start"), None);
+    assert_eq!(
+        store.heartbeat(&owner(2)).expect("beat"),
+        Vec::<JobId>::new(),
+        "only the owner is told"
+    );
+    assert_eq!(store.heartbeat(&owner(1)).expect("beat"), vec![job_a]);
+    store.finish_job(job_a, &JobEnd::Cancelled).expect("finish");
+    assert_eq!(status(&store, a), SourceStatus::Pending);
+    assert!(!store.cancel_job(job_a).expect("cancel ended"));
+}
+
+#[test]
+fn an_interrupted_job_goes_back_in_line() {
+    let (_dir, store) = file_store();
+    let a = add(&store, "/n/a.md", "a");
+    let job = store.enqueue(a, &JobSettings::default()).expect("enqueue");
+    store.start_next(&owner(1)).expect("start").expect("job");
+    store.finish_job(job, &JobEnd::Interrupted).expect("finish");
+    assert_eq!(status(&store, a), SourceStatus::Pending);
+    let next = store.start_next(&owner(2)).expect("start").expect("again");
+    assert_eq!((next.id, next.attempts), (job, 2));
 }
 
 #[test]
@@ -721,7 +816,7 @@ async fn the_store_is_usable_from_tokio_tasks() {
         let store = Arc::clone(&store);
         tasks.push(tokio::spawn(async move {
             let id = add(&store, &format!("/t/{n}"), "t");
-            store.enqueue(id).expect("enqueue")
+            store.enqueue(id, &JobSettings::default()).expect("enqueue")
         }));
     }
     for task in tasks {
@@ -757,4 +852,124 @@ fn two_connections_to_one_file_wait_for_each_other() {
     }
     assert_eq!(stores[0].counts().expect("counts").articles, 40);
     assert_eq!(stores[1].search("body").expect("search").len(), 40);
+}
+
+/// Every row of `table` as text, in rowid order: what an upgrade must carry forward.
+fn rows_of(conn: &rusqlite::Connection, table: &str, columns: &str) -> Vec<String> {
+    let mut stmt = conn
+        .prepare(&format!("SELECT {columns} FROM {table} ORDER BY rowid"))
+        .expect("prepare");
+    let n = stmt.column_count();
+    let rows = stmt
+        .query_map([], |row| {
+            let mut cells = Vec::with_capacity(n);
+            for i in 0..n {
+                let value: rusqlite::types::Value = row.get(i)?;
+                cells.push(format!("{value:?}"));
+            }
+            Ok(cells.join("|"))
+        })
+        .expect("query");
+    rows.collect::<rusqlite::Result<_>>().expect("rows")
+}
+
+/// The tables of a version 1 wiki and their columns, all of which later versions keep.
+const V1_TABLES: &[(&str, &str)] = &[
+    ("sources", "*"),
+    ("articles", "*"),
+    ("claims", "*"),
+    ("concepts", "*"),
+    ("article_concepts", "*"),
+    ("links", "*"),
+    ("open_questions", "*"),
+    ("compilations", "*"),
+    (
+        "jobs",
+        "id, source_id, state, attempts, error, created_at, updated_at",
+    ),
+];
+
+/// `tests/data/upgrade/v1-wiki.db` was made by WikiMind with schema version 1 (the CLI
+/// against the scripted test server): eleven compiled notes, one failed source, one stale,
+/// one pending, one removed (its links are wanted pages), and a queue as a crash left it —
+/// a queued job, and two running jobs for one source.
+#[test]
+fn a_version_1_wiki_upgrades_with_every_row_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/upgrade/v1-wiki.db"),
+        &path,
+    )
+    .expect("copy the fixture");
+    let before: Vec<Vec<String>> = {
+        let conn = rusqlite::Connection::open(&path).expect("open raw");
+        let version: i64 = conn
+            .query_row("SELECT MAX(version) FROM schema_migrations", [], |r| {
+                r.get(0)
+            })
+            .expect("version");
+        assert_eq!(version, 1, "the fixture is a version 1 database");
+        V1_TABLES
+            .iter()
+            .map(|(table, columns)| rows_of(&conn, table, columns))
+            .collect()
+    };
+    // Every table holds rows (the stand-in server writes no open questions).
+    for ((table, _), rows) in V1_TABLES.iter().zip(&before) {
+        assert!(rows.is_empty() == (*table == "open_questions"), "{table}");
+    }
+
+    let store = Store::open(&path).expect("upgrade");
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).expect("open raw");
+    for ((table, columns), rows) in V1_TABLES.iter().zip(&before) {
+        assert_eq!(&rows_of(&conn, table, columns), rows, "table {table}");
+    }
+    let check: String = conn
+        .query_row("PRAGMA foreign_key_check", [], |r| r.get(0))
+        .unwrap_or_else(|_| "none".to_owned());
+    assert_eq!(check, "none", "no row points at nothing");
+    let integrity: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .expect("integrity");
+    assert_eq!(integrity, "ok");
+    drop(conn);
+
+    // What a person sees of it through the store.
+    let store = Store::open(&path).expect("reopen");
+    let espresso = store
+        .find_article("Espresso")
+        .expect("find")
+        .and_then(|id| store.article(id).expect("read"))
+        .expect("the Espresso article survived");
+    assert!(!espresso.claims.is_empty());
+    assert!(
+        !store.search("espresso").expect("search").is_empty(),
+        "FTS kept"
+    );
+    assert!(!store.wanted_pages().expect("wanted").is_empty());
+    let failed = store.find_source("13").expect("find").expect("source 13");
+    assert_eq!(failed.status, SourceStatus::Failed);
+    assert!(failed
+        .reason
+        .expect("reason")
+        .contains("could not be made valid"));
+
+    // The crash's queue: the two running jobs had no owner, so they are recovered as one.
+    assert_eq!(
+        store
+            .recover_interrupted(STALE, &|_| false)
+            .expect("recover"),
+        1
+    );
+    assert_eq!(status(&store, SourceId(5)), SourceStatus::Pending);
+    let owner = owner(1);
+    let mut started = Vec::new();
+    while let Some(job) = store.start_next(&owner).expect("start") {
+        started.push(job.source_id);
+        store.finish_job(job.id, &JobEnd::Done).expect("finish");
+    }
+    started.sort();
+    assert_eq!(started, vec![SourceId(5), SourceId(14)]);
 }

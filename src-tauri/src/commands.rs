@@ -9,7 +9,7 @@ use tauri::State;
 use wikimind::store::SourceId;
 use wikimind::view::{
     self, ArticleView, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort,
-    LibraryView, ProviderForm, SearchResult, SettingsView, SourceTextView, SourceView,
+    LibraryView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceTextView, SourceView,
 };
 
 use crate::host::Host;
@@ -112,6 +112,8 @@ define_commands! {
     fn sources() -> Vec<SourceView> = |h| h.wiki.source_views();
     /// A source's full text.
     fn source_text(id: i64) -> Option<SourceTextView> = |h| h.wiki.source_text(id);
+    /// Where a claim's quote is in the article's sources, with the text around it.
+    fn quote(article_id: i64, quote: String) -> Option<QuoteView> = |h| h.wiki.quote_view(article_id, &quote);
     /// A source's compile log with the raw answers.
     fn compilations(source_id: i64) -> Vec<CompilationView> = |h| h.wiki.compilation_views(source_id);
     /// Stores pasted text.
@@ -121,9 +123,7 @@ define_commands! {
     /// Downloads a web page and stores its readable text.
     fn add_url(url: String) -> IngestView = |h| Infallible(h.wiki.ingest_url_view(&url).await);
     /// Stores a note for a wanted page built from its mentions, and queues it.
-    fn create_wanted(title: String) -> IngestView = |h| h.wiki.create_wanted_view(&title).inspect(|v| {
-        h.queue.enqueue(&ids(&v.added.iter().map(|a| a.source_id).collect::<Vec<_>>()), None);
-    });
+    fn create_wanted(title: String) -> IngestView = |h| h.create_wanted(&title);
     /// Removes a source; links to its article become wanted pages.
     fn remove_source(id: i64) -> bool = |h| h.wiki.remove_source_view(id);
     /// Queues sources (all pending, failed and stale ones when the list is empty), with
@@ -131,21 +131,19 @@ define_commands! {
     fn compile(source_ids: Vec<i64>, model: Option<String>) -> u32 = |h| if source_ids.is_empty() {
         h.queue.enqueue_pending().map(|n| n as u32)
     } else {
-        Ok::<_, wikimind::wiki::WikiError>(h.queue.enqueue(&ids(&source_ids), model) as u32)
+        h.queue.enqueue(&ids(&source_ids), model.as_deref()).map(|jobs| jobs.len() as u32)
     };
-    /// Stops a waiting or running job.
-    fn cancel(source_id: i64) -> bool = |h| Infallible(h.queue.cancel(SourceId(source_id)));
-    /// The latest state of every job since the app started.
-    fn jobs() -> Vec<JobProgress> = |h| Infallible(h.queue.jobs());
+    /// Stops a waiting or running job (also one another process runs).
+    fn cancel(source_id: i64) -> bool = |h| h.queue.cancel(SourceId(source_id));
+    /// The newest jobs, whoever runs them: live progress for this app's, the queue's
+    /// state for other processes'.
+    fn jobs() -> Vec<JobProgress> = |h| h.queue.jobs();
     /// The current settings.
     fn settings() -> SettingsView = |h| Infallible(h.settings_view());
     /// Uses another primary provider from now on.
     fn apply_provider(form: ProviderForm) -> SettingsView = |h| h.apply_provider(&form);
     /// Asks a provider (the form's, not yet applied) for its models.
-    fn check_connection(form: ProviderForm) -> ConnectionCheck = |h| Infallible(match view::with_primary(&h.queue.settings(), &form, &h.keyring) {
-        Ok(s) => view::check_connection(&s).await,
-        Err(e) => ConnectionCheck { ok: false, message: e.to_string(), models: Vec::new(), model_available: false },
-    });
+    fn check_connection(form: ProviderForm) -> ConnectionCheck = |h| Infallible(view::check_form(&h.queue.settings(), &form, &*h.keys).await);
     /// Stores an API key in the OS keyring for the form's server.
     fn save_api_key(form: ProviderForm, key: String) -> SettingsView = |h| h.save_api_key(&form, &key);
 }

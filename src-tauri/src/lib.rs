@@ -2,18 +2,20 @@
 //!
 //! This crate is glue. [`commands`] declares the command surface once (and the TypeScript
 //! client is generated from it, see [`bindings`]); [`host`] holds the open wiki and its
-//! compile queue; [`run`] opens the window, and forwards every compile job change to the
-//! front end as a typed [`JOB_EVENT`] event. No SQL and no business rules live here.
+//! job runner; [`run`] opens the window, recovers interrupted jobs, and forwards every
+//! compile job change (its own and other processes') to the front end as a typed
+//! [`JOB_EVENT`] event. No SQL and no business rules live here.
 
 pub mod bindings;
 pub mod commands;
 pub mod host;
 
 use tauri::{Emitter, Manager};
-use wikimind::queue::CompileQueue;
+use wikimind::llm::CancellationToken;
+use wikimind::queue::JobRunner;
 use wikimind::wiki::Wiki;
 
-use crate::host::{load_settings, Host, KEYRING_SERVICE};
+use crate::host::{keyring, load_settings, Host};
 
 /// The event carrying a [`wikimind::view::JobProgress`] each time a compile job changes.
 pub const JOB_EVENT: &str = "job";
@@ -23,8 +25,10 @@ pub const DEBUG_IDENTIFIER: &str = "org.wikimind.desktop.dev";
 
 /// Opens the app and runs until its window closes. Returns a message when it cannot start.
 pub fn run() -> Result<(), String> {
-    let settings = load_settings().map_err(|e| e.to_string())?;
-    let wiki = Wiki::open(&settings.data_dir).map_err(|e| e.to_string())?;
+    let settings = load_settings(&keyring()).map_err(|e| e.to_string())?;
+    let wiki = Wiki::open(&settings.data_dir)
+        .map_err(|e| e.to_string())?
+        .with_ingest_options(settings.ingest_options());
     let mut context = tauri::generate_context!();
     if cfg!(debug_assertions) {
         context.config_mut().identifier = DEBUG_IDENTIFIER.to_string();
@@ -36,20 +40,20 @@ pub fn run() -> Result<(), String> {
             let handle = app.handle().clone();
             let runtime =
                 tauri::async_runtime::block_on(async { tokio::runtime::Handle::current() });
-            let queue = CompileQueue::new(
+            let keys: std::sync::Arc<dyn wikimind::llm::KeyStore> = std::sync::Arc::new(keyring());
+            let queue = JobRunner::new(
                 wiki.clone(),
                 settings,
-                runtime,
+                std::sync::Arc::clone(&keys),
                 Box::new(move |job| {
                     // The window may be gone while a job finishes; nothing to tell then.
                     let _ = handle.emit(JOB_EVENT, job);
                 }),
             );
-            app.manage(Host {
-                wiki,
-                queue,
-                keyring: wikimind::llm::SystemKeyring::with_service(KEYRING_SERVICE),
-            });
+            // Jobs an earlier run (or a killed CLI) left behind go back in line, and run.
+            queue.recover().map_err(|e| e.to_string())?;
+            queue.start(&runtime, CancellationToken::new());
+            app.manage(Host { wiki, queue, keys });
             if cfg!(debug_assertions) {
                 if let Some(window) = app.get_webview_window("main") {
                     let _ = window.set_title("WikiMind (development build)");

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::contract::Confidence;
-use crate::structured::{self, Mode, Reason, Schema};
+use crate::structured::{self, Mode, Schema};
 
 use super::step::Judgement;
 
@@ -98,19 +98,7 @@ pub fn classify(
             };
             (class, None)
         }
-        Judgement::Reject { problems, .. } => {
-            let category = match structured::parse_json(raw, schema, Mode::Lenient) {
-                Err(e) => match e.reason {
-                    Reason::Empty => "empty",
-                    Reason::NoJson { .. } => "no_json",
-                    Reason::Syntax { .. } => "syntax",
-                    Reason::Invalid(_) => "schema",
-                },
-                Ok(_) if problems.iter().any(|p| p.starts_with("/title")) => "empty_title",
-                Ok(_) => "contract",
-            };
-            (AnswerClass::Invalid, Some(category))
-        }
+        Judgement::Reject { why, .. } => (AnswerClass::Invalid, Some(why.as_str())),
     }
 }
 

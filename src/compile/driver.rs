@@ -1,5 +1,5 @@
 //! The driver: performs what the compile step decides — calls providers, streams progress,
-//! stores the article or the failure — and runs the persistent job queue concurrently.
+//! stores the article or the failure. The job queue that calls it is [`crate::queue`].
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -74,7 +74,8 @@ impl ProviderSlot {
     }
 }
 
-/// Builds the configured providers (the primary first, then the fallbacks).
+/// Builds the configured providers (the primary first, then the fallbacks), each sending
+/// the API key its settings carry (see [`Settings::with_keys`]) and no other.
 pub fn providers_from_settings(settings: &Settings) -> Result<Vec<ProviderSlot>, LlmError> {
     let c = &settings.compile;
     settings
@@ -94,16 +95,9 @@ pub fn providers_from_settings(settings: &Settings) -> Result<Vec<ProviderSlot>,
                         max_retries: c.transport_retries,
                         ..RetryPolicy::default()
                     },
-                    api_key: match p.kind {
-                        // Ollama takes no key; an OpenAI-compatible server may, from the
-                        // environment or else the OS keyring (keyed by its base URL).
-                        llm::ProviderKind::Ollama => p.api_key.clone(),
-                        _ => llm::api_key(
-                            &llm::key_id(&p.base_url),
-                            &llm::SystemKeyring::new(),
-                            p.api_key.clone(),
-                        ),
-                    },
+                    // As the settings resolved it (`Settings::with_keys`): this server's
+                    // own key, or none.
+                    api_key: p.api_key.clone(),
                 },
             )?;
             Ok(ProviderSlot {
@@ -255,8 +249,7 @@ impl Compiler {
         providers: Vec<ProviderSlot>,
         settings: CompileSettings,
     ) -> Compiler {
-        let schema =
-            Schema::new(crate::contract::compilation_schema()).unwrap_or_else(|_| Schema::any());
+        let schema = crate::contract::compilation_contract().clone();
         Compiler {
             store,
             providers,
@@ -269,13 +262,8 @@ impl Compiler {
 
     /// Uses these prompt templates (built-ins with a person's overrides).
     pub fn with_prompts(mut self, prompts: PromptSet) -> Compiler {
-        if let Some(s) = prompts
-            .get(COMPILE)
-            .schema
-            .clone()
-            .and_then(|s| Schema::new(s).ok())
-        {
-            self.schema = s;
+        if let Some(s) = &prompts.get(COMPILE).schema {
+            self.schema = s.clone();
         }
         self.prompts = prompts;
         self
@@ -306,75 +294,15 @@ impl Compiler {
         &self.store
     }
 
-    /// Queues `sources` and runs the queue (including work an interrupted run left queued)
-    /// with the configured concurrency until it is empty. Returns one report per job run.
-    pub async fn compile_queued(
-        self: &Arc<Self>,
-        sources: &[SourceId],
-        events: Arc<ProgressFn>,
-        cancel: CancellationToken,
-    ) -> Result<Vec<CompileReport>, CompileError> {
-        for id in sources {
-            self.store.enqueue(*id)?;
-        }
-        let workers = self.settings.concurrency.max(1);
-        let mut set = tokio::task::JoinSet::new();
-        for _ in 0..workers {
-            let me = Arc::clone(self);
-            let events = Arc::clone(&events);
-            let cancel = cancel.clone();
-            set.spawn(async move {
-                let mut reports = Vec::new();
-                loop {
-                    if cancel.is_cancelled() {
-                        break;
-                    }
-                    let Some(job) = me.store.start_next()? else {
-                        break;
-                    };
-                    match me.compile_started(job.source_id, &*events, &cancel).await {
-                        Ok(report) => {
-                            me.store
-                                .finish_job(job.id, report.ok, report.reason.as_deref())?;
-                            reports.push(report);
-                        }
-                        Err(CompileError::Cancelled) => {
-                            // Back in line for the next run.
-                            me.store.finish_job(job.id, false, Some("cancelled"))?;
-                            me.store
-                                .set_status(job.source_id, SourceStatus::Pending, None)?;
-                            me.store.enqueue(job.source_id)?;
-                            break;
-                        }
-                        Err(e) => {
-                            me.store.finish_job(job.id, false, Some(&e.to_string()))?;
-                            return Err(e);
-                        }
-                    }
-                }
-                Ok::<_, CompileError>(reports)
-            });
-        }
-        let mut all = Vec::new();
-        let mut first_error = None;
-        while let Some(joined) = set.join_next().await {
-            match joined {
-                Ok(Ok(mut reports)) => all.append(&mut reports),
-                Ok(Err(e)) => {
-                    first_error.get_or_insert(e);
-                }
-                Err(join) => {
-                    first_error.get_or_insert(CompileError::Worker(join.to_string()));
-                }
-            }
-        }
-        if cancel.is_cancelled() && all.is_empty() {
-            return Err(CompileError::Cancelled);
-        }
-        match first_error {
-            Some(e) => Err(e),
-            None => Ok(all),
-        }
+    /// Compiles the source of a job the queue has started (the source is `compiling`);
+    /// the caller ends the job. See [`crate::queue::JobRunner`].
+    pub async fn compile_job(
+        &self,
+        source_id: SourceId,
+        events: &ProgressFn,
+        cancel: &CancellationToken,
+    ) -> Result<CompileReport, CompileError> {
+        self.compile_started(source_id, events, cancel).await
     }
 
     /// Compiles one source now (outside the queue).
@@ -448,8 +376,8 @@ impl Compiler {
             let notes_t = self.prompts.get(COMPILE_NOTES);
             report.prompt_version =
                 format!("{}+{}", self.prompts.get(EXTRACT).version, notes_t.version);
-            let reading = match self.read_in_parts(&source, context, events, cancel).await? {
-                Ok(r) => r,
+            let room = match self.room_for_parts(&source, context) {
+                Ok(room) => room,
                 Err(reason) => {
                     let record =
                         LastCall::default().record(&report.prompt_version, Vec::new(), false);
@@ -461,6 +389,9 @@ impl Compiler {
                     return Ok(report);
                 }
             };
+            let reading = self
+                .read_in_parts(&source, context, room, events, cancel)
+                .await?;
             let (prompt, large, note) =
                 self.notes_prompt(&source, &titles, &concepts, context, reading);
             if large.notes_left_out > 0 {
@@ -695,16 +626,9 @@ impl Compiler {
 }
 
 impl Compiler {
-    /// Reads a source too large for one call in parts: one JSONL extraction call per chunk,
-    /// concurrently within the configured limit, each retried and then reported if it
-    /// still fails. The inner `Err` is a reason to fail the source.
-    async fn read_in_parts(
-        &self,
-        source: &Source,
-        context: u64,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
-    ) -> Result<Result<Reading, String>, CompileError> {
+    /// The tokens of source one extraction call can hold next to its prompt and answer, or
+    /// why the model's context is too small to read the source in parts at all.
+    fn room_for_parts(&self, source: &Source, context: u64) -> Result<u64, String> {
         let template = self.prompts.get(EXTRACT);
         let title = source.title.as_deref().unwrap_or("(untitled)");
         let overhead =
@@ -712,10 +636,24 @@ impl Compiler {
         let answer = u64::from(self.settings.max_tokens);
         let room = context.saturating_sub(answer + overhead + CONTEXT_MARGIN);
         if room < 256 {
-            return Ok(Err(format!(
+            return Err(format!(
                 "the model's context of {context} tokens leaves no room for the source next to an answer budget of {answer} tokens: lower max_tokens or use a model with a larger context"
-            )));
+            ));
         }
+        Ok(room)
+    }
+
+    /// Reads a source too large for one call in parts of `room` tokens: one JSONL
+    /// extraction call per chunk, concurrently within the configured limit, each retried
+    /// and then reported if it still fails.
+    async fn read_in_parts(
+        &self,
+        source: &Source,
+        context: u64,
+        room: u64,
+        events: &ProgressFn,
+        cancel: &CancellationToken,
+    ) -> Result<Reading, CompileError> {
         let chunks = chunk::split(&source.text, (room * 3) as usize, CHUNK_OVERLAP);
         let count = chunks.len();
         let claims_so_far = std::sync::atomic::AtomicUsize::new(0);
@@ -735,11 +673,11 @@ impl Compiler {
         let parts = futures_util::future::join_all(calls).await;
         let mut parts: Vec<PartResult> = parts.into_iter().collect::<Result<_, _>>()?;
         parts.sort_by_key(|p| p.index);
-        Ok(Ok(Reading {
+        Ok(Reading {
             context,
             chunks,
             parts,
-        }))
+        })
     }
 
     async fn extract_part(
@@ -1036,6 +974,7 @@ fn attempt_record(
             repairs,
             truncated,
             problems,
+            ..
         } => (repairs, *truncated, problems.first().cloned()),
     };
     AttemptRecord {

@@ -160,30 +160,37 @@ pub fn normalise(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = true;
     for c in text.chars() {
-        let c = match c {
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' | '`' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' | '«' | '»' => '"',
-            '\u{2010}'..='\u{2015}' => '-',
-            '*' | '_' => ' ',
-            c if c.is_whitespace() => ' ',
-            c => c,
-        };
-        if c == ' ' {
-            if !space {
-                out.push(' ');
+        match normalise_char(c) {
+            None => {
+                if !space {
+                    out.push(' ');
+                }
+                space = true;
             }
-            space = true;
-        } else {
-            for l in c.to_lowercase() {
-                out.push(l);
+            Some(lower) => {
+                out.extend(lower);
+                space = false;
             }
-            space = false;
         }
     }
     if out.ends_with(' ') {
         out.pop();
     }
     out
+}
+
+/// One character as [`normalise`] writes it: `None` for whitespace (and markdown emphasis
+/// marks, read as spaces), else its lowercase with quote characters and dashes unified.
+pub(crate) fn normalise_char(c: char) -> Option<std::char::ToLowercase> {
+    let c = match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' | '`' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' | '«' | '»' => '"',
+        '\u{2010}'..='\u{2015}' => '-',
+        '*' | '_' => return None,
+        c if c.is_whitespace() => return None,
+        c => c,
+    };
+    Some(c.to_lowercase())
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod attempt;
 pub mod chunk;
 pub mod driver;
 pub mod ground;
+pub mod locate;
 pub mod notes;
 pub mod prompt;
 pub mod step;
@@ -20,6 +21,7 @@ pub use driver::{
     LargeSourceReport, Progress, ProgressFn, ProviderSlot, Stage,
 };
 pub use ground::{ground_claims, GroundingIndex};
+pub use locate::locate_quote;
 pub use prompt::{build_prompt, build_prompt_with, PromptInput, PROMPT_VERSION};
-pub use step::{judge, Accepted, CompileState, Judgement, Step};
+pub use step::{judge, Accepted, CompileState, Judgement, Rejection, Step};
 pub use templates::{PromptSet, PromptTemplate};

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::contract::{CheckedClaim, CompilationResult};
-use crate::structured::{self, Mode, Repair, Schema};
+use crate::structured::{self, Mode, Reason, Repair, Schema};
 
 use super::ground::ground_claims;
 
@@ -24,6 +24,48 @@ pub struct Accepted {
     pub truncated: bool,
 }
 
+/// Why an answer was rejected: a fixed category, recorded with every attempt and counted
+/// by the eval (its `as_str` names are the `failure` values of `results.jsonl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rejection {
+    /// The answer was empty, or only a reasoning block.
+    Empty,
+    /// No JSON value in the answer.
+    NoJson,
+    /// JSON too broken to repair.
+    Syntax,
+    /// A value that breaks the schema and could not be coerced.
+    Schema,
+    /// Valid against the schema but not a `CompilationResult`.
+    Contract,
+    /// Everything fine but an empty title.
+    EmptyTitle,
+}
+
+impl Rejection {
+    /// Its name, as written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rejection::Empty => "empty",
+            Rejection::NoJson => "no_json",
+            Rejection::Syntax => "syntax",
+            Rejection::Schema => "schema",
+            Rejection::Contract => "contract",
+            Rejection::EmptyTitle => "empty_title",
+        }
+    }
+
+    fn of(reason: &Reason) -> Rejection {
+        match reason {
+            Reason::Empty => Rejection::Empty,
+            Reason::NoJson { .. } => Rejection::NoJson,
+            Reason::Syntax { .. } => Rejection::Syntax,
+            Reason::Invalid(_) => Rejection::Schema,
+        }
+    }
+}
+
 /// What the engine made of one answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Judgement {
@@ -31,6 +73,8 @@ pub enum Judgement {
     Accept(Box<Accepted>),
     /// The answer cannot be made valid.
     Reject {
+        /// Why, as a category.
+        why: Rejection,
         /// One line per problem.
         problems: Vec<String>,
         /// Repairs tried before giving up.
@@ -52,6 +96,7 @@ pub fn judge(raw: &str, cut_off: bool, source_text: &str, schema: &Schema) -> Ju
                     let mut warnings = outcome.warnings;
                     if result.title.trim().is_empty() {
                         return Judgement::Reject {
+                            why: Rejection::EmptyTitle,
                             problems: vec!["/title: the title is empty".into()],
                             repairs: outcome.repairs,
                             truncated,
@@ -81,6 +126,7 @@ pub fn judge(raw: &str, cut_off: bool, source_text: &str, schema: &Schema) -> Ju
                     }))
                 }
                 Err(e) => Judgement::Reject {
+                    why: Rejection::Contract,
                     problems: vec![format!("the answer does not fit the contract: {e}")],
                     repairs: outcome.repairs,
                     truncated,
@@ -88,6 +134,7 @@ pub fn judge(raw: &str, cut_off: bool, source_text: &str, schema: &Schema) -> Ju
             }
         }
         Err(err) => Judgement::Reject {
+            why: Rejection::of(&err.reason),
             problems: err.lines(),
             repairs: err.repairs,
             truncated: err.truncated || cut_off,
@@ -292,6 +339,7 @@ mod tests {
 
     fn reject() -> Judgement {
         Judgement::Reject {
+            why: Rejection::Schema,
             problems: vec!["/title: missing".into()],
             repairs: vec![],
             truncated: false,

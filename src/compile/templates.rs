@@ -48,7 +48,8 @@ pub struct PromptTemplate {
     /// The shape of answer it asks for.
     pub response: ResponseType,
     /// For `json` the whole answer's schema; for `jsonl` each object's; `None` for text.
-    pub schema: Option<Value>,
+    /// Compiled once, when the template is made or loaded.
+    pub schema: Option<Schema>,
     /// The system message.
     pub system: String,
     /// The user message.
@@ -77,12 +78,9 @@ impl PromptTemplate {
         }
     }
 
-    /// The schema as a [`Schema`] (any value when there is none).
+    /// The schema of its answer; any value for a text template, which has none.
     pub fn schema(&self) -> Schema {
-        self.schema
-            .clone()
-            .and_then(|s| Schema::new(s).ok())
-            .unwrap_or_else(Schema::any)
+        self.schema.clone().unwrap_or_else(Schema::any)
     }
 }
 
@@ -202,12 +200,9 @@ fn load_override(path: &Path, builtin: &PromptTemplate) -> Result<PromptTemplate
     }
     let schema = match file.schema.as_deref() {
         None => builtin.schema.clone(),
-        Some("compilation") => Some(crate::contract::compilation_schema()),
-        Some("notes") => Some(notes_schema()),
-        Some(json) => {
-            let schema = Schema::from_json(json).map_err(|e| format!("schema: {e}"))?;
-            Some(schema.as_value().clone())
-        }
+        Some("compilation") => Some(crate::contract::compilation_contract().clone()),
+        Some("notes") => Some(notes_contract().clone()),
+        Some(json) => Some(Schema::from_json(json).map_err(|e| format!("schema: {e}"))?),
     };
     let version = file.version.unwrap_or_else(|| {
         let hash = crate::store::content_hash(&text);
@@ -275,6 +270,15 @@ fn fill(body: &str, vars: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// [`notes_schema`] compiled for the structured engine, once per process (no fallback:
+/// a unit test pins that it compiles).
+pub fn notes_contract() -> &'static Schema {
+    static NOTES: std::sync::LazyLock<Schema> = std::sync::LazyLock::new(|| {
+        Schema::new(notes_schema()).expect("the notes schema is a schema the engine can use")
+    });
+    &NOTES
 }
 
 /// The per-object schema of the extraction prompt: mixed notes told apart by `type`.
@@ -364,7 +368,7 @@ fn builtin_templates() -> Vec<PromptTemplate> {
             id: COMPILE.into(),
             version: "compile-v2".into(),
             response: ResponseType::Json,
-            schema: Some(crate::contract::compilation_schema()),
+            schema: Some(crate::contract::compilation_contract().clone()),
             system: compile_system.clone(),
             user: "Articles already in the wiki (link to them by exact title):\n{{known_titles}}\n\nConcepts already in the wiki (reuse these names): {{known_concepts}}\n\nSource title: {{source_title}}\nSource:\n<<<SOURCE\n{{source}}\nSOURCE>>>\n\nWrite the article as one JSON object.".into(),
             origin: TemplateOrigin::BuiltIn,
@@ -374,7 +378,7 @@ fn builtin_templates() -> Vec<PromptTemplate> {
             id: EXTRACT.into(),
             version: "extract-v1".into(),
             response: ResponseType::Jsonl,
-            schema: Some(notes_schema()),
+            schema: Some(notes_contract().clone()),
             system: "You read one part of a long document and write down what it says as notes, one JSON object per line (JSONL), nothing else: no prose, no code fence, no array.\n\nEach line is one of:\n{\"type\": \"claim\", \"text\": \"...\", \"confidence\": \"sourced\", \"quote\": \"exact words copied from the text\"}\n{\"type\": \"definition\", \"entity\": \"...\", \"definition\": \"...\"}\n{\"type\": \"relationship\", \"subject\": \"...\", \"predicate\": \"...\", \"object\": \"...\"}\n{\"type\": \"question\", \"text\": \"...\"}\n\nA claim is \"sourced\" only with a short quote copied exactly from the text; otherwise \"inferred\" (or \"opinion\" for judgements). Write every line as complete, valid JSON on a single line.".into(),
             user: "Document: {{source_title}}\nPart {{chunk_number}} of {{chunk_count}} (section: {{section}}):\n<<<PART\n{{chunk}}\nPART>>>\n\nWrite the notes for this part, one JSON object per line.".into(),
             origin: TemplateOrigin::BuiltIn,
@@ -384,7 +388,7 @@ fn builtin_templates() -> Vec<PromptTemplate> {
             id: COMPILE_NOTES.into(),
             version: "compile-notes-v1".into(),
             response: ResponseType::Json,
-            schema: Some(crate::contract::compilation_schema()),
+            schema: Some(crate::contract::compilation_contract().clone()),
             system: format!(
                 "You are WikiMind, a careful knowledge compiler. A long document was read in parts and its notes are below; you turn them into one wiki article, answering with a single JSON object and nothing else (no prose, no code fence). Quotes in the notes are verbatim from the document: reuse them as they are for sourced claims.\n\n{RULES}"
             ),
@@ -424,8 +428,16 @@ mod tests {
             for v in variables(&t.system).into_iter().chain(variables(&t.user)) {
                 assert!(t.allowed.contains(&v.as_str()), "{}: {v}", t.id);
             }
-            if let Some(s) = &t.schema {
-                Schema::new(s.clone()).unwrap();
+            if t.response != ResponseType::Text {
+                let schema = t
+                    .schema
+                    .as_ref()
+                    .expect("a json or jsonl template has a schema");
+                assert!(
+                    !schema.is_valid(&serde_json::json!(42)),
+                    "{}: the schema is not \"anything goes\"",
+                    t.id
+                );
             }
         }
     }

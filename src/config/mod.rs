@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::{ollama_base_from_host, ProviderKind, Secret, DEFAULT_OLLAMA_URL};
+use crate::llm::{
+    key_id, ollama_base_from_host, stored_key, KeyStore, KeyStoreError, NoKeyStore, ProviderKind,
+    Secret, DEFAULT_OLLAMA_URL,
+};
 
 /// The model asked for when nothing else is configured: small, instruction-tuned, on Ollama.
 pub const DEFAULT_OLLAMA_MODEL: &str = "qwen2.5:3b";
@@ -53,6 +56,9 @@ pub enum ConfigError {
     /// No data directory can be found.
     #[error("no data directory: set --data-dir or WIKIMIND_DATA_DIR (HOME is not set)")]
     NoDataDir,
+    /// An API key could not be stored.
+    #[error("{0} — set WIKIMIND_API_KEY instead (it applies to the primary provider only)")]
+    KeyStore(#[from] KeyStoreError),
 }
 
 /// One model server to compile with.
@@ -65,7 +71,8 @@ pub struct ProviderConfig {
     pub base_url: String,
     /// The model to ask; for the built-in engine, the model file's name.
     pub model: String,
-    /// Whether an API key was found in the environment (the key itself never prints).
+    /// The API key sent to this server, as [`Settings::with_keys`] resolved it (it never
+    /// prints, and never goes into a file).
     #[serde(skip)]
     pub api_key: Option<Secret>,
 }
@@ -130,6 +137,18 @@ pub struct Settings {
     pub config_file: Option<PathBuf>,
     /// Where model files for the built-in engine live ([`model_dir`]).
     pub model_dir: Option<PathBuf>,
+    /// `WIKIMIND_API_KEY` as read when these settings were resolved, bound to the server
+    /// the primary provider had then.
+    #[serde(skip)]
+    env_key: Option<EnvKey>,
+}
+
+/// `WIKIMIND_API_KEY` and the one server it belongs to: the primary provider's base URL
+/// (its [`key_id`]) when the settings were resolved.
+#[derive(Debug, Clone, PartialEq)]
+struct EnvKey {
+    server: String,
+    key: Secret,
 }
 
 /// What the person said on the command line (or in the app) for this run.
@@ -170,8 +189,9 @@ struct FileProvider {
 }
 
 impl Settings {
-    /// Resolves settings from the real environment and config file.
-    pub fn load(overrides: &Overrides) -> Result<Settings, ConfigError> {
+    /// Resolves settings from the real environment and config file, with every provider's
+    /// API key from `keys` (the OS keyring) as [`Settings::with_keys`] says.
+    pub fn load(overrides: &Overrides, keys: &dyn KeyStore) -> Result<Settings, ConfigError> {
         let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         let path = config_path(&env);
         let text = match &path {
@@ -190,11 +210,13 @@ impl Settings {
         let file = text
             .as_deref()
             .map(|t| (path.as_deref().unwrap_or(Path::new(CONFIG_FILE)), t));
-        Settings::resolve(overrides, &env, file)
+        Ok(Settings::resolve(overrides, &env, file)?.with_keys(keys))
     }
 
     /// Resolves settings from flags, an environment lookup and an optional config file
-    /// (its path, for messages, and its text).
+    /// (its path, for messages, and its text). No key store is asked: the primary provider
+    /// has `WIKIMIND_API_KEY` when it is set, the others no key ([`Settings::with_keys`]
+    /// adds the stored ones).
     pub fn resolve(
         overrides: &Overrides,
         env: &dyn Fn(&str) -> Option<String>,
@@ -276,12 +298,17 @@ impl Settings {
         } else {
             (base_url, model)
         };
-        let api_key = env("WIKIMIND_API_KEY").map(Secret::new);
+        let env_key = env("WIKIMIND_API_KEY")
+            .filter(|k| !k.trim().is_empty())
+            .map(|k| EnvKey {
+                server: key_id(&base_url),
+                key: Secret::new(k),
+            });
         let mut providers = vec![ProviderConfig {
             kind,
             base_url,
             model,
-            api_key: api_key.clone(),
+            api_key: None,
         }];
         for (i, fb) in parsed.fallback.iter().enumerate() {
             let what = format!("{file_name}: fallback {}", i + 1);
@@ -312,7 +339,7 @@ impl Settings {
                 kind,
                 base_url,
                 model,
-                api_key: api_key.clone(),
+                api_key: None,
             });
         }
 
@@ -326,13 +353,105 @@ impl Settings {
                 message: "must be at least 1".into(),
             });
         }
-        Ok(Settings {
+        let settings = Settings {
             data_dir,
             providers,
             compile,
             config_file: file.map(|(p, _)| p.to_path_buf()),
             model_dir: model_dir(env),
-        })
+            env_key,
+        };
+        Ok(settings.with_keys(&NoKeyStore))
+    }
+
+    /// These settings with every provider's API key resolved again, by the one rule of
+    /// which key goes where:
+    ///
+    /// - the built-in engine takes no key;
+    /// - the primary provider gets `WIKIMIND_API_KEY` when it is set, but only while it
+    ///   points at the server it had when the settings were resolved (pointed elsewhere, it
+    ///   does not take the key along);
+    /// - otherwise a provider gets the key stored in `keys` for its own server ([`key_id`] of
+    ///   its base URL), if any — so a fallback only ever gets its own keyring entry, and a
+    ///   key saved for one server is never sent to another.
+    ///
+    /// Call it again whenever a provider's server changes.
+    pub fn with_keys(mut self, keys: &dyn KeyStore) -> Settings {
+        let resolved: Vec<Option<Secret>> = self
+            .providers
+            .iter()
+            .enumerate()
+            .map(|(i, p)| self.key_of(p.kind, &p.base_url, i == 0, keys))
+            .collect();
+        for (p, key) in self.providers.iter_mut().zip(resolved) {
+            p.api_key = key;
+        }
+        self
+    }
+
+    /// The API key for a server that may not be one of the configured providers (an eval
+    /// run can name any), by the rule of [`Settings::with_keys`]: the server the primary
+    /// provider points at counts as the primary.
+    pub fn key_for_server(
+        &self,
+        kind: ProviderKind,
+        base_url: &str,
+        keys: &dyn KeyStore,
+    ) -> Option<Secret> {
+        let primary = key_id(base_url) == key_id(&self.provider().base_url);
+        self.key_of(kind, base_url, primary, keys)
+    }
+
+    fn key_of(
+        &self,
+        kind: ProviderKind,
+        base_url: &str,
+        primary: bool,
+        keys: &dyn KeyStore,
+    ) -> Option<Secret> {
+        if kind == ProviderKind::Builtin {
+            return None;
+        }
+        let from_env = self
+            .env_key
+            .as_ref()
+            .filter(|e| primary && e.server == key_id(base_url))
+            .map(|e| e.key.clone());
+        from_env.or_else(|| stored_key(keys, base_url))
+    }
+
+    /// Stores `key` in `keys` (the OS keyring) as the API key of the server at `base_url`,
+    /// and returns these settings with every key resolved again: whichever provider talks
+    /// to that server uses it from now on, and no other. The CLI's `providers --set-key` and
+    /// the desktop app's "Save key" both call this.
+    pub fn save_key(
+        &self,
+        kind: ProviderKind,
+        base_url: &str,
+        key: &str,
+        keys: &dyn KeyStore,
+    ) -> Result<Settings, ConfigError> {
+        let invalid = |message: &str| ConfigError::Invalid {
+            what: "API key".into(),
+            message: message.into(),
+        };
+        if kind == ProviderKind::Builtin {
+            return Err(invalid("the built-in engine takes no API key"));
+        }
+        let key = key.trim();
+        if key.is_empty() {
+            return Err(invalid("the key is empty"));
+        }
+        keys.set(&key_id(base_url), &Secret::new(key))?;
+        Ok(self.clone().with_keys(keys))
+    }
+
+    /// The ingest limits these settings ask for (`compile.max_source_bytes`).
+    pub fn ingest_options(&self) -> crate::ingest::IngestOptions {
+        crate::ingest::IngestOptions {
+            max_bytes: self.compile.max_source_bytes,
+            ..crate::ingest::IngestOptions::default()
+        }
     }
 
     /// The primary provider.
@@ -470,6 +589,7 @@ fn location(text: &str, span: Option<std::ops::Range<usize>>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::MemoryKeyStore;
     use std::collections::HashMap;
 
     fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
@@ -631,5 +751,138 @@ retries = 1
         );
         assert!(!format!("{s:?}").contains("sk-secret-123"));
         assert!(!serde_json::to_string(&s).unwrap().contains("sk-secret-123"));
+    }
+
+    /// A primary OpenAI-compatible server, an Ollama fallback and an OpenAI-compatible
+    /// fallback, each on its own address.
+    const THREE_SERVERS: &str = r#"
+[provider]
+kind = "openai"
+base_url = "http://primary.test/v1"
+model = "m"
+[[fallback]]
+kind = "ollama"
+base_url = "http://ollama.test:11434"
+[[fallback]]
+kind = "openai"
+base_url = "http://backup.test/v1/"
+model = "b"
+"#;
+
+    fn three_servers(vars: &[(&str, &str)], keys: &dyn KeyStore) -> Settings {
+        let file = Some((Path::new("c.toml"), THREE_SERVERS));
+        Settings::resolve(&Overrides::default(), &env(vars), file)
+            .unwrap()
+            .with_keys(keys)
+    }
+
+    fn sent(s: &Settings) -> Vec<Option<&str>> {
+        s.providers
+            .iter()
+            .map(|p| p.api_key.as_ref().map(Secret::expose))
+            .collect()
+    }
+
+    #[test]
+    fn the_environment_key_goes_to_the_primary_server_only() {
+        let vars = [("HOME", "/h"), ("WIKIMIND_API_KEY", "env-key")];
+        let s = three_servers(&vars, &NoKeyStore);
+        assert_eq!(sent(&s), [Some("env-key"), None, None]);
+
+        // The environment key beats the primary's keyring entry; a fallback still gets
+        // only its own entry.
+        let keys = MemoryKeyStore::new();
+        keys.set("http://primary.test/v1", &Secret::new("stored-primary"))
+            .unwrap();
+        keys.set("http://backup.test/v1", &Secret::new("stored-backup"))
+            .unwrap();
+        let s = three_servers(&vars, &keys);
+        assert_eq!(sent(&s), [Some("env-key"), None, Some("stored-backup")]);
+        let s = three_servers(&[("HOME", "/h")], &keys);
+        assert_eq!(
+            sent(&s),
+            [Some("stored-primary"), None, Some("stored-backup")]
+        );
+    }
+
+    #[test]
+    fn the_environment_key_does_not_follow_the_primary_to_another_server() {
+        let keys = MemoryKeyStore::new();
+        let s = three_servers(&[("HOME", "/h"), ("WIKIMIND_API_KEY", "env-key")], &keys);
+        let mut moved = s.clone();
+        moved.providers[0].base_url = "http://elsewhere.test/v1".into();
+        assert_eq!(sent(&moved.clone().with_keys(&keys))[0], None);
+        // Even to a fallback's server, whose own entry it then gets.
+        keys.set("http://backup.test/v1", &Secret::new("stored-backup"))
+            .unwrap();
+        moved.providers[0].base_url = "http://backup.test/v1".into();
+        assert_eq!(
+            sent(&moved.clone().with_keys(&keys))[0],
+            Some("stored-backup")
+        );
+        // Back on its own server, it has the key again.
+        moved.providers[0].base_url = "http://primary.test/v1/".into();
+        assert_eq!(sent(&moved.with_keys(&keys))[0], Some("env-key"));
+        // Servers that are not configured (an eval run's) follow the same rule.
+        let key = |url| {
+            s.key_for_server(ProviderKind::OpenAiCompatible, url, &keys)
+                .map(|k| k.expose().to_string())
+        };
+        assert_eq!(key("http://primary.test/v1").as_deref(), Some("env-key"));
+        assert_eq!(
+            key("http://backup.test/v1").as_deref(),
+            Some("stored-backup")
+        );
+        assert_eq!(key("http://other.test/v1"), None);
+    }
+
+    #[test]
+    fn a_key_saved_for_one_server_is_never_sent_to_another() {
+        let keys = MemoryKeyStore::new();
+        let s = three_servers(&[("HOME", "/h")], &keys);
+        assert_eq!(sent(&s), [None, None, None], "no server has a key yet");
+
+        let s = s
+            .save_key(
+                ProviderKind::OpenAiCompatible,
+                "http://backup.test/v1",
+                " key-b\n",
+                &keys,
+            )
+            .unwrap();
+        assert_eq!(sent(&s), [None, None, Some("key-b")]);
+        let s = s
+            .save_key(
+                ProviderKind::OpenAiCompatible,
+                "http://primary.test/v1/",
+                "key-a",
+                &keys,
+            )
+            .unwrap();
+        assert_eq!(sent(&s), [Some("key-a"), None, Some("key-b")]);
+
+        let err = s
+            .save_key(ProviderKind::Builtin, "/m.gguf", "k", &keys)
+            .unwrap_err();
+        assert!(err.to_string().contains("built-in engine"), "{err}");
+        let err = s
+            .save_key(ProviderKind::Ollama, "http://x", "  ", &keys)
+            .unwrap_err();
+        assert!(err.to_string().contains("empty"), "{err}");
+        let err = s
+            .save_key(ProviderKind::Ollama, "http://x", "k", &NoKeyStore)
+            .unwrap_err();
+        assert!(err.to_string().contains("WIKIMIND_API_KEY"), "{err}");
+    }
+
+    #[test]
+    fn the_builtin_engine_takes_no_key() {
+        let e = [
+            ("HOME", "/h"),
+            ("WIKIMIND_PROVIDER", "builtin"),
+            ("WIKIMIND_API_KEY", "env-key"),
+        ];
+        let s = Settings::resolve(&Overrides::default(), &env(&e), None).unwrap();
+        assert_eq!(sent(&s), [None]);
     }
 }

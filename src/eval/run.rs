@@ -16,8 +16,8 @@ use crate::compile::{
 use crate::config::{default_model, default_url, CompileSettings, Settings};
 use crate::contract::Confidence;
 use crate::llm::{
-    self, CancellationToken, ChatRequest, Provider, ProviderKind, ProviderSettings, RetryPolicy,
-    Timeouts,
+    self, CancellationToken, ChatRequest, KeyStore, Provider, ProviderKind, ProviderSettings,
+    RetryPolicy, Timeouts,
 };
 use crate::store::ArticleDetail;
 use crate::wiki::Wiki;
@@ -272,8 +272,13 @@ pub struct EvalRun {
 /// Providers by protocol and base URL.
 pub type ProviderMap = HashMap<(ProviderKind, String), Arc<dyn Provider>>;
 
-/// The providers an eval needs, one per distinct protocol and server.
-pub fn providers_for(runs: &[PlannedRun], settings: &Settings) -> Result<ProviderMap, EvalError> {
+/// The providers an eval needs, one per distinct protocol and server, each with the API key
+/// the settings give that server ([`Settings::key_for_server`], through `keys`).
+pub fn providers_for(
+    runs: &[PlannedRun],
+    settings: &Settings,
+    keys: &dyn KeyStore,
+) -> Result<ProviderMap, EvalError> {
     let c = &settings.compile;
     let mut out: ProviderMap = HashMap::new();
     for run in runs {
@@ -281,16 +286,7 @@ pub fn providers_for(runs: &[PlannedRun], settings: &Settings) -> Result<Provide
         if out.contains_key(&key) {
             continue;
         }
-        // As for a real compile: the environment's key, else the keyring's for this server.
-        let from_env = settings
-            .providers
-            .iter()
-            .find(|p| p.kind == key.0 && p.base_url == key.1)
-            .and_then(|p| p.api_key.clone());
-        let api_key = match key.0 {
-            ProviderKind::Ollama | ProviderKind::Builtin => from_env,
-            _ => llm::api_key(&llm::key_id(&key.1), &llm::SystemKeyring::new(), from_env),
-        };
+        let api_key = settings.key_for_server(key.0, &key.1, keys);
         let provider = llm::new_provider(
             key.0,
             &key.1,
@@ -312,11 +308,13 @@ pub fn providers_for(runs: &[PlannedRun], settings: &Settings) -> Result<Provide
     Ok(out)
 }
 
-/// Runs every planned run, `concurrency` at once, reporting progress after each. On
-/// cancellation the runs already finished are returned with `cancelled: true`.
+/// Runs every planned run, `concurrency` at once, reporting progress after each, with API
+/// keys from `keys` as [`providers_for`] gives them. On cancellation the runs already
+/// finished are returned with `cancelled: true`.
 pub async fn run_eval(
     dataset: &Dataset,
     settings: &Settings,
+    keys: &dyn KeyStore,
     options: &EvalOptions,
     progress: &(dyn Fn(EvalProgress) + Send + Sync),
     cancel: &CancellationToken,
@@ -324,7 +322,7 @@ pub async fn run_eval(
     let started_at = super::timestamp::now_iso();
     let started = Instant::now();
     let runs = plan_runs(dataset, settings, options)?;
-    let providers = providers_for(&runs, settings)?;
+    let providers = providers_for(&runs, settings, keys)?;
     let concurrency = options
         .concurrency
         .unwrap_or(settings.compile.concurrency)

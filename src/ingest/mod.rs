@@ -237,7 +237,7 @@ pub enum IngestError {
     },
     /// The file is larger than the limit.
     #[error(
-        "{}: too large ({size} bytes, limit {limit}) — split it or raise the size limit",
+        "{}: too large ({size} bytes, limit {limit}) — split it or raise `compile.max_source_bytes`",
         .path.display()
     )]
     FileTooLarge {

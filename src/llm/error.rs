@@ -210,9 +210,9 @@ fn timeout_message(kind: ProviderKind, url: &str, phase: TimeoutPhase, after: Du
 
 fn auth_advice(key_sent: bool) -> &'static str {
     if key_sent {
-        "the API key was not accepted — check the key stored for this provider (keyring or WIKIMIND_API_KEY)"
+        "the API key was not accepted — check the key stored for this server (keyring, or WIKIMIND_API_KEY for the primary provider)"
     } else {
-        "it needs an API key — store one in the keyring or set WIKIMIND_API_KEY"
+        "it needs an API key — store one for this server in the keyring (`wikimind providers --set-key`, or Settings in the app), or set WIKIMIND_API_KEY if it is the primary provider"
     }
 }
 

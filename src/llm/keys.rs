@@ -1,8 +1,9 @@
 //! API keys: a [`Secret`] type that never prints, and where keys come from.
 //!
-//! Keys live in the operating system's keyring when one is reachable, else in the
-//! `WIKIMIND_API_KEY` environment variable. This module does not read the environment (that
-//! is the config module's job): the caller passes the variable's value to [`api_key`].
+//! Keys live in the operating system's keyring, each under the base URL of the one server
+//! it belongs to ([`key_id`]). This module does not read the environment, and does not
+//! decide which provider gets which key: the config module does both, once
+//! ([`crate::config::Settings::with_keys`]), through a [`KeyStore`] its caller passes in.
 //! Keys are never written to disk by WikiMind.
 
 /// A secret string (an API key). `Debug` and `Display` print `***`; read it with
@@ -34,31 +35,68 @@ impl std::fmt::Display for Secret {
     }
 }
 
-/// A keyring could not be read.
+/// A keyring could not be read or written.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read the keyring: {0}")]
+#[error("the keyring failed: {0}")]
 pub struct KeyStoreError(pub String);
 
-/// Somewhere API keys are stored, by provider id (e.g. `openai`, or a named provider from
-/// the config file).
+/// Somewhere API keys are stored, each under the [`key_id`] of the one server it belongs
+/// to. The settings layer ([`crate::config::Settings::with_keys`]) is the only reader: every
+/// caller gets its keys from there, so the rule of which key goes where lives in one place.
 pub trait KeyStore: Send + Sync {
-    /// The key stored for this provider, if any.
-    fn get(&self, provider_id: &str) -> Result<Option<Secret>, KeyStoreError>;
+    /// The key stored under this id, if any.
+    fn get(&self, key_id: &str) -> Result<Option<Secret>, KeyStoreError>;
+
+    /// Stores a key under this id, replacing any key there.
+    fn set(&self, key_id: &str, key: &Secret) -> Result<(), KeyStoreError>;
 }
 
-/// A key store that holds nothing: used where no OS keyring is available.
+/// A key store that holds nothing and stores nothing: used where no OS keyring is
+/// available.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoKeyStore;
 
 impl KeyStore for NoKeyStore {
-    fn get(&self, _provider_id: &str) -> Result<Option<Secret>, KeyStoreError> {
+    fn get(&self, _key_id: &str) -> Result<Option<Secret>, KeyStoreError> {
         Ok(None)
+    }
+
+    fn set(&self, _key_id: &str, _key: &Secret) -> Result<(), KeyStoreError> {
+        Err(KeyStoreError("no keyring is available here".into()))
+    }
+}
+
+/// Keys held in memory for as long as the value lives: the test double of the OS keyring
+/// (nothing is written anywhere).
+#[derive(Debug, Default)]
+pub struct MemoryKeyStore {
+    keys: std::sync::Mutex<std::collections::HashMap<String, Secret>>,
+}
+
+impl MemoryKeyStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        MemoryKeyStore::default()
+    }
+}
+
+impl KeyStore for MemoryKeyStore {
+    fn get(&self, key_id: &str) -> Result<Option<Secret>, KeyStoreError> {
+        let keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(keys.get(key_id).cloned())
+    }
+
+    fn set(&self, key_id: &str, key: &Secret) -> Result<(), KeyStoreError> {
+        let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        keys.insert(key_id.to_string(), key.clone());
+        Ok(())
     }
 }
 
 /// The operating system's keyring (Secret Service on Linux, Keychain on macOS, Credential
-/// Manager on Windows). Keys are stored under a service name (default `wikimind`) with the
-/// provider id as the user name.
+/// Manager on Windows). Keys are stored under a service name (default `wikimind`; the
+/// desktop app's debug builds use `wikimind-dev`) with the server's [`key_id`] as the user
+/// name.
 #[derive(Debug, Clone)]
 pub struct SystemKeyring {
     service: String,
@@ -83,20 +121,13 @@ impl SystemKeyring {
         }
     }
 
-    fn entry(&self, provider_id: &str) -> Result<keyring::Entry, KeyStoreError> {
-        keyring::Entry::new(&self.service, provider_id).map_err(|e| KeyStoreError(e.to_string()))
+    fn entry(&self, key_id: &str) -> Result<keyring::Entry, KeyStoreError> {
+        keyring::Entry::new(&self.service, key_id).map_err(|e| KeyStoreError(e.to_string()))
     }
 
-    /// Stores a key for a provider (in the keyring, never in a file).
-    pub fn set(&self, provider_id: &str, key: &Secret) -> Result<(), KeyStoreError> {
-        self.entry(provider_id)?
-            .set_password(key.expose())
-            .map_err(|e| KeyStoreError(e.to_string()))
-    }
-
-    /// Removes a provider's key; removing a key that is not there is not an error.
-    pub fn delete(&self, provider_id: &str) -> Result<(), KeyStoreError> {
-        match self.entry(provider_id)?.delete_credential() {
+    /// Removes a key; removing a key that is not there is not an error.
+    pub fn delete(&self, key_id: &str) -> Result<(), KeyStoreError> {
+        match self.entry(key_id)?.delete_credential() {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
             Err(e) => Err(KeyStoreError(e.to_string())),
         }
@@ -104,34 +135,36 @@ impl SystemKeyring {
 }
 
 impl KeyStore for SystemKeyring {
-    fn get(&self, provider_id: &str) -> Result<Option<Secret>, KeyStoreError> {
-        match self.entry(provider_id)?.get_password() {
+    fn get(&self, key_id: &str) -> Result<Option<Secret>, KeyStoreError> {
+        match self.entry(key_id)?.get_password() {
             Ok(key) => Ok(Some(Secret::new(key))),
             Err(keyring::Error::NoEntry) => Ok(None),
             Err(e) => Err(KeyStoreError(e.to_string())),
         }
     }
+
+    /// Stores a key (in the keyring, never in a file).
+    fn set(&self, key_id: &str, key: &Secret) -> Result<(), KeyStoreError> {
+        self.entry(key_id)?
+            .set_password(key.expose())
+            .map_err(|e| KeyStoreError(e.to_string()))
+    }
 }
 
-/// The keyring entry a server's key is stored under: its base URL without a trailing `/`.
-/// Keys belong to a server, so a key saved for one address is never sent to another; the
-/// CLI and the desktop app look keys up the same way.
+/// The id a server's key is stored under: its base URL without surrounding space or a
+/// trailing `/`. A key belongs to exactly one server, so a key saved for one address is
+/// never sent to another; the CLI and the desktop app store and find keys the same way.
 pub fn key_id(base_url: &str) -> String {
     base_url.trim().trim_end_matches('/').to_string()
 }
 
-/// The API key for a provider: `WIKIMIND_API_KEY` as the config module read it
-/// (`from_env`) when set — the environment beats stored settings — else the key store's
-/// (the OS keyring). A keyring that cannot be read counts as empty. Empty strings are no
-/// key.
-pub fn api_key(
-    provider_id: &str,
-    store: &dyn KeyStore,
-    from_env: Option<Secret>,
-) -> Option<Secret> {
-    from_env
-        .filter(|s| !s.expose().trim().is_empty())
-        .or_else(|| store.get(provider_id).ok().flatten())
+/// The key stored for a server, if any: a keyring that cannot be read counts as empty (CI
+/// and headless machines have no Secret Service), and a blank key is no key.
+pub fn stored_key(store: &dyn KeyStore, base_url: &str) -> Option<Secret> {
+    store
+        .get(&key_id(base_url))
+        .ok()
+        .flatten()
         .filter(|s| !s.expose().trim().is_empty())
 }
 
@@ -139,46 +172,45 @@ pub fn api_key(
 mod tests {
     use super::*;
 
-    struct OneKey;
-    impl KeyStore for OneKey {
-        fn get(&self, id: &str) -> Result<Option<Secret>, KeyStoreError> {
-            Ok((id == "openai").then(|| Secret::new("from-keyring")))
-        }
-    }
-
     struct Broken;
     impl KeyStore for Broken {
         fn get(&self, _: &str) -> Result<Option<Secret>, KeyStoreError> {
             Err(KeyStoreError("no Secret Service".into()))
         }
+        fn set(&self, _: &str, _: &Secret) -> Result<(), KeyStoreError> {
+            Err(KeyStoreError("no Secret Service".into()))
+        }
     }
 
     #[test]
-    fn the_environment_comes_first_then_the_keyring() {
-        let env = Some(Secret::new("from-env"));
-        let key = |store: &dyn KeyStore, id, env| {
-            api_key(id, store, env).map(|s: Secret| s.expose().to_string())
-        };
-        assert_eq!(
-            key(&OneKey, "openai", env.clone()).as_deref(),
-            Some("from-env")
-        );
-        assert_eq!(
-            key(&OneKey, "openai", None).as_deref(),
-            Some("from-keyring")
-        );
-        assert_eq!(key(&OneKey, "other", None).as_deref(), None);
-        assert_eq!(key(&Broken, "openai", env).as_deref(), Some("from-env"));
-        assert_eq!(key(&NoKeyStore, "openai", Some(Secret::new(" "))), None);
+    fn a_key_is_found_only_under_its_own_server() {
+        let store = MemoryKeyStore::new();
+        store
+            .set(&key_id("http://a.test/v1/"), &Secret::new("key-a"))
+            .unwrap();
+        let found = |url| stored_key(&store, url).map(|k| k.expose().to_string());
+        assert_eq!(found("http://a.test/v1").as_deref(), Some("key-a"));
+        assert_eq!(found(" http://a.test/v1/ ").as_deref(), Some("key-a"));
+        assert_eq!(found("http://b.test/v1"), None);
+        assert_eq!(found("http://a.test"), None);
+        store
+            .set(&key_id("http://b.test/v1"), &Secret::new("  "))
+            .unwrap();
+        assert_eq!(found("http://b.test/v1"), None, "a blank key is no key");
+    }
+
+    #[test]
+    fn a_keyring_that_cannot_be_read_holds_no_keys() {
+        assert!(stored_key(&Broken, "http://a.test").is_none());
+        assert!(stored_key(&NoKeyStore, "http://a.test").is_none());
+        assert!(NoKeyStore.set("x", &Secret::new("k")).is_err());
     }
 
     #[test]
     fn a_machine_without_a_keyring_service_is_not_an_error_for_the_caller() {
-        // CI has no Secret Service; the lookup must fail quietly and fall back.
+        // CI has no Secret Service; the lookup must fail quietly.
         let store = SystemKeyring::with_service("wikimind-test-nonexistent");
-        let _ = store.get("nobody");
-        let key = api_key("nobody", &store, Some(Secret::new("env")));
-        assert_eq!(key.map(|k| k.expose().to_string()).as_deref(), Some("env"));
+        assert!(stored_key(&store, "nobody").is_none());
     }
 
     #[test]

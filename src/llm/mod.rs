@@ -37,7 +37,9 @@ mod transport;
 #[cfg(feature = "builtin")]
 pub use builtin::{BuiltinProvider, ConstraintEngine, EngineStats};
 pub use error::{LlmError, TimeoutPhase};
-pub use keys::{api_key, key_id, KeyStore, KeyStoreError, NoKeyStore, Secret, SystemKeyring};
+pub use keys::{
+    key_id, stored_key, KeyStore, KeyStoreError, MemoryKeyStore, NoKeyStore, Secret, SystemKeyring,
+};
 pub use ollama::{estimate_num_ctx, ollama_base_from_host, OllamaProvider, DEFAULT_OLLAMA_URL};
 pub use openai::OpenAiProvider;
 pub use strict_schema::openai_strict_schema;
@@ -103,6 +105,39 @@ impl ProviderKind {
             ProviderKind::OpenAiCompatible => "OpenAI chat completions",
             ProviderKind::Builtin => "in-process llama.cpp",
         }
+    }
+}
+
+/// Whether the model a person asked for is among the models a server lists: the one rule
+/// the CLI (`providers --test`) and the desktop app ("Test connection") both use.
+///
+/// For Ollama a name without a tag means its `:latest` tag, as `ollama run` reads it:
+/// `llama3.2` is `llama3.2:latest`, never `llama3.2:1b`, and `llama3.2:1b` is only itself.
+/// OpenAI-compatible servers and the built-in engine compare names exactly. An empty list
+/// offers nothing.
+pub fn model_available(kind: ProviderKind, wanted: &str, listed: &[String]) -> bool {
+    let wanted = wanted.trim();
+    match kind {
+        ProviderKind::Ollama => {
+            let wanted = ollama_tagged(wanted);
+            listed
+                .iter()
+                .any(|name| ollama_tagged(name.trim()) == wanted)
+        }
+        ProviderKind::OpenAiCompatible | ProviderKind::Builtin => {
+            listed.iter().any(|name| name.trim() == wanted)
+        }
+    }
+}
+
+/// An Ollama model name with its tag: `:latest` when it has none. The tag follows the last
+/// `:` of the last path segment, so a registry's port (`host:5000/model`) is no tag.
+fn ollama_tagged(name: &str) -> std::borrow::Cow<'_, str> {
+    let last_segment = name.rsplit('/').next().unwrap_or(name);
+    if last_segment.contains(':') {
+        std::borrow::Cow::Borrowed(name)
+    } else {
+        std::borrow::Cow::Owned(format!("{name}:latest"))
     }
 }
 
@@ -414,6 +449,48 @@ fn normalise_base_url(base: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_is_available_by_the_one_rule_of_its_server() {
+        use ProviderKind::*;
+        let cases: &[(ProviderKind, &str, &[&str], bool)] = &[
+            // Ollama: no tag means `:latest`.
+            (Ollama, "llama3.2", &["llama3.2:latest"], true),
+            (Ollama, "llama3.2", &["llama3.2:1b"], false),
+            (Ollama, "llama3.2:1b", &["llama3.2:1b"], true),
+            (Ollama, "llama3.2:1b", &["llama3.2:latest"], false),
+            (Ollama, "llama3.2:latest", &["llama3.2"], true),
+            (
+                Ollama,
+                "llama3.2",
+                &["llama3.2:1b", "llama3.2:latest"],
+                true,
+            ),
+            (Ollama, "llama3", &["llama3.2:latest"], false),
+            (
+                Ollama,
+                "host:5000/ns/model",
+                &["host:5000/ns/model:latest"],
+                true,
+            ),
+            (Ollama, "hf.co/u/m:Q4_K_M", &["hf.co/u/m:Q4_K_M"], true),
+            (Ollama, "qwen2.5:3b", &[], false),
+            // OpenAI-compatible servers and the built-in engine: exact names.
+            (OpenAiCompatible, "gpt-4o-mini", &["gpt-4o-mini"], true),
+            (OpenAiCompatible, "llama3.2", &["llama3.2:latest"], false),
+            (OpenAiCompatible, "default", &[], false),
+            (Builtin, "tiny.gguf", &["tiny.gguf"], true),
+            (Builtin, "tiny.gguf", &["other.gguf"], false),
+        ];
+        for (kind, wanted, listed, expected) in cases {
+            let listed: Vec<String> = listed.iter().map(|s| s.to_string()).collect();
+            assert_eq!(
+                model_available(*kind, wanted, &listed),
+                *expected,
+                "{kind} {wanted} in {listed:?}"
+            );
+        }
+    }
 
     #[test]
     fn base_urls_are_checked_and_trimmed() {

@@ -65,6 +65,22 @@ pub enum StoreError {
         /// The SQLite error.
         source: rusqlite::Error,
     },
+    /// A table rebuild would have left rows pointing at nothing; it was rolled back and
+    /// the database stays at the previous version.
+    #[error(
+        "migration {name} was rolled back on {location}: it would leave {count} row(s) \
+         pointing at nothing ({examples}); nothing was changed"
+    )]
+    MigrationBrokeReferences {
+        /// The migration file name.
+        name: String,
+        /// Where the database lives.
+        location: String,
+        /// How many rows would dangle.
+        count: usize,
+        /// A few of them (`table row id → parent table`).
+        examples: String,
+    },
     /// No source has this id.
     #[error("source {0} does not exist")]
     SourceNotFound(SourceId),

@@ -137,5 +137,7 @@ text_enum!(
         Done => "done",
         /// Finished without an article.
         Failed => "failed",
+        /// Stopped by a person before it finished; it will not run.
+        Cancelled => "cancelled",
     }
 );

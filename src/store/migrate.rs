@@ -1,41 +1,130 @@
 //! The migrations runner.
 //!
-//! Migrations are append-only SQL files in `migrations/`, embedded into the binary by
-//! `include_str!` (so an edited file rebuilds the crate). A test checks that every file in
-//! the directory is listed here, so a new file cannot be silently left out. Each
-//! migration runs in its own transaction and is recorded in `schema_migrations` with the
-//! SHA-256 of its text; on open, a recorded checksum that differs from the embedded file is
-//! an error, and so is an applied version this build does not know.
+//! Migrations are append-only and applied in version order, each in its own transaction,
+//! and recorded in `schema_migrations` with a checksum; on open, a recorded checksum that
+//! differs from this build's is an error, and so is an applied version this build does not
+//! know. A migration is one of:
+//!
+//! - **SQL** ([`Migration::sql`]): a file of `migrations/`, embedded by `include_str!` (so
+//!   an edited file rebuilds the crate). A test checks that every file in the directory is
+//!   listed in [`MIGRATIONS`], so a new file cannot be silently left out.
+//! - **A table rebuild** ([`Migration::rebuild`]): a SQL file that recreates tables (SQLite
+//!   cannot alter a constraint in place: create the new table, copy, drop the old one,
+//!   rename). It runs with foreign keys *off*, so dropping a table never cascade-deletes
+//!   the rows that point at it, and `PRAGMA foreign_key_check` must report nothing before
+//!   it commits: a rebuild that would leave a dangling reference is rolled back whole.
+//! - **A step in Rust** ([`Migration::rust`]): for changes SQL cannot express (a new
+//!   normalisation of titles computed in Rust). It runs in the same transaction as its
+//!   record, in order with the SQL files; its checksum covers its name and its declared
+//!   revision, so renaming or revising a released step is caught like an edited file.
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 use sha2::{Digest, Sha256};
 
 use super::{hex, Result, StoreError, NOW};
 
-/// One embedded migration.
+/// A migration step written in Rust: it gets the migration's transaction.
+pub type RustStep = fn(&Transaction<'_>) -> rusqlite::Result<()>;
+
+/// What a migration does.
+#[derive(Debug, Clone, Copy)]
+pub enum Step {
+    /// Runs SQL with foreign keys on.
+    Sql(&'static str),
+    /// Runs SQL that rebuilds tables, with foreign keys off and checked before commit.
+    Rebuild(&'static str),
+    /// Runs Rust code; `revision` names the version of that code (change it never: add a
+    /// new migration instead).
+    Rust {
+        /// The step.
+        run: RustStep,
+        /// A fixed label of what the step does, part of its checksum.
+        revision: &'static str,
+    },
+}
+
+/// One migration.
 #[derive(Debug, Clone, Copy)]
 pub struct Migration {
-    /// The version, the number the file name starts with.
+    /// The version, the number the name starts with.
     pub version: i64,
-    /// The file name, e.g. `0001_init.sql`.
+    /// The file name (`0001_init.sql`), or the step's name for a Rust step
+    /// (`0003_title_keys.rs`).
     pub name: &'static str,
-    /// The SQL text.
-    pub sql: &'static str,
+    /// What it does.
+    pub step: Step,
 }
 
 impl Migration {
-    /// The SHA-256 of the SQL text, lowercase hex.
+    /// A SQL migration run with foreign keys on.
+    pub const fn sql(version: i64, name: &'static str, sql: &'static str) -> Migration {
+        Migration {
+            version,
+            name,
+            step: Step::Sql(sql),
+        }
+    }
+
+    /// A SQL migration that rebuilds tables: run with foreign keys off, checked before
+    /// commit.
+    pub const fn rebuild(version: i64, name: &'static str, sql: &'static str) -> Migration {
+        Migration {
+            version,
+            name,
+            step: Step::Rebuild(sql),
+        }
+    }
+
+    /// A migration step in Rust.
+    pub const fn rust(
+        version: i64,
+        name: &'static str,
+        revision: &'static str,
+        run: RustStep,
+    ) -> Migration {
+        Migration {
+            version,
+            name,
+            step: Step::Rust { run, revision },
+        }
+    }
+
+    /// The SQL text of a SQL or rebuild migration (`None` for a Rust step).
+    pub fn sql_text(&self) -> Option<&'static str> {
+        match self.step {
+            Step::Sql(sql) | Step::Rebuild(sql) => Some(sql),
+            Step::Rust { .. } => None,
+        }
+    }
+
+    /// The SHA-256 (lowercase hex) of the SQL text, or of a Rust step's name and revision.
     pub fn checksum(&self) -> String {
-        hex(&Sha256::digest(self.sql.as_bytes()))
+        match self.step {
+            Step::Sql(sql) | Step::Rebuild(sql) => hex(&Sha256::digest(sql.as_bytes())),
+            Step::Rust { revision, .. } => {
+                hex(&Sha256::digest(format!("rust:{}:{revision}", self.name)))
+            }
+        }
+    }
+
+    fn foreign_keys_off(&self) -> bool {
+        matches!(self.step, Step::Rebuild(_))
     }
 }
 
 /// Every migration this build knows, in the order they apply.
-pub static MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "0001_init.sql",
-    sql: include_str!("../../migrations/0001_init.sql"),
-}];
+pub static MIGRATIONS: &[Migration] = &[
+    Migration::sql(
+        1,
+        "0001_init.sql",
+        include_str!("../../migrations/0001_init.sql"),
+    ),
+    Migration::rebuild(
+        2,
+        "0002_job_leases.sql",
+        include_str!("../../migrations/0002_job_leases.sql"),
+    ),
+];
 
 /// Checks the applied migrations against `known` and applies the missing ones in order.
 pub(crate) fn apply(conn: &mut Connection, location: &str, known: &[Migration]) -> Result<()> {
@@ -86,36 +175,111 @@ pub(crate) fn apply(conn: &mut Connection, location: &str, known: &[Migration]) 
     }
 
     for migration in known {
-        let run = |conn: &mut Connection| -> rusqlite::Result<()> {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            // Another process may have applied it while we waited for the lock.
-            let done: Option<i64> = tx
-                .query_row(
-                    "SELECT version FROM schema_migrations WHERE version = ?1",
-                    [migration.version],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            if done.is_none() {
-                tx.execute_batch(migration.sql)?;
-                tx.execute(
-                    &format!(
-                        "INSERT INTO schema_migrations (version, name, checksum, applied_at)
-                         VALUES (?1, ?2, ?3, {NOW})"
-                    ),
-                    (migration.version, migration.name, migration.checksum()),
-                )?;
-            }
-            tx.commit()
-        };
         if applied.iter().any(|(v, _, _)| *v == migration.version) {
             continue;
         }
-        run(conn).map_err(|source| StoreError::Migration {
-            name: migration.name.to_owned(),
-            location: location.to_owned(),
-            source,
-        })?;
+        apply_one(conn, location, migration)?;
     }
     Ok(())
+}
+
+/// Applies one migration in its own transaction (with foreign keys off around it for a
+/// rebuild, restored whatever happens).
+fn apply_one(conn: &mut Connection, location: &str, migration: &Migration) -> Result<()> {
+    let failed = |source| StoreError::Migration {
+        name: migration.name.to_owned(),
+        location: location.to_owned(),
+        source,
+    };
+    // `PRAGMA foreign_keys` is a no-op inside a transaction: it is switched before BEGIN.
+    let keys_were_on: bool = conn
+        .query_row("PRAGMA foreign_keys", [], |row| row.get(0))
+        .map_err(failed)?;
+    let switch = migration.foreign_keys_off() && keys_were_on;
+    if switch {
+        conn.pragma_update(None, "foreign_keys", "OFF")
+            .map_err(failed)?;
+    }
+    let result = run_in_transaction(conn, location, migration);
+    if switch {
+        let restored = conn.pragma_update(None, "foreign_keys", "ON");
+        if result.is_ok() {
+            restored.map_err(failed)?;
+        }
+    }
+    result
+}
+
+fn run_in_transaction(conn: &mut Connection, location: &str, migration: &Migration) -> Result<()> {
+    let failed = |source| StoreError::Migration {
+        name: migration.name.to_owned(),
+        location: location.to_owned(),
+        source,
+    };
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(failed)?;
+    // Another process may have applied it while we waited for the lock.
+    let done: Option<i64> = tx
+        .query_row(
+            "SELECT version FROM schema_migrations WHERE version = ?1",
+            [migration.version],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(failed)?;
+    if done.is_some() {
+        return Ok(());
+    }
+    match migration.step {
+        Step::Sql(sql) | Step::Rebuild(sql) => tx.execute_batch(sql).map_err(failed)?,
+        Step::Rust { run, .. } => run(&tx).map_err(failed)?,
+    }
+    if migration.foreign_keys_off() {
+        check_foreign_keys(&tx, location, migration)?;
+    }
+    tx.execute(
+        &format!(
+            "INSERT INTO schema_migrations (version, name, checksum, applied_at)
+             VALUES (?1, ?2, ?3, {NOW})"
+        ),
+        (migration.version, migration.name, migration.checksum()),
+    )
+    .map_err(failed)?;
+    tx.commit().map_err(failed)
+}
+
+/// Refuses a rebuild that left a row pointing at nothing (the transaction is then dropped,
+/// which rolls it back).
+fn check_foreign_keys(tx: &Transaction<'_>, location: &str, migration: &Migration) -> Result<()> {
+    let failed = |source| StoreError::Migration {
+        name: migration.name.to_owned(),
+        location: location.to_owned(),
+        source,
+    };
+    let mut stmt = tx.prepare("PRAGMA foreign_key_check").map_err(failed)?;
+    let mut rows = stmt.query([]).map_err(failed)?;
+    let mut dangling = Vec::new();
+    let mut count = 0usize;
+    while let Some(row) = rows.next().map_err(failed)? {
+        count += 1;
+        if dangling.len() < 5 {
+            let table: String = row.get(0).map_err(failed)?;
+            let rowid: Option<i64> = row.get(1).map_err(failed)?;
+            let parent: String = row.get(2).map_err(failed)?;
+            dangling.push(match rowid {
+                Some(id) => format!("{table} row {id} → {parent}"),
+                None => format!("{table} → {parent}"),
+            });
+        }
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    Err(StoreError::MigrationBrokeReferences {
+        name: migration.name.to_owned(),
+        location: location.to_owned(),
+        count,
+        examples: dangling.join(", "),
+    })
 }

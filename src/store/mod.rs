@@ -30,8 +30,8 @@ pub use articles::{
 };
 pub use error::{Result, StoreError};
 pub use ids::{ArticleId, JobId, JobState, SourceId, SourceKind, SourceStatus};
-pub use jobs::Job;
-pub use migrate::{Migration, MIGRATIONS};
+pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
+pub use migrate::{Migration, RustStep, Step, MIGRATIONS};
 pub use read::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, Counts,
     OutgoingLink, SearchHit, WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,

@@ -90,18 +90,19 @@ fn a_failed_save_leaves_the_old_article_intact() {
 #[test]
 fn a_changed_migration_is_refused_naming_the_file() {
     let mut conn = rusqlite::Connection::open_in_memory().expect("open");
-    let original = [Migration {
-        version: 1,
-        name: "0001_init.sql",
-        sql: "CREATE TABLE t (x INTEGER);",
-    }];
+    let original = [Migration::sql(
+        1,
+        "0001_init.sql",
+        "CREATE TABLE t (x INTEGER);",
+    )];
     apply(&mut conn, "test.db", &original).expect("first apply");
     apply(&mut conn, "test.db", &original).expect("reapplying is a no-op");
 
-    let edited = [Migration {
-        sql: "CREATE TABLE t (x INTEGER, y TEXT);",
-        ..original[0]
-    }];
+    let edited = [Migration::sql(
+        1,
+        "0001_init.sql",
+        "CREATE TABLE t (x INTEGER, y TEXT);",
+    )];
     let err = apply(&mut conn, "test.db", &edited).expect_err("must refuse");
     let message = err.to_string();
     assert!(
@@ -114,16 +115,8 @@ fn a_changed_migration_is_refused_naming_the_file() {
 fn a_database_newer_than_the_build_is_refused() {
     let mut conn = rusqlite::Connection::open_in_memory().expect("open");
     let both = [
-        Migration {
-            version: 1,
-            name: "0001_a.sql",
-            sql: "CREATE TABLE a (x);",
-        },
-        Migration {
-            version: 2,
-            name: "0002_b.sql",
-            sql: "CREATE TABLE b (x);",
-        },
+        Migration::sql(1, "0001_a.sql", "CREATE TABLE a (x);"),
+        Migration::sql(2, "0002_b.sql", "CREATE TABLE b (x);"),
     ];
     apply(&mut conn, "test.db", &both).expect("apply");
     let err = apply(&mut conn, "test.db", &both[..1]).expect_err("must refuse");
@@ -138,16 +131,8 @@ fn a_database_newer_than_the_build_is_refused() {
 fn a_broken_migration_applies_nothing_of_itself() {
     let mut conn = rusqlite::Connection::open_in_memory().expect("open");
     let list = [
-        Migration {
-            version: 1,
-            name: "0001_a.sql",
-            sql: "CREATE TABLE a (x);",
-        },
-        Migration {
-            version: 2,
-            name: "0002_b.sql",
-            sql: "CREATE TABLE b (x); SELEC oops;",
-        },
+        Migration::sql(1, "0001_a.sql", "CREATE TABLE a (x);"),
+        Migration::sql(2, "0002_b.sql", "CREATE TABLE b (x); SELEC oops;"),
     ];
     let err = apply(&mut conn, "test.db", &list).expect_err("must fail");
     assert!(
@@ -164,6 +149,165 @@ fn a_broken_migration_applies_nothing_of_itself() {
     assert_eq!(tables, 1, "0001 stays applied, 0002 rolled back");
 }
 
+/// A parent table with a child pointing at it (`ON DELETE CASCADE`), and two rows each.
+const PARENT_AND_CHILD: &str = "
+    CREATE TABLE parent (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    CREATE TABLE child (id INTEGER PRIMARY KEY,
+                        parent_id INTEGER NOT NULL REFERENCES parent(id) ON DELETE CASCADE);
+    INSERT INTO parent VALUES (1, 'a'), (2, 'b');
+    INSERT INTO child VALUES (10, 1), (20, 2);";
+
+/// Rebuilds `parent` with a new check, the way a schema change of a constraint must.
+const REBUILD_PARENT: &str = "
+    CREATE TABLE parent_new (id INTEGER PRIMARY KEY,
+                             name TEXT NOT NULL CHECK (length(name) > 0));
+    INSERT INTO parent_new SELECT id, name FROM parent;
+    DROP TABLE parent;
+    ALTER TABLE parent_new RENAME TO parent;";
+
+fn child_rows(conn: &rusqlite::Connection) -> i64 {
+    conn.query_row("SELECT COUNT(*) FROM child", [], |row| row.get(0))
+        .expect("count")
+}
+
+fn foreign_keys_on(conn: &rusqlite::Connection) -> bool {
+    conn.query_row("PRAGMA foreign_keys", [], |row| row.get(0))
+        .expect("pragma")
+}
+
+#[test]
+fn a_table_rebuild_keeps_the_rows_that_point_at_it() {
+    let mut conn = rusqlite::Connection::open_in_memory().expect("open");
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .expect("fk on");
+    let list = [
+        Migration::sql(1, "0001_a.sql", PARENT_AND_CHILD),
+        Migration::rebuild(2, "0002_rebuild.sql", REBUILD_PARENT),
+    ];
+    apply(&mut conn, "test.db", &list).expect("apply");
+    assert_eq!(child_rows(&conn), 2, "dropping the old parent cascaded");
+    assert!(
+        foreign_keys_on(&conn),
+        "foreign keys are back on after a rebuild"
+    );
+
+    // The same SQL as a plain migration (foreign keys on) loses the children: the reason
+    // rebuilds are declared as such.
+    let mut plain = rusqlite::Connection::open_in_memory().expect("open");
+    plain
+        .pragma_update(None, "foreign_keys", "ON")
+        .expect("fk on");
+    let list = [
+        Migration::sql(1, "0001_a.sql", PARENT_AND_CHILD),
+        Migration::sql(2, "0002_rebuild.sql", REBUILD_PARENT),
+    ];
+    apply(&mut plain, "test.db", &list).expect("apply");
+    assert_eq!(child_rows(&plain), 0);
+}
+
+#[test]
+fn a_rebuild_that_leaves_dangling_rows_is_rolled_back_naming_them() {
+    let mut conn = rusqlite::Connection::open_in_memory().expect("open");
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .expect("fk on");
+    let lossy = "
+        CREATE TABLE parent_new (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+        INSERT INTO parent_new SELECT id, name FROM parent WHERE id = 1;
+        DROP TABLE parent;
+        ALTER TABLE parent_new RENAME TO parent;";
+    let list = [
+        Migration::sql(1, "0001_a.sql", PARENT_AND_CHILD),
+        Migration::rebuild(2, "0002_lossy.sql", lossy),
+    ];
+    let err = apply(&mut conn, "test.db", &list).expect_err("must refuse");
+    let message = err.to_string();
+    assert!(
+        matches!(err, StoreError::MigrationBrokeReferences { count: 1, .. }),
+        "{message}"
+    );
+    assert!(message.contains("0002_lossy.sql"), "{message}");
+    assert!(message.contains("child row 20 → parent"), "{message}");
+    let parents: i64 = conn
+        .query_row("SELECT COUNT(*) FROM parent", [], |row| row.get(0))
+        .expect("count");
+    assert_eq!((parents, child_rows(&conn)), (2, 2), "nothing changed");
+    assert!(
+        foreign_keys_on(&conn),
+        "foreign keys are back on after a failure"
+    );
+    let version: i64 = conn
+        .query_row("SELECT MAX(version) FROM schema_migrations", [], |row| {
+            row.get(0)
+        })
+        .expect("version");
+    assert_eq!(version, 1);
+}
+
+fn upper_names(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let names: Vec<(i64, String)> = {
+        let mut stmt = tx.prepare("SELECT id, name FROM parent")?;
+        let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for (id, name) in names {
+        // Unicode-aware, which SQLite's upper() is not.
+        tx.execute(
+            "UPDATE parent SET name = ?2 WHERE id = ?1",
+            (id, name.to_uppercase()),
+        )?;
+    }
+    Ok(())
+}
+
+fn failing_step(_tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    Err(rusqlite::Error::InvalidQuery)
+}
+
+#[test]
+fn rust_steps_run_in_order_with_the_sql_files() {
+    let mut conn = rusqlite::Connection::open_in_memory().expect("open");
+    let list = [
+        Migration::sql(1, "0001_a.sql", PARENT_AND_CHILD),
+        Migration::rust(2, "0002_upper.rs", "upper-case names", upper_names),
+        Migration::sql(3, "0003_c.sql", "INSERT INTO parent VALUES (3, 'é');"),
+    ];
+    apply(&mut conn, "test.db", &list).expect("apply");
+    let names: Vec<String> = {
+        let mut stmt = conn
+            .prepare("SELECT name FROM parent ORDER BY id")
+            .expect("prepare");
+        let rows = stmt.query_map([], |row| row.get(0)).expect("query");
+        rows.collect::<rusqlite::Result<_>>().expect("rows")
+    };
+    assert_eq!(
+        names,
+        ["A", "B", "é"],
+        "the step ran after 0001, before 0003"
+    );
+    apply(&mut conn, "test.db", &list).expect("reapplying is a no-op");
+
+    // A revised step is refused like an edited file.
+    let revised = [
+        list[0],
+        Migration::rust(2, "0002_upper.rs", "upper-case names, v2", upper_names),
+        list[2],
+    ];
+    let err = apply(&mut conn, "test.db", &revised).expect_err("must refuse");
+    assert!(err.to_string().contains("0002_upper.rs"), "{err}");
+
+    // A failing step applies nothing of itself and names itself.
+    let mut fresh = rusqlite::Connection::open_in_memory().expect("open");
+    let list = [
+        Migration::sql(1, "0001_a.sql", PARENT_AND_CHILD),
+        Migration::rust(2, "0002_fails.rs", "fails", failing_step),
+    ];
+    let err = apply(&mut fresh, "test.db", &list).expect_err("must fail");
+    assert!(
+        err.to_string().contains("migration 0002_fails.rs failed"),
+        "{err}"
+    );
+}
+
 #[test]
 fn every_migration_file_is_embedded_in_order() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
@@ -174,7 +318,12 @@ fn every_migration_file_is_embedded_in_order() {
         .filter(|name| name.ends_with(".sql"))
         .collect();
     files.sort();
-    let listed: Vec<&str> = MIGRATIONS.iter().map(|m| m.name).collect();
+    // Rust steps have no file; every SQL migration is a file of the directory.
+    let listed: Vec<&str> = MIGRATIONS
+        .iter()
+        .filter(|m| m.sql_text().is_some())
+        .map(|m| m.name)
+        .collect();
     assert_eq!(
         files, listed,
         "list every file of migrations/ in MIGRATIONS"
@@ -188,8 +337,10 @@ fn every_migration_file_is_embedded_in_order() {
             "{} must start with its version",
             migration.name
         );
-        let on_disk = std::fs::read_to_string(dir.join(migration.name)).expect("read");
-        assert_eq!(on_disk, migration.sql);
+        if let Some(sql) = migration.sql_text() {
+            let on_disk = std::fs::read_to_string(dir.join(migration.name)).expect("read");
+            assert_eq!(on_disk, sql);
+        }
     }
 }
 

@@ -306,6 +306,45 @@ origin: string,
 text: string, };
 
 /**
+ * A claim's quote shown in the source that holds it, with the text around it.
+ */
+export type QuoteView = { 
+/**
+ * The source shown: the first of the article's sources that holds the quote, else its
+ * first source.
+ */
+source_id: number, 
+/**
+ * Where that source came from.
+ */
+origin: string, 
+/**
+ * Whether the quote was found (by the rule that grounds claims).
+ */
+found: boolean, 
+/**
+ * Source text before the quote (up to [`QUOTE_CONTEXT_CHARS`] characters).
+ */
+before: string, 
+/**
+ * The quote as the source spells it (empty when not found).
+ */
+quote: string, 
+/**
+ * Source text after it (up to [`QUOTE_CONTEXT_CHARS`] characters; the start of the
+ * source when the quote was not found).
+ */
+after: string, 
+/**
+ * Whether the source goes on before `before`.
+ */
+more_before: boolean, 
+/**
+ * Whether the source goes on after `after`.
+ */
+more_after: boolean, };
+
+/**
  * One model call in a source's compile log: the raw answer, to inspect a failure.
  */
 export type CompilationView = { 
@@ -402,13 +441,24 @@ stage: StageView,
  */
 provider: string, 
 /**
- * The attempt with this provider, from 1.
+ * The attempt with this provider, from 1 (0 while queued, or when another process
+ * runs the job and this one cannot see it).
  */
 attempt: number, 
 /**
- * Pieces of the answer received (about one token each).
+ * Pieces of the answer streaming in now (about one token each); 0 when no answer is
+ * streaming.
  */
-tokens: number, 
+received: number, 
+/**
+ * Model calls the job made, once it has ended (`null` before).
+ */
+calls: number | null, 
+/**
+ * Answer tokens the servers reported over all its calls, once the job has ended
+ * (`null` before, and when no server reported them).
+ */
+tokens_out: number | null, 
 /**
  * The title as soon as the model has written it.
  */
@@ -517,7 +567,8 @@ message: string,
  */
 models: Array<string>, 
 /**
- * Whether the configured model is among them.
+ * Whether the configured model is among them: for Ollama a name without a tag means
+ * `:latest`; other servers compare names exactly (the core's `model_available`).
  */
 model_available: boolean, };
 
@@ -544,6 +595,9 @@ export const commands = {
   /** A source's full text. */
   source_text: (id: number): Promise<SourceTextView | null> =>
     invoke("source_text", { id }),
+  /** Where a claim's quote is in the article's sources, with the text around it. */
+  quote: (article_id: number, quote: string): Promise<QuoteView | null> =>
+    invoke("quote", { article_id, quote }),
   /** A source's compile log with the raw answers. */
   compilations: (source_id: number): Promise<Array<CompilationView>> =>
     invoke("compilations", { source_id }),
@@ -565,10 +619,10 @@ export const commands = {
   /** Queues sources (all pending, failed and stale ones when the list is empty), with another model when `model` is given. Resolves to how many were queued. */
   compile: (source_ids: Array<number>, model: string | null): Promise<number> =>
     invoke("compile", { source_ids, model }),
-  /** Stops a waiting or running job. */
+  /** Stops a waiting or running job (also one another process runs). */
   cancel: (source_id: number): Promise<boolean> =>
     invoke("cancel", { source_id }),
-  /** The latest state of every job since the app started. */
+  /** The newest jobs, whoever runs them: live progress for this app's, the queue's state for other processes'. */
   jobs: (): Promise<Array<JobProgress>> =>
     invoke("jobs", {  }),
   /** The current settings. */

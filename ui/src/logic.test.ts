@@ -4,8 +4,8 @@ import {
   applyJob,
   confidenceMix,
   dropReducer,
-  findQuote,
   History,
+  jobFigures,
   keyAction,
   latestOnly,
   linkClick,
@@ -52,22 +52,6 @@ describe("confidence mix", () => {
   it("gives shares and a label, and handles no claims", () => {
     expect(confidenceMix({ sourced: 2, inferred: 1, opinion: 1 })).toMatchObject({ sourced: 50, inferred: 25, opinion: 25 });
     expect(confidenceMix({ sourced: 0, inferred: 0, opinion: 0 }).label).toBe("no claims");
-  });
-});
-
-describe("quotes against the source", () => {
-  const text = "Espresso is brewed\nat  nine bars.\nCrema forms on top.";
-  it("finds an exact quote", () => {
-    const at = findQuote(text, "Crema forms");
-    expect(at && text.slice(at.start, at.end)).toBe("Crema forms");
-  });
-  it("finds a quote that differs in case and whitespace, mapped back to the source", () => {
-    const at = findQuote(text, "brewed at nine BARS");
-    expect(at && text.slice(at.start, at.end)).toBe("brewed\nat  nine bars");
-  });
-  it("says when a quote is not there", () => {
-    expect(findQuote(text, "twelve bars")).toBeNull();
-    expect(findQuote(text, "  ")).toBeNull();
   });
 });
 
@@ -143,11 +127,11 @@ describe("search as you type", () => {
 
 describe("job list", () => {
   const job = (stage: JobProgress["stage"], extra: Partial<JobProgress> = {}): JobProgress => ({
-    source_id: 1, stage, provider: "ollama:m", attempt: 1, tokens: 0, title: null, message: null, article_id: null, ...extra,
+    source_id: 1, stage, provider: "ollama:m", attempt: 1, received: 0, calls: null, tokens_out: null, title: null, message: null, article_id: null, ...extra,
   });
   it("updates a job in place, keeps its title, and ignores a late progress event after it finished", () => {
     let jobs = applyJob([], job("queued"));
-    jobs = applyJob(jobs, job("receiving", { tokens: 12, title: "Espresso" }));
+    jobs = applyJob(jobs, job("receiving", { received: 12, title: "Espresso" }));
     jobs = applyJob(jobs, job("parsing"));
     expect(jobs).toHaveLength(1);
     expect(jobs[0].title).toBe("Espresso");
@@ -158,6 +142,13 @@ describe("job list", () => {
     expect(jobs[0].stage).toBe("queued");
     jobs = applyJob(jobs, job("queued", { source_id: 2 }));
     expect(jobs.map((j) => j.source_id)).toEqual([1, 2]);
+  });
+  it("shows each figure with one meaning: tokens streaming now, then calls and answer tokens", () => {
+    expect(jobFigures(job("receiving", { attempt: 2, received: 40 }))).toBe("ollama:m · attempt 2 · 40 tokens");
+    expect(jobFigures(job("parsing", { received: 0 }))).toBe("ollama:m · attempt 1");
+    expect(jobFigures(job("compiled", { calls: 3, tokens_out: 812 }))).toBe("ollama:m · 3 calls · 812 tokens");
+    expect(jobFigures(job("failed", { calls: 1, tokens_out: null }))).toBe("ollama:m · 1 call");
+    expect(jobFigures(job("queued", { attempt: 0, provider: "" }))).toBe("");
   });
 });
 

@@ -57,37 +57,6 @@ export function confidenceMix(e: Pick<LibraryEntry, "sourced" | "inferred" | "op
   };
 }
 
-/** Where the quote sits in the source text: exact first, then ignoring case and runs of
- * whitespace. Null when it is not there. */
-export function findQuote(text: string, quote: string): { start: number; end: number } | null {
-  const q = quote.trim();
-  if (!q) return null;
-  const exact = text.indexOf(q);
-  if (exact >= 0) return { start: exact, end: exact + q.length };
-  // Map a whitespace-collapsed, lower-cased copy back to positions in the original.
-  const positions: number[] = [];
-  let flat = "";
-  let lastSpace = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (/\s/.test(ch)) {
-      if (!lastSpace) {
-        flat += " ";
-        positions.push(i);
-      }
-      lastSpace = true;
-    } else {
-      flat += ch.toLowerCase();
-      positions.push(i);
-      lastSpace = false;
-    }
-  }
-  const needle = q.replace(/\s+/g, " ").toLowerCase();
-  const at = flat.indexOf(needle);
-  if (at < 0) return null;
-  return { start: positions[at], end: positions[at + needle.length - 1] + 1 };
-}
-
 /** Back/forward between screens, like a browser's. */
 export class History<T> {
   private items: T[] = [];
@@ -204,6 +173,20 @@ export function applyJob(jobs: JobProgress[], event: JobProgress): JobProgress[]
   return next;
 }
 
+/** The figures line under a job: provider, attempt, and the tokens streaming in now or,
+ * once it ended, its calls and answer tokens. Each field keeps one meaning. */
+export function jobFigures(j: JobProgress): string {
+  const parts = [j.provider];
+  if (j.calls !== null) {
+    parts.push(`${j.calls} ${j.calls === 1 ? "call" : "calls"}`);
+    if (j.tokens_out !== null) parts.push(`${j.tokens_out} tokens`);
+  } else {
+    if (j.attempt > 0) parts.push(`attempt ${j.attempt}`);
+    if (j.stage === "receiving") parts.push(`${j.received} tokens`);
+  }
+  return parts.filter(Boolean).join(" · ");
+}
+
 /** The label of a job's stage for people. */
 export function stageLabel(j: JobProgress): string {
   switch (j.stage) {
@@ -214,7 +197,7 @@ export function stageLabel(j: JobProgress): string {
     case "prompting":
       return j.attempt > 1 ? `asking again (attempt ${j.attempt})` : "sending the prompt";
     case "receiving":
-      return `receiving · ${j.tokens} tokens`;
+      return `receiving · ${j.received} tokens`;
     case "parsing":
       return "checking the answer";
     case "saving":

@@ -16,16 +16,15 @@ import {
   type ProviderForm,
   type SearchResult,
   type SettingsView,
-  type SourceTextView,
   type SourceView,
 } from "./bindings";
 import { append, h, replace, setSafeHtml } from "./dom";
 import {
   applyJob,
   confidenceMix,
-  findQuote,
   History,
   isFinished,
+  jobFigures,
   keyAction,
   latestOnly,
   linkClick,
@@ -426,35 +425,23 @@ function claimsSection(a: ArticleView, pane: HTMLElement): HTMLElement | null {
 }
 
 async function showQuote(a: ArticleView, c: ClaimView, pane: HTMLElement) {
-  if (!a.sources.length || !c.quote) return;
-  // An article may be compiled from several sources: show the one that holds the quote.
-  let text: SourceTextView | null = null;
-  let at: { start: number; end: number } | null = null;
-  for (const src of a.sources) {
-    const t = await attempt("Reading the source", commands.source_text(src.source_id));
-    if (!t) continue;
-    text ??= t;
-    const found = findQuote(t.text, c.quote);
-    if (found) {
-      text = t;
-      at = found;
-      break;
-    }
-  }
-  if (!text) return;
+  if (!c.quote) return;
+  // The core finds the quote by the rule that grounded it, in whichever source holds it.
+  const q = await attempt("Finding the quote", commands.quote(a.id, c.quote));
+  if (!q) return;
   const pre = h("pre", { class: "source-text" });
-  if (at) {
-    const before = text.text.slice(Math.max(0, at.start - 600), at.start);
-    const after = text.text.slice(at.end, at.end + 600);
-    append(pre, [at.start > 600 ? "…" : "", before, h("mark", { id: "quote-mark" }, text.text.slice(at.start, at.end)), after, "…"]);
-  } else {
-    append(pre, [text.text.slice(0, 1200)]);
-  }
+  append(pre, [
+    q.more_before ? "…" : "",
+    q.before,
+    q.found ? h("mark", { id: "quote-mark" }, q.quote) : null,
+    q.after,
+    q.more_after ? "…" : "",
+  ]);
   replace(
     pane,
-    h("div", { class: "pane-head" }, h("strong", {}, "Quote in the source"), h("span", { class: "muted" }, ` ${originLabel(text.origin).label}`), h("button", { class: "link", onclick: () => (pane.hidden = true) }, "Close")),
+    h("div", { class: "pane-head" }, h("strong", {}, "Quote in the source"), h("span", { class: "muted" }, ` ${originLabel(q.origin).label}`), h("button", { class: "link", onclick: () => (pane.hidden = true) }, "Close")),
     h("blockquote", {}, c.quote),
-    at ? null : h("p", { class: "warn" }, "This quote does not appear in the source."),
+    q.found ? null : h("p", { class: "warn" }, "This quote does not appear in the source."),
     pre,
   );
   pane.hidden = false;
@@ -792,7 +779,7 @@ function paintJobs() {
             h("span", { class: "spacer" }),
             h("span", { class: `stage ${j.stage}` }, stageLabel(j)),
           ),
-          h("div", { class: "muted" }, [j.provider, j.attempt > 0 ? `attempt ${j.attempt}` : "", j.stage === "receiving" || finished ? `${j.tokens} tokens` : ""].filter(Boolean).join(" · ")),
+          h("div", { class: "muted" }, jobFigures(j)),
           j.message ? h("div", { class: j.stage === "failed" ? "reason" : "muted" }, j.message) : null,
           finished ? null : h("progress", {}),
           h(

@@ -6,10 +6,11 @@ use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use wikimind::compile::{Progress, Stage};
 use wikimind::config::Overrides;
 use wikimind::llm::{CancellationToken, ProviderKind};
-use wikimind::store::{SourceId, SourceStatus};
+use wikimind::queue::JobRunner;
+use wikimind::store::{JobId, JobState, SourceId, Store};
+use wikimind::view::{JobProgress, StageView};
 
 use crate::context::{self, print_json};
 use crate::{Done, Global};
@@ -59,32 +60,32 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
         },
     )?;
     let wiki = context::open(&settings)?;
-    let store = wiki.store();
-    let recovered = store.recover_interrupted()?;
+    let selection = wiki.compile_selection(&args.sources, args.force)?;
+    if let Some(key) = selection.unknown.first() {
+        return Err(crate::UsageError(format!(
+            "no source matches {key:?} (give an id, a path, a URL or an article title; \
+             `wikimind sources` lists them)"
+        ))
+        .into());
+    }
+    for id in &selection.already_compiled {
+        eprintln!("#{id} is already compiled (use --force to recompile)");
+    }
+    let display = Display::new(std::io::stderr().is_terminal() && !global.json);
+    let runner = {
+        let display = Arc::clone(&display);
+        JobRunner::new(
+            wiki.clone(),
+            settings.clone(),
+            Arc::new(context::keyring()),
+            Box::new(move |p: &JobProgress| display.update(p)),
+        )
+    };
+    let recovered = runner.recover()?;
     if recovered > 0 {
         eprintln!("resuming {recovered} compile(s) an earlier run left unfinished");
     }
-    let mut ids: Vec<SourceId> = Vec::new();
-    if args.sources.is_empty() {
-        ids.extend(
-            store
-                .sources_to_compile(args.force)?
-                .into_iter()
-                .map(|s| s.id),
-        );
-    } else {
-        for key in &args.sources {
-            let id = context::find_source(&wiki, key)?;
-            let status = store.source(id)?.map(|s| s.status);
-            if status == Some(SourceStatus::Compiled) && !args.force {
-                eprintln!("#{id} is already compiled (use --force to recompile)");
-                continue;
-            }
-            ids.push(id);
-        }
-    }
     let rt = context::runtime()?;
-    let compiler = wiki.compiler(&settings)?;
     for problem in wiki.prompt_problems() {
         eprintln!("warning: {problem}");
     }
@@ -92,7 +93,7 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
     // Preflight: a provider that is down is said once, in words a person can act on,
     // before any source is touched.
     let primary = settings.provider();
-    if settings.providers.len() == 1 && !ids.is_empty() {
+    if settings.providers.len() == 1 && !selection.sources.is_empty() {
         let slot = wikimind::compile::providers_from_settings(&settings)?.remove(0);
         if let Err(e) = rt.block_on(slot.provider.list_models()) {
             if e.is_transport() || primary.kind == ProviderKind::Builtin {
@@ -105,12 +106,8 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
         }
     }
 
-    let queued_before = store
-        .jobs()?
-        .iter()
-        .filter(|j| j.state.as_str() == "queued")
-        .count();
-    if ids.is_empty() && queued_before == 0 {
+    let waiting = wiki.store().recent_jobs(0)?;
+    if selection.sources.is_empty() && waiting.is_empty() {
         if global.json {
             print_json(&Vec::<()>::new())?;
         } else {
@@ -120,23 +117,23 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
     }
     eprintln!(
         "compiling {} source(s) with {} {} at {}",
-        ids.len().max(queued_before),
+        selection.sources.len().max(waiting.len()),
         primary.kind.as_str(),
         primary.model,
         primary.base_url
     );
 
-    let display = Display::new(std::io::stderr().is_terminal() && !global.json);
-    let events: Arc<wikimind::compile::ProgressFn> = {
-        let display = Arc::clone(&display);
-        Arc::new(move |p: Progress| display.update(&p))
-    };
+    let jobs = runner.enqueue(&selection.sources, None)?;
     let cancel = CancellationToken::new();
-    let reports = rt.block_on(async {
+    let asked = jobs.clone();
+    let own = rt.block_on(async {
         context::cancel_on_signals(cancel.clone());
-        compiler.compile_queued(&ids, events, cancel.clone()).await
+        runner
+            .run_until(&cancel, move |store| all_ended(store, &asked))
+            .await
     })?;
     display.finish();
+    let reports = runner.reports(&jobs, own)?;
 
     if global.json {
         print_json(&reports)?;
@@ -177,15 +174,30 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
         return Ok(Done::Failed);
     }
     let ok: HashMap<SourceId, bool> = reports.iter().map(|r| (r.source_id, r.ok)).collect();
-    let all_ok =
-        ids.iter().all(|id| ok.get(id).copied().unwrap_or(false)) && reports.iter().all(|r| r.ok);
+    let all_ok = selection
+        .sources
+        .iter()
+        .all(|id| ok.get(id).copied().unwrap_or(false))
+        && reports.iter().all(|r| r.ok);
     Ok(if all_ok { Done::Success } else { Done::Failed })
+}
+
+/// Whether every job asked for has ended, whoever ran it. A store that cannot be read
+/// says no: the next take of a job reports its error.
+fn all_ended(store: &Store, jobs: &[JobId]) -> bool {
+    jobs.iter().all(|id| match store.job(*id) {
+        Ok(job) => !matches!(
+            job.map(|j| j.state),
+            Some(JobState::Queued | JobState::Running)
+        ),
+        Err(_) => false,
+    })
 }
 
 /// Progress on the terminal: a bar per job on a TTY, a line per stage change otherwise.
 struct Display {
     bars: Option<MultiProgress>,
-    state: Mutex<HashMap<SourceId, (ProgressBar, Stage)>>,
+    state: Mutex<HashMap<i64, (ProgressBar, StageView)>>,
 }
 
 impl Display {
@@ -196,34 +208,36 @@ impl Display {
         })
     }
 
-    fn update(&self, p: &Progress) {
+    fn update(&self, p: &JobProgress) {
         let Ok(mut state) = self.state.lock() else {
             return;
         };
+        let id = p.source_id;
         let title = p.title.as_deref().unwrap_or("");
+        let message = p.message.as_deref().unwrap_or("");
         let line = match p.stage {
-            Stage::Reading => format!(
-                "#{} reading in parts: {}",
-                p.source_id,
-                p.message.as_deref().unwrap_or("")
+            StageView::Queued => format!("#{id} queued"),
+            StageView::Reading => format!("#{id} reading in parts: {message}"),
+            StageView::Prompting if !message.is_empty() => format!("#{id} {message}"),
+            StageView::Prompting => format!(
+                "#{id} prompting {} (attempt {})",
+                p.provider,
+                p.attempt.max(1)
             ),
-            Stage::Prompting => format!(
-                "#{} prompting {} (attempt {})",
-                p.source_id, p.provider, p.attempt
-            ),
-            Stage::Receiving => format!("#{} receiving {} chars {title}", p.source_id, p.chars),
-            Stage::Parsing => format!("#{} parsing {} chars", p.source_id, p.chars),
-            Stage::Saving => format!("#{} saving {title}", p.source_id),
-            Stage::Compiled => format!("#{} compiled {title}", p.source_id),
-            Stage::Failed => format!(
-                "#{} failed: {}",
-                p.source_id,
-                p.message.as_deref().unwrap_or("")
-            ),
+            StageView::Receiving => format!("#{id} receiving {} pieces {title}", p.received),
+            StageView::Parsing => format!("#{id} parsing the answer"),
+            StageView::Saving => format!("#{id} saving {title}"),
+            StageView::Compiled => format!("#{id} compiled {title}"),
+            StageView::Failed => format!("#{id} failed: {message}"),
+            StageView::Cancelled => format!("#{id} stopped: {message}"),
         };
+        let ended = matches!(
+            p.stage,
+            StageView::Compiled | StageView::Failed | StageView::Cancelled
+        );
         match &self.bars {
             Some(multi) => {
-                let entry = state.entry(p.source_id).or_insert_with(|| {
+                let entry = state.entry(id).or_insert_with(|| {
                     let bar = multi.add(ProgressBar::new_spinner());
                     bar.set_style(
                         ProgressStyle::with_template("{spinner} {msg}")
@@ -233,21 +247,21 @@ impl Display {
                     (bar, p.stage)
                 });
                 entry.0.set_message(line);
-                if matches!(p.stage, Stage::Compiled) {
+                if ended {
                     entry.0.finish();
                 }
                 entry.1 = p.stage;
             }
             None => {
-                let changed = match state.get(&p.source_id) {
+                let changed = match state.get(&id) {
                     Some((_, stage)) => *stage != p.stage,
                     None => true,
                 };
-                if changed {
+                if changed && p.stage != StageView::Queued {
                     let mut err = std::io::stderr().lock();
                     let _ = writeln!(err, "{line}");
-                    state.insert(p.source_id, (ProgressBar::hidden(), p.stage));
                 }
+                state.insert(id, (ProgressBar::hidden(), p.stage));
             }
         }
     }

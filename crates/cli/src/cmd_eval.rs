@@ -78,7 +78,8 @@ pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
         compare_freeform: args.compare_freeform,
     };
     let runs = eval::plan_runs(&dataset, &settings, &options)?;
-    let providers = eval::run::providers_for(&runs, &settings)?;
+    let keys = context::keyring();
+    let providers = eval::run::providers_for(&runs, &settings, &keys)?;
     let rt = context::runtime()?;
 
     // Preflight: a server that is down is said once, before anything runs.
@@ -139,7 +140,7 @@ pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
     let cancel = CancellationToken::new();
     let result = rt.block_on(async {
         context::cancel_on_signals(cancel.clone());
-        eval::run_eval(&dataset, &settings, &options, &*progress, &cancel).await
+        eval::run_eval(&dataset, &settings, &keys, &options, &*progress, &cancel).await
     })?;
     if let Some(b) = &bar {
         b.finish_and_clear();

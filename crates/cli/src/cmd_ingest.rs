@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use clap::Args;
 use wikimind::config::Overrides;
-use wikimind::ingest::IngestOptions;
 use wikimind::wiki::IngestSummary;
 
 use crate::context::{self, print_json};
@@ -26,10 +25,7 @@ pub struct IngestArgs {
 pub fn run(global: &Global, args: IngestArgs) -> anyhow::Result<Done> {
     let settings = context::settings(global, Overrides::default())?;
     let wiki = context::open(&settings)?;
-    let options = IngestOptions {
-        max_bytes: settings.compile.max_source_bytes,
-        ..IngestOptions::default()
-    };
+    let options = wiki.ingest_options().clone();
     let mut all = IngestSummary::default();
     let mut failed = false;
     let rt = context::runtime()?;

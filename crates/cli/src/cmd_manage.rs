@@ -91,11 +91,8 @@ pub fn providers(global: &Global, args: ProvidersArgs) -> anyhow::Result<Done> {
                 Ok(models) => {
                     let names: Vec<String> = models.into_iter().map(|m| m.name).collect();
                     row["reachable"] = json!(true);
-                    row["model_available"] = json!(
-                        names.is_empty()
-                            || names.iter().any(|n| n == &cfg.model
-                                || n.split(':').next() == Some(cfg.model.as_str()))
-                    );
+                    row["model_available"] =
+                        json!(wikimind::llm::model_available(cfg.kind, &cfg.model, &names));
                     row["models"] = json!(names);
                 }
                 Err(e) => {
@@ -195,26 +192,18 @@ pub fn builtin_offer(settings: &Settings) -> String {
     }
 }
 
-/// `providers --set-key`: the key from standard input into the OS keyring.
+/// `providers --set-key`: the key from standard input into the OS keyring, for the primary
+/// provider's server.
 fn set_key(global: &Global, settings: &Settings) -> anyhow::Result<Done> {
     use std::io::Read;
     let primary = settings.provider();
-    if primary.kind == ProviderKind::Builtin {
-        anyhow::bail!("the built-in engine takes no API key");
-    }
     let mut key = String::new();
     std::io::stdin()
         .take(64 * 1024)
         .read_to_string(&mut key)
         .map_err(|e| anyhow::anyhow!("cannot read the key from standard input: {e}"))?;
-    let key = key.trim();
-    if key.is_empty() {
-        anyhow::bail!("no key on standard input (try `wikimind providers --set-key < keyfile`)");
-    }
+    settings.save_key(primary.kind, &primary.base_url, &key, &context::keyring())?;
     let id = wikimind::llm::key_id(&primary.base_url);
-    wikimind::llm::SystemKeyring::new()
-        .set(&id, &wikimind::llm::Secret::new(key))
-        .map_err(|e| anyhow::anyhow!("{e} — set WIKIMIND_API_KEY instead"))?;
     if global.json {
         print_json(&json!({"stored_for": id}))?;
     } else {

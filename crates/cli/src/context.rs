@@ -5,35 +5,35 @@ use std::io::Write;
 use anyhow::Context;
 use serde::Serialize;
 use wikimind::config::{Overrides, Settings};
+use wikimind::llm::SystemKeyring;
 use wikimind::store::SourceId;
 use wikimind::wiki::Wiki;
 
 use crate::{Global, UsageError};
 
-/// Resolves settings with this command's flags.
+/// Resolves settings with this command's flags, API keys from the OS [`keyring`].
 pub fn settings(global: &Global, mut overrides: Overrides) -> anyhow::Result<Settings> {
     overrides.data_dir = global.data_dir.clone();
-    Ok(Settings::load(&overrides)?)
+    Ok(Settings::load(&overrides, &keyring())?)
+}
+
+/// Where the CLI keeps API keys: the OS keyring under the service `wikimind`.
+pub fn keyring() -> SystemKeyring {
+    SystemKeyring::new()
 }
 
 /// Opens the wiki in the resolved data directory.
 pub fn open(settings: &Settings) -> anyhow::Result<Wiki> {
-    Wiki::open(&settings.data_dir)
-        .with_context(|| format!("cannot open the wiki in {}", settings.data_dir.display()))
+    Ok(Wiki::open(&settings.data_dir)
+        .with_context(|| format!("cannot open the wiki in {}", settings.data_dir.display()))?
+        .with_ingest_options(settings.ingest_options()))
 }
 
 /// Finds a source by id, path (as given or canonical), URL or exact article title.
 pub fn find_source(wiki: &Wiki, key: &str) -> anyhow::Result<SourceId> {
-    let store = wiki.store();
-    if let Some(s) = store.find_source(key)? {
-        return Ok(s.id);
-    }
-    if let Ok(canonical) = std::fs::canonicalize(key) {
-        if let Some(s) = store.find_source(&canonical.to_string_lossy())? {
-            return Ok(s.id);
-        }
-    }
-    Err(UsageError(format!("no source matches {key:?} (give an id, a path, a URL or an article title; `wikimind sources` lists them)")).into())
+    wiki.find_source(key)?.ok_or_else(|| {
+        UsageError(format!("no source matches {key:?} (give an id, a path, a URL or an article title; `wikimind sources` lists them)")).into()
+    })
 }
 
 /// Prints a value as one line of JSON.

@@ -125,3 +125,76 @@ fn kill_during_compile_then_resume() {
         "{sources}"
     );
 }
+
+#[test]
+fn two_compiles_at_once_compile_each_source_once() {
+    let server = TestServer::builder()
+        .responder(|req| {
+            Some(
+                Reply::text(canned::compilation_answer(&req.first_user_message()))
+                    .chunk_chars(12)
+                    .chunk_delay(Duration::from_millis(10)),
+            )
+        })
+        .start();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    const NOTES: usize = 10;
+    for i in 0..NOTES {
+        std::fs::write(
+            notes.join(format!("note-{i:02}.md")),
+            format!("# Topic {i}\n\nThis is topic number {i}, with one sentence to quote.\n"),
+        )
+        .unwrap();
+    }
+    let spawn = |args: &[&str]| {
+        Process::cargo_bin("wikimind")
+            .unwrap()
+            .env_clear()
+            .env("HOME", dir.path())
+            .env("WIKIMIND_DATA_DIR", &data)
+            .env("WIKIMIND_BASE_URL", server.url())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let ingest = spawn(&["ingest", notes.to_str().unwrap()])
+        .wait_with_output()
+        .unwrap();
+    assert!(ingest.status.success(), "{ingest:?}");
+
+    // Two runs on one wiki at once, as a person might start one beside the open app.
+    let first = spawn(&["--json", "compile", "--concurrency", "2"]);
+    std::thread::sleep(Duration::from_millis(200));
+    let second = spawn(&["--json", "compile", "--concurrency", "2"]);
+    for run in [
+        first.wait_with_output().unwrap(),
+        second.wait_with_output().unwrap(),
+    ] {
+        assert!(
+            run.status.success(),
+            "both runs end well: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    let compiles = server.chat_requests().len();
+    assert_eq!(compiles, NOTES, "each source is compiled exactly once");
+
+    let db = rusqlite::Connection::open(data.join("wikimind.db")).unwrap();
+    let compiled: i64 = db
+        .query_row(
+            "SELECT count(*) FROM sources WHERE status = 'compiled'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(compiled as usize, NOTES);
+    let articles: i64 = db
+        .query_row("SELECT count(*) FROM articles", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(articles as usize, NOTES, "no article twice");
+}

@@ -446,3 +446,62 @@ fn stdin_ingest_and_binary_file_refused() {
     let sources = env.json(&["sources"]);
     assert_eq!(sources.as_array().unwrap().len(), 2, "{sources}");
 }
+
+#[test]
+fn providers_test_reads_an_untagged_ollama_model_as_its_latest_tag() {
+    for (listed, available) in [("llama3.2:latest", true), ("llama3.2:1b", false)] {
+        let server = TestServer::builder().models([listed]).start();
+        let env = Env::new(&server);
+        let out = env
+            .cmd()
+            .env("WIKIMIND_MODEL", "llama3.2")
+            .args(["--json", "providers", "--test"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let rows: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(rows[0]["reachable"], true, "{rows}");
+        assert_eq!(rows[0]["model_available"], available, "{listed}: {rows}");
+    }
+}
+
+#[test]
+fn the_environment_api_key_reaches_the_primary_server_only() {
+    let primary = TestServer::start();
+    let fallback = TestServer::start();
+    let env = Env::new(&primary);
+    let config = env.dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[fallback]]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n",
+            fallback.openai_url()
+        ),
+    )
+    .unwrap();
+    let rows = env
+        .cmd()
+        .env("WIKIMIND_CONFIG", &config)
+        .env("WIKIMIND_PROVIDER", "openai")
+        .env("WIKIMIND_BASE_URL", primary.openai_url())
+        .env("WIKIMIND_API_KEY", "env-key-42")
+        .args(["--json", "providers", "--test"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows: Value = serde_json::from_slice(&rows).unwrap();
+    assert_eq!(rows[0]["api_key"], true, "{rows}");
+    assert_eq!(rows[1]["api_key"], false, "{rows}");
+    let sent = |s: &TestServer| -> Vec<Option<String>> {
+        s.requests()
+            .iter()
+            .map(|r| r.header("authorization").map(str::to_string))
+            .collect()
+    };
+    assert_eq!(sent(&primary), vec![Some("Bearer env-key-42".to_string())]);
+    assert_eq!(sent(&fallback), vec![None]);
+}
