@@ -134,7 +134,7 @@ pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
         return Ok(Done::Success);
     }
     if args.html {
-        writeln!(out, "{}", wiki.render(&a)?.as_str())?;
+        writeln!(out, "{}", wiki.render(&a).as_str())?;
         return Ok(Done::Success);
     }
     writeln!(out, "# {}\n", a.title)?;

@@ -1,0 +1,664 @@
+//! What a long-lived shell (the desktop app) shows: plain data types shaped for one screen
+//! each, and the [`Wiki`] methods that fill them.
+//!
+//! The types own their strings and use plain numbers for ids, so they cross any wire (Tauri
+//! IPC as JSON) unchanged. With the `ts` feature each derives `ts_rs::TS`, and the desktop
+//! app generates its TypeScript declarations from them: the front end never hand-writes a
+//! wire type. Article bodies arrive only as [`SafeHtml`](crate::render::SafeHtml) turned into
+//! a string here, so nothing unsanitised reaches a webview.
+
+use serde::{Deserialize, Serialize};
+
+use std::path::Path;
+
+use crate::compile::{CompileReport, Progress, Stage};
+use crate::config::Settings;
+use crate::contract::Confidence;
+use crate::llm::KeyStore;
+use crate::llm::ProviderKind;
+use crate::store::{ArticleId, ArticleSort, SourceId};
+use crate::wiki::{Result, Wiki};
+
+#[cfg(feature = "ts")]
+use ts_rs::TS;
+
+/// How many sources, articles and wanted pages the wiki has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct CountsView {
+    /// Sources stored.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub sources: u64,
+    /// Articles compiled.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub articles: u64,
+    /// Titles linked to that no article has.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub wanted: u64,
+}
+
+/// The order of the library.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum LibrarySort {
+    /// By title, case-insensitively.
+    #[default]
+    Title,
+    /// Most recently compiled first.
+    Updated,
+}
+
+/// One row of the library.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct LibraryEntry {
+    /// The article's id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Its title.
+    pub title: String,
+    /// Its one-paragraph summary.
+    pub summary: String,
+    /// When it was last compiled (UTC, ISO-8601).
+    pub updated_at: String,
+    /// Claims backed by a quote found in the source.
+    pub sourced: u32,
+    /// Claims the model inferred (or whose quote was not found).
+    pub inferred: u32,
+    /// Claims that are opinion.
+    pub opinion: u32,
+}
+
+/// The library: every article in the asked order, with the counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct LibraryView {
+    /// The counts shown above the list.
+    pub counts: CountsView,
+    /// Every article.
+    pub entries: Vec<LibraryEntry>,
+    /// Titles linked to that no article has, most mentioned first.
+    pub wanted: Vec<WantedView>,
+}
+
+/// A title that is linked to but has no article yet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct WantedView {
+    /// The title as first linked.
+    pub title: String,
+    /// How many articles link to it.
+    pub mentions: u32,
+}
+
+/// One search hit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SearchResult {
+    /// The article's id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub article_id: i64,
+    /// Its title.
+    pub title: String,
+    /// Plain text around the match (never HTML); each matched word is between U+E000 and
+    /// U+E001, characters that do not occur in text, so markdown `**bold**` stays text.
+    pub snippet: String,
+}
+
+/// How sure a claim is, after grounding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum ConfidenceView {
+    /// A quote from the source backs it.
+    Sourced,
+    /// Inferred by the model.
+    Inferred,
+    /// An opinion.
+    Opinion,
+}
+
+impl From<Confidence> for ConfidenceView {
+    fn from(c: Confidence) -> Self {
+        match c {
+            Confidence::Sourced => ConfidenceView::Sourced,
+            Confidence::Inferred => ConfidenceView::Inferred,
+            Confidence::Opinion => ConfidenceView::Opinion,
+        }
+    }
+}
+
+/// One key claim of an article.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ClaimView {
+    /// The claim.
+    pub claim: String,
+    /// Its confidence after grounding.
+    pub confidence: ConfidenceView,
+    /// The quote the model gave, if any.
+    pub quote: Option<String>,
+    /// Whether the quote was found in the source text.
+    pub grounded: bool,
+}
+
+/// An article that links here, with the sentence around the link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct BacklinkView {
+    /// The linking article.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub article_id: i64,
+    /// Its title.
+    pub title: String,
+    /// Plain text around the link.
+    pub context: String,
+}
+
+/// A link going out of an article.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct LinkView {
+    /// The title linked to.
+    pub target: String,
+    /// The article it resolves to; `null` for a wanted page.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub article_id: Option<i64>,
+}
+
+/// A source an article was compiled from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ArticleSourceView {
+    /// The source's id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub source_id: i64,
+    /// Where it came from (path, URL, `text:<hash>`).
+    pub origin: String,
+    /// When the article was compiled from it (UTC, ISO-8601).
+    pub compiled_at: String,
+    /// The provider and model that wrote the article.
+    pub provider: String,
+    /// The model.
+    pub model: String,
+}
+
+/// Everything the article screen shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ArticleView {
+    /// Its id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Its title.
+    pub title: String,
+    /// Its summary.
+    pub summary: String,
+    /// The body as sanitised HTML (from the core's renderer only), wiki links resolved:
+    /// `a.wikilink[data-article-id]` for articles, `a.wikilink.wanted[data-wanted]` for
+    /// wanted pages, `a.external` for web links.
+    pub html: String,
+    /// Whether it was written from a cut-off answer.
+    pub truncated: bool,
+    /// When it was last compiled.
+    pub updated_at: String,
+    /// Key claims.
+    pub claims: Vec<ClaimView>,
+    /// Concepts.
+    pub concepts: Vec<String>,
+    /// Open questions.
+    pub open_questions: Vec<String>,
+    /// Links going out.
+    pub links: Vec<LinkView>,
+    /// Articles linking here.
+    pub backlinks: Vec<BacklinkView>,
+    /// Where it came from.
+    pub sources: Vec<ArticleSourceView>,
+}
+
+/// Where a source is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum SourceStatusView {
+    /// Not compiled yet.
+    Pending,
+    /// Being compiled.
+    Compiling,
+    /// Compiled into an article.
+    Compiled,
+    /// The last compile failed (see the reason).
+    Failed,
+    /// Changed since it was compiled.
+    Stale,
+}
+
+/// One source in the sources list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SourceView {
+    /// Its id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Where it came from.
+    pub origin: String,
+    /// `markdown`, `text`, `html`, `url`, …
+    pub kind: String,
+    /// Its title, if one was found.
+    pub title: Option<String>,
+    /// Where it is.
+    pub status: SourceStatusView,
+    /// Why it failed.
+    pub reason: Option<String>,
+    /// The article compiled from it.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub article_id: Option<i64>,
+    /// That article's title.
+    pub article_title: Option<String>,
+    /// When it last changed.
+    pub updated_at: String,
+}
+
+/// A source's full text, to show a quote against it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SourceTextView {
+    /// Its id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Where it came from.
+    pub origin: String,
+    /// Its text as stored.
+    pub text: String,
+}
+
+/// A claim's quote shown in the source that holds it, with the text around it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct QuoteView {
+    /// The source shown: the first of the article's sources that holds the quote, else its
+    /// first source.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub source_id: i64,
+    /// Where that source came from.
+    pub origin: String,
+    /// Whether the quote was found (by the rule that grounds claims).
+    pub found: bool,
+    /// Source text before the quote (up to [`QUOTE_CONTEXT_CHARS`] characters).
+    pub before: String,
+    /// The quote as the source spells it (empty when not found).
+    pub quote: String,
+    /// Source text after it (up to [`QUOTE_CONTEXT_CHARS`] characters; the start of the
+    /// source when the quote was not found).
+    pub after: String,
+    /// Whether the source goes on before `before`.
+    pub more_before: bool,
+    /// Whether the source goes on after `after`.
+    pub more_after: bool,
+}
+
+/// How much source text a [`QuoteView`] shows on each side of the quote, in characters.
+pub const QUOTE_CONTEXT_CHARS: usize = 600;
+
+/// One model call in a source's compile log: the raw answer, to inspect a failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct CompilationView {
+    /// Its row id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Provider name.
+    pub provider: String,
+    /// Model name.
+    pub model: String,
+    /// `compiled` or `failed`.
+    pub outcome: String,
+    /// Why it failed.
+    pub reason: Option<String>,
+    /// The model's answer, exactly as received (show it as text, never as HTML).
+    pub raw_answer: String,
+    /// Repairs the engine made.
+    pub repairs: Vec<String>,
+    /// When it was logged.
+    pub created_at: String,
+}
+
+/// A source stored by an ingest call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct AddedView {
+    /// Its id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub source_id: i64,
+    /// Its origin.
+    pub origin: String,
+    /// Its title, if one was found.
+    pub title: Option<String>,
+    /// `added`, `unchanged` or `changed`.
+    pub outcome: String,
+}
+
+/// What an ingest call did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct IngestView {
+    /// Sources stored.
+    pub added: Vec<AddedView>,
+    /// Entries not read, each `path: reason`.
+    pub skipped: Vec<String>,
+    /// Inputs that could not be read at all, each `input: reason`.
+    pub errors: Vec<String>,
+}
+
+impl IngestView {
+    /// Adds what one ingest call did (or why it failed) to this summary.
+    pub fn absorb(&mut self, input: &str, result: Result<crate::wiki::IngestSummary>) {
+        match result {
+            Ok(summary) => {
+                self.added
+                    .extend(summary.sources.into_iter().map(|s| AddedView {
+                        source_id: s.source_id.0,
+                        origin: s.origin,
+                        title: s.title,
+                        outcome: s.outcome.to_string(),
+                    }));
+                self.skipped.extend(
+                    summary
+                        .skipped
+                        .into_iter()
+                        .map(|s| format!("{}: {}", s.path.display(), s.reason)),
+                );
+            }
+            Err(e) => self.errors.push(format!("{input}: {e}")),
+        }
+    }
+}
+
+/// Where a compile job is (see [`Stage`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum StageView {
+    /// Waiting in the queue.
+    Queued,
+    /// Reading a large source in parts before the article is written.
+    Reading,
+    /// Sending the prompt, waiting for the first token.
+    Prompting,
+    /// The answer is streaming in.
+    Receiving,
+    /// Checking the answer.
+    Parsing,
+    /// Writing the article.
+    Saving,
+    /// Finished: the article is stored.
+    Compiled,
+    /// Finished: the source failed.
+    Failed,
+    /// Stopped by the person; the source is pending again.
+    Cancelled,
+}
+
+impl From<Stage> for StageView {
+    fn from(stage: Stage) -> Self {
+        match stage {
+            Stage::Reading => StageView::Reading,
+            Stage::Prompting => StageView::Prompting,
+            Stage::Receiving => StageView::Receiving,
+            Stage::Parsing => StageView::Parsing,
+            Stage::Saving => StageView::Saving,
+            Stage::Compiled => StageView::Compiled,
+            Stage::Failed => StageView::Failed,
+        }
+    }
+}
+
+/// Live state of one compile job, sent as an event each time it changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct JobProgress {
+    /// Which source.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub source_id: i64,
+    /// Where it is.
+    pub stage: StageView,
+    /// Which provider and model (`ollama:qwen2.5:3b`).
+    pub provider: String,
+    /// The attempt with this provider, from 1 (0 while queued, or when another process
+    /// runs the job and this one cannot see it).
+    pub attempt: u32,
+    /// Pieces of the answer streaming in now (about one token each); 0 when no answer is
+    /// streaming.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub received: u64,
+    /// Model calls the job made, once it has ended (`null` before).
+    pub calls: Option<u32>,
+    /// Answer tokens the servers reported over all its calls, once the job has ended
+    /// (`null` before, and when no server reported them).
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub tokens_out: Option<u64>,
+    /// The title as soon as the model has written it.
+    pub title: Option<String>,
+    /// A note for people: why a retry happens, why it failed.
+    pub message: Option<String>,
+    /// The article, once stored.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub article_id: Option<i64>,
+}
+
+impl JobProgress {
+    /// A job that waits in the queue.
+    pub fn queued(source_id: SourceId, provider: String) -> JobProgress {
+        JobProgress {
+            source_id: source_id.0,
+            stage: StageView::Queued,
+            provider,
+            attempt: 0,
+            received: 0,
+            calls: None,
+            tokens_out: None,
+            title: None,
+            message: None,
+            article_id: None,
+        }
+    }
+
+    /// A job the person stopped.
+    pub fn cancelled(source_id: SourceId) -> JobProgress {
+        JobProgress {
+            message: Some("cancelled; the source is pending again".into()),
+            stage: StageView::Cancelled,
+            ..JobProgress::queued(source_id, String::new())
+        }
+    }
+
+    /// The final state from a compile report.
+    pub fn finished(report: &CompileReport) -> JobProgress {
+        JobProgress {
+            source_id: report.source_id.0,
+            stage: if report.ok {
+                StageView::Compiled
+            } else {
+                StageView::Failed
+            },
+            provider: report.provider.clone().unwrap_or_default(),
+            attempt: report.attempts.last().map_or(0, |a| a.attempt),
+            received: 0,
+            calls: Some(report.calls),
+            tokens_out: (report.tokens_out > 0).then_some(report.tokens_out),
+            title: report.title.clone(),
+            message: report.reason.clone(),
+            article_id: report.article_id.map(|a| a.0),
+        }
+    }
+}
+
+impl From<&Progress> for JobProgress {
+    fn from(p: &Progress) -> Self {
+        JobProgress {
+            source_id: p.source_id.0,
+            stage: p.stage.into(),
+            provider: p.provider.clone(),
+            attempt: p.attempt,
+            received: match p.stage {
+                Stage::Receiving => u64::try_from(p.chunks).unwrap_or(u64::MAX),
+                _ => 0,
+            },
+            calls: None,
+            tokens_out: None,
+            title: p.title.clone(),
+            message: p.message.clone(),
+            article_id: None,
+        }
+    }
+}
+
+/// The kind of model server, as the settings screen names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKindView {
+    /// Ollama's native API.
+    Ollama,
+    /// Any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, OpenAI).
+    Openai,
+    /// The built-in engine (a GGUF model run in-process; cargo feature `builtin`).
+    Builtin,
+}
+
+impl From<ProviderKind> for ProviderKindView {
+    fn from(kind: ProviderKind) -> Self {
+        match kind {
+            ProviderKind::Ollama => ProviderKindView::Ollama,
+            ProviderKind::OpenAiCompatible => ProviderKindView::Openai,
+            ProviderKind::Builtin => ProviderKindView::Builtin,
+        }
+    }
+}
+
+impl From<ProviderKindView> for ProviderKind {
+    fn from(kind: ProviderKindView) -> Self {
+        match kind {
+            ProviderKindView::Ollama => ProviderKind::Ollama,
+            ProviderKindView::Openai => ProviderKind::OpenAiCompatible,
+            ProviderKindView::Builtin => ProviderKind::Builtin,
+        }
+    }
+}
+
+/// The primary provider as the settings form edits it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ProviderForm {
+    /// Which protocol.
+    pub kind: ProviderKindView,
+    /// Base URL, e.g. `http://127.0.0.1:11434`.
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+}
+
+/// What the settings screen shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SettingsView {
+    /// The primary provider.
+    pub provider: ProviderForm,
+    /// Fallback providers, one line each (`openai:local at http://…`), edited in the file.
+    pub fallbacks: Vec<String>,
+    /// Whether an API key is available for the primary provider (keyring or environment).
+    pub has_api_key: bool,
+    /// Where the wiki lives.
+    pub data_dir: String,
+    /// The config file read, if any.
+    pub config_file: Option<String>,
+    /// The default base URL and model of each kind, to fill the form when the kind changes
+    /// (for the built-in engine, the model file it would use and its name).
+    pub defaults: Vec<ProviderForm>,
+    /// Whether and how the built-in engine can compile with no server at all.
+    pub builtin: BuiltinView,
+}
+
+/// The built-in engine as the settings and first-run screens offer it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct BuiltinView {
+    /// Whether this build has the engine (cargo feature `builtin`).
+    pub available: bool,
+    /// A model file it could use now (the default model in the model folder, else the
+    /// first `.gguf` there).
+    pub model_file: Option<String>,
+    /// The folder model files are looked up in (`WIKIMIND_MODEL_PATH` or the cache).
+    pub model_dir: Option<String>,
+    /// One line for people: what to do to compile without a server.
+    pub hint: String,
+}
+
+impl BuiltinView {
+    /// What the built-in engine can do with these settings on this machine.
+    pub fn of(settings: &Settings) -> BuiltinView {
+        let model_file = settings.find_model_file();
+        let model_dir = settings.model_dir.as_ref().map(|d| d.display().to_string());
+        let hint = if !crate::llm::HAS_BUILTIN {
+            "This build has no built-in engine: build the app with the `builtin` feature \
+             (`bash scripts/demo.sh` does), or use a model server."
+                .to_string()
+        } else {
+            match (&model_file, &model_dir) {
+                (Some(f), _) => format!(
+                    "The built-in engine can compile without a server, with {}.",
+                    f.display()
+                ),
+                (None, Some(d)) => format!(
+                    "The built-in engine needs a model file: choose a .gguf file, or run \
+                     `bash scripts/fetch-model.sh` to save a small one in {d}."
+                ),
+                (None, None) => {
+                    "The built-in engine needs a model file: choose a .gguf file.".to_string()
+                }
+            }
+        };
+        BuiltinView {
+            available: crate::llm::HAS_BUILTIN,
+            model_file: model_file.map(|f| f.display().to_string()),
+            model_dir,
+            hint,
+        }
+    }
+}
+
+/// The result of "test connection".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ConnectionCheck {
+    /// Whether the server answered its model list.
+    pub ok: bool,
+    /// One line for people: what answered, or what is wrong and what to do.
+    pub message: String,
+    /// The models it offers.
+    pub models: Vec<String>,
+    /// Whether the configured model is among them: for Ollama a name without a tag means
+    /// `:latest`; other servers compare names exactly (the core's `model_available`).
+    pub model_available: bool,
+}
+
+impl ConnectionCheck {
+    /// A check that failed before any model was listed, and why.
+    fn failed(message: impl Into<String>) -> ConnectionCheck {
+        ConnectionCheck {
+            ok: false,
+            message: message.into(),
+            models: Vec::new(),
+            model_available: false,
+        }
+    }
+}
+
+mod ops;
+mod settings;
+
+pub use settings::{check_connection, check_form, with_primary};
+
+#[cfg(test)]
+mod tests;

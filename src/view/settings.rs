@@ -1,0 +1,192 @@
+//! The settings screen: the provider form, applying it, and testing a connection.
+
+use super::*;
+
+impl SettingsView {
+    /// The view of resolved settings.
+    pub fn of(settings: &Settings) -> SettingsView {
+        let p = settings.provider();
+        let form = |kind: ProviderKind| ProviderForm {
+            kind: kind.into(),
+            base_url: crate::config::default_url(kind).to_string(),
+            model: crate::config::default_model(kind).to_string(),
+        };
+        SettingsView {
+            provider: ProviderForm {
+                kind: p.kind.into(),
+                base_url: p.base_url.clone(),
+                model: p.model.clone(),
+            },
+            fallbacks: settings.providers[1..]
+                .iter()
+                .map(|f| format!("{}:{} at {}", f.kind.as_str(), f.model, f.base_url))
+                .collect(),
+            has_api_key: p.api_key.is_some(),
+            data_dir: settings.data_dir.display().to_string(),
+            config_file: settings
+                .config_file
+                .as_ref()
+                .map(|f| f.display().to_string()),
+            defaults: vec![
+                form(ProviderKind::Ollama),
+                form(ProviderKind::OpenAiCompatible),
+                builtin_default(settings),
+            ],
+            builtin: BuiltinView::of(settings),
+        }
+    }
+}
+
+/// The built-in engine's form: the model file it would use (else where the default one
+/// goes) and its name.
+fn builtin_default(settings: &Settings) -> ProviderForm {
+    let file = settings.find_model_file().or_else(|| {
+        settings
+            .model_dir
+            .as_ref()
+            .map(|d| d.join(crate::config::DEFAULT_BUILTIN_MODEL))
+    });
+    let file = file.map(|f| f.display().to_string()).unwrap_or_default();
+    ProviderForm {
+        kind: ProviderKindView::Builtin,
+        model: model_file_name(&file),
+        base_url: file,
+    }
+}
+
+/// The file name of a model path (what the built-in engine reports as its model).
+fn model_file_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// `settings` with the primary provider replaced by the form's, checked like the config
+/// file, and every API key resolved again from `keys` ([`Settings::with_keys`]): the
+/// primary gets the key of the form's server, never the one of the server it had before.
+/// For the built-in engine the form's `base_url` is the model file's path.
+pub fn with_primary(
+    settings: &Settings,
+    form: &ProviderForm,
+    keys: &dyn KeyStore,
+) -> Result<Settings, crate::config::ConfigError> {
+    let kind = ProviderKind::from(form.kind);
+    if kind == ProviderKind::Builtin {
+        let file = form.base_url.trim();
+        if file.is_empty() {
+            return Err(crate::config::ConfigError::Invalid {
+                what: "model file".into(),
+                message: "choose a .gguf model file for the built-in engine".into(),
+            });
+        }
+        let mut next = settings.clone();
+        if let Some(primary) = next.providers.first_mut() {
+            primary.kind = kind;
+            primary.base_url = file.to_string();
+            primary.model = model_file_name(file);
+        }
+        return Ok(next.with_keys(keys));
+    }
+    let url = form.base_url.trim().trim_end_matches('/').to_string();
+    match url::Url::parse(&url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => {}
+        _ => {
+            return Err(crate::config::ConfigError::Invalid {
+                what: "base URL".into(),
+                message: format!("{url:?} is not an http(s) URL with a host"),
+            })
+        }
+    }
+    if form.model.trim().is_empty() {
+        return Err(crate::config::ConfigError::Invalid {
+            what: "model".into(),
+            message: "choose a model".into(),
+        });
+    }
+    let mut next = settings.clone();
+    if let Some(primary) = next.providers.first_mut() {
+        primary.kind = kind;
+        primary.base_url = url;
+        primary.model = form.model.trim().to_string();
+    }
+    Ok(next.with_keys(keys))
+}
+
+/// "Test connection" for a settings form not yet applied: the form's provider as
+/// [`with_primary`] makes it (with the key of the form's server only) asked for its models
+/// by [`check_connection`]. A form that is not valid says why.
+pub async fn check_form(
+    settings: &Settings,
+    form: &ProviderForm,
+    keys: &dyn KeyStore,
+) -> ConnectionCheck {
+    match with_primary(settings, form, keys) {
+        Ok(next) => check_connection(&next).await,
+        Err(e) => ConnectionCheck::failed(e.to_string()),
+    }
+}
+
+/// Asks the primary provider for its model list: whether it is reachable, what it offers,
+/// and whether the configured model is among it ([`crate::llm::model_available`]).
+pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
+    let model = settings.provider().model.clone();
+    let slots = match crate::compile::providers_from_settings(settings) {
+        Ok(s) => s,
+        Err(e) => return ConnectionCheck::failed(e.to_string()),
+    };
+    let Some(slot) = slots.first() else {
+        return ConnectionCheck::failed("no provider is configured");
+    };
+    match slot.provider.list_models().await {
+        Ok(list) if slot.provider.kind() == ProviderKind::Builtin => {
+            let models: Vec<String> = list.iter().map(|m| m.name.clone()).collect();
+            let what = list
+                .first()
+                .map(|m| {
+                    let size = m.size_bytes.map_or(String::new(), |b| {
+                        format!(", {:.0} MB", b as f64 / 1_000_000.0)
+                    });
+                    let family = m.family.as_deref().unwrap_or("unknown architecture");
+                    format!("{family}{size}")
+                })
+                .unwrap_or_default();
+            ConnectionCheck {
+                ok: true,
+                message: format!(
+                    "{} is a GGUF model ({what}): the built-in engine can compile with it, no server needed",
+                    slot.provider.base_url()
+                ),
+                model_available: crate::llm::model_available(
+                    ProviderKind::Builtin,
+                    &model,
+                    &models,
+                ),
+                models,
+            }
+        }
+        Ok(list) => {
+            let models: Vec<String> = list.into_iter().map(|m| m.name).collect();
+            let model_available =
+                crate::llm::model_available(slot.provider.kind(), &model, &models);
+            let message = match (models.len(), model_available) {
+                (0, _) => format!("{} answered but offers no models", slot.provider.describe()),
+                (n, true) => format!(
+                    "{} answered: {n} model(s), {model} among them",
+                    slot.provider.describe()
+                ),
+                (n, false) => format!(
+                    "{} answered with {n} model(s), but not {model}: pick one of them",
+                    slot.provider.describe()
+                ),
+            };
+            ConnectionCheck {
+                ok: true,
+                message,
+                models,
+                model_available,
+            }
+        }
+        Err(e) => ConnectionCheck::failed(e.to_string()),
+    }
+}

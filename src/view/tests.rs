@@ -1,0 +1,261 @@
+use super::*;
+
+#[test]
+fn an_empty_wiki_has_an_empty_library() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    let lib = wiki.library(LibrarySort::Updated).unwrap();
+    assert_eq!(lib.counts, CountsView::default());
+    assert!(lib.entries.is_empty());
+    assert!(wiki.search_view("anything").unwrap().is_empty());
+    assert_eq!(wiki.article_view(1).unwrap(), None);
+    assert_eq!(wiki.wanted_page_note("Nothing").unwrap(), None);
+}
+
+#[test]
+fn article_links_resolve_to_articles_and_unknown_titles_are_wanted() {
+    use crate::contract::CompilationResult;
+    use crate::store::{CompileRecord, NewLink, SaveArticle};
+    let wiki = Wiki::open_in_memory().unwrap();
+    let mut ids = Vec::new();
+    for (title, body, target) in [
+        ("Tea", "Tea goes with [[scones]] and [[Jam]].", "Scones"),
+        ("Scones", "Scones go with [[Tea]].", "Tea"),
+    ] {
+        let added = wiki
+            .ingest_text(&format!("# {title}\n\n{body}"), None)
+            .unwrap();
+        let result = CompilationResult {
+            title: title.into(),
+            summary: body.into(),
+            key_claims: Vec::new(),
+            concepts: Vec::new(),
+            backlink_suggestions: Vec::new(),
+            open_questions: Vec::new(),
+            article_body: body.into(),
+        };
+        let mut links = vec![NewLink {
+            target: target.into(),
+            context: body.into(),
+        }];
+        if title == "Tea" {
+            links.push(NewLink {
+                target: "Jam".into(),
+                context: body.into(),
+            });
+        }
+        let saved = wiki
+            .store()
+            .save_article(&SaveArticle {
+                source_id: added.sources[0].source_id,
+                result: &result,
+                claims: &[],
+                links: &links,
+                truncated: false,
+                record: &CompileRecord::default(),
+            })
+            .unwrap();
+        ids.push(saved.article_id.0);
+    }
+    let tea = wiki.article_view(ids[0]).unwrap().unwrap();
+    assert!(
+        tea.html
+            .contains(&format!("data-article-id=\"{}\"", ids[1])),
+        "{}",
+        tea.html
+    );
+    assert!(tea.html.contains("data-wanted=\"Jam\""), "{}", tea.html);
+    let detail = wiki.store().article(ArticleId(ids[0])).unwrap().unwrap();
+    assert_eq!(
+        wiki.render(&detail).as_str(),
+        tea.html,
+        "`show --html` and the app render alike"
+    );
+    assert_eq!(tea.backlinks.len(), 1);
+    assert_eq!(tea.backlinks[0].title, "Scones");
+    let lib = wiki.library(LibrarySort::Title).unwrap();
+    assert_eq!(lib.counts.articles, 2);
+    assert_eq!(lib.wanted[0].title, "Jam");
+    let note = wiki.wanted_page_note("jam").unwrap().unwrap();
+    assert!(note.contains("From [[Tea]]"), "{note}");
+}
+
+#[test]
+fn the_builtin_engine_is_offered_with_the_model_file_it_would_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    let env = |k: &str| match k {
+        "WIKIMIND_DATA_DIR" => Some(dir.path().join("data").display().to_string()),
+        "WIKIMIND_MODEL_PATH" => Some(models.display().to_string()),
+        _ => None,
+    };
+    let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+    let view = SettingsView::of(&settings);
+    assert_eq!(view.builtin.available, crate::llm::HAS_BUILTIN);
+    assert_eq!(view.builtin.model_file, None);
+    let default = view
+        .defaults
+        .iter()
+        .find(|d| d.kind == ProviderKindView::Builtin)
+        .unwrap();
+    assert_eq!(
+        Path::new(&default.base_url),
+        models.join(crate::config::DEFAULT_BUILTIN_MODEL)
+    );
+    if crate::llm::HAS_BUILTIN {
+        assert!(
+            view.builtin.hint.contains("fetch-model.sh"),
+            "{}",
+            view.builtin.hint
+        );
+    } else {
+        assert!(
+            view.builtin.hint.contains("`builtin` feature"),
+            "{}",
+            view.builtin.hint
+        );
+    }
+
+    // A model file in the folder is found and offered.
+    let file = models.join("tiny.gguf");
+    std::fs::write(&file, b"GGUF").unwrap();
+    let view = SettingsView::of(&settings);
+    assert_eq!(view.builtin.model_file, Some(file.display().to_string()));
+
+    // Choosing it makes the built-in engine the primary provider, named by its file.
+    let keys = crate::llm::NoKeyStore;
+    let form = ProviderForm {
+        kind: ProviderKindView::Builtin,
+        base_url: file.display().to_string(),
+        model: String::new(),
+    };
+    let next = with_primary(&settings, &form, &keys).unwrap();
+    assert_eq!(next.provider().kind, ProviderKind::Builtin);
+    assert_eq!(next.provider().base_url, file.display().to_string());
+    assert_eq!(next.provider().model, "tiny.gguf");
+    let empty = ProviderForm {
+        base_url: " ".into(),
+        ..form
+    };
+    let err = with_primary(&settings, &empty, &keys).unwrap_err();
+    assert!(err.to_string().contains("model file"), "{err}");
+}
+
+#[tokio::test]
+async fn testing_a_model_file_that_is_not_gguf_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.gguf");
+    std::fs::write(&file, b"# not a model\n").unwrap();
+    let env = |k: &str| match k {
+        "WIKIMIND_DATA_DIR" => Some(dir.path().display().to_string()),
+        _ => None,
+    };
+    let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+    let form = ProviderForm {
+        kind: ProviderKindView::Builtin,
+        base_url: file.display().to_string(),
+        model: String::new(),
+    };
+    let keys = crate::llm::NoKeyStore;
+    let next = with_primary(&settings, &form, &keys).unwrap();
+    let check = check_connection(&next).await;
+    assert!(!check.ok, "{check:?}");
+    if crate::llm::HAS_BUILTIN {
+        assert!(check.message.contains("notes.gguf"), "{}", check.message);
+    } else {
+        assert!(check.message.contains("builtin"), "{}", check.message);
+    }
+}
+
+#[test]
+fn ingested_text_shows_as_a_pending_source_with_its_text() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    let mut view = IngestView::default();
+    view.absorb(
+        "pasted text",
+        wiki.ingest_text("# Tea\n\nTea is brewed.", None),
+    );
+    assert_eq!(view.added.len(), 1);
+    let sources = wiki.source_views().unwrap();
+    assert_eq!(sources[0].status, SourceStatusView::Pending);
+    let text = wiki.source_text(sources[0].id).unwrap().unwrap();
+    assert!(text.text.contains("Tea is brewed."));
+    view.absorb("", wiki.ingest_text("   ", None));
+    assert_eq!(view.errors.len(), 1, "{view:?}");
+}
+
+#[test]
+fn the_apps_ingest_keeps_the_configured_size_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = |k: &str| match k {
+        "WIKIMIND_DATA_DIR" => Some(dir.path().display().to_string()),
+        _ => None,
+    };
+    let mut settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+    settings.compile.max_source_bytes = 64;
+    let wiki = Wiki::open_in_memory()
+        .unwrap()
+        .with_ingest_options(settings.ingest_options());
+    let big = format!("# Big\n\n{}", "word ".repeat(40));
+    let file = dir.path().join("big.md");
+    std::fs::write(&file, &big).unwrap();
+
+    let pasted = wiki.ingest_text_view(&big, None);
+    let picked = wiki.ingest_paths_view(&[file.display().to_string()]);
+    for view in [pasted, picked] {
+        assert!(view.added.is_empty(), "{view:?}");
+        assert_eq!(view.errors.len(), 1, "{view:?}");
+        assert!(view.errors[0].contains("64"), "names the limit: {view:?}");
+    }
+    assert!(wiki.source_views().unwrap().is_empty(), "nothing stored");
+    let small = wiki.ingest_text_view("# Small\n\nFits.", None);
+    assert_eq!(small.added.len(), 1, "{small:?}");
+}
+
+#[test]
+fn a_grounded_quote_is_shown_marked_in_its_source() {
+    use crate::contract::CompilationResult;
+    use crate::store::{CompileRecord, SaveArticle};
+    let wiki = Wiki::open_in_memory().unwrap();
+    let filler = "Lorem ipsum dolor sit amet. ".repeat(40);
+    let text =
+        format!("# Espresso\n\n{filler}Espresso is brewed at *nine   bars* of pressure.\n{filler}");
+    let added = wiki.ingest_text(&text, None).unwrap();
+    let result = CompilationResult {
+        title: "Espresso".into(),
+        summary: "Pressure.".into(),
+        key_claims: Vec::new(),
+        concepts: Vec::new(),
+        backlink_suggestions: Vec::new(),
+        open_questions: Vec::new(),
+        article_body: "Espresso.".into(),
+    };
+    let saved = wiki
+        .store()
+        .save_article(&SaveArticle {
+            source_id: added.sources[0].source_id,
+            result: &result,
+            claims: &[],
+            links: &[],
+            truncated: false,
+            record: &CompileRecord::default(),
+        })
+        .unwrap();
+    let id = saved.article_id.0;
+
+    // Found the way grounding finds it: case, emphasis and spacing aside.
+    let view = wiki.quote_view(id, "brewed at nine bars").unwrap().unwrap();
+    assert!(view.found);
+    assert_eq!(view.quote, "brewed at *nine   bars");
+    assert!(view.before.ends_with("Espresso is "), "{}", view.before);
+    assert_eq!(view.before.chars().count(), QUOTE_CONTEXT_CHARS);
+    assert!(view.more_before && view.more_after);
+    assert!(view.after.starts_with("* of pressure."), "{}", view.after);
+
+    // Not there: the start of the source, said plainly.
+    let view = wiki.quote_view(id, "brewed at ten bars").unwrap().unwrap();
+    assert!(!view.found);
+    assert!(view.quote.is_empty() && view.before.is_empty());
+    assert!(view.after.starts_with("# Espresso"));
+    assert!(wiki.quote_view(id + 100, "brewed").unwrap().is_none());
+}
