@@ -20,6 +20,9 @@ set -e
 if [ "$status" = 0 ]; then
   export WIKIMIND_TEST_MODEL="$model"
   echo "using $model"
+elif [ -n "${CI:-}" ]; then
+  echo "error: CI is set and no model could be fetched (fetch-model.sh exit $status)" >&2
+  exit 1
 else
   echo "SKIPPED: no model could be fetched (fetch-model.sh exit $status); the real-model tests will skip"
 fi

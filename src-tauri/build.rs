@@ -12,7 +12,7 @@ const COMMANDS: &[&str] = &[
     "article",
     "article_id_by_title",
     "sources",
-    "source_text",
+    "quote",
     "compilations",
     "add_text",
     "add_paths",

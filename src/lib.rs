@@ -21,5 +21,6 @@ pub mod llm;
 pub mod queue;
 pub mod render;
 pub mod store;
+pub mod terminal;
 pub mod view;
 pub mod wiki;

@@ -27,6 +27,14 @@ fn model() -> Option<PathBuf> {
     match file {
         Some(f) if f.is_file() => Some(f),
         other => {
+            // Under CI a missing model is a failure, never a pass that tested nothing.
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set but there is no model file at {}",
+                other
+                    .as_ref()
+                    .map_or("(no cache dir)".into(), |p| p.display().to_string())
+            );
             eprintln!(
                 "SKIPPED: no model file at {} — run `bash scripts/fetch-model.sh` (needs PyPI) \
                  or set WIKIMIND_TEST_MODEL to a .gguf file",

@@ -34,7 +34,6 @@ pub fn typescript() -> String {
         decl::<ArticleView>(),
         decl::<SourceStatusView>(),
         decl::<SourceView>(),
-        decl::<SourceTextView>(),
         decl::<QuoteView>(),
         decl::<CompilationView>(),
         decl::<AddedView>(),

@@ -9,7 +9,7 @@ use tauri::State;
 use wikimind::store::SourceId;
 use wikimind::view::{
     self, ArticleView, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort,
-    LibraryView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceTextView, SourceView,
+    LibraryView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceView,
 };
 
 use crate::host::Host;
@@ -110,8 +110,6 @@ define_commands! {
     fn article_id_by_title(title: String) -> Option<i64> = |h| h.wiki.article_id_by_title(&title);
     /// Every source with its status.
     fn sources() -> Vec<SourceView> = |h| h.wiki.source_views();
-    /// A source's full text.
-    fn source_text(id: i64) -> Option<SourceTextView> = |h| h.wiki.source_text(id);
     /// Where a claim's quote is in the article's sources, with the text around it.
     fn quote(article_id: i64, quote: String) -> Option<QuoteView> = |h| h.wiki.quote_view(article_id, &quote);
     /// A source's compile log with the raw answers.

@@ -934,6 +934,10 @@ mod tests {
     #[test]
     fn control_tokens_in_a_source_stay_text() {
         let Some(path) = std::env::var_os("WIKIMIND_TEST_MODEL").map(PathBuf::from) else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set but WIKIMIND_TEST_MODEL is not"
+            );
             eprintln!(
                 "SKIPPED control_tokens_in_a_source_stay_text: WIKIMIND_TEST_MODEL is not set"
             );

@@ -289,23 +289,6 @@ article_title: string | null,
 updated_at: string, };
 
 /**
- * A source's full text, to show a quote against it.
- */
-export type SourceTextView = { 
-/**
- * Its id.
- */
-id: number, 
-/**
- * Where it came from.
- */
-origin: string, 
-/**
- * Its text as stored.
- */
-text: string, };
-
-/**
  * A claim's quote shown in the source that holds it, with the text around it.
  */
 export type QuoteView = { 
@@ -592,9 +575,6 @@ export const commands = {
   /** Every source with its status. */
   sources: (): Promise<Array<SourceView>> =>
     invoke("sources", {  }),
-  /** A source's full text. */
-  source_text: (id: number): Promise<SourceTextView | null> =>
-    invoke("source_text", { id }),
   /** Where a claim's quote is in the article's sources, with the text around it. */
   quote: (article_id: number, quote: string): Promise<QuoteView | null> =>
     invoke("quote", { article_id, quote }),

@@ -138,7 +138,7 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
     if global.json {
         print_json(&reports)?;
     } else {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::context::out();
         for r in &reports {
             if r.ok {
                 writeln!(
@@ -246,7 +246,9 @@ impl Display {
                     bar.enable_steady_tick(std::time::Duration::from_millis(120));
                     (bar, p.stage)
                 });
-                entry.0.set_message(line);
+                entry
+                    .0
+                    .set_message(wikimind::terminal::printable(&line).into_owned());
                 if ended {
                     entry.0.finish();
                 }
@@ -258,7 +260,7 @@ impl Display {
                     None => true,
                 };
                 if changed && p.stage != StageView::Queued {
-                    let mut err = std::io::stderr().lock();
+                    let mut err = crate::context::err();
                     let _ = writeln!(err, "{line}");
                 }
                 state.insert(id, (ProgressBar::hidden(), p.stage));

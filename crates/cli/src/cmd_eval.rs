@@ -131,7 +131,7 @@ pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
             match &bar {
                 Some(b) => {
                     b.set_position(p.done as u64);
-                    b.set_message(line);
+                    b.set_message(wikimind::terminal::printable(&line).into_owned());
                 }
                 None => eprintln!("[{}/{}] {line}", p.done, p.total),
             }
@@ -155,7 +155,7 @@ pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
     if global.json {
         print_json(&report)?;
     } else {
-        let mut stdout = std::io::stdout().lock();
+        let mut stdout = crate::context::out();
         write!(stdout, "{}", report.to_table())?;
         writeln!(stdout)?;
     }

@@ -64,7 +64,7 @@ pub fn run(global: &Global, args: IngestArgs) -> anyhow::Result<Done> {
     if global.json {
         print_json(&all)?;
     } else {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::context::out();
         for s in &all.sources {
             writeln!(
                 out,

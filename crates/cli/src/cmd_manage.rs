@@ -27,7 +27,10 @@ pub fn rm(global: &Global, args: RmArgs) -> anyhow::Result<Done> {
     if global.json {
         print_json(&json!({"source_id": id, "removed": removed}))?;
     } else {
-        writeln!(std::io::stdout(), "removed source #{id} and its article")?;
+        writeln!(
+            crate::context::out(),
+            "removed source #{id} and its article"
+        )?;
     }
     Ok(Done::Success)
 }
@@ -47,7 +50,7 @@ pub fn export(global: &Global, args: ExportArgs) -> anyhow::Result<Done> {
         print_json(&report)?;
     } else {
         writeln!(
-            std::io::stdout(),
+            crate::context::out(),
             "wrote {} article(s) to {}",
             report.files.len(),
             args.dir.display()
@@ -124,7 +127,7 @@ pub fn providers(global: &Global, args: ProvidersArgs) -> anyhow::Result<Done> {
     if global.json {
         print_json(&rows)?;
     } else {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::context::out();
         for row in &rows {
             if row["role"] == json!("offer") {
                 writeln!(out, "{}", row["hint"].as_str().unwrap_or(""))?;
@@ -208,7 +211,7 @@ fn set_key(global: &Global, settings: &Settings) -> anyhow::Result<Done> {
         print_json(&json!({"stored_for": id}))?;
     } else {
         writeln!(
-            std::io::stdout(),
+            crate::context::out(),
             "stored the API key for {id} in the OS keyring"
         )?;
     }

@@ -53,6 +53,8 @@ pub fn run(global: &Global, args: ParseArgs) -> anyhow::Result<Done> {
         Ok(decoded) => decoded,
         Err(err) => return Ok(failed(global, &err)),
     };
+    // The value is data: JSON (serde escapes what could act on a terminal) stays exact;
+    // only text answers printed for a person go through the terminal rule.
     let mut out = std::io::stdout().lock();
     match structured::parse(&text, response, &schema, mode) {
         Err(err) => Ok(failed(global, &err)),
@@ -63,7 +65,7 @@ pub fn run(global: &Global, args: ParseArgs) -> anyhow::Result<Done> {
                     &json!({"value": t, "repairs": [], "warnings": [], "truncated": false}),
                 )?;
             } else {
-                out.write_all(t.as_bytes())?;
+                crate::context::out().write_all(t.as_bytes())?;
             }
             Ok(Done::Success)
         }
@@ -75,7 +77,7 @@ pub fn run(global: &Global, args: ParseArgs) -> anyhow::Result<Done> {
             } else {
                 serde_json::to_writer_pretty(&mut out, &outcome.value)?;
                 writeln!(out)?;
-                let mut err = std::io::stderr().lock();
+                let mut err = crate::context::err();
                 for r in &outcome.repairs {
                     writeln!(err, "repaired: {r}")?;
                 }
@@ -104,7 +106,7 @@ pub fn run(global: &Global, args: ParseArgs) -> anyhow::Result<Done> {
                     serde_json::to_writer(&mut out, v)?;
                     writeln!(out)?;
                 }
-                let mut err = std::io::stderr().lock();
+                let mut err = crate::context::err();
                 for r in &outcome.repairs {
                     writeln!(err, "repaired: {r}")?;
                 }
@@ -116,7 +118,7 @@ pub fn run(global: &Global, args: ParseArgs) -> anyhow::Result<Done> {
             if outcome.values.is_empty() && !outcome.warnings.is_empty() {
                 if !global.json {
                     writeln!(
-                        std::io::stderr(),
+                        crate::context::err(),
                         "error: no line of the answer was a valid object"
                     )?;
                 }
@@ -128,7 +130,7 @@ pub fn run(global: &Global, args: ParseArgs) -> anyhow::Result<Done> {
 }
 
 fn failed(global: &Global, err: &structured::Error) -> Done {
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::context::err();
     for line in err.lines() {
         let _ = writeln!(stderr, "{line}");
     }

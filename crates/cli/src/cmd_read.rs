@@ -19,7 +19,7 @@ pub fn sources(global: &Global) -> anyhow::Result<Done> {
         print_json(&sources)?;
         return Ok(Done::Success);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::context::out();
     for s in &sources {
         let name = s.title.as_deref().unwrap_or(&s.origin);
         write!(out, "#{:<4} {:<9} {name}", s.id, s.status.as_str())?;
@@ -47,7 +47,7 @@ pub fn list(global: &Global) -> anyhow::Result<Done> {
         print_json(&articles)?;
         return Ok(Done::Success);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::context::out();
     for a in &articles {
         let c = &a.claims;
         writeln!(
@@ -128,7 +128,7 @@ pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
         })?;
         return Ok(Done::Success);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::context::out();
     if args.markdown {
         writeln!(out, "{}", a.body)?;
         return Ok(Done::Success);
@@ -219,7 +219,7 @@ pub fn search(global: &Global, args: SearchArgs) -> anyhow::Result<Done> {
         print_json(&hits)?;
         return Ok(Done::Success);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::context::out();
     for h in &hits {
         writeln!(out, "{}\n    {}", h.title, h.snippet.replace('\n', " "))?;
     }

@@ -7,6 +7,7 @@ use serde::Serialize;
 use wikimind::config::{Overrides, Settings};
 use wikimind::llm::SystemKeyring;
 use wikimind::store::SourceId;
+use wikimind::terminal::Printable;
 use wikimind::wiki::Wiki;
 
 use crate::{Global, UsageError};
@@ -34,6 +35,17 @@ pub fn find_source(wiki: &Wiki, key: &str) -> anyhow::Result<SourceId> {
     wiki.find_source(key)?.ok_or_else(|| {
         UsageError(format!("no source matches {key:?} (give an id, a path, a URL or an article title; `wikimind sources` lists them)")).into()
     })
+}
+
+/// Standard output for people: what could act on a terminal is shown, not sent
+/// ([`wikimind::terminal`]). JSON goes to plain standard output ([`print_json`]).
+pub fn out() -> Printable<std::io::StdoutLock<'static>> {
+    Printable::new(std::io::stdout().lock())
+}
+
+/// Standard error, under the same rule as [`out`].
+pub fn err() -> Printable<std::io::StderrLock<'static>> {
+    Printable::new(std::io::stderr().lock())
 }
 
 /// Prints a value as one line of JSON.

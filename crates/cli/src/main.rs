@@ -5,6 +5,17 @@
 //! and 2 for wrong usage. `--json` prints each command's result as JSON on stdout, with
 //! messages on stderr.
 
+/// `eprintln!` for this crate: messages carry titles, reasons and paths that came from
+/// model answers, files and pages, so they go through the core's terminal rule
+/// ([`wikimind::terminal`]) like all human output. (Defined before the modules, it takes
+/// the place of the standard macro in all of them.)
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!($crate::context::err(), $($arg)*);
+    }};
+}
+
 mod cmd_compile;
 mod cmd_eval;
 mod cmd_ingest;
@@ -120,7 +131,7 @@ fn report(err: anyhow::Error) -> ExitCode {
             return ExitCode::SUCCESS;
         }
     }
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = context::err();
     let _ = write!(stderr, "error: {err}");
     for cause in err.chain().skip(1) {
         let _ = write!(stderr, ": {cause}");

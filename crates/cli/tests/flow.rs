@@ -505,3 +505,49 @@ fn the_environment_api_key_reaches_the_primary_server_only() {
     assert_eq!(sent(&primary), vec![Some("Bearer env-key-42".to_string())]);
     assert_eq!(sent(&fallback), vec![None]);
 }
+
+/// Titles and text from files and model answers never reach the terminal as control
+/// sequences: human output shows them escaped, `--json` keeps them exact.
+#[test]
+fn control_sequences_in_a_title_are_shown_not_sent_to_the_terminal() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    let title = "Evil \u{1b}]0;pwned\u{7}Title \u{202e}cod.exe";
+    env.write_note(
+        "evil.md",
+        &format!("# {title}\n\nThis sentence clears \u{1b}[2J the screen when printed.\n"),
+    );
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    env.cmd().arg("compile").assert().success();
+
+    for args in [
+        vec!["sources"],
+        vec!["list"],
+        vec!["show", title],
+        vec!["search", "sentence"],
+    ] {
+        let out = env
+            .cmd()
+            .args(&args)
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        for stream in [&out.stdout, &out.stderr] {
+            let text = String::from_utf8_lossy(stream);
+            assert!(
+                !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202e}'),
+                "{args:?} printed a raw control character: {text:?}"
+            );
+        }
+        let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+        if args[0] != "search" {
+            assert!(shown.contains("\\u{1b}]0;pwned"), "{args:?}: {shown}");
+        }
+    }
+    let list = env.json(&["list"]);
+    assert_eq!(titles(&list), [title], "--json stays exact");
+}

@@ -24,6 +24,12 @@ fn suite_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
+        // Under CI a missing suite is a failure, never a pass that tested nothing.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but JSONTestSuite is not at {} (set JSON_TEST_SUITE_DIR)",
+            dir.display()
+        );
         eprintln!(
             "SKIPPED: JSONTestSuite not found at {} (set JSON_TEST_SUITE_DIR to its test_parsing folder)",
             dir.display()
