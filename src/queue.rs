@@ -638,23 +638,8 @@ fn progress_of(job: &Job, me: &JobOwner) -> JobProgress {
 /// The report of a job that ended before the compile could say anything.
 fn failed_report(source_id: SourceId, reason: String) -> CompileReport {
     CompileReport {
-        source_id,
-        ok: false,
-        article_id: None,
-        title: None,
-        collision_with: None,
         reason: Some(reason),
-        calls: 0,
-        provider: None,
-        truncated: false,
-        repairs: Vec::new(),
-        warnings: Vec::new(),
-        tokens_in: 0,
-        tokens_out: 0,
-        elapsed_ms: 0,
-        attempts: Vec::new(),
-        prompt_version: String::new(),
-        large: None,
+        ..CompileReport::nothing_yet(source_id)
     }
 }
 

@@ -191,6 +191,32 @@ pub struct CompileReport {
     pub large: Option<LargeSourceReport>,
 }
 
+impl CompileReport {
+    /// The report of a compile of `source_id` that has not done anything yet (not ok, no
+    /// calls, no reason).
+    pub fn nothing_yet(source_id: SourceId) -> CompileReport {
+        CompileReport {
+            source_id,
+            ok: false,
+            article_id: None,
+            title: None,
+            collision_with: None,
+            reason: None,
+            calls: 0,
+            provider: None,
+            truncated: false,
+            repairs: Vec::new(),
+            warnings: Vec::new(),
+            tokens_in: 0,
+            tokens_out: 0,
+            elapsed_ms: 0,
+            prompt_version: String::new(),
+            large: None,
+            attempts: Vec::new(),
+        }
+    }
+}
+
 /// How a large source was read: chunks, calls, what was found, what could not be read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LargeSourceReport {
@@ -335,25 +361,7 @@ impl Compiler {
             .ok_or(CompileError::NoSource(source_id))?;
         let titles = self.store.known_titles()?;
         let concepts = self.store.known_concepts()?;
-        let mut report = CompileReport {
-            source_id,
-            ok: false,
-            article_id: None,
-            title: None,
-            collision_with: None,
-            reason: None,
-            calls: 0,
-            provider: None,
-            truncated: false,
-            repairs: Vec::new(),
-            warnings: Vec::new(),
-            tokens_in: 0,
-            tokens_out: 0,
-            elapsed_ms: 0,
-            prompt_version: String::new(),
-            large: None,
-            attempts: Vec::new(),
-        };
+        let mut report = CompileReport::nothing_yet(source_id);
         let compile_t = self.prompts.get(COMPILE);
         let direct = build_prompt_with(
             compile_t,
