@@ -222,6 +222,94 @@ fn symlink_loops_do_not_hang_and_files_are_read_once() {
     assert_eq!(report.sources[0].origin, real.to_string_lossy());
 }
 
+/// Regression: a symlink to the home folder inside a notes folder pulled every note there
+/// into the wiki. Links that resolve outside the folder are listed, never followed.
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_folder_are_skipped_not_followed() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    write(&home.join("diary.md"), "private diary");
+    write(&home.join("deep/tax.md"), "tax notes");
+    let root = dir.path().join("notes");
+    write(&root.join("mine.md"), "mine");
+    write(&root.join("sub/kept.md"), "kept");
+    symlink(&home, root.join("home-link")).unwrap();
+    symlink(home.join("diary.md"), root.join("diary.md")).unwrap();
+    symlink("../../home/deep", root.join("sub/relative-out")).unwrap();
+    // A link that stays inside the folder is fine (and read once).
+    symlink(root.join("sub"), root.join("zz-inside")).unwrap();
+
+    let report = ingest_path(&root, &IngestOptions::default()).unwrap();
+    let texts: Vec<&str> = report.sources.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(texts, ["mine", "kept"], "{report:#?}");
+    let outside: Vec<String> = report
+        .skipped
+        .iter()
+        .filter(|s| s.reason == SkipReason::OutsideFolder)
+        .map(|s| s.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        outside,
+        ["diary.md", "home-link", "relative-out"],
+        "{report:#?}"
+    );
+    assert_eq!(SkipReason::OutsideFolder.label(), "outside_folder");
+    assert_eq!(SkipReason::OutsideFolder.to_string(), "outside the folder");
+    for source in &report.sources {
+        assert!(!source.text.contains("diary") && !source.text.contains("tax"));
+    }
+}
+
+/// Regression: `\xff.md` and `\xfe.md` both became `\u{fffd}.md`, so the second replaced the
+/// first in the wiki. Origins now keep the raw bytes, escaped.
+#[cfg(target_os = "linux")]
+#[test]
+fn file_names_that_are_not_utf8_stay_distinct_sources() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(&root.join(OsStr::from_bytes(b"\xff.md")), "first");
+    write(&root.join(OsStr::from_bytes(b"\xfe.md")), "second");
+    write(&root.join(OsStr::from_bytes(b"%FF.md")), "literal percent");
+    let canonical = fs::canonicalize(root).unwrap();
+    let base = canonical.to_str().unwrap();
+
+    let report = ingest_path(root, &IngestOptions::default()).unwrap();
+    let mut origins: Vec<(&str, &str)> = report
+        .sources
+        .iter()
+        .map(|s| (s.origin.as_str(), s.text.as_str()))
+        .collect();
+    origins.sort();
+    let want_fe = format!("bytes:{base}/%FE.md");
+    let want_ff = format!("bytes:{base}/%FF.md");
+    let want_literal = format!("{base}/%FF.md");
+    assert_eq!(
+        origins,
+        [
+            (want_literal.as_str(), "literal percent"),
+            (want_fe.as_str(), "second"),
+            (want_ff.as_str(), "first"),
+        ]
+    );
+    // The same file named directly maps to the same origin.
+    let single = ingest_path(
+        root.join(OsStr::from_bytes(b"\xff.md")),
+        &IngestOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(single.sources[0].origin, want_ff);
+
+    // Both land in the wiki as two sources.
+    let wiki = wikimind::wiki::Wiki::open_in_memory().unwrap();
+    let added = wiki.add_sources(&report.sources).unwrap();
+    let outcomes: Vec<&str> = added.iter().map(|a| a.outcome).collect();
+    assert_eq!(outcomes, ["added", "added", "added"]);
+}
+
 #[test]
 fn an_empty_folder_gives_no_sources_and_no_error() {
     let dir = tempfile::tempdir().unwrap();

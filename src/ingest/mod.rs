@@ -24,7 +24,7 @@ use std::time::Duration;
 use serde::{Serialize, Serializer};
 
 pub use fetch::fetch_url;
-pub use files::ingest_path;
+pub use files::{ingest_path, path_origin, BYTES_ORIGIN_PREFIX};
 pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text};
 
 /// The default largest source accepted: 20 MB.
@@ -42,7 +42,8 @@ pub use crate::store::SourceKind;
 /// One source with readable text, ready to be compiled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IngestedSource {
-    /// The source's identity: the canonical absolute path of a file, the normalised URL
+    /// The source's identity: the canonical absolute path of a file (escaped when it is not
+    /// UTF-8, see [`path_origin`]), the normalised URL
     /// (fragment dropped) of a web page, or `text:<sha256 hex>` of pasted text and stdin.
     pub origin: String,
     /// Where the source came from.
@@ -128,6 +129,9 @@ pub enum SkipReason {
     /// A folder already walked (a symlink loop or a second link to the same folder), or a
     /// file already read through another path.
     AlreadySeen,
+    /// A symlink that resolves outside the folder being read (to a home folder, say). It is
+    /// never followed: ingest stays inside the folder a person named.
+    OutsideFolder,
     /// Neither a regular file nor a folder (a socket, a device, a dangling symlink).
     NotAFile,
     /// The entry could not be read.
@@ -139,7 +143,8 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// A short stable name for the reason (`hidden`, `unsupported_extension`, `binary`,
-    /// `not_utf8`, `empty`, `too_large`, `already_seen`, `not_a_file`, `unreadable`).
+    /// `not_utf8`, `empty`, `too_large`, `already_seen`, `outside_folder`, `not_a_file`,
+    /// `unreadable`).
     pub fn label(&self) -> &'static str {
         match self {
             SkipReason::Hidden => "hidden",
@@ -149,6 +154,7 @@ impl SkipReason {
             SkipReason::Empty => "empty",
             SkipReason::TooLarge { .. } => "too_large",
             SkipReason::AlreadySeen => "already_seen",
+            SkipReason::OutsideFolder => "outside_folder",
             SkipReason::NotAFile => "not_a_file",
             SkipReason::Unreadable { .. } => "unreadable",
         }
@@ -167,6 +173,7 @@ impl fmt::Display for SkipReason {
                 write!(f, "too large ({size} bytes, limit {limit})")
             }
             SkipReason::AlreadySeen => f.write_str("already read through another path"),
+            SkipReason::OutsideFolder => f.write_str("outside the folder"),
             SkipReason::NotAFile => f.write_str("not a regular file"),
             SkipReason::Unreadable { message } => write!(f, "unreadable: {message}"),
         }
