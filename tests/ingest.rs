@@ -538,3 +538,127 @@ async fn a_closed_port_is_a_clear_error() {
     assert!(matches!(error, IngestError::Http { .. }), "{error}");
     assert!(error.to_string().contains("check the address"), "{error}");
 }
+
+/// The error and every cause below it, as a shell that walks the chain would print it.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn redirect_to(location: String) -> Answer {
+    Answer::Full {
+        status: "302 Found",
+        headers: vec![("Location", Box::leak(location.into_boxed_str()))],
+        body: Vec::new(),
+    }
+}
+
+/// Regression: the URL after redirects was neither kept nor shown; the URL as typed stays
+/// the identity, so ingesting it again finds the same source.
+#[tokio::test]
+async fn a_redirect_keeps_the_typed_url_and_records_where_it_ended() {
+    let target = serve(ok("text/plain", "moved here")).await;
+    let start = serve(redirect_to(format!("{target}/final"))).await;
+    let typed = format!("{start}/start#part");
+
+    let source = fetch_url(&typed, &IngestOptions::default()).await.unwrap();
+    assert_eq!(source.origin, format!("{start}/start"));
+    assert_eq!(source.final_url, Some(format!("{target}/final")));
+    assert_eq!(source.text, "moved here");
+
+    let wiki = wikimind::wiki::Wiki::open_in_memory().unwrap();
+    let options = IngestOptions::default();
+    let first = wiki.ingest_url(&typed, &options).await.unwrap();
+    let again = wiki.ingest_url(&typed, &options).await.unwrap();
+    assert_eq!(first.sources[0].outcome, "added");
+    assert_eq!(again.sources[0].outcome, "unchanged");
+    assert_eq!(again.sources[0].source_id, first.sources[0].source_id);
+    assert_eq!(
+        again.sources[0].final_url.as_deref(),
+        Some(format!("{target}/final").as_str())
+    );
+    let listed = wiki.store().sources().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].origin, format!("{start}/start"));
+    assert_eq!(
+        listed[0].final_url.as_deref(),
+        Some(format!("{target}/final").as_str())
+    );
+    let stored = wiki.store().source(listed[0].id).unwrap().unwrap();
+    assert_eq!(stored.final_url, listed[0].final_url);
+    assert_eq!(
+        wiki.find_source(&typed).unwrap(),
+        Some(listed[0].id),
+        "the URL as typed finds its source"
+    );
+
+    // No redirect: nothing beside the origin.
+    let direct = fetch_url(&target, &IngestOptions::default()).await.unwrap();
+    assert_eq!(direct.final_url, None);
+}
+
+/// Regression: `user:pass@` in a URL showed in origins, reports and error messages.
+#[tokio::test]
+async fn userinfo_never_shows_in_origins_reports_or_errors() {
+    let secret = "s3cret-pw";
+    let page = serve(ok("text/plain", "public page")).await;
+    let with_userinfo = |base: &str, path: &str| {
+        base.replacen("http://", &format!("http://alice:{secret}@"), 1) + path
+    };
+
+    let source = fetch_url(&with_userinfo(&page, "/p"), &IngestOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(source.origin, format!("{page}/p"));
+    let wiki = wikimind::wiki::Wiki::open_in_memory().unwrap();
+    let summary = wiki
+        .ingest_url(&with_userinfo(&page, "/p"), &IngestOptions::default())
+        .await
+        .unwrap();
+    let report = serde_json::to_string(&summary).unwrap();
+    assert!(
+        !report.contains(secret) && !report.contains("alice"),
+        "{report}"
+    );
+
+    // A redirect to a URL with userinfo: stored without it.
+    let hop = serve(redirect_to(with_userinfo(&page, "/after"))).await;
+    let source = fetch_url(&hop, &IngestOptions::default()).await.unwrap();
+    assert_eq!(source.final_url, Some(format!("{page}/after")));
+
+    let not_found = serve(Answer::Full {
+        status: "404 Not Found",
+        headers: vec![("Content-Type", "text/html")],
+        body: b"gone".to_vec(),
+    })
+    .await;
+    let stall = serve(Answer::Stall).await;
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let quick = IngestOptions {
+        timeout: Duration::from_millis(300),
+        ..IngestOptions::default()
+    };
+    for url in [
+        with_userinfo(&not_found, "/x"),
+        with_userinfo(&stall, "/x"),
+        with_userinfo(&closed, "/x"),
+        format!("ftp://alice:{secret}@example.com/x"),
+        format!("http://alice:{secret}@exa mple.com/x"),
+    ] {
+        let error = fetch_url(&url, &quick).await.unwrap_err();
+        let text = error_chain(&error);
+        assert!(!text.contains(secret) && !text.contains("alice"), "{text}");
+        let error = wiki.ingest_url(&url, &quick).await.unwrap_err();
+        let text = error_chain(&error);
+        assert!(!text.contains(secret) && !text.contains("alice"), "{text}");
+    }
+}

@@ -277,6 +277,7 @@ fn read_source_file(
         kind: SourceKind::File,
         title,
         text,
+        final_url: None,
     })
 }
 

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
-pub use fetch::fetch_url;
+pub use fetch::{fetch_url, url_origin};
 pub use files::{ingest_path, path_origin, BYTES_ORIGIN_PREFIX};
 pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text};
 
@@ -43,8 +43,9 @@ pub use crate::store::SourceKind;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IngestedSource {
     /// The source's identity: the canonical absolute path of a file (escaped when it is not
-    /// UTF-8, see [`path_origin`]), the normalised URL
-    /// (fragment dropped) of a web page, or `text:<sha256 hex>` of pasted text and stdin.
+    /// UTF-8, see [`path_origin`]), the URL of a web page as given, normalised (fragment and
+    /// credentials dropped, see [`url_origin`]), or `text:<sha256 hex>` of pasted text and
+    /// stdin.
     pub origin: String,
     /// Where the source came from.
     pub kind: SourceKind,
@@ -54,6 +55,10 @@ pub struct IngestedSource {
     /// The readable text: markdown and plain text as written (BOM stripped, line endings
     /// normalised to `\n`), HTML reduced to markdown-like readable text.
     pub text: String,
+    /// For a web page that redirected elsewhere, the URL it was finally read from (without
+    /// credentials); `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
 }
 
 /// Limits and settings for ingestion.
