@@ -823,3 +823,48 @@ async fn an_answer_that_never_ends_is_cut_off_after_its_time_limit() {
         assert!(took < Duration::from_secs(10), "{name}: took {took:?}");
     }
 }
+
+/// Credentials in a provider's base URL are used, but never shown: not in its base URL as
+/// displayed, not in any error.
+#[tokio::test]
+async fn credentials_in_a_base_url_never_show() {
+    let secret = "hunter2-pw";
+    let with_userinfo = |url: &str| url.replacen("http://", &format!("http://bob:{secret}@"), 1);
+    let server = TestServer::with_replies([Reply::error(500, "boom"), Reply::error(500, "boom")]);
+    let mut settings = fast();
+    settings.retry = RetryPolicy::none();
+    let closed = format!("http://127.0.0.1:{}", closed_port());
+    let providers: Vec<Box<dyn Provider>> = vec![
+        Box::new(OllamaProvider::new(&with_userinfo(&server.url()), settings.clone()).unwrap()),
+        Box::new(
+            OpenAiProvider::new(&with_userinfo(&server.openai_url()), settings.clone()).unwrap(),
+        ),
+        Box::new(OllamaProvider::new(&with_userinfo(&closed), settings.clone()).unwrap()),
+        Box::new(OpenAiProvider::new(&with_userinfo(&closed), settings.clone()).unwrap()),
+    ];
+    for provider in providers {
+        assert!(
+            !provider.base_url().contains(secret),
+            "{}",
+            provider.base_url()
+        );
+        let (result, _) = chat(provider.as_ref(), &request()).await;
+        let error = result.unwrap_err();
+        let mut text = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            text.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        assert!(!text.contains(secret) && !text.contains("bob:"), "{text}");
+    }
+    // The credentials were sent, as basic authentication.
+    let sent = server.chat_requests();
+    assert!(!sent.is_empty());
+    for request in sent {
+        let auth = request.header("authorization").unwrap_or_default();
+        assert!(auth.starts_with("Basic "), "{auth:?}");
+    }
+    let error = OllamaProvider::new(&format!("ftp://bob:{secret}@host"), fast()).unwrap_err();
+    assert!(!error.to_string().contains(secret), "{error}");
+}

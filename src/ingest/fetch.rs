@@ -199,8 +199,8 @@ fn shown_url(url: &Url) -> String {
 }
 
 /// Text that may be a URL, with anything between `//` and the last `@` of the authority
-/// removed (for text that did not parse as a URL).
-fn without_userinfo(text: &str) -> String {
+/// removed: the form of a URL fit for a message, whether or not it parses.
+pub(crate) fn without_userinfo(text: &str) -> String {
     let Some(scheme_end) = text.find("//") else {
         return text.to_owned();
     };

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
+pub(crate) use fetch::without_userinfo;
 pub use fetch::{fetch_url, url_origin};
 pub use files::{ingest_path, path_origin, BYTES_ORIGIN_PREFIX};
 pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text};

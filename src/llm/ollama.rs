@@ -163,7 +163,7 @@ impl OllamaProvider {
         if lower.contains("not found") && (lower.contains("model") || lower.contains("pull")) {
             return LlmError::ModelNotFound {
                 kind: ProviderKind::Ollama,
-                url: self.transport.base.clone(),
+                url: self.transport.shown.clone(),
                 model: model.to_string(),
                 detail: message.clone(),
             };
@@ -254,7 +254,7 @@ impl OllamaProvider {
                 .unwrap_or_else(|| error.to_string());
             let error = LlmError::Server {
                 kind: ProviderKind::Ollama,
-                url: t.base.clone(),
+                url: t.shown.clone(),
                 message,
             };
             return Err(self.model_error(error, &req.model));
@@ -383,7 +383,7 @@ impl Provider for OllamaProvider {
     }
 
     fn base_url(&self) -> &str {
-        &self.transport.base
+        &self.transport.shown
     }
 }
 

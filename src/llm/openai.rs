@@ -138,7 +138,7 @@ impl OpenAiProvider {
         if about_model {
             return LlmError::ModelNotFound {
                 kind: ProviderKind::OpenAiCompatible,
-                url: self.transport.base.clone(),
+                url: self.transport.shown.clone(),
                 model: model.to_string(),
                 detail: message.clone(),
             };
@@ -335,7 +335,7 @@ impl OpenAiProvider {
             };
             return Err(LlmError::Server {
                 kind: ProviderKind::OpenAiCompatible,
-                url: self.transport.base.clone(),
+                url: self.transport.shown.clone(),
                 message,
             });
         }
@@ -450,7 +450,7 @@ impl Provider for OpenAiProvider {
     }
 
     fn base_url(&self) -> &str {
-        &self.transport.base
+        &self.transport.shown
     }
 }
 

@@ -93,8 +93,11 @@ pub struct ProviderSettings {
 pub(crate) struct Transport {
     pub client: reqwest::Client,
     pub kind: ProviderKind,
-    /// The base URL as the person gave it (normalised), used in messages.
+    /// The base URL as the person gave it (normalised), credentials included: requests go
+    /// here (reqwest sends `user:password@` as basic authentication).
     pub base: String,
+    /// `base` without credentials: the only form put in messages and errors.
+    pub shown: String,
     pub settings: ProviderSettings,
 }
 
@@ -115,6 +118,7 @@ impl Transport {
         Ok(Transport {
             client,
             kind,
+            shown: crate::ingest::without_userinfo(&base),
             base,
             settings,
         })
@@ -188,14 +192,14 @@ impl Transport {
         if status == 401 || status == 403 {
             return LlmError::Auth {
                 kind: self.kind,
-                url: self.base.clone(),
+                url: self.shown.clone(),
                 status,
                 key_sent: self.settings.api_key.is_some(),
             };
         }
         LlmError::Http {
             kind: self.kind,
-            url: self.base.clone(),
+            url: self.shown.clone(),
             status,
             message,
             retry_after,
@@ -235,14 +239,14 @@ impl Transport {
 
     pub(crate) fn cancelled(&self) -> LlmError {
         LlmError::Cancelled {
-            url: self.base.clone(),
+            url: self.shown.clone(),
         }
     }
 
     pub(crate) fn timeout(&self, phase: TimeoutPhase, after: Duration) -> LlmError {
         LlmError::Timeout {
             kind: self.kind,
-            url: self.base.clone(),
+            url: self.shown.clone(),
             phase,
             after,
         }
@@ -279,7 +283,7 @@ impl Transport {
     pub(crate) fn protocol(&self, detail: impl Into<String>) -> LlmError {
         LlmError::Protocol {
             kind: self.kind,
-            url: self.base.clone(),
+            url: self.shown.clone(),
             detail: detail.into(),
         }
     }
@@ -287,20 +291,22 @@ impl Transport {
     pub(crate) fn interrupted(&self, detail: impl Into<String>) -> LlmError {
         LlmError::Interrupted {
             kind: self.kind,
-            url: self.base.clone(),
+            url: self.shown.clone(),
             detail: detail.into(),
         }
     }
 
     /// Classifies a reqwest failure by walking its chain of causes.
     pub(crate) fn map_reqwest(&self, error: reqwest::Error) -> LlmError {
+        // reqwest names the URL, credentials included; messages name `shown` instead.
+        let error = error.without_url();
         let io_kind = io_error_kind(&error);
         use std::io::ErrorKind as K;
         match io_kind {
             Some(K::ConnectionRefused) => {
                 return LlmError::NotRunning {
                     kind: self.kind,
-                    url: self.base.clone(),
+                    url: self.shown.clone(),
                 }
             }
             Some(K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof) => {
@@ -314,7 +320,7 @@ impl Transport {
         if error.is_connect() {
             return LlmError::Connect {
                 kind: self.kind,
-                url: self.base.clone(),
+                url: self.shown.clone(),
                 detail: chain(&error),
             };
         }
@@ -323,7 +329,7 @@ impl Transport {
         }
         LlmError::Connect {
             kind: self.kind,
-            url: self.base.clone(),
+            url: self.shown.clone(),
             detail: chain(&error),
         }
     }
