@@ -6,13 +6,21 @@
 //! names are sanitised for every common file system and can never leave the export folder.
 //! When the file name had to differ from the title, the title is listed under `aliases`,
 //! which Obsidian uses to resolve `[[Title]]` links to the file.
+//!
+//! The export folder may already hold anything, symlinks included. A file is never written
+//! through a link: each one is written to a new temporary file in the folder and renamed
+//! over the destination, which replaces a link instead of following it. Names are unique as
+//! macOS and Windows compare them (ignoring case and Unicode normalisation), written in
+//! NFC, and free of invisible characters (controls, bidi overrides, zero-width marks).
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs;
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::CheckedClaim;
 
@@ -83,8 +91,9 @@ pub enum ExportError {
 }
 
 /// Writes one markdown file per article into `dir` (created if missing). Files with the same
-/// names are overwritten, so exporting again refreshes the folder; other files are left
-/// alone. File names are unique within one export, compared case-insensitively.
+/// names are replaced, so exporting again refreshes the folder; other files are left alone.
+/// A symlink with a file's name is replaced by the file, never written through. File names
+/// are unique within one export, compared ignoring case and Unicode normalisation.
 pub fn export_markdown(
     dir: impl AsRef<Path>,
     articles: &[ExportArticle],
@@ -100,7 +109,7 @@ pub fn export_markdown(
         let stem = unique_stem(&file_stem(&article.title), &mut taken);
         let path = dir.join(format!("{stem}.md"));
         let contents = article_markdown(article, &stem);
-        fs::write(&path, contents).map_err(|source| ExportError::Io {
+        write_replacing(dir, &path, contents.as_bytes()).map_err(|source| ExportError::Io {
             path: path.clone(),
             source,
         })?;
@@ -112,11 +121,78 @@ pub fn export_markdown(
     Ok(report)
 }
 
-/// A file stem for a title: no path separators or characters that Windows, macOS, Linux or
-/// Obsidian links reject, no leading dots, not a reserved Windows device name, not empty.
+/// Writes `contents` to `path` (a file directly in `dir`) without following a symlink that
+/// may already be there: the bytes go to a new temporary file in `dir` (created exclusively,
+/// so an existing link or file of that name is never opened), which is then renamed over
+/// `path`. A rename replaces the link itself, and readers never see a half-written file.
+fn write_replacing(dir: &Path, path: &Path, contents: &[u8]) -> io::Result<()> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let mut attempt = 0u32;
+    let (temp, mut file) = loop {
+        let temp = dir.join(format!(
+            ".{name}.{}-{attempt}.wikimind-tmp",
+            std::process::id()
+        ));
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NOFOLLOW);
+        }
+        match options.open(&temp) {
+            Ok(file) => break (temp, file),
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => {
+                attempt += 1;
+            }
+            Err(error) => return Err(error),
+        }
+    };
+    let written = file.write_all(contents).and_then(|()| {
+        drop(file);
+        fs::rename(&temp, path)
+    });
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written
+}
+
+/// Characters that show as nothing (or reorder what follows) and so must not hide in a
+/// file name: bidi embeddings, overrides, isolates and marks, zero-width spaces and joiners,
+/// the byte order mark, the soft hyphen, invisible operators and tag characters.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{34f}'
+            | '\u{61c}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{17b4}'
+            | '\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{3164}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{fff0}'..='\u{fffb}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e0fff}'
+    )
+}
+
+/// A file stem for a title: in NFC, no path separators or characters that Windows, macOS,
+/// Linux or Obsidian links reject, no invisible characters (see [`is_invisible`]), no
+/// leading dots, not a reserved Windows device name, not empty.
 fn file_stem(title: &str) -> String {
     let mut stem = String::new();
-    for c in title.chars() {
+    for c in title.nfc() {
+        if is_invisible(c) {
+            continue;
+        }
         let replaced = if c.is_control()
             || matches!(
                 c,
@@ -162,15 +238,30 @@ fn file_stem(title: &str) -> String {
     stem
 }
 
-/// `stem`, or `stem (2)`, `stem (3)`, ... whichever is not taken yet (case-insensitively).
+/// `stem`, or `stem (2)`, `stem (3)`, ... whichever is not taken yet as macOS and Windows
+/// compare names (see [`name_key`]).
 fn unique_stem(stem: &str, taken: &mut HashSet<String>) -> String {
     let mut candidate = stem.to_owned();
     let mut n = 2u32;
-    while !taken.insert(candidate.to_lowercase()) {
+    while !taken.insert(name_key(&candidate)) {
         candidate = format!("{stem} ({n})");
         n = n.saturating_add(1);
     }
     candidate
+}
+
+/// What two file names that a case-insensitive, normalisation-insensitive file system (APFS,
+/// HFS+, NTFS) treats as one have in common: each character case-folded (upper then lower
+/// case, so `ς`, `Σ` and `σ` agree, and `ß` matches `ss`), in NFC. It may join names that a
+/// given file system keeps apart, which only costs a ` (2)`; it never keeps apart two names
+/// that one of them joins.
+fn name_key(name: &str) -> String {
+    let folded: String = name
+        .nfd()
+        .flat_map(char::to_uppercase)
+        .flat_map(char::to_lowercase)
+        .collect();
+    folded.nfc().collect()
 }
 
 fn article_markdown(article: &ExportArticle, stem: &str) -> String {
@@ -398,6 +489,104 @@ mod tests {
         );
         assert!(cargo.contains("concepts: []\nsources: []\n"), "{cargo}");
         assert!(cargo.ends_with("---\n\nBody.\n"), "{cargo}");
+    }
+
+    /// Regression: a symlink already in the export folder was written through, so an export
+    /// could overwrite (or create) a file anywhere the link pointed.
+    #[cfg(unix)]
+    #[test]
+    fn export_never_writes_through_a_symlink() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        let victim = outside.join("victim.txt");
+        fs::write(&victim, "precious").unwrap();
+        let vault = dir.path().join("vault");
+        fs::create_dir_all(&vault).unwrap();
+        symlink(&victim, vault.join("A.md")).unwrap();
+        symlink(outside.join("new.txt"), vault.join("B.md")).unwrap();
+
+        let report = export_markdown(&vault, &[article("A"), article("B")]).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(
+            !outside.join("new.txt").exists(),
+            "a dangling link was followed"
+        );
+        for file in &report.files {
+            let meta = fs::symlink_metadata(&file.path).unwrap();
+            assert!(meta.is_file() && !meta.file_type().is_symlink(), "{file:?}");
+            assert!(fs::read_to_string(&file.path)
+                .unwrap()
+                .starts_with("---\ntitle:"));
+        }
+        assert_eq!(
+            fs::read_dir(&vault).unwrap().count(),
+            2,
+            "no temporary files left"
+        );
+    }
+
+    /// Regression: names equal on macOS and Windows (case folding, Unicode normalisation)
+    /// were written as two files, and the second replaced the first there.
+    #[test]
+    fn file_names_are_unique_under_case_folding_and_normalisation() {
+        let dir = tempfile::tempdir().unwrap();
+        let titles = [
+            "caf\u{e9}",
+            "cafe\u{301}",
+            "ΟΔΟΣ",
+            "οδοσ",
+            "Straße",
+            "STRASSE",
+            "Kelvin",
+            "\u{212a}elvin",
+        ];
+        let articles: Vec<ExportArticle> = titles.iter().map(|t| article(t)).collect();
+        let report = export_markdown(dir.path(), &articles).unwrap();
+        let names: Vec<String> = report
+            .files
+            .iter()
+            .map(|f| f.path.file_name().unwrap().to_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "caf\u{e9}.md",
+                "caf\u{e9} (2).md",
+                "ΟΔΟΣ.md",
+                "οδοσ (2).md",
+                "Straße.md",
+                "STRASSE (2).md",
+                "Kelvin.md",
+                "Kelvin (2).md",
+            ]
+        );
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), titles.len());
+        // The title as given stays findable as an alias when the name had to change.
+        let nfd = fs::read_to_string(&report.files[1].path).unwrap();
+        assert!(nfd.contains("aliases:\n  - \"cafe\u{301}\""), "{nfd}");
+    }
+
+    /// Regression: bidi overrides and other invisible characters survived into file names,
+    /// so `evil\u{202e}dm.exe` showed as `evilexe.md`.
+    #[test]
+    fn invisible_controls_are_stripped_from_file_names() {
+        let cases: &[(&str, &str)] = &[
+            ("evil\u{202e}dm.exe", "evildm.exe"),
+            ("a\u{202a}b\u{202b}c\u{202c}d\u{202d}e", "abcde"),
+            ("\u{2066}iso\u{2067}late\u{2068}d\u{2069}", "isolated"),
+            (
+                "zero\u{200b}width\u{200c}\u{200d}\u{2060}\u{feff}",
+                "zerowidth",
+            ),
+            ("marks\u{200e}\u{200f}\u{61c}", "marks"),
+            ("\u{85}next\u{9f}line", "next line"),
+            ("\u{202e}\u{200b}", "Untitled"),
+        ];
+        for (title, want) in cases {
+            assert_eq!(file_stem(title), *want, "for {title:?}");
+        }
     }
 
     #[test]

@@ -52,6 +52,9 @@ pub struct AddedSource {
     pub title: Option<String>,
     /// `added`, `unchanged` or `changed`.
     pub outcome: &'static str,
+    /// For a web page that redirected, the URL it was finally read from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
 }
 
 /// What an ingest call did.
@@ -128,12 +131,15 @@ impl Wiki {
         sources
             .iter()
             .map(|s| {
-                let outcome = self.store.ingest_source(&NewSource {
-                    origin: s.origin.clone(),
-                    kind: s.kind,
-                    title: s.title.clone(),
-                    text: s.text.clone(),
-                })?;
+                let outcome = self.store.ingest_source_from(
+                    &NewSource {
+                        origin: s.origin.clone(),
+                        kind: s.kind,
+                        title: s.title.clone(),
+                        text: s.text.clone(),
+                    },
+                    s.final_url.as_deref(),
+                )?;
                 Ok(AddedSource {
                     source_id: outcome.source_id(),
                     origin: s.origin.clone(),
@@ -143,6 +149,7 @@ impl Wiki {
                         IngestOutcome::Unchanged(_) => "unchanged",
                         IngestOutcome::Changed(_) => "changed",
                     },
+                    final_url: s.final_url.clone(),
                 })
             })
             .collect()
@@ -232,14 +239,19 @@ impl Wiki {
     }
 
     /// Finds a source by what a person would type: its id, its origin (a URL, a canonical
-    /// path), a path as typed (relative or not canonical), or the exact title of its
-    /// article.
+    /// path), a URL as typed (with a fragment, say), a path as typed (relative or not
+    /// canonical), or the exact title of its article.
     pub fn find_source(&self, key: &str) -> Result<Option<SourceId>> {
         if let Some(s) = self.store.find_source(key)? {
             return Ok(Some(s.id));
         }
+        if let Ok(origin) = ingest::url_origin(key) {
+            if let Some(s) = self.store.find_source(&origin)? {
+                return Ok(Some(s.id));
+            }
+        }
         if let Ok(canonical) = std::fs::canonicalize(key) {
-            if let Some(s) = self.store.find_source(&canonical.to_string_lossy())? {
+            if let Some(s) = self.store.find_source(&ingest::path_origin(&canonical))? {
                 return Ok(Some(s.id));
             }
         }

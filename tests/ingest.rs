@@ -222,6 +222,94 @@ fn symlink_loops_do_not_hang_and_files_are_read_once() {
     assert_eq!(report.sources[0].origin, real.to_string_lossy());
 }
 
+/// Regression: a symlink to the home folder inside a notes folder pulled every note there
+/// into the wiki. Links that resolve outside the folder are listed, never followed.
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_folder_are_skipped_not_followed() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    write(&home.join("diary.md"), "private diary");
+    write(&home.join("deep/tax.md"), "tax notes");
+    let root = dir.path().join("notes");
+    write(&root.join("mine.md"), "mine");
+    write(&root.join("sub/kept.md"), "kept");
+    symlink(&home, root.join("home-link")).unwrap();
+    symlink(home.join("diary.md"), root.join("diary.md")).unwrap();
+    symlink("../../home/deep", root.join("sub/relative-out")).unwrap();
+    // A link that stays inside the folder is fine (and read once).
+    symlink(root.join("sub"), root.join("zz-inside")).unwrap();
+
+    let report = ingest_path(&root, &IngestOptions::default()).unwrap();
+    let texts: Vec<&str> = report.sources.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(texts, ["mine", "kept"], "{report:#?}");
+    let outside: Vec<String> = report
+        .skipped
+        .iter()
+        .filter(|s| s.reason == SkipReason::OutsideFolder)
+        .map(|s| s.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        outside,
+        ["diary.md", "home-link", "relative-out"],
+        "{report:#?}"
+    );
+    assert_eq!(SkipReason::OutsideFolder.label(), "outside_folder");
+    assert_eq!(SkipReason::OutsideFolder.to_string(), "outside the folder");
+    for source in &report.sources {
+        assert!(!source.text.contains("diary") && !source.text.contains("tax"));
+    }
+}
+
+/// Regression: `\xff.md` and `\xfe.md` both became `\u{fffd}.md`, so the second replaced the
+/// first in the wiki. Origins now keep the raw bytes, escaped.
+#[cfg(target_os = "linux")]
+#[test]
+fn file_names_that_are_not_utf8_stay_distinct_sources() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(&root.join(OsStr::from_bytes(b"\xff.md")), "first");
+    write(&root.join(OsStr::from_bytes(b"\xfe.md")), "second");
+    write(&root.join(OsStr::from_bytes(b"%FF.md")), "literal percent");
+    let canonical = fs::canonicalize(root).unwrap();
+    let base = canonical.to_str().unwrap();
+
+    let report = ingest_path(root, &IngestOptions::default()).unwrap();
+    let mut origins: Vec<(&str, &str)> = report
+        .sources
+        .iter()
+        .map(|s| (s.origin.as_str(), s.text.as_str()))
+        .collect();
+    origins.sort();
+    let want_fe = format!("bytes:{base}/%FE.md");
+    let want_ff = format!("bytes:{base}/%FF.md");
+    let want_literal = format!("{base}/%FF.md");
+    assert_eq!(
+        origins,
+        [
+            (want_literal.as_str(), "literal percent"),
+            (want_fe.as_str(), "second"),
+            (want_ff.as_str(), "first"),
+        ]
+    );
+    // The same file named directly maps to the same origin.
+    let single = ingest_path(
+        root.join(OsStr::from_bytes(b"\xff.md")),
+        &IngestOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(single.sources[0].origin, want_ff);
+
+    // Both land in the wiki as two sources.
+    let wiki = wikimind::wiki::Wiki::open_in_memory().unwrap();
+    let added = wiki.add_sources(&report.sources).unwrap();
+    let outcomes: Vec<&str> = added.iter().map(|a| a.outcome).collect();
+    assert_eq!(outcomes, ["added", "added", "added"]);
+}
+
 #[test]
 fn an_empty_folder_gives_no_sources_and_no_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -449,4 +537,128 @@ async fn a_closed_port_is_a_clear_error() {
         .unwrap_err();
     assert!(matches!(error, IngestError::Http { .. }), "{error}");
     assert!(error.to_string().contains("check the address"), "{error}");
+}
+
+/// The error and every cause below it, as a shell that walks the chain would print it.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn redirect_to(location: String) -> Answer {
+    Answer::Full {
+        status: "302 Found",
+        headers: vec![("Location", Box::leak(location.into_boxed_str()))],
+        body: Vec::new(),
+    }
+}
+
+/// Regression: the URL after redirects was neither kept nor shown; the URL as typed stays
+/// the identity, so ingesting it again finds the same source.
+#[tokio::test]
+async fn a_redirect_keeps_the_typed_url_and_records_where_it_ended() {
+    let target = serve(ok("text/plain", "moved here")).await;
+    let start = serve(redirect_to(format!("{target}/final"))).await;
+    let typed = format!("{start}/start#part");
+
+    let source = fetch_url(&typed, &IngestOptions::default()).await.unwrap();
+    assert_eq!(source.origin, format!("{start}/start"));
+    assert_eq!(source.final_url, Some(format!("{target}/final")));
+    assert_eq!(source.text, "moved here");
+
+    let wiki = wikimind::wiki::Wiki::open_in_memory().unwrap();
+    let options = IngestOptions::default();
+    let first = wiki.ingest_url(&typed, &options).await.unwrap();
+    let again = wiki.ingest_url(&typed, &options).await.unwrap();
+    assert_eq!(first.sources[0].outcome, "added");
+    assert_eq!(again.sources[0].outcome, "unchanged");
+    assert_eq!(again.sources[0].source_id, first.sources[0].source_id);
+    assert_eq!(
+        again.sources[0].final_url.as_deref(),
+        Some(format!("{target}/final").as_str())
+    );
+    let listed = wiki.store().sources().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].origin, format!("{start}/start"));
+    assert_eq!(
+        listed[0].final_url.as_deref(),
+        Some(format!("{target}/final").as_str())
+    );
+    let stored = wiki.store().source(listed[0].id).unwrap().unwrap();
+    assert_eq!(stored.final_url, listed[0].final_url);
+    assert_eq!(
+        wiki.find_source(&typed).unwrap(),
+        Some(listed[0].id),
+        "the URL as typed finds its source"
+    );
+
+    // No redirect: nothing beside the origin.
+    let direct = fetch_url(&target, &IngestOptions::default()).await.unwrap();
+    assert_eq!(direct.final_url, None);
+}
+
+/// Regression: `user:pass@` in a URL showed in origins, reports and error messages.
+#[tokio::test]
+async fn userinfo_never_shows_in_origins_reports_or_errors() {
+    let secret = "s3cret-pw";
+    let page = serve(ok("text/plain", "public page")).await;
+    let with_userinfo = |base: &str, path: &str| {
+        base.replacen("http://", &format!("http://alice:{secret}@"), 1) + path
+    };
+
+    let source = fetch_url(&with_userinfo(&page, "/p"), &IngestOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(source.origin, format!("{page}/p"));
+    let wiki = wikimind::wiki::Wiki::open_in_memory().unwrap();
+    let summary = wiki
+        .ingest_url(&with_userinfo(&page, "/p"), &IngestOptions::default())
+        .await
+        .unwrap();
+    let report = serde_json::to_string(&summary).unwrap();
+    assert!(
+        !report.contains(secret) && !report.contains("alice"),
+        "{report}"
+    );
+
+    // A redirect to a URL with userinfo: stored without it.
+    let hop = serve(redirect_to(with_userinfo(&page, "/after"))).await;
+    let source = fetch_url(&hop, &IngestOptions::default()).await.unwrap();
+    assert_eq!(source.final_url, Some(format!("{page}/after")));
+
+    let not_found = serve(Answer::Full {
+        status: "404 Not Found",
+        headers: vec![("Content-Type", "text/html")],
+        body: b"gone".to_vec(),
+    })
+    .await;
+    let stall = serve(Answer::Stall).await;
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let quick = IngestOptions {
+        timeout: Duration::from_millis(300),
+        ..IngestOptions::default()
+    };
+    for url in [
+        with_userinfo(&not_found, "/x"),
+        with_userinfo(&stall, "/x"),
+        with_userinfo(&closed, "/x"),
+        format!("ftp://alice:{secret}@example.com/x"),
+        format!("http://alice:{secret}@exa mple.com/x"),
+    ] {
+        let error = fetch_url(&url, &quick).await.unwrap_err();
+        let text = error_chain(&error);
+        assert!(!text.contains(secret) && !text.contains("alice"), "{text}");
+        let error = wiki.ingest_url(&url, &quick).await.unwrap_err();
+        let text = error_chain(&error);
+        assert!(!text.contains(secret) && !text.contains("alice"), "{text}");
+    }
 }

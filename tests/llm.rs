@@ -769,3 +769,102 @@ async fn a_model_without_a_tag_is_its_latest_tag_on_ollama() {
         &other_tag.models
     ));
 }
+
+/// Regression: an 8 MB streamed answer was read in full for `max_tokens = 512`. Reading
+/// stops at 16 bytes per budgeted token (at least 64 KiB) and the answer counts as cut off.
+#[tokio::test]
+async fn an_answer_far_past_its_budget_is_cut_off() {
+    let huge = "x".repeat(8 * 1024 * 1024);
+    let server = TestServer::with_replies([
+        Reply::text(huge.clone()).chunk_chars(4096),
+        Reply::text(huge).chunk_chars(4096),
+    ]);
+    let req = request().with_max_tokens(512);
+    let providers: [(&str, Box<dyn Provider>); 2] = [
+        ("ollama", Box::new(ollama(&server))),
+        ("openai", Box::new(openai(&server))),
+    ];
+    for (name, provider) in providers {
+        let (result, events) = chat(provider.as_ref(), &req).await;
+        let response = result.unwrap();
+        assert_eq!(response.finish, FinishReason::Length, "{name}");
+        assert!(
+            !response.text.is_empty() && response.text.len() <= 64 * 1024,
+            "{name}: kept {} bytes",
+            response.text.len()
+        );
+        assert_eq!(deltas(&events).concat(), response.text, "{name}");
+    }
+}
+
+/// A server that drips an answer slowly, never idle long enough to time out, is stopped
+/// after the answer's time limit (the first-byte wait plus 2 s per budgeted token).
+#[tokio::test]
+async fn an_answer_that_never_ends_is_cut_off_after_its_time_limit() {
+    let drip = || {
+        Reply::text("y".repeat(200))
+            .chunk_chars(1)
+            .chunk_delay(Duration::from_millis(100))
+    };
+    let server = TestServer::with_replies([drip(), drip()]);
+    let mut req = request().with_max_tokens(1);
+    req.first_byte_timeout = Some(Duration::from_millis(500));
+    let providers: [(&str, Box<dyn Provider>); 2] = [
+        ("ollama", Box::new(ollama(&server))),
+        ("openai", Box::new(openai(&server))),
+    ];
+    for (name, provider) in providers {
+        let started = Instant::now();
+        let (result, _) = chat(provider.as_ref(), &req).await;
+        let response = result.unwrap();
+        let took = started.elapsed();
+        assert_eq!(response.finish, FinishReason::Length, "{name}");
+        assert!(response.text.len() < 200, "{name}: {}", response.text.len());
+        assert!(took < Duration::from_secs(10), "{name}: took {took:?}");
+    }
+}
+
+/// Credentials in a provider's base URL are used, but never shown: not in its base URL as
+/// displayed, not in any error.
+#[tokio::test]
+async fn credentials_in_a_base_url_never_show() {
+    let secret = "hunter2-pw";
+    let with_userinfo = |url: &str| url.replacen("http://", &format!("http://bob:{secret}@"), 1);
+    let server = TestServer::with_replies([Reply::error(500, "boom"), Reply::error(500, "boom")]);
+    let mut settings = fast();
+    settings.retry = RetryPolicy::none();
+    let closed = format!("http://127.0.0.1:{}", closed_port());
+    let providers: Vec<Box<dyn Provider>> = vec![
+        Box::new(OllamaProvider::new(&with_userinfo(&server.url()), settings.clone()).unwrap()),
+        Box::new(
+            OpenAiProvider::new(&with_userinfo(&server.openai_url()), settings.clone()).unwrap(),
+        ),
+        Box::new(OllamaProvider::new(&with_userinfo(&closed), settings.clone()).unwrap()),
+        Box::new(OpenAiProvider::new(&with_userinfo(&closed), settings.clone()).unwrap()),
+    ];
+    for provider in providers {
+        assert!(
+            !provider.base_url().contains(secret),
+            "{}",
+            provider.base_url()
+        );
+        let (result, _) = chat(provider.as_ref(), &request()).await;
+        let error = result.unwrap_err();
+        let mut text = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            text.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        assert!(!text.contains(secret) && !text.contains("bob:"), "{text}");
+    }
+    // The credentials were sent, as basic authentication.
+    let sent = server.chat_requests();
+    assert!(!sent.is_empty());
+    for request in sent {
+        let auth = request.header("authorization").unwrap_or_default();
+        assert!(auth.starts_with("Basic "), "{auth:?}");
+    }
+    let error = OllamaProvider::new(&format!("ftp://bob:{secret}@host"), fast()).unwrap_err();
+    assert!(!error.to_string().contains(secret), "{error}");
+}

@@ -875,7 +875,12 @@ fn rows_of(conn: &rusqlite::Connection, table: &str, columns: &str) -> Vec<Strin
 
 /// The tables of a version 1 wiki and their columns, all of which later versions keep.
 const V1_TABLES: &[(&str, &str)] = &[
-    ("sources", "*"),
+    // Version 3 adds `final_url` (NULL for every row a version 1 wiki had; checked below).
+    (
+        "sources",
+        "id, origin, kind, title_hint, text, content_hash, status, reason, created_at, \
+         updated_at",
+    ),
     ("articles", "*"),
     ("claims", "*"),
     ("concepts", "*"),
@@ -926,6 +931,14 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
     for ((table, columns), rows) in V1_TABLES.iter().zip(&before) {
         assert_eq!(&rows_of(&conn, table, columns), rows, "table {table}");
     }
+    let with_final_url: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM sources WHERE final_url IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .expect("final urls");
+    assert_eq!(with_final_url, 0, "upgraded sources have no final URL");
     let check: String = conn
         .query_row("PRAGMA foreign_key_check", [], |r| r.get(0))
         .unwrap_or_else(|_| "none".to_owned());

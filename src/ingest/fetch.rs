@@ -19,8 +19,12 @@ enum BodyType {
 
 /// Downloads one web page and returns its readable text.
 ///
-/// Only `http` and `https` URLs are fetched; the fragment is dropped and the normalised URL
-/// becomes the source's origin. HTML pages are reduced to readable text (title from
+/// Only `http` and `https` URLs are fetched. The URL as given, normalised (see
+/// [`url_origin`]: fragment and any `user:password@` dropped), is the source's origin, so
+/// ingesting the same URL again finds the same source; where redirects led, if elsewhere,
+/// is kept in [`IngestedSource::final_url`]. Credentials in the URL are sent to the server
+/// (as HTTP basic authentication) but never appear in the origin, the final URL or an
+/// error message. HTML pages are reduced to readable text (title from
 /// `<title>` or the first `<h1>`); `text/plain` and `text/markdown` are kept as they are.
 /// Anything else (PDF, images, archives) is refused with an error naming the content type.
 /// The whole exchange is bounded by [`IngestOptions::timeout`], and the body by
@@ -28,20 +32,10 @@ enum BodyType {
 /// The charset of the `Content-Type` header (or an HTML `<meta charset>`) is honoured;
 /// UTF-8 is assumed otherwise.
 pub async fn fetch_url(url: &str, options: &IngestOptions) -> Result<IngestedSource> {
-    let given = url.trim();
-    let mut parsed = Url::parse(given).map_err(|error| IngestError::InvalidUrl {
-        url: given.to_owned(),
-        reason: error.to_string(),
-    })?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(IngestError::UnsupportedScheme {
-            url: given.to_owned(),
-            scheme: parsed.scheme().to_owned(),
-        });
-    }
-    parsed.set_fragment(None);
-    let origin = parsed.to_string();
+    let parsed = parse_http_url(url)?;
+    let origin = shown_url(&parsed);
 
+    // reqwest's errors name the URL they were for, credentials included: never keep it.
     let request_error = |source: reqwest::Error| {
         if source.is_timeout() {
             IngestError::Timeout {
@@ -51,7 +45,7 @@ pub async fn fetch_url(url: &str, options: &IngestOptions) -> Result<IngestedSou
         } else {
             IngestError::Http {
                 url: origin.clone(),
-                source,
+                source: source.without_url(),
             }
         }
     };
@@ -72,6 +66,7 @@ pub async fn fetch_url(url: &str, options: &IngestOptions) -> Result<IngestedSou
         .await
         .map_err(request_error)?;
 
+    let final_url = Some(shown_url(response.url())).filter(|url| *url != origin);
     let status = response.status();
     if !status.is_success() {
         return Err(IngestError::Status {
@@ -164,7 +159,63 @@ pub async fn fetch_url(url: &str, options: &IngestOptions) -> Result<IngestedSou
         kind: SourceKind::Url,
         title,
         text,
+        final_url,
     })
+}
+
+/// The origin of a web page for a URL as typed: the URL parsed and normalised, without its
+/// fragment and without `user:password@`. The same URL always gives the same origin. Errors
+/// (not a URL, not http or https) never repeat credentials.
+pub fn url_origin(url: &str) -> Result<String> {
+    parse_http_url(url).map(|parsed| shown_url(&parsed))
+}
+
+/// Parses an http or https URL and drops its fragment (credentials are kept: they are sent).
+fn parse_http_url(url: &str) -> Result<Url> {
+    let given = url.trim();
+    let mut parsed = Url::parse(given).map_err(|error| IngestError::InvalidUrl {
+        url: without_userinfo(given),
+        reason: error.to_string(),
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(IngestError::UnsupportedScheme {
+            url: shown_url(&parsed),
+            scheme: parsed.scheme().to_owned(),
+        });
+    }
+    parsed.set_fragment(None);
+    Ok(parsed)
+}
+
+/// A URL fit to store and show: no `user:password@`, no fragment.
+fn shown_url(url: &Url) -> String {
+    let mut shown = url.clone();
+    shown.set_fragment(None);
+    if shown.set_password(None).is_err() || shown.set_username("").is_err() {
+        // A URL that cannot hold credentials (no host) has none to hide.
+        return without_userinfo(url.as_str());
+    }
+    shown.to_string()
+}
+
+/// Text that may be a URL, with anything between `//` and the last `@` of the authority
+/// removed: the form of a URL fit for a message, whether or not it parses.
+pub(crate) fn without_userinfo(text: &str) -> String {
+    let Some(scheme_end) = text.find("//") else {
+        return text.to_owned();
+    };
+    let authority_start = scheme_end + 2;
+    let authority_end = text[authority_start..]
+        .find(['/', '?', '#', '\\'])
+        .map_or(text.len(), |i| authority_start + i);
+    match text[authority_start..authority_end].rfind('@') {
+        Some(at) => format!(
+            "{}{}",
+            &text[..authority_start],
+            &text[authority_start + at + 1..]
+        ),
+        None => text.to_owned(),
+    }
 }
 
 /// The lowercase essence (`type/subtype`) and the charset parameter of a content type.
@@ -239,6 +290,29 @@ mod tests {
             Some("shift_jis")
         );
         assert_eq!(meta_charset(b"<p>no charset</p>"), None);
+    }
+
+    #[test]
+    fn origins_drop_fragments_and_credentials() {
+        let cases = [
+            ("https://example.com/a#b", "https://example.com/a"),
+            ("  HTTP://Example.COM  ", "http://example.com/"),
+            (
+                "http://alice:pw@example.com/x?q=1",
+                "http://example.com/x?q=1",
+            ),
+            ("http://alice@example.com:8080/", "http://example.com:8080/"),
+            ("http://:pw@example.com/", "http://example.com/"),
+        ];
+        for (given, want) in cases {
+            assert_eq!(url_origin(given).unwrap(), want, "{given}");
+        }
+        assert_eq!(
+            without_userinfo("http://a:b@c@ho st/p@q"),
+            "http://ho st/p@q"
+        );
+        assert_eq!(without_userinfo("no url here"), "no url here");
+        assert_eq!(without_userinfo("mailto:a@b"), "mailto:a@b");
     }
 
     #[tokio::test]

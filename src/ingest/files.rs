@@ -22,9 +22,14 @@ use super::{
 /// A folder is walked recursively in a deterministic order (entries sorted by name, depth
 /// first). Hidden entries, unsupported extensions and files that are binary, not UTF-8,
 /// blank, too large or unreadable are listed in [`IngestReport::skipped`] with the reason
-/// instead of failing the whole folder. Symlinks are followed, but a folder or file reached
-/// twice (a symlink loop, say) is read once. A folder with nothing readable gives an empty
+/// instead of failing the whole folder. The walk never leaves the folder: a symlink that
+/// resolves outside it (to a file or a folder) is listed as [`SkipReason::OutsideFolder`]
+/// and not followed; one that stays inside is followed, but a folder or file reached twice
+/// (a symlink loop, say) is read once. A folder with nothing readable gives an empty
 /// [`IngestReport::sources`], not an error.
+///
+/// A file's origin is its canonical path (see [`path_origin`] for names that are not
+/// UTF-8).
 pub fn ingest_path(path: impl AsRef<Path>, options: &IngestOptions) -> Result<IngestReport> {
     let path = path.as_ref();
     let metadata = fs::metadata(path).map_err(|source| match source.kind() {
@@ -37,7 +42,11 @@ pub fn ingest_path(path: impl AsRef<Path>, options: &IngestOptions) -> Result<In
         },
     })?;
     if metadata.is_file() {
-        let source = read_source_file(path, metadata.len(), options)
+        let canonical = fs::canonicalize(path).map_err(|source| IngestError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let source = read_source_file(path, &canonical, metadata.len(), options)
             .map_err(|problem| problem.into_error(path))?;
         return Ok(IngestReport {
             sources: vec![source],
@@ -61,7 +70,7 @@ fn walk_folder(root: &Path, options: &IngestOptions) -> Result<IngestReport> {
         path: root.to_owned(),
         source,
     })?;
-    seen_dirs.insert(canonical_root);
+    seen_dirs.insert(canonical_root.clone());
     let mut pending: Vec<PathBuf> = Vec::new();
     // The root must be listable; a folder below it that is not is only skipped.
     push_children(root, &mut pending).map_err(|source| IngestError::Io {
@@ -83,8 +92,11 @@ fn walk_folder(root: &Path, options: &IngestOptions) -> Result<IngestReport> {
             skip(&mut report, SkipReason::Hidden);
             continue;
         }
-        let metadata = match fs::metadata(&path) {
-            Ok(metadata) => metadata,
+        // Every entry is judged by where it really is: a symlink is resolved first, and one
+        // that leads out of the folder is never followed (a link to the home folder must not
+        // pull every note there into the wiki and to the model).
+        let canonical = match fs::canonicalize(&path) {
+            Ok(canonical) => canonical,
             Err(error) => {
                 let dangling = fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink());
                 let reason = if dangling {
@@ -98,27 +110,32 @@ fn walk_folder(root: &Path, options: &IngestOptions) -> Result<IngestReport> {
                 continue;
             }
         };
-        if metadata.is_dir() {
-            match fs::canonicalize(&path).map(|canonical| seen_dirs.insert(canonical)) {
-                Ok(false) => {
-                    skip(&mut report, SkipReason::AlreadySeen);
-                }
-                Ok(true) => {
-                    if let Err(error) = push_children(&path, &mut pending) {
-                        skip(
-                            &mut report,
-                            SkipReason::Unreadable {
-                                message: error.to_string(),
-                            },
-                        );
-                    }
-                }
-                Err(error) => skip(
+        if !canonical.starts_with(&canonical_root) {
+            skip(&mut report, SkipReason::OutsideFolder);
+            continue;
+        }
+        let metadata = match fs::metadata(&canonical) {
+            Ok(metadata) => metadata,
+            Err(error) => {
+                skip(
                     &mut report,
                     SkipReason::Unreadable {
                         message: error.to_string(),
                     },
-                ),
+                );
+                continue;
+            }
+        };
+        if metadata.is_dir() {
+            if !seen_dirs.insert(canonical.clone()) {
+                skip(&mut report, SkipReason::AlreadySeen);
+            } else if let Err(error) = push_children(&path, &mut pending) {
+                skip(
+                    &mut report,
+                    SkipReason::Unreadable {
+                        message: error.to_string(),
+                    },
+                );
             }
             continue;
         }
@@ -130,23 +147,11 @@ fn walk_folder(root: &Path, options: &IngestOptions) -> Result<IngestReport> {
             skip(&mut report, SkipReason::UnsupportedExtension);
             continue;
         }
-        match fs::canonicalize(&path).map(|canonical| seen_files.insert(canonical)) {
-            Ok(false) => {
-                skip(&mut report, SkipReason::AlreadySeen);
-                continue;
-            }
-            Ok(true) => {}
-            Err(error) => {
-                skip(
-                    &mut report,
-                    SkipReason::Unreadable {
-                        message: error.to_string(),
-                    },
-                );
-                continue;
-            }
+        if !seen_files.insert(canonical.clone()) {
+            skip(&mut report, SkipReason::AlreadySeen);
+            continue;
         }
-        match read_source_file(&path, metadata.len(), options) {
+        match read_source_file(&path, &canonical, metadata.len(), options) {
             Ok(source) => report.sources.push(source),
             Err(problem) => skip(&mut report, problem.into_skip_reason()),
         }
@@ -223,9 +228,12 @@ impl FileProblem {
     }
 }
 
-/// Reads one regular file whose size the caller looked up.
+/// Reads one regular file whose size the caller looked up: `path` as found (it gives the
+/// type and the fallback title), `canonical` where it really is (what is opened, and the
+/// origin).
 fn read_source_file(
     path: &Path,
+    canonical: &Path,
     size: u64,
     options: &IngestOptions,
 ) -> std::result::Result<IngestedSource, FileProblem> {
@@ -236,7 +244,7 @@ fn read_source_file(
     }
     // The file may grow between the size check and the read: never read past the limit.
     let mut bytes = Vec::new();
-    fs::File::open(path)
+    open_no_follow(canonical)
         .and_then(|file| file.take(limit.saturating_add(1)).read_to_end(&mut bytes))
         .map_err(FileProblem::Io)?;
     let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
@@ -264,11 +272,80 @@ fn read_source_file(
     if text.trim().is_empty() {
         return Err(FileProblem::Empty);
     }
-    let canonical = fs::canonicalize(path).map_err(FileProblem::Io)?;
     Ok(IngestedSource {
-        origin: canonical.to_string_lossy().into_owned(),
+        origin: path_origin(canonical),
         kind: SourceKind::File,
         title,
         text,
+        final_url: None,
     })
+}
+
+/// Opens a file for reading without following a symlink in its last component, so a file
+/// swapped for a link after it was checked is not read through the link.
+fn open_no_follow(path: &Path) -> io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
+}
+
+/// What marks the origin of a file whose path is not valid UTF-8.
+pub const BYTES_ORIGIN_PREFIX: &str = "bytes:";
+
+/// The origin of a file at canonical path `path`.
+///
+/// A path that is valid UTF-8 is its own origin, unchanged. Any other path (a name like
+/// `\xff.md`, possible on Linux) becomes `bytes:` followed by the path with every byte that
+/// is not part of valid UTF-8 written as `%XX` (two upper-case hex digits) and every `%`
+/// written as `%25`, so the origin can be decoded back to the exact bytes: two different
+/// files never share an origin, and the same file always gets the same one. Such an origin
+/// cannot be mistaken for a UTF-8 path, which is absolute and so never starts with `bytes:`.
+/// On Windows the bytes are those of the path in WTF-8 (an unpaired surrogate is escaped).
+pub fn path_origin(path: &Path) -> String {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return text.to_owned();
+    }
+    let mut origin = String::from(BYTES_ORIGIN_PREFIX);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '%' {
+                origin.push_str("%25");
+            } else {
+                origin.push(c);
+            }
+        }
+        for byte in chunk.invalid() {
+            origin.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    origin
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn origins_escape_only_paths_that_are_not_utf8() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let origin = |bytes: &[u8]| path_origin(Path::new(OsStr::from_bytes(bytes)));
+        // UTF-8 paths are unchanged, `%` included, so existing wikis keep their origins.
+        assert_eq!(
+            origin("/notes/café 100%.md".as_bytes()),
+            "/notes/café 100%.md"
+        );
+        assert_eq!(origin(b"/n/\xff.md"), "bytes:/n/%FF.md");
+        assert_eq!(origin(b"/n/\xfe.md"), "bytes:/n/%FE.md");
+        assert_eq!(origin(b"/100%/caf\xe9.md"), "bytes:/100%25/caf%E9.md");
+        // A truncated multi-byte character is escaped byte by byte.
+        assert_eq!(origin(b"/n/\xc3\xa9\xc3.md"), "bytes:/n/é%C3.md");
+    }
 }

@@ -23,8 +23,9 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
-pub use fetch::fetch_url;
-pub use files::ingest_path;
+pub(crate) use fetch::without_userinfo;
+pub use fetch::{fetch_url, url_origin};
+pub use files::{ingest_path, path_origin, BYTES_ORIGIN_PREFIX};
 pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text};
 
 /// The default largest source accepted: 20 MB.
@@ -42,8 +43,10 @@ pub use crate::store::SourceKind;
 /// One source with readable text, ready to be compiled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IngestedSource {
-    /// The source's identity: the canonical absolute path of a file, the normalised URL
-    /// (fragment dropped) of a web page, or `text:<sha256 hex>` of pasted text and stdin.
+    /// The source's identity: the canonical absolute path of a file (escaped when it is not
+    /// UTF-8, see [`path_origin`]), the URL of a web page as given, normalised (fragment and
+    /// credentials dropped, see [`url_origin`]), or `text:<sha256 hex>` of pasted text and
+    /// stdin.
     pub origin: String,
     /// Where the source came from.
     pub kind: SourceKind,
@@ -53,6 +56,10 @@ pub struct IngestedSource {
     /// The readable text: markdown and plain text as written (BOM stripped, line endings
     /// normalised to `\n`), HTML reduced to markdown-like readable text.
     pub text: String,
+    /// For a web page that redirected elsewhere, the URL it was finally read from (without
+    /// credentials); `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
 }
 
 /// Limits and settings for ingestion.
@@ -128,6 +135,9 @@ pub enum SkipReason {
     /// A folder already walked (a symlink loop or a second link to the same folder), or a
     /// file already read through another path.
     AlreadySeen,
+    /// A symlink that resolves outside the folder being read (to a home folder, say). It is
+    /// never followed: ingest stays inside the folder a person named.
+    OutsideFolder,
     /// Neither a regular file nor a folder (a socket, a device, a dangling symlink).
     NotAFile,
     /// The entry could not be read.
@@ -139,7 +149,8 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// A short stable name for the reason (`hidden`, `unsupported_extension`, `binary`,
-    /// `not_utf8`, `empty`, `too_large`, `already_seen`, `not_a_file`, `unreadable`).
+    /// `not_utf8`, `empty`, `too_large`, `already_seen`, `outside_folder`, `not_a_file`,
+    /// `unreadable`).
     pub fn label(&self) -> &'static str {
         match self {
             SkipReason::Hidden => "hidden",
@@ -149,6 +160,7 @@ impl SkipReason {
             SkipReason::Empty => "empty",
             SkipReason::TooLarge { .. } => "too_large",
             SkipReason::AlreadySeen => "already_seen",
+            SkipReason::OutsideFolder => "outside_folder",
             SkipReason::NotAFile => "not_a_file",
             SkipReason::Unreadable { .. } => "unreadable",
         }
@@ -167,6 +179,7 @@ impl fmt::Display for SkipReason {
                 write!(f, "too large ({size} bytes, limit {limit})")
             }
             SkipReason::AlreadySeen => f.write_str("already read through another path"),
+            SkipReason::OutsideFolder => f.write_str("outside the folder"),
             SkipReason::NotAFile => f.write_str("not a regular file"),
             SkipReason::Unreadable { message } => write!(f, "unreadable: {message}"),
         }

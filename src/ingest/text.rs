@@ -65,6 +65,7 @@ fn ingest_pasted(text: &str, title: Option<&str>, kind: SourceKind) -> Result<In
         kind,
         title,
         text,
+        final_url: None,
     })
 }
 

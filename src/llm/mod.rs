@@ -388,7 +388,8 @@ pub trait Provider: Send + Sync {
     /// Which protocol this provider speaks.
     fn kind(&self) -> ProviderKind;
 
-    /// The base URL it talks to, e.g. `http://127.0.0.1:11434`.
+    /// The base URL it talks to, e.g. `http://127.0.0.1:11434`, without any
+    /// `user:password@` (fit to show).
     fn base_url(&self) -> &str;
 
     /// One line for people, e.g. `Ollama at http://127.0.0.1:11434`.
@@ -436,11 +437,12 @@ fn new_builtin(model_path: &std::path::Path) -> Result<Box<dyn Provider>> {
 /// Checks a base URL and drops trailing slashes.
 fn normalise_base_url(base: &str) -> Result<String> {
     let trimmed = base.trim().trim_end_matches('/');
+    let shown = crate::ingest::without_userinfo(trimmed);
     let parsed = url::Url::parse(trimmed)
-        .map_err(|e| LlmError::InvalidConfig(format!("base URL {trimmed:?} is not a URL: {e}")))?;
+        .map_err(|e| LlmError::InvalidConfig(format!("base URL {shown:?} is not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
         return Err(LlmError::InvalidConfig(format!(
-            "base URL {trimmed:?} must start with http:// or https:// and name a host"
+            "base URL {shown:?} must start with http:// or https:// and name a host"
         )));
     }
     Ok(trimmed.to_string())

@@ -2,7 +2,9 @@
 //! `POST /api/show`.
 
 use super::framing::LineSplitter;
-use super::transport::{Body, EventSink, ProviderSettings, Transport};
+use super::transport::{
+    append_capped, AnswerLimit, Body, EventSink, Next, ProviderSettings, Transport,
+};
 use super::{
     normalise_base_url, ChatRequest, ChatResponse, EventCallback, FinishReason, LlmError,
     ModelInfo, OutputConstraint, Provider, ProviderKind, Result,
@@ -161,7 +163,7 @@ impl OllamaProvider {
         if lower.contains("not found") && (lower.contains("model") || lower.contains("pull")) {
             return LlmError::ModelNotFound {
                 kind: ProviderKind::Ollama,
-                url: self.transport.base.clone(),
+                url: self.transport.shown.clone(),
                 model: model.to_string(),
                 detail: message.clone(),
             };
@@ -181,6 +183,7 @@ impl OllamaProvider {
         let first_byte = req
             .first_byte_timeout
             .unwrap_or(t.settings.timeouts.first_byte);
+        let limit = AnswerLimit::new(req.max_tokens, first_byte);
         let url = format!("{}/api/chat", t.base);
         let builder = t.request(reqwest::Method::POST, &url).json(body);
         let response = t.send(builder, cancel, first_byte).await?;
@@ -190,21 +193,26 @@ impl OllamaProvider {
         }
         let mut body = Body::new(t, response, first_byte, req.idle_timeout);
         let mut lines = LineSplitter::default();
-        let mut state = StreamState::new(req);
+        let mut state = StreamState::new(req, limit.text_bytes);
+        let mut read = 0;
         loop {
-            let chunk = body.next(cancel).await?;
-            let (new_lines, at_end) = match &chunk {
-                Some(bytes) => (
+            let (new_lines, at_end) = match body.next_within(cancel, &limit, &mut read).await? {
+                Next::Bytes(bytes) => (
                     lines
-                        .push(bytes)
+                        .push(&bytes)
                         .map_err(|_| t.protocol("a line of the stream is larger than 32 MiB"))?,
                     false,
                 ),
-                None => (lines.finish().into_iter().collect(), true),
+                Next::End => (lines.finish().into_iter().collect(), true),
+                // Past the answer's limits: as if Ollama had stopped at `num_predict`.
+                Next::Cut => return Ok(state.cut_off(req)),
             };
             for line in new_lines {
                 if let Some(done) = self.handle_line(&line, &mut state, sink, req, started)? {
                     return Ok(done);
+                }
+                if state.cut {
+                    return Ok(state.cut_off(req));
                 }
             }
             if at_end {
@@ -246,7 +254,7 @@ impl OllamaProvider {
                 .unwrap_or_else(|| error.to_string());
             let error = LlmError::Server {
                 kind: ProviderKind::Ollama,
-                url: t.base.clone(),
+                url: t.shown.clone(),
                 message,
             };
             return Err(self.model_error(error, &req.model));
@@ -254,8 +262,12 @@ impl OllamaProvider {
         if let Some(content) = value["message"]["content"].as_str() {
             if !content.is_empty() {
                 state.first_token.get_or_insert_with(|| started.elapsed());
-                state.text.push_str(content);
-                sink.delta(content);
+                let (kept, cut) = append_capped(&mut state.text, content, state.text_limit);
+                sink.delta(kept);
+                if cut {
+                    state.cut = true;
+                    return Ok(None);
+                }
             }
         }
         if let Some(model) = value["model"].as_str() {
@@ -268,21 +280,10 @@ impl OllamaProvider {
             None => FinishReason::Stop, // older Ollama versions only say `done`
             reason => FinishReason::from_wire(reason),
         };
-        Ok(Some(ChatResponse {
-            text: std::mem::take(&mut state.text),
-            model: std::mem::take(&mut state.model),
-            prompt_tokens: value["prompt_eval_count"].as_u64(),
-            completion_tokens: value["eval_count"].as_u64(),
-            finish,
-            constraint: if req.schema.is_some() {
-                OutputConstraint::JsonSchema
-            } else {
-                OutputConstraint::None
-            },
-            latency: Duration::ZERO,
-            time_to_first_token: state.first_token,
-            attempts: 0,
-        }))
+        let mut response = state.response(req, finish);
+        response.prompt_tokens = value["prompt_eval_count"].as_u64();
+        response.completion_tokens = value["eval_count"].as_u64();
+        Ok(Some(response))
     }
 }
 
@@ -291,15 +292,45 @@ struct StreamState {
     text: String,
     model: String,
     first_token: Option<Duration>,
+    /// The most answer text kept ([`AnswerLimit::text_bytes`]).
+    text_limit: usize,
+    /// The answer outgrew `text_limit`.
+    cut: bool,
 }
 
 impl StreamState {
-    fn new(req: &ChatRequest) -> Self {
+    fn new(req: &ChatRequest, text_limit: usize) -> Self {
         StreamState {
             text: String::new(),
             model: req.model.clone(),
             first_token: None,
+            text_limit,
+            cut: false,
         }
+    }
+
+    /// The answer so far, ended for `finish`.
+    fn response(&mut self, req: &ChatRequest, finish: FinishReason) -> ChatResponse {
+        ChatResponse {
+            text: std::mem::take(&mut self.text),
+            model: std::mem::take(&mut self.model),
+            prompt_tokens: None,
+            completion_tokens: None,
+            finish,
+            constraint: if req.schema.is_some() {
+                OutputConstraint::JsonSchema
+            } else {
+                OutputConstraint::None
+            },
+            latency: Duration::ZERO,
+            time_to_first_token: self.first_token,
+            attempts: 0,
+        }
+    }
+
+    /// The answer so far, cut off at the answer's limits like one that hit its budget.
+    fn cut_off(&mut self, req: &ChatRequest) -> ChatResponse {
+        self.response(req, FinishReason::Length)
     }
 }
 
@@ -352,7 +383,7 @@ impl Provider for OllamaProvider {
     }
 
     fn base_url(&self) -> &str {
-        &self.transport.base
+        &self.transport.shown
     }
 }
 

@@ -3,7 +3,10 @@
 
 use super::framing::SseDecoder;
 use super::strict_schema::openai_strict_schema;
-use super::transport::{error_message, shorten, Body, EventSink, ProviderSettings, Transport};
+use super::transport::{
+    append_capped, error_message, shorten, AnswerLimit, Body, EventSink, Next, ProviderSettings,
+    Transport,
+};
 use super::{
     normalise_base_url, ChatRequest, ChatResponse, EventCallback, FinishReason, LlmError,
     ModelInfo, OutputConstraint, Provider, ProviderKind, Result,
@@ -135,7 +138,7 @@ impl OpenAiProvider {
         if about_model {
             return LlmError::ModelNotFound {
                 kind: ProviderKind::OpenAiCompatible,
-                url: self.transport.base.clone(),
+                url: self.transport.shown.clone(),
                 model: model.to_string(),
                 detail: message.clone(),
             };
@@ -158,6 +161,7 @@ impl OpenAiProvider {
         let first_byte = req
             .first_byte_timeout
             .unwrap_or(t.settings.timeouts.first_byte);
+        let limit = AnswerLimit::new(req.max_tokens, first_byte);
         let url = self.chat_url();
         let builder = t.request(reqwest::Method::POST, &url).json(body);
         let response = t.send(builder, cancel, first_byte).await?;
@@ -184,49 +188,75 @@ impl OpenAiProvider {
             first_token: None,
             done: false,
             events: 0,
+            text_limit: limit.text_bytes,
+            cut: false,
         };
+        let mut read = 0;
         if !is_sse {
-            // A server that ignored `stream: true` and sent one completion object.
+            // A server that ignored `stream: true` and sent one completion object. Past the
+            // limits it cannot be parsed, so the answer is cut off with no text.
             let mut bytes = Vec::new();
-            while let Some(chunk) = body.next(cancel).await? {
-                bytes.extend_from_slice(&chunk);
+            loop {
+                match body.next_within(cancel, &limit, &mut read).await? {
+                    Next::Bytes(chunk) => bytes.extend_from_slice(&chunk),
+                    Next::End => break,
+                    Next::Cut => {
+                        state.cut = true;
+                        break;
+                    }
+                }
                 if bytes.len() > super::framing::MAX_FRAME {
                     return Err(t.protocol("the answer is larger than 32 MiB"));
                 }
             }
-            self.handle_completion(&bytes, &mut state, sink, started)?;
+            if !state.cut {
+                self.handle_completion(&bytes, &mut state, sink, started)?;
+            }
         } else {
             let mut decoder = SseDecoder::default();
-            while !state.done {
-                let Some(chunk) = body.next(cancel).await? else {
-                    if let Some(data) = decoder.finish() {
-                        self.handle_event(&data, &mut state, sink, started)?;
+            while !state.done && !state.cut {
+                let chunk = match body.next_within(cancel, &limit, &mut read).await? {
+                    Next::Bytes(chunk) => chunk,
+                    Next::End => {
+                        if let Some(data) = decoder.finish() {
+                            self.handle_event(&data, &mut state, sink, started)?;
+                        }
+                        break;
                     }
-                    break;
+                    Next::Cut => {
+                        state.cut = true;
+                        break;
+                    }
                 };
                 let events = decoder
                     .push(&chunk)
                     .map_err(|_| t.protocol("an event of the stream is larger than 32 MiB"))?;
                 for data in events {
                     self.handle_event(&data, &mut state, sink, started)?;
-                    if state.done {
+                    if state.done || state.cut {
                         break;
                     }
                 }
             }
-            if state.events == 0 {
+            if !state.cut && state.events == 0 {
                 return Err(t.protocol("the stream held no server-sent events"));
             }
-            if !state.done && state.finish.is_none() {
+            if !state.cut && !state.done && state.finish.is_none() {
                 return Err(t.interrupted("the stream ended before the answer finished"));
             }
         }
+        // Past the answer's limits: as if the server had stopped at `max_tokens`.
+        let finish = if state.cut {
+            FinishReason::Length
+        } else {
+            FinishReason::from_wire(state.finish.as_deref())
+        };
         Ok(Ok(ChatResponse {
             text: state.text,
             model: state.model,
             prompt_tokens: state.prompt_tokens,
             completion_tokens: state.completion_tokens,
-            finish: FinishReason::from_wire(state.finish.as_deref()),
+            finish,
             constraint: if req.schema.is_some() {
                 constraint
             } else {
@@ -305,7 +335,7 @@ impl OpenAiProvider {
             };
             return Err(LlmError::Server {
                 kind: ProviderKind::OpenAiCompatible,
-                url: self.transport.base.clone(),
+                url: self.transport.shown.clone(),
                 message,
             });
         }
@@ -324,14 +354,19 @@ struct SseState {
     done: bool,
     /// Non-empty events seen.
     events: u32,
+    /// The most answer text kept ([`AnswerLimit::text_bytes`]).
+    text_limit: usize,
+    /// The answer outgrew `text_limit`, or the body its other limits.
+    cut: bool,
 }
 
 impl SseState {
     fn add(&mut self, content: &str, sink: &EventSink<'_>, started: Instant) {
         if !content.is_empty() {
             self.first_token.get_or_insert_with(|| started.elapsed());
-            self.text.push_str(content);
-            sink.delta(content);
+            let (kept, cut) = append_capped(&mut self.text, content, self.text_limit);
+            sink.delta(kept);
+            self.cut |= cut;
         }
     }
 
@@ -415,7 +450,7 @@ impl Provider for OpenAiProvider {
     }
 
     fn base_url(&self) -> &str {
-        &self.transport.base
+        &self.transport.shown
     }
 }
 

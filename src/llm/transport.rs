@@ -93,8 +93,11 @@ pub struct ProviderSettings {
 pub(crate) struct Transport {
     pub client: reqwest::Client,
     pub kind: ProviderKind,
-    /// The base URL as the person gave it (normalised), used in messages.
+    /// The base URL as the person gave it (normalised), credentials included: requests go
+    /// here (reqwest sends `user:password@` as basic authentication).
     pub base: String,
+    /// `base` without credentials: the only form put in messages and errors.
+    pub shown: String,
     pub settings: ProviderSettings,
 }
 
@@ -115,6 +118,7 @@ impl Transport {
         Ok(Transport {
             client,
             kind,
+            shown: crate::ingest::without_userinfo(&base),
             base,
             settings,
         })
@@ -188,14 +192,14 @@ impl Transport {
         if status == 401 || status == 403 {
             return LlmError::Auth {
                 kind: self.kind,
-                url: self.base.clone(),
+                url: self.shown.clone(),
                 status,
                 key_sent: self.settings.api_key.is_some(),
             };
         }
         LlmError::Http {
             kind: self.kind,
-            url: self.base.clone(),
+            url: self.shown.clone(),
             status,
             message,
             retry_after,
@@ -235,14 +239,14 @@ impl Transport {
 
     pub(crate) fn cancelled(&self) -> LlmError {
         LlmError::Cancelled {
-            url: self.base.clone(),
+            url: self.shown.clone(),
         }
     }
 
     pub(crate) fn timeout(&self, phase: TimeoutPhase, after: Duration) -> LlmError {
         LlmError::Timeout {
             kind: self.kind,
-            url: self.base.clone(),
+            url: self.shown.clone(),
             phase,
             after,
         }
@@ -279,7 +283,7 @@ impl Transport {
     pub(crate) fn protocol(&self, detail: impl Into<String>) -> LlmError {
         LlmError::Protocol {
             kind: self.kind,
-            url: self.base.clone(),
+            url: self.shown.clone(),
             detail: detail.into(),
         }
     }
@@ -287,20 +291,22 @@ impl Transport {
     pub(crate) fn interrupted(&self, detail: impl Into<String>) -> LlmError {
         LlmError::Interrupted {
             kind: self.kind,
-            url: self.base.clone(),
+            url: self.shown.clone(),
             detail: detail.into(),
         }
     }
 
     /// Classifies a reqwest failure by walking its chain of causes.
     pub(crate) fn map_reqwest(&self, error: reqwest::Error) -> LlmError {
+        // reqwest names the URL, credentials included; messages name `shown` instead.
+        let error = error.without_url();
         let io_kind = io_error_kind(&error);
         use std::io::ErrorKind as K;
         match io_kind {
             Some(K::ConnectionRefused) => {
                 return LlmError::NotRunning {
                     kind: self.kind,
-                    url: self.base.clone(),
+                    url: self.shown.clone(),
                 }
             }
             Some(K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof) => {
@@ -314,7 +320,7 @@ impl Transport {
         if error.is_connect() {
             return LlmError::Connect {
                 kind: self.kind,
-                url: self.base.clone(),
+                url: self.shown.clone(),
                 detail: chain(&error),
             };
         }
@@ -323,7 +329,7 @@ impl Transport {
         }
         LlmError::Connect {
             kind: self.kind,
-            url: self.base.clone(),
+            url: self.shown.clone(),
             detail: chain(&error),
         }
     }
@@ -352,6 +358,77 @@ impl<'a> EventSink<'a> {
     }
 }
 
+/// Bytes of answer text read per budgeted token before an answer counts as cut off. A token
+/// is rarely more than 4 bytes of text; 16 leaves room for any tokenizer.
+pub const ANSWER_BYTES_PER_TOKEN: u64 = 16;
+/// The least answer text read, whatever the budget: 64 KiB.
+pub const MIN_ANSWER_BYTES: u64 = 64 * 1024;
+/// The budget assumed for the limits when a request sets none.
+pub const UNBUDGETED_TOKENS: u64 = 65_536;
+/// Bytes on the wire (framing, JSON, usage) read per byte of answer text allowed.
+pub const WIRE_BYTES_PER_ANSWER_BYTE: u64 = 64;
+/// Time allowed per budgeted token after the first-byte wait.
+pub const ANSWER_TIME_PER_TOKEN: Duration = Duration::from_secs(2);
+
+/// How much of an answer is read before it counts as cut off, as if the server had stopped
+/// at the token budget (finish reason `length`). A server that streams far past the budget,
+/// or drips an answer forever, cannot make the client read without end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AnswerLimit {
+    /// Answer text kept: [`ANSWER_BYTES_PER_TOKEN`] per budgeted token, at least
+    /// [`MIN_ANSWER_BYTES`].
+    pub text_bytes: usize,
+    /// Bytes read from the body: [`WIRE_BYTES_PER_ANSWER_BYTE`] times `text_bytes`.
+    pub wire_bytes: usize,
+    /// When reading stops: the first-byte wait plus [`ANSWER_TIME_PER_TOKEN`] per budgeted
+    /// token, from the start of the attempt.
+    pub deadline: tokio::time::Instant,
+}
+
+impl AnswerLimit {
+    /// The limits for an answer with this budget (`None`: [`UNBUDGETED_TOKENS`]), for an
+    /// attempt starting now.
+    pub(crate) fn new(max_tokens: Option<u32>, first_byte: Duration) -> AnswerLimit {
+        let tokens = max_tokens.map_or(UNBUDGETED_TOKENS, u64::from);
+        let text = tokens
+            .saturating_mul(ANSWER_BYTES_PER_TOKEN)
+            .max(MIN_ANSWER_BYTES);
+        let wire = text.saturating_mul(WIRE_BYTES_PER_ANSWER_BYTE);
+        let time = first_byte.saturating_add(
+            ANSWER_TIME_PER_TOKEN.saturating_mul(u32::try_from(tokens).unwrap_or(u32::MAX)),
+        );
+        let now = tokio::time::Instant::now();
+        AnswerLimit {
+            text_bytes: usize::try_from(text).unwrap_or(usize::MAX),
+            wire_bytes: usize::try_from(wire).unwrap_or(usize::MAX),
+            deadline: now
+                .checked_add(time)
+                .unwrap_or_else(|| now + Duration::from_secs(86_400 * 365)),
+        }
+    }
+}
+
+/// Appends `piece` to `text` without letting `text` grow past `limit` bytes (cutting at a
+/// character boundary). Returns the part kept and whether anything was left out.
+pub(crate) fn append_capped<'p>(
+    text: &mut String,
+    piece: &'p str,
+    limit: usize,
+) -> (&'p str, bool) {
+    let room = limit.saturating_sub(text.len());
+    if piece.len() <= room {
+        text.push_str(piece);
+        return (piece, false);
+    }
+    let mut cut = room;
+    while !piece.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let kept = &piece[..cut];
+    text.push_str(kept);
+    (kept, true)
+}
+
 /// A streamed response body read piece by piece with the first-byte and idle timeouts.
 pub(crate) struct Body<'t> {
     transport: &'t Transport,
@@ -374,6 +451,29 @@ impl<'t> Body<'t> {
             first_byte,
             idle: idle.unwrap_or(transport.settings.timeouts.idle),
             started: false,
+        }
+    }
+
+    /// The next piece within an answer's limits: `Ok(Next::Cut)` once the deadline passed
+    /// or more than `limit.wire_bytes` were read in all (`read` counts them).
+    pub(crate) async fn next_within(
+        &mut self,
+        cancel: &CancellationToken,
+        limit: &AnswerLimit,
+        read: &mut usize,
+    ) -> Result<Next, LlmError> {
+        match tokio::time::timeout_at(limit.deadline, self.next(cancel)).await {
+            Err(_) => Ok(Next::Cut),
+            Ok(Err(error)) => Err(error),
+            Ok(Ok(None)) => Ok(Next::End),
+            Ok(Ok(Some(bytes))) => {
+                *read = read.saturating_add(bytes.len());
+                if *read > limit.wire_bytes {
+                    Ok(Next::Cut)
+                } else {
+                    Ok(Next::Bytes(bytes))
+                }
+            }
         }
     }
 
@@ -402,6 +502,17 @@ impl<'t> Body<'t> {
             },
         }
     }
+}
+
+/// What [`Body::next_within`] read.
+#[derive(Debug)]
+pub(crate) enum Next {
+    /// A piece of the body.
+    Bytes(Vec<u8>),
+    /// The end of the body.
+    End,
+    /// The answer's limits were reached: stop reading, the answer is cut off.
+    Cut,
 }
 
 fn io_error_kind(error: &reqwest::Error) -> Option<std::io::ErrorKind> {
@@ -485,6 +596,32 @@ mod tests {
         for (body, expected) in cases {
             assert_eq!(error_message(body), *expected);
         }
+    }
+
+    #[test]
+    fn answer_limits_follow_the_budget_with_a_floor() {
+        let first_byte = Duration::from_secs(600);
+        let small = AnswerLimit::new(Some(512), first_byte);
+        assert_eq!(small.text_bytes, 64 * 1024);
+        assert_eq!(small.wire_bytes, 64 * 64 * 1024);
+        let big = AnswerLimit::new(Some(16_384), first_byte);
+        assert_eq!(big.text_bytes, 16 * 16_384);
+        let none = AnswerLimit::new(None, first_byte);
+        assert_eq!(none.text_bytes, 16 * 65_536);
+        let huge = AnswerLimit::new(Some(u32::MAX), Duration::MAX);
+        assert!(huge.text_bytes > 0 && huge.deadline > tokio::time::Instant::now());
+        let wait = small.deadline - tokio::time::Instant::now();
+        assert!(wait > Duration::from_secs(600 + 1000) && wait <= Duration::from_secs(600 + 1024));
+    }
+
+    #[test]
+    fn capped_text_is_cut_at_a_character_boundary() {
+        let mut text = String::from("ab");
+        assert_eq!(append_capped(&mut text, "cd", 5), ("cd", false));
+        assert_eq!(append_capped(&mut text, "éé", 6), ("é", true));
+        assert_eq!(text, "abcdé");
+        assert_eq!(append_capped(&mut text, "x", 6), ("", true));
+        assert_eq!(text, "abcdé");
     }
 
     #[test]

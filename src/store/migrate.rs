@@ -124,6 +124,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0002_job_leases.sql",
         include_str!("../../migrations/0002_job_leases.sql"),
     ),
+    Migration::sql(
+        3,
+        "0003_source_final_url.sql",
+        include_str!("../../migrations/0003_source_final_url.sql"),
+    ),
 ];
 
 /// Checks the applied migrations against `known` and applies the missing ones in order.

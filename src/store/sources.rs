@@ -58,6 +58,9 @@ pub struct Source {
     pub title: Option<String>,
     /// The text.
     pub text: String,
+    /// For a web page that redirected, the URL it was finally read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
     /// SHA-256 of the text, lowercase hex.
     pub content_hash: String,
     /// Its status.
@@ -91,10 +94,13 @@ pub struct SourceSummary {
     pub article_title: Option<String>,
     /// When its text or status last changed (UTC, ISO-8601).
     pub updated_at: String,
+    /// For a web page that redirected, the URL it was finally read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
 }
 
 const SUMMARY_SELECT: &str = "SELECT s.id, s.origin, s.kind, s.title_hint, s.status, s.reason,
-        a.id, a.title, s.updated_at
+        a.id, a.title, s.updated_at, s.final_url
     FROM sources s LEFT JOIN articles a ON a.source_id = s.id";
 
 fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
@@ -108,6 +114,7 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
         article_id: row.get(6)?,
         article_title: row.get(7)?,
         updated_at: row.get(8)?,
+        final_url: row.get(9)?,
     })
 }
 
@@ -136,6 +143,17 @@ impl Store {
     /// changes nothing. New text replaces the old; the kind is updated, and the title hint
     /// too unless the new one is `None`.
     pub fn ingest_source(&self, new: &NewSource) -> Result<IngestOutcome> {
+        self.ingest_source_from(new, None)
+    }
+
+    /// [`Store::ingest_source`] for a web page, also recording the URL it was finally read
+    /// from after redirects (`None`: it did not redirect). The origin stays the identity;
+    /// the final URL is replaced by each ingest, even when the text did not change.
+    pub fn ingest_source_from(
+        &self,
+        new: &NewSource,
+        final_url: Option<&str>,
+    ) -> Result<IngestOutcome> {
         let hash = content_hash(&new.text);
         self.write(
             || format!("ingesting the source {}", new.origin),
@@ -150,13 +168,21 @@ impl Store {
                 match existing {
                     None => {
                         tx.execute(
-                            "INSERT INTO sources (origin, kind, title_hint, text, content_hash)
-                             VALUES (?1, ?2, ?3, ?4, ?5)",
-                            params![new.origin, new.kind, new.title, new.text, hash],
+                            "INSERT INTO sources (origin, kind, title_hint, text, content_hash,
+                                                  final_url)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                            params![new.origin, new.kind, new.title, new.text, hash, final_url],
                         )?;
                         Ok(IngestOutcome::Added(SourceId(tx.last_insert_rowid())))
                     }
-                    Some((id, old_hash, _)) if old_hash == hash => Ok(IngestOutcome::Unchanged(id)),
+                    Some((id, old_hash, _)) if old_hash == hash => {
+                        tx.execute(
+                            "UPDATE sources SET final_url = ?2
+                             WHERE id = ?1 AND final_url IS NOT ?2",
+                            params![id, final_url],
+                        )?;
+                        Ok(IngestOutcome::Unchanged(id))
+                    }
                     Some((id, _, status)) => {
                         let next = match status {
                             SourceStatus::Compiled | SourceStatus::Stale => SourceStatus::Stale,
@@ -166,10 +192,10 @@ impl Store {
                             &format!(
                                 "UPDATE sources SET kind = ?2, title_hint = COALESCE(?3, title_hint),
                                      text = ?4, content_hash = ?5, status = ?6, reason = NULL,
-                                     updated_at = {NOW}
+                                     final_url = ?7, updated_at = {NOW}
                                  WHERE id = ?1"
                             ),
-                            params![id, new.kind, new.title, new.text, hash, next],
+                            params![id, new.kind, new.title, new.text, hash, next, final_url],
                         )?;
                         Ok(IngestOutcome::Changed(id))
                     }
@@ -198,7 +224,7 @@ impl Store {
                 Ok(conn
                     .query_row(
                         "SELECT id, origin, kind, title_hint, text, content_hash, status, reason,
-                                created_at, updated_at
+                                created_at, updated_at, final_url
                          FROM sources WHERE id = ?1",
                         [id],
                         |row| {
@@ -213,6 +239,7 @@ impl Store {
                                 reason: row.get(7)?,
                                 created_at: row.get(8)?,
                                 updated_at: row.get(9)?,
+                                final_url: row.get(10)?,
                             })
                         },
                     )

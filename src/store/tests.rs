@@ -413,3 +413,43 @@ fn store_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Store>();
 }
+
+#[test]
+fn a_final_url_follows_each_ingest_and_never_changes_the_identity() {
+    let store = Store::open_in_memory().expect("open");
+    let page = NewSource {
+        origin: "https://example.com/start".to_owned(),
+        kind: SourceKind::Url,
+        title: None,
+        text: "page".to_owned(),
+    };
+    let final_url = |store: &Store, id| store.source(id).expect("read").expect("source").final_url;
+    let first = store
+        .ingest_source_from(&page, Some("https://example.com/one"))
+        .expect("ingest");
+    let id = first.source_id();
+    assert_eq!(
+        final_url(&store, id).as_deref(),
+        Some("https://example.com/one")
+    );
+    // Same text, redirected elsewhere now: the same source, the new final URL.
+    let again = store
+        .ingest_source_from(&page, Some("https://example.com/two"))
+        .expect("ingest");
+    assert_eq!(again, IngestOutcome::Unchanged(id));
+    assert_eq!(
+        final_url(&store, id).as_deref(),
+        Some("https://example.com/two")
+    );
+    // No redirect any more, and new text.
+    let changed = NewSource {
+        text: "page, edited".to_owned(),
+        ..page
+    };
+    assert_eq!(
+        store.ingest_source_from(&changed, None).expect("ingest"),
+        IngestOutcome::Changed(id)
+    );
+    assert_eq!(final_url(&store, id), None);
+    assert_eq!(store.sources().expect("list")[0].final_url, None);
+}
