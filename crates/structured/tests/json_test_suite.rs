@@ -1,6 +1,7 @@
-//! The public JSONTestSuite (`test_parsing/`), read where it lies beside the repository
-//! (`../shared/data/JSONTestSuite/test_parsing`, or the folder named by
-//! `JSON_TEST_SUITE_DIR`); the data files are never copied into the repository.
+//! The public JSONTestSuite (`test_parsing/`, MIT licence), from the snapshot of
+//! `../shared/data/JSONTestSuite` kept in `tests/data/JSONTestSuite` (or the folder named by
+//! `JSON_TEST_SUITE_DIR`). The copy is in the repository so that every clone, CI's fresh one
+//! included, runs the suite: a test that finds no data fails, it never passes untested.
 //!
 //! - strict mode accepts every `y_` file and rejects every `n_` file;
 //! - lenient mode reads every `y_` file exactly as strict mode does;
@@ -15,27 +16,19 @@ use wikimind_structured::{decode, parse_json, parse_jsonl, Mode, Schema};
 /// A hang detector, not a timing assertion: each file gets this long in its own thread.
 const DEADLINE: Duration = Duration::from_secs(10);
 
-fn suite_dir() -> Option<PathBuf> {
+fn suite_dir() -> PathBuf {
     let dir = match std::env::var_os("JSON_TEST_SUITE_DIR") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/data/JSONTestSuite/test_parsing"),
+        None => {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/JSONTestSuite/test_parsing")
+        }
     };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        // Under CI a missing suite is a failure, never a pass that tested nothing.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but JSONTestSuite is not at {} (set JSON_TEST_SUITE_DIR)",
-            dir.display()
-        );
-        eprintln!(
-            "SKIPPED: JSONTestSuite not found at {} (set JSON_TEST_SUITE_DIR to its test_parsing folder)",
-            dir.display()
-        );
-        None
-    }
+    assert!(
+        dir.is_dir(),
+        "JSONTestSuite is not at {} (set JSON_TEST_SUITE_DIR to its test_parsing folder)",
+        dir.display()
+    );
+    dir
 }
 
 /// Every `.json` file of the suite whose name starts with `prefix`, sorted by name.
@@ -71,7 +64,7 @@ fn lenient(bytes: &[u8]) -> Result<serde_json::Value, String> {
 
 #[test]
 fn strict_accepts_every_y_file() {
-    let Some(dir) = suite_dir() else { return };
+    let dir = suite_dir();
     let ys = files(&dir, "y_");
     assert!(
         ys.len() > 50,
@@ -93,7 +86,7 @@ fn strict_accepts_every_y_file() {
 
 #[test]
 fn strict_rejects_every_n_file() {
-    let Some(dir) = suite_dir() else { return };
+    let dir = suite_dir();
     let ns = files(&dir, "n_");
     assert!(
         ns.len() > 100,
@@ -115,7 +108,7 @@ fn strict_rejects_every_n_file() {
 
 #[test]
 fn lenient_reads_every_y_file_as_strict_does() {
-    let Some(dir) = suite_dir() else { return };
+    let dir = suite_dir();
     let ys = files(&dir, "y_");
     assert!(
         ys.len() > 50,
@@ -166,7 +159,7 @@ fn survives(name: &str, bytes: Vec<u8>) -> Result<(), String> {
 
 #[test]
 fn no_n_or_i_file_panics_or_hangs() {
-    let Some(dir) = suite_dir() else { return };
+    let dir = suite_dir();
     let mut inputs = files(&dir, "n_");
     inputs.extend(files(&dir, "i_"));
     assert!(
