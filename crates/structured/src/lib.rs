@@ -226,6 +226,10 @@ pub fn parse_json(raw: &str, schema: &Schema, mode: Mode) -> Result<Outcome, Err
     };
     if mode == Mode::Lenient {
         schema.coerce(&mut value, &mut repairs);
+        let unsure = unconfirmed_digit_groups(schema, &repairs);
+        if !unsure.is_empty() {
+            return Err(Error::new(Reason::Invalid(unsure), repairs, truncated));
+        }
     }
     let violations = schema.validate(&value);
     if !violations.is_empty() {
@@ -242,7 +246,19 @@ pub fn parse_json(raw: &str, schema: &Schema, mode: Mode) -> Result<Outcome, Err
         .iter()
         .any(|r| r.kind == RepairKind::DroppedRepeatedValue)
     {
-        warnings.push("more than one value was sent; only the first was kept".to_string());
+        warnings.push(
+            "more than one JSON value was sent; only the first that fits the schema was kept"
+                .to_string(),
+        );
+    }
+    if repairs
+        .iter()
+        .any(|r| r.kind == RepairKind::RemovedEllipsis)
+    {
+        warnings.push(
+            "the answer elided items with an ellipsis (...); only the items written out are in the value"
+                .to_string(),
+        );
     }
     Ok(Outcome {
         value,
@@ -250,6 +266,19 @@ pub fn parse_json(raw: &str, schema: &Schema, mode: Mode) -> Result<Outcome, Err
         warnings,
         truncated,
     })
+}
+
+/// `12,111` read as one number is only sure where the schema asks for a number: anywhere
+/// else the digits may be several values, and the answer is refused, naming where.
+fn unconfirmed_digit_groups(schema: &Schema, repairs: &[Repair]) -> Vec<Violation> {
+    repairs
+        .iter()
+        .filter(|r| r.kind == RepairKind::JoinedDigitGroups && !schema.expects_number_at(&r.path))
+        .map(|r| Violation {
+            path: r.path.clone(),
+            message: "digits with commas between them may be one number written with thousands separators or several values, and the schema does not say a number is expected here".into(),
+        })
+        .collect()
 }
 
 /// Reads the value in a lenient answer (no schema coercion yet): the fast path first, then
@@ -272,6 +301,14 @@ fn read_lenient(
             return Ok((v, false));
         }
     }
+    if let Some(text) = schema
+        .root_accepts_text()
+        .then(|| plain_text(body.text))
+        .flatten()
+    {
+        repairs.push(Repair::new(RepairKind::UnquotedString, ""));
+        return Ok((Value::String(text.to_string()), false));
+    }
     let before = repairs.len();
     let found = find_value(raw, body.text, schema, repairs);
     // A fence closed too early: a raw newline in a string put a code block's closing
@@ -289,6 +326,35 @@ fn read_lenient(
     found
 }
 
+/// An answer of plain text, with nothing in it that reads as JSON (no bracket, no double
+/// quote, not a single-quoted string): where the schema asks for text, the text is the
+/// answer (`2 or 3`, `hello`).
+fn plain_text(text: &str) -> Option<&str> {
+    let t = text.trim();
+    (!t.is_empty() && !t.contains(['{', '[', '"']) && !t.starts_with('\'')).then_some(t)
+}
+
+/// Whether `rest` holds nothing but whitespace and comments.
+fn only_comments(rest: &str) -> bool {
+    let mut rest = rest.trim_start();
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("/*") {
+            match after.find("*/") {
+                Some(i) => rest = after[i + 2..].trim_start(),
+                None => return true,
+            }
+        } else if rest.starts_with("//") || rest.starts_with("# ") || rest == "#" {
+            match rest.find('\n') {
+                Some(i) => rest = rest[i + 1..].trim_start(),
+                None => return true,
+            }
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
 /// Finds and reads the JSON value in `text` (a slice of `raw`).
 fn find_value(
     raw: &str,
@@ -301,7 +367,7 @@ fn find_value(
     let first = text.as_bytes().get(trimmed_at).copied();
     let mut starts: Vec<usize> = Vec::new();
     // An answer that starts with a scalar (or a string holding the JSON) is read from there.
-    if matches!(first, Some(b'"' | b'\'' | b'-' | b'0'..=b'9')) {
+    if matches!(first, Some(b'"' | b'\'' | b'-' | b'(' | b'0'..=b'9')) {
         starts.push(trimmed_at);
     }
     if starts.is_empty() && !text.contains(['{', '[']) {
@@ -326,6 +392,8 @@ fn find_value(
     // candidates of their own), at most `CANDIDATES` of them, so prose such as "the
     // article on [[Espresso]]" before the real object cannot take its place.
     let mut best: Option<(u8, usize, repair::Read, Vec<Repair>)> = None;
+    // Where a complete object or array was read that is not the best value so far.
+    let mut values_read: Vec<usize> = Vec::new();
     let mut from = 0;
     let mut tried = 0;
     while tried < CANDIDATES {
@@ -338,6 +406,12 @@ fn find_value(
             Ok(read) => {
                 let penalty = penalty(text, start, &read, &local, wanted.as_deref(), trimmed_at);
                 from = read.end.max(start + 1);
+                if (read.value.is_object() || read.value.is_array())
+                    && !read.truncated
+                    && !local.iter().any(|r| r.kind == RepairKind::UnquotedString)
+                {
+                    values_read.push(start);
+                }
                 if best.as_ref().is_none_or(|b| penalty < b.0) {
                     let done = penalty == 0;
                     best = Some((penalty, start, read, local));
@@ -361,6 +435,26 @@ fn find_value(
     if let Some((_, start, read, local)) =
         best.filter(|_| !first_error.as_ref().is_some_and(|e| e.too_deep))
     {
+        // A number or literal with more text after it (`1/5`, `2 or 3`): the text may
+        // change what it means, so no reading is sure.
+        let scalar = !matches!(
+            read.value,
+            Value::Object(_) | Value::Array(_) | Value::String(_)
+        );
+        if scalar && !only_comments(&text[read.end.min(text.len())..]) {
+            let (line, column) = line_col(raw, base + read.end);
+            return Err(Reason::Syntax {
+                line,
+                column,
+                message: format!(
+                    "{} is followed by more text, which may change what it means",
+                    outcome::brief(&read.value)
+                ),
+            });
+        }
+        if values_read.iter().any(|&s| s < start) {
+            repairs.push(Repair::new(RepairKind::DroppedRepeatedValue, ""));
+        }
         finish_read(text, start, &read, repairs, local);
         return Ok((read.value, read.truncated));
     }

@@ -455,6 +455,82 @@ impl Schema {
             .map(|ts| ts.iter().map(|t| t.name()).collect())
     }
 
+    /// Whether the schema's root asks for text: its type is `string`, or it is an enum or
+    /// constant holding a string. (The schema that accepts anything does not: with it, a
+    /// bare word is no answer.)
+    pub(crate) fn root_accepts_text(&self) -> bool {
+        if let Some(ts) = self.types_of(self.root, 0) {
+            return ts.contains(&JsonType::String);
+        }
+        let node = &self.nodes[self.target(self.root)];
+        node.enumeration
+            .iter()
+            .flatten()
+            .chain(node.constant.iter())
+            .any(Value::is_string)
+    }
+
+    /// Whether the schema asks for a number (and only a number) at `pointer`, a JSON
+    /// Pointer into a value: every subschema that can apply there says `number` or
+    /// `integer`.
+    pub(crate) fn expects_number_at(&self, pointer: &str) -> bool {
+        let mut ids = vec![self.root];
+        for token in pointer.split('/').skip(1) {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            let mut next = Vec::new();
+            for id in ids {
+                self.subschemas_at(id, &token, &mut next, 0);
+            }
+            if next.is_empty() {
+                return false;
+            }
+            ids = next;
+        }
+        ids.iter().all(|&id| {
+            self.types_of(id, 0).is_some_and(|ts| {
+                !ts.is_empty()
+                    && ts
+                        .iter()
+                        .all(|t| matches!(t, JsonType::Number | JsonType::Integer))
+            })
+        })
+    }
+
+    /// The subschemas that apply to the member or item `token` of a value checked
+    /// against node `id`.
+    fn subschemas_at(&self, id: usize, token: &str, out: &mut Vec<usize>, depth: usize) {
+        if depth > MAX_REF_HOPS {
+            return;
+        }
+        let t = self.target(id);
+        let node = &self.nodes[t];
+        if node.boolean.is_some() {
+            out.push(t);
+            return;
+        }
+        match node.property(token) {
+            Some(p) => out.push(p),
+            None => {
+                if let Additional::Schema(x) = node.additional {
+                    out.push(x);
+                }
+            }
+        }
+        if token.parse::<usize>().is_ok() {
+            if let Some(i) = node.items {
+                out.push(i);
+            }
+        }
+        for list in [&node.any_of, &node.one_of, &node.all_of]
+            .into_iter()
+            .flatten()
+        {
+            for &b in list {
+                self.subschemas_at(b, token, out, depth + 1);
+            }
+        }
+    }
+
     /// Follows `$ref` from `id` to the node it names (`id` itself when it has none).
     fn target(&self, mut id: usize) -> usize {
         for _ in 0..MAX_REF_HOPS {

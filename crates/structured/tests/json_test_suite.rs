@@ -5,6 +5,9 @@
 //! - strict mode accepts every `y_` file and rejects every `n_` file;
 //! - lenient mode reads every `y_` file exactly as strict mode does;
 //! - no `n_` or `i_` file makes lenient (or strict) parsing panic or hang.
+//!
+//! A missing suite is skipped with a message on a developer's machine, and fails when the
+//! `CI` environment variable is set.
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -23,6 +26,11 @@ fn suite_dir() -> Option<PathBuf> {
     };
     if dir.is_dir() {
         Some(dir)
+    } else if std::env::var_os("CI").is_some() {
+        panic!(
+            "JSONTestSuite not found at {} (CI is set, so a missing suite fails; set JSON_TEST_SUITE_DIR to its test_parsing folder)",
+            dir.display()
+        );
     } else {
         eprintln!(
             "SKIPPED: JSONTestSuite not found at {} (set JSON_TEST_SUITE_DIR to its test_parsing folder)",

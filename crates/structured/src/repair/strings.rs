@@ -1,0 +1,207 @@
+//! Reading strings: double, single and Python triple quotes, escapes, inner quotes, and
+//! a string left open at the end of the answer.
+
+use super::lookahead::QuoteEnds;
+use super::{Ctx, Reader, SyntaxError};
+use crate::outcome::RepairKind;
+
+/// Which repairs a string has recorded (each is recorded once per string).
+#[derive(Default)]
+struct Noted {
+    control: bool,
+    quote: bool,
+    escape: bool,
+}
+
+impl Reader<'_> {
+    /// Reads a string starting at the quote at `self.pos`. Returns `None` when the input
+    /// ends inside a key (the caller drops it); a value string cut off is returned as far
+    /// as it goes, with `truncated` set.
+    pub(super) fn string(&mut self, ctx: Ctx) -> Result<Option<String>, SyntaxError> {
+        let quote = self.b[self.pos];
+        if self.b[self.pos..].starts_with(&[quote; 3]) {
+            return Ok(self.triple_quoted(quote, ctx));
+        }
+        if quote == b'\'' {
+            self.record(RepairKind::SingleQuotedString);
+        }
+        let start = self.pos + 1;
+        let mut out = String::new();
+        let mut i = start;
+        let mut seg = i;
+        let mut noted = Noted::default();
+        let b = self.b;
+        loop {
+            // Fast scan to the next byte that needs a decision.
+            while i < b.len() {
+                let c = b[i];
+                if c == quote || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                i += 1;
+            }
+            if i >= b.len() {
+                out.push_str(&self.src[seg..]);
+                return Ok(self.string_left_open(out, start, ctx));
+            }
+            let c = b[i];
+            if c == quote {
+                if self.ends_string(i + 1, ctx) == QuoteEnds::Yes {
+                    out.push_str(&self.src[seg..i]);
+                    self.pos = i + 1;
+                    return Ok(Some(out));
+                }
+                out.push_str(&self.src[seg..=i]);
+                if !noted.quote {
+                    noted.quote = true;
+                    self.record(RepairKind::EscapedInnerQuote);
+                }
+                i += 1;
+                seg = i;
+            } else if c == b'\\' {
+                out.push_str(&self.src[seg..i]);
+                if i + 1 >= b.len() {
+                    // Cut off right after a backslash.
+                    self.pos = b.len();
+                    self.truncated = true;
+                    return Ok(if ctx == Ctx::Key { None } else { Some(out) });
+                }
+                i = self.escape(i, quote, &mut out, &mut noted);
+                seg = i;
+            } else {
+                // A raw control character: keep it as the text the model meant.
+                if !noted.control {
+                    noted.control = true;
+                    self.record(RepairKind::EscapedControlCharacter);
+                }
+                i += 1;
+            }
+        }
+    }
+
+    /// A string that runs to the end of the answer. When the answer ends with the closers
+    /// of everything open, only the closing quote was missing; otherwise it was cut off.
+    fn string_left_open(&mut self, mut out: String, start: usize, ctx: Ctx) -> Option<String> {
+        if ctx != Ctx::Key {
+            if let Some(k) = self.closing_tail(start) {
+                // The tail is closers and whitespace only, copied as they were: cut it off.
+                out.truncate(out.len() - (self.b.len() - k));
+                self.pos = k;
+                self.record(RepairKind::InsertedMissingQuote);
+                return Some(out);
+            }
+        }
+        self.pos = self.b.len();
+        self.truncated = true;
+        (ctx != Ctx::Key).then_some(out)
+    }
+
+    /// Decodes the escape sequence whose backslash is at `i`; returns where reading goes on.
+    fn escape(&mut self, i: usize, quote: u8, out: &mut String, noted: &mut Noted) -> usize {
+        let b = self.b;
+        let e = b[i + 1];
+        let mut next = i + 2;
+        let mut bad = false;
+        match e {
+            b'"' => out.push('"'),
+            b'\\' => out.push('\\'),
+            b'/' => out.push('/'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
+            b'\'' => {
+                out.push('\'');
+                bad = quote == b'"';
+            }
+            b'u' => {
+                let (ch, used, ok) = unicode_escape(b, next);
+                bad = !ok;
+                match ch {
+                    Some(ch) => {
+                        out.push(ch);
+                        next += used;
+                    }
+                    None => out.push_str("\\u"),
+                }
+            }
+            _ => {
+                // `\d`, `\x`, `C:\Users`: the backslash was meant literally.
+                bad = true;
+                out.push('\\');
+                next = i + 1;
+            }
+        }
+        if bad && !noted.escape {
+            noted.escape = true;
+            self.record(RepairKind::FixedInvalidEscape);
+        }
+        next
+    }
+
+    /// A Python triple-quoted string: its text runs to the next three quotes (the last
+    /// three of a longer run, so a quote may end the text); escapes are decoded.
+    fn triple_quoted(&mut self, quote: u8, ctx: Ctx) -> Option<String> {
+        self.record(RepairKind::TripleQuotedString);
+        let b = self.b;
+        let start = self.pos + 3;
+        let mut out = String::new();
+        let mut noted = Noted::default();
+        let mut i = start;
+        let mut seg = i;
+        while i < b.len() {
+            let c = b[i];
+            if c == quote && b[i..].starts_with(&[quote; 3]) {
+                let run = b[i..].iter().take_while(|&&q| q == quote).count();
+                out.push_str(&self.src[seg..i + run - 3]);
+                self.pos = i + run;
+                return Some(out);
+            }
+            if c == b'\\' && i + 1 < b.len() {
+                out.push_str(&self.src[seg..i]);
+                i = self.escape(i, quote, &mut out, &mut noted);
+                seg = i;
+            } else {
+                i += 1;
+            }
+        }
+        out.push_str(&self.src[seg..]);
+        self.pos = b.len();
+        self.truncated = true;
+        (ctx != Ctx::Key).then_some(out)
+    }
+}
+
+/// Decodes `XXXX` (and a following `\uXXXX` low surrogate) at `i`. Returns the char (or
+/// `None` when the hex is bad), how many bytes were used after `\u`, and whether it was
+/// valid JSON.
+fn unicode_escape(b: &[u8], i: usize) -> (Option<char>, usize, bool) {
+    let Some(hi) = hex4(b, i) else {
+        return (None, 0, false);
+    };
+    if (0xD800..0xDC00).contains(&hi) {
+        if b.get(i + 4) == Some(&b'\\') && b.get(i + 5) == Some(&b'u') {
+            if let Some(lo) = hex4(b, i + 6) {
+                if (0xDC00..0xE000).contains(&lo) {
+                    let code = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    return (char::from_u32(code), 10, true);
+                }
+            }
+        }
+        return (Some('\u{FFFD}'), 4, false);
+    }
+    if (0xDC00..0xE000).contains(&hi) {
+        return (Some('\u{FFFD}'), 4, false);
+    }
+    (char::from_u32(hi), 4, true)
+}
+
+fn hex4(b: &[u8], i: usize) -> Option<u32> {
+    let s = b.get(i..i + 4)?;
+    let mut v = 0u32;
+    for &c in s {
+        v = v * 16 + (c as char).to_digit(16)?;
+    }
+    Some(v)
+}
