@@ -435,12 +435,9 @@ fn find_value(
     if let Some((_, start, read, local)) =
         best.filter(|_| !first_error.as_ref().is_some_and(|e| e.too_deep))
     {
-        // A number or literal with more text after it (`1/5`, `2 or 3`): the text may
-        // change what it means, so no reading is sure.
-        let scalar = !matches!(
-            read.value,
-            Value::Object(_) | Value::Array(_) | Value::String(_)
-        );
+        // A scalar with more text after it (`1/5`, `2 or 3`, `"yes" or "no"`, `"a": 1`):
+        // the text may change what it means, so no reading is sure.
+        let scalar = !matches!(read.value, Value::Object(_) | Value::Array(_));
         if scalar && !only_comments(&text[read.end.min(text.len())..]) {
             let (line, column) = line_col(raw, base + read.end);
             return Err(Reason::Syntax {

@@ -71,6 +71,10 @@ pub enum RepairKind {
     PythonCollection,
     /// An ellipsis (`...`, `…`) standing for elided items was removed.
     RemovedEllipsis,
+    /// Strings joined with `+` (`"a" + "b"`) were read as one string.
+    ConcatenatedStrings,
+    /// A string in typographic quotes (`“…”`, `‘…’`) was read as a string.
+    TypographicQuotes,
     /// An enum or const value was matched ignoring case and surrounding space.
     EnumCase,
     /// A comma-separated string was split where an array of strings is expected.
@@ -123,6 +127,8 @@ impl RepairKind {
         RepairKind::TripleQuotedString,
         RepairKind::PythonCollection,
         RepairKind::RemovedEllipsis,
+        RepairKind::ConcatenatedStrings,
+        RepairKind::TypographicQuotes,
         RepairKind::EnumCase,
         RepairKind::SplitCommaString,
         RepairKind::WrappedInArray,
@@ -166,6 +172,8 @@ impl RepairKind {
             RepairKind::TripleQuotedString => "triple_quoted_string",
             RepairKind::PythonCollection => "python_collection",
             RepairKind::RemovedEllipsis => "removed_ellipsis",
+            RepairKind::ConcatenatedStrings => "concatenated_strings",
+            RepairKind::TypographicQuotes => "typographic_quotes",
             RepairKind::EnumCase => "enum_case",
             RepairKind::SplitCommaString => "split_comma_string",
             RepairKind::WrappedInArray => "wrapped_in_array",

@@ -122,6 +122,85 @@ fn a_missing_closing_quote_before_the_final_closers() {
     ]);
 }
 
+/// A quote lost before the comma that precedes the next key, or a quote lost at the start
+/// of a key or a value: the other quote says where the string is.
+#[test]
+fn other_missing_quotes() {
+    use RepairKind::*;
+    check(vec![
+        (
+            "closing quote before the next key",
+            r#"{"a": "b, "c": 1}"#,
+            None,
+            Value(json!({"a": "b", "c": 1}), vec![InsertedMissingQuote], false),
+        ),
+        (
+            "opening quote of a key",
+            r#"{a": 1}"#,
+            None,
+            Value(json!({"a": 1}), vec![UnquotedKey], false),
+        ),
+        (
+            "opening quote of a value",
+            r#"{"a": b", "c": 1}"#,
+            None,
+            Value(json!({"a": "b", "c": 1}), vec![UnquotedString], false),
+        ),
+        // In an array, `, "yes", ` may be quoted words inside the text: it stays text.
+        (
+            "quoted words inside an item",
+            r#"["He said, "yes", and left"]"#,
+            None,
+            Value(
+                json!(["He said, \"yes\", and left"]),
+                vec![EscapedInnerQuote],
+                false,
+            ),
+        ),
+    ]);
+}
+
+#[test]
+fn strings_in_other_notations() {
+    use RepairKind::*;
+    check(vec![
+        (
+            "concatenation",
+            r#"{"a": "foo" + "bar", "b": ["x" +
+ 'y']}"#,
+            None,
+            Value(
+                json!({"a": "foobar", "b": ["xy"]}),
+                vec![ConcatenatedStrings],
+                false,
+            ),
+        ),
+        (
+            "typographic quotes",
+            "{“title”: “It’s here”, ‘b’: ‘x’}",
+            None,
+            Value(
+                json!({"title": "It’s here", "b": "x"}),
+                vec![TypographicQuotes],
+                false,
+            ),
+        ),
+    ]);
+}
+
+#[test]
+fn a_string_with_more_text_after_it_is_not_the_answer() {
+    check(vec![
+        ("alternatives", r#""yes" or "no""#, None, Refused("line 1")),
+        (
+            "a member without its object",
+            r#""a": 1, "b": 2"#,
+            None,
+            Refused("line 1"),
+        ),
+    ]);
+}
+
 #[test]
 fn hash_comments() {
     use RepairKind::*;

@@ -32,6 +32,9 @@ impl Reader<'_> {
         if j >= b.len() || self.comment_at(j) {
             return QuoteEnds::Yes;
         }
+        if ctx != Ctx::Key && self.plus_then_quote(after).is_some() {
+            return QuoteEnds::Yes;
+        }
         let c = b[j];
         let yes = match ctx {
             Ctx::Root => true,
@@ -63,6 +66,23 @@ impl Reader<'_> {
         } else {
             QuoteEnds::No
         }
+    }
+
+    /// `+` then a quote (spaces around it allowed) from `j`: the quote's offset.
+    pub(super) fn plus_then_quote(&self, j: usize) -> Option<usize> {
+        let b = self.b;
+        let skip = |mut k: usize| {
+            while k < b.len() && is_ws(b[k]) {
+                k += 1;
+            }
+            k
+        };
+        let k = skip(j);
+        if b.get(k) != Some(&b'+') {
+            return None;
+        }
+        let q = skip(k + 1);
+        matches!(b.get(q), Some(b'"' | b'\'')).then_some(q)
     }
 
     /// Whether a comment starts at `j`: `//`, `/*`, or `#` followed by a space or the end
@@ -164,7 +184,9 @@ impl Reader<'_> {
         while k < limit && (is_word_byte(b[k]) || matches!(b[k], b' ' | b'\t')) {
             k += 1;
         }
-        (k < limit && matches!(b[k], b'"' | b'\'') && self.quoted_key_at(k)).then_some(k)
+        // A space before the key's quote: `a": 1` is a key that lost its opening quote.
+        let spaced = matches!(b[k - 1], b' ' | b'\t');
+        (k < limit && spaced && matches!(b[k], b'"' | b'\'') && self.quoted_key_at(k)).then_some(k)
     }
 
     /// An ellipsis at `j` standing for elided items: followed by `,`, a closer or the end.

@@ -23,6 +23,7 @@ pub(crate) use bytes::{find, memchr};
 use lookahead::literal_at;
 pub(crate) use numbers::number_from_f64;
 use numbers::NumberToken;
+use strings::curly_quote_at;
 
 /// Deepest nesting accepted, the same limit `serde_json` applies in strict mode: its
 /// recursion limit of 128 fails on the 128th open bracket, so 127 levels are accepted.
@@ -270,6 +271,13 @@ impl<'a> Reader<'a> {
             b'"' | b'\'' => {
                 let ctx = self.ctx();
                 match self.string(ctx)? {
+                    Some(s) => Step::Done(Value::String(self.concatenated(s, ctx)?)),
+                    None => Step::CutOff,
+                }
+            }
+            _ if curly_quote_at(self.b, self.pos).is_some() => {
+                let ctx = self.ctx();
+                match self.curly_string(ctx) {
                     Some(s) => Step::Done(Value::String(s)),
                     None => Step::CutOff,
                 }
@@ -339,6 +347,10 @@ impl<'a> Reader<'a> {
                 // Cut off inside a key: the key is dropped.
                 None => return Ok(Step::CutOff),
             },
+            _ if curly_quote_at(self.b, self.pos).is_some() => match self.curly_string(Ctx::Key) {
+                Some(key) => key,
+                None => return Ok(Step::CutOff),
+            },
             c if is_word_byte(c) || c == b'-' || c == b'.' => {
                 if let Some(quote) = self.stray_then_key_at(self.pos) {
                     // `NOTE "b": 2`: words that are neither a key nor a value.
@@ -353,10 +365,17 @@ impl<'a> Reader<'a> {
                     }
                     self.pos += 1;
                 }
-                let key = self.src[key_start..self.pos].to_string();
+                let mut key = &self.src[key_start..self.pos];
                 if self.eof() {
                     return Ok(Step::CutOff);
                 }
+                // `{a": 1}`: the key's opening quote is missing.
+                if let Some(k) = key.strip_suffix(['"', '\'']) {
+                    if !k.is_empty() && !k.contains(['"', '\'']) && self.b[self.pos] == b':' {
+                        key = k;
+                    }
+                }
+                let key = key.to_string();
                 self.record(RepairKind::UnquotedKey);
                 key
             }
@@ -645,6 +664,11 @@ impl<'a> Reader<'a> {
         debug_assert!(text.len() >= j - start);
         self.record(RepairKind::UnquotedString);
         self.pos = start + text.len();
+        // `b"`: the string's opening quote is missing.
+        let text = match text.strip_suffix(['"', '\'']) {
+            Some(t) if !t.is_empty() && !t.contains(['"', '\'']) => t,
+            _ => text,
+        };
         Ok(Some(Value::String(text.to_string())))
     }
 }

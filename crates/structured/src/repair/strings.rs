@@ -51,6 +51,18 @@ impl Reader<'_> {
                     self.pos = i + 1;
                     return Ok(Some(out));
                 }
+                // `{"a": "b, "c": 1}`: this quote opens the next key; the string lost its
+                // closing quote before the comma.
+                if ctx == Ctx::ObjectValue {
+                    if let Some(comma) = self.comma_before(seg, i) {
+                        if self.quoted_key_at(i) {
+                            out.push_str(&self.src[seg..comma]);
+                            self.pos = comma;
+                            self.record(RepairKind::InsertedMissingQuote);
+                            return Ok(Some(out));
+                        }
+                    }
+                }
                 out.push_str(&self.src[seg..=i]);
                 if !noted.quote {
                     noted.quote = true;
@@ -77,6 +89,54 @@ impl Reader<'_> {
                 i += 1;
             }
         }
+    }
+
+    /// A comma at or after `from` with only spaces between it and `i`.
+    fn comma_before(&self, from: usize, i: usize) -> Option<usize> {
+        let mut k = i;
+        while k > from && matches!(self.b[k - 1], b' ' | b'\t') {
+            k -= 1;
+        }
+        (k > from && self.b[k - 1] == b',').then(|| k - 1)
+    }
+
+    /// `"a" + "b"`: strings joined with `+` are one string.
+    pub(super) fn concatenated(&mut self, mut s: String, ctx: Ctx) -> Result<String, SyntaxError> {
+        while let Some(quote) = self.plus_then_quote(self.pos) {
+            self.record(RepairKind::ConcatenatedStrings);
+            self.pos = quote;
+            match self.string(ctx)? {
+                Some(more) => s.push_str(&more),
+                None => break,
+            }
+        }
+        Ok(s)
+    }
+
+    /// A string in typographic quotes (`“a”`, `‘a’`) at `self.pos`. Its closing quote is
+    /// the first one followed by what may follow a string (`,`, `:`, a closer, the end),
+    /// so an apostrophe (`‘it’s’`) is text. `None` when cut off inside a key.
+    pub(super) fn curly_string(&mut self, ctx: Ctx) -> Option<String> {
+        let (open_len, close) = curly_quote_at(self.b, self.pos)?;
+        self.record(RepairKind::TypographicQuotes);
+        let start = self.pos + open_len;
+        let b = self.b;
+        let mut i = start;
+        while let Some(at) = super::bytes::find(&b[i..], close.as_bytes()) {
+            let end = i + at;
+            let mut k = end + close.len();
+            while k < b.len() && super::bytes::is_ws(b[k]) {
+                k += 1;
+            }
+            if k >= b.len() || matches!(b[k], b',' | b':' | b'}' | b']' | b')') {
+                self.pos = end + close.len();
+                return Some(self.src[start..end].to_string());
+            }
+            i = end + close.len();
+        }
+        self.pos = b.len();
+        self.truncated = true;
+        (ctx != Ctx::Key).then(|| self.src[start..].to_string())
     }
 
     /// A string that runs to the end of the answer. When the answer ends with the closers
@@ -204,4 +264,16 @@ fn hex4(b: &[u8], i: usize) -> Option<u32> {
         v = v * 16 + (c as char).to_digit(16)?;
     }
     Some(v)
+}
+
+/// A typographic opening quote at `i`: its length and the closing quote it wants.
+pub(super) fn curly_quote_at(b: &[u8], i: usize) -> Option<(usize, &'static str)> {
+    let rest = b.get(i..)?;
+    if rest.starts_with("“".as_bytes()) {
+        Some(("“".len(), "”"))
+    } else if rest.starts_with("‘".as_bytes()) {
+        Some(("‘".len(), "’"))
+    } else {
+        None
+    }
 }
