@@ -152,11 +152,11 @@ impl Schema {
             return;
         };
         if matches!(node.additional, Additional::Unspecified | Additional::Deny)
-            && obj.keys().any(|k| node.property(k).is_none())
+            && obj.keys().any(|k| node.is_additional(k))
         {
             let unknown: Vec<String> = obj
                 .keys()
-                .filter(|k| node.property(k).is_none())
+                .filter(|k| node.is_additional(k))
                 .cloned()
                 .collect();
             for k in unknown {
@@ -215,7 +215,7 @@ impl Schema {
             }
         }
         if let Additional::Schema(extra) = node.additional {
-            for (k, child) in obj.iter_mut().filter(|(k, _)| node.property(k).is_none()) {
+            for (k, child) in obj.iter_mut().filter(|(k, _)| node.is_additional(k)) {
                 let plen = path.len();
                 push_pointer(path, k);
                 self.coerce_at(child, extra, path, repairs, depth + 1);

@@ -1,19 +1,30 @@
 //! JSON Schema validation with JSON-Pointer paths, and schema-aligned coercion.
 //!
-//! The supported keywords are the ones model contracts use: `type` (one or a list),
-//! `enum`, `const`, `properties`, `required`, `additionalProperties`, `items`,
-//! `minItems`/`maxItems`, `minLength`/`maxLength`, `minimum`/`maximum` (and the exclusive
-//! forms), `anyOf`/`oneOf`/`allOf`, `$ref` into the same document (`#/$defs/…`,
-//! `#/definitions/…`) and `default`. Other keywords (`format`, `pattern`, `title`,
-//! `description`, …) are accepted and ignored.
+//! Validation means what the schema says. The checked keywords are those of draft
+//! 2020-12's core applicators and validation vocabulary: `type`, `enum`, `const`,
+//! `multipleOf`, `minimum`/`maximum` (and the exclusive forms), `minLength`/`maxLength`,
+//! `pattern`, `format` (as an assertion, for the formats in `formats`), `items`,
+//! `prefixItems`, `minItems`/`maxItems`, `uniqueItems`, `contains` with
+//! `minContains`/`maxContains`, `properties`, `patternProperties`, `additionalProperties`,
+//! `required`, `minProperties`/`maxProperties`, `propertyNames`, `dependentRequired`,
+//! `dependentSchemas`, `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, and `$ref` into
+//! the same document. Annotations (`title`, `description`, `default`, `examples`, …) are
+//! accepted. Any other keyword (`unevaluatedProperties`, `$dynamicRef`, `$anchor`, an
+//! unknown `format`, a pattern `regex` cannot check, …) makes the schema fail to load
+//! with the place and the keyword named: the engine never ignores what a schema asks.
 //!
 //! A schema is compiled once into an arena of nodes with every `$ref` resolved to a node
 //! index, so validating and coercing never look keywords up by name or parse pointers.
+//! One concern per file: `types` (JSON types), `node` (a compiled subschema),
+//! `compile` (keywords to nodes), `validate`, `coerce`, `formats` and
+//! `hostname` (the `format` checks).
 
 use std::collections::HashMap;
 
 mod coerce;
 mod compile;
+mod formats;
+mod hostname;
 mod node;
 mod types;
 mod validate;
@@ -221,15 +232,22 @@ impl Schema {
         }
         match node.property(token) {
             Some(p) => out.push(p),
-            None => {
+            None if node.is_additional(token) => {
                 if let Additional::Schema(x) = node.additional {
                     out.push(x);
                 }
             }
+            None => {}
         }
-        if token.parse::<usize>().is_ok() {
-            if let Some(i) = node.items {
-                out.push(i);
+        for (pattern, s) in &node.pattern_properties {
+            if pattern.is_match(token) {
+                out.push(*s);
+            }
+        }
+        if let Ok(i) = token.parse::<usize>() {
+            match node.prefix_items.as_ref().and_then(|p| p.get(i)) {
+                Some(&p) => out.push(p),
+                None => out.extend(node.items),
             }
         }
         for list in [&node.any_of, &node.one_of, &node.all_of]
@@ -342,6 +360,60 @@ impl Schema {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Issue 12: `pattern`, `multipleOf` and `format` were ignored, so "abc", 7 and
+    /// "nope" passed.
+    #[test]
+    fn pattern_multiple_of_and_format_are_checked() {
+        let schema = Schema::new(json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "pattern": "^[0-9]+$"},
+                "step": {"type": "integer", "multipleOf": 5},
+                "day": {"type": "string", "format": "date"}
+            }
+        }))
+        .unwrap();
+        let v = schema.validate(&json!({"code": "abc", "step": 7, "day": "nope"}));
+        let paths: Vec<&str> = v.iter().map(|v| v.path.as_str()).collect();
+        assert_eq!(paths, vec!["/code", "/step", "/day"], "{v:?}");
+        assert!(schema.is_valid(&json!({"code": "123", "step": 10, "day": "2024-02-29"})));
+    }
+
+    #[test]
+    fn keywords_the_engine_cannot_check_are_refused_with_where() {
+        for (doc, path, named) in [
+            (
+                json!({"properties": {"a": {"unevaluatedProperties": false}}}),
+                "/properties/a",
+                "unevaluatedProperties",
+            ),
+            (
+                json!({"items": {"format": "uri-template"}}),
+                "/items",
+                "uri-template",
+            ),
+            (json!({"pattern": "a(?=b)"}), "/", "pattern"),
+            (json!({"items": [{"type": "string"}]}), "/", "prefixItems"),
+            (
+                json!({"$schema": "http://example.com/my-dialect"}),
+                "/",
+                "dialect",
+            ),
+            (
+                json!({"$defs": {"a": {"$id": "a.json"}}, "$ref": "#/$defs/a"}),
+                "/$defs/a",
+                "$id",
+            ),
+            (json!({"minLength": -1}), "/", "minLength"),
+        ] {
+            let err = Schema::new(doc.clone()).unwrap_err();
+            assert_eq!(err.path, path, "{doc}: {err}");
+            assert!(err.message.contains(named), "{doc}: {err}");
+        }
+        // Annotations are accepted.
+        Schema::new(json!({"title": "T", "description": "D", "examples": [1], "$comment": "c", "deprecated": true})).unwrap();
+    }
 
     #[test]
     fn bad_schemas_are_refused_with_where() {

@@ -1,8 +1,8 @@
 //! Validation: every way a value breaks its schema, each with a JSON Pointer.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::node::Additional;
+use super::node::{Additional, Node};
 use super::{Schema, Violation, MAX_DEPTH};
 use crate::outcome::{brief, push_pointer};
 
@@ -45,7 +45,7 @@ impl Schema {
             }
         }
         if let Some(options) = &node.enumeration {
-            if !options.contains(v) {
+            if !options.iter().any(|o| json_eq(o, v)) {
                 let names: Vec<String> = options
                     .iter()
                     .map(|o| match o {
@@ -60,7 +60,7 @@ impl Schema {
             }
         }
         if let Some(c) = &node.constant {
-            if c != v {
+            if !json_eq(c, v) {
                 out.push(violation(
                     path,
                     format!("{} must be {}", brief(v), brief(c)),
@@ -68,103 +68,10 @@ impl Schema {
             }
         }
         match v {
-            Value::String(s) if node.min_length.is_some() || node.max_length.is_some() => {
-                let len = s.chars().count() as u64;
-                if let Some(min) = node.min_length.filter(|&m| len < m) {
-                    out.push(violation(
-                        path,
-                        format!("text of {len} characters is shorter than the minimum of {min}"),
-                    ));
-                }
-                if let Some(max) = node.max_length.filter(|&m| len > m) {
-                    out.push(violation(
-                        path,
-                        format!("text of {len} characters is longer than the maximum of {max}"),
-                    ));
-                }
-            }
-            Value::Number(n) => {
-                if let Some(x) = n.as_f64() {
-                    if let Some(min) = node.minimum.filter(|&m| x < m) {
-                        out.push(violation(
-                            path,
-                            format!("{n} is less than the minimum of {min}"),
-                        ));
-                    }
-                    if let Some(max) = node.maximum.filter(|&m| x > m) {
-                        out.push(violation(
-                            path,
-                            format!("{n} is greater than the maximum of {max}"),
-                        ));
-                    }
-                    if let Some(min) = node.exclusive_minimum.filter(|&m| x <= m) {
-                        out.push(violation(path, format!("{n} must be greater than {min}")));
-                    }
-                    if let Some(max) = node.exclusive_maximum.filter(|&m| x >= m) {
-                        out.push(violation(path, format!("{n} must be less than {max}")));
-                    }
-                }
-            }
-            Value::Array(items) => {
-                let len = items.len() as u64;
-                if let Some(min) = node.min_items.filter(|&m| len < m) {
-                    out.push(violation(
-                        path,
-                        format!("{len} items, fewer than the minimum of {min}"),
-                    ));
-                }
-                if let Some(max) = node.max_items.filter(|&m| len > m) {
-                    out.push(violation(
-                        path,
-                        format!("{len} items, more than the maximum of {max}"),
-                    ));
-                }
-                if let Some(item) = node.items {
-                    for (i, it) in items.iter().enumerate() {
-                        let plen = path.len();
-                        push_index(path, i);
-                        self.check(it, item, path, out, depth + 1);
-                        path.truncate(plen);
-                    }
-                }
-            }
-            Value::Object(obj) => {
-                let present = node.present(obj);
-                for (r, name) in node.required.iter().enumerate() {
-                    if !node.has_required(r, present, obj) {
-                        out.push(violation(
-                            path,
-                            format!("missing required field \"{name}\""),
-                        ));
-                    }
-                }
-                let checks_children = node.properties.is_some()
-                    || matches!(node.additional, Additional::Deny | Additional::Schema(_));
-                if checks_children {
-                    for (k, child) in obj {
-                        match node.property(k) {
-                            Some(prop) => {
-                                let plen = path.len();
-                                push_pointer(path, k);
-                                self.check(child, prop, path, out, depth + 1);
-                                path.truncate(plen);
-                            }
-                            None => match node.additional {
-                                Additional::Deny => {
-                                    out.push(violation(path, format!("unexpected field \"{k}\"")))
-                                }
-                                Additional::Schema(extra) => {
-                                    let plen = path.len();
-                                    push_pointer(path, k);
-                                    self.check(child, extra, path, out, depth + 1);
-                                    path.truncate(plen);
-                                }
-                                _ => {}
-                            },
-                        }
-                    }
-                }
-            }
+            Value::String(s) => check_string(node, s, path, out),
+            Value::Number(n) => check_number(node, n, path, out),
+            Value::Array(items) => self.check_array(node, items, path, out, depth),
+            Value::Object(obj) => self.check_object(node, obj, path, out, depth),
             _ => {}
         }
         if let Some(all) = &node.all_of {
@@ -178,6 +85,198 @@ impl Schema {
         if let Some(branches) = &node.one_of {
             self.check_union(v, id, branches, true, path, out, depth);
         }
+        if let Some(not) = node.not {
+            if self.fits(v, not, path, depth) {
+                out.push(violation(
+                    path,
+                    format!("{} matches a shape that is not allowed", describe_value(v)),
+                ));
+            }
+        }
+        if let Some(c) = node.condition {
+            let branch = if self.fits(v, c.when, path, depth) {
+                c.then
+            } else {
+                c.otherwise
+            };
+            if let Some(b) = branch {
+                self.check(v, b, path, out, depth + 1);
+            }
+        }
+    }
+
+    /// Whether `v` is valid against node `id`.
+    fn fits(&self, v: &Value, id: usize, path: &mut String, depth: usize) -> bool {
+        let mut e = Vec::new();
+        self.check(v, id, path, &mut e, depth + 1);
+        e.is_empty()
+    }
+
+    fn check_array(
+        &self,
+        node: &Node,
+        items: &[Value],
+        path: &mut String,
+        out: &mut Vec<Violation>,
+        depth: usize,
+    ) {
+        let len = items.len() as u64;
+        if let Some(min) = node.min_items.filter(|&m| len < m) {
+            out.push(violation(
+                path,
+                format!("{len} items, fewer than the minimum of {min}"),
+            ));
+        }
+        if let Some(max) = node.max_items.filter(|&m| len > m) {
+            out.push(violation(
+                path,
+                format!("{len} items, more than the maximum of {max}"),
+            ));
+        }
+        let prefix = node.prefix_items.as_deref().unwrap_or(&[]);
+        for (i, it) in items.iter().enumerate() {
+            let schema = prefix.get(i).copied().or(node.items);
+            if let Some(schema) = schema {
+                let plen = path.len();
+                push_index(path, i);
+                self.check(it, schema, path, out, depth + 1);
+                path.truncate(plen);
+            }
+        }
+        if let Some(contains) = node.contains {
+            let matching = items
+                .iter()
+                .filter(|it| self.fits(it, contains, path, depth))
+                .count() as u64;
+            let min = node.min_contains.unwrap_or(1);
+            if matching < min {
+                out.push(violation(
+                    path,
+                    format!("{matching} items of the required shape, fewer than {min}"),
+                ));
+            }
+            if let Some(max) = node.max_contains.filter(|&m| matching > m) {
+                out.push(violation(
+                    path,
+                    format!("{matching} items of the limited shape, more than {max}"),
+                ));
+            }
+        }
+        if node.unique_items {
+            let repeated =
+                (1..items.len()).find(|&j| (0..j).any(|i| json_eq(&items[i], &items[j])));
+            if let Some(j) = repeated {
+                out.push(violation(
+                    path,
+                    format!("item {j} repeats an earlier item; items must be unique"),
+                ));
+            }
+        }
+    }
+
+    fn check_object(
+        &self,
+        node: &Node,
+        obj: &Map<String, Value>,
+        path: &mut String,
+        out: &mut Vec<Violation>,
+        depth: usize,
+    ) {
+        let len = obj.len() as u64;
+        if let Some(min) = node.min_properties.filter(|&m| len < m) {
+            out.push(violation(
+                path,
+                format!("{len} fields, fewer than the minimum of {min}"),
+            ));
+        }
+        if let Some(max) = node.max_properties.filter(|&m| len > m) {
+            out.push(violation(
+                path,
+                format!("{len} fields, more than the maximum of {max}"),
+            ));
+        }
+        let present = node.present(obj);
+        for (r, name) in node.required.iter().enumerate() {
+            if !node.has_required(r, present, obj) {
+                out.push(violation(
+                    path,
+                    format!("missing required field \"{name}\""),
+                ));
+            }
+        }
+        for (name, needs) in &node.dependent_required {
+            if obj.contains_key(name) {
+                for need in needs.iter().filter(|n| !obj.contains_key(n.as_str())) {
+                    out.push(violation(
+                        path,
+                        format!("field \"{name}\" needs field \"{need}\", which is missing"),
+                    ));
+                }
+            }
+        }
+        for (name, schema) in &node.dependent_schemas {
+            if obj.contains_key(name) {
+                self.check_object_as(obj, *schema, path, out, depth);
+            }
+        }
+        if let Some(names) = node.property_names {
+            for k in obj.keys() {
+                if !self.fits(&Value::String(k.clone()), names, path, depth) {
+                    out.push(violation(
+                        path,
+                        format!("the field name \"{k}\" is not an allowed name"),
+                    ));
+                }
+            }
+        }
+        let checks_children = node.properties.is_some()
+            || !node.pattern_properties.is_empty()
+            || matches!(node.additional, Additional::Deny | Additional::Schema(_));
+        if !checks_children {
+            return;
+        }
+        for (k, child) in obj {
+            let mut declared = false;
+            let plen = path.len();
+            push_pointer(path, k);
+            if let Some(prop) = node.property(k) {
+                declared = true;
+                self.check(child, prop, path, out, depth + 1);
+            }
+            for (pattern, schema) in &node.pattern_properties {
+                if pattern.is_match(k) {
+                    declared = true;
+                    self.check(child, *schema, path, out, depth + 1);
+                }
+            }
+            path.truncate(plen);
+            if declared {
+                continue;
+            }
+            match node.additional {
+                Additional::Deny => out.push(violation(path, format!("unexpected field \"{k}\""))),
+                Additional::Schema(extra) => {
+                    push_pointer(path, k);
+                    self.check(child, extra, path, out, depth + 1);
+                    path.truncate(plen);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Checks an object (given as its map) against node `id`.
+    fn check_object_as(
+        &self,
+        obj: &Map<String, Value>,
+        id: usize,
+        path: &mut String,
+        out: &mut Vec<Violation>,
+        depth: usize,
+    ) {
+        // The object is cloned once per dependent schema that applies; such schemas are
+        // rare and small.
+        self.check(&Value::Object(obj.clone()), id, path, out, depth + 1);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -286,5 +385,108 @@ pub(super) fn describe_value(v: &Value) -> String {
         Value::String(_) => format!("the string {}", brief(v)),
         Value::Array(a) => format!("an array of {} items", a.len()),
         Value::Object(_) => "an object".into(),
+    }
+}
+
+fn check_string(node: &Node, s: &str, path: &str, out: &mut Vec<Violation>) {
+    if node.min_length.is_some() || node.max_length.is_some() {
+        let len = s.chars().count() as u64;
+        if let Some(min) = node.min_length.filter(|&m| len < m) {
+            out.push(violation(
+                path,
+                format!("text of {len} characters is shorter than the minimum of {min}"),
+            ));
+        }
+        if let Some(max) = node.max_length.filter(|&m| len > m) {
+            out.push(violation(
+                path,
+                format!("text of {len} characters is longer than the maximum of {max}"),
+            ));
+        }
+    }
+    if let Some(p) = &node.pattern {
+        if !p.is_match(s) {
+            out.push(violation(
+                path,
+                format!(
+                    "{} does not match the pattern {}",
+                    brief(&Value::String(s.to_string())),
+                    p.source()
+                ),
+            ));
+        }
+    }
+    if let Some(f) = node.format {
+        if !f.check(s) {
+            out.push(violation(
+                path,
+                format!(
+                    "{} is not a valid {}",
+                    brief(&Value::String(s.to_string())),
+                    f.name()
+                ),
+            ));
+        }
+    }
+}
+
+fn check_number(node: &Node, n: &serde_json::Number, path: &str, out: &mut Vec<Violation>) {
+    let Some(x) = n.as_f64() else {
+        return;
+    };
+    if let Some(min) = node.minimum.filter(|&m| x < m) {
+        out.push(violation(
+            path,
+            format!("{n} is less than the minimum of {min}"),
+        ));
+    }
+    if let Some(max) = node.maximum.filter(|&m| x > m) {
+        out.push(violation(
+            path,
+            format!("{n} is greater than the maximum of {max}"),
+        ));
+    }
+    if let Some(min) = node.exclusive_minimum.filter(|&m| x <= m) {
+        out.push(violation(path, format!("{n} must be greater than {min}")));
+    }
+    if let Some(max) = node.exclusive_maximum.filter(|&m| x >= m) {
+        out.push(violation(path, format!("{n} must be less than {max}")));
+    }
+    if let Some(m) = node.multiple_of {
+        if !is_multiple(n, m) {
+            out.push(violation(path, format!("{n} is not a multiple of {m}")));
+        }
+    }
+}
+
+/// Whether `n` is a whole multiple of `m`: exactly for integers, within rounding error
+/// of the division for fractions (`0.0075` is a multiple of `0.0001`).
+fn is_multiple(n: &serde_json::Number, m: f64) -> bool {
+    if let (Some(a), true) = (n.as_i64(), m.fract() == 0.0 && m.abs() < 9.0e15) {
+        return a % (m as i64) == 0;
+    }
+    let q = n.as_f64().unwrap_or(0.0) / m;
+    q.is_finite() && (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
+}
+
+/// JSON equality, where numbers are equal by value (`1` equals `1.0`).
+pub(super) fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) => i == j,
+            _ => match (x.as_u64(), y.as_u64()) {
+                (Some(i), Some(j)) => i == j,
+                _ => x.as_f64() == y.as_f64(),
+            },
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, p)| y.get(k).is_some_and(|q| json_eq(p, q)))
+        }
+        _ => a == b,
     }
 }
