@@ -226,7 +226,7 @@ pub fn parse_json(raw: &str, schema: &Schema, mode: Mode) -> Result<Outcome, Err
     };
     if mode == Mode::Lenient {
         schema.coerce(&mut value, &mut repairs);
-        let unsure = unconfirmed_digit_groups(schema, &repairs);
+        let unsure = unconfirmed(schema, &value, &repairs);
         if !unsure.is_empty() {
             return Err(Error::new(Reason::Invalid(unsure), repairs, truncated));
         }
@@ -268,6 +268,13 @@ pub fn parse_json(raw: &str, schema: &Schema, mode: Mode) -> Result<Outcome, Err
     })
 }
 
+/// Readings the reader could only make tentatively, that the schema does not confirm.
+fn unconfirmed(schema: &Schema, value: &Value, repairs: &[Repair]) -> Vec<Violation> {
+    let mut out = unconfirmed_digit_groups(schema, repairs);
+    out.extend(unconfirmed_words(schema, value, repairs));
+    out
+}
+
 /// `12,111` read as one number is only sure where the schema asks for a number: anywhere
 /// else the digits may be several values, and the answer is refused, naming where.
 fn unconfirmed_digit_groups(schema: &Schema, repairs: &[Repair]) -> Vec<Violation> {
@@ -279,6 +286,49 @@ fn unconfirmed_digit_groups(schema: &Schema, repairs: &[Repair]) -> Vec<Violatio
             message: "digits with commas between them may be one number written with thousands separators or several values, and the schema does not say a number is expected here".into(),
         })
         .collect()
+}
+
+/// A bare word that may be a misspelt literal (`fals`, `none`, `TRUE`, `undefined`) is
+/// only sure to be text where the schema asks for text (or turned it into the boolean
+/// asked for): anywhere else the answer is refused, naming where.
+fn unconfirmed_words(schema: &Schema, value: &Value, repairs: &[Repair]) -> Vec<Violation> {
+    repairs
+        .iter()
+        .filter(|r| r.kind == RepairKind::UnquotedString)
+        .filter_map(|r| {
+            let word = value.pointer(&r.path)?.as_str()?;
+            (literal_like(word) && !schema.expects_text_at(&r.path)).then(|| Violation {
+                path: r.path.clone(),
+                message: format!(
+                    "the bare word {word:?} may be a misspelt literal (true, false, null) or text, and the schema does not say text is expected here"
+                ),
+            })
+        })
+        .collect()
+}
+
+/// Spellings of literals from other languages, other cases, or cut short.
+fn literal_like(word: &str) -> bool {
+    let w = word.trim().to_ascii_lowercase();
+    let w = w.trim_start_matches(['+', '-']);
+    let spelled = [
+        "true",
+        "false",
+        "null",
+        "none",
+        "nil",
+        "undefined",
+        "nan",
+        "infinity",
+        "inf",
+    ]
+    .contains(&w);
+    let cut = w.len() >= 3
+        && w.len() < 5
+        && ["true", "false", "null"]
+            .iter()
+            .any(|l| l.starts_with(w) && *l != w);
+    spelled || cut
 }
 
 /// Reads the value in a lenient answer (no schema coercion yet): the fast path first, then
@@ -421,7 +471,9 @@ fn find_value(
                 }
             }
             Err(e) => {
-                from = start + 1;
+                // What starts inside a value that failed is a fragment of it, not the
+                // answer (`{"value": [1,2,3]4}` is not `[1,2,3]`).
+                from = (start + 1).max(e.offset);
                 let stop = e.too_deep;
                 if first_error.is_none() {
                     first_error = Some(e);
@@ -651,10 +703,21 @@ fn jsonl_from_array(
     };
     for (i, mut item) in items.into_iter().enumerate() {
         let mut local = Vec::new();
+        let mut violations = Vec::new();
         if mode == Mode::Lenient {
             schema.coerce(&mut item, &mut local);
+            let mut item_repairs: Vec<Repair> = out
+                .repairs
+                .iter()
+                .filter_map(|r| {
+                    let rest = r.path.strip_prefix(&format!("/{i}"))?;
+                    (rest.is_empty() || rest.starts_with('/')).then(|| Repair::new(r.kind, rest))
+                })
+                .collect();
+            item_repairs.extend(local.iter().cloned());
+            violations = unconfirmed(schema, &item, &item_repairs);
         }
-        let violations = schema.validate(&item);
+        violations.extend(schema.validate(&item));
         if violations.is_empty() {
             let index = out.values.len();
             out.repairs.extend(
@@ -745,10 +808,12 @@ pub(crate) fn jsonl_line(
             outcome::brief(&value)
         )));
     }
+    let mut violations = Vec::new();
     if mode == Mode::Lenient {
         schema.coerce(&mut value, &mut repairs);
+        violations = unconfirmed(schema, &value, &repairs);
     }
-    let violations = schema.validate(&value);
+    violations.extend(schema.validate(&value));
     if !violations.is_empty() {
         return Err(LineFailure::Bad(join_violations(&violations)));
     }

@@ -201,6 +201,105 @@ fn a_string_with_more_text_after_it_is_not_the_answer() {
     ]);
 }
 
+/// Two guesses about one string contradict each other: no reading is sure.
+#[test]
+fn contradicting_quote_guesses_are_refused() {
+    use RepairKind::*;
+    check(vec![
+        (
+            "an inner quote and a missing closing quote",
+            r#"{"key": "value" extra}"#,
+            None,
+            Refused("line 1, column 15"),
+        ),
+        (
+            "closed with the other quote",
+            r#"{"a": '1', "b": "2'}"#,
+            None,
+            Value(
+                json!({"a": "1", "b": "2"}),
+                vec![InsertedMissingQuote],
+                false,
+            ),
+        ),
+        (
+            "doubled commas after a string",
+            r#"{"a" : "b",,, "c": "d"}"#,
+            None,
+            Value(
+                json!({"a": "b", "c": "d"}),
+                vec![RemovedTrailingComma],
+                false,
+            ),
+        ),
+    ]);
+}
+
+/// A value inside an answer that could not be read is a fragment, not the answer.
+#[test]
+fn a_fragment_of_a_broken_value_is_not_the_answer() {
+    check(vec![
+        (
+            "inner array",
+            r#"{"value": [1,2,3]4}"#,
+            None,
+            Refused("line 1"),
+        ),
+        (
+            "inner object",
+            r#"{"a": {"b": 1} ; "c": 2}"#,
+            None,
+            Refused("line 1"),
+        ),
+    ]);
+}
+
+/// A bare word that may be a misspelt literal is text only where text is asked for.
+#[test]
+fn words_that_may_be_literals() {
+    use RepairKind::*;
+    let text = || object_with("b", json!({"type": "string"}));
+    let flag = || object_with("b", json!({"type": "boolean"}));
+    check(vec![
+        (
+            "cut short, no schema",
+            r#"{"b": fals}"#,
+            None,
+            Refused("/b"),
+        ),
+        (
+            "another language, no schema",
+            r#"{"b": none}"#,
+            None,
+            Refused("/b"),
+        ),
+        (
+            "undefined, no schema",
+            r#"{"b": undefined}"#,
+            None,
+            Refused("/b"),
+        ),
+        (
+            "text asked for",
+            r#"{"b": none}"#,
+            text(),
+            Value(json!({"b": "none"}), vec![UnquotedString], false),
+        ),
+        (
+            "a boolean asked for",
+            r#"{"b": TRUE}"#,
+            flag(),
+            Value(json!({"b": true}), vec![ParsedScalarString], false),
+        ),
+        (
+            "an ordinary word",
+            r#"{"b": sourced}"#,
+            None,
+            Value(json!({"b": "sourced"}), vec![UnquotedString], false),
+        ),
+    ]);
+}
+
 #[test]
 fn hash_comments() {
     use RepairKind::*;

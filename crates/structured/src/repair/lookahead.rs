@@ -100,7 +100,8 @@ impl Reader<'_> {
     pub(super) fn key_follows(&self, from: usize) -> bool {
         let b = self.b;
         let mut j = from;
-        while j < b.len() && is_ws(b[j]) {
+        // Doubled commas (`"b",,, "c"`) are removed later: look past them.
+        while j < b.len() && (is_ws(b[j]) || b[j] == b',') {
             j += 1;
         }
         if j >= b.len() {
@@ -117,7 +118,7 @@ impl Reader<'_> {
     pub(super) fn item_follows(&self, from: usize) -> bool {
         let b = self.b;
         let mut j = from;
-        while j < b.len() && is_ws(b[j]) {
+        while j < b.len() && (is_ws(b[j]) || b[j] == b',') {
             j += 1;
         }
         if j >= b.len() {
@@ -133,6 +134,15 @@ impl Reader<'_> {
     /// A quoted key at `j`: a quoted string followed by `:` (the end of the answer within
     /// the look-ahead counts, as the answer may have been cut off there).
     pub(super) fn quoted_key_at(&self, j: usize) -> bool {
+        self.key_in_quotes_at(j, true)
+    }
+
+    /// A quoted key at `j` that is there in full: its closing quote and its colon.
+    pub(super) fn complete_key_at(&self, j: usize) -> bool {
+        self.key_in_quotes_at(j, false)
+    }
+
+    fn key_in_quotes_at(&self, j: usize, cut_counts: bool) -> bool {
         let b = self.b;
         let Some(&quote) = b.get(j).filter(|&&c| c == b'"' || c == b'\'') else {
             return false;
@@ -143,7 +153,7 @@ impl Reader<'_> {
             k += if b[k] == b'\\' { 2 } else { 1 };
         }
         if k >= b.len() {
-            return true;
+            return cut_counts;
         }
         if k >= limit || b[k] != quote {
             return false;
@@ -152,7 +162,10 @@ impl Reader<'_> {
         while k < b.len() && matches!(b[k], b' ' | b'\t') {
             k += 1;
         }
-        k >= b.len() || b[k] == b':'
+        if k >= b.len() {
+            return cut_counts;
+        }
+        b[k] == b':'
     }
 
     /// A bare key at `j`: a word (letters, digits, `_`, `-`, `.`) followed by `:`.

@@ -649,7 +649,7 @@ impl<'a> Reader<'a> {
                 b',' | b'}' | b']' | b'\n' | b'\r' => true,
                 b')' => tuple,
                 // `v1 "b": 2`: a member follows without its comma.
-                b'"' | b'\'' => self.quoted_key_at(k),
+                b'"' | b'\'' => self.complete_key_at(k),
                 _ => false,
             };
             if ends {

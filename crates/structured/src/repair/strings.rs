@@ -30,6 +30,7 @@ impl Reader<'_> {
         let mut i = start;
         let mut seg = i;
         let mut noted = Noted::default();
+        let mut first_inner_quote = None;
         let b = self.b;
         loop {
             // Fast scan to the next byte that needs a decision.
@@ -42,7 +43,7 @@ impl Reader<'_> {
             }
             if i >= b.len() {
                 out.push_str(&self.src[seg..]);
-                return Ok(self.string_left_open(out, start, ctx));
+                return self.string_left_open(out, start, quote, ctx, first_inner_quote);
             }
             let c = b[i];
             if c == quote {
@@ -66,6 +67,7 @@ impl Reader<'_> {
                 out.push_str(&self.src[seg..=i]);
                 if !noted.quote {
                     noted.quote = true;
+                    first_inner_quote = Some(i);
                     self.record(RepairKind::EscapedInnerQuote);
                 }
                 i += 1;
@@ -141,19 +143,41 @@ impl Reader<'_> {
 
     /// A string that runs to the end of the answer. When the answer ends with the closers
     /// of everything open, only the closing quote was missing; otherwise it was cut off.
-    fn string_left_open(&mut self, mut out: String, start: usize, ctx: Ctx) -> Option<String> {
+    ///
+    /// When the string also held a quote taken for text, the two guesses contradict each
+    /// other (`"value" extra}`: is the first quote the end, or is a quote missing?), so the
+    /// answer is refused there.
+    fn string_left_open(
+        &mut self,
+        mut out: String,
+        start: usize,
+        quote: u8,
+        ctx: Ctx,
+        inner_quote: Option<usize>,
+    ) -> Result<Option<String>, SyntaxError> {
         if ctx != Ctx::Key {
             if let Some(k) = self.closing_tail(start) {
+                if let Some(at) = inner_quote {
+                    self.pos = at;
+                    return self.err(
+                        "this quote may end the string or be part of it, and the string has no closing quote: no reading is sure",
+                    );
+                }
                 // The tail is closers and whitespace only, copied as they were: cut it off.
                 out.truncate(out.len() - (self.b.len() - k));
+                // `"2'}`: closed with the other quote.
+                let other = if quote == b'"' { '\'' } else { '"' };
+                if out.len() > 1 && out.ends_with(other) && !out[..out.len() - 1].contains(other) {
+                    out.pop();
+                }
                 self.pos = k;
                 self.record(RepairKind::InsertedMissingQuote);
-                return Some(out);
+                return Ok(Some(out));
             }
         }
         self.pos = self.b.len();
         self.truncated = true;
-        (ctx != Ctx::Key).then_some(out)
+        Ok((ctx != Ctx::Key).then_some(out))
     }
 
     /// Decodes the escape sequence whose backslash is at `i`; returns where reading goes on.

@@ -196,6 +196,49 @@ impl Schema {
     /// Pointer into a value: every subschema that can apply there says `number` or
     /// `integer`.
     pub(crate) fn expects_number_at(&self, pointer: &str) -> bool {
+        self.expects_at(pointer, |ts| {
+            ts.iter()
+                .all(|t| matches!(t, JsonType::Number | JsonType::Integer))
+        })
+    }
+
+    /// Whether the schema asks for text at `pointer` (and not a boolean or null, which a
+    /// word such as `none` or `TRUE` could also mean).
+    pub(crate) fn expects_text_at(&self, pointer: &str) -> bool {
+        self.expects_at(pointer, |ts| {
+            ts.contains(&JsonType::String)
+                && !ts.contains(&JsonType::Boolean)
+                && !ts.contains(&JsonType::Null)
+        }) || self.enum_of_text_at(pointer)
+    }
+
+    /// An enum or constant of strings at `pointer` (its value is text, told apart there).
+    fn enum_of_text_at(&self, pointer: &str) -> bool {
+        let Some(ids) = self.nodes_at(pointer) else {
+            return false;
+        };
+        ids.iter().all(|&id| {
+            let node = &self.nodes[self.target(id)];
+            node.enumeration
+                .iter()
+                .flatten()
+                .chain(node.constant.iter())
+                .any(Value::is_string)
+        })
+    }
+
+    fn expects_at(&self, pointer: &str, accept: impl Fn(&[JsonType]) -> bool) -> bool {
+        let Some(ids) = self.nodes_at(pointer) else {
+            return false;
+        };
+        ids.iter().all(|&id| {
+            self.types_of(id, 0)
+                .is_some_and(|ts| !ts.is_empty() && accept(ts))
+        })
+    }
+
+    /// The subschemas that apply at `pointer`; `None` when none does.
+    fn nodes_at(&self, pointer: &str) -> Option<Vec<usize>> {
         let mut ids = vec![self.root];
         for token in pointer.split('/').skip(1) {
             let token = token.replace("~1", "/").replace("~0", "~");
@@ -204,18 +247,11 @@ impl Schema {
                 self.subschemas_at(id, &token, &mut next, 0);
             }
             if next.is_empty() {
-                return false;
+                return None;
             }
             ids = next;
         }
-        ids.iter().all(|&id| {
-            self.types_of(id, 0).is_some_and(|ts| {
-                !ts.is_empty()
-                    && ts
-                        .iter()
-                        .all(|t| matches!(t, JsonType::Number | JsonType::Integer))
-            })
-        })
+        Some(ids)
     }
 
     /// The subschemas that apply to the member or item `token` of a value checked
