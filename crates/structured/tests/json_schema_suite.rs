@@ -10,7 +10,8 @@
 //! One deliberate difference: the engine asserts `format` (a wrong date is an error, as
 //! a model contract means it), where draft 2020-12 makes it an annotation by default. The
 //! cases that say "only an annotation by default" are counted apart, and `format` is
-//! measured with the suite's assertion cases in `optional/format/` instead.
+//! measured with the suite's assertion cases in `optional/format/` instead. The other
+//! optional cases (`optional/*.json`) are run the same way.
 //!
 //! A missing suite is skipped with a message on a developer's machine, and fails when the
 //! `CI` environment variable is set.
@@ -196,6 +197,32 @@ fn draft2020_12_in_strict_mode() {
         assert!(
             tally.is_some_and(|(_, t)| t.ran > 0),
             "no case of the checked keyword {keyword} ran"
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "{} cases came out wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The optional cases (big numbers, ECMA-262 regular expressions in `pattern`, …): every
+/// case of a schema that loads passes here too.
+#[test]
+fn draft2020_12_optional_cases() {
+    let Some(dir) = suite_dir() else { return };
+    let (failures, tallies) = run_all(&json_files(&dir.join("optional")), "optional");
+    for file in [
+        "bignum",
+        "ecmascript-regex",
+        "float-overflow",
+        "non-bmp-regex",
+    ] {
+        let tally = tallies.iter().find(|(n, _)| n == file);
+        assert!(
+            tally.is_some_and(|(_, t)| t.ran > 0),
+            "no case of the optional file {file} ran"
         );
     }
     assert!(

@@ -465,8 +465,13 @@ fn is_multiple(n: &serde_json::Number, m: f64) -> bool {
     if let (Some(a), true) = (n.as_i64(), m.fract() == 0.0 && m.abs() < 9.0e15) {
         return a % (m as i64) == 0;
     }
-    let q = n.as_f64().unwrap_or(0.0) / m;
-    q.is_finite() && (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
+    let x = n.as_f64().unwrap_or(0.0);
+    let q = x / m;
+    if !q.is_finite() {
+        // Too large to divide: a whole number is still a multiple of 1/k.
+        return x.fract() == 0.0 && (1.0 / m).fract() == 0.0;
+    }
+    (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
 }
 
 /// JSON equality, where numbers are equal by value (`1` equals `1.0`).
