@@ -106,7 +106,7 @@ impl Schema {
                 .unwrap_or("");
             return Err(SchemaError {
                 path: if pointer.is_empty() { "/".into() } else { pointer.into() },
-                message: "the schema refers back to itself ($ref, anyOf, oneOf or allOf) without descending into a property or an item, so checking a value against it would never end".into(),
+                message: "the schema refers back to itself ($ref, anyOf, oneOf, allOf, not, if/then/else or dependentSchemas) without descending into a property or an item, so checking a value against it would never end".into(),
             });
         }
         let nodes = c.nodes;
@@ -449,6 +449,34 @@ mod tests {
         }
         // Annotations are accepted.
         Schema::new(json!({"title": "T", "description": "D", "examples": [1], "$comment": "c", "deprecated": true})).unwrap();
+    }
+
+    /// Lenient coercion drops fields a schema does not declare; a field a
+    /// `patternProperties` pattern declares is kept (and checked).
+    #[test]
+    fn coercion_keeps_fields_declared_by_a_pattern() {
+        let schema = Schema::new(json!({
+            "type": "object",
+            "properties": {"id": {"type": "string"}},
+            "patternProperties": {"^x-": {"type": "integer"}}
+        }))
+        .unwrap();
+        let mut v = json!({"id": "a", "x-count": "3", "other": 1});
+        let mut repairs = Vec::new();
+        schema.coerce(&mut v, &mut repairs);
+        assert_eq!(v, json!({"id": "a", "x-count": "3"}));
+        assert!(!schema.is_valid(&v), "x-count must be an integer");
+    }
+
+    #[test]
+    fn a_loop_through_not_or_if_is_refused() {
+        for bad in [json!({"not": {"$ref": "#"}}), json!({"if": {"$ref": "#"}})] {
+            let err = Schema::new(bad.clone()).unwrap_err();
+            assert!(
+                err.message.contains("refers back to itself"),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]
