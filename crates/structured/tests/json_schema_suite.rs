@@ -186,6 +186,8 @@ const CHECKED: &[&str] = &[
     "required",
     "type",
     "uniqueItems",
+    "unevaluatedItems",
+    "unevaluatedProperties",
 ];
 
 #[test]

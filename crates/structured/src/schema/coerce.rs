@@ -151,7 +151,13 @@ impl Schema {
             }
             return;
         };
+        // Extra fields are dropped when the schema does not allow them by another name
+        // (`unevaluatedProperties` with a schema or `true`).
+        let extra_allowed = node
+            .unevaluated_properties
+            .is_some_and(|u| self.nodes[u].boolean != Some(false));
         if matches!(node.additional, Additional::Unspecified | Additional::Deny)
+            && !extra_allowed
             && obj.keys().any(|k| node.is_additional(k))
         {
             let unknown: Vec<String> = obj

@@ -72,6 +72,8 @@ const CHECKED: &[&str] = &[
     "if",
     "then",
     "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
 ];
 
 pub(super) struct Compiler<'d> {
@@ -433,6 +435,8 @@ impl<'d> Compiler<'d> {
         node.any_of = self.sub_list(k, "anyOf", depth)?;
         node.one_of = self.sub_list(k, "oneOf", depth)?;
         node.not = self.sub(k, "not", depth)?;
+        node.unevaluated_items = self.sub(k, "unevaluatedItems", depth)?;
+        node.unevaluated_properties = self.sub(k, "unevaluatedProperties", depth)?;
         // `then` and `else` without `if` have no effect; they are still read, so a
         // keyword in them the engine cannot check is still refused.
         let when = self.sub(k, "if", depth)?;

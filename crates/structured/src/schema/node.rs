@@ -129,6 +129,8 @@ pub(super) struct Node {
     pub(super) property_names: Option<usize>,
     pub(super) dependent_required: Vec<(String, Vec<String>)>,
     pub(super) dependent_schemas: Vec<(String, usize)>,
+    pub(super) unevaluated_items: Option<usize>,
+    pub(super) unevaluated_properties: Option<usize>,
     pub(super) not: Option<usize>,
     pub(super) condition: Option<Condition>,
     pub(super) properties: Option<Vec<(String, usize)>>,

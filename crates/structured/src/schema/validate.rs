@@ -70,8 +70,32 @@ impl Schema {
         match v {
             Value::String(s) => check_string(node, s, path, out),
             Value::Number(n) => check_number(node, n, path, out),
-            Value::Array(items) => self.check_array(node, items, path, out, depth),
-            Value::Object(obj) => self.check_object(node, obj, path, out, depth),
+            Value::Array(items) => {
+                self.check_array(node, items, path, out, depth);
+                if let Some(u) = node.unevaluated_items {
+                    let mut marks = vec![false; items.len()];
+                    self.mark_items(v, items, id, false, &mut marks, path, depth);
+                    for (i, it) in items.iter().enumerate().filter(|(i, _)| !marks[*i]) {
+                        let plen = path.len();
+                        push_index(path, i);
+                        self.check(it, u, path, out, depth + 1);
+                        path.truncate(plen);
+                    }
+                }
+            }
+            Value::Object(obj) => {
+                self.check_object(node, obj, path, out, depth);
+                if let Some(u) = node.unevaluated_properties {
+                    let mut marks = vec![false; obj.len()];
+                    self.mark_keys(v, obj, id, false, &mut marks, path, depth);
+                    for ((k, child), _) in obj.iter().zip(&marks).filter(|(_, m)| !**m) {
+                        let plen = path.len();
+                        push_pointer(path, k);
+                        self.check(child, u, path, out, depth + 1);
+                        path.truncate(plen);
+                    }
+                }
+            }
             _ => {}
         }
         if let Some(all) = &node.all_of {
@@ -102,6 +126,110 @@ impl Schema {
             if let Some(b) = branch {
                 self.check(v, b, path, out, depth + 1);
             }
+        }
+    }
+
+    /// The subschemas that apply to `v` where `id` applies, and whose evaluations count
+    /// for `unevaluated*`: `$ref`, and the branches of `allOf`, `anyOf`, `oneOf`,
+    /// `if`/`then`/`else` and `dependentSchemas` that `v` is valid against.
+    fn applied(&self, v: &Value, id: usize, path: &mut String, depth: usize) -> Vec<usize> {
+        let node = &self.nodes[id];
+        let mut out: Vec<usize> = Vec::new();
+        let mut candidates: Vec<usize> = node.reference.into_iter().collect();
+        for list in [&node.all_of, &node.any_of, &node.one_of]
+            .into_iter()
+            .flatten()
+        {
+            candidates.extend(list);
+        }
+        if let Some(c) = node.condition {
+            if self.fits(v, c.when, path, depth) {
+                out.push(c.when);
+                candidates.extend(c.then);
+            } else {
+                candidates.extend(c.otherwise);
+            }
+        }
+        if let Value::Object(obj) = v {
+            candidates.extend(
+                node.dependent_schemas
+                    .iter()
+                    .filter(|(name, _)| obj.contains_key(name))
+                    .map(|(_, s)| *s),
+            );
+        }
+        out.extend(
+            candidates
+                .into_iter()
+                .filter(|&b| self.fits(v, b, path, depth)),
+        );
+        out
+    }
+
+    /// Marks the members of `obj` that node `id` evaluates (`properties`,
+    /// `patternProperties`, `additionalProperties`, a nested `unevaluatedProperties`
+    /// when `with_unevaluated`, and what the subschemas it applies evaluate).
+    #[allow(clippy::too_many_arguments)]
+    fn mark_keys(
+        &self,
+        v: &Value,
+        obj: &Map<String, Value>,
+        id: usize,
+        with_unevaluated: bool,
+        marks: &mut [bool],
+        path: &mut String,
+        depth: usize,
+    ) {
+        let node = &self.nodes[id];
+        if depth > MAX_DEPTH || node.boolean.is_some() {
+            return;
+        }
+        let all = (with_unevaluated && node.unevaluated_properties.is_some())
+            || !matches!(node.additional, Additional::Unspecified);
+        for (mark, k) in marks.iter_mut().zip(obj.keys()) {
+            if all || !node.is_additional(k) {
+                *mark = true;
+            }
+        }
+        for b in self.applied(v, id, path, depth) {
+            self.mark_keys(v, obj, b, true, marks, path, depth + 1);
+        }
+    }
+
+    /// Marks the items of `items` that node `id` evaluates (`prefixItems`, `items`,
+    /// `contains`, a nested `unevaluatedItems` when `with_unevaluated`, and what the
+    /// subschemas it applies evaluate).
+    #[allow(clippy::too_many_arguments)]
+    fn mark_items(
+        &self,
+        v: &Value,
+        items: &[Value],
+        id: usize,
+        with_unevaluated: bool,
+        marks: &mut [bool],
+        path: &mut String,
+        depth: usize,
+    ) {
+        let node = &self.nodes[id];
+        if depth > MAX_DEPTH || node.boolean.is_some() {
+            return;
+        }
+        let prefix = node.prefix_items.as_ref().map_or(0, Vec::len);
+        let all = (with_unevaluated && node.unevaluated_items.is_some()) || node.items.is_some();
+        for (i, mark) in marks.iter_mut().enumerate() {
+            if all || i < prefix {
+                *mark = true;
+            }
+        }
+        if let Some(c) = node.contains {
+            for (i, it) in items.iter().enumerate() {
+                if !marks[i] && self.fits(it, c, path, depth) {
+                    marks[i] = true;
+                }
+            }
+        }
+        for b in self.applied(v, id, path, depth) {
+            self.mark_items(v, items, b, true, marks, path, depth + 1);
         }
     }
 
