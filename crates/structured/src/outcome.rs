@@ -75,6 +75,8 @@ pub enum RepairKind {
     ConcatenatedStrings,
     /// A string in typographic quotes (`“…”`, `‘…’`) was read as a string.
     TypographicQuotes,
+    /// A non-ASCII space between tokens (U+00A0, U+3000, …) was read as whitespace.
+    UnicodeWhitespace,
     /// An enum or const value was matched ignoring case and surrounding space.
     EnumCase,
     /// A comma-separated string was split where an array of strings is expected.
@@ -129,6 +131,7 @@ impl RepairKind {
         RepairKind::RemovedEllipsis,
         RepairKind::ConcatenatedStrings,
         RepairKind::TypographicQuotes,
+        RepairKind::UnicodeWhitespace,
         RepairKind::EnumCase,
         RepairKind::SplitCommaString,
         RepairKind::WrappedInArray,
@@ -174,6 +177,7 @@ impl RepairKind {
             RepairKind::RemovedEllipsis => "removed_ellipsis",
             RepairKind::ConcatenatedStrings => "concatenated_strings",
             RepairKind::TypographicQuotes => "typographic_quotes",
+            RepairKind::UnicodeWhitespace => "unicode_whitespace",
             RepairKind::EnumCase => "enum_case",
             RepairKind::SplitCommaString => "split_comma_string",
             RepairKind::WrappedInArray => "wrapped_in_array",

@@ -235,6 +235,42 @@ fn contradicting_quote_guesses_are_refused() {
     ]);
 }
 
+#[test]
+fn unicode_spaces_and_bare_values() {
+    use RepairKind::*;
+    check(vec![
+        (
+            "no-break space before a key",
+            "{\u{a0}\"a\":\u{3000}2}",
+            None,
+            Value(json!({"a": 2}), vec![UnicodeWhitespace], false),
+        ),
+        (
+            "a single-quoted item before bare items",
+            r#"["a", 'b', c, 1, true]"#,
+            None,
+            Value(
+                json!(["a", "b", "c", 1, true]),
+                vec![SingleQuotedString, UnquotedString],
+                false,
+            ),
+        ),
+        // A call with quoted arguments is neither text nor a value.
+        (
+            "a wrapped value",
+            r#"{"a": ObjectId("507f1f77")}"#,
+            None,
+            Refused("line 1"),
+        ),
+        (
+            "quotes in bare text",
+            r#"{"a": He said "hi"}"#,
+            None,
+            Refused("line 1"),
+        ),
+    ]);
+}
+
 /// A value inside an answer that could not be read is a fragment, not the answer.
 #[test]
 fn a_fragment_of_a_broken_value_is_not_the_answer() {

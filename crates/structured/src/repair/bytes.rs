@@ -55,3 +55,23 @@ pub(crate) fn ellipsis_at(b: &[u8], i: usize) -> Option<usize> {
         None
     }
 }
+
+/// The length of a non-ASCII space at `i` (no-break, ideographic, en/em spaces, BOM…).
+pub(crate) fn unicode_space_at(src: &str, i: usize) -> Option<usize> {
+    if src.as_bytes().get(i).is_none_or(|&c| c < 0x80) {
+        return None;
+    }
+    let c = src.get(i..)?.chars().next()?;
+    matches!(
+        c,
+        '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
+    )
+    .then(|| c.len_utf8())
+}

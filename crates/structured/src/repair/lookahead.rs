@@ -127,8 +127,25 @@ impl Reader<'_> {
         match b[j] {
             b'"' | b'\'' | b'{' | b'[' | b'(' | b']' | b'-' | b'0'..=b'9' => true,
             _ if self.comment_at(j) || self.ellipsis_then_end(j) => true,
-            _ => literal_at(b, j).is_some(),
+            _ => literal_at(b, j).is_some() || self.bare_item_at(j),
         }
+    }
+
+    /// A bare word item at `j`, ended by `,` or the array's closer (`['a', b, c]`).
+    fn bare_item_at(&self, j: usize) -> bool {
+        let b = self.b;
+        let limit = (j + LOOKAHEAD).min(b.len());
+        let mut k = j;
+        while k < limit && is_word_byte(b[k]) {
+            k += 1;
+        }
+        if k == j {
+            return false;
+        }
+        while k < limit && matches!(b[k], b' ' | b'\t') {
+            k += 1;
+        }
+        k < limit && (b[k] == b',' || Some(b[k]) == self.top_closer())
     }
 
     /// A quoted key at `j`: a quoted string followed by `:` (the end of the answer within

@@ -18,7 +18,7 @@ mod strings;
 use serde_json::{Map, Value};
 
 use crate::outcome::{push_pointer, Repair, RepairKind};
-use bytes::{ellipsis_at, is_closer, is_word_byte, is_ws, printable};
+use bytes::{ellipsis_at, is_closer, is_word_byte, is_ws, printable, unicode_space_at};
 pub(crate) use bytes::{find, memchr};
 use lookahead::literal_at;
 pub(crate) use numbers::number_from_f64;
@@ -179,6 +179,11 @@ impl<'a> Reader<'a> {
         loop {
             while self.pos < self.b.len() && is_ws(self.b[self.pos]) {
                 self.pos += 1;
+            }
+            if let Some(len) = unicode_space_at(self.src, self.pos) {
+                self.record(RepairKind::UnicodeWhitespace);
+                self.pos += len;
+                continue;
             }
             if !self.comment_at(self.pos) {
                 return;
@@ -669,6 +674,14 @@ impl<'a> Reader<'a> {
             Some(t) if !t.is_empty() && !t.contains(['"', '\'']) => t,
             _ => text,
         };
+        // `NumberLong("2")`, `He said "hi"`: quotes in a bare value say it is not plain
+        // text, and what else it is cannot be told.
+        if text.contains('"') {
+            self.pos = start;
+            return self.err(format!(
+                "the bare value {text:?} holds quotes: it is neither a string nor a JSON value"
+            ));
+        }
         Ok(Some(Value::String(text.to_string())))
     }
 }
