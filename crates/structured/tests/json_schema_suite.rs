@@ -151,6 +151,7 @@ fn run_all(files: &[PathBuf], title: &str) -> (Vec<String>, Vec<(String, Tally)>
 /// Keywords the engine checks: their files must load, at least in part.
 const CHECKED: &[&str] = &[
     "additionalProperties",
+    "anchor",
     "allOf",
     "anyOf",
     "boolean_schema",

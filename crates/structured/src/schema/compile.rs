@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::formats::Format;
+use super::ids::Ids;
 use super::node::{Additional, Condition, Node, Pattern};
 use super::types::JsonType;
 use super::{SchemaError, MAX_DEPTH};
@@ -32,6 +33,9 @@ const ANNOTATIONS: &[&str] = &[
     "contentEncoding",
     "contentSchema",
 ];
+
+/// Keywords that name a schema for `$ref` (see `ids`).
+const IDENTIFIERS: &[&str] = &["$id", "$anchor"];
 
 /// Keywords the engine checks.
 const CHECKED: &[&str] = &[
@@ -80,6 +84,7 @@ pub(super) struct Compiler<'d> {
     pub(super) doc: &'d Value,
     pub(super) nodes: Vec<Node>,
     pub(super) by_pointer: HashMap<String, usize>,
+    pub(super) ids: Ids,
 }
 
 /// Reads the keywords of one schema object.
@@ -158,24 +163,6 @@ fn string_list(v: &Value) -> Option<Vec<String>> {
         .collect()
 }
 
-/// Decodes `%XX` in a `$ref` fragment.
-fn percent_decode(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 impl<'d> Compiler<'d> {
     pub(super) fn compile(&mut self, pointer: &str, depth: usize) -> Result<usize, SchemaError> {
         if let Some(&id) = self.by_pointer.get(pointer) {
@@ -211,7 +198,7 @@ impl<'d> Compiler<'d> {
         for key in map.keys() {
             let known = CHECKED.contains(&key.as_str())
                 || ANNOTATIONS.contains(&key.as_str())
-                || (key == "$id" && pointer.is_empty());
+                || IDENTIFIERS.contains(&key.as_str());
             if !known {
                 return Err(k.err(format!(
                     "the keyword {key:?} is not one the engine checks, so the schema is refused rather than the keyword ignored"
@@ -312,9 +299,9 @@ impl<'d> Compiler<'d> {
             let r = r
                 .as_str()
                 .ok_or_else(|| k.err("$ref must be a string".into()))?;
-            let target = r
-                .strip_prefix('#')
-                .and_then(percent_decode)
+            let target = self
+                .ids
+                .target(k.pointer, r)
                 .filter(|t| self.doc.pointer(t).is_some())
                 .ok_or_else(|| k.err(format!("$ref {r} does not point inside this schema")))?;
             node.reference = Some(self.compile(&target, depth + 1)?);

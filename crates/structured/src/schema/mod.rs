@@ -8,17 +8,18 @@
 //! `minContains`/`maxContains`, `properties`, `patternProperties`, `additionalProperties`,
 //! `required`, `minProperties`/`maxProperties`, `propertyNames`, `dependentRequired`,
 //! `dependentSchemas`, `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`,
-//! `unevaluatedItems`/`unevaluatedProperties`, and `$ref` into the same document.
-//! Annotations (`title`, `description`, `default`, `examples`, …) are accepted. Any other
-//! keyword (`$dynamicRef`, `$anchor`, `$id` below the root, an unknown `format`, a
-//! pattern `regex` cannot check, …) makes the schema fail to load with the place and the
-//! keyword named: the engine never ignores what a schema asks.
+//! `unevaluatedItems`/`unevaluatedProperties`, and `$ref` to any schema of the same
+//! document (by JSON Pointer, `$id` or `$anchor`; see `ids`). Annotations (`title`,
+//! `description`, `default`, `examples`, …) are accepted. Any other keyword
+//! (`$dynamicRef`, `$dynamicAnchor`, an unknown `format`, a pattern `regex` cannot check,
+//! …) and any `$ref` outside the document make the schema fail to load with the place and
+//! the keyword named: the engine never ignores what a schema asks, and fetches nothing.
 //!
 //! A schema is compiled once into an arena of nodes with every `$ref` resolved to a node
 //! index, so validating and coercing never look keywords up by name or parse pointers.
 //! One concern per file: `types` (JSON types), `node` (a compiled subschema),
 //! `compile` (keywords to nodes), `validate`, `coerce`, `formats` and
-//! `hostname` (the `format` checks).
+//! `hostname` (the `format` checks), `ids` (what `$ref` points to).
 
 use std::collections::HashMap;
 
@@ -26,6 +27,7 @@ mod coerce;
 mod compile;
 mod formats;
 mod hostname;
+mod ids;
 mod node;
 mod types;
 mod validate;
@@ -91,10 +93,15 @@ impl Schema {
                 message: "a schema must be a JSON object or a boolean".into(),
             });
         }
+        let ids = ids::Ids::new(&doc).map_err(|(path, message)| SchemaError {
+            path: if path.is_empty() { "/".into() } else { path },
+            message,
+        })?;
         let mut c = Compiler {
             doc: &doc,
             nodes: Vec::new(),
             by_pointer: HashMap::new(),
+            ids,
         };
         let root = c.compile("", 0)?;
         if let Some(id) = loop_without_descent(&c.nodes) {
@@ -443,6 +450,11 @@ mod tests {
                 "$id",
             ),
             (json!({"minLength": -1}), "/", "minLength"),
+            (
+                json!({"properties": {"a": {"$ref": "https://example.com/a.json"}}}),
+                "/properties/a",
+                "does not point inside",
+            ),
         ] {
             let err = Schema::new(doc.clone()).unwrap_err();
             assert_eq!(err.path, path, "{doc}: {err}");
