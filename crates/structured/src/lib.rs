@@ -10,8 +10,16 @@
 //! In [`Mode::Lenient`] (the default for model output) the engine finds the JSON in what
 //! models actually send (a BOM, `<think>` blocks, code fences, prose around it), repairs
 //! what is broken where the intent is clear, and coerces the value toward the schema; every
-//! change is recorded as a [`Repair`]. [`Mode::Strict`] accepts only RFC 8259 JSON that
-//! validates. Neither mode invents a required field that has no declared default.
+//! change is recorded as a [`Repair`]. Where more than one reading is plausible (`2 or 3`
+//! for a number, `12,111` with no schema asking for a number, a word between members) it
+//! refuses with a reason that says where: a refusal is honest, a different value that
+//! succeeds is not. [`Mode::Strict`] accepts only RFC 8259 JSON that validates. Neither
+//! mode invents a required field that has no declared default.
+//!
+//! Modules: `extract` and `locate` find the value in an answer, `repair` reads it,
+//! `confirm` keeps tentative readings only where the schema confirms them, `schema`
+//! validates and coerces, `jsonl` and `stream` handle line-wise and streamed answers,
+//! `outcome` is what every parse reports.
 //!
 //! ```
 //! use wikimind_structured::{parse_json, Mode, Schema};
@@ -22,7 +30,10 @@
 //! ```
 #![deny(missing_docs)]
 
+mod confirm;
 mod extract;
+mod jsonl;
+mod locate;
 mod outcome;
 mod repair;
 mod schema;
@@ -30,9 +41,15 @@ mod stream;
 
 use serde_json::Value;
 
+use confirm::unconfirmed;
+
+pub use jsonl::parse_jsonl;
 pub use outcome::{JsonlOutcome, LineWarning, Outcome, Repair, RepairKind};
 pub use schema::{Schema, SchemaError, Violation};
 pub use stream::{JsonStream, JsonlEvent, JsonlStream};
+
+pub(crate) use jsonl::{jsonl_line, LineFailure};
+pub(crate) use locate::{read_lenient, read_lenient_value};
 
 /// How forgiving the engine is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -226,6 +243,10 @@ pub fn parse_json(raw: &str, schema: &Schema, mode: Mode) -> Result<Outcome, Err
     };
     if mode == Mode::Lenient {
         schema.coerce(&mut value, &mut repairs);
+        let unsure = unconfirmed(schema, &value, &repairs);
+        if !unsure.is_empty() {
+            return Err(Error::new(Reason::Invalid(unsure), repairs, truncated));
+        }
     }
     let violations = schema.validate(&value);
     if !violations.is_empty() {
@@ -242,7 +263,19 @@ pub fn parse_json(raw: &str, schema: &Schema, mode: Mode) -> Result<Outcome, Err
         .iter()
         .any(|r| r.kind == RepairKind::DroppedRepeatedValue)
     {
-        warnings.push("more than one value was sent; only the first was kept".to_string());
+        warnings.push(
+            "more than one JSON value was sent; only the first that fits the schema was kept"
+                .to_string(),
+        );
+    }
+    if repairs
+        .iter()
+        .any(|r| r.kind == RepairKind::RemovedEllipsis)
+    {
+        warnings.push(
+            "the answer elided items with an ellipsis (...); only the items written out are in the value"
+                .to_string(),
+        );
     }
     Ok(Outcome {
         value,
@@ -250,231 +283,6 @@ pub fn parse_json(raw: &str, schema: &Schema, mode: Mode) -> Result<Outcome, Err
         warnings,
         truncated,
     })
-}
-
-/// Reads the value in a lenient answer (no schema coercion yet): the fast path first, then
-/// extraction and repair. Returns the value and whether it was cut off.
-fn read_lenient(
-    raw: &str,
-    schema: &Schema,
-    repairs: &mut Vec<Repair>,
-) -> Result<(Value, bool), Reason> {
-    if let Ok(v) = serde_json::from_str::<Value>(raw) {
-        return Ok((v, false));
-    }
-    let text = extract::strip_preamble(raw, repairs);
-    if text.trim().is_empty() {
-        return Err(Reason::Empty);
-    }
-    let body = extract::unfence(text, repairs);
-    if body.fenced || text.len() != raw.len() {
-        if let Ok(v) = serde_json::from_str::<Value>(body.text) {
-            return Ok((v, false));
-        }
-    }
-    let before = repairs.len();
-    let found = find_value(raw, body.text, schema, repairs);
-    // A fence closed too early: a raw newline in a string put a code block's closing
-    // fence at the start of a line. When the value was cut off there, read on to the last
-    // closing fence instead.
-    if body.fenced && matches!(found, Ok((_, true))) {
-        if let Some(wider) = extract::widen_fence(text, body.text) {
-            let mut again = repairs[..before].to_vec();
-            if let Ok((v, false)) = find_value(raw, wider, schema, &mut again) {
-                *repairs = again;
-                return Ok((v, false));
-            }
-        }
-    }
-    found
-}
-
-/// Finds and reads the JSON value in `text` (a slice of `raw`).
-fn find_value(
-    raw: &str,
-    text: &str,
-    schema: &Schema,
-    repairs: &mut Vec<Repair>,
-) -> Result<(Value, bool), Reason> {
-    let base = text.as_ptr() as usize - raw.as_ptr() as usize;
-    let trimmed_at = text.len() - text.trim_start().len();
-    let first = text.as_bytes().get(trimmed_at).copied();
-    let mut starts: Vec<usize> = Vec::new();
-    // An answer that starts with a scalar (or a string holding the JSON) is read from there.
-    if matches!(first, Some(b'"' | b'\'' | b'-' | b'0'..=b'9')) {
-        starts.push(trimmed_at);
-    }
-    if starts.is_empty() && !text.contains(['{', '[']) {
-        // `true`, `None`… on their own.
-        if text[trimmed_at..].starts_with(['t', 'f', 'n', 'T', 'F', 'N']) {
-            let mut local = Vec::new();
-            if let Ok(read) = repair::read_value(text, trimmed_at, &mut local) {
-                if text[read.end..].trim().is_empty() {
-                    repairs.extend(local);
-                    return Ok((read.value, read.truncated));
-                }
-            }
-        }
-        return Err(Reason::NoJson {
-            begins: text.trim().chars().take(40).collect(),
-        });
-    }
-    let wanted = schema.root_types();
-    let mut first_error: Option<repair::SyntaxError> = None;
-    // The best value read so far: (penalty, start, read, its repairs). Candidates are read
-    // one after another without overlapping (brackets inside a value read are not
-    // candidates of their own), at most `CANDIDATES` of them, so prose such as "the
-    // article on [[Espresso]]" before the real object cannot take its place.
-    let mut best: Option<(u8, usize, repair::Read, Vec<Repair>)> = None;
-    let mut from = 0;
-    let mut tried = 0;
-    while tried < CANDIDATES {
-        let Some(start) = next_candidate(text, &starts, from) else {
-            break;
-        };
-        tried += 1;
-        let mut local = Vec::new();
-        match repair::read_value(text, start, &mut local) {
-            Ok(read) => {
-                let penalty = penalty(text, start, &read, &local, wanted.as_deref(), trimmed_at);
-                from = read.end.max(start + 1);
-                if best.as_ref().is_none_or(|b| penalty < b.0) {
-                    let done = penalty == 0;
-                    best = Some((penalty, start, read, local));
-                    if done {
-                        break;
-                    }
-                }
-            }
-            Err(e) => {
-                from = start + 1;
-                let stop = e.too_deep;
-                if first_error.is_none() {
-                    first_error = Some(e);
-                }
-                if stop {
-                    break;
-                }
-            }
-        }
-    }
-    if let Some((_, start, read, local)) =
-        best.filter(|_| !first_error.as_ref().is_some_and(|e| e.too_deep))
-    {
-        finish_read(text, start, &read, repairs, local);
-        return Ok((read.value, read.truncated));
-    }
-    let e = first_error.unwrap_or(repair::SyntaxError {
-        offset: 0,
-        message: "no JSON value found".into(),
-        too_deep: false,
-    });
-    let (line, column) = line_col(raw, base + e.offset);
-    Err(Reason::Syntax {
-        line,
-        column,
-        message: e.message,
-    })
-}
-
-/// How many values `find_value` reads at most before it takes the best one.
-const CANDIDATES: usize = 8;
-
-/// The next place a value may start at or after `from`: the answer's own start when it
-/// begins with a scalar, else the next `{` or `[`.
-fn next_candidate(text: &str, starts: &[usize], from: usize) -> Option<usize> {
-    if let Some(&s) = starts.first() {
-        if s >= from {
-            return Some(s);
-        }
-    }
-    let rest = text.get(from..)?;
-    rest.find(['{', '[']).map(|i| from + i)
-}
-
-/// How poorly a value read at `start` fits as the answer (0 = take it at once): a value of
-/// another shape than the schema asks for, a bracketed phrase of prose (`[[Espresso]]`,
-/// `[see below]`: unquoted words), or a scalar followed by more prose ranks below a value
-/// that is what was asked for.
-fn penalty(
-    text: &str,
-    start: usize,
-    read: &repair::Read,
-    local: &[Repair],
-    wanted: Option<&[&str]>,
-    trimmed_at: usize,
-) -> u8 {
-    let v = &read.value;
-    let shape = match wanted {
-        Some(ts) if holds(v, ts, 0) => 0,
-        Some(_) => 4,
-        None if v.is_object() || v.is_array() => 0,
-        None if start == trimmed_at => 0,
-        None => 4,
-    };
-    let prose = local.iter().any(|r| r.kind == RepairKind::UnquotedString)
-        || (!v.is_object() && !v.is_array() && !text[read.end.min(text.len())..].trim().is_empty());
-    shape + u8::from(prose)
-}
-
-/// Whether `v` is of one of the `types`, or can become one: an array holding such a value
-/// (a wrapped answer), or a string holding JSON (a double-encoded answer).
-fn holds(v: &Value, types: &[&str], depth: u8) -> bool {
-    if types.iter().any(|t| json_type_fits(v, t)) {
-        return true;
-    }
-    match v {
-        Value::Array(items) if depth < 4 => items.iter().any(|i| holds(i, types, depth + 1)),
-        Value::String(s) => s.trim_start().starts_with(['{', '[']),
-        _ => false,
-    }
-}
-
-fn finish_read(
-    text: &str,
-    start: usize,
-    read: &repair::Read,
-    repairs: &mut Vec<Repair>,
-    local: Vec<Repair>,
-) {
-    if !text[..start].trim().is_empty() {
-        repairs.push(Repair::new(RepairKind::SkippedLeadingText, ""));
-    }
-    repairs.extend(local);
-    note_trailing(text, read.end, repairs);
-}
-
-/// Records what follows the value, if anything does.
-fn note_trailing(text: &str, end: usize, repairs: &mut Vec<Repair>) {
-    let rest = text[end.min(text.len())..].trim();
-    if !rest.is_empty() {
-        let kind = if rest.starts_with(['{', '[']) {
-            RepairKind::DroppedRepeatedValue
-        } else {
-            RepairKind::SkippedTrailingText
-        };
-        repairs.push(Repair::new(kind, ""));
-    }
-}
-
-fn json_type_fits(v: &Value, t: &str) -> bool {
-    match t {
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "string" => v.is_string(),
-        "number" | "integer" => v.is_number(),
-        "boolean" => v.is_boolean(),
-        "null" => v.is_null(),
-        _ => true,
-    }
-}
-
-/// Reads any JSON value leniently with no schema: used to decode a string holding JSON.
-pub(crate) fn read_lenient_value(text: &str) -> Option<Value> {
-    let mut repairs = Vec::new();
-    read_lenient(text, &Schema::any(), &mut repairs)
-        .ok()
-        .map(|(v, _)| v)
 }
 
 fn serde_reason(raw: &str, e: &serde_json::Error) -> Reason {
@@ -495,7 +303,7 @@ fn serde_reason(raw: &str, e: &serde_json::Error) -> Reason {
 }
 
 /// Line and column (both from 1, column in characters) of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -505,176 +313,4 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let column = before[line_start..].chars().count() + 1;
     (line, column)
-}
-
-/// Parses a `jsonl` answer: every line that parses and validates against `schema` (the
-/// schema of one object), in order. Bad lines are skipped with a warning; a last line cut
-/// off mid-object is dropped; an answer that is a JSON array of objects is taken as its
-/// elements; an empty answer is an empty list.
-pub fn parse_jsonl(raw: &str, schema: &Schema, mode: Mode) -> JsonlOutcome {
-    let mut whole = Vec::new();
-    let text = match mode {
-        Mode::Lenient => extract::strip_preamble(raw, &mut whole),
-        Mode::Strict => raw,
-    };
-    if text.trim_start().starts_with('[') {
-        if let Some(out) = jsonl_from_array(text, schema, mode, &whole) {
-            return out;
-        }
-    }
-    let mut stream = JsonlStream::new(schema.clone(), mode);
-    stream.push(text);
-    stream.finish();
-    let mut out = stream.into_outcome();
-    whole.append(&mut out.repairs);
-    out.repairs = whole;
-    out
-}
-
-/// A `jsonl` answer written as one JSON array of objects.
-fn jsonl_from_array(
-    text: &str,
-    schema: &Schema,
-    mode: Mode,
-    whole: &[Repair],
-) -> Option<JsonlOutcome> {
-    let mut repairs = whole.to_vec();
-    let items = match mode {
-        Mode::Strict => serde_json::from_str::<Value>(text).ok()?,
-        Mode::Lenient => {
-            let (v, _) = read_lenient(text, &Schema::any(), &mut repairs).ok()?;
-            v
-        }
-    };
-    let Value::Array(items) = items else {
-        return None;
-    };
-    if items.is_empty() || !items.iter().all(Value::is_object) {
-        return None;
-    }
-    let mut out = JsonlOutcome {
-        values: Vec::new(),
-        repairs,
-        warnings: Vec::new(),
-        truncated: false,
-    };
-    for (i, mut item) in items.into_iter().enumerate() {
-        let mut local = Vec::new();
-        if mode == Mode::Lenient {
-            schema.coerce(&mut item, &mut local);
-        }
-        let violations = schema.validate(&item);
-        if violations.is_empty() {
-            let index = out.values.len();
-            out.repairs.extend(
-                local
-                    .into_iter()
-                    .map(|r| Repair::new(r.kind, format!("/{index}{}", r.path))),
-            );
-            out.values.push(item);
-        } else {
-            out.warnings.push(LineWarning {
-                line: i + 1,
-                reason: format!("array item {}: {}", i + 1, join_violations(&violations)),
-            });
-        }
-    }
-    Some(out)
-}
-
-pub(crate) fn join_violations(violations: &[Violation]) -> String {
-    violations
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// One line of a `jsonl` answer. `complete` is false for a last line that did not end with
-/// a newline (it may have been cut off).
-pub(crate) fn jsonl_line(
-    line: &str,
-    complete: bool,
-    schema: &Schema,
-    mode: Mode,
-) -> Result<(Value, Vec<Repair>), LineFailure> {
-    let t = line.trim();
-    let mut repairs = Vec::new();
-    let value = match serde_json::from_str::<Value>(t) {
-        Ok(v) => v,
-        Err(e) if mode == Mode::Strict => {
-            return Err(if complete {
-                LineFailure::Bad(format!("not valid JSON: {}", strip_at(&e.to_string())))
-            } else {
-                LineFailure::CutOff
-            })
-        }
-        Err(_) => {
-            let starts = extract::candidates(t, 4);
-            let Some(&start) = starts
-                .iter()
-                .find(|&&s| t.as_bytes()[s] == b'{')
-                .or(starts.first())
-            else {
-                return Err(if complete {
-                    LineFailure::Bad("not JSON".into())
-                } else {
-                    LineFailure::CutOff
-                });
-            };
-            match repair::read_value(t, start, &mut repairs) {
-                Ok(read) if read.truncated => {
-                    return Err(if complete {
-                        LineFailure::Bad("incomplete JSON object".into())
-                    } else {
-                        LineFailure::CutOff
-                    })
-                }
-                Ok(read) => {
-                    if !t[..start].trim().is_empty() {
-                        repairs.insert(0, Repair::new(RepairKind::SkippedLeadingText, ""));
-                    }
-                    note_trailing(t, read.end, &mut repairs);
-                    read.value
-                }
-                Err(e) => {
-                    return Err(if complete {
-                        LineFailure::Bad(format!("not valid JSON: {}", e.message))
-                    } else {
-                        LineFailure::CutOff
-                    })
-                }
-            }
-        }
-    };
-    let mut value = value;
-    if !value.is_object() {
-        return Err(LineFailure::Bad(format!(
-            "expected a JSON object, found {}",
-            outcome::brief(&value)
-        )));
-    }
-    if mode == Mode::Lenient {
-        schema.coerce(&mut value, &mut repairs);
-    }
-    let violations = schema.validate(&value);
-    if !violations.is_empty() {
-        return Err(LineFailure::Bad(join_violations(&violations)));
-    }
-    Ok((value, repairs))
-}
-
-/// Why a `jsonl` line was not kept.
-pub(crate) enum LineFailure {
-    /// The line is bad (skipped with a warning).
-    Bad(String),
-    /// The last line was cut off (dropped).
-    CutOff,
-}
-
-fn strip_at(message: &str) -> &str {
-    match message.rfind(" at line ") {
-        Some(i) => &message[..i],
-        None => message,
-    }
 }

@@ -23,7 +23,7 @@ pub enum RepairKind {
     SkippedLeadingText,
     /// Prose after the JSON was skipped.
     SkippedTrailingText,
-    /// A second JSON value after the first complete one was dropped.
+    /// The answer held more than one JSON value; the first that fits the schema was kept.
     DroppedRepeatedValue,
     /// The answer was a JSON string holding the JSON; it was decoded.
     UnwrappedDoubleEncoded,
@@ -31,13 +31,14 @@ pub enum RepairKind {
     UnwrappedSingleElementArray,
     /// A trailing or doubled comma was removed.
     RemovedTrailingComma,
-    /// A `//` or `/* */` comment was removed.
+    /// A `//`, `/* */` or `# ` comment was removed.
     RemovedComment,
     /// A single-quoted string was read as a JSON string.
     SingleQuotedString,
     /// An object key without quotes was read as a string.
     UnquotedKey,
-    /// A bare word value (not `true`, `false` or `null`) was read as a string.
+    /// A bare word value (not `true`, `false` or `null`) was read as a string, or a plain
+    /// text answer was taken as the string the schema asks for.
     UnquotedString,
     /// Python's `True`, `False` or `None` was read as `true`, `false` or `null`.
     PythonLiteral,
@@ -57,6 +58,25 @@ pub enum RepairKind {
     FixedNumber,
     /// The answer was cut off: the open string, arrays and objects were closed.
     ClosedTruncated,
+    /// A string left open just before the brackets that close the answer was closed there.
+    InsertedMissingQuote,
+    /// Words between members that are neither a key nor a value were skipped.
+    SkippedStrayText,
+    /// A number written with thousands separators (`12,111`) was read as one number,
+    /// where the schema asks for a number.
+    JoinedDigitGroups,
+    /// A Python triple-quoted string (`"""…"""`, `'''…'''`) was read as a string.
+    TripleQuotedString,
+    /// A Python tuple `(1, 2)` or set `{'a', 'b'}` was read as an array.
+    PythonCollection,
+    /// An ellipsis (`...`, `…`) standing for elided items was removed.
+    RemovedEllipsis,
+    /// Strings joined with `+` (`"a" + "b"`) were read as one string.
+    ConcatenatedStrings,
+    /// A string in typographic quotes (`“…”`, `‘…’`) was read as a string.
+    TypographicQuotes,
+    /// A non-ASCII space between tokens (U+00A0, U+3000, …) was read as whitespace.
+    UnicodeWhitespace,
     /// An enum or const value was matched ignoring case and surrounding space.
     EnumCase,
     /// A comma-separated string was split where an array of strings is expected.
@@ -103,6 +123,15 @@ impl RepairKind {
         RepairKind::InsertedMissingBracket,
         RepairKind::FixedNumber,
         RepairKind::ClosedTruncated,
+        RepairKind::InsertedMissingQuote,
+        RepairKind::SkippedStrayText,
+        RepairKind::JoinedDigitGroups,
+        RepairKind::TripleQuotedString,
+        RepairKind::PythonCollection,
+        RepairKind::RemovedEllipsis,
+        RepairKind::ConcatenatedStrings,
+        RepairKind::TypographicQuotes,
+        RepairKind::UnicodeWhitespace,
         RepairKind::EnumCase,
         RepairKind::SplitCommaString,
         RepairKind::WrappedInArray,
@@ -140,6 +169,15 @@ impl RepairKind {
             RepairKind::InsertedMissingBracket => "inserted_missing_bracket",
             RepairKind::FixedNumber => "fixed_number",
             RepairKind::ClosedTruncated => "closed_truncated",
+            RepairKind::InsertedMissingQuote => "inserted_missing_quote",
+            RepairKind::SkippedStrayText => "skipped_stray_text",
+            RepairKind::JoinedDigitGroups => "joined_digit_groups",
+            RepairKind::TripleQuotedString => "triple_quoted_string",
+            RepairKind::PythonCollection => "python_collection",
+            RepairKind::RemovedEllipsis => "removed_ellipsis",
+            RepairKind::ConcatenatedStrings => "concatenated_strings",
+            RepairKind::TypographicQuotes => "typographic_quotes",
+            RepairKind::UnicodeWhitespace => "unicode_whitespace",
             RepairKind::EnumCase => "enum_case",
             RepairKind::SplitCommaString => "split_comma_string",
             RepairKind::WrappedInArray => "wrapped_in_array",
