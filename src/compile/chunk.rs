@@ -17,6 +17,9 @@ pub struct Chunk {
 
 impl Chunk {
     /// Its text.
+    ///
+    /// Panics if the chunk was not made by [`split`] from this `source` (its offsets are then
+    /// not known to fall on character boundaries).
     pub fn text<'s>(&self, source: &'s str) -> &'s str {
         &source[self.start..self.end]
     }
@@ -111,7 +114,12 @@ fn split_block(source: &str, block: Block, max: usize) -> Vec<Block> {
             .or_else(|| window.rfind(' ').map(|i| i + 1))
             .filter(|&i| i > max / 4)
             .unwrap_or(window.len());
-        let cut = cut.max(1);
+        // Never an empty piece: at worst one whole character.
+        let cut = if cut == 0 {
+            window.chars().next().map_or(1, char::len_utf8)
+        } else {
+            cut
+        };
         out.push(Block {
             start,
             end: start + cut,
@@ -191,12 +199,12 @@ pub fn split(source: &str, max_bytes: usize, overlap: usize) -> Vec<Chunk> {
             own_start
         } else {
             let want = floor_char(source, own_start.saturating_sub(overlap));
-            // Start the overlap at a word boundary.
-            match source[want..own_start].find(char::is_whitespace) {
-                Some(j) => want + j + 1,
-                None => want,
-            }
-            .min(own_start)
+            // Start the overlap at a word boundary: just after the first whitespace
+            // character, which may be several bytes long (a no-break or ideographic space).
+            source[want..own_start]
+                .char_indices()
+                .find(|(_, c)| c.is_whitespace())
+                .map_or(want, |(j, c)| want + j + c.len_utf8())
         };
         let section = headings
             .iter()
@@ -218,6 +226,9 @@ pub fn split(source: &str, max_bytes: usize, overlap: usize) -> Vec<Chunk> {
             section: None,
         });
     }
+    debug_assert!(chunks
+        .iter()
+        .all(|c| source.is_char_boundary(c.start) && source.is_char_boundary(c.end)));
     chunks
 }
 
@@ -285,6 +296,38 @@ mod tests {
         let src = "ü".repeat(5000);
         for c in split(&src, 333, 17) {
             assert!(src.is_char_boundary(c.start) && src.is_char_boundary(c.end));
+        }
+    }
+
+    /// Regression: the overlap started one byte after a whitespace character, inside a
+    /// no-break space (U+00A0, two bytes) or an ideographic space (U+3000, three bytes), and
+    /// `Chunk::text` panicked on the resulting range.
+    #[test]
+    fn overlap_after_multibyte_whitespace_starts_on_a_char() {
+        let nbsp = "word\u{A0}".repeat(134 * 1024 / 6);
+        let cjk: String = (0..20_000)
+            .map(|i| if i % 7 == 6 { '\u{3000}' } else { '漢' })
+            .collect();
+        for src in [nbsp, cjk] {
+            for (max, overlap) in [(1000, 200), (4096, 300), (333, 17)] {
+                let chunks = split(&src, max, overlap);
+                assert!(chunks.len() > 1);
+                for c in &chunks {
+                    assert!(!c.text(&src).is_empty());
+                }
+            }
+        }
+    }
+
+    /// Regression: the notes of a chunk are located inside `Chunk::text`, which panicked for
+    /// a chunk starting inside a multibyte whitespace character.
+    #[test]
+    fn notes_of_a_chunk_after_a_no_break_space() {
+        let src = "alpha\u{A0}beta\u{A0}".repeat(5000);
+        let chunks = split(&src, 1000, 200);
+        let quote = serde_json::json!({"type": "claim", "text": "t", "quote": "alpha\u{A0}beta"});
+        for c in &chunks {
+            assert!(super::super::notes::Note::from_value(&quote, c, &src).is_some());
         }
     }
 
