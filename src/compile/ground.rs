@@ -13,23 +13,36 @@ use std::sync::OnceLock;
 
 use crate::contract::{CheckedClaim, Claim, Confidence};
 
-/// A source prepared for many quote look-ups, each in time proportional to the quote's
-/// length, whatever the source's.
+/// A source prepared for many quote look-ups, each in time about proportional to the
+/// quote's length, whatever the source's.
 ///
-/// The normalised source is cut into tokens, each a word (a run of letters and digits) or
-/// the separator between two words, and two suffix automata are built over them: one over
-/// words and separators (a quote found verbatim), one over words alone (a quote that
-/// differs a little). Building costs time and memory proportional to the source; build it
-/// once per source and reuse it for every quote of every answer.
+/// The normalised source is cut into words (runs of letters and digits) and the separators
+/// between them, each interned as a number. A short quote piece is checked verbatim
+/// against the places its rarest word occurs; a longer one against a suffix automaton of
+/// the source's words, built once. Building costs time and memory proportional to the
+/// source: build it once per source and reuse it for every quote of every answer.
 pub struct GroundingIndex {
-    /// Every distinct token of the source. A quote token not in it is not in the source.
+    /// Every distinct word and separator of the source (a word is never equal to a
+    /// separator). A quote word not in it is not in the source.
     vocab: HashMap<Box<str>, u32>,
-    /// Words and separators, in order.
-    exact: SuffixAutomaton,
-    /// Words alone, built on the first fuzzy look-up (most quotes match exactly).
-    fuzzy: OnceLock<SuffixAutomaton>,
-    /// The source's words as token ids, for the fuzzy automaton.
+    /// The source's words, in order.
     words: Vec<u32>,
+    /// After each word, the separator up to the next word (`NONE` after the last).
+    separators: Vec<u32>,
+    /// Where each word occurs: the positions of word `w` are
+    /// `positions[position_starts[w]..position_starts[w + 1]]`.
+    position_starts: Vec<u32>,
+    positions: Vec<u32>,
+    /// The words' suffix automaton, built on the first long or inexact piece (most quotes
+    /// are found verbatim).
+    automaton: OnceLock<SuffixAutomaton>,
+}
+
+/// A piece of a quote as source token numbers (`None`: not in the source).
+struct Piece {
+    words: Vec<Option<u32>>,
+    /// The separator after each word but the last.
+    separators: Vec<Option<u32>>,
 }
 
 impl GroundingIndex {
@@ -37,32 +50,54 @@ impl GroundingIndex {
     pub fn new(source: &str) -> GroundingIndex {
         let text = normalise(source);
         let mut vocab: HashMap<Box<str>, u32> = HashMap::new();
-        let mut all = Vec::new();
         let mut words = Vec::new();
+        let mut separators = Vec::new();
         for (is_word, token) in tokens(&text) {
             let id = match vocab.get(token) {
                 Some(&id) => id,
                 None => {
-                    let id = vocab.len() as u32;
+                    let id = u32::try_from(vocab.len()).expect("under 4 billion tokens");
                     vocab.insert(token.into(), id);
                     id
                 }
             };
-            all.push(id);
             if is_word {
                 words.push(id);
+                separators.push(NONE);
+            } else if let Some(last) = separators.last_mut() {
+                *last = id;
             }
+        }
+        // The separator after the last word is not between two words.
+        if let Some(last) = separators.last_mut() {
+            *last = NONE;
+        }
+        let mut position_starts = vec![0u32; vocab.len() + 1];
+        for &w in &words {
+            position_starts[w as usize + 1] += 1;
+        }
+        for i in 1..position_starts.len() {
+            position_starts[i] += position_starts[i - 1];
+        }
+        let mut filled = position_starts.clone();
+        let mut positions = vec![0u32; words.len()];
+        for (at, &w) in words.iter().enumerate() {
+            positions[filled[w as usize] as usize] = at as u32;
+            filled[w as usize] += 1;
         }
         GroundingIndex {
             vocab,
-            exact: SuffixAutomaton::new(&all),
-            fuzzy: OnceLock::new(),
             words,
+            separators,
+            position_starts,
+            positions,
+            automaton: OnceLock::new(),
         }
     }
 
-    fn fuzzy(&self) -> &SuffixAutomaton {
-        self.fuzzy.get_or_init(|| SuffixAutomaton::new(&self.words))
+    fn automaton(&self) -> &SuffixAutomaton {
+        self.automaton
+            .get_or_init(|| SuffixAutomaton::new(&self.words))
     }
 
     /// Whether `quote` is found in the source.
@@ -78,105 +113,179 @@ impl GroundingIndex {
         if words < MIN_QUOTE_WORDS {
             return false;
         }
-        pieces.iter().all(|p| self.piece_found(p))
+        pieces.iter().all(|p| self.piece_found(&self.piece(p)))
+    }
+
+    fn piece(&self, piece: &str) -> Piece {
+        let mut out = Piece {
+            words: Vec::new(),
+            separators: Vec::new(),
+        };
+        for (is_word, token) in tokens(piece) {
+            let id = self.vocab.get(token).copied();
+            if is_word {
+                out.words.push(id);
+            } else {
+                out.separators.push(id);
+            }
+        }
+        out
     }
 
     /// Whether one normalised piece of a quote (starting and ending with a letter or digit)
     /// is in the source: verbatim, starting and ending at word boundaries ("wner at" is not
     /// found in "owner at"), or, from six words on, with small differences: at least 80%
     /// of its word pairs appear in the source and one exact run covers 60% of it.
-    fn piece_found(&self, piece: &str) -> bool {
-        // The piece starts with a word, so a path through the automaton is an occurrence
-        // starting at a word of the source; it ends with a whole word of the source too,
-        // since a word token is only equal to a whole word.
-        let verbatim = tokens(piece)
-            .map(|(_, t)| self.vocab.get(t).copied())
-            .try_fold(ROOT, |state, id| self.exact.next(state, id?));
-        if verbatim.is_some() {
+    fn piece_found(&self, piece: &Piece) -> bool {
+        let n = piece.words.len();
+        if n < 6 {
+            return self.verbatim(piece, usize::MAX) == Some(true);
+        }
+        // From six words on, a verbatim piece also passes the looser test (all its pairs
+        // are in the source and its whole length is one run), so the verbatim check is only
+        // a shortcut, taken when its rarest word is rare enough to make it cheap; it spares
+        // building the automaton when every quote is verbatim.
+        if self.verbatim(piece, CHEAP_CANDIDATES) == Some(true) {
             return true;
         }
-        let words: Vec<Option<u32>> = words_of(piece)
-            .map(|w| self.vocab.get(w).copied())
-            .collect();
-        if words.len() < 6 {
-            return false;
-        }
-        let fuzzy = self.fuzzy();
-        let hits = words
+        let automaton = self.automaton();
+        let hits = piece
+            .words
             .windows(2)
             .filter(|pair| match (pair[0], pair[1]) {
-                (Some(a), Some(b)) => fuzzy.next(ROOT, a).and_then(|s| fuzzy.next(s, b)).is_some(),
+                (Some(a), Some(b)) => automaton
+                    .next(ROOT, a)
+                    .and_then(|s| automaton.next(s, b))
+                    .is_some(),
                 _ => false,
             })
             .count();
-        if hits * 5 < (words.len() - 1) * 4 {
+        if hits * 5 < (n - 1) * 4 {
             return false;
         }
         // The pairs must also line up: one exact run covers 60% of the quote.
-        fuzzy.longest_common_run(&words) * 5 >= words.len() * 3
+        automaton.longest_common_run(&piece.words) * 5 >= n * 3
+    }
+
+    /// Whether the piece's words and separators are, in order, words and separators of the
+    /// source: checked where its rarest word occurs, unless that is at more than `limit`
+    /// places (`None`: not checked).
+    fn verbatim(&self, piece: &Piece, limit: usize) -> Option<bool> {
+        let (Some(words), Some(separators)) = (
+            piece.words.iter().copied().collect::<Option<Vec<u32>>>(),
+            piece
+                .separators
+                .iter()
+                .copied()
+                .collect::<Option<Vec<u32>>>(),
+        ) else {
+            return Some(false);
+        };
+        let occurrences = |w: u32| {
+            let w = w as usize;
+            &self.positions[self.position_starts[w] as usize..self.position_starts[w + 1] as usize]
+        };
+        let Some((rarest, _)) = words
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, &w)| occurrences(w).len())
+        else {
+            return Some(false);
+        };
+        let candidates = occurrences(words[rarest]);
+        if candidates.len() > limit {
+            return None;
+        }
+        let found = candidates.iter().any(|&at| {
+            let Some(start) = (at as usize).checked_sub(rarest) else {
+                return false;
+            };
+            let end = start + words.len();
+            end <= self.words.len()
+                && self.words[start..end] == words[..]
+                && self.separators[start..end - 1] == separators[..]
+        });
+        Some(found)
     }
 }
 
+/// How many places of its rarest word a long piece is checked verbatim at before the
+/// automaton is used instead.
+const CHEAP_CANDIDATES: usize = 256;
+
 /// The root state of a suffix automaton (the empty string).
 const ROOT: u32 = 0;
-/// No state, or no edge.
+/// No state, no edge, or no token.
 const NONE: u32 = u32::MAX;
 
 /// The smallest automaton accepting every substring of a token sequence (Blumer et al.,
-/// 1985), built in time linear in the sequence. A substring of the sequence is a path from
-/// the root, so a quote is looked up in time linear in its own length.
+/// 1985), built in time linear in the sequence. A run of the sequence is a path from the
+/// root, so the longest run a quote shares with the source is found in one pass over the
+/// quote.
 struct SuffixAutomaton {
-    /// Per state: the length of the longest string reaching it.
-    len: Vec<u32>,
-    /// Per state: its suffix link (the state of its longest suffix reaching elsewhere).
-    link: Vec<u32>,
-    /// Per state: the head of its list of outgoing tokens, to copy a state's edges.
-    first_edge: Vec<u32>,
-    /// Per edge: its token and the next edge of the same state.
-    edges: Vec<(u32, u32)>,
-    /// Transitions: (state, token) to state.
-    next: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    states: Vec<State>,
+    /// Transitions beyond each state's first: (state, token) to state.
+    more: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    /// Per transition in `more`: its token and the next one of the same state, to copy a
+    /// state's transitions.
+    more_list: Vec<(u32, u32)>,
+}
+
+/// A state of the automaton. Most states have a single transition, kept inline.
+#[derive(Clone, Copy)]
+struct State {
+    /// The length of the longest run reaching it.
+    len: u32,
+    /// Its suffix link: the state of its longest suffix that also ends elsewhere.
+    link: u32,
+    /// Its first transition's token (`NONE` if none) and target.
+    token: u32,
+    to: u32,
+    /// The head of its list of further transitions in `more_list` (`NONE` if none).
+    more: u32,
 }
 
 impl SuffixAutomaton {
     fn new(tokens: &[u32]) -> SuffixAutomaton {
         let mut a = SuffixAutomaton {
-            len: Vec::with_capacity(tokens.len() * 2 + 1),
-            link: Vec::with_capacity(tokens.len() * 2 + 1),
-            first_edge: Vec::with_capacity(tokens.len() * 2 + 1),
-            edges: Vec::with_capacity(tokens.len() * 3),
-            next: HashMap::with_capacity_and_hasher(tokens.len() * 3, Default::default()),
+            states: Vec::with_capacity(tokens.len() * 2 + 1),
+            more: HashMap::with_capacity_and_hasher(tokens.len(), Default::default()),
+            more_list: Vec::with_capacity(tokens.len()),
         };
         a.add_state(0, NONE);
         let mut last = ROOT;
         for &t in tokens {
-            let cur = a.add_state(a.len[last as usize] + 1, NONE);
+            let cur = a.add_state(a.states[last as usize].len + 1, NONE);
             let mut p = last;
             while p != NONE && a.next(p, t).is_none() {
-                a.add_edge(p, t, cur);
-                p = a.link[p as usize];
+                a.add_transition(p, t, cur);
+                p = a.states[p as usize].link;
             }
             if p == NONE {
-                a.link[cur as usize] = ROOT;
+                a.states[cur as usize].link = ROOT;
             } else {
-                let q = a.next(p, t).expect("the loop stopped at an edge");
-                if a.len[p as usize] + 1 == a.len[q as usize] {
-                    a.link[cur as usize] = q;
+                let q = a.next(p, t).expect("the loop stopped at a transition");
+                let p_len = a.states[p as usize].len;
+                if p_len + 1 == a.states[q as usize].len {
+                    a.states[cur as usize].link = q;
                 } else {
-                    let clone = a.add_state(a.len[p as usize] + 1, a.link[q as usize]);
-                    let mut e = a.first_edge[q as usize];
+                    let original = a.states[q as usize];
+                    let clone = a.add_state(p_len + 1, original.link);
+                    a.states[clone as usize].token = original.token;
+                    a.states[clone as usize].to = original.to;
+                    let mut e = original.more;
                     while e != NONE {
-                        let (token, after) = a.edges[e as usize];
-                        let to = a.next(q, token).expect("listed edges exist");
-                        a.add_edge(clone, token, to);
+                        let (token, after) = a.more_list[e as usize];
+                        let to = a.more[&key(q, token)];
+                        a.add_transition(clone, token, to);
                         e = after;
                     }
                     while p != NONE && a.next(p, t) == Some(q) {
-                        a.next.insert(key(p, t), clone);
-                        p = a.link[p as usize];
+                        a.redirect(p, t, clone);
+                        p = a.states[p as usize].link;
                     }
-                    a.link[q as usize] = clone;
-                    a.link[cur as usize] = clone;
+                    a.states[q as usize].link = clone;
+                    a.states[cur as usize].link = clone;
                 }
             }
             last = cur;
@@ -185,20 +294,46 @@ impl SuffixAutomaton {
     }
 
     fn add_state(&mut self, len: u32, link: u32) -> u32 {
-        self.len.push(len);
-        self.link.push(link);
-        self.first_edge.push(NONE);
-        (self.len.len() - 1) as u32
+        self.states.push(State {
+            len,
+            link,
+            token: NONE,
+            to: NONE,
+            more: NONE,
+        });
+        u32::try_from(self.states.len() - 1).expect("under 2 billion words")
     }
 
-    fn add_edge(&mut self, from: u32, token: u32, to: u32) {
-        self.next.insert(key(from, token), to);
-        self.edges.push((token, self.first_edge[from as usize]));
-        self.first_edge[from as usize] = (self.edges.len() - 1) as u32;
+    fn add_transition(&mut self, from: u32, token: u32, to: u32) {
+        let state = &mut self.states[from as usize];
+        if state.token == NONE {
+            state.token = token;
+            state.to = to;
+        } else {
+            self.more.insert(key(from, token), to);
+            self.more_list.push((token, state.more));
+            state.more = (self.more_list.len() - 1) as u32;
+        }
+    }
+
+    fn redirect(&mut self, from: u32, token: u32, to: u32) {
+        let state = &mut self.states[from as usize];
+        if state.token == token {
+            state.to = to;
+        } else {
+            self.more.insert(key(from, token), to);
+        }
     }
 
     fn next(&self, state: u32, token: u32) -> Option<u32> {
-        self.next.get(&key(state, token)).copied()
+        let s = &self.states[state as usize];
+        if s.token == token {
+            Some(s.to)
+        } else if s.more != NONE {
+            self.more.get(&key(state, token)).copied()
+        } else {
+            None
+        }
     }
 
     /// The length of the longest run of `tokens` that is also a run of the sequence
@@ -212,8 +347,8 @@ impl SuffixAutomaton {
                 continue;
             };
             while state != ROOT && self.next(state, t).is_none() {
-                state = self.link[state as usize];
-                run = self.len[state as usize];
+                state = self.states[state as usize].link;
+                run = self.states[state as usize].len;
             }
             match self.next(state, t) {
                 Some(s) => {
@@ -332,8 +467,10 @@ pub fn normalise(text: &str) -> String {
             }
             space = true;
         } else {
-            for l in c.to_lowercase() {
-                out.push(l);
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.extend(c.to_lowercase());
             }
             space = false;
         }
