@@ -145,6 +145,13 @@ fn floor_char(s: &str, mut i: usize) -> usize {
     i
 }
 
+fn ceil_char(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
 /// Splits `source` into chunks of at most `max_bytes` (plus `overlap` bytes repeated from
 /// the end of the previous chunk). Every byte of the source is in at least one chunk.
 pub fn split(source: &str, max_bytes: usize, overlap: usize) -> Vec<Chunk> {
@@ -198,7 +205,8 @@ pub fn split(source: &str, max_bytes: usize, overlap: usize) -> Vec<Chunk> {
         let start = if i == 0 || overlap == 0 {
             own_start
         } else {
-            let want = floor_char(source, own_start.saturating_sub(overlap));
+            // Rounded up to a character, so the overlap stays within its budget.
+            let want = ceil_char(source, own_start.saturating_sub(overlap));
             // Start the overlap at a word boundary: just after the first whitespace
             // character, which may be several bytes long (a no-break or ideographic space).
             source[want..own_start]
@@ -337,5 +345,109 @@ mod tests {
             outline("# A\ntext\n## B\n#nope\n### C"),
             vec!["- A", "  - B", "    - C"]
         );
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::split;
+
+        /// Pieces of hostile text: every kind of whitespace (Unicode `White_Space`),
+        /// combining marks, emoji sequences, CRLF, line and paragraph separators, headings.
+        const PIECES: &[&str] = &[
+            "word",
+            "Wörter",
+            "漢字",
+            "e\u{301}\u{302}",
+            "👍🏽",
+            "👨\u{200D}👩\u{200D}👧",
+            "🇫🇷",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\n\n",
+            "\r\n",
+            "\r\n\r\n",
+            "\u{B}",
+            "\u{C}",
+            "\r",
+            "\u{85}",
+            "\u{A0}",
+            "\u{1680}",
+            "\u{2000}",
+            "\u{2003}",
+            "\u{2009}",
+            "\u{200A}",
+            "\u{2028}",
+            "\u{2029}",
+            "\u{202F}",
+            "\u{205F}",
+            "\u{3000}",
+            "\u{FEFF}",
+            "\u{200B}",
+            ". ",
+            "# Title\n",
+            "## Part\n",
+            "#",
+            "\u{10FFFF}",
+        ];
+
+        fn hostile_text() -> impl Strategy<Value = String> {
+            prop::collection::vec(
+                prop_oneof![
+                    4 => prop::sample::select(PIECES).prop_map(str::to_string),
+                    1 => any::<char>().prop_map(String::from),
+                ],
+                0..600,
+            )
+            .prop_map(|pieces| pieces.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1000))]
+
+            #[test]
+            fn chunks_cover_the_text_exactly_and_never_split_a_char(
+                text in hostile_text(),
+                max_bytes in 0usize..700,
+                overlap in 0usize..400,
+            ) {
+                let chunks = split(&text, max_bytes, overlap);
+                let overlap = overlap.min(max_bytes.max(64) / 4);
+                prop_assert!(!chunks.is_empty());
+                prop_assert_eq!(chunks[0].start, 0);
+                prop_assert_eq!(chunks.last().unwrap().end, text.len());
+                for (i, c) in chunks.iter().enumerate() {
+                    prop_assert_eq!(c.index, i);
+                    prop_assert!(text.is_char_boundary(c.start) && text.is_char_boundary(c.end));
+                    prop_assert!(c.start <= c.end);
+                    prop_assert_eq!(c.text(&text).len(), c.end - c.start);
+                }
+                for pair in chunks.windows(2) {
+                    let (a, b) = (&pair[0], &pair[1]);
+                    // Each chunk's own part starts where the previous one ends: together
+                    // they are the text, byte for byte.
+                    prop_assert!(a.end < b.end, "chunks move forward");
+                    prop_assert!(b.start <= a.end, "no gap");
+                    prop_assert!(b.start >= a.start);
+                    // The overlap is at most `overlap` bytes and starts just after a
+                    // whitespace character; if the last `overlap` bytes hold none, it is
+                    // all of them (to the character).
+                    let repeated = &text[b.start..a.end];
+                    prop_assert!(repeated.len() <= overlap);
+                    if !repeated.is_empty() {
+                        let after_space = text[..b.start].ends_with(char::is_whitespace);
+                        let whole_window = !repeated.contains(char::is_whitespace)
+                            && repeated.len() + 3 >= overlap;
+                        prop_assert!(
+                            after_space || whole_window,
+                            "overlap {:?} does not start at a word",
+                            repeated
+                        );
+                    }
+                }
+            }
+        }
     }
 }
