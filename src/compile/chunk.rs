@@ -351,65 +351,14 @@ mod tests {
         use proptest::prelude::*;
 
         use super::super::split;
-
-        /// Pieces of hostile text: every kind of whitespace (Unicode `White_Space`),
-        /// combining marks, emoji sequences, CRLF, line and paragraph separators, headings.
-        const PIECES: &[&str] = &[
-            "word",
-            "Wörter",
-            "漢字",
-            "e\u{301}\u{302}",
-            "👍🏽",
-            "👨\u{200D}👩\u{200D}👧",
-            "🇫🇷",
-            " ",
-            "  ",
-            "\t",
-            "\n",
-            "\n\n",
-            "\r\n",
-            "\r\n\r\n",
-            "\u{B}",
-            "\u{C}",
-            "\r",
-            "\u{85}",
-            "\u{A0}",
-            "\u{1680}",
-            "\u{2000}",
-            "\u{2003}",
-            "\u{2009}",
-            "\u{200A}",
-            "\u{2028}",
-            "\u{2029}",
-            "\u{202F}",
-            "\u{205F}",
-            "\u{3000}",
-            "\u{FEFF}",
-            "\u{200B}",
-            ". ",
-            "# Title\n",
-            "## Part\n",
-            "#",
-            "\u{10FFFF}",
-        ];
-
-        fn hostile_text() -> impl Strategy<Value = String> {
-            prop::collection::vec(
-                prop_oneof![
-                    4 => prop::sample::select(PIECES).prop_map(str::to_string),
-                    1 => any::<char>().prop_map(String::from),
-                ],
-                0..600,
-            )
-            .prop_map(|pieces| pieces.concat())
-        }
+        use crate::hostile_text;
 
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(1000))]
 
             #[test]
             fn chunks_cover_the_text_exactly_and_never_split_a_char(
-                text in hostile_text(),
+                text in hostile_text::text(600),
                 max_bytes in 0usize..700,
                 overlap in 0usize..400,
             ) {
