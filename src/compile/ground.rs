@@ -97,7 +97,7 @@ impl GroundingIndex {
 
     fn automaton(&self) -> &SuffixAutomaton {
         self.automaton
-            .get_or_init(|| SuffixAutomaton::new(&self.words))
+            .get_or_init(|| SuffixAutomaton::new(&self.words, self.vocab.len()))
     }
 
     /// Whether `quote` is found in the source.
@@ -224,6 +224,9 @@ const NONE: u32 = u32::MAX;
 /// quote.
 struct SuffixAutomaton {
     states: Vec<State>,
+    /// The root's transitions, by token: the root has one per distinct token and is
+    /// visited on most steps.
+    root: Vec<u32>,
     /// Transitions beyond each state's first: (state, token) to state.
     more: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
     /// Per transition in `more`: its token and the next one of the same state, to copy a
@@ -246,9 +249,11 @@ struct State {
 }
 
 impl SuffixAutomaton {
-    fn new(tokens: &[u32]) -> SuffixAutomaton {
+    /// The automaton of `tokens`, each below `alphabet`.
+    fn new(tokens: &[u32], alphabet: usize) -> SuffixAutomaton {
         let mut a = SuffixAutomaton {
             states: Vec::with_capacity(tokens.len() * 2 + 1),
+            root: vec![NONE; alphabet],
             more: HashMap::with_capacity_and_hasher(tokens.len(), Default::default()),
             more_list: Vec::with_capacity(tokens.len()),
         };
@@ -305,6 +310,10 @@ impl SuffixAutomaton {
     }
 
     fn add_transition(&mut self, from: u32, token: u32, to: u32) {
+        if from == ROOT {
+            self.root[token as usize] = to;
+            return;
+        }
         let state = &mut self.states[from as usize];
         if state.token == NONE {
             state.token = token;
@@ -317,6 +326,10 @@ impl SuffixAutomaton {
     }
 
     fn redirect(&mut self, from: u32, token: u32, to: u32) {
+        if from == ROOT {
+            self.root[token as usize] = to;
+            return;
+        }
         let state = &mut self.states[from as usize];
         if state.token == token {
             state.to = to;
@@ -326,6 +339,13 @@ impl SuffixAutomaton {
     }
 
     fn next(&self, state: u32, token: u32) -> Option<u32> {
+        if state == ROOT {
+            return self
+                .root
+                .get(token as usize)
+                .copied()
+                .filter(|&to| to != NONE);
+        }
         let s = &self.states[state as usize];
         if s.token == token {
             Some(s.to)
