@@ -597,4 +597,25 @@ mod tests {
         let error = export_markdown(file.join("sub"), &[article("A")]).unwrap_err();
         assert!(error.to_string().contains("a-file"), "{error}");
     }
+
+    mod hostile {
+        use proptest::prelude::*;
+
+        use super::*;
+        use crate::hostile_text;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(500))]
+
+            /// The stem is cut to a byte budget.
+            #[test]
+            fn any_title_gets_a_short_safe_stem(title in hostile_text::text(200)) {
+                let stem = file_stem(&title);
+                prop_assert!(!stem.is_empty());
+                prop_assert!(stem.len() <= MAX_STEM_BYTES + 1, "{} bytes", stem.len());
+                prop_assert!(!stem.contains(['/', '\\', ':', '|', '[', ']']));
+                prop_assert!(!stem.starts_with('.') && !stem.ends_with(['.', ' ']));
+            }
+        }
+    }
 }

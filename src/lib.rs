@@ -16,6 +16,8 @@ pub mod compile;
 pub mod config;
 pub mod eval;
 pub mod export;
+#[cfg(test)]
+mod hostile_text;
 pub mod ingest;
 pub mod llm;
 pub mod queue;

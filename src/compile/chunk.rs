@@ -17,6 +17,9 @@ pub struct Chunk {
 
 impl Chunk {
     /// Its text.
+    ///
+    /// Panics if the chunk was not made by [`split`] from this `source` (its offsets are then
+    /// not known to fall on character boundaries).
     pub fn text<'s>(&self, source: &'s str) -> &'s str {
         &source[self.start..self.end]
     }
@@ -111,7 +114,12 @@ fn split_block(source: &str, block: Block, max: usize) -> Vec<Block> {
             .or_else(|| window.rfind(' ').map(|i| i + 1))
             .filter(|&i| i > max / 4)
             .unwrap_or(window.len());
-        let cut = cut.max(1);
+        // Never an empty piece: at worst one whole character.
+        let cut = if cut == 0 {
+            window.chars().next().map_or(1, char::len_utf8)
+        } else {
+            cut
+        };
         out.push(Block {
             start,
             end: start + cut,
@@ -133,6 +141,13 @@ fn floor_char(s: &str, mut i: usize) -> usize {
     i = i.min(s.len());
     while !s.is_char_boundary(i) {
         i -= 1;
+    }
+    i
+}
+
+fn ceil_char(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i += 1;
     }
     i
 }
@@ -190,13 +205,14 @@ pub fn split(source: &str, max_bytes: usize, overlap: usize) -> Vec<Chunk> {
         let start = if i == 0 || overlap == 0 {
             own_start
         } else {
-            let want = floor_char(source, own_start.saturating_sub(overlap));
-            // Start the overlap at a word boundary.
-            match source[want..own_start].find(char::is_whitespace) {
-                Some(j) => want + j + 1,
-                None => want,
-            }
-            .min(own_start)
+            // Rounded up to a character, so the overlap stays within its budget.
+            let want = ceil_char(source, own_start.saturating_sub(overlap));
+            // Start the overlap at a word boundary: just after the first whitespace
+            // character, which may be several bytes long (a no-break or ideographic space).
+            source[want..own_start]
+                .char_indices()
+                .find(|(_, c)| c.is_whitespace())
+                .map_or(want, |(j, c)| want + j + c.len_utf8())
         };
         let section = headings
             .iter()
@@ -218,6 +234,9 @@ pub fn split(source: &str, max_bytes: usize, overlap: usize) -> Vec<Chunk> {
             section: None,
         });
     }
+    debug_assert!(chunks
+        .iter()
+        .all(|c| source.is_char_boundary(c.start) && source.is_char_boundary(c.end)));
     chunks
 }
 
@@ -288,11 +307,96 @@ mod tests {
         }
     }
 
+    /// Regression: the overlap started one byte after a whitespace character, inside a
+    /// no-break space (U+00A0, two bytes) or an ideographic space (U+3000, three bytes), and
+    /// `Chunk::text` panicked on the resulting range.
+    #[test]
+    fn overlap_after_multibyte_whitespace_starts_on_a_char() {
+        let nbsp = "word\u{A0}".repeat(134 * 1024 / 6);
+        let cjk: String = (0..20_000)
+            .map(|i| if i % 7 == 6 { '\u{3000}' } else { '漢' })
+            .collect();
+        for src in [nbsp, cjk] {
+            for (max, overlap) in [(1000, 200), (4096, 300), (333, 17)] {
+                let chunks = split(&src, max, overlap);
+                assert!(chunks.len() > 1);
+                for c in &chunks {
+                    assert!(!c.text(&src).is_empty());
+                }
+            }
+        }
+    }
+
+    /// Regression: the notes of a chunk are located inside `Chunk::text`, which panicked for
+    /// a chunk starting inside a multibyte whitespace character.
+    #[test]
+    fn notes_of_a_chunk_after_a_no_break_space() {
+        let src = "alpha\u{A0}beta\u{A0}".repeat(5000);
+        let chunks = split(&src, 1000, 200);
+        let quote = serde_json::json!({"type": "claim", "text": "t", "quote": "alpha\u{A0}beta"});
+        for c in &chunks {
+            assert!(super::super::notes::Note::from_value(&quote, c, &src).is_some());
+        }
+    }
+
     #[test]
     fn outline_lists_headings() {
         assert_eq!(
             outline("# A\ntext\n## B\n#nope\n### C"),
             vec!["- A", "  - B", "    - C"]
         );
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::split;
+        use crate::hostile_text;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1000))]
+
+            #[test]
+            fn chunks_cover_the_text_exactly_and_never_split_a_char(
+                text in hostile_text::text(600),
+                max_bytes in 0usize..700,
+                overlap in 0usize..400,
+            ) {
+                let chunks = split(&text, max_bytes, overlap);
+                let overlap = overlap.min(max_bytes.max(64) / 4);
+                prop_assert!(!chunks.is_empty());
+                prop_assert_eq!(chunks[0].start, 0);
+                prop_assert_eq!(chunks.last().unwrap().end, text.len());
+                for (i, c) in chunks.iter().enumerate() {
+                    prop_assert_eq!(c.index, i);
+                    prop_assert!(text.is_char_boundary(c.start) && text.is_char_boundary(c.end));
+                    prop_assert!(c.start <= c.end);
+                    prop_assert_eq!(c.text(&text).len(), c.end - c.start);
+                }
+                for pair in chunks.windows(2) {
+                    let (a, b) = (&pair[0], &pair[1]);
+                    // Each chunk's own part starts where the previous one ends: together
+                    // they are the text, byte for byte.
+                    prop_assert!(a.end < b.end, "chunks move forward");
+                    prop_assert!(b.start <= a.end, "no gap");
+                    prop_assert!(b.start >= a.start);
+                    // The overlap is at most `overlap` bytes and starts just after a
+                    // whitespace character; if the last `overlap` bytes hold none, it is
+                    // all of them (to the character).
+                    let repeated = &text[b.start..a.end];
+                    prop_assert!(repeated.len() <= overlap);
+                    if !repeated.is_empty() {
+                        let after_space = text[..b.start].ends_with(char::is_whitespace);
+                        let whole_window = !repeated.contains(char::is_whitespace)
+                            && repeated.len() + 3 >= overlap;
+                        prop_assert!(
+                            after_space || whole_window,
+                            "overlap {:?} does not start at a word",
+                            repeated
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -19,11 +19,12 @@ use crate::structured::{JsonStream, Schema};
 
 use super::attempt::{classify, grounding_tally, AnswerClass, AttemptRecord};
 use super::chunk::{self, Chunk};
+use super::ground::GroundingIndex;
 use super::notes::{self, Note};
 use super::prompt::{
     build_prompt_with, feedback_message, known_concepts, list_lines, Prompt, PromptInput,
 };
-use super::step::{judge, CompileState, Judgement, Step};
+use super::step::{judge_in, CompileState, Judgement, Step};
 use super::templates::{PromptSet, COMPILE, COMPILE_NOTES, EXTRACT};
 use crate::store::Source;
 use crate::structured::{JsonlEvent, JsonlStream, Mode};
@@ -437,6 +438,8 @@ impl Compiler {
         let mut state = CompileState::new(self.providers.len(), self.settings.retries);
         let mut step = state.start();
         let mut last = LastCall::default();
+        // The source is indexed once for grounding, whatever the number of answers.
+        let grounding = GroundingIndex::new(&source.text);
         let mut budget = max_tokens;
         loop {
             match step {
@@ -510,7 +513,7 @@ impl Compiler {
                             report.tokens_in += resp.prompt_tokens.unwrap_or(0);
                             report.tokens_out += resp.completion_tokens.unwrap_or(0);
                             let cut_off = resp.finish == FinishReason::Length;
-                            let judgement = judge(&resp.text, cut_off, &source.text, &self.schema);
+                            let judgement = judge_in(&resp.text, cut_off, &grounding, &self.schema);
                             report.attempts.push(attempt_record(
                                 &label,
                                 attempt,

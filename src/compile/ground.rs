@@ -7,40 +7,97 @@
 //! quote not found downgrades the claim to `inferred`, keeping the quote, with
 //! `grounded: false`; a reader never sees an invented quote labelled sourced.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
 use crate::contract::{CheckedClaim, Claim, Confidence};
 
-/// A source prepared for many quote look-ups.
+/// A source prepared for many quote look-ups, each in time about proportional to the
+/// quote's length, whatever the source's.
+///
+/// The normalised source is cut into words (runs of letters and digits) and the separators
+/// between them, each interned as a number. A short quote piece is checked verbatim
+/// against the places its rarest word occurs; a longer one against a suffix automaton of
+/// the source's words, built once. Building costs time and memory proportional to the
+/// source: build it once per source and reuse it for every quote of every answer.
 pub struct GroundingIndex {
-    text: String,
-    /// Words and word pairs, built on the first fuzzy look-up (most quotes match exactly).
-    fuzzy: std::sync::OnceLock<Fuzzy>,
+    /// Every distinct word and separator of the source (a word is never equal to a
+    /// separator). A quote word not in it is not in the source.
+    vocab: HashMap<Box<str>, u32>,
+    /// The source's words, in order.
+    words: Vec<u32>,
+    /// After each word, the separator up to the next word (`NONE` after the last).
+    separators: Vec<u32>,
+    /// Where each word occurs: the positions of word `w` are
+    /// `positions[position_starts[w]..position_starts[w + 1]]`.
+    position_starts: Vec<u32>,
+    positions: Vec<u32>,
+    /// The words' suffix automaton, built on the first long or inexact piece (most quotes
+    /// are found verbatim).
+    automaton: OnceLock<SuffixAutomaton>,
 }
 
-struct Fuzzy {
-    words: Vec<String>,
-    pairs: HashSet<(String, String)>,
+/// A piece of a quote as source token numbers (`None`: not in the source).
+struct Piece {
+    words: Vec<Option<u32>>,
+    /// The separator after each word but the last.
+    separators: Vec<Option<u32>>,
 }
 
 impl GroundingIndex {
-    /// Normalises `source` for look-ups.
+    /// Normalises `source` and indexes it for look-ups.
     pub fn new(source: &str) -> GroundingIndex {
+        let text = normalise(source);
+        let mut vocab: HashMap<Box<str>, u32> = HashMap::new();
+        let mut words = Vec::new();
+        let mut separators = Vec::new();
+        for (is_word, token) in tokens(&text) {
+            let id = match vocab.get(token) {
+                Some(&id) => id,
+                None => {
+                    let id = u32::try_from(vocab.len()).expect("under 4 billion tokens");
+                    vocab.insert(token.into(), id);
+                    id
+                }
+            };
+            if is_word {
+                words.push(id);
+                separators.push(NONE);
+            } else if let Some(last) = separators.last_mut() {
+                *last = id;
+            }
+        }
+        // The separator after the last word is not between two words.
+        if let Some(last) = separators.last_mut() {
+            *last = NONE;
+        }
+        let mut position_starts = vec![0u32; vocab.len() + 1];
+        for &w in &words {
+            position_starts[w as usize + 1] += 1;
+        }
+        for i in 1..position_starts.len() {
+            position_starts[i] += position_starts[i - 1];
+        }
+        let mut filled = position_starts.clone();
+        let mut positions = vec![0u32; words.len()];
+        for (at, &w) in words.iter().enumerate() {
+            positions[filled[w as usize] as usize] = at as u32;
+            filled[w as usize] += 1;
+        }
         GroundingIndex {
-            text: normalise(source),
-            fuzzy: std::sync::OnceLock::new(),
+            vocab,
+            words,
+            separators,
+            position_starts,
+            positions,
+            automaton: OnceLock::new(),
         }
     }
 
-    fn fuzzy(&self) -> &Fuzzy {
-        self.fuzzy.get_or_init(|| {
-            let words: Vec<String> = words_of(&self.text).map(str::to_string).collect();
-            let pairs = words
-                .windows(2)
-                .map(|w| (w[0].clone(), w[1].clone()))
-                .collect();
-            Fuzzy { words, pairs }
-        })
+    fn automaton(&self) -> &SuffixAutomaton {
+        self.automaton
+            .get_or_init(|| SuffixAutomaton::new(&self.words, self.vocab.len()))
     }
 
     /// Whether `quote` is found in the source.
@@ -56,61 +113,313 @@ impl GroundingIndex {
         if words < MIN_QUOTE_WORDS {
             return false;
         }
-        pieces.iter().all(|p| self.piece_found(p))
+        pieces.iter().all(|p| self.piece_found(&self.piece(p)))
     }
 
-    fn piece_found(&self, piece: &str) -> bool {
-        if contains_words(&self.text, piece) {
+    fn piece(&self, piece: &str) -> Piece {
+        let mut out = Piece {
+            words: Vec::new(),
+            separators: Vec::new(),
+        };
+        for (is_word, token) in tokens(piece) {
+            let id = self.vocab.get(token).copied();
+            if is_word {
+                out.words.push(id);
+            } else {
+                out.separators.push(id);
+            }
+        }
+        out
+    }
+
+    /// Whether one normalised piece of a quote (starting and ending with a letter or digit)
+    /// is in the source: verbatim, starting and ending at word boundaries ("wner at" is not
+    /// found in "owner at"), or, from six words on, with small differences: at least 80%
+    /// of its word pairs appear in the source and one exact run covers 60% of it.
+    fn piece_found(&self, piece: &Piece) -> bool {
+        let n = piece.words.len();
+        if n < 6 {
+            return self.verbatim(piece, usize::MAX) == Some(true);
+        }
+        // From six words on, a verbatim piece also passes the looser test (all its pairs
+        // are in the source and its whole length is one run), so the verbatim check is only
+        // a shortcut, taken when its rarest word is rare enough to make it cheap; it spares
+        // building the automaton when every quote is verbatim.
+        if self.verbatim(piece, CHEAP_CANDIDATES) == Some(true) {
             return true;
         }
-        let words: Vec<&str> = words_of(piece).collect();
-        if words.len() < 6 {
-            return false;
-        }
-        let pairs: Vec<(String, String)> = words
+        let automaton = self.automaton();
+        let hits = piece
+            .words
             .windows(2)
-            .map(|w| (w[0].to_string(), w[1].to_string()))
-            .collect();
-        let hits = pairs
-            .iter()
-            .filter(|p| self.fuzzy().pairs.contains(*p))
+            .filter(|pair| match (pair[0], pair[1]) {
+                (Some(a), Some(b)) => automaton
+                    .next(ROOT, a)
+                    .and_then(|s| automaton.next(s, b))
+                    .is_some(),
+                _ => false,
+            })
             .count();
-        if hits * 5 < pairs.len() * 4 {
+        if hits * 5 < (n - 1) * 4 {
             return false;
         }
         // The pairs must also line up: one exact run covers 60% of the quote.
-        self.longest_run(&words) * 5 >= words.len() * 3
+        automaton.longest_common_run(&piece.words) * 5 >= n * 3
     }
 
-    fn longest_run(&self, quote: &[&str]) -> usize {
-        let words = &self.fuzzy().words;
-        let mut best = 0;
-        for start in 0..words.len() {
-            if words[start] != quote[0] && !quote.contains(&words[start].as_str()) {
-                continue;
-            }
-            for (qi, q) in quote.iter().enumerate() {
-                if *q != words[start] {
-                    continue;
-                }
-                let mut n = 0;
-                while qi + n < quote.len()
-                    && start + n < words.len()
-                    && quote[qi + n] == words[start + n]
-                {
-                    n += 1;
-                }
-                best = best.max(n);
-            }
+    /// Whether the piece's words and separators are, in order, words and separators of the
+    /// source: checked where its rarest word occurs, unless that is at more than `limit`
+    /// places (`None`: not checked).
+    fn verbatim(&self, piece: &Piece, limit: usize) -> Option<bool> {
+        let (Some(words), Some(separators)) = (
+            piece.words.iter().copied().collect::<Option<Vec<u32>>>(),
+            piece
+                .separators
+                .iter()
+                .copied()
+                .collect::<Option<Vec<u32>>>(),
+        ) else {
+            return Some(false);
+        };
+        let occurrences = |w: u32| {
+            let w = w as usize;
+            &self.positions[self.position_starts[w] as usize..self.position_starts[w + 1] as usize]
+        };
+        let Some((rarest, _)) = words
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, &w)| occurrences(w).len())
+        else {
+            return Some(false);
+        };
+        let candidates = occurrences(words[rarest]);
+        if candidates.len() > limit {
+            return None;
         }
-        best
+        let found = candidates.iter().any(|&at| {
+            let Some(start) = (at as usize).checked_sub(rarest) else {
+                return false;
+            };
+            let end = start + words.len();
+            end <= self.words.len()
+                && self.words[start..end] == words[..]
+                && self.separators[start..end - 1] == separators[..]
+        });
+        Some(found)
+    }
+}
+
+/// How many places of its rarest word a long piece is checked verbatim at before the
+/// automaton is used instead.
+const CHEAP_CANDIDATES: usize = 256;
+
+/// The root state of a suffix automaton (the empty string).
+const ROOT: u32 = 0;
+/// No state, no edge, or no token.
+const NONE: u32 = u32::MAX;
+
+/// The smallest automaton accepting every substring of a token sequence (Blumer et al.,
+/// 1985), built in time linear in the sequence. A run of the sequence is a path from the
+/// root, so the longest run a quote shares with the source is found in one pass over the
+/// quote.
+struct SuffixAutomaton {
+    states: Vec<State>,
+    /// The root's transitions, by token: the root has one per distinct token and is
+    /// visited on most steps.
+    root: Vec<u32>,
+    /// Transitions beyond each state's first: (state, token) to state.
+    more: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    /// Per transition in `more`: its token and the next one of the same state, to copy a
+    /// state's transitions.
+    more_list: Vec<(u32, u32)>,
+}
+
+/// A state of the automaton. Most states have a single transition, kept inline.
+#[derive(Clone, Copy)]
+struct State {
+    /// The length of the longest run reaching it.
+    len: u32,
+    /// Its suffix link: the state of its longest suffix that also ends elsewhere.
+    link: u32,
+    /// Its first transition's token (`NONE` if none) and target.
+    token: u32,
+    to: u32,
+    /// The head of its list of further transitions in `more_list` (`NONE` if none).
+    more: u32,
+}
+
+impl SuffixAutomaton {
+    /// The automaton of `tokens`, each below `alphabet`.
+    fn new(tokens: &[u32], alphabet: usize) -> SuffixAutomaton {
+        let mut a = SuffixAutomaton {
+            states: Vec::with_capacity(tokens.len() * 2 + 1),
+            root: vec![NONE; alphabet],
+            more: HashMap::with_capacity_and_hasher(tokens.len(), Default::default()),
+            more_list: Vec::with_capacity(tokens.len()),
+        };
+        a.add_state(0, NONE);
+        let mut last = ROOT;
+        for &t in tokens {
+            let cur = a.add_state(a.states[last as usize].len + 1, NONE);
+            let mut p = last;
+            while p != NONE && a.next(p, t).is_none() {
+                a.add_transition(p, t, cur);
+                p = a.states[p as usize].link;
+            }
+            if p == NONE {
+                a.states[cur as usize].link = ROOT;
+            } else {
+                let q = a.next(p, t).expect("the loop stopped at a transition");
+                let p_len = a.states[p as usize].len;
+                if p_len + 1 == a.states[q as usize].len {
+                    a.states[cur as usize].link = q;
+                } else {
+                    let original = a.states[q as usize];
+                    let clone = a.add_state(p_len + 1, original.link);
+                    a.states[clone as usize].token = original.token;
+                    a.states[clone as usize].to = original.to;
+                    let mut e = original.more;
+                    while e != NONE {
+                        let (token, after) = a.more_list[e as usize];
+                        let to = a.more[&key(q, token)];
+                        a.add_transition(clone, token, to);
+                        e = after;
+                    }
+                    while p != NONE && a.next(p, t) == Some(q) {
+                        a.redirect(p, t, clone);
+                        p = a.states[p as usize].link;
+                    }
+                    a.states[q as usize].link = clone;
+                    a.states[cur as usize].link = clone;
+                }
+            }
+            last = cur;
+        }
+        a
+    }
+
+    fn add_state(&mut self, len: u32, link: u32) -> u32 {
+        self.states.push(State {
+            len,
+            link,
+            token: NONE,
+            to: NONE,
+            more: NONE,
+        });
+        u32::try_from(self.states.len() - 1).expect("under 2 billion words")
+    }
+
+    fn add_transition(&mut self, from: u32, token: u32, to: u32) {
+        if from == ROOT {
+            self.root[token as usize] = to;
+            return;
+        }
+        let state = &mut self.states[from as usize];
+        if state.token == NONE {
+            state.token = token;
+            state.to = to;
+        } else {
+            self.more.insert(key(from, token), to);
+            self.more_list.push((token, state.more));
+            state.more = (self.more_list.len() - 1) as u32;
+        }
+    }
+
+    fn redirect(&mut self, from: u32, token: u32, to: u32) {
+        if from == ROOT {
+            self.root[token as usize] = to;
+            return;
+        }
+        let state = &mut self.states[from as usize];
+        if state.token == token {
+            state.to = to;
+        } else {
+            self.more.insert(key(from, token), to);
+        }
+    }
+
+    fn next(&self, state: u32, token: u32) -> Option<u32> {
+        if state == ROOT {
+            return self
+                .root
+                .get(token as usize)
+                .copied()
+                .filter(|&to| to != NONE);
+        }
+        let s = &self.states[state as usize];
+        if s.token == token {
+            Some(s.to)
+        } else if s.more != NONE {
+            self.more.get(&key(state, token)).copied()
+        } else {
+            None
+        }
+    }
+
+    /// The length of the longest run of `tokens` that is also a run of the sequence
+    /// (`None` is a token not in the sequence): one pass, following suffix links on a
+    /// mismatch.
+    fn longest_common_run(&self, tokens: &[Option<u32>]) -> usize {
+        let (mut state, mut run, mut best) = (ROOT, 0u32, 0u32);
+        for &t in tokens {
+            let Some(t) = t else {
+                (state, run) = (ROOT, 0);
+                continue;
+            };
+            while state != ROOT && self.next(state, t).is_none() {
+                state = self.states[state as usize].link;
+                run = self.states[state as usize].len;
+            }
+            match self.next(state, t) {
+                Some(s) => {
+                    state = s;
+                    run += 1;
+                }
+                None => (state, run) = (ROOT, 0),
+            }
+            best = best.max(run);
+        }
+        best as usize
+    }
+}
+
+fn key(state: u32, token: u32) -> u64 {
+    (u64::from(state) << 32) | u64::from(token)
+}
+
+/// A fast hasher for the automaton's integer keys (the default hasher resists hash
+/// flooding, which ids we assign ourselves do not need, at several times the cost).
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        // Multiply and fold the high half down, so both ends of the hash are well mixed.
+        let m = u128::from(self.0 ^ n) * 0x9E37_79B9_7F4A_7C15;
+        self.0 = (m as u64) ^ ((m >> 64) as u64);
     }
 }
 
 /// Checks every claim against the source, downgrading sourced claims whose quote is not in
-/// it.
+/// it. Indexes the source first: to check several answers against one source, build a
+/// [`GroundingIndex`] once and call [`ground_claims_in`].
 pub fn ground_claims(claims: &[Claim], source: &str) -> Vec<CheckedClaim> {
-    let index = GroundingIndex::new(source);
+    ground_claims_in(claims, &GroundingIndex::new(source))
+}
+
+/// Checks every claim against an indexed source, downgrading sourced claims whose quote is
+/// not in it.
+pub fn ground_claims_in(claims: &[Claim], index: &GroundingIndex) -> Vec<CheckedClaim> {
     claims
         .iter()
         .map(|c| {
@@ -132,23 +441,27 @@ pub fn ground_claims(claims: &[Claim], source: &str) -> Vec<CheckedClaim> {
 /// The fewest words a quote must have to ground a claim.
 const MIN_QUOTE_WORDS: usize = 2;
 
-/// Whether `piece` occurs in `text` starting and ending at word boundaries ("wner at"
-/// is not found in "owner at").
-fn contains_words(text: &str, piece: &str) -> bool {
-    let edge_ok = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
-    text.match_indices(piece).any(|(at, m)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + m.len()..].chars().next();
-        let starts_word = piece.chars().next().is_some_and(char::is_alphanumeric);
-        let ends_word = piece.chars().next_back().is_some_and(char::is_alphanumeric);
-        (!starts_word || edge_ok(before)) && (!ends_word || edge_ok(after))
-    })
-}
-
 /// The words of normalised text: runs of letters and digits.
 fn words_of(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
+}
+
+/// Normalised text as tokens: words (`true`) and the separators between them (`false`),
+/// in order, together covering the whole text.
+fn tokens(text: &str) -> impl Iterator<Item = (bool, &str)> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let first = rest.chars().next()?;
+        let is_word = first.is_alphanumeric();
+        let end = rest
+            .char_indices()
+            .find(|(_, c)| c.is_alphanumeric() != is_word)
+            .map_or(rest.len(), |(i, _)| i);
+        let (token, after) = rest.split_at(end);
+        rest = after;
+        Some((is_word, token))
+    })
 }
 
 fn split_ellipsis(quote: &str) -> Vec<&str> {
@@ -160,6 +473,12 @@ pub fn normalise(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = true;
     for c in text.chars() {
+        // The common case first: an ASCII letter or digit only changes case.
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+            space = false;
+            continue;
+        }
         match normalise_char(c) {
             None => {
                 if !space {
@@ -264,5 +583,207 @@ mod tests {
         );
         assert_eq!(checked[2].confidence, Confidence::Inferred);
         assert_eq!(checked[3].confidence, Confidence::Opinion);
+    }
+
+    /// `words` words cycling through ten, the next one after word `from` first.
+    fn cycle(from: usize, words: usize) -> Vec<String> {
+        (from..from + words)
+            .map(|i| format!("word{}", i % 10))
+            .collect()
+    }
+
+    /// Regression: a 1,501-word quote that almost matches a 30,000-word source repeating ten
+    /// words took longer than 45 s (every source word was compared with every quote word,
+    /// then runs extended from each). It is now one pass over the quote.
+    #[test]
+    fn near_miss_quote_against_a_repetitive_source() {
+        let source = cycle(0, 30_000).join(" ");
+        let index = GroundingIndex::new(&source);
+        let with_stranger_at = |at: usize| {
+            let mut quote = cycle(3, 1_501);
+            quote[at] = "stranger".into();
+            quote.join(" ")
+        };
+        // 1,498 of 1,500 pairs are in the source, but the longest exact run is 750 words,
+        // under 60% of the quote.
+        assert!(!index.contains(&with_stranger_at(750)));
+        // The longest run is 1,200 words, over 60%.
+        assert!(index.contains(&with_stranger_at(1_200)));
+        // Two words swapped: 1,497 pairs of 1,500, longest run 1,000.
+        let mut swapped = cycle(3, 1_501);
+        swapped.swap(1_000, 1_001);
+        assert!(index.contains(&swapped.join(" ")));
+        assert!(index.contains(&cycle(7, 1_501).join(" ")));
+        // The same quote word for word, every 4th word replaced: under 80% of pairs.
+        let sparse: Vec<String> = cycle(3, 1_501)
+            .into_iter()
+            .enumerate()
+            .map(|(i, w)| if i % 4 == 0 { "stranger".into() } else { w })
+            .collect();
+        assert!(!index.contains(&sparse.join(" ")));
+    }
+
+    /// A verbatim match is found even where an earlier, overlapping occurrence of the same
+    /// text does not start at a word (scanning for non-overlapping matches missed it).
+    #[test]
+    fn verbatim_match_overlapping_a_false_start() {
+        let index = GroundingIndex::new("xa a a");
+        assert!(index.contains("a a"));
+        assert!(!GroundingIndex::new("xa a").contains("a a"));
+    }
+
+    #[test]
+    fn separators_and_word_boundaries_count_for_verbatim_quotes() {
+        let index = GroundingIndex::new("Café au lait, s’il vous plaît. 漢字 かな\u{A0}mixed");
+        assert!(index.contains("café au lait"));
+        assert!(index.contains("s'il vous"));
+        assert!(!index.contains("s il vous"));
+        assert!(!index.contains("lait s'il"));
+        assert!(index.contains("lait, s'il"));
+        assert!(index.contains("かな mixed"));
+        assert!(!index.contains("afé au"));
+    }
+
+    mod reference {
+        //! The quadratic matcher this module used before, kept as the reference the indexed
+        //! one must agree with (except that verbatim matches may overlap a false start).
+
+        use super::super::{normalise, split_ellipsis, words_of, MIN_QUOTE_WORDS};
+
+        pub fn contains(source: &str, quote: &str) -> bool {
+            let text = normalise(source);
+            let words: Vec<&str> = words_of(&text).collect();
+            let pieces: Vec<String> = split_ellipsis(quote)
+                .into_iter()
+                .map(normalise)
+                .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+                .filter(|p| !p.is_empty())
+                .collect();
+            let count: usize = pieces.iter().map(|p| words_of(p).count()).sum();
+            count >= MIN_QUOTE_WORDS && pieces.iter().all(|p| piece_found(&text, &words, p))
+        }
+
+        fn piece_found(text: &str, words: &[&str], piece: &str) -> bool {
+            let edge = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
+            let verbatim = text.char_indices().any(|(at, _)| {
+                text[at..].starts_with(piece)
+                    && edge(text[..at].chars().next_back())
+                    && edge(text[at + piece.len()..].chars().next())
+            });
+            if verbatim {
+                return true;
+            }
+            let quote: Vec<&str> = words_of(piece).collect();
+            if quote.len() < 6 {
+                return false;
+            }
+            let hits = quote
+                .windows(2)
+                .filter(|q| words.windows(2).any(|w| w == *q))
+                .count();
+            if hits * 5 < (quote.len() - 1) * 4 {
+                return false;
+            }
+            let mut best = 0;
+            for start in 0..words.len() {
+                for qi in 0..quote.len() {
+                    let mut n = 0;
+                    while qi + n < quote.len()
+                        && start + n < words.len()
+                        && quote[qi + n] == words[start + n]
+                    {
+                        n += 1;
+                    }
+                    best = best.max(n);
+                }
+            }
+            best * 5 >= quote.len() * 3
+        }
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::GroundingIndex;
+        use super::reference;
+
+        const WORDS: &[&str] = &[
+            "the",
+            "The",
+            "owner",
+            "café",
+            "CAFÉ",
+            "e\u{301}",
+            "漢字",
+            "straße",
+            "İstanbul",
+            "42",
+            "a",
+            "ǅ",
+            "👍",
+            "x\u{200D}y",
+        ];
+        const SEPARATORS: &[&str] = &[
+            " ", "  ", ", ", ". ", "\u{A0}", "\u{3000}", "-", "—", "’", "'", "\r\n", "\u{2028}",
+            "*", "...", "…", "\"", "\t",
+        ];
+
+        /// Text from a few words and separators, so quotes often match, nearly match or
+        /// match with other punctuation.
+        fn text(max_words: usize) -> impl Strategy<Value = String> {
+            prop::collection::vec(
+                (
+                    prop::sample::select(WORDS),
+                    prop::sample::select(SEPARATORS),
+                ),
+                0..max_words,
+            )
+            .prop_map(|parts| parts.into_iter().map(|(w, s)| format!("{w}{s}")).collect())
+        }
+
+        /// A quote: a run of the source's words, perhaps altered, or text of its own.
+        fn source_and_quote() -> impl Strategy<Value = (String, String)> {
+            (
+                text(60),
+                any::<prop::sample::Index>(),
+                0usize..20,
+                text(4),
+                any::<bool>(),
+            )
+                .prop_map(|(source, at, len, noise, own)| {
+                    if own {
+                        return (source, noise);
+                    }
+                    let starts: Vec<usize> = source.char_indices().map(|(i, _)| i).collect();
+                    if starts.is_empty() {
+                        return (source, noise);
+                    }
+                    let from = starts[at.index(starts.len())];
+                    let run: String = source[from..].chars().take(len * 6).collect();
+                    let half = run.chars().count() / 2;
+                    let (a, b): (String, String) = (
+                        run.chars().take(half).collect(),
+                        run.chars().skip(half).collect(),
+                    );
+                    let quote = format!("{a}{noise}{b}");
+                    (source, quote)
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            #[test]
+            fn indexed_grounding_agrees_with_the_reference((source, quote) in source_and_quote()) {
+                let index = GroundingIndex::new(&source);
+                prop_assert_eq!(index.contains(&quote), reference::contains(&source, &quote));
+            }
+
+            #[test]
+            fn arbitrary_text_never_panics(source in any::<String>(), quote in any::<String>()) {
+                let index = GroundingIndex::new(&source);
+                let _ = index.contains(&quote);
+            }
+        }
     }
 }

@@ -20,8 +20,8 @@ pub use driver::{
     estimate_tokens, providers_from_settings, CompileError, CompileReport, Compiler, FailedChunk,
     LargeSourceReport, Progress, ProgressFn, ProviderSlot, Stage,
 };
-pub use ground::{ground_claims, GroundingIndex};
+pub use ground::{ground_claims, ground_claims_in, GroundingIndex};
 pub use locate::locate_quote;
 pub use prompt::{build_prompt, build_prompt_with, PromptInput, PROMPT_VERSION};
-pub use step::{judge, Accepted, CompileState, Judgement, Rejection, Step};
+pub use step::{judge, judge_in, Accepted, CompileState, Judgement, Rejection, Step};
 pub use templates::{PromptSet, PromptTemplate};

@@ -246,4 +246,47 @@ mod tests {
             "{text}"
         );
     }
+
+    mod hostile {
+        use proptest::prelude::*;
+        use serde_json::json;
+
+        use super::super::super::chunk::split;
+        use super::*;
+        use crate::hostile_text;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+
+            /// A quote taken from a chunk of any text is located at its place in the source.
+            #[test]
+            fn quotes_from_any_chunk_are_located(
+                text in hostile_text::text(400),
+                max_bytes in 0usize..400,
+                at in any::<prop::sample::Index>(),
+                len in 1usize..40,
+            ) {
+                for chunk in split(&text, max_bytes, 50) {
+                    let own = chunk.text(&text);
+                    let starts: Vec<usize> = own.char_indices().map(|(i, _)| i).collect();
+                    if starts.is_empty() {
+                        continue;
+                    }
+                    let from = starts[at.index(starts.len())];
+                    let quote: String = own[from..].chars().take(len).collect();
+                    let value = json!({"type": "claim", "text": "t", "quote": quote});
+                    let Some(Note::Claim { offset, .. }) = Note::from_value(&value, &chunk, &text)
+                    else {
+                        continue;
+                    };
+                    if let Some(offset) = offset {
+                        prop_assert!(offset >= chunk.start && offset <= chunk.end);
+                        prop_assert!(text[offset..].starts_with(quote.trim()));
+                    } else {
+                        prop_assert!(quote.trim().is_empty());
+                    }
+                }
+            }
+        }
+    }
 }

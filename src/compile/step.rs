@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::contract::{CheckedClaim, CompilationResult};
 use crate::structured::{self, Mode, Reason, Repair, Schema};
 
-use super::ground::ground_claims;
+use super::ground::{ground_claims_in, GroundingIndex};
 
 /// An answer turned into an article, ready to store.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +87,15 @@ pub enum Judgement {
 /// Judges a raw answer: lenient extraction, repair and validation against the contract,
 /// then grounding of every claim against the source. `cut_off` is true when the provider
 /// said the answer stopped at the length limit.
+///
+/// Indexes the source on every call; to judge several answers about one source, build a
+/// [`GroundingIndex`] once and call [`judge_in`].
 pub fn judge(raw: &str, cut_off: bool, source_text: &str, schema: &Schema) -> Judgement {
+    judge_in(raw, cut_off, &GroundingIndex::new(source_text), schema)
+}
+
+/// [`judge`] against a source indexed once for all its answers.
+pub fn judge_in(raw: &str, cut_off: bool, source: &GroundingIndex, schema: &Schema) -> Judgement {
     match structured::parse_json(raw, schema, Mode::Lenient) {
         Ok(outcome) => {
             let truncated = outcome.truncated || cut_off;
@@ -102,7 +110,7 @@ pub fn judge(raw: &str, cut_off: bool, source_text: &str, schema: &Schema) -> Ju
                             truncated,
                         };
                     }
-                    let claims = ground_claims(&result.key_claims, source_text);
+                    let claims = ground_claims_in(&result.key_claims, source);
                     let downgraded = result
                         .key_claims
                         .iter()

@@ -175,7 +175,11 @@ fn load_override(path: &Path, builtin: &PromptTemplate) -> Result<PromptTemplate
     let file: TemplateFile = toml::from_str(&text).map_err(|e| {
         let line = e
             .span()
-            .map(|r| text[..r.start.min(text.len())].matches('\n').count() + 1)
+            // Counted in bytes, so a span that is not on a character cannot panic.
+            .map(|r| {
+                let before = &text.as_bytes()[..r.start.min(text.len())];
+                before.iter().filter(|&&b| b == b'\n').count() + 1
+            })
             .map(|l| format!(" (line {l})"))
             .unwrap_or_default();
         format!("{}{line}", e.message())
@@ -487,5 +491,19 @@ mod tests {
             joined.contains("other.toml: no built-in prompt"),
             "{joined}"
         );
+    }
+
+    #[test]
+    fn a_broken_override_with_multibyte_text_names_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("compile.toml"),
+            "system = \"Résumé\u{3000}—\"\n\u{3000}user = é\n",
+        )
+        .unwrap();
+        let (set, problems) = PromptSet::load(dir.path());
+        assert_eq!(set.get(COMPILE).origin, TemplateOrigin::BuiltIn);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("(line 2)"), "{problems:?}");
     }
 }

@@ -287,4 +287,31 @@ mod tests {
         let title = clean_title(&"x".repeat(1000)).unwrap();
         assert_eq!(title.chars().count(), MAX_TITLE_CHARS + 1);
     }
+
+    mod hostile {
+        use proptest::prelude::*;
+
+        use super::*;
+        use crate::hostile_text;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(500))]
+
+            /// Titles are cut to a length and front matter is split at byte offsets.
+            #[test]
+            fn titles_of_any_text_are_clean_and_short(text in hostile_text::text(400)) {
+                match clean_title(&text) {
+                    None => prop_assert!(text.split_whitespace().next().is_none()),
+                    Some(title) => {
+                        prop_assert!(title.chars().count() <= MAX_TITLE_CHARS + 1);
+                        prop_assert_eq!(title.trim(), title.as_str());
+                    }
+                }
+                let _ = markdown_title(&text);
+                let _ = normalise_text(&text);
+                let _ = ingest_text(&text, None);
+                let _ = ingest_text(&text, Some(&text));
+            }
+        }
+    }
 }

@@ -421,3 +421,25 @@ fn safe_html_serialises_as_a_string() {
     );
     assert_eq!(SafeHtml::from_text("<b>").as_str(), "&lt;b&gt;");
 }
+
+mod hostile {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::hostile_text;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// Link contexts are cut from the text at byte offsets: any text renders, and
+        /// every link keeps a target and a short context.
+        #[test]
+        fn any_text_renders_and_yields_links(text in hostile_text::text(300)) {
+            let _ = render(&text);
+            for link in wiki_links(&text) {
+                prop_assert!(!link.target.trim().is_empty());
+                prop_assert!(link.context.chars().count() <= 400, "{:?}", link.context);
+            }
+        }
+    }
+}
