@@ -25,6 +25,7 @@ const COMMANDS: &[&str] = &[
     "settings",
     "apply_provider",
     "check_connection",
+    "opening",
     "save_api_key",
 ];
 

@@ -35,6 +35,7 @@ pub fn typescript() -> String {
         decl::<SourceStatusView>(),
         decl::<SourceView>(),
         decl::<QuoteView>(),
+        decl::<OpeningView>(),
         decl::<CompilationView>(),
         decl::<AddedView>(),
         decl::<IngestView>(),

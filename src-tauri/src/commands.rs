@@ -9,7 +9,7 @@ use tauri::State;
 use wikimind::store::SourceId;
 use wikimind::view::{
     self, ArticleView, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort,
-    LibraryView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceView,
+    LibraryView, OpeningView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceView,
 };
 
 use crate::host::Host;
@@ -140,6 +140,9 @@ define_commands! {
     fn settings() -> SettingsView = |h| Infallible(h.settings_view());
     /// Uses another primary provider from now on.
     fn apply_provider(form: ProviderForm) -> SettingsView = |h| h.apply_provider(&form);
+    /// What the app opens on: the first-run screen (an empty wiki with no model) or the
+    /// library, with the model's state.
+    fn opening() -> OpeningView = |h| view::opening(&h.wiki, &h.queue.settings()).await;
     /// Asks a provider (the form's, not yet applied) for its models.
     fn check_connection(form: ProviderForm) -> ConnectionCheck = |h| Infallible(view::check_form(&h.queue.settings(), &form, &*h.keys).await);
     /// Stores an API key in the OS keyring for the form's server.

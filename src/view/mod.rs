@@ -643,6 +643,18 @@ pub struct ConnectionCheck {
     pub model_available: bool,
 }
 
+/// What the app opens on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct OpeningView {
+    /// The first-run screen: only for an empty wiki (no source, no article) whose model does
+    /// not answer. A wiki with pages always opens on its library.
+    pub first_run: bool,
+    /// The model's state: when it is not `ok` on a wiki with pages, the app shows its
+    /// message as a banner over the library, with the same actions as the first-run screen.
+    pub check: ConnectionCheck,
+}
+
 impl ConnectionCheck {
     /// A check that failed before any model was listed, and why.
     fn failed(message: impl Into<String>) -> ConnectionCheck {
@@ -658,7 +670,7 @@ impl ConnectionCheck {
 mod ops;
 mod settings;
 
-pub use settings::{check_connection, check_form, with_primary};
+pub use settings::{check_connection, check_form, opening, with_primary};
 
 #[cfg(test)]
 mod tests;

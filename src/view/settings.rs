@@ -127,6 +127,19 @@ pub async fn check_form(
     }
 }
 
+/// What the app opens on: the first-run screen for an empty wiki whose model does not
+/// answer, else the library (with the model's state, shown as a banner when it is not
+/// fine).
+pub async fn opening(wiki: &Wiki, settings: &Settings) -> Result<OpeningView> {
+    let check = check_connection(settings).await;
+    let counts = wiki.store().counts()?;
+    let empty = counts.sources == 0 && counts.articles == 0;
+    Ok(OpeningView {
+        first_run: empty && !check.ok,
+        check,
+    })
+}
+
 /// Asks the primary provider for its model list: whether it is reachable, what it offers,
 /// and whether the configured model is among it ([`crate::llm::model_available`]).
 pub async fn check_connection(settings: &Settings) -> ConnectionCheck {

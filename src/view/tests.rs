@@ -259,3 +259,31 @@ fn a_grounded_quote_is_shown_marked_in_its_source() {
     assert!(view.after.starts_with("# Espresso"));
     assert!(wiki.quote_view(id + 100, "brewed").unwrap().is_none());
 }
+
+#[tokio::test]
+async fn the_first_run_screen_is_only_for_an_empty_wiki() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = |k: &str| match k {
+        "WIKIMIND_DATA_DIR" => Some(dir.path().display().to_string()),
+        // Nothing listens on the discard port: the model server does not answer.
+        "WIKIMIND_BASE_URL" => Some("http://127.0.0.1:9".to_owned()),
+        _ => None,
+    };
+    let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+    let wiki = Wiki::open_in_memory().unwrap();
+    let empty = opening(&wiki, &settings).await.unwrap();
+    assert!(empty.first_run && !empty.check.ok, "{empty:?}");
+
+    wiki.ingest_text("# Tea\n\nTea is brewed.", None).unwrap();
+    let with_pages = opening(&wiki, &settings).await.unwrap();
+    assert!(
+        !with_pages.first_run,
+        "a wiki with sources opens on its library"
+    );
+    assert!(!with_pages.check.ok);
+    assert!(
+        with_pages.check.message.contains("127.0.0.1:9"),
+        "the banner says where: {}",
+        with_pages.check.message
+    );
+}

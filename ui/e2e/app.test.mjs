@@ -219,3 +219,18 @@ test("first run: the built-in engine is offered, and a bad model file is named",
   else assert.match(message, /builtin/, "the missing engine is explained");
   await shot("11-first-run-builtin");
 });
+
+test("a wiki with pages opens on its library, the unreachable model a banner over it", async () => {
+  await s.quit();
+  await stopDriver(driver);
+  // The first test's wiki (two compiled pages), now with no model server answering.
+  driver = await startDriver(env("http://127.0.0.1:9", "main"), join(ARTIFACTS, "tauri-driver.log"));
+  s = await Session.start(driver.base, APP);
+  const banner = await s.wait("#model-banner", { text: (t) => t.includes("127.0.0.1:9"), timeout: 30000 });
+  assert.ok(banner);
+  await s.wait("#library-list", { text: (t) => t.includes("Espresso") });
+  assert.equal((await s.findAll("#welcome")).length, 0, "no first-run screen over a wiki with pages");
+  await shot("12-library-with-model-banner");
+  await s.clickOn("#banner-setup");
+  await s.wait("#welcome-problem", { text: (t) => t.includes("127.0.0.1:9") });
+});

@@ -328,6 +328,21 @@ more_before: boolean,
 more_after: boolean, };
 
 /**
+ * What the app opens on.
+ */
+export type OpeningView = { 
+/**
+ * The first-run screen: only for an empty wiki (no source, no article) whose model does
+ * not answer. A wiki with pages always opens on its library.
+ */
+first_run: boolean, 
+/**
+ * The model's state: when it is not `ok` on a wiki with pages, the app shows its
+ * message as a banner over the library, with the same actions as the first-run screen.
+ */
+check: ConnectionCheck, };
+
+/**
  * One model call in a source's compile log: the raw answer, to inspect a failure.
  */
 export type CompilationView = { 
@@ -611,6 +626,9 @@ export const commands = {
   /** Uses another primary provider from now on. */
   apply_provider: (form: ProviderForm): Promise<SettingsView> =>
     invoke("apply_provider", { form }),
+  /** What the app opens on: the first-run screen (an empty wiki with no model) or the library, with the model's state. */
+  opening: (): Promise<OpeningView> =>
+    invoke("opening", {  }),
   /** Asks a provider (the form's, not yet applied) for its models. */
   check_connection: (form: ProviderForm): Promise<ConnectionCheck> =>
     invoke("check_connection", { form }),

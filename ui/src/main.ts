@@ -8,6 +8,7 @@ import {
   JOB_EVENT,
   type ArticleView,
   type ClaimView,
+  type ConnectionCheck,
   type IngestView,
   type JobProgress,
   type LibraryEntry,
@@ -68,6 +69,7 @@ const backBtn = h("button", { id: "back", title: "Back (Alt+←)", "aria-label":
 const fwdBtn = h("button", { id: "forward", title: "Forward (Alt+→)", "aria-label": "Forward", onclick: () => forward() }, "→");
 const queueBadge = h("span", { class: "badge", id: "queue-badge" });
 const dropOverlay = h("div", { id: "drop-overlay", hidden: true }, h("div", {}, "Drop to add to the wiki"));
+const banner = h("div", { id: "model-banner", role: "alert", hidden: true });
 
 function navButton(id: string, label: string, screen: Screen, key: string, extra?: Node) {
   return h(
@@ -91,6 +93,7 @@ document.body.append(
     navButton("nav-settings", "Settings", { kind: "settings" }, "4"),
     search,
   ),
+  banner,
   main,
   status,
   dropOverlay,
@@ -898,6 +901,8 @@ async function renderSettings() {
               const next = await attempt("Saving", commands.apply_provider(f.read()));
               if (next) {
                 state.settings = next;
+                const o = await commands.opening().catch(() => null);
+                if (o) showBanner(o.check);
                 say(`Compiling with ${next.provider.kind}:${next.provider.model} at ${next.provider.base_url} (for this session; set it in ${next.config_file ?? "the config file"} to keep it)`);
               }
             },
@@ -945,6 +950,7 @@ function builtinOffer(s: SettingsView, result: HTMLElement): HTMLElement {
     if (c?.ok) {
       const next = await attempt("Saving", commands.apply_provider(form));
       if (next) state.settings = next;
+      showBanner(c);
       go({ kind: "library" });
       say(c.message);
     } else if (c) replace(result, c.message);
@@ -991,6 +997,7 @@ async function renderWelcome() {
               const c = await attempt("Checking", commands.check_connection(f.read()));
               if (c?.ok) {
                 await attempt("Saving", commands.apply_provider(f.read()));
+                showBanner(c);
                 go({ kind: "library" });
                 say(c.message);
               } else if (c) replace(result, c.message);
@@ -1079,6 +1086,37 @@ function showDrop(s: { active: boolean; count: number }) {
   if (label) label.textContent = s.count ? `Drop to add ${s.count} item${s.count === 1 ? "" : "s"} to the wiki` : "Drop to add to the wiki";
 }
 
+/** The model's state over a wiki that has pages: what is wrong, with the first-run screen's
+ * actions one click away. Hidden when the model answers and is there. */
+function showBanner(c: ConnectionCheck) {
+  if (c.ok && c.model_available) {
+    banner.hidden = true;
+    replace(banner);
+    return;
+  }
+  replace(
+    banner,
+    h("span", { class: "message" }, c.message),
+    h("button", { id: "banner-setup", onclick: () => go({ kind: "welcome" }) }, "Set up a model"),
+    h("button", { id: "banner-settings", onclick: () => go({ kind: "settings" }) }, "Settings"),
+    h(
+      "button",
+      {
+        id: "banner-retry",
+        onclick: async () => {
+          const o = await attempt("Checking the model", commands.opening());
+          if (o) {
+            if (o.check.ok) state.models = o.check.models;
+            showBanner(o.check);
+          }
+        },
+      },
+      "Check again",
+    ),
+  );
+  banner.hidden = false;
+}
+
 async function start() {
   void wireDrop((handler) => getCurrentWebview().onDragDropEvent(handler), showDrop, async (paths) => {
     await addPaths(paths);
@@ -1089,9 +1127,14 @@ async function start() {
   const s = await attempt("Reading settings", commands.settings());
   if (!s) return;
   state.settings = s;
-  const c = await commands.check_connection(s.provider).catch(() => null);
-  if (c?.ok) state.models = c.models;
-  else if (c) go({ kind: "welcome" });
+  // The core decides: the first-run screen for an empty wiki with no model; a wiki with
+  // pages opens on its library, the model's state as a banner.
+  const o = await commands.opening().catch(() => null);
+  if (o) {
+    if (o.check.ok) state.models = o.check.models;
+    if (o.first_run) go({ kind: "welcome" });
+    else showBanner(o.check);
+  }
   state.jobs = (await attempt("Reading the queue", commands.jobs())) ?? [];
   paintJobs();
 }
