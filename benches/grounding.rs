@@ -162,6 +162,36 @@ fn main() {
         ms(old),
         old.as_secs_f64() / new.as_secs_f64()
     );
+
+    // The old matcher's worst case, small enough for it to finish: a source repeating ten
+    // words and a near-miss quote (one word changed in the middle, so no run is long
+    // enough and every source word matches many quote words).
+    let cycle = |from: usize, n: usize| -> Vec<String> {
+        (from..from + n)
+            .map(|i| format!("word{}", i % 10))
+            .collect()
+    };
+    let source = cycle(0, 3_000).join(" ");
+    let mut quote = cycle(3, 301);
+    quote[150] = "stranger".into();
+    let quote = vec![quote.join(" ")];
+    let mut new_times = Vec::new();
+    let mut old_times = Vec::new();
+    for _ in 0..7 {
+        let (b, l, found) = new_matcher(&source, &quote);
+        new_times.push(b + l);
+        assert_eq!(found, [false]);
+        let t = Instant::now();
+        assert!(!old::GroundingIndex::new(&source).contains(&quote[0]));
+        old_times.push(t.elapsed());
+    }
+    let (new, old) = (median(new_times), median(old_times));
+    println!(
+        "3,000 repeating words, one 301-word near miss: new {:.2} ms, old {:.2} ms; old/new {:.0}x",
+        ms(new),
+        ms(old),
+        old.as_secs_f64() / new.as_secs_f64()
+    );
 }
 
 /// The matcher before the index: a verbatim search through the whole text per quote, then

@@ -17,9 +17,10 @@ use crate::contract::{CheckedClaim, Claim, Confidence};
 /// quote's length, whatever the source's.
 ///
 /// The normalised source is cut into words (runs of letters and digits) and the separators
-/// between them, each interned as a number. A short quote piece is checked verbatim
-/// against the places its rarest word occurs; a longer one against a suffix automaton of
-/// the source's words, built once. Building costs time and memory proportional to the
+/// between them, each interned as a number. A quote piece is checked verbatim at the places
+/// its rarest word occurs (always for a short piece, only when those are few for a long
+/// one); a long piece not found so is matched against a suffix automaton of the source's
+/// words, built once, on first need. Building costs time and memory proportional to the
 /// source: build it once per source and reuse it for every quote of every answer.
 pub struct GroundingIndex {
     /// Every distinct word and separator of the source (a word is never equal to a
@@ -33,8 +34,8 @@ pub struct GroundingIndex {
     /// `positions[position_starts[w]..position_starts[w + 1]]`.
     position_starts: Vec<u32>,
     positions: Vec<u32>,
-    /// The words' suffix automaton, built on the first long or inexact piece (most quotes
-    /// are found verbatim).
+    /// The words' suffix automaton, built for the first long piece not found verbatim
+    /// cheaply (most quotes are verbatim).
     automaton: OnceLock<SuffixAutomaton>,
 }
 
