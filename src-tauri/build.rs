@@ -24,8 +24,8 @@ const COMMANDS: &[&str] = &[
     "jobs",
     "settings",
     "apply_provider",
-    "check_connection",
     "opening",
+    "check_connection",
     "save_api_key",
 ];
 

@@ -529,6 +529,7 @@ impl JobRunner {
     /// Reports the changes of jobs other processes queue or run, once a [`POLL`].
     async fn watch_others(&self) {
         let mut seen: HashMap<JobId, (JobState, String)> = HashMap::new();
+        let mut first = true;
         loop {
             tokio::time::sleep(POLL).await;
             let Ok(jobs) = self.store().recent_jobs(JOBS_LISTED) else {
@@ -543,10 +544,16 @@ impl JobRunner {
                     continue;
                 }
                 seen.insert(job.id, key);
+                // Jobs that had ended before this runner started are history, not news.
+                let ended = !matches!(job.state, JobState::Queued | JobState::Running);
+                if first && ended {
+                    continue;
+                }
                 if !self.latest().contains_key(&job.id) || job.state != JobState::Queued {
                     self.report(job.id, progress_of(&job, &self.shared.owner));
                 }
             }
+            first = false;
         }
     }
 

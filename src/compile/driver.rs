@@ -36,6 +36,14 @@ const CHUNK_OVERLAP: usize = 200;
 /// Attempts per provider for one chunk of a large source.
 const CHUNK_ATTEMPTS: u32 = 2;
 
+/// The largest context a server's report is believed up to (16 Mi tokens).
+const MAX_CONTEXT_TOKENS: u64 = 1 << 24;
+
+/// About how many characters `tokens` tokens hold (three a token), without overflow.
+fn chars_for(tokens: u64) -> usize {
+    usize::try_from(tokens.saturating_mul(3)).unwrap_or(usize::MAX)
+}
+
 /// Estimated tokens of a text: about three characters a token, on the safe side.
 pub fn estimate_tokens(chars: usize) -> u64 {
     (chars as u64).div_ceil(3)
@@ -305,7 +313,8 @@ impl Compiler {
         let configured = u64::from(self.settings.context_tokens);
         let n = match self.providers.get(i) {
             Some(slot) => match slot.provider.context_length(&slot.model).await {
-                Ok(Some(n)) if n > 0 => n,
+                // A server may report anything: more than any model has is read as that.
+                Ok(Some(n)) if n > 0 => n.min(MAX_CONTEXT_TOKENS),
                 _ => configured,
             },
             None => configured,
@@ -665,7 +674,7 @@ impl Compiler {
         events: &ProgressFn,
         cancel: &CancellationToken,
     ) -> Result<Reading, CompileError> {
-        let chunks = chunk::split(&source.text, (room * 3) as usize, CHUNK_OVERLAP);
+        let chunks = chunk::split(&source.text, chars_for(room), CHUNK_OVERLAP);
         let count = chunks.len();
         let claims_so_far = std::sync::atomic::AtomicUsize::new(0);
         let limit = tokio::sync::Semaphore::new(self.settings.concurrency.max(1));
@@ -890,7 +899,7 @@ impl Compiler {
         let room = context.saturating_sub(
             u64::from(self.settings.max_tokens) + estimate_tokens(fixed) + CONTEXT_MARGIN,
         );
-        let (notes_text, left_out) = notes::render(&merged, (room * 3) as usize);
+        let (notes_text, left_out) = notes::render(&merged, chars_for(room));
         large.notes_left_out = left_out;
         let prompt = template.render(&[
             ("notes", &notes_text),

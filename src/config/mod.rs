@@ -579,8 +579,10 @@ pub fn model_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 fn location(text: &str, span: Option<std::ops::Range<usize>>) -> String {
     match span {
         Some(r) => {
-            let before = &text[..r.start.min(text.len())];
-            format!(" (line {})", before.matches('\n').count() + 1)
+            // Bytes, not a str slice: a span off a character boundary cannot panic.
+            let before = &text.as_bytes()[..r.start.min(text.len())];
+            let lines = before.iter().filter(|&&b| b == b'\n').count();
+            format!(" (line {})", lines + 1)
         }
         None => String::new(),
     }
