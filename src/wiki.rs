@@ -18,9 +18,10 @@ use crate::store::{
 /// Anything that can go wrong behind a shell command, with a message a person can act on.
 #[derive(Debug, thiserror::Error)]
 pub enum WikiError {
-    /// The store failed.
+    /// The store failed (boxed, like [`WikiError::Compile`]: their migration details would
+    /// make every `Result` of the core large).
     #[error(transparent)]
-    Store(#[from] StoreError),
+    Store(Box<StoreError>),
     /// A source could not be read.
     #[error(transparent)]
     Ingest(#[from] ingest::IngestError),
@@ -32,10 +33,22 @@ pub enum WikiError {
     Config(#[from] crate::config::ConfigError),
     /// A compile run failed as a whole.
     #[error(transparent)]
-    Compile(#[from] crate::compile::CompileError),
+    Compile(Box<crate::compile::CompileError>),
     /// Writing an export failed.
     #[error(transparent)]
     Export(#[from] crate::export::ExportError),
+}
+
+impl From<StoreError> for WikiError {
+    fn from(e: StoreError) -> Self {
+        WikiError::Store(Box::new(e))
+    }
+}
+
+impl From<crate::compile::CompileError> for WikiError {
+    fn from(e: crate::compile::CompileError) -> Self {
+        WikiError::Compile(Box::new(e))
+    }
 }
 
 /// `Result` with a [`WikiError`].
