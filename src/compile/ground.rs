@@ -513,6 +513,67 @@ pub(crate) fn normalise_char(c: char) -> Option<std::char::ToLowercase> {
     Some(c.to_lowercase())
 }
 
+pub mod reference {
+    //! What grounding means, written plainly: the quadratic matcher this module used
+    //! before the index, kept as the reference the indexed one must agree with (the unit
+    //! tests and the `ground` fuzz target check it; verbatim matches may overlap a false
+    //! start only in the indexed one). Far too slow for real input: never call it there.
+
+    use super::{normalise, split_ellipsis, words_of, MIN_QUOTE_WORDS};
+
+    /// Whether `quote` grounds in `source`, by the rule
+    /// [`GroundingIndex::contains`](super::GroundingIndex::contains) implements.
+    pub fn contains(source: &str, quote: &str) -> bool {
+        let text = normalise(source);
+        let words: Vec<&str> = words_of(&text).collect();
+        let pieces: Vec<String> = split_ellipsis(quote)
+            .into_iter()
+            .map(normalise)
+            .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        let count: usize = pieces.iter().map(|p| words_of(p).count()).sum();
+        count >= MIN_QUOTE_WORDS && pieces.iter().all(|p| piece_found(&text, &words, p))
+    }
+
+    fn piece_found(text: &str, words: &[&str], piece: &str) -> bool {
+        let edge = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
+        let verbatim = text.char_indices().any(|(at, _)| {
+            text[at..].starts_with(piece)
+                && edge(text[..at].chars().next_back())
+                && edge(text[at + piece.len()..].chars().next())
+        });
+        if verbatim {
+            return true;
+        }
+        let quote: Vec<&str> = words_of(piece).collect();
+        if quote.len() < 6 {
+            return false;
+        }
+        let hits = quote
+            .windows(2)
+            .filter(|q| words.windows(2).any(|w| w == *q))
+            .count();
+        if hits * 5 < (quote.len() - 1) * 4 {
+            return false;
+        }
+        let mut best = 0;
+        for start in 0..words.len() {
+            for qi in 0..quote.len() {
+                let mut n = 0;
+                while qi + n < quote.len()
+                    && start + n < words.len()
+                    && quote[qi + n] == words[start + n]
+                {
+                    n += 1;
+                }
+                best = best.max(n);
+            }
+        }
+        best * 5 >= quote.len() * 3
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,68 +706,11 @@ mod tests {
         assert!(!index.contains("afé au"));
     }
 
-    mod reference {
-        //! The quadratic matcher this module used before, kept as the reference the indexed
-        //! one must agree with (except that verbatim matches may overlap a false start).
-
-        use super::super::{normalise, split_ellipsis, words_of, MIN_QUOTE_WORDS};
-
-        pub fn contains(source: &str, quote: &str) -> bool {
-            let text = normalise(source);
-            let words: Vec<&str> = words_of(&text).collect();
-            let pieces: Vec<String> = split_ellipsis(quote)
-                .into_iter()
-                .map(normalise)
-                .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
-                .filter(|p| !p.is_empty())
-                .collect();
-            let count: usize = pieces.iter().map(|p| words_of(p).count()).sum();
-            count >= MIN_QUOTE_WORDS && pieces.iter().all(|p| piece_found(&text, &words, p))
-        }
-
-        fn piece_found(text: &str, words: &[&str], piece: &str) -> bool {
-            let edge = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
-            let verbatim = text.char_indices().any(|(at, _)| {
-                text[at..].starts_with(piece)
-                    && edge(text[..at].chars().next_back())
-                    && edge(text[at + piece.len()..].chars().next())
-            });
-            if verbatim {
-                return true;
-            }
-            let quote: Vec<&str> = words_of(piece).collect();
-            if quote.len() < 6 {
-                return false;
-            }
-            let hits = quote
-                .windows(2)
-                .filter(|q| words.windows(2).any(|w| w == *q))
-                .count();
-            if hits * 5 < (quote.len() - 1) * 4 {
-                return false;
-            }
-            let mut best = 0;
-            for start in 0..words.len() {
-                for qi in 0..quote.len() {
-                    let mut n = 0;
-                    while qi + n < quote.len()
-                        && start + n < words.len()
-                        && quote[qi + n] == words[start + n]
-                    {
-                        n += 1;
-                    }
-                    best = best.max(n);
-                }
-            }
-            best * 5 >= quote.len() * 3
-        }
-    }
-
     mod properties {
         use proptest::prelude::*;
 
+        use super::super::reference;
         use super::super::GroundingIndex;
-        use super::reference;
 
         const WORDS: &[&str] = &[
             "the",
