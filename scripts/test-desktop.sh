@@ -15,7 +15,7 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 ARTIFACTS=${WIKIMIND_ARTIFACTS:-$TARGET/desktop-artifacts}
 
 need_apt=()
-for pkg in build-essential pkg-config libdbus-1-dev libwebkit2gtk-4.1-dev webkit2gtk-driver xvfb xauth imagemagick; do
+for pkg in build-essential pkg-config libdbus-1-dev libwebkit2gtk-4.1-dev webkit2gtk-driver xvfb xauth imagemagick dbus-daemon gnome-keyring; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if ((${#need_apt[@]})); then
@@ -57,10 +57,18 @@ cargo build --quiet -p wikimind-desktop -p wikimind-testserver --bins
 
 echo "== end-to-end test of the real window (Xvfb, tauri-driver, WebKitWebDriver)"
 mkdir -p "$ARTIFACTS"
+# API keys go to a real Secret Service: a private D-Bus session with its own GNOME keyring,
+# unlocked with a throwaway password and kept in a temporary folder (never the person's).
+KEYRING_HOME=$(mktemp -d)
+trap 'rm -rf "$KEYRING_HOME"' EXIT
 APP="$TARGET/debug/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testserver" \
-  ARTIFACTS="$ARTIFACTS" \
-  xvfb-run -a -s "-screen 0 1280x800x24" \
-  node --test --test-concurrency=1 ui/e2e/app.test.mjs
+  ARTIFACTS="$ARTIFACTS" KEYRING_HOME="$KEYRING_HOME" \
+  dbus-run-session -- bash -c '
+    printf e2e | XDG_DATA_HOME="$KEYRING_HOME" XDG_CACHE_HOME="$KEYRING_HOME" \
+      gnome-keyring-daemon --unlock --components=secrets >/dev/null
+    exec xvfb-run -a -s "-screen 0 1280x800x24" \
+      node --test --test-concurrency=1 ui/e2e/app.test.mjs'
+
 echo "screenshots: $ARTIFACTS"
 
 if [ "${WIKIMIND_DEB:-0}" = 1 ]; then

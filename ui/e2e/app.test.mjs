@@ -18,6 +18,7 @@ mkdirSync(ARTIFACTS, { recursive: true });
 
 const tmp = mkdtempSync(join(tmpdir(), "wikimind-e2e-"));
 let server;
+let mainUrl;
 let driver;
 let s;
 
@@ -26,11 +27,12 @@ async function shot(name) {
   writeFileSync(join(ARTIFACTS, `${name}.png`), await s.screenshot());
 }
 
-function startServer() {
+/** Starts a test server listing `models`; resolves to its process and base URL. */
+function startServer(models = ["--model", "e2e-model", "--model", "other-model"]) {
   return new Promise((resolve, reject) => {
-    server = spawn(TESTSERVER, ["--port", "0", "--model", "e2e-model", "--model", "other-model"], { stdio: ["ignore", "pipe", "inherit"] });
-    server.once("error", reject);
-    createInterface({ input: server.stdout }).once("line", (url) => resolve(url.trim()));
+    const child = spawn(TESTSERVER, ["--port", "0", ...models], { stdio: ["ignore", "pipe", "inherit"] });
+    child.once("error", reject);
+    createInterface({ input: child.stdout }).once("line", (url) => resolve({ child, url: url.trim() }));
   });
 }
 
@@ -48,8 +50,8 @@ function env(baseUrl, name) {
 }
 
 before(async () => {
-  const url = await startServer();
-  driver = await startDriver(env(url, "main"), join(ARTIFACTS, "tauri-driver.log"));
+  ({ child: server, url: mainUrl } = await startServer());
+  driver = await startDriver(env(mainUrl, "main"), join(ARTIFACTS, "tauri-driver.log"));
   s = await Session.start(driver.base, APP);
 });
 
@@ -182,6 +184,57 @@ test("settings: the model picker is filled from the server and the connection te
   const options = await s.findAll("#model-picker option");
   assert.ok(options.length >= 3, "placeholder plus the server's two models");
   await shot("09-settings");
+});
+
+test("settings: a key saved for one server is never sent to another; llama3.2 is llama3.2:latest", async () => {
+  // Server B lists only llama3.2:latest; server A is the one the app started with.
+  const b = await startServer(["--model", "llama3.2:latest"]);
+  const a = mainUrl;
+  const seen = async (url) => (await fetch(`${url}/testserver/requests`)).json();
+  const form = async (kind, baseUrl, model) => {
+    await s.exec(
+      "const k = document.querySelector('#provider-kind'); k.value = arguments[0]; k.dispatchEvent(new Event('change', { bubbles: true }));",
+      [kind],
+    );
+    await s.fill("#base-url", baseUrl);
+    await s.fill("#model", model);
+  };
+  const test = async (expect) => {
+    await s.exec("document.querySelector('#connection-result').textContent = ''");
+    await s.clickOn("#test-connection");
+    return s.wait("#connection-result", { text: expect });
+  };
+  try {
+    await s.clickOn("#nav-settings");
+    await s.wait("#connection-result", { text: (t) => t.includes("answered") });
+
+    // A key for server A, in the real keyring (Secret Service), then the test against A
+    // carries it: the positive control.
+    await form("openai", `${a}/v1`, "e2e-model");
+    await s.type("#api-key", "sk-e2e-for-server-a");
+    await s.clickOn("#save-key");
+    await s.wait("#status", { text: (t) => t.includes("Key saved") });
+    await test((t) => t.includes("answered"));
+    const toA = (await seen(a)).filter((r) => r.path === "/v1/models");
+    assert.ok(toA.length > 0, "the connection test listed server A's models");
+    assert.equal(toA.at(-1).headers.authorization, "Bearer sk-e2e-for-server-a");
+
+    // The same form pointed at server B: B answers, and never sees A's key.
+    await form("openai", `${b.url}/v1`, "llama3.2:latest");
+    await test((t) => t.includes("answered"));
+    const toB = await seen(b.url);
+    assert.ok(toB.some((r) => r.path === "/v1/models"), "the connection test reached server B");
+    for (const r of toB) assert.equal(r.headers.authorization, undefined, `${r.method} ${r.path} carried a key`);
+
+    // Ollama: a name without a tag is the :latest one.
+    await form("ollama", b.url, "llama3.2");
+    const result = await test((t) => t.includes("answered"));
+    assert.match(await s.text(result), /llama3\.2 among them/);
+    assert.equal((await s.findAll("#connection-result .ok")).length, 1, "shown as available");
+    await shot("10-settings-llama3.2-available");
+  } finally {
+    b.child.kill("SIGTERM");
+  }
 });
 
 test("first run: an unreachable Ollama gets a screen saying what to do", async () => {

@@ -9,6 +9,7 @@
 //! | `GET /api/tags`, `POST /api/show`, `GET /api/version` | Ollama model list, model details (with a context length), version |
 //! | `POST /v1/chat/completions` | OpenAI; SSE when the request says `"stream": true`, a usage chunk when `stream_options.include_usage` |
 //! | `GET /v1/models` | OpenAI model list |
+//! | `GET /testserver/requests` | the requests received so far (method, path, headers), as JSON: for tests that drive the server from another process |
 //!
 //! Each chat request takes the next scripted [`Reply`] from a queue, else asks the
 //! responder closure, else answers with a valid compilation result derived from the prompt
@@ -342,6 +343,9 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) {
     let _ = respond(&mut stream, &shared, &request).await;
 }
 
+/// The route that lists the requests received so far (see the table above).
+const REQUEST_LOG: &str = "/testserver/requests";
+
 #[derive(Clone, Copy, PartialEq)]
 enum Protocol {
     Ollama,
@@ -355,6 +359,21 @@ async fn respond(
 ) -> std::io::Result<()> {
     let model = req.body["model"].as_str().unwrap_or_default().to_string();
     match (req.method.as_str(), req.route()) {
+        ("GET", REQUEST_LOG) => {
+            let seen: Vec<Value> = lock(&shared.requests)
+                .iter()
+                .filter(|r| r.route() != REQUEST_LOG)
+                .map(|r| {
+                    let headers: serde_json::Map<String, Value> = r
+                        .headers
+                        .iter()
+                        .map(|(name, value)| (name.clone(), Value::String(value.clone())))
+                        .collect();
+                    json!({"method": r.method, "path": r.path, "headers": headers})
+                })
+                .collect();
+            send_json(stream, 200, &Value::Array(seen)).await
+        }
         ("GET", "/") | ("HEAD", "/") => send_text(stream, 200, "Ollama is running").await,
         ("GET", "/api/version") => send_json(stream, 200, &json!({"version": "0.0.0-test"})).await,
         ("GET", "/api/tags") => {

@@ -87,3 +87,48 @@ fn a_bad_answers_file_is_reported_with_its_line() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains(".jsonl:2: not a reply"), "{stderr}");
 }
+
+/// One raw HTTP/1.1 GET with extra header lines; returns the response body (one chunk).
+fn get(url: &str, path: &str, headers: &str) -> String {
+    let addr = url.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nhost: {addr}\r\n{headers}connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (_, chunked) = response.split_once("\r\n\r\n").unwrap();
+    // One HTTP chunk: "<hex size>\r\n<body>\r\n0\r\n\r\n".
+    chunked.split("\r\n").nth(1).unwrap().to_string()
+}
+
+#[test]
+fn another_process_can_read_which_requests_came_with_which_headers() {
+    let child = Command::new(env!("CARGO_BIN_EXE_wikimind-testserver"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut server = Running(child);
+    let mut url = String::new();
+    BufReader::new(server.0.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let url = url.trim();
+
+    get(url, "/v1/models", "authorization: Bearer sk-one\r\n");
+    get(url, "/api/tags", "");
+    let log: serde_json::Value =
+        serde_json::from_str(&get(url, "/testserver/requests", "")).unwrap();
+    let log = log.as_array().unwrap();
+    assert_eq!(
+        log.len(),
+        2,
+        "the log lists what came before it, not itself: {log:?}"
+    );
+    assert_eq!(log[0]["path"], "/v1/models");
+    assert_eq!(log[0]["headers"]["authorization"], "Bearer sk-one");
+    assert_eq!(log[1]["path"], "/api/tags");
+    assert!(log[1]["headers"].get("authorization").is_none());
+}
