@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use wikimind::config::{Overrides, Settings};
+use wikimind::config::Settings;
 use wikimind::eval::{self, EvalOptions};
 use wikimind::llm::CancellationToken;
 use wikimind_testserver::{RecordedRequest, Reply, TestServer};
@@ -118,12 +118,7 @@ fn write_dataset(dir: &Path) -> PathBuf {
 }
 
 fn settings(server: &TestServer) -> Settings {
-    let overrides = Overrides {
-        data_dir: Some(PathBuf::from("unused-by-eval")),
-        base_url: Some(server.url()),
-        ..Overrides::default()
-    };
-    Settings::resolve(&overrides, &|_| None, None).unwrap()
+    crate::common::settings_for(&server.url(), None)
 }
 
 /// Runs the mixed dataset with both models and writes the report into `out`.

@@ -51,7 +51,7 @@ fn lenient_and_strict_agree_on_the_nesting_limit() {
 #[test]
 fn a_fence_inside_a_string_does_not_close_the_answer_fence() {
     let schema = Schema::from_json(include_str!(
-        "../../../schemas/compilation_result.schema.json"
+        "../../../../schemas/compilation_result.schema.json"
     ))
     .unwrap();
     let body = "Intro\n```rust\nfn main() {}\n```\nEnd";

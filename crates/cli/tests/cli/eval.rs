@@ -13,12 +13,8 @@ fn evals() -> PathBuf {
 }
 
 fn cmd(home: &Path, base_url: &str) -> Command {
-    let mut c = Command::cargo_bin("wikimind").unwrap();
-    c.env_clear()
-        .env("HOME", home)
-        .env("WIKIMIND_DATA_DIR", home.join("data"))
-        .env("WIKIMIND_BASE_URL", base_url)
-        .timeout(std::time::Duration::from_secs(180));
+    let mut c = crate::common::wikimind(home, base_url);
+    c.timeout(std::time::Duration::from_secs(180));
     c
 }
 
@@ -171,11 +167,7 @@ fn sigterm_stops_an_eval_and_keeps_what_finished() {
         .start();
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("out");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("wikimind"))
-        .env_clear()
-        .env("HOME", home.path())
-        .env("WIKIMIND_DATA_DIR", home.path().join("data"))
-        .env("WIKIMIND_BASE_URL", server.url())
+    let mut child = crate::common::process(home.path(), &server.url())
         .arg("eval")
         .arg(evals().join("wikimind-basics.jsonl"))
         .args(["--concurrency", "1", "--out"])

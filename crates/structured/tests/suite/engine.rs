@@ -6,7 +6,7 @@ use wikimind_structured::{
     RepairKind, ResponseType, Schema,
 };
 
-const COMPILATION: &str = include_str!("../../../schemas/compilation_result.schema.json");
+const COMPILATION: &str = include_str!("../../../../schemas/compilation_result.schema.json");
 
 fn compilation() -> Schema {
     Schema::from_json(COMPILATION).unwrap()

@@ -6,7 +6,6 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use wikimind::compile::{providers_from_settings, CompileReport, Compiler, Progress, Stage};
-use wikimind::config::{Overrides, Settings};
 use wikimind::llm::CancellationToken;
 use wikimind::store::SourceId;
 use wikimind::wiki::Wiki;
@@ -120,13 +119,7 @@ struct Run {
 
 fn setup(server: &TestServer, max_tokens: u32) -> Run {
     let wiki = Wiki::open_in_memory().unwrap();
-    let overrides = Overrides {
-        base_url: Some(server.url()),
-        data_dir: Some("unused".into()),
-        concurrency: Some(4),
-        ..Overrides::default()
-    };
-    let mut settings = Settings::resolve(&overrides, &|_| None, None).unwrap();
+    let mut settings = crate::common::settings_for(&server.url(), Some(4));
     settings.compile.max_tokens = max_tokens;
     settings.compile.transport_retries = 0;
     let providers = providers_from_settings(&settings).unwrap();
@@ -493,7 +486,7 @@ fn cut_off_and_empty_notes_are_reported_never_silently_kept() {
 #[test]
 fn an_extraction_answer_cut_at_every_byte_keeps_every_complete_note() {
     use wikimind::structured::{decode, parse_jsonl, Mode};
-    let answer = include_bytes!("data/extraction-answer.jsonl");
+    let answer = include_bytes!("../data/extraction-answer.jsonl");
     let schema = wikimind::compile::PromptSet::builtin()
         .get(wikimind::compile::templates::EXTRACT)
         .schema();

@@ -32,12 +32,8 @@ impl Env {
     }
 
     fn cmd(&self) -> Command {
-        let mut c = Command::cargo_bin("wikimind").unwrap();
-        c.env_clear()
-            .env("HOME", self.dir.path())
-            .env("WIKIMIND_DATA_DIR", self.data())
-            .env("WIKIMIND_BASE_URL", &self.base_url)
-            .env("WIKIMIND_PROVIDER", self.provider)
+        let mut c = crate::common::wikimind(self.dir.path(), &self.base_url);
+        c.env("WIKIMIND_PROVIDER", self.provider)
             .timeout(std::time::Duration::from_secs(120));
         c
     }

@@ -1,11 +1,9 @@
 //! Killing the CLI in the middle of a compile loses nothing: the database stays intact,
 //! every source is still there, and the next run resumes the unfinished jobs.
 
-use std::process::{Command as Process, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::CommandCargoExt;
-use assert_cmd::Command;
 use serde_json::Value;
 use wikimind_testserver::{canned, Reply, TestServer};
 
@@ -35,24 +33,14 @@ fn kill_during_compile_then_resume() {
         .unwrap();
     }
     let cmd = |args: &[&str]| {
-        let mut c = Command::cargo_bin("wikimind").unwrap();
-        c.env_clear()
-            .env("HOME", dir.path())
-            .env("WIKIMIND_DATA_DIR", &data)
-            .env("WIKIMIND_BASE_URL", server.url())
-            .args(args)
-            .timeout(Duration::from_secs(300));
+        let mut c = crate::common::wikimind(dir.path(), &server.url());
+        c.args(args);
         c
     };
     cmd(&["ingest", notes.to_str().unwrap()]).assert().success();
 
     // Start a compile and kill it (SIGKILL: no chance to clean up) once some articles landed.
-    let mut child = Process::cargo_bin("wikimind")
-        .unwrap()
-        .env_clear()
-        .env("HOME", dir.path())
-        .env("WIKIMIND_DATA_DIR", &data)
-        .env("WIKIMIND_BASE_URL", server.url())
+    let mut child = crate::common::process(dir.path(), &server.url())
         .args(["compile", "--concurrency", "2"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -150,12 +138,7 @@ fn two_compiles_at_once_compile_each_source_once() {
         .unwrap();
     }
     let spawn = |args: &[&str]| {
-        Process::cargo_bin("wikimind")
-            .unwrap()
-            .env_clear()
-            .env("HOME", dir.path())
-            .env("WIKIMIND_DATA_DIR", &data)
-            .env("WIKIMIND_BASE_URL", server.url())
+        crate::common::process(dir.path(), &server.url())
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -11,7 +11,7 @@ use wikimind_structured::{decode, parse_json, parse_jsonl, Mode, Schema};
 
 fn compilation() -> Schema {
     Schema::from_json(include_str!(
-        "../../../schemas/compilation_result.schema.json"
+        "../../../../schemas/compilation_result.schema.json"
     ))
     .expect("the contract schema loads")
 }

@@ -1,0 +1,10 @@
+//! The CLI's integration tests: the real `wikimind` binary against local servers that
+//! speak the model protocols, in temp data dirs. One test binary (its modules below) so the
+//! suite links once.
+
+mod common;
+
+mod crash;
+mod eval;
+mod flow;
+mod parse;

@@ -1,0 +1,12 @@
+//! The core library's integration tests: real SQLite files, real files and folders, and
+//! local servers that speak the Ollama and OpenAI protocols. One test binary (its modules
+//! below) so the suite links once; the real-model tier (`builtin_real.rs`, feature
+//! `builtin`) is its own.
+
+mod common;
+
+mod eval;
+mod ingest;
+mod large;
+mod llm;
+mod store;
