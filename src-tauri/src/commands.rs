@@ -126,11 +126,7 @@ define_commands! {
     fn remove_source(id: i64) -> bool = |h| h.wiki.remove_source_view(id);
     /// Queues sources (all pending, failed and stale ones when the list is empty), with
     /// another model when `model` is given. Resolves to how many were queued.
-    fn compile(source_ids: Vec<i64>, model: Option<String>) -> u32 = |h| if source_ids.is_empty() {
-        h.queue.enqueue_pending().map(|n| n as u32)
-    } else {
-        h.queue.enqueue(&ids(&source_ids), model.as_deref()).map(|jobs| jobs.len() as u32)
-    };
+    fn compile(source_ids: Vec<i64>, model: Option<String>) -> u32 = |h| h.compile(&ids(&source_ids), model.as_deref());
     /// Stops a waiting or running job (also one another process runs).
     fn cancel(source_id: i64) -> bool = |h| h.queue.cancel(SourceId(source_id));
     /// The newest jobs, whoever runs them: live progress for this app's, the queue's

@@ -61,6 +61,21 @@ impl Host {
         Ok(self.settings_view())
     }
 
+    /// Queues `sources` (all pending, failed and stale ones when the list is empty), with
+    /// `model` instead of the current one when given; returns how many jobs were queued.
+    pub fn compile(
+        &self,
+        sources: &[SourceId],
+        model: Option<&str>,
+    ) -> wikimind::wiki::Result<u32> {
+        let queued = if sources.is_empty() {
+            self.queue.enqueue_pending()?
+        } else {
+            self.queue.enqueue(sources, model)?.len()
+        };
+        Ok(u32::try_from(queued).unwrap_or(u32::MAX))
+    }
+
     /// Stores a note for a wanted page built from its mentions, and queues its compile.
     pub fn create_wanted(&self, title: &str) -> Result<view::IngestView, String> {
         let note = self
@@ -84,5 +99,84 @@ impl Host {
             .map_err(|e| e.to_string())?;
         self.queue.set_settings(next);
         Ok(self.settings_view())
+    }
+}
+
+/// The command bodies without a window: a [`Host`] over an in-memory wiki, a runner that is
+/// never started and keys in memory, as the commands see them.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use wikimind::llm::MemoryKeyStore;
+    use wikimind::view::{ProviderKindView, StageView};
+
+    fn host() -> Host {
+        let wiki = Wiki::open_in_memory().unwrap();
+        let overrides = Overrides {
+            data_dir: Some("unused-by-this-test".into()),
+            ..Overrides::default()
+        };
+        let settings = Settings::resolve(&overrides, &|_| None, None).unwrap();
+        let keys: Arc<dyn KeyStore> = Arc::new(MemoryKeyStore::new());
+        let queue = JobRunner::new(wiki.clone(), settings, Arc::clone(&keys), Box::new(|_| {}));
+        Host { wiki, queue, keys }
+    }
+
+    fn openai(base_url: &str) -> ProviderForm {
+        ProviderForm {
+            kind: ProviderKindView::Openai,
+            base_url: base_url.into(),
+            model: "m".into(),
+        }
+    }
+
+    #[test]
+    fn a_saved_key_belongs_to_its_server_as_the_settings_screen_shows() {
+        let h = host();
+        let a = openai("http://127.0.0.1:1/v1");
+        let b = openai("http://127.0.0.1:2/v1");
+        assert!(h
+            .apply_provider(&a)
+            .unwrap()
+            .provider
+            .base_url
+            .ends_with(":1/v1"));
+        assert!(!h.settings_view().has_api_key);
+
+        assert!(h.save_api_key(&a, "sk-for-a").unwrap().has_api_key);
+        let on_b = h.apply_provider(&b).unwrap();
+        assert!(!on_b.has_api_key, "server B has no key of its own");
+        assert!(h.queue.settings().providers[0].api_key.is_none());
+        assert!(
+            h.apply_provider(&a).unwrap().has_api_key,
+            "A's key is still A's"
+        );
+    }
+
+    #[test]
+    fn a_bad_server_address_is_refused_and_the_settings_stay() {
+        let h = host();
+        let before = h.settings_view();
+        let error = h.apply_provider(&openai("not a url")).unwrap_err();
+        assert!(error.contains("not a url"), "{error}");
+        assert_eq!(h.settings_view(), before);
+    }
+
+    #[test]
+    fn compile_with_no_sources_queues_every_pending_one_and_with_a_list_those() {
+        let h = host();
+        let first = h.wiki.ingest_text_view("# One\n\nThe first note.", None);
+        h.wiki.ingest_text_view("# Two\n\nThe second note.", None);
+        assert_eq!(h.compile(&[], None).unwrap(), 2);
+        let jobs = h.queue.jobs().unwrap();
+        assert_eq!(jobs.len(), 2);
+        assert!(
+            jobs.iter().all(|j| j.stage == StageView::Queued),
+            "{jobs:?}"
+        );
+
+        let one = SourceId(first.added[0].source_id);
+        assert_eq!(h.compile(&[one], Some("another-model")).unwrap(), 1);
     }
 }
