@@ -21,6 +21,8 @@
 //! - **Sampling** is temperature + top-k 40 + top-p 0.95 from a seeded generator: the same
 //!   prompt, seed and model give the same answer.
 
+mod decode;
+
 use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
@@ -34,13 +36,12 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
-use llama_cpp_2::token::data::LlamaTokenData;
-use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 use llguidance::api::TopLevelGrammar;
 use llguidance::{Matcher, ParserFactory};
 use serde_json::Value;
 
+use self::decode::{jsonl_gbnf, jsonl_lark, take_utf8, Constraint, Sampler, LINE_BUDGET};
 use super::gguf::{self, GgufInfo};
 use super::schema_bounds::bound_schema;
 use super::{
@@ -52,9 +53,6 @@ use super::{
 const DEFAULT_MAX_TOKENS: u32 = 2048;
 /// Prompt tokens decoded per llama.cpp call.
 const BATCH: usize = 512;
-/// Sampling: the candidates kept by top-k and the probability mass kept by top-p.
-const TOP_K: usize = 40;
-const TOP_P: f32 = 0.95;
 
 /// How the answer is held to the schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -712,218 +710,6 @@ impl Engine {
 }
 
 /// The answer budget one JSONL line's strings are bounded for.
-const LINE_BUDGET: u32 = 384;
-
-/// An llguidance (Lark) grammar for JSONL: one or more lines of one object of `schema` each. The
-/// schema's whitespace pattern (from [`bound_schema`]) has no newline, so an object stays
-/// on its line.
-fn jsonl_lark(schema: &Value) -> String {
-    format!("start: line+\nline: object \"\\n\"\nobject: %json {schema}\n")
-}
-
-/// A GBNF grammar for JSONL from llama.cpp's grammar for one object (`root`): the start
-/// rule `jsonl` is one or more `root` lines, and whitespace inside an object may not
-/// break the line.
-fn jsonl_gbnf(object_grammar: &str) -> String {
-    let mut out = String::with_capacity(object_grammar.len() + 64);
-    for line in object_grammar.lines() {
-        if line.trim_start().starts_with("space ::=") {
-            out.push_str("space ::= \" \"?\n");
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out.push_str("jsonl ::= (root \"\\n\")+\n");
-    out
-}
-
-/// Takes the longest valid UTF-8 prefix out of `pending` (invalid bytes become U+FFFD; an
-/// incomplete character at the end waits for the next token).
-fn take_utf8(pending: &mut Vec<u8>) -> String {
-    match std::str::from_utf8(pending) {
-        Ok(s) => {
-            let out = s.to_string();
-            pending.clear();
-            out
-        }
-        Err(e) if e.error_len().is_none() => {
-            let valid = e.valid_up_to();
-            let out = String::from_utf8_lossy(&pending[..valid]).into_owned();
-            pending.drain(..valid);
-            out
-        }
-        Err(_) => {
-            let out = String::from_utf8_lossy(pending).into_owned();
-            pending.clear();
-            out
-        }
-    }
-}
-
-/// A grammar over the answer.
-enum Constraint {
-    Llg(Box<Matcher>),
-    Gbnf(LlamaSampler),
-}
-
-impl Constraint {
-    /// Whether `token` may come next.
-    fn allows(&mut self, token: i32, vocab: &llama_cpp_2::vocab::LlamaVocab<'_>) -> bool {
-        match self {
-            Constraint::Llg(m) => {
-                if vocab.is_eog(LlamaToken(token)) {
-                    return m.is_accepting().unwrap_or(false);
-                }
-                m.validate_tokens(&[token as u32]).unwrap_or(0) == 1
-            }
-            Constraint::Gbnf(g) => {
-                let mut one = LlamaTokenDataArray::new(
-                    vec![LlamaTokenData::new(LlamaToken(token), 0.0, 0.0)],
-                    false,
-                );
-                one.apply_sampler(g);
-                one.data.first().is_some_and(|d| d.logit().is_finite())
-            }
-        }
-    }
-
-    /// Which tokens may come next, indexed by token id.
-    fn mask(&mut self, logits: &[f32], vocab: &llama_cpp_2::vocab::LlamaVocab<'_>) -> Vec<bool> {
-        match self {
-            Constraint::Llg(m) => {
-                let accepting = m.is_accepting().unwrap_or(false);
-                match m.compute_mask() {
-                    Ok(mask) => (0..logits.len())
-                        .map(|i| {
-                            mask.is_allowed(i as u32)
-                                || (accepting && vocab.is_eog(LlamaToken(i as i32)))
-                        })
-                        .collect(),
-                    Err(_) => vec![false; logits.len()],
-                }
-            }
-            Constraint::Gbnf(g) => {
-                let mut all = LlamaTokenDataArray::new(
-                    logits
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &l)| LlamaTokenData::new(LlamaToken(i as i32), l, 0.0))
-                        .collect(),
-                    false,
-                );
-                all.apply_sampler(g);
-                let mut allowed = vec![false; logits.len()];
-                for d in &all.data {
-                    if d.logit().is_finite() {
-                        if let Some(slot) = allowed.get_mut(d.id().0 as usize) {
-                            *slot = true;
-                        }
-                    }
-                }
-                allowed
-            }
-        }
-    }
-
-    fn accept(&mut self, token: LlamaToken) {
-        match self {
-            Constraint::Llg(m) => {
-                let _ = m.consume_token(token.0 as u32);
-            }
-            Constraint::Gbnf(g) => g.accept(token),
-        }
-    }
-
-    /// Whether the grammar is complete and allows nothing more.
-    fn finished(&self) -> bool {
-        match self {
-            Constraint::Llg(m) => m.is_stopped(),
-            Constraint::Gbnf(_) => false,
-        }
-    }
-}
-
-/// Temperature, top-k and top-p sampling from a seeded generator.
-struct Sampler {
-    state: u64,
-    temperature: f32,
-    candidates: Vec<(f32, i32)>,
-}
-
-impl Sampler {
-    fn new(seed: u64, temperature: f32) -> Sampler {
-        Sampler {
-            state: seed ^ 0x9E37_79B9_7F4A_7C15,
-            temperature,
-            candidates: Vec::with_capacity(64 * 1024),
-        }
-    }
-
-    /// SplitMix64, as a float in [0, 1).
-    fn next_f32(&mut self) -> f32 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    /// Draws a token among those `allowed` (by id); `None` when none is.
-    fn pick(&mut self, logits: &[f32], allowed: impl Fn(usize) -> bool) -> Option<i32> {
-        self.candidates.clear();
-        for (i, &l) in logits.iter().enumerate() {
-            if l.is_finite() && allowed(i) {
-                self.candidates.push((l, i as i32));
-            }
-        }
-        if self.candidates.is_empty() {
-            return None;
-        }
-        let by_logit = |a: &(f32, i32), b: &(f32, i32)| b.0.total_cmp(&a.0);
-        if self.temperature <= 0.0 {
-            return self
-                .candidates
-                .iter()
-                .min_by(|a, b| by_logit(a, b))
-                .map(|c| c.1);
-        }
-        let k = TOP_K.min(self.candidates.len());
-        if self.candidates.len() > k {
-            self.candidates.select_nth_unstable_by(k - 1, by_logit);
-            self.candidates.truncate(k);
-        }
-        self.candidates.sort_by(by_logit);
-        let max = self.candidates[0].0;
-        let mut weights: Vec<f32> = self
-            .candidates
-            .iter()
-            .map(|c| ((c.0 - max) / self.temperature).exp())
-            .collect();
-        let total: f32 = weights.iter().sum();
-        let mut kept = 0.0;
-        let mut cut = weights.len();
-        for (i, w) in weights.iter().enumerate() {
-            kept += w / total;
-            if kept >= TOP_P {
-                cut = i + 1;
-                break;
-            }
-        }
-        weights.truncate(cut);
-        let total: f32 = weights.iter().sum();
-        let mut target = self.next_f32() * total;
-        for (i, w) in weights.iter().enumerate() {
-            if target < *w {
-                return Some(self.candidates[i].1);
-            }
-            target -= w;
-        }
-        Some(self.candidates[weights.len() - 1].1)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -980,44 +766,6 @@ mod tests {
             ),
         ];
         assert_eq!(count(&hostile), count(&plain));
-    }
-
-    #[test]
-    fn utf8_pieces_wait_for_whole_characters() {
-        let mut pending = "é".as_bytes()[..1].to_vec();
-        assert_eq!(take_utf8(&mut pending), "");
-        pending.extend(&"é".as_bytes()[1..]);
-        pending.extend(b"x");
-        assert_eq!(take_utf8(&mut pending), "éx");
-        assert!(pending.is_empty());
-        let mut bad = vec![0xff, b'a'];
-        assert_eq!(take_utf8(&mut bad), "\u{fffd}a");
-    }
-
-    #[test]
-    fn sampling_is_seeded_and_respects_the_mask() {
-        let logits: Vec<f32> = (0..100).map(|i| (i % 7) as f32).collect();
-        let draw = |seed| {
-            let mut s = Sampler::new(seed, 0.8);
-            (0..20)
-                .map(|_| s.pick(&logits, |_| true).unwrap())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(draw(1), draw(1));
-        assert_ne!(draw(1), draw(2));
-        let mut s = Sampler::new(3, 0.8);
-        for _ in 0..50 {
-            let t = s.pick(&logits, |i| i % 10 == 3).unwrap();
-            assert_eq!(t % 10, 3);
-        }
-        assert_eq!(s.pick(&logits, |_| false), None);
-        let mut greedy = Sampler::new(3, 0.0);
-        assert_eq!(
-            logits[greedy.pick(&logits, |_| true).unwrap() as usize],
-            6.0
-        );
-        let with_nan = [f32::NAN, 1.0, f32::NEG_INFINITY];
-        assert_eq!(Sampler::new(1, 1.0).pick(&with_nan, |_| true), Some(1));
     }
 
     #[tokio::test]
