@@ -24,5 +24,6 @@ pub mod queue;
 pub mod render;
 pub mod store;
 pub mod terminal;
+pub mod topic;
 pub mod view;
 pub mod wiki;
