@@ -19,6 +19,8 @@
 //! Numbers never merge: `Model 2` and `Model 3` keep different keys. Nothing else is merged
 //! automatically; two names that differ in a word are two topics.
 
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use std::collections::HashSet;
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
@@ -96,6 +98,116 @@ fn singular(word: &str) -> String {
     w.to_string()
 }
 
+/// A known name (a page title, an alias or a concept) and how much the wiki uses it (how
+/// many links point to it): what [`NameIndex`] chooses from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownName {
+    /// The name as the wiki shows it.
+    pub name: String,
+    /// How many links point to it; the most used names fill the room left in a prompt.
+    pub uses: u64,
+}
+
+/// The names a text should be offered: every known name that occurs in it (by
+/// [`topic_key`], on word boundaries, so `espressos` in a source finds the page
+/// `Espresso`), then the most used names, up to a limit.
+///
+/// Built once over the wiki's names (its cost grows with them) and asked once per text
+/// (its cost grows with the text, not with the wiki).
+#[derive(Debug)]
+pub struct NameIndex {
+    names: Vec<KnownName>,
+    /// Indexes into `names`, by key: one entry per distinct key, the most used name first.
+    keys: Vec<usize>,
+    matcher: Option<AhoCorasick>,
+    /// Indexes into `names`, most used first.
+    by_use: Vec<usize>,
+}
+
+impl NameIndex {
+    /// An index over `names` (names without a letter or digit are left out).
+    pub fn new(names: Vec<KnownName>) -> NameIndex {
+        let mut by_use: Vec<usize> = (0..names.len())
+            .filter(|&i| !topic_key(&names[i].name).is_empty())
+            .collect();
+        by_use.sort_by(|&a, &b| {
+            names[b]
+                .uses
+                .cmp(&names[a].uses)
+                .then_with(|| topic_key(&names[a].name).cmp(&topic_key(&names[b].name)))
+        });
+        let mut seen = HashSet::new();
+        let mut keys = Vec::new();
+        let mut patterns = Vec::new();
+        for &i in &by_use {
+            let key = topic_key(&names[i].name);
+            if !key.is_empty() && seen.insert(key.clone()) {
+                keys.push(i);
+                // Spaces around the key: a match starts and ends on word boundaries of the
+                // text's key, which is also padded.
+                patterns.push(format!(" {key} "));
+            }
+        }
+        let matcher = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)
+            .ok();
+        NameIndex {
+            names,
+            keys,
+            matcher,
+            by_use,
+        }
+    }
+
+    /// How many names the index holds.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether the index holds no name.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// At most `limit` names for `text`: those that occur in it (the most used first),
+    /// then the most used of the rest. Each name appears once; a name whose key is already
+    /// listed under another spelling is not listed again.
+    pub fn relevant(&self, text: &str, limit: usize) -> Vec<String> {
+        let mut chosen: Vec<usize> = Vec::new();
+        let mut keys_taken = HashSet::new();
+        if let Some(matcher) = &self.matcher {
+            let haystack = format!(" {} ", topic_key(text));
+            let mut found: Vec<usize> = matcher
+                .find_overlapping_iter(&haystack)
+                .map(|m| m.pattern().as_usize())
+                .collect();
+            // Pattern order is most-used first.
+            found.sort_unstable();
+            found.dedup();
+            for pattern in found {
+                let i = self.keys[pattern];
+                if keys_taken.insert(topic_key(&self.names[i].name)) {
+                    chosen.push(i);
+                }
+            }
+        }
+        for &i in &self.by_use {
+            if chosen.len() >= limit {
+                break;
+            }
+            if keys_taken.insert(topic_key(&self.names[i].name)) {
+                chosen.push(i);
+            }
+        }
+        chosen.truncate(limit);
+        chosen
+            .into_iter()
+            .map(|i| self.names[i].name.clone())
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,13 +279,66 @@ mod tests {
         assert_eq!(topic_key("+#"), "", "a symbol is part of a word, never one");
     }
 
+    fn known(names: &[(&str, u64)]) -> NameIndex {
+        NameIndex::new(
+            names
+                .iter()
+                .map(|&(name, uses)| KnownName {
+                    name: name.into(),
+                    uses,
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn names_in_the_text_come_first_then_the_most_used() {
+        let index = known(&[
+            ("Aeropress", 1),
+            ("Espresso", 2),
+            ("Milk Foam", 0),
+            ("Coffee", 9),
+            ("Tea", 5),
+            ("Team", 0),
+            ("Zebra Crossing", 0),
+        ]);
+        let text = "Pulling two espressos, then steaming milk-foam; a zebra crossing nearby.";
+        assert_eq!(
+            index.relevant(text, 5),
+            ["Espresso", "Milk Foam", "Zebra Crossing", "Coffee", "Tea"]
+        );
+        // Whole words only: "team" is no "Tea", "steaming" no "Team".
+        assert_eq!(index.relevant("a team of two", 1), ["Team"]);
+        assert_eq!(index.relevant("steaming", 1), ["Coffee"]);
+        // The limit holds even when more names occur than fit.
+        assert_eq!(index.relevant(text, 2), ["Espresso", "Milk Foam"]);
+        assert!(index.relevant(text, 0).is_empty());
+    }
+
+    #[test]
+    fn one_topic_is_listed_once_under_its_most_used_spelling() {
+        let index = known(&[("espresso", 1), ("Espresso", 4), ("Espressos", 0)]);
+        assert_eq!(index.relevant("Espresso!", 10), ["Espresso"]);
+        assert!(known(&[]).relevant("anything", 10).is_empty());
+        assert!(known(&[("!!!", 3)]).relevant("!!!", 10).is_empty());
+    }
+
+    #[test]
+    fn overlapping_names_are_all_found() {
+        let index = known(&[("Espresso", 0), ("Espresso machine", 0), ("Machine", 0)]);
+        let mut found = index.relevant("An espresso machine.", 10);
+        found.sort();
+        assert_eq!(found, ["Espresso", "Espresso machine", "Machine"]);
+    }
+
     proptest! {
         #[test]
         fn any_name_gives_a_tidy_key(name in prop_oneof!["\\PC{0,40}", crate::hostile_text::text(12)]) {
             let key = topic_key(&name);
             prop_assert!(!key.starts_with(' ') && !key.ends_with(' '));
             prop_assert!(!key.contains("  "));
-            prop_assert!(!key.chars().any(|c| c.is_uppercase() || c.is_control()));
+            prop_assert_eq!(key.to_lowercase(), key.clone());
+            prop_assert!(!key.chars().any(char::is_control));
             // Case and surrounding space never change the topic.
             prop_assert_eq!(topic_key(&name.to_lowercase()), key.clone());
             prop_assert_eq!(topic_key(&format!(" \t{name}. ")), key);

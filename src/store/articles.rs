@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::sources::{drop_orphan_concepts, source_exists};
 use super::{normalize_title, ArticleId, Result, SourceId, SourceStatus, Store, StoreError, NOW};
 use crate::contract::{CheckedClaim, CompilationResult};
+use crate::topic::KnownName;
 
 /// A link found in a compiled article (a `[[wiki link]]` in the body or a backlink
 /// suggestion).
@@ -185,6 +186,48 @@ fn free_title(
 }
 
 impl Store {
+    /// Every article title with how many links point to its article: what a compile
+    /// prompt chooses the titles it lists from ([`crate::topic::NameIndex`]).
+    pub fn title_names(&self) -> Result<Vec<KnownName>> {
+        self.read(
+            || "listing article titles".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT a.title, (SELECT COUNT(*) FROM links l WHERE l.to_article = a.id)
+                     FROM articles a",
+                )?;
+                let rows = stmt.query_map([], |row| {
+                    Ok(KnownName {
+                        name: row.get(0)?,
+                        uses: row.get::<_, i64>(1)?.max(0) as u64,
+                    })
+                })?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// Every concept some article uses, with how many articles use it.
+    pub fn concept_names(&self) -> Result<Vec<KnownName>> {
+        self.read(
+            || "listing concepts".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT c.name, COUNT(*) FROM concepts c
+                     JOIN article_concepts ac ON ac.concept_id = c.id
+                     GROUP BY c.id",
+                )?;
+                let rows = stmt.query_map([], |row| {
+                    Ok(KnownName {
+                        name: row.get(0)?,
+                        uses: row.get::<_, i64>(1)?.max(0) as u64,
+                    })
+                })?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
     /// Titles of every article, sorted case-insensitively (the compile prompt lists them).
     pub fn known_titles(&self) -> Result<Vec<String>> {
         self.read(
