@@ -65,8 +65,7 @@ pub struct AddedSource {
     pub title: Option<String>,
     /// `added`, `unchanged` or `changed`.
     pub outcome: &'static str,
-    /// For a web page that redirected, the URL it was finally read from.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
     pub final_url: Option<String>,
 }
 

@@ -129,6 +129,13 @@ pub static MIGRATIONS: &[Migration] = &[
         "0003_source_final_url.sql",
         include_str!("../../migrations/0003_source_final_url.sql"),
     ),
+    Migration::rust(
+        4,
+        "0004_scrub_url_origins.rs",
+        "web page origins become url_origin(origin): no credentials, no fragment; a \
+         collision keeps both rows, the later as origin#source-<id>",
+        super::scrub::scrub_url_origins,
+    ),
 ];
 
 /// Checks the applied migrations against `known` and applies the missing ones in order.

@@ -16,6 +16,7 @@ mod ids;
 mod jobs;
 mod migrate;
 mod read;
+mod scrub;
 mod sources;
 
 use std::path::{Path, PathBuf};

@@ -87,6 +87,9 @@ pub struct ArticleSource {
     pub model: String,
     /// The prompt version used.
     pub prompt_version: String,
+    /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
+    #[serde(default)]
+    pub final_url: Option<String>,
 }
 
 /// An article page with everything around it.
@@ -209,7 +212,8 @@ fn article_in(conn: &Connection, id: ArticleId) -> Result<Option<ArticleDetail>>
     let head = conn
         .query_row(
             "SELECT a.title, a.summary, a.body, a.truncated, a.created_at, a.updated_at,
-                    a.source_id, s.origin, s.kind, a.provider, a.model, a.prompt_version
+                    a.source_id, s.origin, s.kind, a.provider, a.model, a.prompt_version,
+                    s.final_url
              FROM articles a JOIN sources s ON s.id = a.source_id
              WHERE a.id = ?1",
             [id],
@@ -237,6 +241,7 @@ fn article_in(conn: &Connection, id: ArticleId) -> Result<Option<ArticleDetail>>
                     provider: row.get(9)?,
                     model: row.get(10)?,
                     prompt_version: row.get(11)?,
+                    final_url: row.get(12)?,
                 };
                 Ok((detail, source))
             },

@@ -58,8 +58,8 @@ pub struct Source {
     pub title: Option<String>,
     /// The text.
     pub text: String,
-    /// For a web page that redirected, the URL it was finally read from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
+    #[serde(default)]
     pub final_url: Option<String>,
     /// SHA-256 of the text, lowercase hex.
     pub content_hash: String,
@@ -94,8 +94,8 @@ pub struct SourceSummary {
     pub article_title: Option<String>,
     /// When its text or status last changed (UTC, ISO-8601).
     pub updated_at: String,
-    /// For a web page that redirected, the URL it was finally read from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
+    #[serde(default)]
     pub final_url: Option<String>,
 }
 

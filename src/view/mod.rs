@@ -176,6 +176,9 @@ pub struct ArticleSourceView {
     pub source_id: i64,
     /// Where it came from (path, URL, `text:<hash>`).
     pub origin: String,
+    /// For a web page that redirected, the URL it was finally read from (never with
+    /// credentials); `null` otherwise.
+    pub final_url: Option<String>,
     /// When the article was compiled from it (UTC, ISO-8601).
     pub compiled_at: String,
     /// The provider and model that wrote the article.
@@ -243,6 +246,9 @@ pub struct SourceView {
     pub id: i64,
     /// Where it came from.
     pub origin: String,
+    /// For a web page that redirected, the URL it was finally read from (never with
+    /// credentials); `null` otherwise.
+    pub final_url: Option<String>,
     /// `markdown`, `text`, `html`, `url`, …
     pub kind: String,
     /// Its title, if one was found.

@@ -130,6 +130,7 @@ impl Wiki {
                 .map(|s| ArticleSourceView {
                     source_id: s.source_id.0,
                     origin: s.origin,
+                    final_url: s.final_url,
                     compiled_at: s.compiled_at,
                     provider: s.provider,
                     model: s.model,
@@ -172,6 +173,7 @@ impl Wiki {
             .map(|s| SourceView {
                 id: s.id.0,
                 origin: s.origin,
+                final_url: s.final_url,
                 kind: s.kind.as_str().to_string(),
                 title: s.title,
                 status: match s.status {

@@ -287,3 +287,67 @@ async fn the_first_run_screen_is_only_for_an_empty_wiki() {
         with_pages.check.message
     );
 }
+
+/// Regression: the app's source list and article page showed only a page's origin, not
+/// where redirects led; they carry the final URL (absent for a page that did not move).
+#[test]
+fn a_redirected_page_carries_its_final_url_to_the_sources_and_article_views() {
+    use crate::contract::CompilationResult;
+    use crate::store::{CompileRecord, NewSource, SaveArticle, SourceKind};
+    let wiki = Wiki::open_in_memory().unwrap();
+    let page = |origin: &str, title: &str| NewSource {
+        origin: origin.into(),
+        kind: SourceKind::Url,
+        title: Some(title.into()),
+        text: format!("{title} text."),
+    };
+    let moved = wiki
+        .store()
+        .ingest_source_from(
+            &page("https://example.org/old", "Moved"),
+            Some("https://example.com/new"),
+        )
+        .unwrap()
+        .source_id();
+    wiki.store()
+        .ingest_source_from(&page("https://example.org/stays", "Stays"), None)
+        .unwrap();
+    let result = CompilationResult {
+        title: "Moved".into(),
+        summary: "s".into(),
+        key_claims: Vec::new(),
+        concepts: Vec::new(),
+        backlink_suggestions: Vec::new(),
+        open_questions: Vec::new(),
+        article_body: "b".into(),
+    };
+    let saved = wiki
+        .store()
+        .save_article(&SaveArticle {
+            source_id: moved,
+            result: &result,
+            claims: &[],
+            links: &[],
+            truncated: false,
+            record: &CompileRecord::default(),
+        })
+        .unwrap();
+
+    let sources = wiki.source_views().unwrap();
+    assert_eq!(sources[0].origin, "https://example.org/old");
+    assert_eq!(
+        sources[0].final_url.as_deref(),
+        Some("https://example.com/new")
+    );
+    assert_eq!(sources[1].final_url, None);
+    let article = wiki.article_view(saved.article_id.0).unwrap().unwrap();
+    assert_eq!(article.sources[0].origin, "https://example.org/old");
+    assert_eq!(
+        article.sources[0].final_url.as_deref(),
+        Some("https://example.com/new")
+    );
+    // On the wire it is `final_url`, `null` when there is none.
+    let wire = serde_json::to_value(&sources).unwrap();
+    assert_eq!(wire[0]["final_url"], "https://example.com/new");
+    assert!(wire[1]["final_url"].is_null());
+}

@@ -986,3 +986,184 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
     started.sort();
     assert_eq!(started, vec![SourceId(5), SourceId(14)]);
 }
+
+/// Every table of a database with its row count and every row as text, read raw.
+fn every_table(conn: &rusqlite::Connection) -> Vec<(String, usize, String)> {
+    let tables: Vec<String> = {
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .expect("prepare");
+        let names = stmt.query_map([], |r| r.get(0)).expect("tables");
+        names.collect::<rusqlite::Result<_>>().expect("names")
+    };
+    tables
+        .into_iter()
+        .map(|table| {
+            // Not `rows_of`: the full-text index has tables without a rowid.
+            let mut stmt = conn
+                .prepare(&format!("SELECT * FROM \"{table}\""))
+                .expect("prepare");
+            let n = stmt.column_count();
+            let rows: Vec<String> = stmt
+                .query_map([], |row| {
+                    (0..n)
+                        .map(|i| row.get::<_, rusqlite::types::Value>(i))
+                        .map(|cell| cell.map(|v| format!("{v:?}")))
+                        .collect::<rusqlite::Result<Vec<_>>>()
+                        .map(|cells| cells.join("|"))
+                })
+                .expect("query")
+                .collect::<rusqlite::Result<_>>()
+                .expect("rows");
+            (table, rows.len(), rows.join("\n"))
+        })
+        .collect()
+}
+
+/// Regression: wikis made before the URL fix stored `user:password@` (and a fragment) in
+/// web page origins, and the same text wherever a message quoted the origin. Migration 4
+/// rewrites them to the identity the current code computes, keeps every row, and when two
+/// sources come to one identity keeps both: the one that already held it keeps it, the
+/// other becomes `<identity>#source-<id>`.
+#[test]
+fn stored_credentials_in_url_origins_are_scrubbed_and_every_row_kept() {
+    const SECRETS: [&str; 6] = [
+        "aliceuser",
+        "s3cret-a",
+        "bobuser",
+        "s3cret-b",
+        "caroluser",
+        "s3cret-c",
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/upgrade/v1-wiki.db"),
+        &path,
+    )
+    .expect("copy the fixture");
+    let page = "https://aliceuser:s3cret-a@example.org/page";
+    let other = "https://bobuser:s3cret-b@example.org/other#part";
+    let other_again = "https://caroluser:s3cret-c@example.org/other";
+    {
+        // What a version 1 build stored: the URL as typed, quoted in the messages too.
+        let conn = rusqlite::Connection::open(&path).expect("open raw");
+        let source = |id: i64, origin: &str, status: &str, reason: Option<String>| {
+            conn.execute(
+                "INSERT INTO sources (id, origin, kind, title_hint, text, content_hash, status,
+                                      reason)
+                 VALUES (?1, ?2, 'url', ?3, 'page text', 'h', ?4, ?5)",
+                rusqlite::params![id, origin, format!("Fetched from {origin}"), status, reason],
+            )
+            .expect("insert source");
+        };
+        source(
+            100,
+            page,
+            "failed",
+            Some(format!("compiling {page} failed")),
+        );
+        source(101, "https://example.org/page", "pending", None);
+        source(102, other, "compiled", None);
+        source(103, other_again, "pending", None);
+        conn.execute(
+            "INSERT INTO articles (source_id, title, title_norm, summary, body, provider, model,
+                                   prompt_version)
+             VALUES (102, 'Other Page', 'other page', 's', 'b', 'ollama', 'm', 'v1')",
+            [],
+        )
+        .expect("insert article");
+        for (id, origin) in [(100, page), (102, other)] {
+            conn.execute(
+                "INSERT INTO compilations (source_id, provider, model, prompt_version,
+                                           latency_ms, attempt, raw_answer, outcome, reason)
+                 VALUES (?1, 'ollama', 'm', 'v1', 1, 1, ?2, 'failed', ?3)",
+                rusqlite::params![
+                    id,
+                    format!("{{\"title\": \"{origin}\"}}"),
+                    format!("the answer about {origin} was not valid")
+                ],
+            )
+            .expect("insert compilation");
+            conn.execute(
+                "INSERT INTO jobs (source_id, state, error) VALUES (?1, 'failed', ?2)",
+                rusqlite::params![id, format!("could not compile {origin}")],
+            )
+            .expect("insert job");
+        }
+    }
+    let before: Vec<(String, usize)> = {
+        let conn = rusqlite::Connection::open(&path).expect("open raw");
+        let all = every_table(&conn);
+        assert!(
+            all.iter()
+                .any(|(_, _, text)| SECRETS.iter().all(|s| text.contains(s))),
+            "the credentials are there before the upgrade"
+        );
+        all.into_iter()
+            .filter(|(table, _, _)| table != "schema_migrations")
+            .map(|(table, count, _)| (table, count))
+            .collect()
+    };
+
+    let store = Store::open(&path).expect("upgrade");
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).expect("open raw");
+    let after = every_table(&conn);
+    for (table, count, text) in &after {
+        for secret in SECRETS {
+            assert!(
+                !text.contains(secret),
+                "{secret:?} is still in table {table}:\n{text}"
+            );
+        }
+        if let Some((_, was)) = before.iter().find(|(t, _)| t == table) {
+            assert_eq!(count, was, "every row of {table} survived");
+        }
+    }
+    let origin_of = |id: i64| -> String {
+        conn.query_row("SELECT origin FROM sources WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .expect("origin")
+    };
+    // 101 already held the identity: it keeps it, and 100 (credentials) gets its own.
+    assert_eq!(origin_of(101), "https://example.org/page");
+    assert_eq!(origin_of(100), "https://example.org/page#source-100");
+    // Neither held it: the earlier one (102) gets it, the later one its own.
+    assert_eq!(origin_of(102), "https://example.org/other");
+    assert_eq!(origin_of(103), "https://example.org/other#source-103");
+    // The messages now quote the new origin.
+    let reason: String = conn
+        .query_row("SELECT reason FROM sources WHERE id = 100", [], |r| {
+            r.get(0)
+        })
+        .expect("reason");
+    assert_eq!(
+        reason,
+        "compiling https://example.org/page#source-100 failed"
+    );
+    let job_error: String = conn
+        .query_row("SELECT error FROM jobs WHERE source_id = 102", [], |r| {
+            r.get(0)
+        })
+        .expect("job error");
+    assert_eq!(job_error, "could not compile https://example.org/other");
+    drop(conn);
+
+    // Through the store: both pages are there, each found by its origin, the article kept.
+    let store = Store::open(&path).expect("reopen");
+    let found = |key: &str| store.find_source(key).expect("find").map(|s| s.id);
+    assert_eq!(found("https://example.org/page"), Some(SourceId(101)));
+    assert_eq!(
+        found("https://example.org/page#source-100"),
+        Some(SourceId(100))
+    );
+    assert_eq!(found("https://example.org/other"), Some(SourceId(102)));
+    let other_page = store
+        .find_article("Other Page")
+        .expect("find")
+        .and_then(|id| store.article(id).expect("read"))
+        .expect("the article of a scrubbed source survived");
+    assert_eq!(other_page.sources[0].origin, "https://example.org/other");
+}

@@ -175,6 +175,11 @@ source_id: number,
  */
 origin: string, 
 /**
+ * For a web page that redirected, the URL it was finally read from (never with
+ * credentials); `null` otherwise.
+ */
+final_url: string | null, 
+/**
  * When the article was compiled from it (UTC, ISO-8601).
  */
 compiled_at: string, 
@@ -259,6 +264,11 @@ id: number,
  * Where it came from.
  */
 origin: string, 
+/**
+ * For a web page that redirected, the URL it was finally read from (never with
+ * credentials); `null` otherwise.
+ */
+final_url: string | null, 
 /**
  * `markdown`, `text`, `html`, `url`, …
  */

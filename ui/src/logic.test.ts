@@ -8,6 +8,7 @@ import {
   jobFigures,
   keyAction,
   latestOnly,
+  finalUrlLabel,
   linkClick,
   originLabel,
   sameScreen,
@@ -194,6 +195,15 @@ describe("source lines", () => {
     expect(originLabel("/home/me/notes/espresso.md")).toEqual({ label: "espresso.md", full: "/home/me/notes/espresso.md" });
     expect(originLabel("C:\\notes\\tea.md").label).toBe("tea.md");
     expect(originLabel("https://example.org/a/b.html").label).toBe("https://example.org/a/b.html");
+  });
+  it("shows where a redirected page was read from, only when it moved, never with credentials", () => {
+    expect(finalUrlLabel("https://example.org/old", "https://example.com/new")).toBe("→ https://example.com/new");
+    expect(finalUrlLabel("https://example.org/a", null)).toBeNull();
+    expect(finalUrlLabel("https://example.org/a", undefined)).toBeNull();
+    expect(finalUrlLabel("https://example.org/a", "https://example.org/a")).toBeNull();
+    expect(finalUrlLabel("https://example.org/a", "https://alice:pw@example.com/b?c=d@e")).toBe("→ https://example.com/b?c=d@e");
+    expect(finalUrlLabel("https://example.org/a", "https://a:b@c@example.com/")).toBe("→ https://example.com/");
+    expect(finalUrlLabel("https://example.org/a", "https://alice:pw@example.org/a")).toBeNull();
   });
   it("shows compile times to the minute, in the given zone, and leaves nonsense alone", () => {
     expect(shortTime("2026-11-22T18:23:59.264Z", 0)).toBe("2026-11-22 18:23");

@@ -301,6 +301,17 @@ export function originLabel(origin: string): { label: string; full: string } {
   return { label: name ?? origin, full: origin };
 }
 
+/** Where a web page was finally read from, as shown beside its origin (`→ https://…`):
+ * `null` when it did not redirect (no final URL, or the same as the origin). The core never
+ * stores credentials in a final URL; any `user:password@` is still cut out here, so none is
+ * ever shown. */
+export function finalUrlLabel(origin: string, finalUrl: string | null | undefined): string | null {
+  if (!finalUrl || finalUrl === origin) return null;
+  // Everything between `scheme://` and the last `@` before the path is userinfo.
+  const shown = finalUrl.replace(/^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^/?#\\]*@/, "$1");
+  return shown === origin ? null : `→ ${shown}`;
+}
+
 /** An ISO-8601 time as `YYYY-MM-DD HH:MM` in the given (default: local) time zone offset. */
 export function shortTime(iso: string, offsetMinutes = -new Date(iso).getTimezoneOffset()): string {
   const t = Date.parse(iso);

@@ -23,6 +23,7 @@ import { append, h, replace, setSafeHtml } from "./dom";
 import {
   applyJob,
   confidenceMix,
+  finalUrlLabel,
   History,
   isFinished,
   jobFigures,
@@ -391,6 +392,7 @@ async function renderArticle(id: number) {
               "div",
               { class: "source-meta" },
               h("div", { class: "origin", title: originLabel(s.origin).full }, originLabel(s.origin).label),
+              finalUrlLine(s.origin, s.final_url),
               h("div", { class: "muted compiled-by" }, `${shortTime(s.compiled_at)} · ${s.provider} · ${s.model}`),
               h("button", { class: "link", onclick: () => recompileDialog(s.source_id) }, "Recompile with another model…"),
             ),
@@ -655,6 +657,12 @@ async function renderSources() {
   replace(sourcesEl, h("table", { class: "sources" }, ...list.map(sourceRow)));
 }
 
+/** The line under a web page's origin saying where redirects led, as text (never HTML). */
+function finalUrlLine(origin: string, finalUrl: string | null): HTMLElement | null {
+  const label = finalUrlLabel(origin, finalUrl);
+  return label ? h("div", { class: "muted final-url", title: label.slice(2) }, label) : null;
+}
+
 function sourceRow(s: SourceView): HTMLElement {
   const raw = h("td", { colspan: "4", class: "raw-cell" });
   const rawRow = h("tr", { hidden: true }, raw);
@@ -668,6 +676,7 @@ function sourceRow(s: SourceView): HTMLElement {
       h("div", {}, s.title ?? originLabel(s.origin).label),
       // Files and pages by their full address; pasted text by what it is, not its hash.
       h("div", { class: "muted origin", title: s.origin }, s.origin.startsWith("text:") ? "Pasted text" : s.origin),
+      finalUrlLine(s.origin, s.final_url),
       s.reason ? h("div", { class: "reason" }, s.reason) : null,
     ),
     h(

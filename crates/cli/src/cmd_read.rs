@@ -27,6 +27,9 @@ pub fn sources(global: &Global) -> anyhow::Result<Done> {
             write!(out, "  → {t}")?;
         }
         writeln!(out)?;
+        if let Some(final_url) = redirected(&s.origin, s.final_url.as_deref()) {
+            writeln!(out, "      {} → {final_url}", s.origin)?;
+        }
         if s.status == SourceStatus::Failed {
             if let Some(r) = &s.reason {
                 writeln!(out, "      reason: {r}")?;
@@ -37,6 +40,11 @@ pub fn sources(global: &Global) -> anyhow::Result<Done> {
         writeln!(out, "no sources yet: add some with `wikimind ingest PATH`")?;
     }
     Ok(Done::Success)
+}
+
+/// Where a web page was finally read from, when redirects took it away from its origin.
+fn redirected<'a>(origin: &str, final_url: Option<&'a str>) -> Option<&'a str> {
+    final_url.filter(|url| *url != origin)
 }
 
 /// Runs `wikimind list`.
@@ -122,7 +130,7 @@ pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
             sources: a
                 .sources
                 .iter()
-                .map(|s| json!({"source_id": s.source_id, "origin": s.origin, "compiled_at": s.compiled_at, "provider": s.provider, "model": s.model}))
+                .map(|s| json!({"source_id": s.source_id, "origin": s.origin, "final_url": s.final_url, "compiled_at": s.compiled_at, "provider": s.provider, "model": s.model}))
                 .collect(),
             truncated: a.truncated,
         })?;
@@ -189,10 +197,14 @@ pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
         writeln!(out)?;
     }
     for s in &a.sources {
+        write!(out, "Source: {}", s.origin)?;
+        if let Some(final_url) = redirected(&s.origin, s.final_url.as_deref()) {
+            write!(out, " → {final_url}")?;
+        }
         writeln!(
             out,
-            "Source: {} (compiled {} by {} {})",
-            s.origin, s.compiled_at, s.provider, s.model
+            " (compiled {} by {} {})",
+            s.compiled_at, s.provider, s.model
         )?;
     }
     Ok(Done::Success)

@@ -155,6 +155,7 @@ pub(crate) async fn finish_body(stream: &mut TcpStream) -> std::io::Result<()> {
 fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        302 => "Found",
         400 => "Bad Request",
         401 => "Unauthorized",
         403 => "Forbidden",

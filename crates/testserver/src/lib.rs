@@ -10,6 +10,8 @@
 //! | `POST /v1/chat/completions` | OpenAI; SSE when the request says `"stream": true`, a usage chunk when `stream_options.include_usage` |
 //! | `GET /v1/models` | OpenAI model list |
 //! | `GET /testserver/requests` | the requests received so far (method, path, headers), as JSON: for tests that drive the server from another process |
+//! | `GET /page/NAME` | a markdown page titled `Page NAME`, for ingesting a URL |
+//! | `GET /redirect/NAME` | `302 Found` to `/page/NAME`, for a URL that redirects |
 //!
 //! Each chat request takes the next scripted [`Reply`] from a queue, else asks the
 //! responder closure, else answers with a valid compilation result derived from the prompt
@@ -436,6 +438,24 @@ async fn respond(
             let reply = next_reply(shared, req);
             let streamed = req.body["stream"].as_bool().unwrap_or(false);
             send_reply(stream, Protocol::OpenAi, streamed, req, &model, &reply).await
+        }
+        ("GET", route) if route.starts_with("/page/") => {
+            let name = &route["/page/".len()..];
+            let page = format!("# Page {name}\n\nThis page was served at /page/{name}.\n");
+            http::write_head(stream, 200, "text/markdown; charset=utf-8", &[]).await?;
+            http::write_chunk(stream, page.as_bytes(), None).await?;
+            http::finish_body(stream).await
+        }
+        ("GET", route) if route.starts_with("/redirect/") => {
+            let location = format!("/page/{}", &route["/redirect/".len()..]);
+            http::write_head(
+                stream,
+                302,
+                "text/plain; charset=utf-8",
+                &[("location".to_string(), location)],
+            )
+            .await?;
+            http::finish_body(stream).await
         }
         _ => send_text(stream, 404, "404 page not found").await,
     }

@@ -547,3 +547,79 @@ fn control_sequences_in_a_title_are_shown_not_sent_to_the_terminal() {
     let list = env.json(&["list"]);
     assert_eq!(titles(&list), [title], "--json stays exact");
 }
+
+/// Regression: the URL a page was finally read from after redirects was stored but never
+/// shown. `sources` and `show` show it beside the origin when they differ, `--json` gives
+/// `final_url` (null when there is none), and credentials typed in the URL show nowhere.
+#[test]
+fn a_redirected_page_shows_where_it_was_read_from() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    let base = server.url();
+    let typed = format!(
+        "{}/redirect/moved#part",
+        base.replacen("http://", "http://alice:s3cret-pw@", 1)
+    );
+    let origin = format!("{base}/redirect/moved");
+    let final_url = format!("{base}/page/moved");
+    env.write_note("plain.md", "# Plain\n\nA note that never moved.\n");
+
+    let ingested = env.json(&["ingest", &typed, env.notes().to_str().unwrap()]);
+    assert_eq!(ingested["sources"][0]["origin"], origin.as_str());
+    assert_eq!(ingested["sources"][0]["final_url"], final_url.as_str());
+    assert_eq!(ingested["sources"][1]["final_url"], Value::Null);
+    env.cmd().arg("compile").assert().success();
+
+    let listed = env.json(&["sources"]);
+    assert_eq!(listed[0]["origin"], origin.as_str());
+    assert_eq!(listed[0]["final_url"], final_url.as_str());
+    assert_eq!(
+        listed[1]["final_url"],
+        Value::Null,
+        "a file has no final URL"
+    );
+
+    let human = env.cmd().arg("sources").assert().success();
+    let human = String::from_utf8_lossy(&human.get_output().stdout).into_owned();
+    assert!(
+        human.contains(&format!("      {origin} → {final_url}\n")),
+        "{human}"
+    );
+    assert_eq!(
+        human.matches(" → http").count(),
+        1,
+        "only the page moved: {human}"
+    );
+
+    let shown = env.json(&["show", "Page moved"]);
+    assert_eq!(shown["sources"][0]["origin"], origin.as_str());
+    assert_eq!(shown["sources"][0]["final_url"], final_url.as_str());
+    assert_eq!(
+        env.json(&["show", "Plain"])["sources"][0]["final_url"],
+        Value::Null
+    );
+    env.cmd()
+        .args(["show", "Page moved"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "Source: {origin} → {final_url} (compiled "
+        )));
+    let plain = env.cmd().args(["show", "Plain"]).assert().success();
+    assert!(!String::from_utf8_lossy(&plain.get_output().stdout).contains(" → "));
+
+    // Typed credentials were sent, but show in no output.
+    for args in [
+        &["sources"][..],
+        &["--json", "sources"],
+        &["show", "Page moved"],
+        &["--json", "show", "Page moved"],
+    ] {
+        let out = env.cmd().args(args).assert().success();
+        let out = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert!(
+            !out.contains("s3cret-pw") && !out.contains("alice"),
+            "{args:?}: {out}"
+        );
+    }
+}

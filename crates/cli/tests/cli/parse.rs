@@ -106,3 +106,22 @@ fn prose_without_json_fails_with_the_reason() {
             "no JSON value found in the answer",
         ));
 }
+
+/// Regression: `{"a": "He said "hi" "there": 1}` and `{"key": ""value""}` were accepted
+/// with a guessed value; each has two readings, so the answer is refused naming where.
+#[test]
+fn inner_quotes_with_two_readings_exit_1_naming_the_quote() {
+    for (answer, column) in [
+        (r#"{"a": "He said "hi" "there": 1}"#, "line 1, column 19"),
+        (r#"{"key": ""value""}"#, "line 1, column 16"),
+    ] {
+        wikimind()
+            .arg("parse")
+            .write_stdin(answer)
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(predicate::str::contains(column))
+            .stderr(predicate::str::contains("no reading is sure"));
+    }
+}

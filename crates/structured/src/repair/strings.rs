@@ -31,6 +31,8 @@ impl Reader<'_> {
         let mut seg = i;
         let mut noted = Noted::default();
         let mut first_inner_quote = None;
+        // How many quotes of this string were taken for text so far.
+        let mut inner_quotes = 0usize;
         let b = self.b;
         loop {
             // Fast scan to the next byte that needs a decision.
@@ -48,6 +50,16 @@ impl Reader<'_> {
             let c = b[i];
             if c == quote {
                 if self.ends_string(i + 1, ctx) == QuoteEnds::Yes {
+                    // `"He said "hi" "there": 1`: this quote ends the string only if a
+                    // comma is missing after it, and it may as well close the quote left
+                    // open inside it (with the string's own closing quote missing). Two
+                    // readings, each needing a repair: neither is sure.
+                    if inner_quotes % 2 == 1 && self.quote_follows(i + 1) {
+                        self.pos = i;
+                        return self.err(
+                            "this quote may end the string or close the quote opened inside it, and either way a comma or a quote is missing after it: no reading is sure",
+                        );
+                    }
                     out.push_str(&self.src[seg..i]);
                     self.pos = i + 1;
                     return Ok(Some(out));
@@ -65,6 +77,7 @@ impl Reader<'_> {
                     }
                 }
                 out.push_str(&self.src[seg..=i]);
+                inner_quotes += 1;
                 if !noted.quote {
                     noted.quote = true;
                     first_inner_quote = Some(i);
@@ -91,6 +104,17 @@ impl Reader<'_> {
                 i += 1;
             }
         }
+    }
+
+    /// Whether the next byte after `from` that is not white space is a quote: what ends
+    /// there is followed by another string without the comma (or colon) between them.
+    fn quote_follows(&self, from: usize) -> bool {
+        let b = self.b;
+        let mut j = from;
+        while j < b.len() && super::bytes::is_ws(b[j]) {
+            j += 1;
+        }
+        matches!(b.get(j), Some(b'"' | b'\''))
     }
 
     /// A comma at or after `from` with only spaces between it and `i`.

@@ -235,6 +235,91 @@ fn contradicting_quote_guesses_are_refused() {
     ]);
 }
 
+/// Unescaped quotes inside a string are text only when that is the one reading. When the
+/// quote that would end the string needs a missing comma after it, and it may as well close
+/// a quote left open inside the string (the string's own closing quote then missing), both
+/// readings need a repair: the answer is refused there, at that quote.
+#[test]
+fn inner_quotes_with_two_readings_are_refused() {
+    use RepairKind::*;
+    check(vec![
+        // `He said "hi` and a missing comma, or `He said "hi"` and a missing quote?
+        (
+            "a quoted word, then a key without its comma",
+            r#"{"a": "He said "hi" "there": 1}"#,
+            None,
+            Refused("line 1, column 19"),
+        ),
+        // `"value` and a cut-off key, or `"value"` and a missing quote?
+        (
+            "a value in doubled quotes at the end of the object",
+            r#"{"key": ""value""}"#,
+            None,
+            Refused("line 1, column 16"),
+        ),
+        (
+            "a quoted word, then an item without its comma",
+            r#"["say "hi" "there"]"#,
+            None,
+            Refused("line 1, column 10"),
+        ),
+        // Neighbours with one reading stay repaired.
+        (
+            "a value in doubled quotes before the next member",
+            r#"{"key": ""value"", "b": 2}"#,
+            None,
+            Value(
+                json!({"key": "\"value\"", "b": 2}),
+                vec![EscapedInnerQuote],
+                false,
+            ),
+        ),
+        (
+            "a single inner quote followed by prose",
+            r#"{"a": "the 12" pipe is long"}"#,
+            None,
+            Value(
+                json!({"a": "the 12\" pipe is long"}),
+                vec![EscapedInnerQuote],
+                false,
+            ),
+        ),
+        (
+            "a single inner quote inside a word",
+            r#"{"key": "val"ue"}"#,
+            None,
+            Value(json!({"key": "val\"ue"}), vec![EscapedInnerQuote], false),
+        ),
+        // The quoted word is closed, so the quote after `now` cannot close it.
+        (
+            "a closed quoted word, then a key on the next line without its comma",
+            "{\"a\": \"say \"hi\" now\"\n\"b\": 1}",
+            None,
+            Value(
+                json!({"a": "say \"hi\" now", "b": 1}),
+                vec![EscapedInnerQuote, InsertedMissingComma],
+                false,
+            ),
+        ),
+        (
+            "a closed quoted word, then an item without its comma",
+            r#"["a "b" c" "d"]"#,
+            None,
+            Value(
+                json!(["a \"b\" c", "d"]),
+                vec![EscapedInnerQuote, InsertedMissingComma],
+                false,
+            ),
+        ),
+        (
+            "no inner quote, then a key without its comma",
+            r#"{"a": "x" "b": 1}"#,
+            None,
+            Value(json!({"a": "x", "b": 1}), vec![InsertedMissingComma], false),
+        ),
+    ]);
+}
+
 #[test]
 fn unicode_spaces_and_bare_values() {
     use RepairKind::*;
