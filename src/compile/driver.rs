@@ -6,13 +6,10 @@
 //! in parts). This module and [`super::parts`] only do the IO those decide.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::config::{CompileSettings, Settings};
-use crate::llm::{
-    self, CancellationToken, ChatRequest, FinishReason, LlmError, Provider, ProviderSettings,
-    RetryPolicy, Timeouts,
-};
+use crate::llm::{self, CancellationToken, ChatRequest, FinishReason, LlmError, Provider};
 use crate::store::{SaveArticle, Source, SourceId, SourceStatus, Store, StoreError};
 use crate::structured::Schema;
 
@@ -67,28 +64,16 @@ impl ProviderSlot {
 /// Builds the configured providers (the primary first, then the fallbacks), each sending
 /// the API key its settings carry (see [`Settings::with_keys`]) and no other.
 pub fn providers_from_settings(settings: &Settings) -> Result<Vec<ProviderSlot>, LlmError> {
-    let c = &settings.compile;
     settings
         .providers
         .iter()
         .map(|p| {
+            // The key as the settings resolved it (`Settings::with_keys`): this server's
+            // own key, or none.
             let provider = llm::new_provider(
                 p.kind,
                 &p.base_url,
-                ProviderSettings {
-                    timeouts: Timeouts {
-                        connect: Duration::from_secs(c.connect_timeout_secs),
-                        first_byte: Duration::from_secs(c.first_byte_timeout_secs),
-                        idle: Duration::from_secs(c.idle_timeout_secs),
-                    },
-                    retry: RetryPolicy {
-                        max_retries: c.transport_retries,
-                        ..RetryPolicy::default()
-                    },
-                    // As the settings resolved it (`Settings::with_keys`): this server's
-                    // own key, or none.
-                    api_key: p.api_key.clone(),
-                },
+                settings.compile.provider_settings(p.api_key.clone()),
             )?;
             Ok(ProviderSlot {
                 provider: Arc::from(provider),
