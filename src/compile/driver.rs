@@ -1,9 +1,9 @@
 //! The driver: performs what the compile step decides — calls providers, streams progress,
 //! stores the article or the failure. The job queue that calls it is [`crate::queue`].
 //!
-//! Every decision is made by pure code: [`super::plan`] (fit and budget), [`super::step`]
-//! (judge, retry with feedback, next provider), [`super::extract`] (reading a large source
-//! in parts). This module and [`super::parts`] only do the IO those decide.
+//! Every decision is made by pure code: `compile::plan` (fit and budget), [`super::step`]
+//! (judge, retry with feedback, next provider), `compile::extract` (reading a large source
+//! in parts). This module and `compile::parts` only do the IO those decide.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
