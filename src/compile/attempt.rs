@@ -4,11 +4,15 @@
 //! structured output engine had to go to make the raw answer valid (nowhere, lenient
 //! repair, coercion toward the schema) or why it could not. Pure: no IO, no async.
 
+use std::time::Duration;
+
 use serde::Serialize;
 
 use crate::contract::Confidence;
+use crate::llm::ChatResponse;
 use crate::structured::{self, Mode, Schema};
 
+use super::report::repair_names;
 use super::step::Judgement;
 
 /// How a raw answer fared, from best to worst.
@@ -77,6 +81,67 @@ pub struct AttemptRecord {
     pub sourced_claims: u32,
     /// Of those, claims whose quote was found in the source.
     pub grounded_claims: u32,
+}
+
+impl AttemptRecord {
+    /// The record of the call `attempt` of provider `label` that answered `resp`, judged
+    /// `judgement` against `schema`.
+    pub(crate) fn answered(
+        label: &str,
+        attempt: u32,
+        resp: &ChatResponse,
+        judgement: &Judgement,
+        schema: &Schema,
+    ) -> AttemptRecord {
+        let (class, failure) = classify(&resp.text, schema, judgement);
+        let (sourced_claims, grounded_claims) = grounding_tally(judgement);
+        let (truncated, problem) = match judgement {
+            Judgement::Accept(a) => (a.truncated, None),
+            Judgement::Reject {
+                truncated,
+                problems,
+                ..
+            } => (*truncated, problems.first().cloned()),
+        };
+        AttemptRecord {
+            provider: label.to_string(),
+            attempt,
+            class,
+            failure: failure.map(str::to_string),
+            problem,
+            repairs: repair_names(judgement.repairs()),
+            truncated,
+            tokens_in: resp.prompt_tokens,
+            tokens_out: resp.completion_tokens,
+            latency_ms: resp.latency.as_millis() as u64,
+            sourced_claims,
+            grounded_claims,
+        }
+    }
+
+    /// The record of the call `attempt` of provider `label` that got no answer: `error`
+    /// after `latency`.
+    pub(crate) fn provider_error(
+        label: &str,
+        attempt: u32,
+        error: String,
+        latency: Duration,
+    ) -> AttemptRecord {
+        AttemptRecord {
+            provider: label.to_string(),
+            attempt,
+            class: AnswerClass::ProviderError,
+            failure: Some("provider".into()),
+            problem: Some(error),
+            repairs: Vec::new(),
+            truncated: false,
+            tokens_in: None,
+            tokens_out: None,
+            latency_ms: latency.as_millis() as u64,
+            sourced_claims: 0,
+            grounded_claims: 0,
+        }
+    }
 }
 
 /// Classifies a judged answer: `raw` is the answer as sent, `judgement` what

@@ -1,17 +1,25 @@
 //! Compile: prompts, the pure compile step, grounding, and the driver that does the IO.
 //!
 //! [`prompt`] builds the versioned prompt; [`step`] judges an answer and decides what to do
-//! next (accept, retry with feedback, next provider, fail) with no IO; [`ground`] checks
-//! quotes against the source; [`driver`] calls providers and the store and runs the job
-//! queue concurrently; [`attempt`] classifies each call's answer for reports and evals.
+//! next (accept, retry with feedback, next provider, fail) with no IO; `plan` decides what
+//! fits in a model's context and the answer budget of each call; `extract` reads a large
+//! source's parts (their answers, retries and the final notes prompt) with no IO either;
+//! [`ground`] checks quotes against the source; [`driver`] (with `parts` for large sources
+//! and `live` for progress) calls providers and the store; `report` is what a compile
+//! reports; [`attempt`] classifies each call's answer for reports and evals.
 
 pub mod attempt;
 pub mod chunk;
 pub mod driver;
+mod extract;
 pub mod ground;
+mod live;
 pub mod locate;
 pub mod notes;
+mod parts;
+mod plan;
 pub mod prompt;
+mod report;
 pub mod step;
 pub mod templates;
 

@@ -5,6 +5,8 @@
 use serde::Serialize;
 
 use crate::contract::{CheckedClaim, CompilationResult};
+use crate::render::wiki_links;
+use crate::store::NewLink;
 use crate::structured::{self, Mode, Reason, Repair, Schema};
 
 use super::ground::{ground_claims_in, GroundingIndex};
@@ -82,6 +84,35 @@ pub enum Judgement {
         /// Whether the answer was cut off.
         truncated: bool,
     },
+}
+
+impl Judgement {
+    /// The repairs and coercions applied to the answer, accepted or not.
+    pub(crate) fn repairs(&self) -> &[Repair] {
+        match self {
+            Judgement::Accept(a) => &a.repairs,
+            Judgement::Reject { repairs, .. } => repairs,
+        }
+    }
+}
+
+impl Accepted {
+    /// The links the article makes: its `[[wiki links]]` with the sentence around each,
+    /// then the model's backlink suggestions (with no sentence).
+    pub(crate) fn links(&self) -> Vec<NewLink> {
+        let mut links: Vec<NewLink> = wiki_links(&self.result.article_body)
+            .into_iter()
+            .map(|l| NewLink {
+                target: l.target,
+                context: l.context,
+            })
+            .collect();
+        links.extend(self.result.backlink_suggestions.iter().map(|s| NewLink {
+            target: s.clone(),
+            context: String::new(),
+        }));
+        links
+    }
 }
 
 /// Judges a raw answer: lenient extraction, repair and validation against the contract,

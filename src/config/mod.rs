@@ -6,12 +6,13 @@
 //! the file, and takes both as arguments so tests pass strings, not files.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::llm::{
     key_id, ollama_base_from_host, stored_key, KeyStore, KeyStoreError, NoKeyStore, ProviderKind,
-    Secret, DEFAULT_OLLAMA_URL,
+    ProviderSettings, RetryPolicy, Secret, Timeouts, DEFAULT_OLLAMA_URL,
 };
 
 /// The model asked for when nothing else is configured: small, instruction-tuned, on Ollama.
@@ -120,6 +121,26 @@ impl Default for CompileSettings {
             idle_timeout_secs: 120,
             transport_retries: 3,
             context_tokens: 8192,
+        }
+    }
+}
+
+impl CompileSettings {
+    /// How a provider's client waits and retries under these settings, sending `api_key`
+    /// (the one server's own key, or none). The compiler and the eval build every client
+    /// with it.
+    pub fn provider_settings(&self, api_key: Option<Secret>) -> ProviderSettings {
+        ProviderSettings {
+            timeouts: Timeouts {
+                connect: Duration::from_secs(self.connect_timeout_secs),
+                first_byte: Duration::from_secs(self.first_byte_timeout_secs),
+                idle: Duration::from_secs(self.idle_timeout_secs),
+            },
+            retry: RetryPolicy {
+                max_retries: self.transport_retries,
+                ..RetryPolicy::default()
+            },
+            api_key,
         }
     }
 }
@@ -593,6 +614,23 @@ mod tests {
     use super::*;
     use crate::llm::MemoryKeyStore;
     use std::collections::HashMap;
+
+    #[test]
+    fn provider_clients_wait_and_retry_as_the_compile_settings_say() {
+        let c = CompileSettings {
+            connect_timeout_secs: 3,
+            first_byte_timeout_secs: 40,
+            idle_timeout_secs: 7,
+            transport_retries: 5,
+            ..CompileSettings::default()
+        };
+        let p = c.provider_settings(None);
+        assert_eq!(p.timeouts.connect, Duration::from_secs(3));
+        assert_eq!(p.timeouts.first_byte, Duration::from_secs(40));
+        assert_eq!(p.timeouts.idle, Duration::from_secs(7));
+        assert_eq!(p.retry.max_retries, 5);
+        assert!(p.api_key.is_none());
+    }
 
     fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let map: HashMap<String, String> = vars

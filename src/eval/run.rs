@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
@@ -15,10 +15,7 @@ use crate::compile::{
 };
 use crate::config::{default_model, default_url, CompileSettings, Settings};
 use crate::contract::Confidence;
-use crate::llm::{
-    self, CancellationToken, ChatRequest, KeyStore, Provider, ProviderKind, ProviderSettings,
-    RetryPolicy, Timeouts,
-};
+use crate::llm::{self, CancellationToken, ChatRequest, KeyStore, Provider, ProviderKind};
 use crate::store::ArticleDetail;
 use crate::wiki::Wiki;
 
@@ -287,22 +284,7 @@ pub fn providers_for(
             continue;
         }
         let api_key = settings.key_for_server(key.0, &key.1, keys);
-        let provider = llm::new_provider(
-            key.0,
-            &key.1,
-            ProviderSettings {
-                timeouts: Timeouts {
-                    connect: Duration::from_secs(c.connect_timeout_secs),
-                    first_byte: Duration::from_secs(c.first_byte_timeout_secs),
-                    idle: Duration::from_secs(c.idle_timeout_secs),
-                },
-                retry: RetryPolicy {
-                    max_retries: c.transport_retries,
-                    ..RetryPolicy::default()
-                },
-                api_key,
-            },
-        )?;
+        let provider = llm::new_provider(key.0, &key.1, c.provider_settings(api_key))?;
         out.insert(key, Arc::from(provider));
     }
     Ok(out)

@@ -1,0 +1,147 @@
+//! Live progress of a compile: where a job is ([`Stage`]) and what has streamed in so far
+//! ([`Progress`]), sent to a [`ProgressFn`] for progress bars and the desktop queue.
+
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use crate::llm::StreamEvent;
+use crate::store::SourceId;
+use crate::structured::JsonStream;
+
+/// Where a compile job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Reading a large source in parts (JSONL extraction), before the article is written.
+    Reading,
+    /// Sending the prompt, waiting for the first token.
+    Prompting,
+    /// The answer is streaming in.
+    Receiving,
+    /// Checking the answer.
+    Parsing,
+    /// Writing the article.
+    Saving,
+    /// Finished: the article is stored.
+    Compiled,
+    /// Finished: the source failed.
+    Failed,
+}
+
+/// Live progress of one compile, for progress bars and the desktop queue.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Progress {
+    /// Which source.
+    pub source_id: SourceId,
+    /// Where it is.
+    pub stage: Stage,
+    /// Which provider and model (`ollama:qwen2.5:3b`).
+    pub provider: String,
+    /// The attempt with this provider, from 1.
+    pub attempt: u32,
+    /// Characters of the answer received so far.
+    pub chars: usize,
+    /// Pieces of the answer received so far (about one token each).
+    pub chunks: usize,
+    /// The article title as soon as the model has written it.
+    pub title: Option<String>,
+    /// A note for people: why a retry happens, why it failed.
+    pub message: Option<String>,
+}
+
+/// A callback receiving [`Progress`].
+pub type ProgressFn = dyn Fn(Progress) + Send + Sync;
+
+/// Progress of one call, fed by the provider's stream.
+pub(crate) struct Live<'a> {
+    source_id: SourceId,
+    provider: String,
+    attempt: u32,
+    events: &'a ProgressFn,
+    stream: Mutex<LiveState>,
+}
+
+#[derive(Default)]
+struct LiveState {
+    json: JsonStream,
+    chars: usize,
+    chunks: usize,
+    title: Option<String>,
+}
+
+impl<'a> Live<'a> {
+    /// Progress of the call `attempt` of `provider` about `source_id`, sent to `events`.
+    pub fn new(
+        source_id: SourceId,
+        provider: String,
+        attempt: u32,
+        events: &'a ProgressFn,
+    ) -> Live<'a> {
+        Live {
+            source_id,
+            provider,
+            attempt,
+            events,
+            stream: Mutex::new(LiveState::default()),
+        }
+    }
+
+    /// Reports `stage`. At [`Stage::Saving`] and [`Stage::Compiled`] the message is the
+    /// article's title; at other stages it is a note for people.
+    pub fn emit(&self, stage: Stage, message: Option<String>) {
+        let (chars, chunks, title) = match self.stream.lock() {
+            Ok(s) => (s.chars, s.chunks, s.title.clone()),
+            Err(_) => (0, 0, None),
+        };
+        let title = match stage {
+            Stage::Saving | Stage::Compiled => message.clone().or(title),
+            _ => title,
+        };
+        (self.events)(Progress {
+            source_id: self.source_id,
+            stage,
+            provider: self.provider.clone(),
+            attempt: self.attempt,
+            chars,
+            chunks,
+            title,
+            message: match stage {
+                Stage::Saving | Stage::Compiled => None,
+                _ => message,
+            },
+        });
+    }
+
+    /// Takes one event of the answer's stream and reports what has come in so far.
+    pub fn on_stream(&self, event: StreamEvent) {
+        let snapshot = {
+            let Ok(mut s) = self.stream.lock() else {
+                return;
+            };
+            match event {
+                StreamEvent::Delta(text) => {
+                    s.chars += text.chars().count();
+                    s.chunks += 1;
+                    if s.json.push(&text) && s.title.is_none() {
+                        if let Some(t) = s.json.complete_field("title").and_then(|v| v.as_str()) {
+                            s.title = Some(t.to_string());
+                        }
+                    }
+                }
+                StreamEvent::Restart => *s = LiveState::default(),
+            }
+            (s.chars, s.chunks, s.title.clone())
+        };
+        (self.events)(Progress {
+            source_id: self.source_id,
+            stage: Stage::Receiving,
+            provider: self.provider.clone(),
+            attempt: self.attempt,
+            chars: snapshot.0,
+            chunks: snapshot.1,
+            title: snapshot.2,
+            message: None,
+        });
+    }
+}

@@ -1,0 +1,168 @@
+//! Reading a large source in parts, the IO half: one JSONL extraction call per chunk,
+//! concurrently within the configured limit, with the claims found so far as progress.
+//! What an answer yields, and when a part is asked again, of the next provider or given
+//! up, is decided by [`super::extract`].
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::llm::{CancellationToken, ChatRequest, FinishReason, StreamEvent};
+use crate::store::{Source, SourceId};
+use crate::structured::{JsonlEvent, JsonlStream, Mode, Schema};
+
+use super::chunk::{self, Chunk};
+use super::driver::{CompileError, Compiler};
+use super::extract::{
+    part_prompt, read_part_answer, PartReading, PartResult, PartStep, Reading, CHUNK_OVERLAP,
+};
+use super::live::{Progress, ProgressFn, Stage};
+use super::plan::chars_for;
+use super::templates::EXTRACT;
+
+impl Compiler {
+    /// Reads a source too large for one call in parts of `room` tokens: one JSONL
+    /// extraction call per chunk, concurrently within the configured limit, each retried
+    /// and then reported if it still fails.
+    pub(super) async fn read_in_parts(
+        &self,
+        source: &Source,
+        context: u64,
+        room: u64,
+        events: &ProgressFn,
+        cancel: &CancellationToken,
+    ) -> Result<Reading, CompileError> {
+        let chunks = chunk::split(&source.text, chars_for(room), CHUNK_OVERLAP);
+        let count = chunks.len();
+        let claims_so_far = AtomicUsize::new(0);
+        let limit = tokio::sync::Semaphore::new(self.settings.concurrency.max(1));
+        let calls = chunks.iter().map(|c| {
+            let (limit, claims_so_far) = (&limit, &claims_so_far);
+            async move {
+                let _permit = limit
+                    .acquire()
+                    .await
+                    .map_err(|e| CompileError::Worker(e.to_string()))?;
+                self.extract_part(source, c, count, claims_so_far, events, cancel)
+                    .await
+            }
+        });
+        let parts = futures_util::future::join_all(calls).await;
+        let mut parts: Vec<PartResult> = parts.into_iter().collect::<Result<_, _>>()?;
+        parts.sort_by_key(|p| p.index);
+        Ok(Reading {
+            context,
+            chunks,
+            parts,
+        })
+    }
+
+    /// Extracts the notes of one chunk, asking providers as [`PartReading`] decides.
+    async fn extract_part(
+        &self,
+        source: &Source,
+        chunk: &Chunk,
+        count: usize,
+        claims_so_far: &AtomicUsize,
+        events: &ProgressFn,
+        cancel: &CancellationToken,
+    ) -> Result<PartResult, CompileError> {
+        let template = self.prompts.get(EXTRACT);
+        let prompt = part_prompt(
+            template,
+            source.title.as_deref(),
+            &source.text,
+            chunk,
+            count,
+        );
+        let schema = template.schema();
+        let mut reading = PartReading::new(chunk.index, self.providers.len());
+        let mut step = reading.start();
+        loop {
+            let slot = match step {
+                PartStep::Call { provider } => &self.providers[provider],
+                PartStep::Done(result) => return Ok(result),
+            };
+            let request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
+                .with_line_schema(schema.as_value().clone())
+                .with_max_tokens(self.settings.max_tokens)
+                .with_temperature(self.settings.temperature)
+                .with_cancel(cancel.clone());
+            let live = PartLive {
+                source_id: source.id,
+                provider: slot.label(),
+                part: format!("part {} of {count}", chunk.index + 1),
+                claims_so_far,
+                events,
+                schema: &schema,
+                stream: Mutex::new((JsonlStream::new(schema.clone(), Mode::Lenient), 0)),
+            };
+            step = match slot.provider.chat(&request, &|e| live.on_stream(e)).await {
+                Ok(resp) => {
+                    let cut_off = resp.finish == FinishReason::Length;
+                    let answer =
+                        read_part_answer(&resp.text, cut_off, &schema, chunk, &source.text);
+                    if let Ok(read) = &answer {
+                        let claims = read.notes.iter().filter(|n| n.is_claim()).count();
+                        claims_so_far.fetch_add(claims, Ordering::Relaxed);
+                    }
+                    reading.on_answer(resp.prompt_tokens, resp.completion_tokens, answer)
+                }
+                Err(e) if e.is_cancelled() => return Err(CompileError::Cancelled),
+                Err(e) => reading.on_error(e.to_string(), e.is_transport()),
+            };
+        }
+    }
+}
+
+/// Progress of one extraction call: the claims streamed in so far, over all parts.
+struct PartLive<'a> {
+    source_id: SourceId,
+    provider: String,
+    /// `part 2 of 7`.
+    part: String,
+    /// Claims of the parts already read.
+    claims_so_far: &'a AtomicUsize,
+    events: &'a ProgressFn,
+    schema: &'a Schema,
+    /// The answer's lines as they stream in, and the claims among them.
+    stream: Mutex<(JsonlStream, usize)>,
+}
+
+impl PartLive<'_> {
+    fn on_stream(&self, event: StreamEvent) {
+        let claims = {
+            let Ok(mut guard) = self.stream.lock() else {
+                return;
+            };
+            let (jsonl, claims) = &mut *guard;
+            match event {
+                StreamEvent::Delta(text) => {
+                    for ev in jsonl.push(&text) {
+                        if matches!(&ev, JsonlEvent::Object(v) if v["type"] == "claim") {
+                            *claims += 1;
+                        }
+                    }
+                }
+                StreamEvent::Restart => {
+                    *jsonl = JsonlStream::new(self.schema.clone(), Mode::Lenient);
+                    *claims = 0;
+                }
+            }
+            *claims
+        };
+        (self.events)(Progress {
+            source_id: self.source_id,
+            stage: Stage::Reading,
+            provider: self.provider.clone(),
+            attempt: 1,
+            chars: 0,
+            chunks: 0,
+            title: None,
+            message: Some(format!(
+                "{}: {} claims so far",
+                self.part,
+                self.claims_so_far.load(Ordering::Relaxed) + claims
+            )),
+        });
+    }
+}
