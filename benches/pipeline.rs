@@ -4,6 +4,7 @@
 //! the same run. Run with `cargo bench --bench pipeline`.
 
 use std::time::{Duration, Instant};
+use wikimind::topic::NameIndex;
 
 use serde_json::{json, Value};
 use wikimind::compile::{build_prompt, judge, Judgement, PromptInput};
@@ -104,8 +105,8 @@ fn per_source() {
             .source_id();
         step[0] = lap.elapsed();
         lap = Instant::now();
-        let titles = store.known_titles().unwrap();
-        let concepts = store.known_concepts().unwrap();
+        let titles = NameIndex::new(store.title_names().unwrap()).relevant(&s.text, 200);
+        let concepts = NameIndex::new(store.concept_names().unwrap()).relevant(&s.text, 200);
         let prompt = build_prompt(&PromptInput {
             source_title: s.title.as_deref(),
             source_text: &s.text,

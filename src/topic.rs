@@ -116,47 +116,46 @@ pub struct KnownName {
 /// (its cost grows with the text, not with the wiki).
 #[derive(Debug)]
 pub struct NameIndex {
-    names: Vec<KnownName>,
-    /// Indexes into `names`, by key: one entry per distinct key, the most used name first.
-    keys: Vec<usize>,
+    /// The names with a key, most used first (ties by key, so the order is stable).
+    names: Vec<(String, String)>,
+    /// For each pattern of `matcher`: the index into `names` of the most used name with
+    /// that key.
+    patterns: Vec<usize>,
     matcher: Option<AhoCorasick>,
-    /// Indexes into `names`, most used first.
-    by_use: Vec<usize>,
 }
 
 impl NameIndex {
     /// An index over `names` (names without a letter or digit are left out).
     pub fn new(names: Vec<KnownName>) -> NameIndex {
-        let mut by_use: Vec<usize> = (0..names.len())
-            .filter(|&i| !topic_key(&names[i].name).is_empty())
+        let mut keyed: Vec<(u64, String, String)> = names
+            .into_iter()
+            .map(|n| (n.uses, topic_key(&n.name), n.name))
+            .filter(|(_, key, _)| !key.is_empty())
             .collect();
-        by_use.sort_by(|&a, &b| {
-            names[b]
-                .uses
-                .cmp(&names[a].uses)
-                .then_with(|| topic_key(&names[a].name).cmp(&topic_key(&names[b].name)))
-        });
+        keyed.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let names: Vec<(String, String)> = keyed
+            .into_iter()
+            .map(|(_, key, name)| (key, name))
+            .collect();
         let mut seen = HashSet::new();
-        let mut keys = Vec::new();
         let mut patterns = Vec::new();
-        for &i in &by_use {
-            let key = topic_key(&names[i].name);
-            if !key.is_empty() && seen.insert(key.clone()) {
-                keys.push(i);
+        let mut texts = Vec::new();
+        for (i, (key, _)) in names.iter().enumerate() {
+            if seen.insert(key.as_str()) {
+                patterns.push(i);
                 // Spaces around the key: a match starts and ends on word boundaries of the
-                // text's key, which is also padded.
-                patterns.push(format!(" {key} "));
+                // text's key, which is padded too.
+                texts.push(format!(" {key} "));
             }
         }
         let matcher = AhoCorasickBuilder::new()
             .match_kind(MatchKind::Standard)
-            .build(&patterns)
+            .build(&texts)
             .ok();
         NameIndex {
             names,
-            keys,
+            patterns,
             matcher,
-            by_use,
         }
     }
 
@@ -171,39 +170,33 @@ impl NameIndex {
     }
 
     /// At most `limit` names for `text`: those that occur in it (the most used first),
-    /// then the most used of the rest. Each name appears once; a name whose key is already
-    /// listed under another spelling is not listed again.
+    /// then the most used of the rest. A topic is listed once, under its most used
+    /// spelling.
     pub fn relevant(&self, text: &str, limit: usize) -> Vec<String> {
         let mut chosen: Vec<usize> = Vec::new();
-        let mut keys_taken = HashSet::new();
+        let mut taken = HashSet::new();
         if let Some(matcher) = &self.matcher {
             let haystack = format!(" {} ", topic_key(text));
             let mut found: Vec<usize> = matcher
                 .find_overlapping_iter(&haystack)
-                .map(|m| m.pattern().as_usize())
+                .map(|m| self.patterns[m.pattern().as_usize()])
                 .collect();
-            // Pattern order is most-used first.
             found.sort_unstable();
             found.dedup();
-            for pattern in found {
-                let i = self.keys[pattern];
-                if keys_taken.insert(topic_key(&self.names[i].name)) {
-                    chosen.push(i);
-                }
-            }
+            chosen.extend(found.into_iter().take(limit));
+            taken.extend(chosen.iter().map(|&i| self.names[i].0.as_str()));
         }
-        for &i in &self.by_use {
+        for (i, (key, _)) in self.names.iter().enumerate() {
             if chosen.len() >= limit {
                 break;
             }
-            if keys_taken.insert(topic_key(&self.names[i].name)) {
+            if taken.insert(key.as_str()) {
                 chosen.push(i);
             }
         }
-        chosen.truncate(limit);
         chosen
             .into_iter()
-            .map(|i| self.names[i].name.clone())
+            .map(|i| self.names[i].1.clone())
             .collect()
     }
 }

@@ -12,13 +12,14 @@ use crate::config::{CompileSettings, Settings};
 use crate::llm::{self, CancellationToken, ChatRequest, FinishReason, LlmError, Provider};
 use crate::store::{SaveArticle, Source, SourceId, SourceStatus, Store, StoreError};
 use crate::structured::Schema;
+use crate::topic::NameIndex;
 
 use super::attempt::AttemptRecord;
 use super::extract::{notes_prompt, Material};
 use super::ground::GroundingIndex;
 use super::live::Live;
 use super::plan::{context_from_report, CallBudget, CallPlan, Limits, Route};
-use super::prompt::{build_prompt_with, Prompt, PromptInput};
+use super::prompt::{build_prompt_with, Prompt, PromptInput, MAX_KNOWN};
 use super::report::LastCall;
 use super::step::{judge_in, Accepted, CompileState, Judgement, Step};
 use super::templates::{PromptSet, COMPILE, COMPILE_NOTES, EXTRACT};
@@ -215,8 +216,11 @@ impl Compiler {
         report: &mut CompileReport,
     ) -> Result<Option<ArticlePrompt>, CompileError> {
         let source = run.source;
-        let titles = self.store.known_titles()?;
-        let concepts = self.store.known_concepts()?;
+        // The titles and concepts this source names, then the most used: not the first
+        // ones alphabetically.
+        let titles = NameIndex::new(self.store.title_names()?).relevant(&source.text, MAX_KNOWN);
+        let concepts =
+            NameIndex::new(self.store.concept_names()?).relevant(&source.text, MAX_KNOWN);
         let compile_t = self.prompts.get(COMPILE);
         let direct = build_prompt_with(
             compile_t,

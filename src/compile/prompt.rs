@@ -6,7 +6,7 @@
 pub const PROMPT_VERSION: &str = "compile-v2";
 
 /// How many known titles and concepts are listed in a prompt at most.
-const MAX_KNOWN: usize = 200;
+pub(crate) const MAX_KNOWN: usize = 200;
 
 pub use super::templates::Prompt;
 use super::templates::{PromptSet, PromptTemplate, COMPILE};

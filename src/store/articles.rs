@@ -228,34 +228,6 @@ impl Store {
         )
     }
 
-    /// Titles of every article, sorted case-insensitively (the compile prompt lists them).
-    pub fn known_titles(&self) -> Result<Vec<String>> {
-        self.read(
-            || "listing article titles".to_owned(),
-            |conn| {
-                let mut stmt = conn.prepare("SELECT title FROM articles ORDER BY title_norm")?;
-                let rows = stmt.query_map([], |row| row.get(0))?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
-            },
-        )
-    }
-
-    /// Names of every concept some article uses, sorted case-insensitively.
-    pub fn known_concepts(&self) -> Result<Vec<String>> {
-        self.read(
-            || "listing concepts".to_owned(),
-            |conn| {
-                let mut stmt = conn.prepare(
-                    "SELECT name FROM concepts c
-                     WHERE EXISTS (SELECT 1 FROM article_concepts ac WHERE ac.concept_id = c.id)
-                     ORDER BY name_norm",
-                )?;
-                let rows = stmt.query_map([], |row| row.get(0))?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
-            },
-        )
-    }
-
     /// Saves a compiled article in one transaction: the article (replacing the source's
     /// previous one and keeping its id), its claims, concepts, open questions and links,
     /// the compile log row, the source's `compiled` status, and the search index. On any

@@ -104,6 +104,13 @@ fn claim(text: &str, confidence: Confidence) -> CheckedClaim {
     }
 }
 
+/// Names with their uses, sorted by name.
+fn names(list: Vec<wikimind::topic::KnownName>) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = list.into_iter().map(|n| (n.name, n.uses)).collect();
+    out.sort();
+    out
+}
+
 fn status(store: &Store, id: SourceId) -> SourceStatus {
     store.source(id).expect("read").expect("exists").status
 }
@@ -219,8 +226,12 @@ fn a_title_collision_is_stored_with_a_number() {
     assert_eq!(again.article_id, second.article_id);
     assert_eq!(again.title, "Rust (2)");
     assert_eq!(
-        store.known_titles().expect("titles"),
-        vec!["Rust", "Rust (2)", "Rust (3)"]
+        names(store.title_names().expect("titles")),
+        [
+            ("Rust".into(), 0),
+            ("Rust (2)".into(), 0),
+            ("Rust (3)".into(), 0)
+        ]
     );
 }
 
@@ -257,6 +268,11 @@ fn a_wanted_link_resolves_when_its_article_is_saved_later() {
     assert_eq!(beta_page.backlinks.len(), 1);
     assert_eq!(beta_page.backlinks[0].article_id, alpha.article_id);
     assert_eq!(beta_page.backlinks[0].title, "Alpha");
+    // What a compile prompt chooses from: each title with the links that reach it.
+    assert_eq!(
+        names(store.title_names().expect("t")),
+        [("Alpha".into(), 0), ("BETA".into(), 1)]
+    );
     assert_eq!(beta_page.backlinks[0].context, "Alpha builds on Beta.");
 }
 
@@ -328,7 +344,10 @@ fn removing_a_source_turns_links_to_its_article_into_wanted_pages() {
     let mut beta_result = result("Beta", "b");
     beta_result.concepts = vec!["Only Beta".to_owned()];
     save(&store, b, &beta_result, &[]);
-    assert_eq!(store.known_concepts().expect("c"), vec!["Only Beta"]);
+    assert_eq!(
+        names(store.concept_names().expect("c")),
+        [("Only Beta".into(), 1)]
+    );
 
     assert!(store.remove_source(b).expect("remove"));
     assert!(!store.remove_source(b).expect("remove twice"));
@@ -342,7 +361,11 @@ fn removing_a_source_turns_links_to_its_article_into_wanted_pages() {
         .map(|w| w.title)
         .collect();
     assert_eq!(wanted, vec!["Beta"]);
-    assert!(store.known_concepts().expect("c").is_empty());
+    assert!(store.concept_names().expect("c").is_empty());
+    assert_eq!(
+        names(store.title_names().expect("t")),
+        [("Alpha".into(), 0)]
+    );
     assert_eq!(store.search("b").expect("search").len(), 0);
     let counts = store.counts().expect("counts");
     assert_eq!((counts.sources, counts.articles, counts.wanted), (1, 1, 1));
@@ -361,8 +384,8 @@ fn concepts_are_shared_case_insensitively() {
     save(&store, a, &ra, &[]);
     let beta = save(&store, b, &rb, &[]);
     assert_eq!(
-        store.known_concepts().expect("c"),
-        vec!["Graphs", "Machine Learning"]
+        names(store.concept_names().expect("c")),
+        [("Graphs".into(), 1), ("Machine Learning".into(), 2)]
     );
     let page = store.article(beta.article_id).expect("r").expect("e");
     assert_eq!(page.concepts, vec!["Machine Learning", "Graphs"]);
