@@ -13,6 +13,7 @@ pub mod contract;
 pub use wikimind_structured as structured;
 
 pub mod compile;
+pub mod compile_run;
 pub mod config;
 pub mod eval;
 pub mod export;
@@ -20,6 +21,7 @@ pub mod export;
 mod hostile_text;
 pub mod ingest;
 pub mod llm;
+pub mod provider_check;
 pub mod queue;
 pub mod render;
 pub mod store;
