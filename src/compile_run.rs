@@ -179,26 +179,10 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::config::Overrides;
     use crate::llm::NoKeyStore;
     use crate::store::SourceStatus;
+    use crate::test_settings::{closed_port, settings_at as settings};
     use wikimind_testserver::TestServer;
-
-    fn settings(base_url: &str) -> Settings {
-        let overrides = Overrides {
-            base_url: Some(base_url.to_string()),
-            data_dir: Some("unused".into()),
-            ..Overrides::default()
-        };
-        let mut s = Settings::resolve(&overrides, &|_| None, None).expect("settings");
-        s.compile.transport_retries = 0;
-        s
-    }
-
-    fn closed_port() -> String {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        format!("http://127.0.0.1:{}", l.local_addr().expect("addr").port())
-    }
 
     fn runner(wiki: &Wiki, settings: Settings) -> JobRunner {
         JobRunner::new(

@@ -26,5 +26,7 @@ pub mod queue;
 pub mod render;
 pub mod store;
 pub mod terminal;
+#[cfg(test)]
+mod test_settings;
 pub mod view;
 pub mod wiki;

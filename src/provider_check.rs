@@ -155,24 +155,12 @@ pub async fn check_providers(settings: &Settings, test: bool) -> Result<Provider
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Overrides;
+    use crate::test_settings::{closed_port, settings_at};
     use wikimind_testserver::TestServer;
 
-    /// A base URL where nothing listens.
-    fn closed_port() -> String {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        format!("http://127.0.0.1:{}", l.local_addr().expect("addr").port())
-    }
-
     fn settings(base_url: &str, model: &str) -> Settings {
-        let overrides = Overrides {
-            base_url: Some(base_url.to_string()),
-            model: Some(model.to_string()),
-            data_dir: Some("unused".into()),
-            ..Overrides::default()
-        };
-        let mut s = Settings::resolve(&overrides, &|_| None, None).expect("settings");
-        s.compile.transport_retries = 0;
+        let mut s = settings_at(base_url);
+        s.providers[0].model = model.to_string();
         s
     }
 
