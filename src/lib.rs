@@ -13,6 +13,7 @@ pub mod contract;
 pub use wikimind_structured as structured;
 
 pub mod compile;
+pub mod compile_run;
 pub mod config;
 pub mod eval;
 pub mod export;
@@ -20,10 +21,13 @@ pub mod export;
 mod hostile_text;
 pub mod ingest;
 pub mod llm;
+pub mod provider_check;
 pub mod queue;
 pub mod render;
 pub mod store;
 pub mod terminal;
+#[cfg(test)]
+mod test_settings;
 pub mod topic;
 pub mod view;
 pub mod wiki;

@@ -1,6 +1,8 @@
 //! The one handle every shell opens: [`Wiki::open`] for a data directory,
 //! [`Wiki::open_in_memory`] for tests. Shell commands are a few lines over its methods.
 
+use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -76,6 +78,51 @@ pub struct IngestSummary {
     pub sources: Vec<AddedSource>,
     /// Entries of a folder that were not read, and why.
     pub skipped: Vec<Skipped>,
+}
+
+impl IngestSummary {
+    /// How many sources had this outcome (`added`, `changed` or `unchanged`).
+    pub fn count(&self, outcome: &str) -> usize {
+        self.sources.iter().filter(|s| s.outcome == outcome).count()
+    }
+
+    /// How many folder entries were skipped for each reason ([`SkipReason::label`](
+    /// crate::ingest::SkipReason::label)), by label.
+    pub fn skipped_by_reason(&self) -> BTreeMap<&'static str, usize> {
+        let mut counts = BTreeMap::new();
+        for s in &self.skipped {
+            *counts.entry(s.reason.label()).or_insert(0) += 1;
+        }
+        counts
+    }
+}
+
+/// An input that could not be read at all (the others are still stored).
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// Standard input could not be read.
+    #[error("cannot read standard input: {0}")]
+    Stdin(std::io::Error),
+    /// The file, folder or page could not be read or stored.
+    #[error(transparent)]
+    Wiki(#[from] WikiError),
+}
+
+/// What ingesting a list of inputs did (see [`Wiki::ingest_inputs`]).
+#[derive(Debug, Default)]
+pub struct IngestRun {
+    /// Everything stored and skipped, over all inputs, in order.
+    pub summary: IngestSummary,
+    /// Inputs that could not be read at all, in order.
+    pub errors: Vec<InputError>,
+}
+
+impl IngestRun {
+    /// Whether every input was read (an input that failed fails the run, after the others
+    /// were stored).
+    pub fn succeeded(&self) -> bool {
+        self.errors.is_empty()
+    }
 }
 
 /// What a compile request selects (see [`Wiki::compile_selection`]).
@@ -226,6 +273,54 @@ impl Wiki {
         })
     }
 
+    /// Stores each input as a person names it on a command line: `-` is text read from
+    /// `stdin` (titled `title`), an `http://` or `https://` URL a web page, anything else a
+    /// file or folder. One input that cannot be read does not lose the others.
+    pub async fn ingest_inputs(
+        &self,
+        inputs: &[String],
+        stdin: &mut dyn std::io::Read,
+        title: Option<&str>,
+    ) -> IngestRun {
+        let mut run = IngestRun::default();
+        for input in inputs {
+            let result = if input == "-" {
+                self.ingest_from_reader(stdin, title)
+            } else if input.starts_with("http://") || input.starts_with("https://") {
+                self.ingest_url(input, &self.ingest)
+                    .await
+                    .map_err(Into::into)
+            } else {
+                self.ingest_path(Path::new(input), &self.ingest)
+                    .map_err(Into::into)
+            };
+            match result {
+                Ok(mut summary) => {
+                    run.summary.sources.append(&mut summary.sources);
+                    run.summary.skipped.append(&mut summary.skipped);
+                }
+                Err(e) => run.errors.push(e),
+            }
+        }
+        run
+    }
+
+    /// Reads text from `reader` (one byte past the limit: enough to tell that it is too
+    /// large) and stores it as standard input.
+    fn ingest_from_reader(
+        &self,
+        reader: &mut dyn std::io::Read,
+        title: Option<&str>,
+    ) -> Result<IngestSummary, InputError> {
+        let limit = self.ingest.max_bytes;
+        let mut bytes = Vec::new();
+        reader
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(InputError::Stdin)?;
+        Ok(self.ingest_stdin_bytes(&bytes, title, limit)?)
+    }
+
     /// The prompt templates: built-ins with the overrides in `<data dir>/prompts/`.
     pub fn prompts(&self) -> PromptSet {
         match &self.data_dir {
@@ -353,5 +448,85 @@ impl Wiki {
             },
             None => LinkTarget::Wanted,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(dir: &Path, name: &str, text: &str) -> String {
+        let p = dir.join(name);
+        std::fs::write(&p, text).expect("write");
+        p.display().to_string()
+    }
+
+    #[tokio::test]
+    async fn one_bad_input_does_not_lose_the_others_but_fails_the_run() {
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let dir = tempfile::tempdir().expect("dir");
+        let tea = note(dir.path(), "tea.md", "# Tea\n\nGreen tea is steamed.");
+        let missing = dir.path().join("missing.md").display().to_string();
+        let run = wiki
+            .ingest_inputs(&[missing.clone(), tea], &mut std::io::empty(), None)
+            .await;
+        assert!(!run.succeeded());
+        assert_eq!(run.errors.len(), 1);
+        assert!(
+            run.errors[0].to_string().contains(&missing),
+            "{}",
+            run.errors[0]
+        );
+        assert_eq!(run.summary.count("added"), 1);
+        assert_eq!(wiki.store().sources().expect("sources").len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_dash_reads_standard_input_with_the_given_title() {
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let mut stdin: &[u8] = b"Some pasted text about tea.";
+        let run = wiki
+            .ingest_inputs(&["-".into()], &mut stdin, Some("Pasted"))
+            .await;
+        assert!(run.succeeded());
+        let source = &run.summary.sources[0];
+        assert_eq!(source.title.as_deref(), Some("Pasted"));
+        assert_eq!(source.outcome, "added");
+    }
+
+    #[tokio::test]
+    async fn standard_input_over_the_limit_is_refused_like_a_file() {
+        let wiki = Wiki::open_in_memory()
+            .expect("wiki")
+            .with_ingest_options(IngestOptions {
+                max_bytes: 8,
+                ..IngestOptions::default()
+            });
+        let mut stdin: &[u8] = b"far more than eight bytes of text";
+        let run = wiki.ingest_inputs(&["-".into()], &mut stdin, None).await;
+        assert!(!run.succeeded());
+        assert!(run.summary.sources.is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_summary_counts_outcomes_and_skips_by_reason() {
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let dir = tempfile::tempdir().expect("dir");
+        note(dir.path(), "tea.md", "# Tea\n\nGreen tea is steamed.");
+        note(dir.path(), "a.png", "not a note");
+        note(dir.path(), "b.png", "not a note either");
+        note(dir.path(), ".hidden.md", "# Hidden");
+        let folder = dir.path().display().to_string();
+        let first = wiki
+            .ingest_inputs(std::slice::from_ref(&folder), &mut std::io::empty(), None)
+            .await;
+        assert_eq!(first.summary.count("added"), 1);
+        let skipped: Vec<(&str, usize)> = first.summary.skipped_by_reason().into_iter().collect();
+        assert_eq!(skipped, [("hidden", 1), ("unsupported_extension", 2)]);
+        let again = wiki
+            .ingest_inputs(&[folder], &mut std::io::empty(), None)
+            .await;
+        assert_eq!(again.summary.count("added"), 0);
+        assert_eq!(again.summary.count("unchanged"), 1);
     }
 }

@@ -6,7 +6,8 @@
 //! strictly; [`run`] compiles every case with the same [`Compiler`](crate::compile::Compiler)
 //! a real compile uses, each in a throwaway in-memory wiki; [`report`] aggregates the runs
 //! per model; [`html`] renders the self-contained HTML report; [`write_outputs`] writes
-//! `report.json`, `results.jsonl` and `report.html`.
+//! `report.json`, `results.jsonl` and `report.html`; [`session`] is one eval as a shell
+//! runs it, from the options checked to the verdict.
 
 pub mod checks;
 pub mod dataset;
@@ -14,6 +15,7 @@ pub mod freeform;
 pub mod html;
 pub mod report;
 pub mod run;
+pub mod session;
 pub mod timestamp;
 
 use std::io::Write;
@@ -24,7 +26,9 @@ pub use dataset::{load_dataset, Case, Dataset, DatasetError, Execution, Expected
 pub use report::{build_report, ModelReport, Report};
 pub use run::{
     plan_runs, resolve_execution, run_eval, CaseResult, EvalOptions, EvalProgress, EvalRun,
+    PlannedRun,
 };
+pub use session::{evaluate, prepare, EvalOutcome, EvalPlan, EvalVerdict};
 
 /// Why an eval could not run.
 #[derive(Debug, thiserror::Error)]

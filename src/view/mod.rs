@@ -604,9 +604,10 @@ pub struct BuiltinView {
 impl BuiltinView {
     /// What the built-in engine can do with these settings on this machine.
     pub fn of(settings: &Settings) -> BuiltinView {
-        let model_file = settings.find_model_file();
-        let model_dir = settings.model_dir.as_ref().map(|d| d.display().to_string());
-        let hint = if !crate::llm::HAS_BUILTIN {
+        let offer = crate::provider_check::BuiltinOffer::of(settings);
+        let model_file = offer.model_file;
+        let model_dir = offer.model_dir.as_ref().map(|d| d.display().to_string());
+        let hint = if !offer.available {
             "This build has no built-in engine: build the app with the `builtin` feature \
              (`bash scripts/demo.sh` does), or use a model server."
                 .to_string()
@@ -626,7 +627,7 @@ impl BuiltinView {
             }
         };
         BuiltinView {
-            available: crate::llm::HAS_BUILTIN,
+            available: offer.available,
             model_file: model_file.map(|f| f.display().to_string()),
             model_dir,
             hint,

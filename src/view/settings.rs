@@ -151,10 +151,10 @@ pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
     let Some(slot) = slots.first() else {
         return ConnectionCheck::failed("no provider is configured");
     };
-    match slot.provider.list_models().await {
+    match crate::provider_check::list_models(&*slot.provider, &model).await {
         Ok(list) if slot.provider.kind() == ProviderKind::Builtin => {
-            let models: Vec<String> = list.iter().map(|m| m.name.clone()).collect();
             let what = list
+                .models
                 .first()
                 .map(|m| {
                     let size = m.size_bytes.map_or(String::new(), |b| {
@@ -170,19 +170,13 @@ pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
                     "{} is a GGUF model ({what}): the built-in engine can compile with it, no server needed",
                     slot.provider.base_url()
                 ),
-                model_available: crate::llm::model_available(
-                    ProviderKind::Builtin,
-                    &model,
-                    &models,
-                ),
-                models,
+                models: list.names(),
+                model_available: list.model_available,
             }
         }
         Ok(list) => {
-            let models: Vec<String> = list.into_iter().map(|m| m.name).collect();
-            let model_available =
-                crate::llm::model_available(slot.provider.kind(), &model, &models);
-            let message = match (models.len(), model_available) {
+            let models = list.names();
+            let message = match (models.len(), list.model_available) {
                 (0, _) => format!("{} answered but offers no models", slot.provider.describe()),
                 (n, true) => format!(
                     "{} answered: {n} model(s), {model} among them",
@@ -197,7 +191,7 @@ pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
                 ok: true,
                 message,
                 models,
-                model_available,
+                model_available: list.model_available,
             }
         }
         Err(e) => ConnectionCheck::failed(e.to_string()),

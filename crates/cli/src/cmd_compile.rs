@@ -6,10 +6,11 @@ use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use wikimind::config::Overrides;
-use wikimind::llm::{CancellationToken, ProviderKind};
+use wikimind::compile::CompileReport;
+use wikimind::compile_run::{CompileOutcome, CompilePlan};
+use wikimind::config::{Overrides, Settings};
+use wikimind::llm::CancellationToken;
 use wikimind::queue::JobRunner;
-use wikimind::store::{JobId, JobState, SourceId, Store};
 use wikimind::view::{JobProgress, StageView};
 
 use crate::context::{self, print_json};
@@ -48,29 +49,8 @@ pub struct CompileArgs {
 
 /// Runs `wikimind compile`.
 pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
-    let settings = context::settings(
-        global,
-        Overrides {
-            provider: args.provider.clone(),
-            base_url: args.base_url.clone(),
-            model: args.model.clone(),
-            model_path: args.model_path.clone(),
-            concurrency: args.concurrency,
-            ..Overrides::default()
-        },
-    )?;
+    let settings = context::settings(global, args.overrides())?;
     let wiki = context::open(&settings)?;
-    let selection = wiki.compile_selection(&args.sources, args.force)?;
-    if let Some(key) = selection.unknown.first() {
-        return Err(crate::UsageError(format!(
-            "no source matches {key:?} (give an id, a path, a URL or an article title; \
-             `wikimind sources` lists them)"
-        ))
-        .into());
-    }
-    for id in &selection.already_compiled {
-        eprintln!("#{id} is already compiled (use --force to recompile)");
-    }
     let display = Display::new(std::io::stderr().is_terminal() && !global.json);
     let runner = {
         let display = Arc::clone(&display);
@@ -81,117 +61,137 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
             Box::new(move |p: &JobProgress| display.update(p)),
         )
     };
-    let recovered = runner.recover()?;
-    if recovered > 0 {
-        eprintln!("resuming {recovered} compile(s) an earlier run left unfinished");
-    }
     let rt = context::runtime()?;
-    for problem in wiki.prompt_problems() {
-        eprintln!("warning: {problem}");
+    let plan = rt.block_on(CompilePlan::prepare(
+        &wiki,
+        &runner,
+        &args.sources,
+        args.force,
+    ))?;
+    if !print_plan(global, &settings, &plan)? {
+        return Ok(Done::Failed);
     }
+    if plan.is_empty() {
+        return Ok(Done::Success);
+    }
+    let cancel = CancellationToken::new();
+    let outcome = rt.block_on(async {
+        context::cancel_on_signals(cancel.clone());
+        plan.run(&runner, &cancel).await
+    })?;
+    display.finish();
+    print_outcome(global, &outcome)?;
+    Ok(if outcome.succeeded() {
+        Done::Success
+    } else {
+        Done::Failed
+    })
+}
 
-    // Preflight: a provider that is down is said once, in words a person can act on,
-    // before any source is touched.
-    let primary = settings.provider();
-    if settings.providers.len() == 1 && !selection.sources.is_empty() {
-        let slot = wikimind::compile::providers_from_settings(&settings)?.remove(0);
-        if let Err(e) = rt.block_on(slot.provider.list_models()) {
-            if e.is_transport() || primary.kind == ProviderKind::Builtin {
-                eprintln!("error: {e}");
-                if e.is_transport() {
-                    eprintln!("{}", crate::cmd_manage::builtin_offer(&settings));
-                }
-                return Ok(Done::Failed);
-            }
+impl CompileArgs {
+    /// The settings these flags change.
+    fn overrides(&self) -> Overrides {
+        Overrides {
+            provider: self.provider.clone(),
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            model_path: self.model_path.clone(),
+            concurrency: self.concurrency,
+            ..Overrides::default()
         }
     }
+}
 
-    let waiting = wiki.store().recent_jobs(0)?;
-    if selection.sources.is_empty() && waiting.is_empty() {
+/// Says what the plan decided, before anything runs. Returns whether the run may start;
+/// a name that matches no source is a usage error.
+fn print_plan(global: &Global, settings: &Settings, plan: &CompilePlan) -> anyhow::Result<bool> {
+    if let Some(key) = plan.selection.unknown.first() {
+        return Err(crate::UsageError(format!(
+            "no source matches {key:?} (give an id, a path, a URL or an article title; \
+             `wikimind sources` lists them)"
+        ))
+        .into());
+    }
+    for id in &plan.selection.already_compiled {
+        eprintln!("#{id} is already compiled (use --force to recompile)");
+    }
+    if plan.recovered > 0 {
+        eprintln!(
+            "resuming {} compile(s) an earlier run left unfinished",
+            plan.recovered
+        );
+    }
+    for problem in &plan.prompt_problems {
+        eprintln!("warning: {problem}");
+    }
+    if let Some(down) = &plan.server_down {
+        eprintln!("error: {}", down.error);
+        if let Some(offer) = &down.offer {
+            eprintln!("{}", crate::cmd_manage::builtin_offer(offer));
+        }
+        return Ok(false);
+    }
+    if plan.is_empty() {
         if global.json {
             print_json(&Vec::<()>::new())?;
         } else {
             eprintln!("nothing to compile");
         }
-        return Ok(Done::Success);
+        return Ok(true);
     }
+    let primary = settings.provider();
     eprintln!(
         "compiling {} source(s) with {} {} at {}",
-        selection.sources.len().max(waiting.len()),
+        plan.count(),
         primary.kind.as_str(),
         primary.model,
         primary.base_url
     );
+    Ok(true)
+}
 
-    let jobs = runner.enqueue(&selection.sources, None)?;
-    let cancel = CancellationToken::new();
-    let asked = jobs.clone();
-    let own = rt.block_on(async {
-        context::cancel_on_signals(cancel.clone());
-        runner
-            .run_until(&cancel, move |store| all_ended(store, &asked))
-            .await
-    })?;
-    display.finish();
-    let reports = runner.reports(&jobs, own)?;
-
+/// Prints each compile's report (JSON: the list of reports), then, when interrupted, how
+/// to resume.
+fn print_outcome(global: &Global, outcome: &CompileOutcome) -> anyhow::Result<()> {
     if global.json {
-        print_json(&reports)?;
+        print_json(&outcome.reports)?;
     } else {
         let mut out = crate::context::out();
-        for r in &reports {
-            if r.ok {
-                writeln!(
-                    out,
-                    "compiled  #{:<4} {}{}",
-                    r.source_id,
-                    r.title.as_deref().unwrap_or(""),
-                    if r.truncated {
-                        "  (from a cut-off answer)"
-                    } else {
-                        ""
-                    }
-                )?;
-                for w in &r.warnings {
-                    writeln!(out, "          note: {w}")?;
-                }
-            } else {
-                writeln!(
-                    out,
-                    "failed    #{:<4} {}",
-                    r.source_id,
-                    r.reason.as_deref().unwrap_or("unknown reason")
-                )?;
-            }
+        for r in &outcome.reports {
+            print_report(&mut out, r)?;
         }
-        let ok = reports.iter().filter(|r| r.ok).count();
-        writeln!(out, "{ok} compiled, {} failed", reports.len() - ok)?;
+        let ok = outcome.compiled();
+        writeln!(out, "{ok} compiled, {} failed", outcome.reports.len() - ok)?;
     }
-    if cancel.is_cancelled() {
+    if outcome.interrupted {
         eprintln!(
             "interrupted: unfinished compiles stay queued and resume with `wikimind compile`"
         );
-        return Ok(Done::Failed);
     }
-    let ok: HashMap<SourceId, bool> = reports.iter().map(|r| (r.source_id, r.ok)).collect();
-    let all_ok = selection
-        .sources
-        .iter()
-        .all(|id| ok.get(id).copied().unwrap_or(false))
-        && reports.iter().all(|r| r.ok);
-    Ok(if all_ok { Done::Success } else { Done::Failed })
+    Ok(())
 }
 
-/// Whether every job asked for has ended, whoever ran it. A store that cannot be read
-/// says no: the next take of a job reports its error.
-fn all_ended(store: &Store, jobs: &[JobId]) -> bool {
-    jobs.iter().all(|id| match store.job(*id) {
-        Ok(job) => !matches!(
-            job.map(|j| j.state),
-            Some(JobState::Queued | JobState::Running)
-        ),
-        Err(_) => false,
-    })
+/// One line per compile, with the notes of one that succeeded.
+fn print_report(out: &mut impl Write, r: &CompileReport) -> std::io::Result<()> {
+    if !r.ok {
+        return writeln!(
+            out,
+            "failed    #{:<4} {}",
+            r.source_id,
+            r.reason.as_deref().unwrap_or("unknown reason")
+        );
+    }
+    let cut = if r.truncated {
+        "  (from a cut-off answer)"
+    } else {
+        ""
+    };
+    let title = r.title.as_deref().unwrap_or("");
+    writeln!(out, "compiled  #{:<4} {title}{cut}", r.source_id)?;
+    for w in &r.warnings {
+        writeln!(out, "          note: {w}")?;
+    }
+    Ok(())
 }
 
 /// Progress on the terminal: a bar per job on a TTY, a line per stage change otherwise.

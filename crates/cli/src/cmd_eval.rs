@@ -1,16 +1,14 @@
 //! `wikimind eval`: run a dataset through the real compile pipeline and report how each
 //! model does. Glue over `wikimind::eval`.
 
-use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use wikimind::config::Overrides;
-use wikimind::eval::{self, EvalOptions, EvalProgress};
-use wikimind::llm::{CancellationToken, ProviderKind};
+use wikimind::eval::{self, EvalOptions, EvalOutcome, EvalProgress, EvalVerdict};
+use wikimind::llm::CancellationToken;
 
 use crate::context::{self, print_json};
 use crate::{Done, Global, UsageError};
@@ -48,19 +46,9 @@ pub struct EvalArgs {
 
 /// Runs `wikimind eval`.
 pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
-    if let Some(p) = &args.provider {
-        if ProviderKind::parse(p).is_none() {
-            return Err(UsageError(format!(
-                "--provider {p:?}: unknown provider (expected ollama or openai)"
-            ))
-            .into());
-        }
-    }
-    if args.repeat == Some(0) {
-        return Err(UsageError("--repeat must be at least 1".into()).into());
-    }
-    if args.concurrency == Some(0) {
-        return Err(UsageError("--concurrency must be at least 1".into()).into());
+    let options = args.options();
+    if let Some(problem) = options.problem() {
+        return Err(UsageError(problem).into());
     }
     let dataset = eval::load_dataset(&args.dataset)?;
     for w in &dataset.warnings {
@@ -69,114 +57,108 @@ pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
     // The person's settings are the bottom layer; flags are applied by the eval itself
     // (flags > case > sidecar > settings).
     let settings = context::settings(global, Overrides::default())?;
-    let options = EvalOptions {
-        provider: args.provider.clone(),
-        base_url: args.base_url.clone(),
-        models: args.models.clone(),
-        repeat: args.repeat,
-        concurrency: args.concurrency,
-        compare_freeform: args.compare_freeform,
-    };
-    let runs = eval::plan_runs(&dataset, &settings, &options)?;
     let keys = context::keyring();
-    let providers = eval::run::providers_for(&runs, &settings, &keys)?;
     let rt = context::runtime()?;
-
-    // Preflight: a server that is down is said once, before anything runs.
-    let mut checked = HashSet::new();
-    for ((kind, url), provider) in &providers {
-        if checked.insert((kind.as_str(), url.clone())) {
-            if let Err(e) = rt.block_on(provider.list_models()) {
-                if e.is_transport() {
-                    eprintln!("error: {e}");
-                    return Ok(Done::Failed);
-                }
-            }
-        }
-    }
-    let mut labels: Vec<String> = Vec::new();
-    for r in &runs {
-        let l = r.execution.label();
-        if !labels.contains(&l) {
-            labels.push(l);
-        }
+    let plan = rt.block_on(eval::prepare(&dataset, &settings, &keys, &options))?;
+    if let Some(e) = &plan.server_down {
+        eprintln!("error: {e}");
+        return Ok(Done::Failed);
     }
     eprintln!(
         "evaluating {} ({} case(s)) with {}: {} run(s)",
         dataset.name,
         dataset.cases.len(),
-        labels.join(", "),
-        runs.len()
+        plan.models().join(", "),
+        plan.runs.len()
     );
-
-    let bar = if std::io::stderr().is_terminal() && !global.json {
-        let bar = ProgressBar::new(runs.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        Some(bar)
-    } else {
-        None
-    };
-    let progress = {
-        let bar = bar.clone();
-        Arc::new(move |p: EvalProgress| {
-            let line = format!(
-                "{} {} {}",
-                if p.ok { "ok    " } else { "failed" },
-                p.case_id,
-                p.model
-            );
-            match &bar {
-                Some(b) => {
-                    b.set_position(p.done as u64);
-                    b.set_message(wikimind::terminal::printable(&line).into_owned());
-                }
-                None => eprintln!("[{}/{}] {line}", p.done, p.total),
-            }
-        })
-    };
+    let bar = progress_bar(global, plan.runs.len());
+    let progress = progress_printer(bar.clone());
     let cancel = CancellationToken::new();
-    let result = rt.block_on(async {
+    let outcome = rt.block_on(async {
         context::cancel_on_signals(cancel.clone());
-        eval::run_eval(&dataset, &settings, &keys, &options, &*progress, &cancel).await
+        let out = args.out.as_deref();
+        eval::evaluate(
+            &dataset, &settings, &keys, &options, out, &progress, &cancel,
+        )
+        .await
     })?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let report = eval::build_report(&dataset, &result);
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| eval::default_out_dir(&dataset));
-    let files = eval::write_outputs(&out, &report, &result.results)?;
+    print_outcome(global, &outcome)
+}
 
+impl EvalArgs {
+    /// The options the eval applies over the dataset.
+    fn options(&self) -> EvalOptions {
+        EvalOptions {
+            provider: self.provider.clone(),
+            base_url: self.base_url.clone(),
+            models: self.models.clone(),
+            repeat: self.repeat,
+            concurrency: self.concurrency,
+            compare_freeform: self.compare_freeform,
+        }
+    }
+}
+
+/// A bar on a terminal (not with `--json`); elsewhere progress is a line per run.
+fn progress_bar(global: &Global, runs: usize) -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() || global.json {
+        return None;
+    }
+    let bar = ProgressBar::new(runs as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+/// Shows each finished run on the bar, or as a line on standard error.
+fn progress_printer(bar: Option<ProgressBar>) -> impl Fn(EvalProgress) + Send + Sync {
+    move |p: EvalProgress| {
+        let line = format!(
+            "{} {} {}",
+            if p.ok { "ok    " } else { "failed" },
+            p.case_id,
+            p.model
+        );
+        match &bar {
+            Some(b) => {
+                b.set_position(p.done as u64);
+                b.set_message(wikimind::terminal::printable(&line).into_owned());
+            }
+            None => eprintln!("[{}/{}] {line}", p.done, p.total),
+        }
+    }
+}
+
+/// The report (a table, or JSON), where it was written, and how the eval ended.
+fn print_outcome(global: &Global, outcome: &EvalOutcome) -> anyhow::Result<Done> {
     if global.json {
-        print_json(&report)?;
+        print_json(&outcome.report)?;
     } else {
         let mut stdout = crate::context::out();
-        write!(stdout, "{}", report.to_table())?;
+        write!(stdout, "{}", outcome.report.to_table())?;
         writeln!(stdout)?;
     }
+    let files = &outcome.files;
     eprintln!(
         "wrote {}, {} and {}",
         files.report_json.display(),
         files.results_jsonl.display(),
         files.report_html.display()
     );
-    if result.cancelled {
-        eprintln!("interrupted: the report covers the runs that finished");
-        return Ok(Done::Failed);
+    match outcome.verdict {
+        EvalVerdict::Complete => Ok(Done::Success),
+        EvalVerdict::Interrupted => {
+            eprintln!("interrupted: the report covers the runs that finished");
+            Ok(Done::Failed)
+        }
+        EvalVerdict::NoModelAnswered => {
+            eprintln!("error: no model answered; see the reasons in results.jsonl");
+            Ok(Done::Failed)
+        }
     }
-    let all_down = !result.results.is_empty()
-        && result
-            .results
-            .iter()
-            .all(|r| r.first_answer == wikimind::compile::AnswerClass::ProviderError && !r.ok);
-    if all_down {
-        eprintln!("error: no model answered; see the reasons in results.jsonl");
-        return Ok(Done::Failed);
-    }
-    Ok(Done::Success)
 }

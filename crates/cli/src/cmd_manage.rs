@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::json;
 use wikimind::config::{Overrides, Settings};
-use wikimind::llm::{ProviderKind, HAS_BUILTIN};
+use wikimind::provider_check::{check_providers, BuiltinOffer, ProvidersReport};
 
 use crate::context::{self, print_json};
 use crate::{Done, Global};
@@ -77,116 +77,81 @@ pub fn providers(global: &Global, args: ProvidersArgs) -> anyhow::Result<Done> {
     if args.set_key {
         return set_key(global, &settings);
     }
-    let slots = wikimind::compile::providers_from_settings(&settings)?;
-    let rt = context::runtime()?;
-    let mut rows = Vec::new();
-    let mut all_ok = true;
-    for (i, (cfg, slot)) in settings.providers.iter().zip(&slots).enumerate() {
-        let mut row = json!({
-            "role": if i == 0 { "primary".to_string() } else { format!("fallback {i}") },
-            "kind": cfg.kind.as_str(),
-            "base_url": cfg.base_url,
-            "model": cfg.model,
-            "api_key": cfg.api_key.is_some(),
-        });
-        if args.test {
-            match rt.block_on(slot.provider.list_models()) {
-                Ok(models) => {
-                    let names: Vec<String> = models.into_iter().map(|m| m.name).collect();
-                    row["reachable"] = json!(true);
-                    row["model_available"] =
-                        json!(wikimind::llm::model_available(cfg.kind, &cfg.model, &names));
-                    row["models"] = json!(names);
-                }
-                Err(e) => {
-                    all_ok = false;
-                    row["reachable"] = json!(false);
-                    row["error"] = json!(e.to_string());
-                }
-            }
-        }
-        rows.push(row);
+    let report = context::runtime()?.block_on(check_providers(&settings, args.test))?;
+    if global.json {
+        print_providers_json(&report)?;
+    } else {
+        print_providers(&report)?;
     }
-    // No server answers: say how to compile without one.
-    let none_reachable = args.test
-        && settings
-            .providers
-            .iter()
-            .all(|p| p.kind != ProviderKind::Builtin)
-        && rows.iter().all(|r| r["reachable"] == json!(false));
-    if none_reachable {
-        let model = settings.find_model_file();
+    Ok(if report.all_reachable() {
+        Done::Success
+    } else {
+        Done::Failed
+    })
+}
+
+/// The providers as a JSON list: one row per provider, then the offer row, if any.
+fn print_providers_json(report: &ProvidersReport) -> anyhow::Result<()> {
+    let mut rows = report
+        .providers
+        .iter()
+        .map(serde_json::to_value)
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(offer) = &report.offer {
         rows.push(json!({
             "role": "offer",
             "kind": "builtin",
-            "available": HAS_BUILTIN,
-            "model_path": model.as_ref().map(|p| p.display().to_string()),
-            "hint": builtin_offer(&settings),
+            "available": offer.available,
+            "model_path": offer.model_file.as_ref().map(|p| p.display().to_string()),
+            "hint": builtin_offer(offer),
         }));
     }
-    if global.json {
-        print_json(&rows)?;
-    } else {
-        let mut out = crate::context::out();
-        for row in &rows {
-            if row["role"] == json!("offer") {
-                writeln!(out, "{}", row["hint"].as_str().unwrap_or(""))?;
-                continue;
-            }
-            writeln!(
-                out,
-                "{}: {} at {} (model {})",
-                row["role"].as_str().unwrap_or(""),
-                row["kind"].as_str().unwrap_or(""),
-                row["base_url"].as_str().unwrap_or(""),
-                row["model"].as_str().unwrap_or("")
-            )?;
-            if args.test {
-                match row.get("error").and_then(|e| e.as_str()) {
-                    Some(e) => writeln!(out, "  not reachable: {e}")?,
-                    None => {
-                        let models: Vec<&str> = row["models"]
-                            .as_array()
-                            .map(|m| m.iter().filter_map(|v| v.as_str()).collect())
-                            .unwrap_or_default();
-                        writeln!(
-                            out,
-                            "  reachable; models: {}",
-                            if models.is_empty() {
-                                "(none listed)".to_string()
-                            } else {
-                                models.join(", ")
-                            }
-                        )?;
-                        if row["model_available"] == json!(false) {
-                            writeln!(
-                                out,
-                                "  the model {} is not on this server",
-                                row["model"].as_str().unwrap_or("")
-                            )?;
-                        }
-                    }
-                }
+    print_json(&rows)
+}
+
+/// The providers for people, each with what its test found, then the offer, if any.
+fn print_providers(report: &ProvidersReport) -> anyhow::Result<()> {
+    let mut out = crate::context::out();
+    for p in &report.providers {
+        writeln!(
+            out,
+            "{}: {} at {} (model {})",
+            p.role, p.kind, p.base_url, p.model
+        )?;
+        if let Some(e) = &p.error {
+            writeln!(out, "  not reachable: {e}")?;
+        } else if let Some(models) = &p.models {
+            let listed = if models.is_empty() {
+                "(none listed)".to_string()
+            } else {
+                models.join(", ")
+            };
+            writeln!(out, "  reachable; models: {listed}")?;
+            if p.model_available == Some(false) {
+                writeln!(out, "  the model {} is not on this server", p.model)?;
             }
         }
     }
-    Ok(if all_ok { Done::Success } else { Done::Failed })
+    if let Some(offer) = &report.offer {
+        writeln!(out, "{}", builtin_offer(offer))?;
+    }
+    Ok(())
 }
 
 /// How to compile with the built-in engine instead of a server, for this build and this
 /// machine's model directory.
-pub fn builtin_offer(settings: &Settings) -> String {
-    if !HAS_BUILTIN {
+pub fn builtin_offer(offer: &BuiltinOffer) -> String {
+    if !offer.available {
         return "no model server is reachable; the built-in engine compiles without one: rebuild with `cargo build --release -p wikimind-cli --features builtin` and fetch a model with `bash scripts/fetch-model.sh`".to_string();
     }
-    match settings.find_model_file() {
+    match &offer.model_file {
         Some(model) => format!(
             "no model server is reachable; the built-in engine can compile without one:\n  wikimind compile --provider builtin --model-path {}",
             model.display()
         ),
         None => format!(
             "no model server is reachable; the built-in engine can compile without one once it has a model file: `bash scripts/fetch-model.sh` saves one in {}, then `wikimind compile --provider builtin`",
-            settings
+            offer
                 .model_dir
                 .as_ref()
                 .map(|d| d.display().to_string())

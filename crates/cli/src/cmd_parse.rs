@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
-use wikimind::structured::{self, Mode, Parsed, ResponseType, Schema};
+use wikimind::structured::{
+    self, JsonlOutcome, Mode, Outcome, Parsed, Repair, ResponseType, Schema,
+};
 
 use crate::{Done, Global, UsageError};
 
@@ -49,84 +51,82 @@ pub fn run(global: &Global, args: ParseArgs) -> anyhow::Result<Done> {
         Kind::Jsonl => ResponseType::Jsonl,
         Kind::Text => ResponseType::Text,
     };
-    let (text, mut decode_repairs) = match structured::decode(&bytes, mode) {
-        Ok(decoded) => decoded,
-        Err(err) => return Ok(failed(global, &err)),
-    };
-    // The value is data: JSON (serde escapes what could act on a terminal) stays exact;
-    // only text answers printed for a person go through the terminal rule.
-    let mut out = std::io::stdout().lock();
-    match structured::parse(&text, response, &schema, mode) {
+    match structured::parse_bytes(&bytes, response, &schema, mode) {
         Err(err) => Ok(failed(global, &err)),
-        Ok(Parsed::Text(t)) => {
-            if global.json {
-                print_json(
-                    &mut out,
-                    &json!({"value": t, "repairs": [], "warnings": [], "truncated": false}),
-                )?;
-            } else {
-                crate::context::out().write_all(t.as_bytes())?;
-            }
-            Ok(Done::Success)
-        }
-        Ok(Parsed::Json(mut outcome)) => {
-            decode_repairs.append(&mut outcome.repairs);
-            outcome.repairs = decode_repairs;
-            if global.json {
-                print_json(&mut out, &serde_json::to_value(&outcome)?)?;
-            } else {
-                serde_json::to_writer_pretty(&mut out, &outcome.value)?;
-                writeln!(out)?;
-                let mut err = crate::context::err();
-                for r in &outcome.repairs {
-                    writeln!(err, "repaired: {r}")?;
-                }
-                for w in &outcome.warnings {
-                    writeln!(err, "warning: {w}")?;
-                }
-            }
-            Ok(Done::Success)
-        }
-        Ok(Parsed::Jsonl(mut outcome)) => {
-            decode_repairs.append(&mut outcome.repairs);
-            outcome.repairs = decode_repairs;
-            let warnings: Vec<String> = outcome.warnings.iter().map(ToString::to_string).collect();
-            if global.json {
-                print_json(
-                    &mut out,
-                    &json!({
-                        "value": outcome.values,
-                        "repairs": outcome.repairs,
-                        "warnings": warnings,
-                        "truncated": outcome.truncated,
-                    }),
-                )?;
-            } else {
-                for v in &outcome.values {
-                    serde_json::to_writer(&mut out, v)?;
-                    writeln!(out)?;
-                }
-                let mut err = crate::context::err();
-                for r in &outcome.repairs {
-                    writeln!(err, "repaired: {r}")?;
-                }
-                for w in &warnings {
-                    writeln!(err, "warning: {w}")?;
-                }
-            }
-            // Lines that were all bad are a failure; an empty answer is an empty list.
-            if outcome.values.is_empty() && !outcome.warnings.is_empty() {
-                if !global.json {
-                    writeln!(
-                        crate::context::err(),
-                        "error: no line of the answer was a valid object"
-                    )?;
-                }
-                return Ok(Done::Failed);
-            }
-            Ok(Done::Success)
-        }
+        Ok(Parsed::Text(t)) => print_text(global, &t),
+        Ok(Parsed::Json(outcome)) => print_json_outcome(global, &outcome),
+        Ok(Parsed::Jsonl(outcome)) => print_jsonl_outcome(global, &outcome),
     }
+}
+
+// The value is data: JSON (serde escapes what could act on a terminal) stays exact; only
+// text answers printed for a person go through the terminal rule.
+
+/// A text answer: as is.
+fn print_text(global: &Global, text: &str) -> anyhow::Result<Done> {
+    if global.json {
+        let report = json!({"value": text, "repairs": [], "warnings": [], "truncated": false});
+        print_json(&mut std::io::stdout().lock(), &report)?;
+    } else {
+        crate::context::out().write_all(text.as_bytes())?;
+    }
+    Ok(Done::Success)
+}
+
+/// A JSON answer: the value (pretty), then each repair and warning on standard error.
+fn print_json_outcome(global: &Global, outcome: &Outcome) -> anyhow::Result<Done> {
+    let mut out = std::io::stdout().lock();
+    if global.json {
+        print_json(&mut out, &serde_json::to_value(outcome)?)?;
+    } else {
+        serde_json::to_writer_pretty(&mut out, &outcome.value)?;
+        writeln!(out)?;
+        print_notes(&outcome.repairs, &outcome.warnings)?;
+    }
+    Ok(Done::Success)
+}
+
+/// A JSONL answer: one object per line, then each repair and warning on standard error.
+fn print_jsonl_outcome(global: &Global, outcome: &JsonlOutcome) -> anyhow::Result<Done> {
+    let mut out = std::io::stdout().lock();
+    let warnings: Vec<String> = outcome.warnings.iter().map(ToString::to_string).collect();
+    if global.json {
+        let report = json!({
+            "value": outcome.values,
+            "repairs": outcome.repairs,
+            "warnings": warnings,
+            "truncated": outcome.truncated,
+        });
+        print_json(&mut out, &report)?;
+    } else {
+        for v in &outcome.values {
+            serde_json::to_writer(&mut out, v)?;
+            writeln!(out)?;
+        }
+        print_notes(&outcome.repairs, &warnings)?;
+    }
+    if !outcome.no_line_valid() {
+        return Ok(Done::Success);
+    }
+    if !global.json {
+        writeln!(
+            crate::context::err(),
+            "error: no line of the answer was a valid object"
+        )?;
+    }
+    Ok(Done::Failed)
+}
+
+/// Each repair and warning, a line each, on standard error.
+fn print_notes(repairs: &[Repair], warnings: &[impl std::fmt::Display]) -> anyhow::Result<()> {
+    let mut err = crate::context::err();
+    for r in repairs {
+        writeln!(err, "repaired: {r}")?;
+    }
+    for w in warnings {
+        writeln!(err, "warning: {w}")?;
+    }
+    Ok(())
 }
 
 fn failed(global: &Global, err: &structured::Error) -> Done {

@@ -6,7 +6,8 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::json;
 use wikimind::config::Overrides;
-use wikimind::store::{ArticleId, SourceStatus};
+use wikimind::contract::CheckedClaim;
+use wikimind::store::{ArticleDetail, ArticleId, SourceStatus};
 
 use crate::context::{self, print_json};
 use crate::{Done, Global, UsageError};
@@ -92,7 +93,7 @@ struct ShowJson<'a> {
     id: ArticleId,
     title: &'a str,
     summary: &'a str,
-    key_claims: &'a [wikimind::contract::CheckedClaim],
+    key_claims: &'a [CheckedClaim],
     concepts: &'a [String],
     open_questions: &'a [String],
     links: Vec<serde_json::Value>,
@@ -102,18 +103,10 @@ struct ShowJson<'a> {
     truncated: bool,
 }
 
-/// Runs `wikimind show`.
-pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
-    let wiki = context::open(&context::settings(global, Overrides::default())?)?;
-    let Some(a) = wiki.article(&args.key)? else {
-        return Err(UsageError(format!(
-            "no article titled {:?} (see `wikimind list`)",
-            args.key
-        ))
-        .into());
-    };
-    if global.json {
-        print_json(&ShowJson {
+impl<'a> ShowJson<'a> {
+    /// The article as `show --json` prints it.
+    fn of(a: &'a ArticleDetail) -> ShowJson<'a> {
+        ShowJson {
             id: a.id,
             title: &a.title,
             summary: &a.summary,
@@ -133,69 +126,60 @@ pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
                 .map(|s| json!({"source_id": s.source_id, "origin": s.origin, "final_url": s.final_url, "compiled_at": s.compiled_at, "provider": s.provider, "model": s.model}))
                 .collect(),
             truncated: a.truncated,
-        })?;
-        return Ok(Done::Success);
+        }
     }
-    let mut out = crate::context::out();
-    if args.markdown {
-        writeln!(out, "{}", a.body)?;
-        return Ok(Done::Success);
+}
+
+/// Runs `wikimind show`.
+pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
+    let wiki = context::open(&context::settings(global, Overrides::default())?)?;
+    let Some(a) = wiki.article(&args.key)? else {
+        return Err(UsageError(format!(
+            "no article titled {:?} (see `wikimind list`)",
+            args.key
+        ))
+        .into());
+    };
+    if global.json {
+        print_json(&ShowJson::of(&a))?;
+    } else if args.markdown {
+        writeln!(crate::context::out(), "{}", a.body)?;
+    } else if args.html {
+        writeln!(crate::context::out(), "{}", wiki.render(&a).as_str())?;
+    } else {
+        print_article(&mut crate::context::out(), &a)?;
     }
-    if args.html {
-        writeln!(out, "{}", wiki.render(&a).as_str())?;
-        return Ok(Done::Success);
-    }
+    Ok(Done::Success)
+}
+
+/// The whole article for people: title, summary, body, then its claims, concepts, open
+/// questions, links, backlinks and sources.
+fn print_article(out: &mut impl Write, a: &ArticleDetail) -> std::io::Result<()> {
     writeln!(out, "# {}\n", a.title)?;
     writeln!(out, "{}\n", a.summary)?;
     if a.truncated {
         writeln!(out, "(written from an answer that was cut off)\n")?;
     }
     writeln!(out, "{}\n", a.body.trim_end())?;
-    if !a.claims.is_empty() {
-        writeln!(out, "## Key claims")?;
-        for c in &a.claims {
-            write!(out, "- [{}] {}", c.confidence.as_str(), c.claim)?;
-            if let Some(q) = &c.quote {
-                write!(out, " — \"{q}\"")?;
-                if !c.grounded {
-                    write!(out, " (quote not found in the source)")?;
-                }
-            }
-            writeln!(out)?;
-        }
-        writeln!(out)?;
-    }
+    print_claims(out, &a.claims)?;
     if !a.concepts.is_empty() {
         writeln!(out, "Concepts: {}\n", a.concepts.join(", "))?;
     }
-    if !a.open_questions.is_empty() {
-        writeln!(out, "## Open questions")?;
-        for q in &a.open_questions {
-            writeln!(out, "- {q}")?;
+    let questions = a.open_questions.iter().cloned();
+    print_section(out, "Open questions", questions)?;
+    let links = a.links.iter().map(|l| match l.article_id {
+        Some(_) => l.target.clone(),
+        None => format!("{} (wanted)", l.target),
+    });
+    print_section(out, "Links", links)?;
+    let backlinks = a.backlinks.iter().map(|b| {
+        if b.context.is_empty() {
+            b.title.clone()
+        } else {
+            format!("{}: {}", b.title, b.context)
         }
-        writeln!(out)?;
-    }
-    if !a.links.is_empty() {
-        writeln!(out, "## Links")?;
-        for l in &a.links {
-            match l.article_id {
-                Some(_) => writeln!(out, "- {}", l.target)?,
-                None => writeln!(out, "- {} (wanted)", l.target)?,
-            }
-        }
-        writeln!(out)?;
-    }
-    if !a.backlinks.is_empty() {
-        writeln!(out, "## Backlinks")?;
-        for b in &a.backlinks {
-            if b.context.is_empty() {
-                writeln!(out, "- {}", b.title)?;
-            } else {
-                writeln!(out, "- {}: {}", b.title, b.context)?;
-            }
-        }
-        writeln!(out)?;
-    }
+    });
+    print_section(out, "Backlinks", backlinks)?;
     for s in &a.sources {
         write!(out, "Source: {}", s.origin)?;
         if let Some(final_url) = redirected(&s.origin, s.final_url.as_deref()) {
@@ -207,7 +191,43 @@ pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
             s.compiled_at, s.provider, s.model
         )?;
     }
-    Ok(Done::Success)
+    Ok(())
+}
+
+/// The key claims, each with its confidence and quote (and whether the quote was found).
+fn print_claims(out: &mut impl Write, claims: &[CheckedClaim]) -> std::io::Result<()> {
+    if claims.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "## Key claims")?;
+    for c in claims {
+        write!(out, "- [{}] {}", c.confidence.as_str(), c.claim)?;
+        if let Some(q) = &c.quote {
+            write!(out, " — \"{q}\"")?;
+            if !c.grounded {
+                write!(out, " (quote not found in the source)")?;
+            }
+        }
+        writeln!(out)?;
+    }
+    writeln!(out)
+}
+
+/// A `## heading` with one `- item` line each, then a blank line; nothing when empty.
+fn print_section(
+    out: &mut impl Write,
+    heading: &str,
+    items: impl Iterator<Item = String>,
+) -> std::io::Result<()> {
+    let mut items = items.peekable();
+    if items.peek().is_none() {
+        return Ok(());
+    }
+    writeln!(out, "## {heading}")?;
+    for item in items {
+        writeln!(out, "- {item}")?;
+    }
+    writeln!(out)
 }
 
 /// Arguments of `wikimind search`.

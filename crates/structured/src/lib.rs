@@ -196,6 +196,30 @@ pub fn parse(
     }
 }
 
+/// Decodes raw bytes ([`decode`]) and parses them ([`parse`]): an answer as it arrives from
+/// a file or a pipe. Repairs made while decoding come first in the outcome's repairs.
+pub fn parse_bytes(
+    bytes: &[u8],
+    response: ResponseType,
+    schema: &Schema,
+    mode: Mode,
+) -> Result<Parsed, Error> {
+    let (text, mut repairs) = decode(bytes, mode)?;
+    let mut parsed = parse(&text, response, schema, mode)?;
+    match &mut parsed {
+        Parsed::Text(_) => {}
+        Parsed::Json(outcome) => {
+            repairs.append(&mut outcome.repairs);
+            outcome.repairs = repairs;
+        }
+        Parsed::Jsonl(outcome) => {
+            repairs.append(&mut outcome.repairs);
+            outcome.repairs = repairs;
+        }
+    }
+    Ok(parsed)
+}
+
 /// Parses raw bytes: in strict mode bytes that are not UTF-8 are an error; in lenient mode
 /// they are replaced (and the repair recorded).
 pub fn decode(bytes: &[u8], mode: Mode) -> Result<(std::borrow::Cow<'_, str>, Vec<Repair>), Error> {
@@ -313,4 +337,57 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let column = before[line_start..].chars().count() + 1;
     (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_repaired_first_then_the_json() {
+        let parsed = parse_bytes(
+            b"{'name': 'caf\xe9'}",
+            ResponseType::Json,
+            &Schema::any(),
+            Mode::Lenient,
+        )
+        .expect("repaired");
+        let Parsed::Json(outcome) = parsed else {
+            panic!("a json outcome");
+        };
+        assert_eq!(outcome.value["name"], "caf\u{fffd}");
+        assert_eq!(outcome.repairs[0].kind, RepairKind::ReplacedInvalidUtf8);
+        assert!(outcome.repairs.len() > 1, "the quotes were repaired too");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_fail_in_strict_mode() {
+        let err = parse_bytes(
+            b"{\"a\": \"\xe9\"}",
+            ResponseType::Json,
+            &Schema::any(),
+            Mode::Strict,
+        )
+        .expect_err("strict");
+        assert!(err.lines()[0].contains("not valid UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn a_jsonl_answer_fails_only_when_it_had_lines_and_none_was_valid() {
+        let jsonl = |text: &str| match parse_bytes(
+            text.as_bytes(),
+            ResponseType::Jsonl,
+            &Schema::any(),
+            Mode::Lenient,
+        ) {
+            Ok(Parsed::Jsonl(outcome)) => outcome,
+            other => panic!("a jsonl outcome: {other:?}"),
+        };
+        assert!(jsonl("not json\nnor this\n").no_line_valid());
+        assert!(
+            !jsonl("").no_line_valid(),
+            "an empty answer is an empty list"
+        );
+        assert!(!jsonl("{\"a\": 1}\nnot json\n").no_line_valid());
+    }
 }

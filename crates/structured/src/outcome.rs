@@ -275,6 +275,14 @@ pub struct JsonlOutcome {
     pub truncated: bool,
 }
 
+impl JsonlOutcome {
+    /// Whether the answer failed: it had lines and not one was a valid object. An empty
+    /// answer is an empty list, not a failure.
+    pub fn no_line_valid(&self) -> bool {
+        self.values.is_empty() && !self.warnings.is_empty()
+    }
+}
+
 /// A line of a `jsonl` answer that was skipped, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LineWarning {

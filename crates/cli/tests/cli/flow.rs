@@ -623,3 +623,67 @@ fn a_redirected_page_shows_where_it_was_read_from() {
         );
     }
 }
+
+/// `providers --test` with no server answering fails, says why per provider, and offers
+/// the built-in engine last: in words, and as the `offer` row of `--json`.
+#[test]
+fn providers_test_with_no_server_fails_and_offers_the_builtin_engine() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let server = TestServer::start();
+    let mut env = Env::new(&server);
+    env.base_url = format!("http://127.0.0.1:{port}");
+    env.cmd()
+        .args(["providers", "--test"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "primary: ollama at http://127.0.0.1:{port}"
+        )))
+        .stdout(predicate::str::contains("  not reachable: "))
+        .stdout(predicate::str::contains("no model server is reachable"));
+    let out = env
+        .cmd()
+        .args(["--json", "providers", "--test"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let rows: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(rows[0]["reachable"], false, "{rows}");
+    assert!(rows[0]["error"].as_str().unwrap().contains("ollama serve"));
+    assert_eq!(rows[1]["role"], "offer", "{rows}");
+    assert_eq!(rows[1]["kind"], "builtin", "{rows}");
+    assert!(rows[1]["hint"]
+        .as_str()
+        .unwrap()
+        .contains("built-in engine"));
+}
+
+/// Ingesting a folder counts what was stored and groups what was skipped by reason.
+#[test]
+fn ingest_counts_outcomes_and_groups_skipped_entries_by_reason() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    env.write_note("tea.md", "# Tea\n\nGreen tea is steamed.");
+    env.write_note("a.png", "x");
+    env.write_note("b.png", "y");
+    env.write_note(".hidden.md", "# Hidden");
+    let notes = env.notes();
+    env.cmd()
+        .args(["ingest", notes.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 added, 0 changed, 0 unchanged"))
+        .stdout(predicate::str::contains(
+            "skipped 3: 1 hidden, 2 unsupported_extension",
+        ));
+    env.cmd()
+        .args(["ingest", notes.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("0 added, 0 changed, 1 unchanged"));
+}

@@ -1,0 +1,310 @@
+//! One compile run asked for by name, as `wikimind compile` makes it: which sources it
+//! compiles, whether the model answers before any source is touched, and whether the run
+//! as a whole succeeded.
+//!
+//! [`CompilePlan::prepare`] decides everything before work starts (and does no compile);
+//! [`CompilePlan::run`] queues the sources on a [`JobRunner`] and waits until each has
+//! ended, whoever ran it. A shell prints between the two.
+
+use std::collections::HashMap;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::compile::CompileReport;
+use crate::config::Settings;
+use crate::llm::{LlmError, ProviderKind};
+use crate::provider_check::BuiltinOffer;
+use crate::queue::JobRunner;
+use crate::store::{JobId, JobState, SourceId, Store};
+use crate::wiki::{CompileSelection, Result, Wiki};
+
+/// The model does not answer: nothing is compiled (no source is touched or marked failed).
+#[derive(Debug)]
+pub struct ServerDown {
+    /// Why, in words a person can act on (what to start, what to check).
+    pub error: LlmError,
+    /// The built-in engine, offered when no server was reachable at all.
+    pub offer: Option<BuiltinOffer>,
+}
+
+/// What a compile run will do, decided before it starts.
+#[derive(Debug)]
+pub struct CompilePlan {
+    /// The sources asked for, those left alone, and names that match no source. When a
+    /// name matches nothing the plan stops there: nothing is recovered or checked.
+    pub selection: CompileSelection,
+    /// Compiles an earlier run left unfinished, put back in line.
+    pub recovered: usize,
+    /// Prompt override files that could not be used, and why.
+    pub prompt_problems: Vec<String>,
+    /// Set when the model does not answer: the run must not start.
+    pub server_down: Option<ServerDown>,
+    /// Jobs waiting or running in the queue (also other processes' and recovered ones),
+    /// which the run waits for too.
+    pub waiting: usize,
+}
+
+impl CompilePlan {
+    /// Decides what compiling the sources named by `keys` does (none: every source that
+    /// needs it; with `force`, compiled ones too), with `runner`'s settings: recovers
+    /// interrupted compiles, and when a single provider is configured and there is
+    /// something to compile, asks it for its models first.
+    pub async fn prepare(
+        wiki: &Wiki,
+        runner: &JobRunner,
+        keys: &[String],
+        force: bool,
+    ) -> Result<CompilePlan> {
+        let selection = wiki.compile_selection(keys, force)?;
+        let mut plan = CompilePlan {
+            selection,
+            recovered: 0,
+            prompt_problems: Vec::new(),
+            server_down: None,
+            waiting: 0,
+        };
+        if !plan.selection.unknown.is_empty() {
+            return Ok(plan);
+        }
+        plan.recovered = runner.recover()?;
+        plan.prompt_problems = wiki.prompt_problems();
+        if !plan.selection.sources.is_empty() {
+            plan.server_down = preflight(&runner.settings()).await?;
+        }
+        if plan.server_down.is_none() {
+            plan.waiting = wiki.store().recent_jobs(0)?.len();
+        }
+        Ok(plan)
+    }
+
+    /// Whether there is nothing to compile and nothing to wait for.
+    pub fn is_empty(&self) -> bool {
+        self.selection.sources.is_empty() && self.waiting == 0
+    }
+
+    /// How many compiles the run is about to see through: the sources asked for, or the
+    /// jobs in the queue when there are more of those.
+    pub fn count(&self) -> usize {
+        self.selection.sources.len().max(self.waiting)
+    }
+
+    /// Queues the selected sources on `runner` and runs the queue until every one of them
+    /// has ended (whoever ran it) or `stop` is cancelled. Unfinished compiles stay queued.
+    pub async fn run(
+        &self,
+        runner: &JobRunner,
+        stop: &CancellationToken,
+    ) -> Result<CompileOutcome> {
+        let jobs = runner.enqueue(&self.selection.sources, None)?;
+        let asked = jobs.clone();
+        let own = runner
+            .run_until(stop, move |store| all_ended(store, &asked))
+            .await?;
+        let reports = runner.reports(&jobs, own)?;
+        Ok(CompileOutcome {
+            all_compiled: all_compiled(&self.selection.sources, &reports),
+            interrupted: stop.is_cancelled(),
+            reports,
+        })
+    }
+}
+
+/// What a compile run did.
+#[derive(Debug)]
+pub struct CompileOutcome {
+    /// One report per job asked for, in order, then those of jobs this run took from the
+    /// queue besides.
+    pub reports: Vec<CompileReport>,
+    /// Whether the run was stopped before everything ended.
+    pub interrupted: bool,
+    all_compiled: bool,
+}
+
+impl CompileOutcome {
+    /// Whether the run succeeded: not interrupted, every source asked for compiled, and
+    /// every other compile it ran too.
+    pub fn succeeded(&self) -> bool {
+        !self.interrupted && self.all_compiled
+    }
+
+    /// How many reports say compiled.
+    pub fn compiled(&self) -> usize {
+        self.reports.iter().filter(|r| r.ok).count()
+    }
+}
+
+/// A model that does not answer is said once, before any source is touched: with one
+/// provider configured, a transport error (nothing listens, the connection breaks), or
+/// any error of the built-in engine (a model file it cannot load). With fallbacks the
+/// compile tries the next provider instead; another error (a model not on the server)
+/// is the compile's to report per source.
+async fn preflight(settings: &Settings) -> Result<Option<ServerDown>> {
+    if settings.providers.len() != 1 {
+        return Ok(None);
+    }
+    let slot = crate::compile::providers_from_settings(settings)?.remove(0);
+    let Err(error) = slot.provider.list_models().await else {
+        return Ok(None);
+    };
+    let transport = error.is_transport();
+    if !transport && settings.provider().kind != ProviderKind::Builtin {
+        return Ok(None);
+    }
+    Ok(Some(ServerDown {
+        offer: transport.then(|| BuiltinOffer::of(settings)),
+        error,
+    }))
+}
+
+/// Whether every job asked for has ended, whoever ran it. A store that cannot be read
+/// says no: the next take of a job reports its error.
+fn all_ended(store: &Store, jobs: &[JobId]) -> bool {
+    jobs.iter().all(|id| match store.job(*id) {
+        Ok(job) => !matches!(
+            job.map(|j| j.state),
+            Some(JobState::Queued | JobState::Running)
+        ),
+        Err(_) => false,
+    })
+}
+
+/// Whether every source asked for has a report saying compiled, and no report says failed.
+fn all_compiled(asked: &[SourceId], reports: &[CompileReport]) -> bool {
+    let ok: HashMap<SourceId, bool> = reports.iter().map(|r| (r.source_id, r.ok)).collect();
+    asked.iter().all(|id| ok.get(id).copied().unwrap_or(false)) && reports.iter().all(|r| r.ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::llm::NoKeyStore;
+    use crate::store::SourceStatus;
+    use crate::test_settings::{closed_port, settings_at as settings};
+    use wikimind_testserver::TestServer;
+
+    fn runner(wiki: &Wiki, settings: Settings) -> JobRunner {
+        JobRunner::new(
+            wiki.clone(),
+            settings,
+            Arc::new(NoKeyStore),
+            Box::new(|_| {}),
+        )
+    }
+
+    fn add(wiki: &Wiki, text: &str) -> SourceId {
+        wiki.ingest_text(text, None).expect("ingest").sources[0].source_id
+    }
+
+    fn report(source: i64, ok: bool) -> CompileReport {
+        let mut r = CompileReport::nothing_yet(SourceId(source));
+        r.ok = ok;
+        r
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_server_that_is_down_blocks_the_run_and_leaves_sources_pending() {
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let id = add(&wiki, "# Tea\n\nGreen tea is steamed or pan-fired.");
+        let runner = runner(&wiki, settings(&closed_port()));
+        let plan = CompilePlan::prepare(&wiki, &runner, &[], false)
+            .await
+            .expect("plan");
+        let down = plan.server_down.expect("the server is down");
+        assert!(down.error.is_transport(), "{}", down.error);
+        assert!(down.offer.is_some(), "no server answers: offer the engine");
+        let source = wiki.store().source(id).expect("read").expect("exists");
+        assert_eq!(source.status, SourceStatus::Pending);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn nothing_to_compile_asks_no_server() {
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let runner = runner(&wiki, settings(&closed_port()));
+        let plan = CompilePlan::prepare(&wiki, &runner, &[], false)
+            .await
+            .expect("plan");
+        assert!(plan.server_down.is_none());
+        assert!(plan.is_empty());
+        assert_eq!(plan.count(), 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn with_a_fallback_a_primary_that_is_down_does_not_block_the_run() {
+        let server = TestServer::start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        add(&wiki, "# Tea\n\nGreen tea is steamed or pan-fired.");
+        let mut s = settings(&closed_port());
+        let mut fallback = s.providers[0].clone();
+        fallback.base_url = server.url();
+        s.providers.push(fallback);
+        let plan = CompilePlan::prepare(&wiki, &runner(&wiki, s.clone()), &[], false)
+            .await
+            .expect("plan");
+        assert!(plan.server_down.is_none());
+        assert_eq!(plan.count(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_name_that_matches_nothing_stops_the_plan_before_any_check() {
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        add(&wiki, "# Tea\n\nGreen tea is steamed or pan-fired.");
+        let runner = runner(&wiki, settings(&closed_port()));
+        let plan = CompilePlan::prepare(&wiki, &runner, &["nope".into()], false)
+            .await
+            .expect("plan");
+        assert_eq!(plan.selection.unknown, ["nope"]);
+        assert!(plan.server_down.is_none(), "no server was asked");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_run_compiles_what_was_asked_and_succeeds() {
+        let server = TestServer::start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let id = add(&wiki, "# Tea\n\nGreen tea is steamed or pan-fired.");
+        let runner = runner(&wiki, settings(&server.url()));
+        let plan = CompilePlan::prepare(&wiki, &runner, &[], false)
+            .await
+            .expect("plan");
+        assert!(plan.server_down.is_none());
+        let outcome = plan
+            .run(&runner, &CancellationToken::new())
+            .await
+            .expect("run");
+        assert!(outcome.succeeded(), "{:?}", outcome.reports);
+        assert_eq!(outcome.compiled(), 1);
+        assert_eq!(outcome.reports[0].source_id, id);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_run_stopped_before_it_starts_fails_and_keeps_the_source_queued() {
+        let server = TestServer::start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        add(&wiki, "# Tea\n\nGreen tea is steamed or pan-fired.");
+        let runner = runner(&wiki, settings(&server.url()));
+        let plan = CompilePlan::prepare(&wiki, &runner, &[], false)
+            .await
+            .expect("plan");
+        let stop = CancellationToken::new();
+        stop.cancel();
+        let outcome = plan.run(&runner, &stop).await.expect("run");
+        assert!(outcome.interrupted);
+        assert!(!outcome.succeeded());
+        assert_eq!(wiki.store().recent_jobs(0).expect("jobs").len(), 1);
+    }
+
+    #[test]
+    fn a_source_asked_for_without_a_report_or_any_failed_report_fails_the_run() {
+        let asked = [SourceId(1), SourceId(2)];
+        assert!(all_compiled(&asked, &[report(1, true), report(2, true)]));
+        assert!(!all_compiled(&asked, &[report(1, true)]), "2 never ended");
+        assert!(!all_compiled(&asked, &[report(1, true), report(2, false)]));
+        // A compile left queued by an earlier run that failed now fails this run too.
+        assert!(!all_compiled(
+            &asked,
+            &[report(1, true), report(2, true), report(3, false)]
+        ));
+        assert!(all_compiled(&[], &[]));
+    }
+}

@@ -1,0 +1,266 @@
+//! One eval from start to finish, as a shell runs it: the options checked, the servers
+//! asked before anything runs ([`prepare`]), then the runs, the report and its files, and
+//! whether the eval as a whole succeeded ([`evaluate`]).
+
+use std::path::Path;
+
+use crate::compile::AnswerClass;
+use crate::config::Settings;
+use crate::llm::{CancellationToken, KeyStore, LlmError, ProviderKind};
+
+use super::run::{plan_runs, providers_for, run_eval, EvalOptions, EvalProgress, EvalRun};
+use super::{build_report, default_out_dir, write_outputs, Dataset, EvalError};
+use super::{OutputFiles, PlannedRun, Report};
+
+impl EvalOptions {
+    /// The first option a person got wrong, naming its flag: an unknown provider, or a
+    /// repeat or concurrency of zero.
+    pub fn problem(&self) -> Option<String> {
+        if let Some(p) = &self.provider {
+            if ProviderKind::parse(p).is_none() {
+                return Some(format!(
+                    "--provider {p:?}: unknown provider (expected ollama or openai)"
+                ));
+            }
+        }
+        if self.repeat == Some(0) {
+            return Some("--repeat must be at least 1".into());
+        }
+        if self.concurrency == Some(0) {
+            return Some("--concurrency must be at least 1".into());
+        }
+        None
+    }
+}
+
+/// An eval about to run, checked before anything runs.
+#[derive(Debug)]
+pub struct EvalPlan {
+    /// Every run, in the order they are made.
+    pub runs: Vec<PlannedRun>,
+    /// Set when a server the runs need does not answer (a transport error): the eval must
+    /// not start. Said once, instead of once per run.
+    pub server_down: Option<LlmError>,
+}
+
+impl EvalPlan {
+    /// The models evaluated (`ollama:qwen2.5:3b`), each once, in plan order.
+    pub fn models(&self) -> Vec<String> {
+        let mut labels: Vec<String> = Vec::new();
+        for r in &self.runs {
+            let l = r.execution.label();
+            if !labels.contains(&l) {
+                labels.push(l);
+            }
+        }
+        labels
+    }
+}
+
+/// Plans the runs of `dataset` and asks each server they need (once per protocol and
+/// base URL) for its models.
+pub async fn prepare(
+    dataset: &Dataset,
+    settings: &Settings,
+    keys: &dyn KeyStore,
+    options: &EvalOptions,
+) -> Result<EvalPlan, EvalError> {
+    let runs = plan_runs(dataset, settings, options)?;
+    let mut server_down = None;
+    // One provider per protocol and server: each is asked once.
+    for provider in providers_for(&runs, settings, keys)?.values() {
+        if let Err(e) = provider.list_models().await {
+            if e.is_transport() {
+                server_down = Some(e);
+                break;
+            }
+        }
+    }
+    Ok(EvalPlan { runs, server_down })
+}
+
+/// How an eval ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvalVerdict {
+    /// Every run finished and at least one model answered.
+    Complete,
+    /// Stopped before every run finished: the report covers the runs that did.
+    Interrupted,
+    /// Not one model answered (every run failed at the provider): the report says nothing
+    /// about the models, and the reasons are in `results.jsonl`.
+    NoModelAnswered,
+}
+
+impl EvalVerdict {
+    /// The verdict on a finished eval.
+    pub fn of(run: &EvalRun) -> EvalVerdict {
+        let none_answered = !run.results.is_empty()
+            && run
+                .results
+                .iter()
+                .all(|r| r.first_answer == AnswerClass::ProviderError && !r.ok);
+        if run.cancelled {
+            EvalVerdict::Interrupted
+        } else if none_answered {
+            EvalVerdict::NoModelAnswered
+        } else {
+            EvalVerdict::Complete
+        }
+    }
+}
+
+/// What an eval produced.
+#[derive(Debug)]
+pub struct EvalOutcome {
+    /// The report, per model.
+    pub report: Report,
+    /// Where it was written.
+    pub files: OutputFiles,
+    /// How the eval ended.
+    pub verdict: EvalVerdict,
+}
+
+/// Runs the eval ([`run_eval`]), builds its report and writes it to `out` (default:
+/// [`default_out_dir`]), also when interrupted.
+pub async fn evaluate(
+    dataset: &Dataset,
+    settings: &Settings,
+    keys: &dyn KeyStore,
+    options: &EvalOptions,
+    out: Option<&Path>,
+    progress: &(dyn Fn(EvalProgress) + Send + Sync),
+    cancel: &CancellationToken,
+) -> Result<EvalOutcome, EvalError> {
+    let run = run_eval(dataset, settings, keys, options, progress, cancel).await?;
+    let report = build_report(dataset, &run);
+    let out = out.map_or_else(|| default_out_dir(dataset), Path::to_path_buf);
+    let files = write_outputs(&out, &report, &run.results)?;
+    Ok(EvalOutcome {
+        report,
+        files,
+        verdict: EvalVerdict::of(&run),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::NoKeyStore;
+    use crate::test_settings::{closed_port, settings_at as settings};
+    use wikimind_testserver::TestServer;
+
+    fn dataset(dir: &Path) -> Dataset {
+        let p = dir.join("tea.jsonl");
+        std::fs::write(
+            &p,
+            "{\"id\":\"tea\",\"source\":\"# Tea\\n\\nGreen tea is steamed or pan-fired.\"}\n",
+        )
+        .expect("write");
+        super::super::load_dataset(&p).expect("dataset")
+    }
+
+    async fn evaluate_with(base_url: &str, cancel: &CancellationToken) -> EvalOutcome {
+        let dir = tempfile::tempdir().expect("dir");
+        let out = dir.path().join("out");
+        let outcome = evaluate(
+            &dataset(dir.path()),
+            &settings(base_url),
+            &NoKeyStore,
+            &EvalOptions::default(),
+            Some(&out),
+            &|_| {},
+            cancel,
+        )
+        .await
+        .expect("eval");
+        assert!(outcome.files.report_json.is_file(), "the report is written");
+        outcome
+    }
+
+    #[test]
+    fn options_a_person_got_wrong_are_named_by_their_flag() {
+        let bad = |o: EvalOptions| o.problem().expect("a problem");
+        let provider = bad(EvalOptions {
+            provider: Some("claude".into()),
+            ..EvalOptions::default()
+        });
+        assert_eq!(
+            provider,
+            "--provider \"claude\": unknown provider (expected ollama or openai)"
+        );
+        let repeat = bad(EvalOptions {
+            repeat: Some(0),
+            ..EvalOptions::default()
+        });
+        assert_eq!(repeat, "--repeat must be at least 1");
+        let concurrency = bad(EvalOptions {
+            concurrency: Some(0),
+            ..EvalOptions::default()
+        });
+        assert_eq!(concurrency, "--concurrency must be at least 1");
+        let fine = EvalOptions {
+            provider: Some("openai".into()),
+            repeat: Some(2),
+            concurrency: Some(1),
+            ..EvalOptions::default()
+        };
+        assert_eq!(fine.problem(), None);
+    }
+
+    #[tokio::test]
+    async fn a_server_that_is_down_is_said_before_anything_runs() {
+        let dir = tempfile::tempdir().expect("dir");
+        let options = EvalOptions {
+            models: vec!["a".into(), "b".into()],
+            ..EvalOptions::default()
+        };
+        let plan = prepare(
+            &dataset(dir.path()),
+            &settings(&closed_port()),
+            &NoKeyStore,
+            &options,
+        )
+        .await
+        .expect("plan");
+        let down = plan.server_down.as_ref().expect("down");
+        assert!(down.is_transport(), "{down}");
+        assert_eq!(plan.models(), ["ollama:a", "ollama:b"]);
+        assert_eq!(plan.runs.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_server_that_answers_lets_the_eval_start() {
+        let server = TestServer::start();
+        let dir = tempfile::tempdir().expect("dir");
+        let plan = prepare(
+            &dataset(dir.path()),
+            &settings(&server.url()),
+            &NoKeyStore,
+            &EvalOptions::default(),
+        )
+        .await
+        .expect("plan");
+        assert!(plan.server_down.is_none());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_eval_where_a_model_answered_is_complete() {
+        let server = TestServer::start();
+        let outcome = evaluate_with(&server.url(), &CancellationToken::new()).await;
+        assert_eq!(outcome.verdict, EvalVerdict::Complete);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_eval_where_no_model_answered_fails_with_its_report_written() {
+        let outcome = evaluate_with(&closed_port(), &CancellationToken::new()).await;
+        assert_eq!(outcome.verdict, EvalVerdict::NoModelAnswered);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_eval_stopped_before_it_starts_is_interrupted() {
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let outcome = evaluate_with(&closed_port(), &cancel).await;
+        assert_eq!(outcome.verdict, EvalVerdict::Interrupted);
+    }
+}
