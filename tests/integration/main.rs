@@ -9,4 +9,5 @@ mod eval;
 mod ingest;
 mod large;
 mod llm;
+mod prompt;
 mod store;

@@ -25,14 +25,14 @@ fn new_source(origin: &str, text: &str) -> NewSource {
     }
 }
 
-fn add(store: &Store, origin: &str, text: &str) -> SourceId {
+pub(crate) fn add(store: &Store, origin: &str, text: &str) -> SourceId {
     store
         .ingest_source(&new_source(origin, text))
         .expect("ingest")
         .source_id()
 }
 
-fn result(title: &str, body: &str) -> CompilationResult {
+pub(crate) fn result(title: &str, body: &str) -> CompilationResult {
     CompilationResult {
         title: title.to_owned(),
         summary: format!("A page about {title}."),
@@ -60,14 +60,14 @@ fn record(model: &str) -> CompileRecord {
     }
 }
 
-fn link(target: &str, context: &str) -> NewLink {
+pub(crate) fn link(target: &str, context: &str) -> NewLink {
     NewLink {
         target: target.to_owned(),
         context: context.to_owned(),
     }
 }
 
-fn save(
+pub(crate) fn save(
     store: &Store,
     source_id: SourceId,
     result: &CompilationResult,
