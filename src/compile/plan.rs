@@ -185,11 +185,18 @@ impl CallBudget {
             let message = feedback_message(&f.problems, f.truncated);
             sent_chars += message.len();
             plan.feedback = Some(message);
-            plan.warning = Some(format!(
+            let mut warning = format!(
                 "{label} attempt {} rejected: {}",
                 attempt.saturating_sub(1),
                 f.problems.first().cloned().unwrap_or_default()
-            ));
+            );
+            if !with_answer {
+                warning.push_str(
+                    " (the rejected answer was too long to send back beside the prompt: \
+                     the retry has the problems only)",
+                );
+            }
+            plan.warning = Some(warning);
         }
         // The context is sized for everything sent, so Ollama drops nothing.
         let sent_tokens = estimate_tokens(sent_chars).max(prompt_tokens);
@@ -375,6 +382,13 @@ mod tests {
             assert!(problems.contains("/title: missing"), "{problems}");
             let want = if sent_back { 2 } else { 1 };
             assert_eq!(plan.extra_messages().len(), want);
+            // The report says when the model did not see its own answer again.
+            let warning = plan.warning.expect("a retry is noted");
+            assert_eq!(
+                warning.contains("too long to send back"),
+                !sent_back,
+                "{warning}"
+            );
         }
     }
 
