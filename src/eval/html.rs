@@ -7,22 +7,7 @@ use std::fmt::Write as _;
 use super::report::{pct, ModelReport, Report};
 use super::run::CaseResult;
 
-/// Escapes text for HTML content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::render::escape_html as escape;
 
 const STAGES: [(&str, &str); 4] = [
     ("first answer valid", "#4c78a8"),

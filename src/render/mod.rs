@@ -291,8 +291,10 @@ fn is_external(url: &str) -> bool {
     is_web(url) || has_scheme(url, "mailto")
 }
 
-/// Escapes text for HTML content and double- or single-quoted attribute values.
-fn escape_html(text: &str) -> String {
+/// Escapes text for HTML content and double- or single-quoted attribute values; control
+/// characters other than line breaks and tabs become U+FFFD (HTML has no place for them).
+/// The one escaper of every HTML WikiMind writes (articles, the eval report).
+pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -301,6 +303,7 @@ fn escape_html(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c if c.is_control() && !matches!(c, '\n' | '\t' | '\r') => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }

@@ -443,3 +443,11 @@ mod hostile {
         }
     }
 }
+
+#[test]
+fn escaped_text_carries_no_markup_and_no_control_characters() {
+    assert_eq!(
+        escape_html("<b a=\"1\" b='2'>&\u{1b}]0;x\u{7}\n\t</b>"),
+        "&lt;b a=&quot;1&quot; b=&#39;2&#39;&gt;&amp;\u{fffd}]0;x\u{fffd}\n\t&lt;/b&gt;"
+    );
+}
