@@ -1,11 +1,14 @@
 //! Writing compile results: the article with everything that hangs off it, and the
 //! compile log.
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
+use super::pages::feed_pages;
 use super::sources::{drop_orphan_concepts, source_exists};
-use super::{normalize_title, ArticleId, Result, SourceId, SourceStatus, Store, StoreError, NOW};
+use super::{
+    normalize_title, ArticleId, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW,
+};
 use crate::contract::{CheckedClaim, CompilationResult};
 use crate::topic::KnownName;
 
@@ -72,9 +75,12 @@ pub struct SavedArticle {
     pub title: String,
     /// The title the model asked for (trimmed).
     pub requested_title: String,
-    /// Whether another source's article had the requested title, so a `(2)`, `(3)`, …
-    /// suffix was added.
+    /// Always `false` since schema version 5: digests may share a title (they feed one
+    /// page), so no ` (2)` is added any more. Kept for the compile report until it speaks
+    /// of pages.
     pub collision: bool,
+    /// The page the digest's title names (made if it had none).
+    pub page_id: PageId,
 }
 
 /// The outcome of one logged compile.
@@ -155,36 +161,6 @@ fn log_compilation(
     Ok(())
 }
 
-/// Picks the title to store: the requested one, or `Title (2)`, `(3)`, … when another
-/// article already has it.
-fn free_title(
-    conn: &Connection,
-    requested: &str,
-    own: Option<ArticleId>,
-) -> Result<(String, bool)> {
-    let taken = |title: &str| -> Result<bool> {
-        let other: Option<ArticleId> = conn
-            .query_row(
-                "SELECT id FROM articles WHERE title_norm = ?1 AND id IS NOT ?2",
-                params![normalize_title(title), own],
-                |row| row.get(0),
-            )
-            .optional()?;
-        Ok(other.is_some())
-    };
-    if !taken(requested)? {
-        return Ok((requested.to_owned(), false));
-    }
-    let mut n: u64 = 2;
-    loop {
-        let candidate = format!("{requested} ({n})");
-        if !taken(&candidate)? {
-            return Ok((candidate, true));
-        }
-        n += 1;
-    }
-}
-
 impl Store {
     /// Every article title with how many links point to its article: what a compile
     /// prompt chooses the titles it lists from ([`crate::topic::NameIndex`]).
@@ -228,15 +204,17 @@ impl Store {
         )
     }
 
-    /// Saves a compiled article in one transaction: the article (replacing the source's
-    /// previous one and keeping its id), its claims, concepts, open questions and links,
-    /// the compile log row, the source's `compiled` status, and the search index. On any
-    /// error nothing is written and the previous article stays as it was.
+    /// Saves a compiled article (the source's digest) in one transaction: the article
+    /// (replacing the source's previous one and keeping its id), its claims, concepts, open
+    /// questions and links, the compile log row, the source's `compiled` status, the search
+    /// index, and the pages it feeds (see the `pages` module: the page its title names is
+    /// made or updated, a page it no longer names is left). On any error nothing is written
+    /// and the previous article stays as it was.
     ///
-    /// A title another source's article already has is stored as `Title (2)` (then
-    /// `(3)`, …) and reported as a collision. Links resolve to articles by normalised
-    /// title; unmatched ones are wanted pages, and wanted links elsewhere that name this
-    /// article's title now resolve to it. Self-links (to the article's own title) are
+    /// Several sources' digests may have the same title: they feed one page. Links resolve
+    /// to articles by normalised title (the first article with it); unmatched ones are
+    /// wanted pages, and wanted links elsewhere that name this article's title now resolve
+    /// to it. Self-links (to the article's own title) are
     /// dropped: they are neither a connection nor a wanted page. Several links to the same
     /// target are kept once, with the first non-empty context.
     pub fn save_article(&self, save: &SaveArticle<'_>) -> Result<SavedArticle> {
@@ -341,8 +319,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>) -> Result<SavedArticle>
             |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .optional()?;
-    let own = previous.as_ref().map(|(id, _)| *id);
-    let (title, collision) = free_title(tx, &requested_title, own)?;
+    let title = requested_title.clone();
     let title_norm = normalize_title(&title);
     let record = save.record;
 
@@ -368,9 +345,14 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>) -> Result<SavedArticle>
                 ],
             )?;
             if old_norm != title_norm {
-                // Renamed: links that found it by its old title are wanted again.
+                // Renamed: links that found it by its old title go to another article with
+                // that title, or are wanted again.
                 tx.execute(
-                    "UPDATE links SET to_article = NULL WHERE to_article = ?1 AND target_norm <> ?2",
+                    "UPDATE links SET to_article =
+                         (SELECT a.id FROM articles a
+                          WHERE a.title_norm = links.target_norm AND a.id <> ?1
+                          ORDER BY a.id LIMIT 1)
+                     WHERE to_article = ?1 AND target_norm <> ?2",
                     params![id, title_norm],
                 )?;
             }
@@ -476,7 +458,8 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>) -> Result<SavedArticle>
         let mut insert = tx.prepare(
             "INSERT INTO links (from_article, position, target_title, target_norm, to_article,
                  context)
-             VALUES (?1, ?2, ?3, ?4, (SELECT id FROM articles WHERE title_norm = ?4), ?5)",
+             VALUES (?1, ?2, ?3, ?4,
+                     (SELECT id FROM articles WHERE title_norm = ?4 ORDER BY id LIMIT 1), ?5)",
         )?;
         for (position, (target, norm, context)) in links.iter().enumerate() {
             insert.execute(params![article_id, position as i64, target, norm, context])?;
@@ -490,6 +473,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>) -> Result<SavedArticle>
         params![article_id, title_norm],
     )?;
     drop_orphan_concepts(tx)?;
+    let page_id = feed_pages(tx, source_id, &title)?;
 
     log_compilation(tx, source_id, record, CompileOutcome::Compiled, None)?;
     tx.execute(
@@ -501,6 +485,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>) -> Result<SavedArticle>
         article_id,
         title,
         requested_title,
-        collision,
+        collision: false,
+        page_id,
     })
 }

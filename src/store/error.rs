@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{JobId, SourceId};
+use super::{JobId, PageId, SourceId};
 
 /// Everything that can go wrong in the store. Messages say what failed and where.
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +87,17 @@ pub enum StoreError {
     /// No job has this id.
     #[error("job {0} does not exist")]
     JobNotFound(JobId),
+    /// No page has this id.
+    #[error("page {0} does not exist")]
+    PageNotFound(PageId),
+    /// The page has no such version.
+    #[error("page {page} has no version {version} (its history lists the versions it has)")]
+    PageVersionNotFound {
+        /// The page.
+        page: PageId,
+        /// The version asked for.
+        version: u32,
+    },
     /// A compile result whose title is empty after trimming cannot be stored.
     #[error("the article for source {0} has an empty title")]
     EmptyTitle(SourceId),

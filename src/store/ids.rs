@@ -44,6 +44,11 @@ id_type!(
     /// Identifies a compile job (row of `jobs`).
     JobId
 );
+id_type!(
+    /// Identifies a wiki page (row of `pages`). The pages of an upgraded wiki have the ids
+    /// of the articles they were made from; an id is never given to a second page.
+    PageId
+);
 
 macro_rules! text_enum {
     ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
@@ -139,5 +144,25 @@ text_enum!(
         Failed => "failed",
         /// Stopped by a person before it finished; it will not run.
         Cancelled => "cancelled",
+    }
+);
+
+text_enum!(
+    /// What a wiki page is.
+    PageKind {
+        /// A page about one topic, written from the digests that name it.
+        Topic => "topic",
+        /// A saved answer to a question.
+        Answer => "answer",
+    }
+);
+
+text_enum!(
+    /// Who wrote a version of a page.
+    AuthorKind {
+        /// A model (its provider and model are recorded).
+        Model => "model",
+        /// A person (a restore of an earlier version).
+        Person => "person",
     }
 );

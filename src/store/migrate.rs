@@ -136,6 +136,21 @@ pub static MIGRATIONS: &[Migration] = &[
          collision keeps both rows, the later as origin#source-<id>",
         super::scrub::scrub_url_origins,
     ),
+    Migration::rebuild(
+        5,
+        "0005_pages.sql",
+        include_str!("../../migrations/0005_pages.sql"),
+    ),
+    Migration::rust(
+        6,
+        "0006_pages_from_digests.rs",
+        "digest titles lose the ` (N)` a collision added (the title the model asked for, from \
+         the last compiled raw answer, else the suffix stripped); digests grouped by \
+         page_key of the title; each group is one page with the id of its oldest digest, \
+         version 1 = that digest, stale when the group has several; other spellings and \
+         former titles become aliases",
+        super::backfill::pages_from_digests,
+    ),
 ];
 
 /// Checks the applied migrations against `known` and applies the missing ones in order.

@@ -1,4 +1,5 @@
-//! SQLite store: connection setup, migrations, sources, articles, links, compile log, jobs.
+//! SQLite store: connection setup, migrations, sources, digests (articles), pages, links,
+//! compile log, jobs.
 //!
 //! The store owns every line of SQL in WikiMind; callers see typed methods and typed
 //! values. One [`Store`] wraps one connection behind a mutex, so it is `Send + Sync` and
@@ -11,10 +12,12 @@
 //! `lower()` only folds ASCII.
 
 mod articles;
+mod backfill;
 mod error;
 mod ids;
 mod jobs;
 mod migrate;
+mod pages;
 mod read;
 mod scrub;
 mod sources;
@@ -30,9 +33,15 @@ pub use articles::{
     CompilationRow, CompileOutcome, CompileRecord, NewLink, SaveArticle, SavedArticle,
 };
 pub use error::{Result, StoreError};
-pub use ids::{ArticleId, JobId, JobState, SourceId, SourceKind, SourceStatus};
+pub use ids::{
+    ArticleId, AuthorKind, JobId, JobState, PageId, PageKind, SourceId, SourceKind, SourceStatus,
+};
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
 pub use migrate::{Migration, RustStep, Step, MIGRATIONS};
+pub use pages::{
+    page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
+    PageVersion, PageVersionInfo,
+};
 pub use read::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, Counts,
     OutgoingLink, SearchHit, WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,

@@ -343,7 +343,8 @@ impl Store {
         )
     }
 
-    /// Finds an article by its id number or its exact title (case-insensitive).
+    /// Finds an article by its id number or its exact title (case-insensitive; the first
+    /// article when several sources' digests have it).
     pub fn find_article(&self, key: &str) -> Result<Option<ArticleId>> {
         let key = key.trim();
         self.read(
@@ -361,7 +362,7 @@ impl Store {
                 }
                 Ok(conn
                     .query_row(
-                        "SELECT id FROM articles WHERE title_norm = ?1",
+                        "SELECT id FROM articles WHERE title_norm = ?1 ORDER BY id LIMIT 1",
                         [normalize_title(key)],
                         |row| row.get(0),
                     )

@@ -3,6 +3,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
+use super::pages::{pages_fed_by, refresh_page};
 use super::{
     content_hash, normalize_title, ArticleId, Result, SourceId, SourceKind, SourceStatus, Store,
     StoreError, NOW,
@@ -249,7 +250,8 @@ impl Store {
     }
 
     /// Finds a source by what a person would type: its id number, its exact origin, or
-    /// the exact title of its article (case-insensitive), tried in that order.
+    /// the exact title of its article (case-insensitive; the first article when several
+    /// have it), tried in that order.
     pub fn find_source(&self, key: &str) -> Result<Option<SourceSummary>> {
         let key = key.trim();
         self.read(
@@ -279,7 +281,7 @@ impl Store {
                 }
                 Ok(conn
                     .query_row(
-                        &format!("{SUMMARY_SELECT} WHERE a.title_norm = ?1"),
+                        &format!("{SUMMARY_SELECT} WHERE a.title_norm = ?1 ORDER BY a.id LIMIT 1"),
                         [normalize_title(key)],
                         summary_row,
                     )
@@ -314,16 +316,34 @@ impl Store {
         )
     }
 
-    /// Removes a source with its article, compile log and jobs. Links that pointed to
-    /// its article become wanted pages again. Returns whether the source existed.
+    /// Removes a source with its article (digest), compile log and jobs, in one
+    /// transaction. Links that pointed to its article go to another article with the same
+    /// title, or become wanted pages again. Each page it fed is brought in step: removed
+    /// when no source is left (links to it become wanted), made of the one digest left when
+    /// that digest's title names it, else marked stale saying the source was removed.
+    /// Returns whether the source existed.
     pub fn remove_source(&self, id: SourceId) -> Result<bool> {
         self.write(
             || format!("removing source {id}"),
             |tx| {
+                let fed = pages_fed_by(tx, id)?;
                 // `links.to_article` is ON DELETE SET NULL; everything else cascades.
                 let removed = tx.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+                if removed == 0 {
+                    return Ok(false);
+                }
+                tx.execute(
+                    "UPDATE links SET to_article =
+                         (SELECT a.id FROM articles a WHERE a.title_norm = links.target_norm
+                          ORDER BY a.id LIMIT 1)
+                     WHERE to_article IS NULL",
+                    [],
+                )?;
                 drop_orphan_concepts(tx)?;
-                Ok(removed > 0)
+                for page in fed {
+                    refresh_page(tx, page, &format!("source {id} was removed"))?;
+                }
+                Ok(true)
             },
         )
     }

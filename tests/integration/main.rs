@@ -9,5 +9,6 @@ mod eval;
 mod ingest;
 mod large;
 mod llm;
+mod pages;
 mod prompt;
 mod store;

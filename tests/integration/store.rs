@@ -201,8 +201,10 @@ fn recompiling_keeps_the_article_id_and_replaces_claims() {
     assert_eq!(store.compilations(id).expect("log").len(), 2);
 }
 
+/// Until schema version 5 a second `Rust` was stored as `Rust (2)`; now digests keep the
+/// title the model asked for and feed one page.
 #[test]
-fn a_title_collision_is_stored_with_a_number() {
+fn digests_that_share_a_title_keep_it_and_feed_one_page() {
     let store = Store::open_in_memory().expect("open");
     let a = add(&store, "/n/a.md", "a");
     let b = add(&store, "/n/b.md", "b");
@@ -210,28 +212,32 @@ fn a_title_collision_is_stored_with_a_number() {
     let first = save(&store, a, &result("Rust", "a"), &[]);
     let second = save(&store, b, &result("rust ", "b"), &[]);
     let third = save(&store, c, &result("Rust", "c"), &[]);
-    assert!(!first.collision);
-    assert_eq!(
-        (second.title.as_str(), second.collision),
-        ("rust (2)", true)
-    );
-    assert_eq!(second.requested_title, "rust");
-    assert_eq!((third.title.as_str(), third.collision), ("Rust (3)", true));
-    // The original is untouched and recompiling the second keeps its number.
+    for (saved, title) in [(&first, "Rust"), (&second, "rust"), (&third, "Rust")] {
+        assert_eq!((saved.title.as_str(), saved.collision), (title, false));
+        assert_eq!(saved.page_id, first.page_id, "one page for one topic");
+    }
+    // Each digest is untouched, and recompiling one keeps its id and its title.
     assert_eq!(
         store.article(first.article_id).expect("r").expect("e").body,
         "a"
     );
     let again = save(&store, b, &result("Rust", "b2"), &[]);
     assert_eq!(again.article_id, second.article_id);
-    assert_eq!(again.title, "Rust (2)");
+    assert_eq!(again.title, "Rust");
+    let pages = store.pages().expect("pages");
+    assert_eq!(pages.len(), 1);
     assert_eq!(
-        names(store.title_names().expect("titles")),
-        [
-            ("Rust".into(), 0),
-            ("Rust (2)".into(), 0),
-            ("Rust (3)".into(), 0)
-        ]
+        (pages[0].title.as_str(), pages[0].source_count),
+        ("Rust", 3)
+    );
+    assert!(
+        pages[0].stale,
+        "three digests: the page waits for its rewrite"
+    );
+    // Finding a digest by its title finds the first one.
+    assert_eq!(
+        store.find_article("RUST").expect("find"),
+        Some(first.article_id)
     );
 }
 

@@ -1,0 +1,973 @@
+//! Pages: one per topic, fed by the digests of the sources that name it.
+//!
+//! A source's digest (its row of `articles`: what the last compile of that source said)
+//! feeds the page its title names, the page whose key ([`page_key`]) is the title's. A topic
+//! page fed by one digest whose title names it *is* that digest: the store copies the digest
+//! into the page as a new version whenever it changes, with no model call. A page fed by
+//! several digests is written by the model from all of them; until that happens, a digest
+//! that joins, changes, leaves or is removed marks the page stale with the reason. A page
+//! left with no digest is removed. All of this happens inside the transaction that saves a
+//! digest ([`Store::save_article`]) or removes a source ([`Store::remove_source`]).
+//!
+//! Every version of a page is kept with its author (a model, or a person restoring an
+//! earlier version). The links of a page are kept by the key of their target and resolved
+//! when read — a page with that key, else a page with that former title — so they follow
+//! pages as they are made and removed; one that resolves to nothing is a wanted page.
+//!
+//! Names: a page's title is the spelling of the digest that made it; every other spelling
+//! a digest used becomes an alias (same key, shown only); a title the wiki showed before
+//! (`Espresso (2)` from a version 4 wiki) is a *former* alias with a key of its own, so
+//! links written with it still resolve.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::articles::NewLink;
+use super::{
+    normalize_title, ArticleId, AuthorKind, PageId, PageKind, Result, SourceId, SourceKind, Store,
+    StoreError, NOW,
+};
+use crate::contract::{CheckedClaim, Confidence};
+use crate::topic::topic_key;
+
+/// The key a page is found by: the [`topic_key`] of its name, or — for a name with no
+/// letter or digit, which has no topic key — its [`normalize_title`] form (which no topic
+/// key can equal, as topic keys hold only letters, digits, `+`, `#` and spaces).
+pub fn page_key(name: &str) -> String {
+    let key = topic_key(name);
+    if key.is_empty() {
+        normalize_title(name)
+    } else {
+        key
+    }
+}
+
+/// A claim of a page, with the sources whose text holds its quote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageClaim {
+    /// The claim as checked against its sources.
+    #[serde(flatten)]
+    pub claim: CheckedClaim,
+    /// The sources whose text holds its quote (empty when it is not grounded), by id.
+    #[serde(default)]
+    pub source_ids: Vec<SourceId>,
+}
+
+/// What one version of a page says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageContent {
+    /// The title it shows.
+    pub title: String,
+    /// Its summary.
+    pub summary: String,
+    /// Its body (markdown with `[[wiki links]]`).
+    pub body: String,
+    /// Its claims in order.
+    pub claims: Vec<PageClaim>,
+    /// Its concepts in order.
+    pub concepts: Vec<String>,
+    /// The questions its sources leave open.
+    pub open_questions: Vec<String>,
+    /// Its links in order (one per target).
+    pub links: Vec<NewLink>,
+}
+
+/// A page as listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageSummary {
+    /// Its id.
+    pub id: PageId,
+    /// What it is.
+    pub kind: PageKind,
+    /// Its title.
+    pub title: String,
+    /// Its summary.
+    pub summary: String,
+    /// How many sources' digests feed it.
+    pub source_count: u32,
+    /// Whether it needs rewriting from its digests.
+    pub stale: bool,
+    /// When its current version was written (UTC, ISO-8601).
+    pub updated_at: String,
+}
+
+/// A link going out of a page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageLink {
+    /// The target as written.
+    pub target: String,
+    /// The page it resolves to now; `None` is a wanted page.
+    pub page_id: Option<PageId>,
+    /// The sentence around the link.
+    pub context: String,
+}
+
+/// A page that links to another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageBacklink {
+    /// The linking page.
+    pub page_id: PageId,
+    /// Its title.
+    pub title: String,
+    /// The sentence around the link.
+    pub context: String,
+}
+
+/// A page with everything on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page {
+    /// Its id.
+    pub id: PageId,
+    /// What it is.
+    pub kind: PageKind,
+    /// Its title.
+    pub title: String,
+    /// Its summary.
+    pub summary: String,
+    /// Its body (markdown with `[[wiki links]]`).
+    pub body: String,
+    /// The number of its current version.
+    pub version: u32,
+    /// Why it needs rewriting from its digests (`None`: it is current).
+    pub stale_reason: Option<String>,
+    /// Why its last rewrite was refused and the previous version kept (`None`: fine).
+    pub flagged: Option<String>,
+    /// When it was made (UTC, ISO-8601).
+    pub created_at: String,
+    /// When its current version was written (UTC, ISO-8601).
+    pub updated_at: String,
+    /// Its claims in order.
+    pub claims: Vec<PageClaim>,
+    /// Its concepts in order.
+    pub concepts: Vec<String>,
+    /// The questions its sources leave open.
+    pub open_questions: Vec<String>,
+    /// Links going out, in order, resolved now.
+    pub links: Vec<PageLink>,
+    /// Pages linking here (by its title or a former title), by title.
+    pub backlinks: Vec<PageBacklink>,
+    /// Its other names: spellings digests used, and titles it had before.
+    pub aliases: Vec<String>,
+}
+
+/// A digest feeding a page: one source's compile result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageDigest {
+    /// The digest (its article row).
+    pub article_id: ArticleId,
+    /// The source it digests.
+    pub source_id: SourceId,
+    /// The source's origin.
+    pub origin: String,
+    /// The source's kind.
+    pub kind: SourceKind,
+    /// The digest's title.
+    pub title: String,
+    /// The digest's summary.
+    pub summary: String,
+    /// When it was compiled (UTC, ISO-8601).
+    pub compiled_at: String,
+    /// The provider that compiled it.
+    pub provider: String,
+    /// The model that compiled it.
+    pub model: String,
+    /// For a web page that redirected, the URL it was finally read from.
+    pub final_url: Option<String>,
+}
+
+/// One version of a page as listed in its history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageVersionInfo {
+    /// Its number (1 for the first).
+    pub version: u32,
+    /// The title it showed.
+    pub title: String,
+    /// Who wrote it.
+    pub author_kind: AuthorKind,
+    /// The provider, when a model wrote it.
+    pub provider: Option<String>,
+    /// The model, when a model wrote it.
+    pub model: Option<String>,
+    /// The version it copies, when it is a restore.
+    pub restored_from: Option<u32>,
+    /// When it was written (UTC, ISO-8601).
+    pub created_at: String,
+}
+
+/// One version of a page with its content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageVersion {
+    /// Who wrote it, and when.
+    #[serde(flatten)]
+    pub info: PageVersionInfo,
+    /// What it says.
+    pub content: PageContent,
+}
+
+/// Who writes a version.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Author<'a> {
+    /// A model, named.
+    Model { provider: &'a str, model: &'a str },
+    /// A person.
+    Person,
+}
+
+fn to_json<T: Serialize + ?Sized>(column: &'static str, value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|source| StoreError::Json { column, source })
+}
+
+fn from_json<T: DeserializeOwned>(column: &'static str, text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|source| StoreError::Json { column, source })
+}
+
+fn count(value: i64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+/// The page a name leads to now: the page with that key, else the page that had it as a
+/// title before.
+pub(crate) fn resolve_key(conn: &Connection, key: &str) -> Result<Option<PageId>> {
+    Ok(conn.query_row(
+        "SELECT COALESCE((SELECT id FROM pages WHERE title_key = ?1),
+                         (SELECT page_id FROM aliases WHERE name_key = ?1 AND former = 1))",
+        [key],
+        |row| row.get(0),
+    )?)
+}
+
+/// What a digest says, as page content: its claims record its source when their quote was
+/// found in it.
+pub(crate) fn digest_content(conn: &Connection, article: ArticleId) -> Result<PageContent> {
+    let (source_id, title, summary, body): (SourceId, String, String, String) = conn.query_row(
+        "SELECT source_id, title, summary, body FROM articles WHERE id = ?1",
+        [article],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+    )?;
+    let mut stmt = conn.prepare(
+        "SELECT claim, confidence, quote, grounded FROM claims
+         WHERE article_id = ?1 ORDER BY position",
+    )?;
+    let claims = stmt
+        .query_map([article], |row| {
+            let confidence: String = row.get(1)?;
+            let claim = CheckedClaim {
+                claim: row.get(0)?,
+                confidence: Confidence::parse(&confidence).unwrap_or_default(),
+                quote: row.get(2)?,
+                grounded: row.get(3)?,
+            };
+            let grounded = claim.grounded && claim.confidence == Confidence::Sourced;
+            Ok(PageClaim {
+                claim,
+                source_ids: if grounded {
+                    vec![source_id]
+                } else {
+                    Vec::new()
+                },
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut stmt = conn.prepare(
+        "SELECT c.name FROM article_concepts ac JOIN concepts c ON c.id = ac.concept_id
+         WHERE ac.article_id = ?1 ORDER BY ac.position",
+    )?;
+    let concepts = stmt
+        .query_map([article], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut stmt = conn
+        .prepare("SELECT question FROM open_questions WHERE article_id = ?1 ORDER BY position")?;
+    let open_questions = stmt
+        .query_map([article], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut stmt = conn.prepare(
+        "SELECT target_title, context FROM links WHERE from_article = ?1 ORDER BY position",
+    )?;
+    let links = stmt
+        .query_map([article], |row| {
+            Ok(NewLink {
+                target: row.get(0)?,
+                context: row.get(1)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(PageContent {
+        title,
+        summary,
+        body,
+        claims,
+        concepts,
+        open_questions,
+        links,
+    })
+}
+
+/// What a page says now (`None`: no such page).
+fn current_content(conn: &Connection, page: PageId) -> Result<Option<PageContent>> {
+    let head: Option<(String, String, String, String, String)> = conn
+        .query_row(
+            "SELECT title, summary, body, concepts, open_questions FROM pages WHERE id = ?1",
+            [page],
+            |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((title, summary, body, concepts, open_questions)) = head else {
+        return Ok(None);
+    };
+    let claims = page_claims(conn, page)?;
+    let mut stmt = conn.prepare(
+        "SELECT target_title, context FROM page_links WHERE page_id = ?1 ORDER BY position",
+    )?;
+    let links = stmt
+        .query_map([page], |row| {
+            Ok(NewLink {
+                target: row.get(0)?,
+                context: row.get(1)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Some(PageContent {
+        title,
+        summary,
+        body,
+        claims,
+        concepts: from_json("pages.concepts", &concepts)?,
+        open_questions: from_json("pages.open_questions", &open_questions)?,
+        links,
+    }))
+}
+
+fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageClaim>> {
+    let mut stmt = conn.prepare(
+        "SELECT c.claim, c.confidence, c.quote, c.grounded,
+                (SELECT group_concat(source_id) FROM
+                    (SELECT source_id FROM claim_sources cs WHERE cs.claim_id = c.id
+                     ORDER BY source_id))
+         FROM page_claims c WHERE c.page_id = ?1 ORDER BY c.position",
+    )?;
+    let claims = stmt
+        .query_map([page], |row| {
+            let confidence: String = row.get(1)?;
+            let sources: Option<String> = row.get(4)?;
+            Ok(PageClaim {
+                claim: CheckedClaim {
+                    claim: row.get(0)?,
+                    confidence: Confidence::parse(&confidence).unwrap_or_default(),
+                    quote: row.get(2)?,
+                    grounded: row.get(3)?,
+                },
+                source_ids: sources
+                    .unwrap_or_default()
+                    .split(',')
+                    .filter_map(|id| id.parse().ok().map(SourceId))
+                    .collect(),
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(claims)
+}
+
+/// The links a page keeps of `links`: one per target key (the first, with the first
+/// non-empty context), none to the page itself, none without a key.
+fn tidy_links(conn: &Connection, page: PageId, links: &[NewLink]) -> Result<Vec<NewLink>> {
+    let mut kept: Vec<(String, NewLink)> = Vec::new();
+    for link in links {
+        let target = link.target.trim();
+        let key = page_key(target);
+        if key.is_empty() {
+            continue;
+        }
+        let context = link.context.trim();
+        if let Some((_, existing)) = kept.iter_mut().find(|(k, _)| *k == key) {
+            if existing.context.is_empty() {
+                existing.context = context.to_owned();
+            }
+            continue;
+        }
+        if resolve_key(conn, &key)? == Some(page) {
+            continue;
+        }
+        kept.push((
+            key,
+            NewLink {
+                target: target.to_owned(),
+                context: context.to_owned(),
+            },
+        ));
+    }
+    Ok(kept.into_iter().map(|(_, link)| link).collect())
+}
+
+/// Makes `content` the page's current content (title, text, claims with their sources,
+/// links). Sources named by a claim that no longer exist are left out.
+fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result<()> {
+    conn.execute(
+        &format!(
+            "UPDATE pages SET title = ?2, summary = ?3, body = ?4, concepts = ?5,
+                 open_questions = ?6, updated_at = {NOW}
+             WHERE id = ?1"
+        ),
+        params![
+            page,
+            content.title,
+            content.summary,
+            content.body,
+            to_json("pages.concepts", &content.concepts)?,
+            to_json("pages.open_questions", &content.open_questions)?,
+        ],
+    )?;
+    conn.execute("DELETE FROM page_claims WHERE page_id = ?1", [page])?;
+    let mut insert = conn.prepare(
+        "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    let mut attach = conn.prepare(
+        "INSERT OR IGNORE INTO claim_sources (claim_id, source_id)
+         SELECT ?1, id FROM sources WHERE id = ?2",
+    )?;
+    for (position, claim) in content.claims.iter().enumerate() {
+        insert.execute(params![
+            page,
+            position as i64,
+            claim.claim.claim,
+            claim.claim.confidence.as_str(),
+            claim.claim.quote,
+            claim.claim.grounded,
+        ])?;
+        let claim_id = conn.last_insert_rowid();
+        for source in &claim.source_ids {
+            attach.execute(params![claim_id, source])?;
+        }
+    }
+    conn.execute("DELETE FROM page_links WHERE page_id = ?1", [page])?;
+    let mut insert = conn.prepare(
+        "INSERT INTO page_links (page_id, position, target_title, target_key, context)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (position, link) in tidy_links(conn, page, &content.links)?.iter().enumerate() {
+        insert.execute(params![
+            page,
+            position as i64,
+            link.target,
+            page_key(&link.target),
+            link.context
+        ])?;
+    }
+    Ok(())
+}
+
+/// Records `content` as the page's next version, written by `author`, and makes it
+/// current. Returns the new version's number.
+pub(crate) fn write_version(
+    conn: &Connection,
+    page: PageId,
+    content: &PageContent,
+    author: Author<'_>,
+    restored_from: Option<u32>,
+) -> Result<u32> {
+    set_current(conn, page, content)?;
+    // The links as the page keeps them, so a version shows what the page showed.
+    let stored = current_content(conn, page)?.ok_or(StoreError::PageNotFound(page))?;
+    let version: u32 = conn.query_row(
+        "SELECT COALESCE(MAX(version), 0) + 1 FROM page_versions WHERE page_id = ?1",
+        [page],
+        |row| row.get(0),
+    )?;
+    let (kind, provider, model) = match author {
+        Author::Model { provider, model } => (AuthorKind::Model, Some(provider), Some(model)),
+        Author::Person => (AuthorKind::Person, None, None),
+    };
+    conn.execute(
+        "INSERT INTO page_versions (page_id, version, title, summary, body, claims, concepts,
+             open_questions, links, author_kind, provider, model, restored_from)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        params![
+            page,
+            version,
+            stored.title,
+            stored.summary,
+            stored.body,
+            to_json("page_versions.claims", &stored.claims)?,
+            to_json("page_versions.concepts", &stored.concepts)?,
+            to_json("page_versions.open_questions", &stored.open_questions)?,
+            to_json("page_versions.links", &stored.links)?,
+            kind,
+            provider,
+            model,
+            restored_from,
+        ],
+    )?;
+    conn.execute(
+        "UPDATE pages SET version = ?2 WHERE id = ?1",
+        params![page, version],
+    )?;
+    Ok(version)
+}
+
+/// Marks a page stale, adding `reason` to the reasons it already has.
+fn mark_stale(conn: &Connection, page: PageId, reason: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE pages SET stale_reason = CASE
+             WHEN stale_reason IS NULL THEN ?2
+             WHEN instr(stale_reason, ?2) > 0 THEN stale_reason
+             ELSE stale_reason || '; ' || ?2 END
+         WHERE id = ?1",
+        params![page, reason],
+    )?;
+    Ok(())
+}
+
+/// Brings a page in step with the digests feeding it, after one joined, changed, left or
+/// was removed (`reason` says which, for a page that becomes stale): no digest left, the
+/// page is removed; one digest whose title names the page, the page is that digest (copied
+/// as a new version when it differs) and current; otherwise the page is stale.
+pub(crate) fn refresh_page(conn: &Connection, page: PageId, reason: &str) -> Result<()> {
+    let head: Option<(PageKind, String, String)> = conn
+        .query_row(
+            "SELECT kind, title_key, title FROM pages WHERE id = ?1",
+            [page],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .optional()?;
+    let Some((kind, key, title)) = head else {
+        return Ok(());
+    };
+    let feeding: Vec<(ArticleId, String, String, String)> = {
+        let mut stmt = conn.prepare(
+            "SELECT a.id, a.title, a.provider, a.model FROM page_sources ps
+             JOIN articles a ON a.source_id = ps.source_id
+             WHERE ps.page_id = ?1",
+        )?;
+        let rows = stmt.query_map([page], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let sources: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM page_sources WHERE page_id = ?1",
+        [page],
+        |row| row.get(0),
+    )?;
+    if sources == 0 {
+        conn.execute("DELETE FROM pages WHERE id = ?1", [page])?;
+        return Ok(());
+    }
+    match feeding.as_slice() {
+        [(article, digest_title, provider, model)]
+            if sources == 1 && kind == PageKind::Topic && page_key(digest_title) == key =>
+        {
+            let mut content = digest_content(conn, *article)?;
+            content.title = title;
+            content.links = tidy_links(conn, page, &content.links)?;
+            if current_content(conn, page)?.as_ref() != Some(&content) {
+                write_version(
+                    conn,
+                    page,
+                    &content,
+                    Author::Model { provider, model },
+                    None,
+                )?;
+            }
+            conn.execute(
+                "UPDATE pages SET stale_reason = NULL, flagged = NULL WHERE id = ?1",
+                [page],
+            )?;
+        }
+        _ => mark_stale(conn, page, reason)?,
+    }
+    Ok(())
+}
+
+/// Keeps pages in step with the digest of `source` just saved, titled `title`: the source leaves the pages it fed whose topic its title no longer names,
+/// feeds the page its title names (made when there is none), and each of those pages is
+/// refreshed ([`refresh_page`]). Returns the page its title names.
+pub(crate) fn feed_pages(conn: &Connection, source: SourceId, title: &str) -> Result<PageId> {
+    let key = page_key(title);
+    let left: Vec<PageId> = {
+        let mut stmt = conn.prepare(
+            "SELECT ps.page_id FROM page_sources ps JOIN pages p ON p.id = ps.page_id
+             WHERE ps.source_id = ?1 AND p.title_key <> ?2 AND p.kind = 'topic'",
+        )?;
+        let rows = stmt.query_map(params![source, key], |row| row.get(0))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for page in left {
+        conn.execute(
+            "DELETE FROM page_sources WHERE page_id = ?1 AND source_id = ?2",
+            params![page, source],
+        )?;
+        refresh_page(
+            conn,
+            page,
+            &format!("source {source} now names another topic"),
+        )?;
+    }
+
+    let existing: Option<(PageId, String)> = conn
+        .query_row(
+            "SELECT id, title FROM pages WHERE title_key = ?1",
+            [&key],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?;
+    let (page, joined) = match existing {
+        Some((page, page_title)) => {
+            if page_title != title {
+                conn.execute(
+                    "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former)
+                     VALUES (?1, ?2, ?3, 0)",
+                    params![page, title, key],
+                )?;
+            }
+            let added = conn.execute(
+                "INSERT OR IGNORE INTO page_sources (page_id, source_id) VALUES (?1, ?2)",
+                params![page, source],
+            )?;
+            (page, added > 0)
+        }
+        None => {
+            // The topic now has a page of its own: a former title with its key gives way.
+            conn.execute(
+                "DELETE FROM aliases WHERE former = 1 AND name_key = ?1",
+                [&key],
+            )?;
+            conn.execute(
+                "INSERT INTO pages (kind, title, title_key, summary, body, version)
+                 VALUES ('topic', ?1, ?2, '', '', 0)",
+                params![title, key],
+            )?;
+            let page = PageId(conn.last_insert_rowid());
+            conn.execute(
+                "INSERT INTO page_sources (page_id, source_id) VALUES (?1, ?2)",
+                params![page, source],
+            )?;
+            (page, true)
+        }
+    };
+    let reason = if joined {
+        format!("source {source} now feeds this page")
+    } else {
+        format!("source {source} changed since this page was written")
+    };
+    refresh_page(conn, page, &reason)?;
+    Ok(page)
+}
+
+/// The pages `source` feeds, to refresh once it is removed.
+pub(crate) fn pages_fed_by(conn: &Connection, source: SourceId) -> Result<Vec<PageId>> {
+    let mut stmt =
+        conn.prepare("SELECT page_id FROM page_sources WHERE source_id = ?1 ORDER BY page_id")?;
+    let rows = stmt.query_map([source], |row| row.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+const SUMMARY_SELECT: &str = "SELECT p.id, p.kind, p.title, p.summary,
+        (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id),
+        p.stale_reason IS NOT NULL, p.updated_at
+    FROM pages p";
+
+fn summary_row(row: &Row<'_>) -> rusqlite::Result<PageSummary> {
+    Ok(PageSummary {
+        id: row.get(0)?,
+        kind: row.get(1)?,
+        title: row.get(2)?,
+        summary: row.get(3)?,
+        source_count: count(row.get(4)?),
+        stale: row.get(5)?,
+        updated_at: row.get(6)?,
+    })
+}
+
+/// Sorts pages by title as a person reads it (case-insensitively, then by id).
+fn by_title(mut pages: Vec<PageSummary>) -> Vec<PageSummary> {
+    pages.sort_by_cached_key(|p| (p.title.to_lowercase(), p.id));
+    pages
+}
+
+fn version_info(row: &Row<'_>) -> rusqlite::Result<PageVersionInfo> {
+    Ok(PageVersionInfo {
+        version: row.get(0)?,
+        title: row.get(1)?,
+        author_kind: row.get(2)?,
+        provider: row.get(3)?,
+        model: row.get(4)?,
+        restored_from: row.get(5)?,
+        created_at: row.get(6)?,
+    })
+}
+
+fn page_in(conn: &Connection, id: PageId) -> Result<Option<Page>> {
+    let head = conn
+        .query_row(
+            "SELECT kind, title, title_key, summary, body, version, stale_reason, flagged,
+                    created_at, updated_at, concepts, open_questions
+             FROM pages WHERE id = ?1",
+            [id],
+            |row| {
+                let page = Page {
+                    id,
+                    kind: row.get(0)?,
+                    title: row.get(1)?,
+                    summary: row.get(3)?,
+                    body: row.get(4)?,
+                    version: row.get(5)?,
+                    stale_reason: row.get(6)?,
+                    flagged: row.get(7)?,
+                    created_at: row.get(8)?,
+                    updated_at: row.get(9)?,
+                    claims: Vec::new(),
+                    concepts: Vec::new(),
+                    open_questions: Vec::new(),
+                    links: Vec::new(),
+                    backlinks: Vec::new(),
+                    aliases: Vec::new(),
+                };
+                let key: String = row.get(2)?;
+                let concepts: String = row.get(10)?;
+                let questions: String = row.get(11)?;
+                Ok((page, key, concepts, questions))
+            },
+        )
+        .optional()?;
+    let Some((mut page, key, concepts, questions)) = head else {
+        return Ok(None);
+    };
+    page.concepts = from_json("pages.concepts", &concepts)?;
+    page.open_questions = from_json("pages.open_questions", &questions)?;
+    page.claims = page_claims(conn, id)?;
+
+    let mut stmt = conn.prepare(
+        "SELECT l.target_title,
+                COALESCE((SELECT p.id FROM pages p WHERE p.title_key = l.target_key),
+                         (SELECT a.page_id FROM aliases a
+                          WHERE a.name_key = l.target_key AND a.former = 1)),
+                l.context
+         FROM page_links l WHERE l.page_id = ?1 ORDER BY l.position",
+    )?;
+    page.links = stmt
+        .query_map([id], |row| {
+            Ok(PageLink {
+                target: row.get(0)?,
+                page_id: row.get(1)?,
+                context: row.get(2)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+
+    let mut stmt = conn.prepare(
+        "SELECT p.id, p.title, l.context FROM page_links l JOIN pages p ON p.id = l.page_id
+         WHERE l.page_id <> ?1
+           AND (l.target_key = ?2
+                OR l.target_key IN (SELECT name_key FROM aliases
+                                    WHERE page_id = ?1 AND former = 1))
+         ORDER BY p.title_key, p.id",
+    )?;
+    page.backlinks = stmt
+        .query_map(params![id, key], |row| {
+            Ok(PageBacklink {
+                page_id: row.get(0)?,
+                title: row.get(1)?,
+                context: row.get(2)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+
+    let mut stmt =
+        conn.prepare("SELECT name FROM aliases WHERE page_id = ?1 ORDER BY former, name")?;
+    page.aliases = stmt
+        .query_map([id], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Some(page))
+}
+
+impl Store {
+    /// One page with its claims (and the sources holding each), concepts, open questions,
+    /// links (resolved now), backlinks and aliases.
+    pub fn page(&self, id: PageId) -> Result<Option<Page>> {
+        self.read(|| format!("reading page {id}"), |conn| page_in(conn, id))
+    }
+
+    /// Finds a page by a name a person or a link uses: its title or any spelling of it
+    /// (case, whitespace, punctuation, diacritics and regular plurals do not matter;
+    /// numbers do), or a title it had before. Never by id: a page may be named `2001`.
+    pub fn find_page(&self, name: &str) -> Result<Option<PageId>> {
+        let key = page_key(name.trim());
+        if key.is_empty() {
+            return Ok(None);
+        }
+        self.read(
+            || format!("looking up the page {name:?}"),
+            |conn| resolve_key(conn, &key),
+        )
+    }
+
+    /// Every page, by title.
+    pub fn pages(&self) -> Result<Vec<PageSummary>> {
+        self.read(
+            || "listing pages".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(SUMMARY_SELECT)?;
+                let rows = stmt.query_map([], summary_row)?;
+                Ok(by_title(rows.collect::<rusqlite::Result<_>>()?))
+            },
+        )
+    }
+
+    /// The pages that need rewriting from their digests, by id.
+    pub fn stale_pages(&self) -> Result<Vec<PageSummary>> {
+        self.read(
+            || "listing stale pages".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(&format!(
+                    "{SUMMARY_SELECT} WHERE p.stale_reason IS NOT NULL ORDER BY p.id"
+                ))?;
+                let rows = stmt.query_map([], summary_row)?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// The digests feeding a page, oldest first.
+    pub fn page_digests(&self, id: PageId) -> Result<Vec<PageDigest>> {
+        self.read(
+            || format!("listing the sources of page {id}"),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT a.id, a.source_id, s.origin, s.kind, a.title, a.summary,
+                            a.updated_at, a.provider, a.model, s.final_url
+                     FROM page_sources ps
+                     JOIN sources s ON s.id = ps.source_id
+                     JOIN articles a ON a.source_id = ps.source_id
+                     WHERE ps.page_id = ?1
+                     ORDER BY a.created_at, a.id",
+                )?;
+                let rows = stmt.query_map([id], |row| {
+                    Ok(PageDigest {
+                        article_id: row.get(0)?,
+                        source_id: row.get(1)?,
+                        origin: row.get(2)?,
+                        kind: row.get(3)?,
+                        title: row.get(4)?,
+                        summary: row.get(5)?,
+                        compiled_at: row.get(6)?,
+                        provider: row.get(7)?,
+                        model: row.get(8)?,
+                        final_url: row.get(9)?,
+                    })
+                })?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// The pages a source's digest feeds, by title.
+    pub fn source_pages(&self, source: SourceId) -> Result<Vec<PageSummary>> {
+        self.read(
+            || format!("listing the pages of source {source}"),
+            |conn| {
+                let mut stmt = conn.prepare(&format!(
+                    "{SUMMARY_SELECT}
+                     WHERE p.id IN (SELECT page_id FROM page_sources WHERE source_id = ?1)"
+                ))?;
+                let rows = stmt.query_map([source], summary_row)?;
+                Ok(by_title(rows.collect::<rusqlite::Result<_>>()?))
+            },
+        )
+    }
+
+    /// Every version of a page, oldest first (empty when there is no such page).
+    pub fn page_history(&self, id: PageId) -> Result<Vec<PageVersionInfo>> {
+        self.read(
+            || format!("reading the history of page {id}"),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT version, title, author_kind, provider, model, restored_from,
+                            created_at
+                     FROM page_versions WHERE page_id = ?1 ORDER BY version",
+                )?;
+                let rows = stmt.query_map([id], version_info)?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// One version of a page with what it said.
+    pub fn page_version(&self, id: PageId, version: u32) -> Result<Option<PageVersion>> {
+        self.read(
+            || format!("reading version {version} of page {id}"),
+            |conn| version_in(conn, id, version),
+        )
+    }
+
+    /// Restores an earlier version of a page: its content becomes a new version, written
+    /// by the person (history keeps every version in between). The page keeps its title
+    /// when the version's title names another topic, and stays stale if it was. Returns
+    /// the new version's number.
+    pub fn restore_page_version(&self, id: PageId, version: u32) -> Result<u32> {
+        self.write(
+            || format!("restoring version {version} of page {id}"),
+            |tx| {
+                let head: Option<(String, String)> = tx
+                    .query_row(
+                        "SELECT title, title_key FROM pages WHERE id = ?1",
+                        [id],
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )
+                    .optional()?;
+                let (title, key) = head.ok_or(StoreError::PageNotFound(id))?;
+                let mut old = version_in(tx, id, version)?
+                    .ok_or(StoreError::PageVersionNotFound { page: id, version })?
+                    .content;
+                if page_key(&old.title) != key {
+                    old.title = title;
+                }
+                write_version(tx, id, &old, Author::Person, Some(version))
+            },
+        )
+    }
+}
+
+fn version_in(conn: &Connection, id: PageId, version: u32) -> Result<Option<PageVersion>> {
+    let row = conn
+        .query_row(
+            "SELECT version, title, author_kind, provider, model, restored_from, created_at,
+                    summary, body, claims, concepts, open_questions, links
+             FROM page_versions WHERE page_id = ?1 AND version = ?2",
+            params![id, version],
+            |row| {
+                let info = version_info(row)?;
+                let texts: [String; 6] = [
+                    row.get(7)?,
+                    row.get(8)?,
+                    row.get(9)?,
+                    row.get(10)?,
+                    row.get(11)?,
+                    row.get(12)?,
+                ];
+                Ok((info, texts))
+            },
+        )
+        .optional()?;
+    let Some((info, [summary, body, claims, concepts, questions, links])) = row else {
+        return Ok(None);
+    };
+    let content = PageContent {
+        title: info.title.clone(),
+        summary,
+        body,
+        claims: from_json("page_versions.claims", &claims)?,
+        concepts: from_json("page_versions.concepts", &concepts)?,
+        open_questions: from_json("page_versions.open_questions", &questions)?,
+        links: from_json("page_versions.links", &links)?,
+    };
+    Ok(Some(PageVersion { info, content }))
+}
