@@ -810,6 +810,33 @@ impl Store {
         )
     }
 
+    /// The page a digest's title names: what a digest id that is no page id (a digest
+    /// that joined an older digest's page in the upgrade) leads to.
+    pub fn digest_page(&self, article: ArticleId) -> Result<Option<PageId>> {
+        self.read(
+            || format!("finding the page of article {article}"),
+            |conn| {
+                let title: Option<String> = conn
+                    .query_row(
+                        "SELECT title FROM articles WHERE id = ?1",
+                        [article],
+                        |row| row.get(0),
+                    )
+                    .optional()?;
+                match title {
+                    Some(title) => Ok(conn
+                        .query_row(
+                            "SELECT id FROM pages WHERE title_key = ?1",
+                            [page_key(&title)],
+                            |row| row.get(0),
+                        )
+                        .optional()?),
+                    None => Ok(None),
+                }
+            },
+        )
+    }
+
     /// Every page, by title.
     pub fn pages(&self) -> Result<Vec<PageSummary>> {
         self.read(

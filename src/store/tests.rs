@@ -85,6 +85,16 @@ fn a_failed_save_leaves_the_old_article_intact() {
     assert_eq!(store.search("new").expect("search"), Vec::new());
     assert_eq!(store.search("old").expect("search").len(), 1);
     assert_eq!(store.find_article("new title").expect("find"), None);
+    // The pages too: the old page is as it was, and the new title made none.
+    assert_eq!(store.find_page("new title").expect("find"), None);
+    let page = store
+        .page(first.page_id)
+        .expect("read")
+        .expect("the old page");
+    assert_eq!((page.title.as_str(), page.version), ("Old Title", 1));
+    assert_eq!(page.body, "old body words");
+    assert_eq!(page.claims[0].source_ids, [id]);
+    assert_eq!(store.page_history(first.page_id).expect("history").len(), 1);
 }
 
 #[test]

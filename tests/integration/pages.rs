@@ -584,9 +584,16 @@ fn an_upgrade_restores_numbered_titles_and_gives_each_topic_one_page() {
     for name in ["Espresso (2)", "espressos", "ESPRESSO"] {
         assert_eq!(found(&store, name), Some(espresso.id), "{name}");
     }
-    // The digests that joined another's page are no pages of their own.
-    assert!(store.page(PageId(20)).expect("read").is_none());
-    assert!(store.page(PageId(21)).expect("read").is_none());
+    // The digests that joined another's page are no pages of their own: their ids lead
+    // to the page they feed.
+    for digest in [20, 21] {
+        assert!(store.page(PageId(digest)).expect("read").is_none());
+        assert_eq!(
+            store.digest_page(ArticleId(digest)).expect("find"),
+            Some(espresso.id)
+        );
+    }
+    assert_eq!(store.digest_page(ArticleId(99)).expect("find"), None);
 
     let cold_brew = store.page(PageId(3)).expect("read").expect("Cold Brew");
     assert_eq!(cold_brew.aliases, ["Cold Brew (2)"]);
@@ -614,7 +621,46 @@ fn an_upgrade_restores_numbered_titles_and_gives_each_topic_one_page() {
         "{targets:?}"
     );
     assert!(espresso.backlinks.iter().any(|b| b.page_id == PageId(6)));
-    // And a digest found by its old numbered title still shows (as today, until `show`
-    // speaks of pages): it now carries the title the model asked for.
+    // The digests are still there for what reads them today (until `show` speaks of
+    // pages), under the titles the model asked for, and both search indexes are whole.
     assert_eq!(store.find_article("20").expect("find"), Some(ArticleId(20)));
+    assert!(store
+        .search("book")
+        .expect("search")
+        .iter()
+        .any(|hit| hit.article_id == ArticleId(20) && hit.title == "Espresso"));
+    {
+        let conn = rusqlite::Connection::open(&path).expect("open raw");
+        for index in ["articles_fts", "pages_fts"] {
+            conn.execute_batch(&format!(
+                "INSERT INTO {index}({index}) VALUES ('integrity-check')"
+            ))
+            .unwrap_or_else(|e| panic!("{index}: {e}"));
+        }
+        assert_eq!(
+            count(
+                &conn,
+                "SELECT COUNT(*) FROM pages_fts WHERE pages_fts MATCH 'book'"
+            ),
+            0,
+            "version 1 of Espresso is the oldest digest, not the book"
+        );
+        assert_eq!(
+            count(
+                &conn,
+                "SELECT rowid FROM pages_fts WHERE pages_fts MATCH 'concentrated'"
+            ),
+            5
+        );
+    }
+
+    // A new topic named like an old numbered title takes the name over: numbers never
+    // merge, so `Espresso 2` is not the Espresso page.
+    let sequel = add(&store, "/n/espresso-2.md", "the sequel");
+    let saved = compile(&store, sequel, &result("Espresso 2", "sequel"), &[], &[]);
+    assert_ne!(saved.page_id, espresso.id);
+    assert_eq!(found(&store, "Espresso (2)"), Some(saved.page_id));
+    let espresso = store.page(espresso.id).expect("read").expect("Espresso");
+    assert_eq!(espresso.aliases, ["Espressos"]);
+    assert_eq!(espresso.body, article.body, "untouched by the new topic");
 }
