@@ -102,10 +102,12 @@ CREATE TABLE page_versions (
     PRIMARY KEY (page_id, version)
 );
 
--- Which sources' digests feed a page.
+-- Which sources' digests feed a page: the page its title names (`by_title` = 1), or a page
+-- of a concept or link target it names (0).
 CREATE TABLE page_sources (
     page_id   INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
     source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    by_title  INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (page_id, source_id)
 );
 CREATE INDEX page_sources_source ON page_sources(source_id);

@@ -587,15 +587,16 @@ pub(crate) fn refresh_page(conn: &Connection, page: PageId, reason: &str) -> Res
     Ok(())
 }
 
-/// Keeps pages in step with the digest of `source` just saved, titled `title`: the source leaves the pages it fed whose topic its title no longer names,
-/// feeds the page its title names (made when there is none), and each of those pages is
-/// refreshed ([`refresh_page`]). Returns the page its title names.
+/// Keeps pages in step with the digest of `source` just saved, titled `title`: the source
+/// leaves the pages it fed because its title named them and that its title no longer
+/// names, feeds the page its title names (made when there is none), and each of those pages
+/// is refreshed ([`refresh_page`]). Returns the page its title names.
 pub(crate) fn feed_pages(conn: &Connection, source: SourceId, title: &str) -> Result<PageId> {
     let key = page_key(title);
     let left: Vec<PageId> = {
         let mut stmt = conn.prepare(
             "SELECT ps.page_id FROM page_sources ps JOIN pages p ON p.id = ps.page_id
-             WHERE ps.source_id = ?1 AND p.title_key <> ?2 AND p.kind = 'topic'",
+             WHERE ps.source_id = ?1 AND ps.by_title = 1 AND p.title_key <> ?2",
         )?;
         let rows = stmt.query_map(params![source, key], |row| row.get(0))?;
         rows.collect::<rusqlite::Result<_>>()?
@@ -629,7 +630,9 @@ pub(crate) fn feed_pages(conn: &Connection, source: SourceId, title: &str) -> Re
                 )?;
             }
             let added = conn.execute(
-                "INSERT OR IGNORE INTO page_sources (page_id, source_id) VALUES (?1, ?2)",
+                "INSERT INTO page_sources (page_id, source_id, by_title) VALUES (?1, ?2, 1)
+                 ON CONFLICT (page_id, source_id) DO UPDATE SET by_title = 1
+                 WHERE by_title = 0",
                 params![page, source],
             )?;
             (page, added > 0)
@@ -688,7 +691,7 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<PageSummary> {
 }
 
 /// Sorts pages by title as a person reads it (case-insensitively, then by id).
-fn by_title(mut pages: Vec<PageSummary>) -> Vec<PageSummary> {
+fn sorted_by_title(mut pages: Vec<PageSummary>) -> Vec<PageSummary> {
     pages.sort_by_cached_key(|p| (p.title.to_lowercase(), p.id));
     pages
 }
@@ -844,7 +847,7 @@ impl Store {
             |conn| {
                 let mut stmt = conn.prepare(SUMMARY_SELECT)?;
                 let rows = stmt.query_map([], summary_row)?;
-                Ok(by_title(rows.collect::<rusqlite::Result<_>>()?))
+                Ok(sorted_by_title(rows.collect::<rusqlite::Result<_>>()?))
             },
         )
     }
@@ -906,7 +909,7 @@ impl Store {
                      WHERE p.id IN (SELECT page_id FROM page_sources WHERE source_id = ?1)"
                 ))?;
                 let rows = stmt.query_map([source], summary_row)?;
-                Ok(by_title(rows.collect::<rusqlite::Result<_>>()?))
+                Ok(sorted_by_title(rows.collect::<rusqlite::Result<_>>()?))
             },
         )
     }

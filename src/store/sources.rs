@@ -336,7 +336,9 @@ impl Store {
                     "UPDATE links SET to_article =
                          (SELECT a.id FROM articles a WHERE a.title_norm = links.target_norm
                           ORDER BY a.id LIMIT 1)
-                     WHERE to_article IS NULL",
+                     WHERE to_article IS NULL
+                       AND EXISTS (SELECT 1 FROM articles a
+                                   WHERE a.title_norm = links.target_norm)",
                     [],
                 )?;
                 drop_orphan_concepts(tx)?;

@@ -234,11 +234,28 @@ fn digests_that_share_a_title_keep_it_and_feed_one_page() {
         pages[0].stale,
         "three digests: the page waits for its rewrite"
     );
-    // Finding a digest by its title finds the first one.
+    // Finding a digest by its title finds the first one, and so does a link; when that
+    // one goes, the link goes to the next digest with the title rather than nowhere.
     assert_eq!(
         store.find_article("RUST").expect("find"),
         Some(first.article_id)
     );
+    let d = add(&store, "/n/d.md", "d");
+    let linking = save(&store, d, &result("Cargo", "d"), &[link("Rust", "")]);
+    let target = |store: &Store| {
+        store
+            .article(linking.article_id)
+            .expect("r")
+            .expect("e")
+            .links[0]
+            .article_id
+    };
+    assert_eq!(target(&store), Some(first.article_id));
+    save(&store, a, &result("Rust Book", "a"), &[]);
+    assert_eq!(target(&store), Some(second.article_id));
+    store.remove_source(b).expect("remove");
+    assert_eq!(target(&store), Some(third.article_id));
+    assert!(store.wanted_pages().expect("wanted").is_empty());
 }
 
 #[test]
