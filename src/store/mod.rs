@@ -17,6 +17,7 @@ mod error;
 mod ids;
 mod jobs;
 mod migrate;
+mod page_read;
 mod pages;
 mod read;
 mod scrub;
@@ -38,6 +39,7 @@ pub use ids::{
 };
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
 pub use migrate::{Migration, RustStep, Step, MIGRATIONS};
+pub use page_read::{PageCounts, PageHit};
 pub use pages::{
     page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
     PageVersion, PageVersionInfo,

@@ -387,7 +387,7 @@ fn unknown_source_and_article_are_usage_errors() {
         .args(["show", "Nothing"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("no article titled"));
+        .stderr(predicate::str::contains("no page titled"));
     env.cmd()
         .args(["compile", "nope"])
         .assert()
