@@ -18,7 +18,7 @@ use crate::reading::{
 };
 use crate::render::{render_article, LinkTarget, SafeHtml};
 use crate::store::{
-    ArticleDetail, ArticleId, IngestOutcome, NewSource, PageId, SourceId, SourceStatus, Store,
+    ArticleDetail, ArticleId, Landed, NewSource, PageId, SourceId, SourceStatus, Store,
     StoreError,
 };
 
@@ -82,7 +82,7 @@ pub struct AddedSource {
     /// Its title, if one was found.
     pub title: Option<String>,
     /// `added`, `unchanged` or `changed`.
-    pub outcome: &'static str,
+    pub outcome: Landed,
     /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
     pub final_url: Option<String>,
 }
@@ -97,8 +97,8 @@ pub struct IngestSummary {
 }
 
 impl IngestSummary {
-    /// How many sources had this outcome (`added`, `changed` or `unchanged`).
-    pub fn count(&self, outcome: &str) -> usize {
+    /// How many sources had this outcome.
+    pub fn count(&self, outcome: Landed) -> usize {
         self.sources.iter().filter(|s| s.outcome == outcome).count()
     }
 
@@ -219,11 +219,7 @@ impl Wiki {
                     source_id: outcome.source_id(),
                     origin: s.origin.clone(),
                     title: s.title.clone(),
-                    outcome: match outcome {
-                        IngestOutcome::Added(_) => "added",
-                        IngestOutcome::Unchanged(_) => "unchanged",
-                        IngestOutcome::Changed(_) => "changed",
-                    },
+                    outcome: outcome.landed(),
                     final_url: s.final_url.clone(),
                 })
             })
@@ -777,7 +773,7 @@ mod tests {
             "{}",
             run.errors[0]
         );
-        assert_eq!(run.summary.count("added"), 1);
+        assert_eq!(run.summary.count(Landed::Added), 1);
         assert_eq!(wiki.store().sources().expect("sources").len(), 1);
     }
 
@@ -791,7 +787,7 @@ mod tests {
         assert!(run.succeeded());
         let source = &run.summary.sources[0];
         assert_eq!(source.title.as_deref(), Some("Pasted"));
-        assert_eq!(source.outcome, "added");
+        assert_eq!(source.outcome, Landed::Added);
     }
 
     #[tokio::test]
@@ -820,13 +816,13 @@ mod tests {
         let first = wiki
             .ingest_inputs(std::slice::from_ref(&folder), &mut std::io::empty(), None)
             .await;
-        assert_eq!(first.summary.count("added"), 1);
+        assert_eq!(first.summary.count(Landed::Added), 1);
         let skipped: Vec<(&str, usize)> = first.summary.skipped_by_reason().into_iter().collect();
         assert_eq!(skipped, [("hidden", 1), ("unsupported_extension", 2)]);
         let again = wiki
             .ingest_inputs(&[folder], &mut std::io::empty(), None)
             .await;
-        assert_eq!(again.summary.count("added"), 0);
-        assert_eq!(again.summary.count("unchanged"), 1);
+        assert_eq!(again.summary.count(Landed::Added), 0);
+        assert_eq!(again.summary.count(Landed::Unchanged), 1);
     }
 }

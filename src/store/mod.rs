@@ -48,7 +48,7 @@ pub use read::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, Counts,
     OutgoingLink, SearchHit, WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,
 };
-pub use sources::{IngestOutcome, NewSource, Source, SourceSummary};
+pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
 
 /// The database file name inside a data directory.
 pub const DATABASE_FILE: &str = "wikimind.db";
