@@ -18,8 +18,7 @@ use crate::reading::{
 };
 use crate::render::{render_article, LinkTarget, SafeHtml};
 use crate::store::{
-    ArticleDetail, ArticleId, Landed, NewSource, PageId, SourceId, SourceStatus, Store,
-    StoreError,
+    ArticleDetail, ArticleId, Landed, NewSource, PageId, SourceId, SourceStatus, Store, StoreError,
 };
 
 /// Anything that can go wrong behind a shell command, with a message a person can act on.

@@ -3,61 +3,11 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 use wikimind_testserver::{Finish, Reply, TestServer};
 
-struct Env {
-    dir: tempfile::TempDir,
-    base_url: String,
-    provider: &'static str,
-}
-
-impl Env {
-    fn new(server: &TestServer) -> Env {
-        Env {
-            dir: tempfile::tempdir().unwrap(),
-            base_url: server.url(),
-            provider: "ollama",
-        }
-    }
-
-    fn data(&self) -> std::path::PathBuf {
-        self.dir.path().join("data")
-    }
-
-    fn notes(&self) -> std::path::PathBuf {
-        self.dir.path().join("notes")
-    }
-
-    fn cmd(&self) -> Command {
-        let mut c = crate::common::wikimind(self.dir.path(), &self.base_url);
-        c.env("WIKIMIND_PROVIDER", self.provider)
-            .timeout(std::time::Duration::from_secs(120));
-        c
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let out = self
-            .cmd()
-            .arg("--json")
-            .args(args)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        serde_json::from_slice(&out)
-            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out)))
-    }
-
-    fn write_note(&self, name: &str, text: &str) {
-        let path = self.notes().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-}
+use crate::common::Env;
 
 fn titles(list: &Value) -> Vec<String> {
     list.as_array()

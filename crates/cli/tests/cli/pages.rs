@@ -2,64 +2,19 @@
 //! found by any of its names; a source's digest; history and restore; search, wanted pages
 //! and export over pages.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 use wikimind_testserver::TestServer;
 
-struct Env {
-    dir: tempfile::TempDir,
-    base_url: String,
+use crate::common::Env;
+
+/// What the tests of this file do with an [`Env`] more than once.
+trait PagesEnv {
+    fn compile(&self);
+    fn three_espresso_notes(&self);
 }
 
-impl Env {
-    fn new(server: &TestServer) -> Env {
-        Env {
-            dir: tempfile::tempdir().unwrap(),
-            base_url: server.url(),
-        }
-    }
-
-    fn notes(&self) -> std::path::PathBuf {
-        self.dir.path().join("notes")
-    }
-
-    fn cmd(&self) -> Command {
-        let mut c = crate::common::wikimind(self.dir.path(), &self.base_url);
-        c.env("WIKIMIND_PROVIDER", "ollama")
-            .timeout(std::time::Duration::from_secs(120));
-        c
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let out = self
-            .cmd()
-            .arg("--json")
-            .args(args)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        serde_json::from_slice(&out)
-            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out)))
-    }
-
-    fn human(&self, args: &[&str]) -> String {
-        let out = self.cmd().args(args).assert().success();
-        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
-    }
-
-    fn write_note(&self, name: &str, text: &str) {
-        let path = self.notes().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    fn note_path(&self, name: &str) -> String {
-        self.notes().join(name).to_str().unwrap().to_owned()
-    }
-
+impl PagesEnv for Env {
     /// Ingests the notes folder and compiles everything.
     fn compile(&self) {
         self.cmd()
@@ -409,4 +364,100 @@ fn export_writes_one_file_per_page_and_the_digests_in_sources() {
         .assert()
         .success()
         .stdout(predicate::str::contains("wrote 1 page(s) and 3 digest(s)"));
+}
+
+/// The corpus of `tests/data/topics`: 34 notes on 9 topics under varied headings and
+/// spellings, compiled through the stand-in server, make one page per topic, with every
+/// note feeding its topic's page, every sourced claim naming the source that holds it, and
+/// the notes' links resolving to pages (all but the one that names no topic).
+#[test]
+fn a_corpus_of_overlapping_notes_makes_one_page_per_topic() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    let corpus =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/topics/notes");
+    let added = env.json(&["ingest", corpus.to_str().unwrap()]);
+    assert_eq!(added["sources"].as_array().unwrap().len(), 34, "{added}");
+    env.cmd().arg("compile").assert().success();
+
+    let pages = env.json(&["list"]);
+    let pages = pages.as_array().unwrap();
+    let mut titles: Vec<String> = pages
+        .iter()
+        .map(|p| {
+            p["title"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .replace('-', " ")
+        })
+        .collect();
+    titles.sort();
+    assert_eq!(
+        titles.len(),
+        9,
+        "one page per topic, no duplicates: {titles:?}"
+    );
+    for topic in [
+        "cold brew",
+        "crema",
+        "espresso",
+        "grind size",
+        "milk foam",
+        "pour over",
+        "roasting",
+        "tamping",
+        "water temperature",
+    ] {
+        assert!(
+            titles.iter().any(|t| t.trim_end_matches('s') == topic),
+            "{topic} in {titles:?}"
+        );
+    }
+    let fed: u64 = pages
+        .iter()
+        .map(|p| p["source_count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(fed, 34, "every note feeds its topic's page");
+    assert!(pages
+        .iter()
+        .all(|p| p["source_count"].as_u64().unwrap() >= 3));
+
+    // Every sourced claim names the source whose text holds its quote.
+    for page in pages {
+        let shown = env.json(&["show", "--id", &page["id"].to_string()]);
+        let sources: Vec<&Value> = shown["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| &s["source_id"])
+            .collect();
+        for claim in shown["key_claims"].as_array().unwrap() {
+            if claim["confidence"] == "sourced" {
+                let holders = claim["source_ids"].as_array().unwrap();
+                assert!(!holders.is_empty(), "{claim}");
+                assert!(holders.iter().all(|h| sources.contains(&h)), "{claim}");
+            }
+        }
+    }
+
+    // Each note's links, as its digest holds them, resolve to pages.
+    let (mut links, mut resolved, mut wanted) = (0, 0, Vec::new());
+    for source in env.json(&["sources"]).as_array().unwrap() {
+        let digest = env.json(&["show", "--source", &source["id"].to_string()]);
+        for link in digest["links"].as_array().unwrap() {
+            links += 1;
+            if link["page_id"].is_null() {
+                wanted.push(link["target"].as_str().unwrap().to_string());
+            } else {
+                resolved += 1;
+            }
+        }
+    }
+    assert_eq!(links, 36);
+    assert!(
+        resolved * 100 >= links * 95,
+        "{resolved} of {links}; wanted: {wanted:?}"
+    );
+    assert_eq!(wanted, ["fines"]);
 }
