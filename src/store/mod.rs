@@ -17,6 +17,7 @@ mod error;
 mod ids;
 mod jobs;
 mod migrate;
+mod page_reads;
 mod pages;
 mod read;
 mod scrub;
@@ -38,6 +39,7 @@ pub use ids::{
 };
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
 pub use migrate::{Migration, RustStep, Step, MIGRATIONS};
+pub use page_reads::{PageHit, WantedName};
 pub use pages::{
     page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
     PageVersion, PageVersionInfo,

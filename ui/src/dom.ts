@@ -36,7 +36,7 @@ export function replace(el: Element, ...children: Child[]): void {
 }
 
 /** Puts an article body into `el`. `html` must come from the core's renderer (the
- * `html` field of ArticleView), which removed scripts, handlers and remote resources. */
+ * `html` field of PageView and DigestView), which removed scripts, handlers and remote resources. */
 export function setSafeHtml(el: Element, html: string): void {
   el.innerHTML = html;
 }
