@@ -1,5 +1,6 @@
 //! Reads over pages that the app's screens need and [`pages`](super::pages) does not offer:
-//! full-text search over pages, and the wanted pages of the page graph.
+//! full-text search over pages, the wanted pages of the page graph, and the pages every
+//! source feeds in one query (a list of thousands of sources is not thousands of queries).
 //!
 //! Kept apart from `pages.rs` (which owns writing pages) so the two can change on their
 //! own; both read the tables of migration 5.
@@ -7,7 +8,7 @@
 use rusqlite::params;
 
 use super::read::fts_query;
-use super::{PageId, Result, Store, SEARCH_LIMIT};
+use super::{PageId, PageSummary, Result, SourceId, Store, SEARCH_LIMIT};
 
 /// One page found by [`Store::search_pages`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +86,40 @@ impl Store {
                     })
                 })?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// Every source that feeds a page, with that page: by source id, then by page title
+    /// as a person reads it (case-insensitively, then by id).
+    pub fn pages_by_source(&self) -> Result<Vec<(SourceId, PageSummary)>> {
+        self.read(
+            || "listing the pages of every source".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT ps.source_id, p.id, p.kind, p.title, p.summary,
+                            (SELECT COUNT(*) FROM page_sources x WHERE x.page_id = p.id),
+                            p.stale_reason IS NOT NULL, p.updated_at
+                     FROM page_sources ps JOIN pages p ON p.id = ps.page_id",
+                )?;
+                let rows = stmt.query_map([], |row| {
+                    Ok((
+                        row.get::<_, SourceId>(0)?,
+                        PageSummary {
+                            id: row.get(1)?,
+                            kind: row.get(2)?,
+                            title: row.get(3)?,
+                            summary: row.get(4)?,
+                            source_count: u32::try_from(row.get::<_, i64>(5)?).unwrap_or(u32::MAX),
+                            stale: row.get(6)?,
+                            updated_at: row.get(7)?,
+                        },
+                    ))
+                })?;
+                let mut pairs: Vec<(SourceId, PageSummary)> =
+                    rows.collect::<rusqlite::Result<_>>()?;
+                pairs.sort_by_cached_key(|(s, p)| (s.0, p.title.to_lowercase(), p.id.0));
+                Ok(pairs)
             },
         )
     }

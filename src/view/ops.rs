@@ -67,6 +67,29 @@ fn version_view(v: PageVersionInfo) -> PageVersionView {
     }
 }
 
+fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> SourceView {
+    use crate::store::SourceStatus as S;
+    SourceView {
+        id: s.id.0,
+        origin: s.origin,
+        final_url: s.final_url,
+        kind: s.kind.as_str().to_string(),
+        title: s.title,
+        status: match s.status {
+            S::Pending => SourceStatusView::Pending,
+            S::Compiling => SourceStatusView::Compiling,
+            S::Compiled => SourceStatusView::Compiled,
+            S::Failed => SourceStatusView::Failed,
+            S::Stale => SourceStatusView::Stale,
+        },
+        reason: s.reason,
+        article_id: s.article_id.map(|a| a.0),
+        article_title: s.article_title,
+        pages,
+        updated_at: s.updated_at,
+    }
+}
+
 impl Wiki {
     /// Renders a page's or digest's markdown with the core's one renderer, its wiki links
     /// resolved against *pages*: first through the links the store keeps resolved for it
@@ -297,40 +320,19 @@ impl Wiki {
     /// Every source with its status and the pages its digest feeds, newest change first as
     /// the store lists them.
     pub fn source_views(&self) -> Result<Vec<SourceView>> {
-        self.store()
+        let mut fed: HashMap<SourceId, Vec<PageRefView>> = HashMap::new();
+        for (source, page) in self.store().pages_by_source()? {
+            fed.entry(source).or_default().push(page_ref(page));
+        }
+        Ok(self
+            .store()
             .sources()?
             .into_iter()
-            .map(|s| self.source_view(s))
-            .collect()
-    }
-
-    fn source_view(&self, s: crate::store::SourceSummary) -> Result<SourceView> {
-        use crate::store::SourceStatus as S;
-        let pages = self
-            .store()
-            .source_pages(s.id)?
-            .into_iter()
-            .map(page_ref)
-            .collect();
-        Ok(SourceView {
-            id: s.id.0,
-            origin: s.origin,
-            final_url: s.final_url,
-            kind: s.kind.as_str().to_string(),
-            title: s.title,
-            status: match s.status {
-                S::Pending => SourceStatusView::Pending,
-                S::Compiling => SourceStatusView::Compiling,
-                S::Compiled => SourceStatusView::Compiled,
-                S::Failed => SourceStatusView::Failed,
-                S::Stale => SourceStatusView::Stale,
-            },
-            reason: s.reason,
-            article_id: s.article_id.map(|a| a.0),
-            article_title: s.article_title,
-            pages,
-            updated_at: s.updated_at,
-        })
+            .map(|s| {
+                let pages = fed.remove(&s.id).unwrap_or_default();
+                source_view(s, pages)
+            })
+            .collect())
     }
 
     /// One source with its digest (rendered, links resolved against pages) and the pages
@@ -344,7 +346,12 @@ impl Wiki {
             Some(article) => store.article(article)?,
             None => None,
         };
-        let source = self.source_view(summary)?;
+        let pages = store
+            .source_pages(summary.id)?
+            .into_iter()
+            .map(page_ref)
+            .collect();
+        let source = source_view(summary, pages);
         let digest = match digest {
             Some(a) => {
                 let known: Vec<(String, Option<PageId>)> =

@@ -508,6 +508,18 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
         "pages are searched, not the digests they are not yet written from"
     );
 
+    // The sources list names the pages each source feeds (one query for them all).
+    let listed = wiki.source_views().unwrap();
+    let feeds = |id: crate::store::SourceId| -> Vec<String> {
+        let source = listed.iter().find(|s| s.id == id.0).unwrap();
+        source.pages.iter().map(|p| p.title.clone()).collect()
+    };
+    assert_eq!(feeds(first), ["Espresso"]);
+    assert_eq!(feeds(second), ["Espresso"]);
+    assert_eq!(feeds(foam)[0], "Milk Foam");
+    let espresso_ref = &listed.iter().find(|s| s.id == second.0).unwrap().pages[0];
+    assert_eq!((espresso_ref.source_count, espresso_ref.stale), (2, true));
+
     // The source screen: its digest and the pages it feeds.
     let detail = wiki.source_detail_view(foam.0).unwrap().unwrap();
     assert_eq!(detail.source.pages[0].title, "Milk Foam");
