@@ -227,6 +227,24 @@ test("two notes on one topic, `Espresso` and `espressos`, are one page with two 
   await shot("16-sources-digest");
 });
 
+test("a recompiled source gives its page a second version, compared with the first", async () => {
+  writeFileSync(join(tmp, "milk-foam.md"), "# Milk Foam\n\nMilk foam is made by steaming milk until it doubles in volume.\nOat milk foams too, with larger bubbles.\nIt sits on an [[Espresso]] in a cappuccino.\n");
+  await s.clickOn("#nav-add");
+  await s.fill("#path-input", join(tmp, "milk-foam.md"));
+  await s.clickOn("#add-path-btn");
+  await s.waitCount('.source-row[data-status="stale"]', 1);
+  await s.clickOn("#compile-all");
+  await s.waitCount('.source-row[data-status="compiled"]', 4, 60000);
+
+  await s.clickOn("#nav-library");
+  await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Milk Foam")));
+  await s.wait("#article-title", { text: (t) => t === "Milk Foam" });
+  await s.wait("#history h2", { text: (t) => t === "History (2)" });
+  await s.clickOn('#history .version[data-version="1"] .compare');
+  await s.wait("#diff-pane .diff-add", { text: (t) => t.includes("Oat milk foams too") });
+  await shot("17-page-history-diff");
+});
+
 test("settings: the model picker is filled from the server and the connection test says so", async () => {
   await s.clickOn("#nav-settings");
   await s.wait("#connection-result", { text: (t) => t.includes("answered") });
