@@ -95,7 +95,8 @@ test("two linked notes: add, compile, open, follow the link, see the backlink, s
   await s.wait("#backlinks .backlink", { text: (t) => t.includes("Milk Foam") });
   await s.wait("#sources h2", { text: (t) => t === "Sources (1)" });
   assert.equal((await s.findAll("#stale-notice")).length, 0, "a page written from its one digest is current");
-  await s.wait("#claims .source-badge", { text: (t) => t.includes("Espresso") });
+  // textContent: WebKitWebDriver reports "" as the text of a badge that may cut its label.
+  await s.waitAny("#claims .source-badge", (t) => t.includes("Espresso"));
   await s.wait("#history .version", { text: (t) => t.startsWith("v1") && t.includes("e2e-model") });
   await shot("05-article");
 
@@ -160,6 +161,9 @@ test("a hostile model answer renders inert in the real webview", async () => {
       jsUrls: [...body.querySelectorAll('[href],[src]')].filter(e => /^\\s*javascript:/i.test(e.getAttribute('href') || e.getAttribute('src') || '')).length,
       remote: [...body.querySelectorAll('img[src], source[src]')].filter(e => /^https?:/i.test(e.getAttribute('src'))).length,
       titleImgs: document.querySelectorAll('#article-title img').length,
+      // Titles also show in the Sources panel, on claim badges and in the history: as text.
+      mainMarkup: document.querySelectorAll('main img, main script, main iframe, main svg').length,
+      badge: document.querySelector('#claims .source-badge')?.textContent ?? '',
       bodyVisible: getComputedStyle(document.body).display !== 'none',
       text: body.textContent,
     };`);
@@ -172,6 +176,8 @@ test("a hostile model answer renders inert in the real webview", async () => {
   assert.equal(report.jsUrls, 0);
   assert.equal(report.remote, 0, "no remote resource is loaded");
   assert.equal(report.titleImgs, 0);
+  assert.equal(report.mainMarkup, 0, "no markup from a title anywhere on the page");
+  assert.match(report.badge, /onerror/, "the claim's source badge shows the title as text");
   assert.ok(report.bodyVisible);
   assert.match(report.text, /click me/, "the link text stays readable");
   // Click everything in the body that is not a wiki link; nothing may run or navigate.
