@@ -12,6 +12,7 @@ const COMMANDS: &[&str] = &[
     "page",
     "page_id_by_name",
     "page_text",
+    "restore_page_version",
     "sources",
     "source",
     "quote",

@@ -111,6 +111,8 @@ define_commands! {
     fn page_id_by_name(name: String) -> Option<i64> = |h| h.wiki.page_id_by_name(&name);
     /// What one version of a page says, as text to compare with another.
     fn page_text(id: i64, version: u32) -> Option<PageTextView> = |h| h.wiki.page_text_view(id, version);
+    /// Restores an earlier version of a page as a new version by the person; the page now.
+    fn restore_page_version(id: i64, version: u32) -> Option<PageView> = |h| h.wiki.restore_page_view(id, version);
     /// Every source with its status and the pages it feeds.
     fn sources() -> Vec<SourceView> = |h| h.wiki.source_views();
     /// One source with its digest and the pages it feeds.

@@ -265,6 +265,13 @@ impl Wiki {
             }))
     }
 
+    /// Restores an earlier version of a page: its content becomes a new version written by
+    /// the person (every version in between is kept). Returns the page as it is now.
+    pub fn restore_page_view(&self, id: i64, version: u32) -> Result<Option<PageView>> {
+        self.store().restore_page_version(PageId(id), version)?;
+        self.page_view(id)
+    }
+
     /// Where `quote` (a claim's quote on page `page_id`) is in the page's sources, with the
     /// text around it: the sources recorded as holding it first, then every source that
     /// feeds the page. `None` when the page does not exist or has no source.

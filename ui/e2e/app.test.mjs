@@ -249,6 +249,13 @@ test("a recompiled source gives its page a second version, compared with the fir
   await s.clickOn('#history .version[data-version="1"] .compare');
   await s.wait("#diff-pane .diff-add", { text: (t) => t.includes("Oat milk foams too") });
   await shot("17-page-history-diff");
+
+  // Restoring version 1 adds version 3, written by the person; nothing is lost.
+  await s.clickOn('#history .version[data-version="1"] .restore');
+  await s.wait("#history h2", { text: (t) => t === "History (3)" });
+  await s.wait('#history .version[data-version="3"]', { text: (t) => t.includes("restored version 1") });
+  await s.wait("#claims", { text: (t) => t.includes("Small bubbles") && !t.includes("Oat milk") });
+  await shot("18-page-restored");
 });
 
 test("settings: the model picker is filled from the server and the connection test says so", async () => {

@@ -774,6 +774,9 @@ export const commands = {
   /** What one version of a page says, as text to compare with another. */
   page_text: (id: number, version: number): Promise<PageTextView | null> =>
     invoke("page_text", { id, version }),
+  /** Restores an earlier version of a page as a new version by the person; the page now. */
+  restore_page_version: (id: number, version: number): Promise<PageView | null> =>
+    invoke("restore_page_version", { id, version }),
   /** Every source with its status and the pages it feeds. */
   sources: (): Promise<Array<SourceView>> =>
     invoke("sources", {  }),

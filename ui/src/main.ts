@@ -457,6 +457,14 @@ function historySection(p: PageView): HTMLElement {
     diffPane.hidden = false;
     diffPane.scrollIntoView({ block: "nearest" });
   };
+  // A restore adds a version (by you); nothing in between is lost, so it needs no confirm.
+  const restore = async (v: PageVersionView) => {
+    const now = await attempt("Restoring", commands.restore_page_version(p.id, v.version));
+    if (!now) return;
+    state.library = null;
+    say(`Restored version ${v.version} of “${now.title}” as version ${now.version}`);
+    void render();
+  };
   const author = (v: PageVersionView) =>
     v.author === "person"
       ? v.restored_from !== null
@@ -477,6 +485,7 @@ function historySection(p: PageView): HTMLElement {
           h("strong", {}, `v${v.version}`),
           ` · ${shortTime(v.created_at)} · ${author(v)}`,
           v.version === p.version ? h("span", { class: "muted" }, " (current)") : h("button", { class: "link compare", onclick: () => compare(v) }, "Compare with current"),
+          v.version === p.version ? null : h("button", { class: "link restore", onclick: () => restore(v) }, "Restore"),
         ),
       ),
     ),
