@@ -1,5 +1,5 @@
 // Building DOM from data. Text always goes in as text nodes; the only HTML the app ever
-// parses is an article body from the core's sanitiser (setSafeHtml).
+// parses is a page or digest body from the core's sanitiser (setSafeHtml).
 
 type Child = Node | string | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | ((e: Event) => void) | undefined>;

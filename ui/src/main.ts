@@ -638,7 +638,15 @@ async function renderSourcesScreen() {
             ...list.map((s) =>
               h(
                 "li",
-                { class: "source-card", "data-id": s.id, "data-status": s.status, onclick: () => go({ kind: "source", id: s.id }) },
+                {
+                  class: "source-card",
+                  "data-id": s.id,
+                  "data-status": s.status,
+                  role: "link",
+                  tabindex: "0",
+                  onclick: () => go({ kind: "source", id: s.id }),
+                  onkeydown: (e) => (e as KeyboardEvent).key === "Enter" && go({ kind: "source", id: s.id }),
+                },
                 h("div", { class: "row-head" }, h("span", { class: "lib-title" }, s.article_title ?? s.title ?? originLabel(s.origin).label), h("span", { class: `status ${s.status}` }, s.status)),
                 h("div", { class: "muted origin", title: s.origin }, originLabel(s.origin).label),
                 s.pages.length ? h("div", { class: "muted" }, `Feeds ${s.pages.map((p) => p.title).join(", ")}`) : null,
