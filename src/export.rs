@@ -1,14 +1,16 @@
 //! Export: the wiki as a folder of Obsidian-friendly markdown files.
 //!
-//! One `.md` file per article, named from its title, with YAML front matter (title, aliases,
+//! One `.md` file per page, named from its title, with YAML front matter (title, aliases,
 //! summary, concepts, sources, confidence mix), the body with its `[[wiki links]]` as written,
-//! then `## Key claims` and `## Open questions`. Titles are untrusted model output, so file
+//! then `## Key claims`, `## Open questions` and `## Sources` (links to the digests). Each
+//! source's digest (what that one source says) is a file of the same shape in the `sources/`
+//! folder; digests may share a title, so their names get ` (2)`, ` (3)` as needed. Titles are untrusted model output, so file
 //! names are sanitised for every common file system and can never leave the export folder.
 //! When the file name had to differ from the title, the title is listed under `aliases`,
 //! which Obsidian uses to resolve `[[Title]]` links to the file.
 //!
 //! The export folder may already hold anything, symlinks included. A file is never written
-//! through a link: each one is written to a new temporary file in the folder and renamed
+//! through a link, and a `sources` link is replaced by a folder, never followed: each one is written to a new temporary file in the folder and renamed
 //! over the destination, which replaces a link instead of following it. Names are unique as
 //! macOS and Windows compare them (ignoring case and Unicode normalisation), written in
 //! NFC, and free of invisible characters (controls, bidi overrides, zero-width marks).
@@ -23,6 +25,7 @@ use serde::Serialize;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::CheckedClaim;
+use crate::store::ArticleId;
 
 /// The longest file stem written, in bytes (file systems allow 255 for the whole name).
 const MAX_STEM_BYTES: usize = 120;
@@ -38,17 +41,25 @@ pub struct ConfidenceMix {
     pub opinion: u32,
 }
 
-/// One article to export.
+/// Where the digests go, inside the export folder.
+pub const DIGEST_FOLDER: &str = "sources";
+
+/// One page or digest to export.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportArticle {
-    /// The article title.
+    /// The title.
     pub title: String,
+    /// Other names of a page (its file also answers to them in Obsidian).
+    pub aliases: Vec<String>,
     /// The summary.
     pub summary: String,
     /// Concept names.
     pub concepts: Vec<String>,
-    /// Origins of the sources the article was compiled from.
+    /// Origins of the sources it was written from.
     pub sources: Vec<String>,
+    /// For a page, the digests feeding it (ids given to [`export_markdown`] with each
+    /// digest), listed under `## Sources`.
+    pub digests: Vec<ArticleId>,
     /// How the article's claims are supported.
     pub confidence_mix: ConfidenceMix,
     /// The body in markdown, with `[[wiki links]]`.
@@ -71,8 +82,10 @@ pub struct ExportedFile {
 /// What [`export_markdown`] wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ExportReport {
-    /// The files, in the order of the articles given.
+    /// The pages' files, in the order of the pages given.
     pub files: Vec<ExportedFile>,
+    /// The digests' files (in [`DIGEST_FOLDER`]), in the order of the digests given.
+    pub digests: Vec<ExportedFile>,
 }
 
 /// Why an export failed.
@@ -90,35 +103,72 @@ pub enum ExportError {
     },
 }
 
-/// Writes one markdown file per article into `dir` (created if missing). Files with the same
-/// names are replaced, so exporting again refreshes the folder; other files are left alone.
-/// A symlink with a file's name is replaced by the file, never written through. File names
-/// are unique within one export, compared ignoring case and Unicode normalisation.
+/// Writes one markdown file per page into `dir` (created if missing) and one per digest
+/// into its [`DIGEST_FOLDER`]. Files with the same names are replaced, so exporting again
+/// refreshes the folder; other files are left alone. A symlink with a file's name is
+/// replaced by the file, and one named like the digest folder by a folder: never written
+/// through. File names are unique within their folder, compared ignoring case and Unicode
+/// normalisation.
 pub fn export_markdown(
     dir: impl AsRef<Path>,
-    articles: &[ExportArticle],
+    pages: &[ExportArticle],
+    digests: &[(ArticleId, ExportArticle)],
 ) -> Result<ExportReport, ExportError> {
     let dir = dir.as_ref();
-    fs::create_dir_all(dir).map_err(|source| ExportError::Io {
-        path: dir.to_owned(),
-        source,
-    })?;
-    let mut taken: HashSet<String> = HashSet::new();
+    let io_error = |path: &Path| {
+        let path = path.to_owned();
+        move |source| ExportError::Io { path, source }
+    };
+    fs::create_dir_all(dir).map_err(io_error(dir))?;
     let mut report = ExportReport::default();
-    for article in articles {
-        let stem = unique_stem(&file_stem(&article.title), &mut taken);
+
+    let digest_dir = dir.join(DIGEST_FOLDER);
+    if !digests.is_empty() {
+        real_folder(&digest_dir).map_err(io_error(&digest_dir))?;
+    }
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut digest_links: std::collections::HashMap<ArticleId, String> = Default::default();
+    for (id, digest) in digests {
+        let stem = unique_stem(&file_stem(&digest.title), &mut taken);
+        let path = digest_dir.join(format!("{stem}.md"));
+        let contents = article_markdown(digest, &stem, &[]);
+        write_replacing(&digest_dir, &path, contents.as_bytes()).map_err(io_error(&path))?;
+        digest_links.insert(*id, format!("{DIGEST_FOLDER}/{stem}"));
+        report.digests.push(ExportedFile {
+            title: digest.title.clone(),
+            path,
+        });
+    }
+
+    let mut taken: HashSet<String> = HashSet::new();
+    for page in pages {
+        let stem = unique_stem(&file_stem(&page.title), &mut taken);
         let path = dir.join(format!("{stem}.md"));
-        let contents = article_markdown(article, &stem);
-        write_replacing(dir, &path, contents.as_bytes()).map_err(|source| ExportError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let links: Vec<&str> = page
+            .digests
+            .iter()
+            .filter_map(|id| digest_links.get(id).map(String::as_str))
+            .collect();
+        let contents = article_markdown(page, &stem, &links);
+        write_replacing(dir, &path, contents.as_bytes()).map_err(io_error(&path))?;
         report.files.push(ExportedFile {
-            title: article.title.clone(),
+            title: page.title.clone(),
             path,
         });
     }
     Ok(report)
+}
+
+/// Makes `path` a real folder: kept when it is one, else created; a symlink (or a file)
+/// in its place is removed first, never followed.
+fn real_folder(path: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => return Ok(()),
+        Ok(_) => fs::remove_file(path)?,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+        Err(error) => return Err(error),
+    }
+    fs::create_dir(path)
 }
 
 /// Writes `contents` to `path` (a file directly in `dir`) without following a symlink that
@@ -264,12 +314,22 @@ fn name_key(name: &str) -> String {
     folded.nfc().collect()
 }
 
-fn article_markdown(article: &ExportArticle, stem: &str) -> String {
+/// The file for a page or digest named `stem`; `digest_links` are the digest files (without
+/// `.md`, relative to the export folder) listed under `## Sources`.
+fn article_markdown(article: &ExportArticle, stem: &str, digest_links: &[&str]) -> String {
     let mut out = String::from("---\n");
     let _ = writeln!(out, "title: {}", yaml_string(&article.title));
+    let mut aliases: Vec<String> = Vec::new();
     if stem != article.title {
-        out.push_str("aliases:\n");
-        let _ = writeln!(out, "  - {}", yaml_string(&article.title));
+        aliases.push(article.title.clone());
+    }
+    for alias in &article.aliases {
+        if alias != stem && !aliases.contains(alias) {
+            aliases.push(alias.clone());
+        }
+    }
+    if !aliases.is_empty() {
+        yaml_list(&mut out, "aliases", &aliases);
     }
     let _ = writeln!(out, "summary: {}", yaml_string(&article.summary));
     yaml_list(&mut out, "concepts", &article.concepts);
@@ -306,6 +366,13 @@ fn article_markdown(article: &ExportArticle, stem: &str) -> String {
         out.push_str("## Open questions\n\n");
         for question in &article.open_questions {
             let _ = writeln!(out, "- {}", one_line(question));
+        }
+        out.push('\n');
+    }
+    if !digest_links.is_empty() {
+        out.push_str("## Sources\n\n");
+        for link in digest_links {
+            let _ = writeln!(out, "- [[{link}]]");
         }
         out.push('\n');
     }
@@ -360,9 +427,11 @@ mod tests {
     fn article(title: &str) -> ExportArticle {
         ExportArticle {
             title: title.to_owned(),
+            aliases: vec![],
             summary: "A summary.".to_owned(),
             concepts: vec![],
             sources: vec![],
+            digests: vec![],
             confidence_mix: ConfidenceMix::default(),
             body: "Body.".to_owned(),
             claims: vec![],
@@ -444,7 +513,7 @@ mod tests {
             article("Cargo"),
         ];
 
-        let report = export_markdown(&out, &articles).unwrap();
+        let report = export_markdown(&out, &articles, &[]).unwrap();
         let names: Vec<String> = report
             .files
             .iter()
@@ -491,6 +560,69 @@ mod tests {
         assert!(cargo.ends_with("---\n\nBody.\n"), "{cargo}");
     }
 
+    #[test]
+    fn pages_list_their_aliases_and_digests_which_go_to_the_sources_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut page = article("Espresso");
+        page.aliases = vec!["espresso".to_owned(), "Espressos".to_owned()];
+        page.digests = vec![ArticleId(1), ArticleId(2)];
+        page.sources = vec!["/notes/a.md".to_owned(), "/notes/b.md".to_owned()];
+        let digests = [
+            (ArticleId(1), article("Espresso")),
+            (ArticleId(2), article("espresso")),
+        ];
+
+        let report = export_markdown(dir.path(), &[page], &digests).unwrap();
+        let names: Vec<String> = report
+            .digests
+            .iter()
+            .map(|f| {
+                f.path
+                    .strip_prefix(dir.path())
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(names, ["sources/Espresso.md", "sources/espresso (2).md"]);
+        let text = fs::read_to_string(dir.path().join("Espresso.md")).unwrap();
+        assert!(
+            text.contains("aliases:\n  - \"espresso\"\n  - \"Espressos\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("sources:\n  - \"/notes/a.md\"\n  - \"/notes/b.md\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("## Sources\n\n- [[sources/Espresso]]\n- [[sources/espresso (2)]]\n"),
+            "{text}"
+        );
+    }
+
+    /// A `sources` symlink in the export folder is replaced by a folder, never followed.
+    #[cfg(unix)]
+    #[test]
+    fn the_digest_folder_is_never_a_followed_link() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        let vault = dir.path().join("vault");
+        fs::create_dir_all(&vault).unwrap();
+        symlink(&outside, vault.join(DIGEST_FOLDER)).unwrap();
+
+        export_markdown(&vault, &[], &[(ArticleId(1), article("A"))]).unwrap();
+        assert_eq!(
+            fs::read_dir(&outside).unwrap().count(),
+            0,
+            "written through"
+        );
+        let meta = fs::symlink_metadata(vault.join(DIGEST_FOLDER)).unwrap();
+        assert!(meta.is_dir() && !meta.file_type().is_symlink());
+        assert!(vault.join("sources/A.md").is_file());
+    }
+
     /// Regression: a symlink already in the export folder was written through, so an export
     /// could overwrite (or create) a file anywhere the link pointed.
     #[cfg(unix)]
@@ -507,7 +639,7 @@ mod tests {
         symlink(&victim, vault.join("A.md")).unwrap();
         symlink(outside.join("new.txt"), vault.join("B.md")).unwrap();
 
-        let report = export_markdown(&vault, &[article("A"), article("B")]).unwrap();
+        let report = export_markdown(&vault, &[article("A"), article("B")], &[]).unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
         assert!(
             !outside.join("new.txt").exists(),
@@ -543,7 +675,7 @@ mod tests {
             "\u{212a}elvin",
         ];
         let articles: Vec<ExportArticle> = titles.iter().map(|t| article(t)).collect();
-        let report = export_markdown(dir.path(), &articles).unwrap();
+        let report = export_markdown(dir.path(), &articles, &[]).unwrap();
         let names: Vec<String> = report
             .files
             .iter()
@@ -594,7 +726,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a-file");
         fs::write(&file, "x").unwrap();
-        let error = export_markdown(file.join("sub"), &[article("A")]).unwrap_err();
+        let error = export_markdown(file.join("sub"), &[article("A")], &[]).unwrap_err();
         assert!(error.to_string().contains("a-file"), "{error}");
     }
 

@@ -23,6 +23,7 @@ pub mod ingest;
 pub mod llm;
 pub mod provider_check;
 pub mod queue;
+pub mod reading;
 pub mod render;
 pub mod store;
 pub mod terminal;

@@ -12,9 +12,13 @@ use crate::compile::{providers_from_settings, Compiler, PromptSet};
 use crate::config::Settings;
 use crate::ingest::{self, IngestOptions, IngestedSource, Skipped};
 use crate::llm::LlmError;
+use crate::reading::{
+    ListedPage, ListedSource, ListedVersion, PageRef, Restored, ShownBacklink, ShownDigest,
+    ShownLink, ShownPage, ShownSource,
+};
 use crate::render::{render_article, LinkTarget, SafeHtml};
 use crate::store::{
-    ArticleDetail, IngestOutcome, NewSource, SourceId, SourceStatus, Store, StoreError,
+    ArticleDetail, ArticleId, Landed, NewSource, PageId, SourceId, SourceStatus, Store, StoreError,
 };
 
 /// Anything that can go wrong behind a shell command, with a message a person can act on.
@@ -39,6 +43,17 @@ pub enum WikiError {
     /// Writing an export failed.
     #[error(transparent)]
     Export(#[from] crate::export::ExportError),
+    /// No page answers to the name a person gave.
+    #[error("no page titled {0:?} (see `wikimind list`)")]
+    NoSuchPage(String),
+    /// The page has no version with that number.
+    #[error("the page {title:?} has no version {version} (see `wikimind history {title:?}`)")]
+    NoSuchVersion {
+        /// The page's title.
+        title: String,
+        /// The version asked for.
+        version: u32,
+    },
 }
 
 impl From<StoreError> for WikiError {
@@ -66,7 +81,7 @@ pub struct AddedSource {
     /// Its title, if one was found.
     pub title: Option<String>,
     /// `added`, `unchanged` or `changed`.
-    pub outcome: &'static str,
+    pub outcome: Landed,
     /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
     pub final_url: Option<String>,
 }
@@ -81,8 +96,8 @@ pub struct IngestSummary {
 }
 
 impl IngestSummary {
-    /// How many sources had this outcome (`added`, `changed` or `unchanged`).
-    pub fn count(&self, outcome: &str) -> usize {
+    /// How many sources had this outcome.
+    pub fn count(&self, outcome: Landed) -> usize {
         self.sources.iter().filter(|s| s.outcome == outcome).count()
     }
 
@@ -203,11 +218,7 @@ impl Wiki {
                     source_id: outcome.source_id(),
                     origin: s.origin.clone(),
                     title: s.title.clone(),
-                    outcome: match outcome {
-                        IngestOutcome::Added(_) => "added",
-                        IngestOutcome::Unchanged(_) => "unchanged",
-                        IngestOutcome::Changed(_) => "changed",
-                    },
+                    outcome: outcome.landed(),
                     final_url: s.final_url.clone(),
                 })
             })
@@ -402,29 +413,285 @@ impl Wiki {
         }
     }
 
-    /// Writes every article as a markdown file in `dir` (Obsidian-friendly).
+    /// Writes the wiki as markdown files in `dir` (Obsidian-friendly): one file per page,
+    /// with its aliases and sources in the front matter, and one file per source's digest
+    /// in its `sources/` folder.
     pub fn export_markdown(&self, dir: &Path) -> Result<crate::export::ExportReport> {
-        let mut articles = Vec::new();
+        use crate::export::{ConfidenceMix, ExportArticle};
+        let counts = self.store.page_claim_counts()?;
+        let mut pages = Vec::new();
+        for summary in self.store.pages()? {
+            let Some(page) = self.store.page(summary.id)? else {
+                continue;
+            };
+            let digests = self.store.page_digests(page.id)?;
+            let mix = counts.get(&page.id).copied().unwrap_or_default();
+            pages.push(ExportArticle {
+                title: page.title,
+                aliases: page.aliases,
+                summary: page.summary,
+                concepts: page.concepts,
+                sources: digests.iter().map(|d| d.origin.clone()).collect(),
+                digests: digests.iter().map(|d| d.article_id).collect(),
+                confidence_mix: ConfidenceMix {
+                    sourced: mix.sourced,
+                    inferred: mix.inferred,
+                    opinion: mix.opinion,
+                },
+                body: page.body,
+                claims: page.claims.into_iter().map(|c| c.claim).collect(),
+                open_questions: page.open_questions,
+            });
+        }
+        let mut digests = Vec::new();
         for summary in self.store.articles()? {
             let Some(a) = self.store.article(summary.id)? else {
                 continue;
             };
-            articles.push(crate::export::ExportArticle {
-                title: a.title,
-                summary: a.summary,
-                concepts: a.concepts,
-                sources: a.sources.into_iter().map(|s| s.origin).collect(),
-                confidence_mix: crate::export::ConfidenceMix {
-                    sourced: summary.claims.sourced,
-                    inferred: summary.claims.inferred,
-                    opinion: summary.claims.opinion,
+            digests.push((
+                a.id,
+                ExportArticle {
+                    title: a.title,
+                    aliases: Vec::new(),
+                    summary: a.summary,
+                    concepts: a.concepts,
+                    sources: a.sources.into_iter().map(|s| s.origin).collect(),
+                    digests: Vec::new(),
+                    confidence_mix: ConfidenceMix {
+                        sourced: summary.claims.sourced,
+                        inferred: summary.claims.inferred,
+                        opinion: summary.claims.opinion,
+                    },
+                    body: a.body,
+                    claims: a.claims,
+                    open_questions: a.open_questions,
                 },
-                body: a.body,
-                claims: a.claims,
-                open_questions: a.open_questions,
+            ));
+        }
+        Ok(crate::export::export_markdown(dir, &pages, &digests)?)
+    }
+
+    /// Finds a page by what a person types: any spelling of its title or of one of its
+    /// aliases (see [`Store::find_page`]); failing that, a number is taken as a page id,
+    /// then as the id of a digest, which leads to the page its title names.
+    pub fn find_page(&self, key: &str) -> Result<Option<PageId>> {
+        if let Some(id) = self.store.find_page(key)? {
+            return Ok(Some(id));
+        }
+        let Ok(number) = key.trim().parse::<i64>() else {
+            return Ok(None);
+        };
+        if self.store.page(PageId(number))?.is_some() {
+            return Ok(Some(PageId(number)));
+        }
+        Ok(self.store.digest_page(ArticleId(number))?)
+    }
+
+    /// [`Wiki::find_page`], or [`WikiError::NoSuchPage`].
+    pub fn page_named(&self, key: &str) -> Result<PageId> {
+        self.find_page(key)?
+            .ok_or_else(|| WikiError::NoSuchPage(key.to_owned()))
+    }
+
+    /// Every page as `list` shows it, by title.
+    pub fn page_list(&self) -> Result<Vec<ListedPage>> {
+        let counts = self.store.page_claim_counts()?;
+        Ok(self
+            .store
+            .pages()?
+            .into_iter()
+            .map(|p| ListedPage {
+                claims: counts.get(&p.id).copied().unwrap_or_default(),
+                id: p.id,
+                kind: p.kind,
+                title: p.title,
+                summary: p.summary,
+                source_count: p.source_count,
+                stale: p.stale,
+                updated_at: p.updated_at,
+            })
+            .collect())
+    }
+
+    /// One page as `show` shows it, with the sources feeding it (`None`: no such page).
+    pub fn shown_page(&self, id: PageId) -> Result<Option<ShownPage>> {
+        let Some(page) = self.store.page(id)? else {
+            return Ok(None);
+        };
+        let mut truncated = false;
+        let mut sources = Vec::new();
+        for d in self.store.page_digests(id)? {
+            if let Some(digest) = self.store.article(d.article_id)? {
+                truncated |= digest.truncated;
+            }
+            sources.push(ShownSource {
+                source_id: d.source_id,
+                origin: d.origin,
+                final_url: d.final_url,
+                compiled_at: d.compiled_at,
+                provider: d.provider,
+                model: d.model,
+                title: d.title,
+                summary: d.summary,
             });
         }
-        Ok(crate::export::export_markdown(dir, &articles)?)
+        Ok(Some(ShownPage {
+            id: page.id,
+            kind: page.kind,
+            title: page.title,
+            aliases: page.aliases,
+            summary: page.summary,
+            key_claims: page.claims,
+            concepts: page.concepts,
+            open_questions: page.open_questions,
+            links: page
+                .links
+                .into_iter()
+                .map(|l| ShownLink {
+                    target: l.target,
+                    page_id: l.page_id,
+                    article_id: l.page_id,
+                    context: l.context,
+                })
+                .collect(),
+            backlinks: page
+                .backlinks
+                .into_iter()
+                .map(|b| ShownBacklink {
+                    page_id: b.page_id,
+                    article_id: b.page_id,
+                    title: b.title,
+                    context: b.context,
+                })
+                .collect(),
+            article_body: page.body,
+            sources,
+            truncated,
+            version: page.version,
+            stale_reason: page.stale_reason,
+            flagged: page.flagged,
+        }))
+    }
+
+    /// A source's digest as `show --source` shows it (`None`: the source has not been
+    /// compiled, or there is no such source).
+    pub fn shown_digest(&self, source: SourceId) -> Result<Option<ShownDigest>> {
+        let Some(summary) = self.store.find_source(&source.to_string())? else {
+            return Ok(None);
+        };
+        let Some(article) = summary.article_id else {
+            return Ok(None);
+        };
+        let Some(a) = self.store.article(article)? else {
+            return Ok(None);
+        };
+        let mut links = Vec::with_capacity(a.links.len());
+        for l in a.links {
+            let page = self.store.find_page(&l.target)?;
+            links.push(ShownLink {
+                target: l.target,
+                page_id: page,
+                article_id: page,
+                context: l.context,
+            });
+        }
+        let pages = self
+            .store
+            .source_pages(source)?
+            .into_iter()
+            .map(|p| PageRef {
+                id: p.id,
+                title: p.title,
+            })
+            .collect();
+        let origin = a.sources.first();
+        Ok(Some(ShownDigest {
+            kind: "digest",
+            id: a.id,
+            source_id: source,
+            origin: summary.origin,
+            final_url: summary.final_url,
+            title: a.title,
+            summary: a.summary,
+            key_claims: a.claims,
+            concepts: a.concepts,
+            open_questions: a.open_questions,
+            links,
+            article_body: a.body,
+            truncated: a.truncated,
+            compiled_at: a.updated_at,
+            provider: origin.map(|s| s.provider.clone()).unwrap_or_default(),
+            model: origin.map(|s| s.model.clone()).unwrap_or_default(),
+            pages,
+        }))
+    }
+
+    /// Every source as `sources` shows it, with the pages it feeds.
+    pub fn source_list(&self) -> Result<Vec<ListedSource>> {
+        let mut pages = self.store.pages_by_source()?;
+        Ok(self
+            .store
+            .sources()?
+            .into_iter()
+            .map(|s| ListedSource {
+                pages: pages.remove(&s.id).unwrap_or_default(),
+                id: s.id,
+                origin: s.origin,
+                kind: s.kind,
+                title: s.title,
+                status: s.status,
+                reason: s.reason,
+                updated_at: s.updated_at,
+                final_url: s.final_url,
+            })
+            .collect())
+    }
+
+    /// Every version of the page, oldest first.
+    pub fn page_history(&self, id: PageId) -> Result<Vec<ListedVersion>> {
+        Ok(self
+            .store
+            .page_history(id)?
+            .into_iter()
+            .map(ListedVersion::from)
+            .collect())
+    }
+
+    /// Restores an earlier version of a page as a new version by the person (see
+    /// [`Store::restore_page_version`]); [`WikiError::NoSuchVersion`] when it has no such
+    /// version.
+    pub fn restore_page(&self, id: PageId, version: u32) -> Result<Restored> {
+        let page = self
+            .store
+            .page(id)?
+            .ok_or_else(|| WikiError::NoSuchPage(id.to_string()))?;
+        if self.store.page_version(id, version)?.is_none() {
+            return Err(WikiError::NoSuchVersion {
+                title: page.title,
+                version,
+            });
+        }
+        let new = self.store.restore_page_version(id, version)?;
+        let title = self.store.page(id)?.map(|p| p.title).unwrap_or(page.title);
+        Ok(Restored {
+            page_id: id,
+            title,
+            restored_from: version,
+            version: new,
+        })
+    }
+
+    /// A page's body as sanitised HTML, its wiki links resolved to pages through the
+    /// page's own links (by any name of their target), never a list of every title: the
+    /// one renderer, for `show --html` and every other shell.
+    pub fn render_page(&self, page: &ShownPage) -> SafeHtml {
+        let own = std::iter::once(&page.title).chain(&page.aliases);
+        render_resolved(&page.article_body, &page.links, own.map(|n| (n, page.id)))
+    }
+
+    /// A digest's body as sanitised HTML, its wiki links resolved to pages.
+    pub fn render_digest(&self, digest: &ShownDigest) -> SafeHtml {
+        render_resolved(&digest.article_body, &digest.links, std::iter::empty())
     }
 
     /// The article's body as sanitised HTML, its wiki links resolved: the one renderer,
@@ -449,6 +716,34 @@ impl Wiki {
             None => LinkTarget::Wanted,
         })
     }
+}
+
+/// Renders `body`, resolving its wiki links through `links` (resolved already) and `own`
+/// (names that lead to a page of their own, such as the page's own title, which its links
+/// never hold).
+fn render_resolved<'a>(
+    body: &str,
+    links: &[ShownLink],
+    own: impl Iterator<Item = (&'a String, PageId)>,
+) -> SafeHtml {
+    use crate::store::page_key;
+    let mut resolved: std::collections::HashMap<String, i64> = links
+        .iter()
+        .filter_map(|l| Some((page_key(&l.target), l.page_id?.0)))
+        .collect();
+    for (name, id) in own {
+        resolved.insert(page_key(name), id.0);
+    }
+    render_article(
+        body,
+        &|target: &str| match resolved.get(&page_key(target)) {
+            Some(id) => LinkTarget::Article {
+                id: *id,
+                title: target.trim().to_string(),
+            },
+            None => LinkTarget::Wanted,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -477,7 +772,7 @@ mod tests {
             "{}",
             run.errors[0]
         );
-        assert_eq!(run.summary.count("added"), 1);
+        assert_eq!(run.summary.count(Landed::Added), 1);
         assert_eq!(wiki.store().sources().expect("sources").len(), 1);
     }
 
@@ -491,7 +786,7 @@ mod tests {
         assert!(run.succeeded());
         let source = &run.summary.sources[0];
         assert_eq!(source.title.as_deref(), Some("Pasted"));
-        assert_eq!(source.outcome, "added");
+        assert_eq!(source.outcome, Landed::Added);
     }
 
     #[tokio::test]
@@ -520,13 +815,13 @@ mod tests {
         let first = wiki
             .ingest_inputs(std::slice::from_ref(&folder), &mut std::io::empty(), None)
             .await;
-        assert_eq!(first.summary.count("added"), 1);
+        assert_eq!(first.summary.count(Landed::Added), 1);
         let skipped: Vec<(&str, usize)> = first.summary.skipped_by_reason().into_iter().collect();
         assert_eq!(skipped, [("hidden", 1), ("unsupported_extension", 2)]);
         let again = wiki
             .ingest_inputs(&[folder], &mut std::io::empty(), None)
             .await;
-        assert_eq!(again.summary.count("added"), 0);
-        assert_eq!(again.summary.count("unchanged"), 1);
+        assert_eq!(again.summary.count(Landed::Added), 0);
+        assert_eq!(again.summary.count(Landed::Unchanged), 1);
     }
 }

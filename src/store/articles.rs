@@ -162,15 +162,27 @@ fn log_compilation(
 }
 
 impl Store {
-    /// Every article title with how many links point to its article: what a compile
-    /// prompt chooses the titles it lists from ([`crate::topic::NameIndex`]).
+    /// Every page title and every other name of a page (alias or former title), each with
+    /// how many links of other pages reach that page: what a compile prompt chooses the
+    /// titles it lists from ([`crate::topic::NameIndex`]). Digest titles are not listed:
+    /// several digests share one page's title.
     pub fn title_names(&self) -> Result<Vec<KnownName>> {
         self.read(
-            || "listing article titles".to_owned(),
+            || "listing page titles".to_owned(),
             |conn| {
                 let mut stmt = conn.prepare(
-                    "SELECT a.title, (SELECT COUNT(*) FROM links l WHERE l.to_article = a.id)
-                     FROM articles a",
+                    "WITH inbound AS (
+                         SELECT p.id AS page_id,
+                                (SELECT COUNT(*) FROM page_links l
+                                 WHERE l.page_id <> p.id
+                                   AND (l.target_key = p.title_key
+                                        OR l.target_key IN (SELECT a.name_key FROM aliases a
+                                                            WHERE a.page_id = p.id
+                                                              AND a.former = 1))) AS uses
+                         FROM pages p)
+                     SELECT p.title, i.uses FROM pages p JOIN inbound i ON i.page_id = p.id
+                     UNION ALL
+                     SELECT a.name, i.uses FROM aliases a JOIN inbound i ON i.page_id = a.page_id",
                 )?;
                 let rows = stmt.query_map([], |row| {
                     Ok(KnownName {

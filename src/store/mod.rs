@@ -17,7 +17,7 @@ mod error;
 mod ids;
 mod jobs;
 mod migrate;
-mod page_reads;
+mod page_read;
 mod pages;
 mod read;
 mod scrub;
@@ -39,7 +39,7 @@ pub use ids::{
 };
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
 pub use migrate::{Migration, RustStep, Step, MIGRATIONS};
-pub use page_reads::{PageHit, WantedName};
+pub use page_read::{PageCounts, PageHit};
 pub use pages::{
     page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
     PageVersion, PageVersionInfo,
@@ -48,7 +48,7 @@ pub use read::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, Counts,
     OutgoingLink, SearchHit, WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,
 };
-pub use sources::{IngestOutcome, NewSource, Source, SourceSummary};
+pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
 
 /// The database file name inside a data directory.
 pub const DATABASE_FILE: &str = "wikimind.db";

@@ -35,7 +35,46 @@ pub enum IngestOutcome {
     Changed(SourceId),
 }
 
+/// What an ingest did to one source, without the source: `added`, `unchanged` or
+/// `changed` on the wire and in human output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Landed {
+    /// A new source.
+    Added,
+    /// Same origin, same text.
+    Unchanged,
+    /// Same origin, new text.
+    Changed,
+}
+
+impl Landed {
+    /// `added`, `unchanged` or `changed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Landed::Added => "added",
+            Landed::Unchanged => "unchanged",
+            Landed::Changed => "changed",
+        }
+    }
+}
+
+impl std::fmt::Display for Landed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 impl IngestOutcome {
+    /// What happened, without the source.
+    pub fn landed(self) -> Landed {
+        match self {
+            IngestOutcome::Added(_) => Landed::Added,
+            IngestOutcome::Unchanged(_) => Landed::Unchanged,
+            IngestOutcome::Changed(_) => Landed::Changed,
+        }
+    }
+
     /// The source the ingest is about.
     pub fn source_id(self) -> SourceId {
         match self {

@@ -70,6 +70,12 @@ pub struct LibraryEntry {
     pub source_count: u32,
     /// Whether it waits to be rewritten from its digests.
     pub stale: bool,
+    /// Claims backed by a quote found in a source.
+    pub sourced: u32,
+    /// Claims the model inferred (or whose quote was not found).
+    pub inferred: u32,
+    /// Claims that are opinion.
+    pub opinion: u32,
 }
 
 /// The library: every page in the asked order, with the counts.
@@ -259,14 +265,14 @@ pub struct PageView {
     /// against pages (titles and aliases): `a.wikilink[data-article-id]` holds a *page* id,
     /// `a.wikilink.wanted[data-wanted]` is a wanted page, `a.external` a web link.
     pub html: String,
+    /// Whether a digest feeding it was written from an answer that was cut off.
+    pub truncated: bool,
     /// The number of its current version.
     pub version: u32,
     /// Why it waits to be rewritten from its digests (`null`: it is current).
     pub stale_reason: Option<String>,
     /// Why its last rewrite was refused and the previous version kept (`null`: fine).
     pub flagged: Option<String>,
-    /// When its current version was written.
-    pub updated_at: String,
     /// Key claims, each with the sources holding its quote.
     pub claims: Vec<ClaimView>,
     /// Concepts.

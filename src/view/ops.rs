@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use super::*;
-use crate::render::{render_article, wiki_links, LinkTarget, SafeHtml};
-use crate::store::{page_key, AuthorKind, PageClaim, PageId, PageSummary, PageVersionInfo};
+use crate::reading::ListedVersion;
+use crate::store::{AuthorKind, PageClaim, PageId, PageSummary};
 
 impl QuoteView {
     fn around(source: &crate::store::Source, at: Option<std::ops::Range<usize>>) -> QuoteView {
@@ -43,16 +43,16 @@ fn claim_view(c: PageClaim) -> ClaimView {
     }
 }
 
-fn page_ref(p: PageSummary) -> PageRefView {
+fn page_ref(p: &PageSummary) -> PageRefView {
     PageRefView {
         id: p.id.0,
-        title: p.title,
+        title: p.title.clone(),
         source_count: p.source_count,
         stale: p.stale,
     }
 }
 
-fn version_view(v: PageVersionInfo) -> PageVersionView {
+fn version_view(v: ListedVersion) -> PageVersionView {
     PageVersionView {
         version: v.version,
         title: v.title,
@@ -91,63 +91,20 @@ fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> Sourc
 }
 
 impl Wiki {
-    /// Renders a page's or digest's markdown with the core's one renderer, its wiki links
-    /// resolved against *pages*: first through the links the store keeps resolved for it
-    /// (`known`, by target key), then — for a link in the body the model did not list —
-    /// by looking the name up like any page name (title, alias, plural, former title).
-    /// Each distinct name is looked up once.
-    fn render_against_pages(
-        &self,
-        body: &str,
-        known: &[(String, Option<PageId>)],
-    ) -> Result<SafeHtml> {
-        let mut resolved: HashMap<String, Option<i64>> = known
-            .iter()
-            .map(|(target, id)| (page_key(target), id.map(|i| i.0)))
-            .filter(|(key, id)| !key.is_empty() && id.is_some())
-            .collect();
-        for link in wiki_links(body) {
-            let key = page_key(link.target.trim());
-            if key.is_empty() || resolved.contains_key(&key) {
-                continue;
-            }
-            let found = self.store().find_page(&link.target)?.map(|p| p.0);
-            resolved.insert(key, found);
-        }
-        Ok(render_article(body, &|target: &str| match resolved
-            .get(&page_key(target))
-            .copied()
-            .flatten()
-        {
-            Some(id) => LinkTarget::Article {
-                id,
-                title: target.trim().to_string(),
-            },
-            None => LinkTarget::Wanted,
-        }))
-    }
-
     /// The library (every page) in the asked order, with counts and wanted pages.
     pub fn library(&self, sort: LibrarySort) -> Result<LibraryView> {
         let store = self.store();
-        let mut pages = store.pages()?;
+        let mut pages = self.page_list()?;
         if sort == LibrarySort::Updated {
             // ISO-8601 UTC times sort as text; the newest first, ties by title (stable).
             pages.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
         }
-        let wanted: Vec<WantedView> = store
-            .wanted_names()?
-            .into_iter()
-            .map(|w| WantedView {
-                title: w.title,
-                mentions: w.mentions,
-            })
-            .collect();
+        let c = store.page_counts()?;
         Ok(LibraryView {
             counts: CountsView {
-                sources: store.counts()?.sources,
-                pages: pages.len() as u64,
-                wanted: wanted.len() as u64,
+                sources: c.sources,
+                pages: c.pages,
+                wanted: c.wanted,
             },
             entries: pages
                 .into_iter()
@@ -158,13 +115,23 @@ impl Wiki {
                     updated_at: p.updated_at,
                     source_count: p.source_count,
                     stale: p.stale,
+                    sourced: p.claims.sourced,
+                    inferred: p.claims.inferred,
+                    opinion: p.claims.opinion,
                 })
                 .collect(),
-            wanted,
+            wanted: store
+                .wanted_page_links()?
+                .into_iter()
+                .map(|w| WantedView {
+                    title: w.title,
+                    mentions: w.mentions,
+                })
+                .collect(),
         })
     }
 
-    /// Full-text search over pages, best first.
+    /// Full-text search over pages, best first (a page named by the query first).
     pub fn search_view(&self, query: &str) -> Result<Vec<SearchResult>> {
         Ok(self
             .store()
@@ -178,20 +145,15 @@ impl Wiki {
             .collect())
     }
 
-    /// One page with its body rendered, the digests feeding it and its history, or `None`
-    /// when no page has this id.
+    /// One page with its body rendered by the one renderer (as `show --html` renders it),
+    /// the digests feeding it and its history, or `None` when no page has this id.
     pub fn page_view(&self, id: i64) -> Result<Option<PageView>> {
-        let store = self.store();
-        let Some(p) = store.page(PageId(id))? else {
+        let Some(p) = self.shown_page(PageId(id))? else {
             return Ok(None);
         };
-        let known: Vec<(String, Option<PageId>)> = p
-            .links
-            .iter()
-            .map(|l| (l.target.clone(), l.page_id))
-            .collect();
-        let html = self.render_against_pages(&p.body, &known)?.into_string();
-        let sources = store
+        let html = self.render_page(&p).into_string();
+        let sources = self
+            .store()
             .page_digests(p.id)?
             .into_iter()
             .map(|d| PageSourceView {
@@ -205,7 +167,7 @@ impl Wiki {
                 model: d.model,
             })
             .collect();
-        let history = store
+        let history = self
             .page_history(p.id)?
             .into_iter()
             .map(version_view)
@@ -215,11 +177,11 @@ impl Wiki {
             title: p.title,
             summary: p.summary,
             html,
+            truncated: p.truncated,
             version: p.version,
             stale_reason: p.stale_reason,
             flagged: p.flagged,
-            updated_at: p.updated_at,
-            claims: p.claims.into_iter().map(claim_view).collect(),
+            claims: p.key_claims.into_iter().map(claim_view).collect(),
             concepts: p.concepts,
             open_questions: p.open_questions,
             links: p
@@ -268,7 +230,7 @@ impl Wiki {
     /// Restores an earlier version of a page: its content becomes a new version written by
     /// the person (every version in between is kept). Returns the page as it is now.
     pub fn restore_page_view(&self, id: i64, version: u32) -> Result<Option<PageView>> {
-        self.store().restore_page_version(PageId(id), version)?;
+        self.restore_page(PageId(id), version)?;
         self.page_view(id)
     }
 
@@ -325,79 +287,72 @@ impl Wiki {
     }
 
     /// Every source with its status and the pages its digest feeds, newest change first as
-    /// the store lists them.
+    /// the store lists them. Two queries for the pages, however many sources there are.
     pub fn source_views(&self) -> Result<Vec<SourceView>> {
-        let mut fed: HashMap<SourceId, Vec<PageRefView>> = HashMap::new();
-        for (source, page) in self.store().pages_by_source()? {
-            fed.entry(source).or_default().push(page_ref(page));
-        }
-        Ok(self
-            .store()
+        let store = self.store();
+        // A page's title is unique (pages are unique by the key of their title).
+        let pages: HashMap<String, PageSummary> = store
+            .pages()?
+            .into_iter()
+            .map(|p| (p.title.clone(), p))
+            .collect();
+        let mut fed = store.pages_by_source()?;
+        Ok(store
             .sources()?
             .into_iter()
             .map(|s| {
-                let pages = fed.remove(&s.id).unwrap_or_default();
-                source_view(s, pages)
+                let titles = fed.remove(&s.id).unwrap_or_default();
+                let refs = titles
+                    .iter()
+                    .filter_map(|t| pages.get(t).map(page_ref))
+                    .collect();
+                source_view(s, refs)
             })
             .collect())
     }
 
-    /// One source with its digest (rendered, links resolved against pages) and the pages
-    /// it feeds, or `None` when no source has this id.
+    /// One source with its digest (rendered by the one renderer, links resolved to pages)
+    /// and the pages it feeds, or `None` when no source has this id.
     pub fn source_detail_view(&self, id: i64) -> Result<Option<SourceDetailView>> {
         let store = self.store();
         let Some(summary) = store.sources()?.into_iter().find(|s| s.id.0 == id) else {
             return Ok(None);
         };
-        let digest = match summary.article_id {
-            Some(article) => store.article(article)?,
-            None => None,
-        };
         let pages = store
             .source_pages(summary.id)?
-            .into_iter()
+            .iter()
             .map(page_ref)
             .collect();
         let source = source_view(summary, pages);
-        let digest = match digest {
-            Some(a) => {
-                let known: Vec<(String, Option<PageId>)> =
-                    a.links.iter().map(|l| (l.target.clone(), None)).collect();
-                let html = self.render_against_pages(&a.body, &known)?.into_string();
-                let (compiled_at, provider, model) = a
-                    .sources
-                    .first()
-                    .map(|s| (s.compiled_at.clone(), s.provider.clone(), s.model.clone()))
-                    .unwrap_or_else(|| (a.updated_at.clone(), String::new(), String::new()));
-                Some(DigestView {
-                    article_id: a.id.0,
-                    title: a.title,
-                    summary: a.summary,
-                    html,
-                    truncated: a.truncated,
-                    compiled_at,
-                    provider,
-                    model,
-                    claims: a
-                        .claims
-                        .into_iter()
-                        .map(|c| {
-                            let held = c.grounded && c.confidence == Confidence::Sourced;
-                            ClaimView {
-                                claim: c.claim,
-                                confidence: c.confidence.into(),
-                                quote: c.quote,
-                                grounded: c.grounded,
-                                source_ids: if held { vec![id] } else { Vec::new() },
-                            }
-                        })
-                        .collect(),
-                    concepts: a.concepts,
-                    open_questions: a.open_questions,
-                })
+        let digest = self.shown_digest(SourceId(id))?.map(|d| {
+            let html = self.render_digest(&d).into_string();
+            DigestView {
+                article_id: d.id.0,
+                title: d.title,
+                summary: d.summary,
+                html,
+                truncated: d.truncated,
+                compiled_at: d.compiled_at,
+                provider: d.provider,
+                model: d.model,
+                claims: d
+                    .key_claims
+                    .into_iter()
+                    .map(|c| {
+                        let held = c.grounded && c.confidence == Confidence::Sourced;
+                        ClaimView {
+                            claim: c.claim,
+                            confidence: c.confidence.into(),
+                            quote: c.quote,
+                            grounded: c.grounded,
+                            source_ids: if held { vec![id] } else { Vec::new() },
+                        }
+                    })
+                    .collect(),
+                concepts: d.concepts,
+                open_questions: d.open_questions,
             }
-            None => None,
-        };
+        });
         Ok(Some(SourceDetailView { source, digest }))
     }
 

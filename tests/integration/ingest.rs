@@ -306,7 +306,7 @@ fn file_names_that_are_not_utf8_stay_distinct_sources() {
     // Both land in the wiki as two sources.
     let wiki = wikimind::wiki::Wiki::open_in_memory().unwrap();
     let added = wiki.add_sources(&report.sources).unwrap();
-    let outcomes: Vec<&str> = added.iter().map(|a| a.outcome).collect();
+    let outcomes: Vec<&str> = added.iter().map(|a| a.outcome.as_str()).collect();
     assert_eq!(outcomes, ["added", "added", "added"]);
 }
 
@@ -576,8 +576,8 @@ async fn a_redirect_keeps_the_typed_url_and_records_where_it_ended() {
     let options = IngestOptions::default();
     let first = wiki.ingest_url(&typed, &options).await.unwrap();
     let again = wiki.ingest_url(&typed, &options).await.unwrap();
-    assert_eq!(first.sources[0].outcome, "added");
-    assert_eq!(again.sources[0].outcome, "unchanged");
+    assert_eq!(first.sources[0].outcome.as_str(), "added");
+    assert_eq!(again.sources[0].outcome.as_str(), "unchanged");
     assert_eq!(again.sources[0].source_id, first.sources[0].source_id);
     assert_eq!(
         again.sources[0].final_url.as_deref(),

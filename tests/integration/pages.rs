@@ -664,3 +664,76 @@ fn an_upgrade_restores_numbered_titles_and_gives_each_topic_one_page() {
     assert_eq!(espresso.aliases, ["Espressos"]);
     assert_eq!(espresso.body, article.body, "untouched by the new topic");
 }
+
+/// The titles a compile prompt may offer are the pages' names (titles and aliases) with the
+/// links of other pages that reach each page, never one entry per digest: three digests of
+/// one topic are one title.
+#[test]
+fn the_known_titles_are_page_names_with_inbound_page_links() {
+    let (_dir, store) = file_store();
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    let c = add(&store, "/n/c.md", "c");
+    compile(&store, a, &result("Espresso", "one"), &[], &[]);
+    compile(&store, b, &result("espresso", "two"), &[], &[]);
+    let links = [link("Espressos", "Milk goes on espressos.")];
+    compile(&store, c, &result("Flat White", "three"), &[], &links);
+    let mut names: Vec<(String, u64)> = store
+        .title_names()
+        .expect("names")
+        .into_iter()
+        .map(|n| (n.name, n.uses))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            ("Espresso".to_owned(), 1),
+            ("Flat White".to_owned(), 0),
+            ("espresso".to_owned(), 1)
+        ]
+    );
+}
+
+/// Search, wanted pages and sizes are over pages: two digests of one topic are one hit, and
+/// a link no page answers to is one wanted page however many digests hold it.
+#[test]
+fn search_wanted_pages_and_counts_are_over_pages() {
+    let (_dir, store) = file_store();
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    let links = [link("Grind Size", "")];
+    compile(
+        &store,
+        a,
+        &result("Espresso", "Brewed under pressure."),
+        &[],
+        &links,
+    );
+    compile(
+        &store,
+        b,
+        &result("espresso", "Pressure again."),
+        &[],
+        &links,
+    );
+    let hits = store.search_pages("pressure").expect("search");
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].title, "Espresso");
+    let by_name = store.search_pages("espressos").expect("search");
+    assert_eq!(by_name.len(), 1, "found by another spelling of its title");
+    let wanted = store.wanted_page_links().expect("wanted");
+    assert_eq!(wanted.len(), 1);
+    assert_eq!(
+        (wanted[0].title.as_str(), wanted[0].mentions),
+        ("Grind Size", 1)
+    );
+    let counts = store.page_counts().expect("counts");
+    assert_eq!(
+        (counts.sources, counts.pages, counts.stale, counts.wanted),
+        (2, 1, 1, 1)
+    );
+    let by_source = store.pages_by_source().expect("by source");
+    assert_eq!(by_source[&a], ["Espresso"]);
+    assert_eq!(by_source[&b], ["Espresso"]);
+}

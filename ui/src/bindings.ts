@@ -52,7 +52,19 @@ source_count: number,
 /**
  * Whether it waits to be rewritten from its digests.
  */
-stale: boolean, };
+stale: boolean, 
+/**
+ * Claims backed by a quote found in a source.
+ */
+sourced: number, 
+/**
+ * Claims the model inferred (or whose quote was not found).
+ */
+inferred: number, 
+/**
+ * Claims that are opinion.
+ */
+opinion: number, };
 
 /**
  * A name that is linked to but has no page yet.
@@ -286,6 +298,10 @@ summary: string,
  */
 html: string, 
 /**
+ * Whether a digest feeding it was written from an answer that was cut off.
+ */
+truncated: boolean, 
+/**
  * The number of its current version.
  */
 version: number, 
@@ -297,10 +313,6 @@ stale_reason: string | null,
  * Why its last rewrite was refused and the previous version kept (`null`: fine).
  */
 flagged: string | null, 
-/**
- * When its current version was written.
- */
-updated_at: string, 
 /**
  * Key claims, each with the sources holding its quote.
  */

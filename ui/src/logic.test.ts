@@ -3,6 +3,7 @@ import type { JobProgress } from "./bindings";
 import {
   applyJob,
   claimBadges,
+  confidenceMix,
   dropReducer,
   History,
   jobFigures,
@@ -49,6 +50,13 @@ describe("search snippets", () => {
       { text: "bars", mark: true },
       { text: ", <b>hot</b>", mark: false },
     ]);
+  });
+});
+
+describe("confidence mix", () => {
+  it("splits a page's claims into shares", () => {
+    expect(confidenceMix({ sourced: 2, inferred: 1, opinion: 1 })).toMatchObject({ sourced: 50, inferred: 25, opinion: 25 });
+    expect(confidenceMix({ sourced: 0, inferred: 0, opinion: 0 }).label).toBe("no claims");
   });
 });
 

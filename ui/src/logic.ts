@@ -1,5 +1,5 @@
 // View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
-import type { JobProgress, PageSourceView, StageView } from "./bindings";
+import type { JobProgress, LibraryEntry, PageSourceView, StageView } from "./bindings";
 
 /** Which rows of a fixed-height list are on screen (plus `overscan` rows either side). */
 export function visibleRange(
@@ -37,6 +37,24 @@ export function snippetParts(snippet: string): { text: string; mark: boolean }[]
     .split(/[\uE000\uE001]/)
     .map((text, i) => ({ text, mark: i % 2 === 1 }))
     .filter((p) => p.text.length > 0);
+}
+
+/** The confidence mix of a page's claims as shares of 100 (for the bar) and a label. */
+export function confidenceMix(e: Pick<LibraryEntry, "sourced" | "inferred" | "opinion">): {
+  sourced: number;
+  inferred: number;
+  opinion: number;
+  label: string;
+} {
+  const total = e.sourced + e.inferred + e.opinion;
+  if (total === 0) return { sourced: 0, inferred: 0, opinion: 0, label: "no claims" };
+  const pct = (n: number) => Math.round((n * 100) / total);
+  return {
+    sourced: pct(e.sourced),
+    inferred: pct(e.inferred),
+    opinion: pct(e.opinion),
+    label: `${e.sourced} sourced · ${e.inferred} inferred · ${e.opinion} opinion`,
+  };
 }
 
 /** How many sources feed a page, as a library row says it. */

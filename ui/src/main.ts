@@ -27,6 +27,7 @@ import { append, h, replace, setSafeHtml } from "./dom";
 import {
   applyJob,
   claimBadges,
+  confidenceMix,
   finalUrlLabel,
   History,
   isFinished,
@@ -284,6 +285,13 @@ function rowElement(row: ReturnType<typeof currentRows>[number], i: number): HTM
   el.style.transform = `translateY(${i * ROW}px)`;
   if (row.entry) {
     const e = row.entry;
+    const mix = confidenceMix(e);
+    const bar = h("span", { class: "mix", title: mix.label, "aria-label": mix.label });
+    for (const k of ["sourced", "inferred", "opinion"] as const) {
+      const seg = h("span", { class: k });
+      seg.style.width = `${mix[k]}%`;
+      bar.append(seg);
+    }
     append(el, [
       h(
         "div",
@@ -291,6 +299,7 @@ function rowElement(row: ReturnType<typeof currentRows>[number], i: number): HTM
         h("span", { class: "lib-title" }, e.title),
         e.stale ? h("span", { class: "stale-mark", title: "Waits to be rewritten from all its sources" }, "stale") : null,
         h("span", { class: "source-count" }, sourceCountLabel(e.source_count)),
+        bar,
       ),
       h("div", { class: "lib-summary" }, e.summary),
     ]);
@@ -371,6 +380,7 @@ async function renderPage(id: number) {
         stale ? h("p", { id: "stale-notice", class: "notice" }, stale) : null,
         p.flagged ? h("p", { id: "flagged", class: "warn" }, `The last rewrite was refused and this version kept: ${p.flagged}`) : null,
         h("p", { class: "summary" }, p.summary),
+        p.truncated ? h("p", { class: "warn" }, "Written from an answer that was cut off: parts may be missing.") : null,
         body,
         claimsSection(
           p.claims,

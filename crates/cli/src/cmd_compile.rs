@@ -106,11 +106,7 @@ impl CompileArgs {
 /// a name that matches no source is a usage error.
 fn print_plan(global: &Global, settings: &Settings, plan: &CompilePlan) -> anyhow::Result<bool> {
     if let Some(key) = plan.selection.unknown.first() {
-        return Err(crate::UsageError(format!(
-            "no source matches {key:?} (give an id, a path, a URL or an article title; \
-             `wikimind sources` lists them)"
-        ))
-        .into());
+        return Err(crate::context::no_such_source(key).into());
     }
     for id in &plan.selection.already_compiled {
         eprintln!("#{id} is already compiled (use --force to recompile)");

@@ -4,6 +4,7 @@ use std::io::Write;
 
 use clap::Args;
 use wikimind::config::Overrides;
+use wikimind::store::Landed;
 use wikimind::wiki::IngestSummary;
 
 use crate::context::{self, print_json};
@@ -55,13 +56,16 @@ fn print_summary(summary: &IngestSummary) -> anyhow::Result<()> {
             s.source_id,
             s.title.as_deref().unwrap_or(&s.origin)
         )?;
+        if let Some(final_url) = &s.final_url {
+            writeln!(out, "                 read from {final_url}")?;
+        }
     }
     writeln!(
         out,
         "{} added, {} changed, {} unchanged",
-        summary.count("added"),
-        summary.count("changed"),
-        summary.count("unchanged")
+        summary.count(Landed::Added),
+        summary.count(Landed::Changed),
+        summary.count(Landed::Unchanged)
     )?;
     if !summary.skipped.is_empty() {
         let parts: Vec<String> = summary

@@ -14,7 +14,7 @@ use crate::{Done, Global};
 /// Arguments of `wikimind rm`.
 #[derive(Debug, Args)]
 pub struct RmArgs {
-    /// The source: id, path, URL or its article's title.
+    /// The source: id, path, URL or its digest's title.
     #[arg(value_name = "SOURCE")]
     source: String,
 }
@@ -29,7 +29,7 @@ pub fn rm(global: &Global, args: RmArgs) -> anyhow::Result<Done> {
     } else {
         writeln!(
             crate::context::out(),
-            "removed source #{id} and its article"
+            "removed source #{id} and its digest; the pages it fed were updated"
         )?;
     }
     Ok(Done::Success)
@@ -51,8 +51,9 @@ pub fn export(global: &Global, args: ExportArgs) -> anyhow::Result<Done> {
     } else {
         writeln!(
             crate::context::out(),
-            "wrote {} article(s) to {}",
+            "wrote {} page(s) and {} digest(s) to {}",
             report.files.len(),
+            report.digests.len(),
             args.dir.display()
         )?;
     }

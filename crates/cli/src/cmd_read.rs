@@ -1,13 +1,14 @@
-//! Reading the wiki: `sources`, `list`, `show`, `search`.
+//! Reading the wiki: `sources`, `list`, `show`, `search`, `history`, `restore`.
+//!
+//! What each prints is built by the core ([`wikimind::reading`]); these functions parse,
+//! call one core method and print the result as JSON or for people.
 
 use std::io::Write;
 
 use clap::Args;
-use serde::Serialize;
-use serde_json::json;
 use wikimind::config::Overrides;
-use wikimind::contract::CheckedClaim;
-use wikimind::store::{ArticleDetail, ArticleId, SourceStatus};
+use wikimind::reading::{ShownDigest, ShownLink, ShownPage};
+use wikimind::store::{PageClaim, SourceStatus};
 
 use crate::context::{self, print_json};
 use crate::{Done, Global, UsageError};
@@ -15,7 +16,7 @@ use crate::{Done, Global, UsageError};
 /// Runs `wikimind sources`.
 pub fn sources(global: &Global) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
-    let sources = wiki.store().sources()?;
+    let sources = wiki.source_list()?;
     if global.json {
         print_json(&sources)?;
         return Ok(Done::Success);
@@ -24,8 +25,8 @@ pub fn sources(global: &Global) -> anyhow::Result<Done> {
     for s in &sources {
         let name = s.title.as_deref().unwrap_or(&s.origin);
         write!(out, "#{:<4} {:<9} {name}", s.id, s.status.as_str())?;
-        if let Some(t) = &s.article_title {
-            write!(out, "  → {t}")?;
+        if !s.pages.is_empty() {
+            write!(out, "  → {}", s.pages.join(", "))?;
         }
         writeln!(out)?;
         if let Some(final_url) = redirected(&s.origin, s.final_url.as_deref()) {
@@ -51,35 +52,68 @@ fn redirected<'a>(origin: &str, final_url: Option<&'a str>) -> Option<&'a str> {
 /// Runs `wikimind list`.
 pub fn list(global: &Global) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
-    let articles = wiki.store().articles()?;
+    let pages = wiki.page_list()?;
     if global.json {
-        print_json(&articles)?;
+        print_json(&pages)?;
         return Ok(Done::Success);
     }
     let mut out = crate::context::out();
-    for a in &articles {
-        let c = &a.claims;
+    for p in &pages {
+        let c = &p.claims;
+        let sources = plural(p.source_count, "source", "sources");
+        let stale = if p.stale { ", to rewrite" } else { "" };
         writeln!(
             out,
-            "{:<40} {} sourced, {} inferred, {} opinion",
-            a.title, c.sourced, c.inferred, c.opinion
+            "{:<40} {sources}{stale}; {} sourced, {} inferred, {} opinion",
+            p.title, c.sourced, c.inferred, c.opinion
         )?;
     }
-    let counts = wiki.store().counts()?;
-    writeln!(
+    let wanted = wiki.store().wanted_page_links()?;
+    if !wanted.is_empty() {
+        let names: Vec<String> = wanted
+            .iter()
+            .map(|w| format!("{} ({})", w.title, w.mentions))
+            .collect();
+        writeln!(out, "\nWanted: {}", names.join(", "))?;
+    }
+    let counts = wiki.store().page_counts()?;
+    write!(
         out,
-        "{} articles from {} sources; {} wanted pages",
-        counts.articles, counts.sources, counts.wanted
+        "{} from {}; {}",
+        plural(counts.pages, "page", "pages"),
+        plural(counts.sources, "source", "sources"),
+        plural(counts.wanted, "wanted page", "wanted pages")
     )?;
+    if counts.stale > 0 {
+        write!(out, "; {} to rewrite", counts.stale)?;
+    }
+    writeln!(out)?;
     Ok(Done::Success)
+}
+
+/// `1 source`, `3 sources`.
+fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Arguments of `wikimind show`.
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The article's exact title (any case) or id.
-    #[arg(value_name = "TITLE|ID")]
-    key: String,
+    /// The page: its title in any spelling, one of its aliases, or (when no page has that
+    /// name) its id.
+    #[arg(
+        value_name = "TITLE",
+        required_unless_present_any = ["id", "source"],
+        conflicts_with_all = ["id", "source"]
+    )]
+    key: Option<String>,
+    /// The page with this id.
+    #[arg(long, value_name = "N", conflicts_with = "source")]
+    id: Option<i64>,
+    /// Show this source's digest (what that one source says) instead of a page.
+    #[arg(long, value_name = "ID|PATH|URL")]
+    source: Option<String>,
     /// Print the markdown body only.
     #[arg(long, conflicts_with = "html")]
     markdown: bool,
@@ -88,91 +122,87 @@ pub struct ShowArgs {
     html: bool,
 }
 
-#[derive(Serialize)]
-struct ShowJson<'a> {
-    id: ArticleId,
-    title: &'a str,
-    summary: &'a str,
-    key_claims: &'a [CheckedClaim],
-    concepts: &'a [String],
-    open_questions: &'a [String],
-    links: Vec<serde_json::Value>,
-    backlinks: Vec<serde_json::Value>,
-    article_body: &'a str,
-    sources: Vec<serde_json::Value>,
-    truncated: bool,
-}
-
-impl<'a> ShowJson<'a> {
-    /// The article as `show --json` prints it.
-    fn of(a: &'a ArticleDetail) -> ShowJson<'a> {
-        ShowJson {
-            id: a.id,
-            title: &a.title,
-            summary: &a.summary,
-            key_claims: &a.claims,
-            concepts: &a.concepts,
-            open_questions: &a.open_questions,
-            links: a.links.iter().map(|l| json!({"target": l.target, "article_id": l.article_id})).collect(),
-            backlinks: a
-                .backlinks
-                .iter()
-                .map(|b| json!({"article_id": b.article_id, "title": b.title, "context": b.context}))
-                .collect(),
-            article_body: &a.body,
-            sources: a
-                .sources
-                .iter()
-                .map(|s| json!({"source_id": s.source_id, "origin": s.origin, "final_url": s.final_url, "compiled_at": s.compiled_at, "provider": s.provider, "model": s.model}))
-                .collect(),
-            truncated: a.truncated,
-        }
-    }
-}
-
 /// Runs `wikimind show`.
 pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
-    let Some(a) = wiki.article(&args.key)? else {
-        return Err(UsageError(format!(
-            "no article titled {:?} (see `wikimind list`)",
-            args.key
-        ))
-        .into());
+    if let Some(key) = &args.source {
+        let source = context::find_source(&wiki, key)?;
+        let Some(d) = wiki.shown_digest(source)? else {
+            return Err(UsageError(format!(
+                "source #{source} has no digest yet: compile it with `wikimind compile {source}`"
+            ))
+            .into());
+        };
+        if global.json {
+            print_json(&d)?;
+        } else if args.markdown {
+            writeln!(crate::context::out(), "{}", d.article_body)?;
+        } else if args.html {
+            writeln!(crate::context::out(), "{}", wiki.render_digest(&d).as_str())?;
+        } else {
+            print_digest(&mut crate::context::out(), &d)?;
+        }
+        return Ok(Done::Success);
+    }
+    let found = match (&args.key, args.id) {
+        (Some(key), _) => wiki.find_page(key)?,
+        (None, Some(id)) => Some(wikimind::store::PageId(id)),
+        (None, None) => None,
+    };
+    let page = match found {
+        Some(id) => wiki.shown_page(id)?,
+        None => None,
+    };
+    let Some(p) = page else {
+        let asked = match (&args.key, args.id) {
+            (Some(key), _) => format!("no page titled {key:?}"),
+            (None, Some(id)) => format!("no page has the id {id}"),
+            (None, None) => "no page given".to_owned(),
+        };
+        return Err(UsageError(format!("{asked} (see `wikimind list`)")).into());
     };
     if global.json {
-        print_json(&ShowJson::of(&a))?;
+        print_json(&p)?;
     } else if args.markdown {
-        writeln!(crate::context::out(), "{}", a.body)?;
+        writeln!(crate::context::out(), "{}", p.article_body)?;
     } else if args.html {
-        writeln!(crate::context::out(), "{}", wiki.render(&a).as_str())?;
+        writeln!(crate::context::out(), "{}", wiki.render_page(&p).as_str())?;
     } else {
-        print_article(&mut crate::context::out(), &a)?;
+        print_page(&mut crate::context::out(), &p)?;
     }
     Ok(Done::Success)
 }
 
-/// The whole article for people: title, summary, body, then its claims, concepts, open
-/// questions, links, backlinks and sources.
-fn print_article(out: &mut impl Write, a: &ArticleDetail) -> std::io::Result<()> {
-    writeln!(out, "# {}\n", a.title)?;
-    writeln!(out, "{}\n", a.summary)?;
-    if a.truncated {
+/// The whole page for people: title, other names, whether it waits for a rewrite, summary,
+/// body, then its claims (with the sources holding each), concepts, open questions, links,
+/// backlinks and sources.
+fn print_page(out: &mut impl Write, p: &ShownPage) -> std::io::Result<()> {
+    writeln!(out, "# {}\n", p.title)?;
+    if !p.aliases.is_empty() {
+        writeln!(out, "Also called: {}\n", p.aliases.join(", "))?;
+    }
+    if p.is_stale() {
+        writeln!(
+            out,
+            "{} feed this page; it will be rewritten from all of them (until then it shows \
+             the first).\n",
+            plural(p.sources.len() as u64, "source", "sources")
+        )?;
+    }
+    if let Some(flagged) = &p.flagged {
+        writeln!(
+            out,
+            "Its last rewrite was refused, so it keeps the version before: {flagged}\n"
+        )?;
+    }
+    writeln!(out, "{}\n", p.summary)?;
+    if p.truncated {
         writeln!(out, "(written from an answer that was cut off)\n")?;
     }
-    writeln!(out, "{}\n", a.body.trim_end())?;
-    print_claims(out, &a.claims)?;
-    if !a.concepts.is_empty() {
-        writeln!(out, "Concepts: {}\n", a.concepts.join(", "))?;
-    }
-    let questions = a.open_questions.iter().cloned();
-    print_section(out, "Open questions", questions)?;
-    let links = a.links.iter().map(|l| match l.article_id {
-        Some(_) => l.target.clone(),
-        None => format!("{} (wanted)", l.target),
-    });
-    print_section(out, "Links", links)?;
-    let backlinks = a.backlinks.iter().map(|b| {
+    writeln!(out, "{}\n", p.article_body.trim_end())?;
+    print_page_claims(out, &p.key_claims)?;
+    print_rest(out, &p.concepts, &p.open_questions, &p.links)?;
+    let backlinks = p.backlinks.iter().map(|b| {
         if b.context.is_empty() {
             b.title.clone()
         } else {
@@ -180,27 +210,92 @@ fn print_article(out: &mut impl Write, a: &ArticleDetail) -> std::io::Result<()>
         }
     });
     print_section(out, "Backlinks", backlinks)?;
-    for s in &a.sources {
+    if p.sources.len() > 1 {
+        writeln!(out, "## Sources ({})", p.sources.len())?;
+    }
+    for s in &p.sources {
         write!(out, "Source: {}", s.origin)?;
         if let Some(final_url) = redirected(&s.origin, s.final_url.as_deref()) {
             write!(out, " → {final_url}")?;
         }
         writeln!(
             out,
-            " (compiled {} by {} {})",
-            s.compiled_at, s.provider, s.model
+            " (compiled {} by {} {}) — #{} \"{}\"",
+            s.compiled_at, s.provider, s.model, s.source_id, s.title
         )?;
     }
     Ok(())
 }
 
-/// The key claims, each with its confidence and quote (and whether the quote was found).
-fn print_claims(out: &mut impl Write, claims: &[CheckedClaim]) -> std::io::Result<()> {
+/// A source's digest for people: what it says, then the pages it feeds.
+fn print_digest(out: &mut impl Write, d: &ShownDigest) -> std::io::Result<()> {
+    writeln!(out, "# {} (digest of source #{})\n", d.title, d.source_id)?;
+    writeln!(out, "{}\n", d.summary)?;
+    if d.truncated {
+        writeln!(out, "(written from an answer that was cut off)\n")?;
+    }
+    writeln!(out, "{}\n", d.article_body.trim_end())?;
+    print_claims(out, &d.key_claims, |_| String::new())?;
+    print_rest(out, &d.concepts, &d.open_questions, &d.links)?;
+    print_section(out, "Feeds", d.pages.iter().map(|p| p.title.clone()))?;
+    write!(out, "Source: {}", d.origin)?;
+    if let Some(final_url) = redirected(&d.origin, d.final_url.as_deref()) {
+        write!(out, " → {final_url}")?;
+    }
+    writeln!(
+        out,
+        " (compiled {} by {} {})",
+        d.compiled_at, d.provider, d.model
+    )
+}
+
+/// Concepts, open questions and links (wanted ones marked).
+fn print_rest(
+    out: &mut impl Write,
+    concepts: &[String],
+    questions: &[String],
+    links: &[ShownLink],
+) -> std::io::Result<()> {
+    if !concepts.is_empty() {
+        writeln!(out, "Concepts: {}\n", concepts.join(", "))?;
+    }
+    print_section(out, "Open questions", questions.iter().cloned())?;
+    let links = links.iter().map(|l| match l.page_id {
+        Some(_) => l.target.clone(),
+        None => format!("{} (wanted)", l.target),
+    });
+    print_section(out, "Links", links)
+}
+
+/// A page's claims, each followed by the sources holding its quote.
+fn print_page_claims(out: &mut impl Write, claims: &[PageClaim]) -> std::io::Result<()> {
+    let checked: Vec<_> = claims.iter().map(|c| c.claim.clone()).collect();
+    print_claims(out, &checked, |i| {
+        let ids: Vec<String> = claims[i]
+            .source_ids
+            .iter()
+            .map(|s| format!("#{s}"))
+            .collect();
+        if ids.is_empty() {
+            String::new()
+        } else {
+            format!(" [source {}]", ids.join(", "))
+        }
+    })
+}
+
+/// The key claims, each with its confidence and quote (and whether the quote was found),
+/// then what `after` says of the claim at that index.
+fn print_claims(
+    out: &mut impl Write,
+    claims: &[wikimind::contract::CheckedClaim],
+    after: impl Fn(usize) -> String,
+) -> std::io::Result<()> {
     if claims.is_empty() {
         return Ok(());
     }
     writeln!(out, "## Key claims")?;
-    for c in claims {
+    for (i, c) in claims.iter().enumerate() {
         write!(out, "- [{}] {}", c.confidence.as_str(), c.claim)?;
         if let Some(q) = &c.quote {
             write!(out, " — \"{q}\"")?;
@@ -208,7 +303,7 @@ fn print_claims(out: &mut impl Write, claims: &[CheckedClaim]) -> std::io::Resul
                 write!(out, " (quote not found in the source)")?;
             }
         }
-        writeln!(out)?;
+        writeln!(out, "{}", after(i))?;
     }
     writeln!(out)
 }
@@ -241,7 +336,7 @@ pub struct SearchArgs {
 /// Runs `wikimind search`.
 pub fn search(global: &Global, args: SearchArgs) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
-    let mut hits = wiki.store().search(&args.query.join(" "))?;
+    let mut hits = wiki.store().search_pages(&args.query.join(" "))?;
     // Matched words read as `**word**` on the terminal and in JSON.
     use wikimind::store::{MATCH_END, MATCH_START};
     for h in &mut hits {
@@ -256,7 +351,65 @@ pub fn search(global: &Global, args: SearchArgs) -> anyhow::Result<Done> {
         writeln!(out, "{}\n    {}", h.title, h.snippet.replace('\n', " "))?;
     }
     if hits.is_empty() {
-        writeln!(out, "no article matches")?;
+        writeln!(out, "no page matches")?;
+    }
+    Ok(Done::Success)
+}
+
+/// Arguments of `wikimind history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The page: its title in any spelling, one of its aliases, or its id.
+    #[arg(value_name = "TITLE")]
+    key: String,
+}
+
+/// Runs `wikimind history`: every version of a page with who wrote it.
+pub fn history(global: &Global, args: HistoryArgs) -> anyhow::Result<Done> {
+    let wiki = context::open(&context::settings(global, Overrides::default())?)?;
+    let id = wiki.page_named(&args.key)?;
+    let versions = wiki.page_history(id)?;
+    if global.json {
+        print_json(&versions)?;
+        return Ok(Done::Success);
+    }
+    let mut out = crate::context::out();
+    for v in &versions {
+        write!(out, "v{:<4} {}  {}", v.version, v.created_at, v.author)?;
+        if let Some(from) = v.restored_from {
+            write!(out, " (restored v{from})")?;
+        }
+        writeln!(out, "  {}", v.title)?;
+    }
+    Ok(Done::Success)
+}
+
+/// Arguments of `wikimind restore`.
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The page: its title in any spelling, one of its aliases, or its id.
+    #[arg(value_name = "TITLE")]
+    key: String,
+    /// The version to bring back (`wikimind history TITLE` lists them).
+    #[arg(value_name = "VERSION")]
+    version: u32,
+}
+
+/// Runs `wikimind restore`: an earlier version becomes the page's newest, written by you.
+pub fn restore(global: &Global, args: RestoreArgs) -> anyhow::Result<Done> {
+    let wiki = context::open(&context::settings(global, Overrides::default())?)?;
+    let id = wiki.page_named(&args.key)?;
+    let restored = wiki.restore_page(id, args.version)?;
+    if global.json {
+        print_json(&restored)?;
+    } else {
+        writeln!(
+            crate::context::out(),
+            "restored version {} of {:?} as version {}",
+            restored.restored_from,
+            restored.title,
+            restored.version
+        )?;
     }
     Ok(Done::Success)
 }

@@ -32,9 +32,16 @@ pub fn open(settings: &Settings) -> anyhow::Result<Wiki> {
 
 /// Finds a source by id, path (as given or canonical), URL or exact article title.
 pub fn find_source(wiki: &Wiki, key: &str) -> anyhow::Result<SourceId> {
-    wiki.find_source(key)?.ok_or_else(|| {
-        UsageError(format!("no source matches {key:?} (give an id, a path, a URL or an article title; `wikimind sources` lists them)")).into()
-    })
+    wiki.find_source(key)?
+        .ok_or_else(|| no_such_source(key).into())
+}
+
+/// The usage error for a name that matches no source.
+pub fn no_such_source(key: &str) -> UsageError {
+    UsageError(format!(
+        "no source matches {key:?} (give an id, a path, a URL or an article title; \
+         `wikimind sources` lists them)"
+    ))
 }
 
 /// Standard output for people: what could act on a terminal is shown, not sent

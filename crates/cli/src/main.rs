@@ -50,15 +50,20 @@ enum Command {
     Ingest(cmd_ingest::IngestArgs),
     /// List sources with their status (and the reason when one failed).
     Sources,
-    /// Compile sources into articles (no arguments: every source that needs it).
+    /// Compile sources into digests and pages (no arguments: every source that needs it).
     Compile(cmd_compile::CompileArgs),
-    /// List articles.
+    /// List pages (one per topic) with how many sources feed each.
     List,
-    /// Show one article with its claims, links and backlinks.
+    /// Show one page with its claims, links, backlinks and sources (or a source's digest).
     Show(cmd_read::ShowArgs),
-    /// Full-text search over articles.
+    /// Full-text search over pages.
     Search(cmd_read::SearchArgs),
-    /// Remove a source and its article (links to it become wanted pages).
+    /// List the versions of a page and who wrote each.
+    History(cmd_read::HistoryArgs),
+    /// Bring back an earlier version of a page (as its newest version, written by you).
+    Restore(cmd_read::RestoreArgs),
+    /// Remove a source and its digest (the pages it fed are updated; a page left with no
+    /// source is removed and links to it become wanted pages).
     Rm(cmd_manage::RmArgs),
     /// Write the wiki as a folder of markdown files (Obsidian-friendly).
     Export(cmd_manage::ExportArgs),
@@ -111,6 +116,8 @@ fn main() -> ExitCode {
         Command::List => cmd_read::list(&global),
         Command::Show(args) => cmd_read::show(&global, args),
         Command::Search(args) => cmd_read::search(&global, args),
+        Command::History(args) => cmd_read::history(&global, args),
+        Command::Restore(args) => cmd_read::restore(&global, args),
         Command::Rm(args) => cmd_manage::rm(&global, args),
         Command::Export(args) => cmd_manage::export(&global, args),
         Command::Providers(args) => cmd_manage::providers(&global, args),

@@ -10,6 +10,9 @@ use serde_json::{json, Value};
 /// non-empty line), the summary its first sentence, up to three sentences become `sourced`
 /// claims whose `quote` is copied verbatim, and every line of the source holding a
 /// `[[wiki link]]` is carried into the body, so links between notes survive compilation.
+/// The concepts are what the source itself marks as terms, in order of appearance: its
+/// link targets and its `**bold**` phrases (up to eight); the link targets are also the
+/// backlink suggestions. A source that marks nothing gives no concepts.
 pub fn compilation_answer(user_message: &str) -> String {
     let source = match (
         user_message.find("<<<SOURCE\n"),
@@ -52,8 +55,8 @@ pub fn compilation_answer(user_message: &str) -> String {
         "title": title,
         "summary": summary,
         "key_claims": claims,
-        "concepts": ["Testing"],
-        "backlink_suggestions": [],
+        "concepts": terms(source),
+        "backlink_suggestions": link_targets(source),
         "open_questions": [],
         "article_body": body,
     })
@@ -83,6 +86,40 @@ fn sentences(text: &str) -> Vec<String> {
     if rest.split_whitespace().count() >= 3 {
         out.push(rest.to_string());
     }
+    out
+}
+
+/// The targets of the source's `[[wiki links]]` (`[[Target|shown]]` gives `Target`), once
+/// each, in order.
+fn link_targets(source: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for piece in source.split("[[").skip(1) {
+        if let Some((inside, _)) = piece.split_once("]]") {
+            let target = inside.split('|').next().unwrap_or_default().trim();
+            if !target.is_empty() && !inside.contains('\n') && !out.iter().any(|t| t == target) {
+                out.push(target.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The terms a source marks: link targets, then `**bold**` phrases of at most five words,
+/// once each (case-insensitively), at most eight.
+fn terms(source: &str) -> Vec<String> {
+    let mut out = link_targets(source);
+    for (i, piece) in source.split("**").enumerate() {
+        let phrase = piece.trim();
+        let words = phrase.split_whitespace().count();
+        if i % 2 == 1
+            && (1..=5).contains(&words)
+            && !phrase.contains('\n')
+            && !out.iter().any(|t| t.eq_ignore_ascii_case(phrase))
+        {
+            out.push(phrase.to_string());
+        }
+    }
+    out.truncate(8);
     out
 }
 
@@ -118,6 +155,25 @@ mod tests {
             answer["key_claims"][0]["quote"],
             "Espresso is brewed under nine bars of pressure."
         );
+    }
+
+    #[test]
+    fn concepts_are_the_terms_the_source_marks() {
+        let prompt = "<<<SOURCE\n# Milk\n\nSteamed milk makes **microfoam** for a [[Flat White|flat white]] and a [[Latte]]. **Microfoam** needs **cold milk**.\nSOURCE>>>";
+        let answer: Value = serde_json::from_str(&compilation_answer(prompt)).unwrap();
+        assert_eq!(
+            answer["concepts"],
+            json!(["Flat White", "Latte", "microfoam", "cold milk"])
+        );
+        assert_eq!(
+            answer["backlink_suggestions"],
+            json!(["Flat White", "Latte"])
+        );
+        let plain: Value = serde_json::from_str(&compilation_answer(
+            "# Tea\n\nTea is a drink made from leaves.",
+        ))
+        .unwrap();
+        assert_eq!(plain["concepts"], json!([]), "nothing marked, no concepts");
     }
 
     #[test]

@@ -387,7 +387,7 @@ fn unknown_source_and_article_are_usage_errors() {
         .args(["show", "Nothing"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("no article titled"));
+        .stderr(predicate::str::contains("no page titled"));
     env.cmd()
         .args(["compile", "nope"])
         .assert()
@@ -568,6 +568,13 @@ fn a_redirected_page_shows_where_it_was_read_from() {
     assert_eq!(ingested["sources"][0]["origin"], origin.as_str());
     assert_eq!(ingested["sources"][0]["final_url"], final_url.as_str());
     assert_eq!(ingested["sources"][1]["final_url"], Value::Null);
+    // The human report says it too (the page again: unchanged).
+    env.cmd()
+        .args(["ingest", &typed])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("read from {final_url}\n")))
+        .stdout(predicate::str::contains("s3cret").not());
     env.cmd().arg("compile").assert().success();
 
     let listed = env.json(&["sources"]);

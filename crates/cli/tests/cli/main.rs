@@ -7,4 +7,5 @@ mod common;
 mod crash;
 mod eval;
 mod flow;
+mod pages;
 mod parse;

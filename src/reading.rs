@@ -1,0 +1,255 @@
+//! What a shell shows when a person reads the wiki: the items of the page list, a page
+//! with its sources, a source's digest, the source list and a page's history.
+//!
+//! These are the JSON contracts of `wikimind list`, `show`, `sources` and `history` (see
+//! "Wire format" in the README); shells print them as they are, or walk them for people.
+//! Everything here is built from the store by [`Wiki`](crate::wiki::Wiki) methods.
+
+use serde::Serialize;
+
+use crate::contract::CheckedClaim;
+use crate::store::{
+    ArticleId, AuthorKind, ClaimCounts, PageClaim, PageId, PageKind, PageVersionInfo, SourceId,
+    SourceKind, SourceStatus,
+};
+
+/// A page as `list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListedPage {
+    /// Its id.
+    pub id: PageId,
+    /// What it is (`topic`).
+    pub kind: PageKind,
+    /// Its title.
+    pub title: String,
+    /// Its summary.
+    pub summary: String,
+    /// How many sources' digests feed it.
+    pub source_count: u32,
+    /// Whether it waits to be rewritten from all its digests.
+    pub stale: bool,
+    /// When its current version was written (UTC, ISO-8601).
+    pub updated_at: String,
+    /// Its claims by confidence.
+    pub claims: ClaimCounts,
+}
+
+/// A link going out of a page or digest, resolved to a page now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShownLink {
+    /// The target as written.
+    pub target: String,
+    /// The page it resolves to; `None` is a wanted page.
+    pub page_id: Option<PageId>,
+    /// The same id as `page_id`, under the key scripts read before pages (page ids are the
+    /// ids articles had).
+    pub article_id: Option<PageId>,
+    /// The sentence around the link.
+    pub context: String,
+}
+
+/// A page that links to the one shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShownBacklink {
+    /// The linking page.
+    pub page_id: PageId,
+    /// The same id, under the key scripts read before pages.
+    pub article_id: PageId,
+    /// Its title.
+    pub title: String,
+    /// The sentence around the link.
+    pub context: String,
+}
+
+/// A source feeding the page shown, with its digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShownSource {
+    /// The source.
+    pub source_id: SourceId,
+    /// Its origin (path, URL, `text:<hash>`).
+    pub origin: String,
+    /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
+    pub final_url: Option<String>,
+    /// When its digest was compiled (UTC, ISO-8601).
+    pub compiled_at: String,
+    /// The provider that compiled its digest.
+    pub provider: String,
+    /// The model that compiled its digest.
+    pub model: String,
+    /// Its digest's title (several digests may share one).
+    pub title: String,
+    /// Its digest's summary.
+    pub summary: String,
+}
+
+/// A page as `show` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShownPage {
+    /// Its id.
+    pub id: PageId,
+    /// What it is (`topic`).
+    pub kind: PageKind,
+    /// Its title.
+    pub title: String,
+    /// Its other names: spellings its digests used, and titles it had before.
+    pub aliases: Vec<String>,
+    /// Its summary.
+    pub summary: String,
+    /// Its claims, each with the sources whose text holds its quote (`source_ids`).
+    pub key_claims: Vec<PageClaim>,
+    /// Its concepts.
+    pub concepts: Vec<String>,
+    /// The questions its sources leave open.
+    pub open_questions: Vec<String>,
+    /// Links going out, resolved now.
+    pub links: Vec<ShownLink>,
+    /// Pages linking here.
+    pub backlinks: Vec<ShownBacklink>,
+    /// Its body (markdown with `[[wiki links]]`).
+    pub article_body: String,
+    /// The sources feeding it, oldest digest first.
+    pub sources: Vec<ShownSource>,
+    /// Whether a digest feeding it was written from an answer that was cut off.
+    pub truncated: bool,
+    /// The number of its current version.
+    pub version: u32,
+    /// Why it waits to be rewritten from all its digests (`null`: it is current).
+    pub stale_reason: Option<String>,
+    /// Why its last rewrite was refused and the previous version kept (`null`: fine).
+    pub flagged: Option<String>,
+}
+
+impl ShownPage {
+    /// Whether it waits to be rewritten from all its digests.
+    pub fn is_stale(&self) -> bool {
+        self.stale_reason.is_some()
+    }
+}
+
+/// A page named by title and id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageRef {
+    /// Its id.
+    pub id: PageId,
+    /// Its title.
+    pub title: String,
+}
+
+/// A source's digest as `show --source` shows it: what that one source says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShownDigest {
+    /// Always `digest`.
+    pub kind: &'static str,
+    /// The digest's id (its article id).
+    pub id: ArticleId,
+    /// The source it digests.
+    pub source_id: SourceId,
+    /// The source's origin.
+    pub origin: String,
+    /// For a web page that redirected, the URL it was finally read from.
+    pub final_url: Option<String>,
+    /// Its title.
+    pub title: String,
+    /// Its summary.
+    pub summary: String,
+    /// Its claims as checked against the source.
+    pub key_claims: Vec<CheckedClaim>,
+    /// Its concepts.
+    pub concepts: Vec<String>,
+    /// The questions the source leaves open.
+    pub open_questions: Vec<String>,
+    /// Its links, resolved to pages now.
+    pub links: Vec<ShownLink>,
+    /// Its body (markdown with `[[wiki links]]`).
+    pub article_body: String,
+    /// Whether it was written from an answer that was cut off.
+    pub truncated: bool,
+    /// When it was compiled (UTC, ISO-8601).
+    pub compiled_at: String,
+    /// The provider that compiled it.
+    pub provider: String,
+    /// The model that compiled it.
+    pub model: String,
+    /// The pages it feeds, by title.
+    pub pages: Vec<PageRef>,
+}
+
+/// A source as `sources` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListedSource {
+    /// Its id.
+    pub id: SourceId,
+    /// Its identity (path, URL, `text:<hash>`).
+    pub origin: String,
+    /// Where it came from.
+    pub kind: SourceKind,
+    /// The title hint given at ingest.
+    pub title: Option<String>,
+    /// Its status.
+    pub status: SourceStatus,
+    /// Why the last compile failed, when `status` is `failed`.
+    pub reason: Option<String>,
+    /// The titles of the pages its digest feeds (empty before it compiles).
+    pub pages: Vec<String>,
+    /// When its text or status last changed (UTC, ISO-8601).
+    pub updated_at: String,
+    /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
+    pub final_url: Option<String>,
+}
+
+/// One version of a page as `history` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListedVersion {
+    /// Its number (1 for the first).
+    pub version: u32,
+    /// The title it showed.
+    pub title: String,
+    /// When it was written (UTC, ISO-8601).
+    pub created_at: String,
+    /// Who wrote it, for people: `provider:model` for a model, `you` for a person.
+    pub author: String,
+    /// Who wrote it: `model` or `person`.
+    pub author_kind: AuthorKind,
+    /// The provider, when a model wrote it.
+    pub provider: Option<String>,
+    /// The model, when a model wrote it.
+    pub model: Option<String>,
+    /// The version it copies, when it is a restore.
+    pub restored_from: Option<u32>,
+}
+
+impl From<PageVersionInfo> for ListedVersion {
+    fn from(info: PageVersionInfo) -> ListedVersion {
+        let author = match info.author_kind {
+            AuthorKind::Person => "you".to_owned(),
+            AuthorKind::Model => format!(
+                "{}:{}",
+                info.provider.as_deref().unwrap_or("?"),
+                info.model.as_deref().unwrap_or("?")
+            ),
+        };
+        ListedVersion {
+            version: info.version,
+            title: info.title,
+            created_at: info.created_at,
+            author,
+            author_kind: info.author_kind,
+            provider: info.provider,
+            model: info.model,
+            restored_from: info.restored_from,
+        }
+    }
+}
+
+/// What `restore` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Restored {
+    /// The page.
+    pub page_id: PageId,
+    /// Its title now.
+    pub title: String,
+    /// The version copied.
+    pub restored_from: u32,
+    /// The new version it made.
+    pub version: u32,
+}

@@ -1,0 +1,210 @@
+//! Reading the wiki as pages: search, wanted pages, sizes, the pages each source feeds,
+//! claim counts per page.
+//!
+//! A page link resolves when read (see the `pages` module): to the page with its target's
+//! key, else to the page that had it as a title before. A target that resolves to neither
+//! is a *wanted* page.
+
+use std::collections::HashMap;
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use super::read::{fts_query, ClaimCounts, WantedPage};
+use super::{PageId, Result, SourceId, Store, SEARCH_LIMIT};
+
+/// The SQL condition "link `l` resolves to no page".
+const UNRESOLVED: &str = "NOT EXISTS (SELECT 1 FROM pages p WHERE p.title_key = l.target_key)
+     AND NOT EXISTS (SELECT 1 FROM aliases a WHERE a.name_key = l.target_key AND a.former = 1)";
+
+/// One page found by [`Store::search_pages`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageHit {
+    /// The page.
+    pub page_id: PageId,
+    /// Its title.
+    pub title: String,
+    /// A short excerpt of the best matching field, each matched word between
+    /// [`MATCH_START`](super::MATCH_START) and [`MATCH_END`](super::MATCH_END); for a page
+    /// found by one of its other names, its summary.
+    pub snippet: String,
+}
+
+/// Sizes of the wiki as pages.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageCounts {
+    /// Sources.
+    pub sources: u64,
+    /// Pages.
+    pub pages: u64,
+    /// Pages waiting to be rewritten from their digests.
+    pub stale: u64,
+    /// Distinct link targets no page answers to.
+    pub wanted: u64,
+}
+
+fn count(value: i64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+impl Store {
+    /// Full-text search over page titles, summaries and bodies, best first (bm25, titles
+    /// weigh most), at most [`SEARCH_LIMIT`] hits. A query that is one of a page's names
+    /// (an alias, a plural, a former title) puts that page first. Any text is a valid
+    /// query (see [`Store::search`]); no words, no hits.
+    pub fn search_pages(&self, query: &str) -> Result<Vec<PageHit>> {
+        let Some(fts) = fts_query(query) else {
+            return Ok(Vec::new());
+        };
+        let named = self.find_page(query)?;
+        self.read(
+            || format!("searching pages for {query:?}"),
+            |conn| {
+                let mut hits: Vec<PageHit> = Vec::new();
+                if let Some(id) = named {
+                    let hit = conn.query_row(
+                        "SELECT title, summary FROM pages WHERE id = ?1",
+                        [id],
+                        |row| {
+                            Ok(PageHit {
+                                page_id: id,
+                                title: row.get(0)?,
+                                snippet: row.get(1)?,
+                            })
+                        },
+                    )?;
+                    hits.push(hit);
+                }
+                let mut stmt = conn.prepare(
+                    "SELECT p.id, p.title,
+                            snippet(pages_fts, -1, char(57344), char(57345), '…', 16)
+                     FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid
+                     WHERE pages_fts MATCH ?1
+                     ORDER BY bm25(pages_fts, 10.0, 4.0, 1.0)
+                     LIMIT ?2",
+                )?;
+                let rows = stmt.query_map(params![fts, SEARCH_LIMIT as i64], |row| {
+                    Ok(PageHit {
+                        page_id: row.get(0)?,
+                        title: row.get(1)?,
+                        snippet: row.get(2)?,
+                    })
+                })?;
+                for hit in rows {
+                    let hit = hit?;
+                    if Some(hit.page_id) == named {
+                        // Keep the excerpt with its matched words.
+                        hits[0].snippet = hit.snippet;
+                    } else if hits.len() < SEARCH_LIMIT {
+                        hits.push(hit);
+                    }
+                }
+                Ok(hits)
+            },
+        )
+    }
+
+    /// Link targets of pages that no page answers to, most linked first (by how many
+    /// pages link to each), each in the spelling of its first link.
+    pub fn wanted_page_links(&self) -> Result<Vec<WantedPage>> {
+        self.read(
+            || "listing wanted pages".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(&format!(
+                    "SELECT (SELECT l2.target_title FROM page_links l2
+                             WHERE l2.target_key = l.target_key
+                             ORDER BY l2.page_id, l2.position LIMIT 1),
+                            COUNT(DISTINCT l.page_id) AS mentions
+                     FROM page_links l WHERE {UNRESOLVED}
+                     GROUP BY l.target_key
+                     ORDER BY mentions DESC, l.target_key"
+                ))?;
+                let rows = stmt.query_map([], |row| {
+                    Ok(WantedPage {
+                        title: row.get(0)?,
+                        mentions: count(row.get(1)?),
+                    })
+                })?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// How many sources, pages, stale pages and wanted pages there are.
+    pub fn page_counts(&self) -> Result<PageCounts> {
+        self.read(
+            || "counting pages".to_owned(),
+            |conn| {
+                Ok(conn.query_row(
+                    &format!(
+                        "SELECT (SELECT COUNT(*) FROM sources), (SELECT COUNT(*) FROM pages),
+                                (SELECT COUNT(*) FROM pages WHERE stale_reason IS NOT NULL),
+                                (SELECT COUNT(DISTINCT l.target_key) FROM page_links l
+                                 WHERE {UNRESOLVED})"
+                    ),
+                    [],
+                    |row| {
+                        let n = |i: usize| -> rusqlite::Result<u64> {
+                            Ok(u64::try_from(row.get::<_, i64>(i)?).unwrap_or(0))
+                        };
+                        Ok(PageCounts {
+                            sources: n(0)?,
+                            pages: n(1)?,
+                            stale: n(2)?,
+                            wanted: n(3)?,
+                        })
+                    },
+                )?)
+            },
+        )
+    }
+
+    /// The titles of the pages each source feeds, by title (sources that feed none are
+    /// missing).
+    pub fn pages_by_source(&self) -> Result<HashMap<SourceId, Vec<String>>> {
+        self.read(
+            || "listing the pages of every source".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT ps.source_id, p.title FROM page_sources ps
+                     JOIN pages p ON p.id = ps.page_id
+                     ORDER BY ps.source_id, p.title_key, p.id",
+                )?;
+                let mut map: HashMap<SourceId, Vec<String>> = HashMap::new();
+                let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                for row in rows {
+                    let (source, title): (SourceId, String) = row?;
+                    map.entry(source).or_default().push(title);
+                }
+                Ok(map)
+            },
+        )
+    }
+
+    /// How many claims of each confidence every page has (pages with none are missing).
+    pub fn page_claim_counts(&self) -> Result<HashMap<PageId, ClaimCounts>> {
+        self.read(
+            || "counting the claims of pages".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT page_id, confidence, COUNT(*) FROM page_claims
+                     GROUP BY page_id, confidence",
+                )?;
+                let mut map: HashMap<PageId, ClaimCounts> = HashMap::new();
+                let rows = stmt.query_map([], |row| {
+                    Ok((row.get(0)?, row.get::<_, String>(1)?, row.get(2)?))
+                })?;
+                for row in rows {
+                    let (page, confidence, n): (PageId, String, i64) = row?;
+                    let counts = map.entry(page).or_default();
+                    match confidence.as_str() {
+                        "sourced" => counts.sourced = count(n),
+                        "inferred" => counts.inferred = count(n),
+                        _ => counts.opinion = count(n),
+                    }
+                }
+                Ok(map)
+            },
+        )
+    }
+}
