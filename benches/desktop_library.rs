@@ -233,7 +233,7 @@ fn bench(n: usize) -> Result<(), String> {
             .collect();
         let t = Instant::now();
         let mut stmt = conn
-            .prepare_cached("SELECT rowid FROM articles_fts WHERE articles_fts MATCH ?1 LIMIT 50")
+            .prepare_cached("SELECT rowid FROM pages_fts WHERE pages_fts MATCH ?1 LIMIT 50")
             .map_err(|e| e.to_string())?;
         let ids: Vec<i64> = stmt
             .query_map([words.join(" ")], |r| r.get(0))
@@ -252,11 +252,11 @@ fn bench(n: usize) -> Result<(), String> {
         ours.as_secs_f64() / base.as_secs_f64()
     );
     let t = Instant::now();
-    let article = wiki.article_view(1).map_err(|e| e.to_string())?;
+    let page = wiki.page_view(1).map_err(|e| e.to_string())?;
     println!(
-        "open one article (render + backlinks): {} ({})",
+        "open one page (render + backlinks + sources + history): {} ({})",
         ms(t.elapsed()),
-        article.map(|a| a.title).unwrap_or_default()
+        page.map(|p| p.title).unwrap_or_default()
     );
     Ok(())
 }

@@ -8,8 +8,9 @@
 use tauri::State;
 use wikimind::store::SourceId;
 use wikimind::view::{
-    self, ArticleView, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort,
-    LibraryView, OpeningView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceView,
+    self, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort, LibraryView,
+    OpeningView, PageTextView, PageView, ProviderForm, QuoteView, SearchResult, SettingsView,
+    SourceDetailView, SourceView,
 };
 
 use crate::host::Host;
@@ -100,18 +101,26 @@ fn ids(list: &[i64]) -> Vec<SourceId> {
 }
 
 define_commands! {
-    /// The library in the asked order, with counts and wanted pages.
+    /// The library (every page) in the asked order, with counts and wanted pages.
     fn library(sort: LibrarySort) -> LibraryView = |h| h.wiki.library(sort);
-    /// Full-text search, best first.
+    /// Full-text search over pages, best first.
     fn search(query: String) -> Vec<SearchResult> = |h| h.wiki.search_view(&query);
-    /// One article, its body rendered by the core's sanitiser.
-    fn article(id: i64) -> Option<ArticleView> = |h| h.wiki.article_view(id);
-    /// The id of the article with this title (case-insensitive).
-    fn article_id_by_title(title: String) -> Option<i64> = |h| h.wiki.article_id_by_title(&title);
-    /// Every source with its status.
+    /// One page, its body rendered by the core's sanitiser, with its sources and history.
+    fn page(id: i64) -> Option<PageView> = |h| h.wiki.page_view(id);
+    /// The id of the page a name leads to (title, alias, other spelling, former title).
+    fn page_id_by_name(name: String) -> Option<i64> = |h| h.wiki.page_id_by_name(&name);
+    /// What one version of a page says, as text to compare with another.
+    fn page_text(id: i64, version: u32) -> Option<PageTextView> = |h| h.wiki.page_text_view(id, version);
+    /// Restores an earlier version of a page as a new version by the person; the page now.
+    fn restore_page_version(id: i64, version: u32) -> Option<PageView> = |h| h.wiki.restore_page_view(id, version);
+    /// Every source with its status and the pages it feeds.
     fn sources() -> Vec<SourceView> = |h| h.wiki.source_views();
-    /// Where a claim's quote is in the article's sources, with the text around it.
-    fn quote(article_id: i64, quote: String) -> Option<QuoteView> = |h| h.wiki.quote_view(article_id, &quote);
+    /// One source with its digest and the pages it feeds.
+    fn source(id: i64) -> Option<SourceDetailView> = |h| h.wiki.source_detail_view(id);
+    /// Where a page claim's quote is in the sources that hold it, with the text around it.
+    fn quote(page_id: i64, quote: String) -> Option<QuoteView> = |h| h.wiki.quote_view(page_id, &quote);
+    /// Where a digest claim's quote is in that digest's source.
+    fn digest_quote(source_id: i64, quote: String) -> Option<QuoteView> = |h| h.wiki.digest_quote_view(source_id, &quote);
     /// A source's compile log with the raw answers.
     fn compilations(source_id: i64) -> Vec<CompilationView> = |h| h.wiki.compilation_views(source_id);
     /// Stores pasted text.
@@ -122,7 +131,7 @@ define_commands! {
     fn add_url(url: String) -> IngestView = |h| Infallible(h.wiki.ingest_url_view(&url).await);
     /// Stores a note for a wanted page built from its mentions, and queues it.
     fn create_wanted(title: String) -> IngestView = |h| h.create_wanted(&title);
-    /// Removes a source; links to its article become wanted pages.
+    /// Removes a source; the pages it fed are rewritten from the others or go.
     fn remove_source(id: i64) -> bool = |h| h.wiki.remove_source_view(id);
     /// Queues sources (all pending, failed and stale ones when the list is empty), with
     /// another model when `model` is given. Resolves to how many were queued.

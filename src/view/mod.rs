@@ -4,8 +4,12 @@
 //! The types own their strings and use plain numbers for ids, so they cross any wire (Tauri
 //! IPC as JSON) unchanged. With the `ts` feature each derives `ts_rs::TS`, and the desktop
 //! app generates its TypeScript declarations from them: the front end never hand-writes a
-//! wire type. Article bodies arrive only as [`SafeHtml`](crate::render::SafeHtml) turned into
-//! a string here, so nothing unsanitised reaches a webview.
+//! wire type. Page and digest bodies arrive only as [`SafeHtml`](crate::render::SafeHtml)
+//! turned into a string here, so nothing unsanitised reaches a webview.
+//!
+//! The app shows *pages* (one per topic, fed by the digests of every source that names it);
+//! a source's *digest* (what that one source says) is shown from the Sources screen. Every
+//! id called `page_id` (or a page's `id`) is a page's; `article_id` is a digest's.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,23 +20,23 @@ use crate::config::Settings;
 use crate::contract::Confidence;
 use crate::llm::KeyStore;
 use crate::llm::ProviderKind;
-use crate::store::{ArticleId, ArticleSort, SourceId};
+use crate::store::SourceId;
 use crate::wiki::{Result, Wiki};
 
 #[cfg(feature = "ts")]
 use ts_rs::TS;
 
-/// How many sources, articles and wanted pages the wiki has.
+/// How many sources, pages and wanted pages the wiki has.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct CountsView {
     /// Sources stored.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub sources: u64,
-    /// Articles compiled.
+    /// Pages (topics).
     #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub articles: u64,
-    /// Titles linked to that no article has.
+    pub pages: u64,
+    /// Names pages link to that no page has.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub wanted: u64,
 }
@@ -45,24 +49,28 @@ pub enum LibrarySort {
     /// By title, case-insensitively.
     #[default]
     Title,
-    /// Most recently compiled first.
+    /// Most recently written first.
     Updated,
 }
 
-/// One row of the library.
+/// One row of the library: a page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct LibraryEntry {
-    /// The article's id.
+    /// The page's id.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub id: i64,
     /// Its title.
     pub title: String,
     /// Its one-paragraph summary.
     pub summary: String,
-    /// When it was last compiled (UTC, ISO-8601).
+    /// When its current version was written (UTC, ISO-8601).
     pub updated_at: String,
-    /// Claims backed by a quote found in the source.
+    /// How many sources' digests feed it.
+    pub source_count: u32,
+    /// Whether it waits to be rewritten from its digests.
+    pub stale: bool,
+    /// Claims backed by a quote found in a source.
     pub sourced: u32,
     /// Claims the model inferred (or whose quote was not found).
     pub inferred: u32,
@@ -70,25 +78,25 @@ pub struct LibraryEntry {
     pub opinion: u32,
 }
 
-/// The library: every article in the asked order, with the counts.
+/// The library: every page in the asked order, with the counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct LibraryView {
     /// The counts shown above the list.
     pub counts: CountsView,
-    /// Every article.
+    /// Every page.
     pub entries: Vec<LibraryEntry>,
-    /// Titles linked to that no article has, most mentioned first.
+    /// Names pages link to that no page has, most mentioned first.
     pub wanted: Vec<WantedView>,
 }
 
-/// A title that is linked to but has no article yet.
+/// A name that is linked to but has no page yet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct WantedView {
-    /// The title as first linked.
+    /// The name as first linked.
     pub title: String,
-    /// How many articles link to it.
+    /// How many pages link to it.
     pub mentions: u32,
 }
 
@@ -96,9 +104,9 @@ pub struct WantedView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct SearchResult {
-    /// The article's id.
+    /// The page's id.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub article_id: i64,
+    pub page_id: i64,
     /// Its title.
     pub title: String,
     /// Plain text around the match (never HTML); each matched word is between U+E000 and
@@ -129,7 +137,7 @@ impl From<Confidence> for ConfidenceView {
     }
 }
 
-/// One key claim of an article.
+/// One key claim of a page or digest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct ClaimView {
@@ -141,56 +149,111 @@ pub struct ClaimView {
     pub quote: Option<String>,
     /// Whether the quote was found in the source text.
     pub grounded: bool,
+    /// The sources whose text holds the quote, by id (empty when not grounded).
+    #[cfg_attr(feature = "ts", ts(type = "number[]"))]
+    pub source_ids: Vec<i64>,
 }
 
-/// An article that links here, with the sentence around the link.
+/// A page that links here, with the sentence around the link.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct BacklinkView {
-    /// The linking article.
+    /// The linking page.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub article_id: i64,
+    pub page_id: i64,
     /// Its title.
     pub title: String,
     /// Plain text around the link.
     pub context: String,
 }
 
-/// A link going out of an article.
+/// A link going out of a page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct LinkView {
-    /// The title linked to.
+    /// The name linked to.
     pub target: String,
-    /// The article it resolves to; `null` for a wanted page.
+    /// The page it resolves to (by its title or an alias); `null` for a wanted page.
     #[cfg_attr(feature = "ts", ts(type = "number | null"))]
-    pub article_id: Option<i64>,
+    pub page_id: Option<i64>,
 }
 
-/// A source an article was compiled from.
+/// A source's digest feeding a page: the "Sources (N)" panel lists one per source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
-pub struct ArticleSourceView {
+pub struct PageSourceView {
     /// The source's id.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub source_id: i64,
-    /// Where it came from (path, URL, `text:<hash>`).
+    /// The digest's id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub article_id: i64,
+    /// The digest's title (what that source is about, in its own words).
+    pub title: String,
+    /// Where the source came from (path, URL, `text:<hash>`).
     pub origin: String,
     /// For a web page that redirected, the URL it was finally read from (never with
     /// credentials); `null` otherwise.
     pub final_url: Option<String>,
-    /// When the article was compiled from it (UTC, ISO-8601).
+    /// When the digest was compiled (UTC, ISO-8601).
     pub compiled_at: String,
-    /// The provider and model that wrote the article.
+    /// The provider that compiled it.
     pub provider: String,
     /// The model.
     pub model: String,
 }
 
-/// Everything the article screen shows.
+/// Who wrote a version of a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum AuthorView {
+    /// A model (named by `provider` and `model`).
+    Model,
+    /// A person (a restore).
+    Person,
+}
+
+/// One version of a page in its history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
-pub struct ArticleView {
+pub struct PageVersionView {
+    /// Its number, from 1.
+    pub version: u32,
+    /// The title it showed.
+    pub title: String,
+    /// Who wrote it.
+    pub author: AuthorView,
+    /// The provider, when a model wrote it.
+    pub provider: Option<String>,
+    /// The model, when a model wrote it.
+    pub model: Option<String>,
+    /// The version it copies, when a person restored one.
+    pub restored_from: Option<u32>,
+    /// When it was written (UTC, ISO-8601).
+    pub created_at: String,
+}
+
+/// What one version of a page says, as plain text to compare with another (never HTML).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct PageTextView {
+    /// Which version.
+    pub version: u32,
+    /// Its title.
+    pub title: String,
+    /// Its summary.
+    pub summary: String,
+    /// Its body, as markdown source.
+    pub body: String,
+    /// Its claims, one line each.
+    pub claims: Vec<String>,
+}
+
+/// Everything the page screen shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct PageView {
     /// Its id.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub id: i64,
@@ -198,15 +261,19 @@ pub struct ArticleView {
     pub title: String,
     /// Its summary.
     pub summary: String,
-    /// The body as sanitised HTML (from the core's renderer only), wiki links resolved:
-    /// `a.wikilink[data-article-id]` for articles, `a.wikilink.wanted[data-wanted]` for
-    /// wanted pages, `a.external` for web links.
+    /// The body as sanitised HTML (from the core's renderer only), wiki links resolved
+    /// against pages (titles and aliases): `a.wikilink[data-article-id]` holds a *page* id,
+    /// `a.wikilink.wanted[data-wanted]` is a wanted page, `a.external` a web link.
     pub html: String,
-    /// Whether it was written from a cut-off answer.
+    /// Whether a digest feeding it was written from an answer that was cut off.
     pub truncated: bool,
-    /// When it was last compiled.
-    pub updated_at: String,
-    /// Key claims.
+    /// The number of its current version.
+    pub version: u32,
+    /// Why it waits to be rewritten from its digests (`null`: it is current).
+    pub stale_reason: Option<String>,
+    /// Why its last rewrite was refused and the previous version kept (`null`: fine).
+    pub flagged: Option<String>,
+    /// Key claims, each with the sources holding its quote.
     pub claims: Vec<ClaimView>,
     /// Concepts.
     pub concepts: Vec<String>,
@@ -214,10 +281,68 @@ pub struct ArticleView {
     pub open_questions: Vec<String>,
     /// Links going out.
     pub links: Vec<LinkView>,
-    /// Articles linking here.
+    /// Pages linking here.
     pub backlinks: Vec<BacklinkView>,
-    /// Where it came from.
-    pub sources: Vec<ArticleSourceView>,
+    /// Its other names.
+    pub aliases: Vec<String>,
+    /// The digests feeding it, oldest first.
+    pub sources: Vec<PageSourceView>,
+    /// Every version, oldest first.
+    pub history: Vec<PageVersionView>,
+}
+
+/// A page as a source's screen lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct PageRefView {
+    /// The page's id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub id: i64,
+    /// Its title.
+    pub title: String,
+    /// How many sources feed it.
+    pub source_count: u32,
+    /// Whether it waits to be rewritten.
+    pub stale: bool,
+}
+
+/// A source's digest: what the last compile of that one source said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct DigestView {
+    /// The digest's id.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub article_id: i64,
+    /// Its title.
+    pub title: String,
+    /// Its summary.
+    pub summary: String,
+    /// Its body as sanitised HTML, wiki links resolved against pages (as in [`PageView`]).
+    pub html: String,
+    /// Whether it was written from a cut-off answer.
+    pub truncated: bool,
+    /// When it was compiled.
+    pub compiled_at: String,
+    /// The provider that compiled it.
+    pub provider: String,
+    /// The model.
+    pub model: String,
+    /// Its claims (their `source_ids` name this source when grounded).
+    pub claims: Vec<ClaimView>,
+    /// Its concepts.
+    pub concepts: Vec<String>,
+    /// Its open questions.
+    pub open_questions: Vec<String>,
+}
+
+/// Everything the source screen shows: the source, its digest and the pages it feeds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SourceDetailView {
+    /// The source as listed.
+    pub source: SourceView,
+    /// Its digest, once compiled.
+    pub digest: Option<DigestView>,
 }
 
 /// Where a source is.
@@ -229,7 +354,7 @@ pub enum SourceStatusView {
     Pending,
     /// Being compiled.
     Compiling,
-    /// Compiled into an article.
+    /// Compiled into a digest.
     Compiled,
     /// The last compile failed (see the reason).
     Failed,
@@ -257,11 +382,13 @@ pub struct SourceView {
     pub status: SourceStatusView,
     /// Why it failed.
     pub reason: Option<String>,
-    /// The article compiled from it.
+    /// Its digest, once compiled.
     #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub article_id: Option<i64>,
-    /// That article's title.
+    /// That digest's title.
     pub article_title: Option<String>,
+    /// The pages its digest feeds, by title.
+    pub pages: Vec<PageRefView>,
     /// When it last changed.
     pub updated_at: String,
 }
@@ -283,8 +410,8 @@ pub struct SourceTextView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct QuoteView {
-    /// The source shown: the first of the article's sources that holds the quote, else its
-    /// first source.
+    /// The source shown: the first of the claim's sources that holds the quote, else the
+    /// first source of the page (or the digest's source).
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub source_id: i64,
     /// Where that source came from.

@@ -1,7 +1,11 @@
-//! The [`Wiki`] operations that fill the views: the library, articles, quotes, sources,
-//! compile logs and ingest from the app.
+//! The [`Wiki`] operations that fill the views: the library of pages, a page, quotes,
+//! sources with their digests, compile logs and ingest from the app.
+
+use std::collections::HashMap;
 
 use super::*;
+use crate::reading::ListedVersion;
+use crate::store::{AuthorKind, PageClaim, PageId, PageSummary};
 
 impl QuoteView {
     fn around(source: &crate::store::Source, at: Option<std::ops::Range<usize>>) -> QuoteView {
@@ -29,36 +33,95 @@ impl QuoteView {
     }
 }
 
+fn claim_view(c: PageClaim) -> ClaimView {
+    ClaimView {
+        claim: c.claim.claim,
+        confidence: c.claim.confidence.into(),
+        quote: c.claim.quote,
+        grounded: c.claim.grounded,
+        source_ids: c.source_ids.into_iter().map(|s| s.0).collect(),
+    }
+}
+
+fn page_ref(p: &PageSummary) -> PageRefView {
+    PageRefView {
+        id: p.id.0,
+        title: p.title.clone(),
+        source_count: p.source_count,
+        stale: p.stale,
+    }
+}
+
+fn version_view(v: ListedVersion) -> PageVersionView {
+    PageVersionView {
+        version: v.version,
+        title: v.title,
+        author: match v.author_kind {
+            AuthorKind::Model => AuthorView::Model,
+            AuthorKind::Person => AuthorView::Person,
+        },
+        provider: v.provider,
+        model: v.model,
+        restored_from: v.restored_from,
+        created_at: v.created_at,
+    }
+}
+
+fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> SourceView {
+    use crate::store::SourceStatus as S;
+    SourceView {
+        id: s.id.0,
+        origin: s.origin,
+        final_url: s.final_url,
+        kind: s.kind.as_str().to_string(),
+        title: s.title,
+        status: match s.status {
+            S::Pending => SourceStatusView::Pending,
+            S::Compiling => SourceStatusView::Compiling,
+            S::Compiled => SourceStatusView::Compiled,
+            S::Failed => SourceStatusView::Failed,
+            S::Stale => SourceStatusView::Stale,
+        },
+        reason: s.reason,
+        article_id: s.article_id.map(|a| a.0),
+        article_title: s.article_title,
+        pages,
+        updated_at: s.updated_at,
+    }
+}
+
 impl Wiki {
-    /// The library in the asked order, with counts and wanted pages.
+    /// The library (every page) in the asked order, with counts and wanted pages.
     pub fn library(&self, sort: LibrarySort) -> Result<LibraryView> {
         let store = self.store();
-        let order = match sort {
-            LibrarySort::Title => ArticleSort::Title,
-            LibrarySort::Updated => ArticleSort::Updated,
-        };
-        let c = store.counts()?;
+        let mut pages = self.page_list()?;
+        if sort == LibrarySort::Updated {
+            // ISO-8601 UTC times sort as text; the newest first, ties by title (stable).
+            pages.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        }
+        let c = store.page_counts()?;
         Ok(LibraryView {
             counts: CountsView {
                 sources: c.sources,
-                articles: c.articles,
+                pages: c.pages,
                 wanted: c.wanted,
             },
-            entries: store
-                .articles_sorted(order)?
+            entries: pages
                 .into_iter()
-                .map(|a| LibraryEntry {
-                    id: a.id.0,
-                    title: a.title,
-                    summary: a.summary,
-                    updated_at: a.updated_at,
-                    sourced: a.claims.sourced,
-                    inferred: a.claims.inferred,
-                    opinion: a.claims.opinion,
+                .map(|p| LibraryEntry {
+                    id: p.id.0,
+                    title: p.title,
+                    summary: p.summary,
+                    updated_at: p.updated_at,
+                    source_count: p.source_count,
+                    stale: p.stale,
+                    sourced: p.claims.sourced,
+                    inferred: p.claims.inferred,
+                    opinion: p.claims.opinion,
                 })
                 .collect(),
             wanted: store
-                .wanted_pages()?
+                .wanted_page_links()?
                 .into_iter()
                 .map(|w| WantedView {
                     title: w.title,
@@ -68,86 +131,145 @@ impl Wiki {
         })
     }
 
-    /// Full-text search, best first.
+    /// Full-text search over pages, best first (a page named by the query first).
     pub fn search_view(&self, query: &str) -> Result<Vec<SearchResult>> {
         Ok(self
             .store()
-            .search(query)?
+            .search_pages(query)?
             .into_iter()
             .map(|h| SearchResult {
-                article_id: h.article_id.0,
+                page_id: h.page_id.0,
                 title: h.title,
                 snippet: h.snippet,
             })
             .collect())
     }
 
-    /// One article with its body rendered, or `None` when no article has this id.
-    pub fn article_view(&self, id: i64) -> Result<Option<ArticleView>> {
-        let Some(a) = self.store().article(ArticleId(id))? else {
+    /// One page with its body rendered by the one renderer (as `show --html` renders it),
+    /// the digests feeding it and its history, or `None` when no page has this id.
+    pub fn page_view(&self, id: i64) -> Result<Option<PageView>> {
+        let Some(p) = self.shown_page(PageId(id))? else {
             return Ok(None);
         };
-        let html = self.render(&a).into_string();
-        Ok(Some(ArticleView {
-            id: a.id.0,
-            title: a.title,
-            summary: a.summary,
+        let html = self.render_page(&p).into_string();
+        let sources = self
+            .store()
+            .page_digests(p.id)?
+            .into_iter()
+            .map(|d| PageSourceView {
+                source_id: d.source_id.0,
+                article_id: d.article_id.0,
+                title: d.title,
+                origin: d.origin,
+                final_url: d.final_url,
+                compiled_at: d.compiled_at,
+                provider: d.provider,
+                model: d.model,
+            })
+            .collect();
+        let history = self
+            .page_history(p.id)?
+            .into_iter()
+            .map(version_view)
+            .collect();
+        Ok(Some(PageView {
+            id: p.id.0,
+            title: p.title,
+            summary: p.summary,
             html,
-            truncated: a.truncated,
-            updated_at: a.updated_at,
-            claims: a
-                .claims
-                .into_iter()
-                .map(|c| ClaimView {
-                    claim: c.claim,
-                    confidence: c.confidence.into(),
-                    quote: c.quote,
-                    grounded: c.grounded,
-                })
-                .collect(),
-            concepts: a.concepts,
-            open_questions: a.open_questions,
-            links: a
+            truncated: p.truncated,
+            version: p.version,
+            stale_reason: p.stale_reason,
+            flagged: p.flagged,
+            claims: p.key_claims.into_iter().map(claim_view).collect(),
+            concepts: p.concepts,
+            open_questions: p.open_questions,
+            links: p
                 .links
                 .into_iter()
                 .map(|l| LinkView {
                     target: l.target,
-                    article_id: l.article_id.map(|i| i.0),
+                    page_id: l.page_id.map(|i| i.0),
                 })
                 .collect(),
-            backlinks: a
+            backlinks: p
                 .backlinks
                 .into_iter()
                 .map(|b| BacklinkView {
-                    article_id: b.article_id.0,
+                    page_id: b.page_id.0,
                     title: b.title,
                     context: b.context,
                 })
                 .collect(),
-            sources: a
-                .sources
-                .into_iter()
-                .map(|s| ArticleSourceView {
-                    source_id: s.source_id.0,
-                    origin: s.origin,
-                    final_url: s.final_url,
-                    compiled_at: s.compiled_at,
-                    provider: s.provider,
-                    model: s.model,
-                })
-                .collect(),
+            aliases: p.aliases,
+            sources,
+            history,
         }))
     }
 
-    /// Where `quote` (a claim's quote) is in the sources of article `article_id`, with the
-    /// text around it. `None` when the article does not exist or has no source.
-    pub fn quote_view(&self, article_id: i64, quote: &str) -> Result<Option<QuoteView>> {
-        let Some(article) = self.store().article(ArticleId(article_id))? else {
+    /// What one version of a page says, as text to compare, or `None` when there is no
+    /// such page or version.
+    pub fn page_text_view(&self, id: i64, version: u32) -> Result<Option<PageTextView>> {
+        Ok(self
+            .store()
+            .page_version(PageId(id), version)?
+            .map(|v| PageTextView {
+                version: v.info.version,
+                title: v.content.title,
+                summary: v.content.summary,
+                body: v.content.body,
+                claims: v
+                    .content
+                    .claims
+                    .into_iter()
+                    .map(|c| c.claim.claim)
+                    .collect(),
+            }))
+    }
+
+    /// Restores an earlier version of a page: its content becomes a new version written by
+    /// the person (every version in between is kept). Returns the page as it is now.
+    pub fn restore_page_view(&self, id: i64, version: u32) -> Result<Option<PageView>> {
+        self.restore_page(PageId(id), version)?;
+        self.page_view(id)
+    }
+
+    /// Where `quote` (a claim's quote on page `page_id`) is in the page's sources, with the
+    /// text around it: the sources recorded as holding it first, then every source that
+    /// feeds the page. `None` when the page does not exist or has no source.
+    pub fn quote_view(&self, page_id: i64, quote: &str) -> Result<Option<QuoteView>> {
+        let store = self.store();
+        let Some(page) = store.page(PageId(page_id))? else {
             return Ok(None);
         };
+        let mut order: Vec<SourceId> = page
+            .claims
+            .iter()
+            .filter(|c| c.claim.quote.as_deref() == Some(quote))
+            .flat_map(|c| c.source_ids.iter().copied())
+            .collect();
+        order.extend(
+            store
+                .page_digests(page.id)?
+                .into_iter()
+                .map(|d| d.source_id),
+        );
+        let mut seen = std::collections::HashSet::new();
+        order.retain(|s| seen.insert(*s));
+        self.quote_in(&order, quote)
+    }
+
+    /// Where `quote` (a claim's quote in a digest) is in that digest's source.
+    pub fn digest_quote_view(&self, source_id: i64, quote: &str) -> Result<Option<QuoteView>> {
+        self.quote_in(&[SourceId(source_id)], quote)
+    }
+
+    /// The quote in the first of `sources` that holds it (by the rule that grounds claims),
+    /// else the start of the first source there is.
+    fn quote_in(&self, sources: &[SourceId], quote: &str) -> Result<Option<QuoteView>> {
         let mut first = None;
-        for s in &article.sources {
-            let Some(source) = self.store().source(s.source_id)? else {
+        for id in sources {
+            let Some(source) = self.store().source(*id)? else {
                 continue;
             };
             if let Some(at) = crate::compile::locate_quote(&source.text, quote) {
@@ -158,37 +280,80 @@ impl Wiki {
         Ok(first.map(|source| QuoteView::around(&source, None)))
     }
 
-    /// The id of the article with this title (case-insensitive), if any.
-    pub fn article_id_by_title(&self, title: &str) -> Result<Option<i64>> {
-        Ok(self.store().find_article(title)?.map(|a| a.0))
+    /// The id of the page a name leads to (its title, an alias, another spelling of it, or
+    /// a title it had before), if any.
+    pub fn page_id_by_name(&self, name: &str) -> Result<Option<i64>> {
+        Ok(self.store().find_page(name)?.map(|p| p.0))
     }
 
-    /// Every source with its status, newest change first as the store lists them.
+    /// Every source with its status and the pages its digest feeds, newest change first as
+    /// the store lists them. Two queries for the pages, however many sources there are.
     pub fn source_views(&self) -> Result<Vec<SourceView>> {
-        use crate::store::SourceStatus as S;
-        Ok(self
-            .store()
+        let store = self.store();
+        // A page's title is unique (pages are unique by the key of their title).
+        let pages: HashMap<String, PageSummary> = store
+            .pages()?
+            .into_iter()
+            .map(|p| (p.title.clone(), p))
+            .collect();
+        let mut fed = store.pages_by_source()?;
+        Ok(store
             .sources()?
             .into_iter()
-            .map(|s| SourceView {
-                id: s.id.0,
-                origin: s.origin,
-                final_url: s.final_url,
-                kind: s.kind.as_str().to_string(),
-                title: s.title,
-                status: match s.status {
-                    S::Pending => SourceStatusView::Pending,
-                    S::Compiling => SourceStatusView::Compiling,
-                    S::Compiled => SourceStatusView::Compiled,
-                    S::Failed => SourceStatusView::Failed,
-                    S::Stale => SourceStatusView::Stale,
-                },
-                reason: s.reason,
-                article_id: s.article_id.map(|a| a.0),
-                article_title: s.article_title,
-                updated_at: s.updated_at,
+            .map(|s| {
+                let titles = fed.remove(&s.id).unwrap_or_default();
+                let refs = titles
+                    .iter()
+                    .filter_map(|t| pages.get(t).map(page_ref))
+                    .collect();
+                source_view(s, refs)
             })
             .collect())
+    }
+
+    /// One source with its digest (rendered by the one renderer, links resolved to pages)
+    /// and the pages it feeds, or `None` when no source has this id.
+    pub fn source_detail_view(&self, id: i64) -> Result<Option<SourceDetailView>> {
+        let store = self.store();
+        let Some(summary) = store.sources()?.into_iter().find(|s| s.id.0 == id) else {
+            return Ok(None);
+        };
+        let pages = store
+            .source_pages(summary.id)?
+            .iter()
+            .map(page_ref)
+            .collect();
+        let source = source_view(summary, pages);
+        let digest = self.shown_digest(SourceId(id))?.map(|d| {
+            let html = self.render_digest(&d).into_string();
+            DigestView {
+                article_id: d.id.0,
+                title: d.title,
+                summary: d.summary,
+                html,
+                truncated: d.truncated,
+                compiled_at: d.compiled_at,
+                provider: d.provider,
+                model: d.model,
+                claims: d
+                    .key_claims
+                    .into_iter()
+                    .map(|c| {
+                        let held = c.grounded && c.confidence == Confidence::Sourced;
+                        ClaimView {
+                            claim: c.claim,
+                            confidence: c.confidence.into(),
+                            quote: c.quote,
+                            grounded: c.grounded,
+                            source_ids: if held { vec![id] } else { Vec::new() },
+                        }
+                    })
+                    .collect(),
+                concepts: d.concepts,
+                open_questions: d.open_questions,
+            }
+        });
+        Ok(Some(SourceDetailView { source, digest }))
     }
 
     /// A source's full text, or `None` when no source has this id.
@@ -277,7 +442,8 @@ impl Wiki {
         Ok(view)
     }
 
-    /// Removes a source; links to its article become wanted pages.
+    /// Removes a source; a page it alone fed goes (links to it become wanted pages), and a
+    /// page it fed with others waits to be rewritten from them.
     pub fn remove_source_view(&self, id: i64) -> Result<bool> {
         Ok(self.store().remove_source(SourceId(id))?)
     }

@@ -7,12 +7,12 @@ fn an_empty_wiki_has_an_empty_library() {
     assert_eq!(lib.counts, CountsView::default());
     assert!(lib.entries.is_empty());
     assert!(wiki.search_view("anything").unwrap().is_empty());
-    assert_eq!(wiki.article_view(1).unwrap(), None);
+    assert_eq!(wiki.page_view(1).unwrap(), None);
     assert_eq!(wiki.wanted_page_note("Nothing").unwrap(), None);
 }
 
 #[test]
-fn article_links_resolve_to_articles_and_unknown_titles_are_wanted() {
+fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
     use crate::contract::CompilationResult;
     use crate::store::{CompileRecord, NewLink, SaveArticle};
     let wiki = Wiki::open_in_memory().unwrap();
@@ -56,24 +56,38 @@ fn article_links_resolve_to_articles_and_unknown_titles_are_wanted() {
             .unwrap();
         ids.push(saved.article_id.0);
     }
-    let tea = wiki.article_view(ids[0]).unwrap().unwrap();
+    let page = |article: i64| {
+        wiki.store()
+            .digest_page(crate::store::ArticleId(article))
+            .unwrap()
+            .unwrap()
+            .0
+    };
+    let (tea_page, scones_page) = (page(ids[0]), page(ids[1]));
+    let tea = wiki.page_view(tea_page).unwrap().unwrap();
     assert!(
         tea.html
-            .contains(&format!("data-article-id=\"{}\"", ids[1])),
-        "{}",
+            .contains(&format!("data-article-id=\"{scones_page}\"")),
+        "`[[scones]]` leads to the page Scones: {}",
         tea.html
     );
     assert!(tea.html.contains("data-wanted=\"Jam\""), "{}", tea.html);
-    let detail = wiki.store().article(ArticleId(ids[0])).unwrap().unwrap();
-    assert_eq!(
-        wiki.render(&detail).as_str(),
-        tea.html,
-        "`show --html` and the app render alike"
-    );
-    assert_eq!(tea.backlinks.len(), 1);
+    assert_eq!(tea.backlinks.len(), 1, "{:?}", tea.backlinks);
     assert_eq!(tea.backlinks[0].title, "Scones");
+    assert_eq!(tea.backlinks[0].page_id, scones_page);
+    // The digest of Tea's source renders its links against pages too.
+    let source = wiki
+        .source_views()
+        .unwrap()
+        .into_iter()
+        .find(|s| s.article_id == Some(ids[0]))
+        .unwrap()
+        .id;
+    let digest = wiki.source_detail_view(source).unwrap().unwrap();
+    assert_eq!(digest.source.pages[0].id, tea_page);
+    assert_eq!(digest.digest.unwrap().html, tea.html);
     let lib = wiki.library(LibrarySort::Title).unwrap();
-    assert_eq!(lib.counts.articles, 2);
+    assert_eq!(lib.counts.pages, 2);
     assert_eq!(lib.wanted[0].title, "Jam");
     let note = wiki.wanted_page_note("jam").unwrap().unwrap();
     assert!(note.contains("From [[Tea]]"), "{note}");
@@ -241,7 +255,12 @@ fn a_grounded_quote_is_shown_marked_in_its_source() {
             record: &CompileRecord::default(),
         })
         .unwrap();
-    let id = saved.article_id.0;
+    let id = wiki
+        .store()
+        .digest_page(saved.article_id)
+        .unwrap()
+        .unwrap()
+        .0;
 
     // Found the way grounding finds it: case, emphasis and spacing aside.
     let view = wiki.quote_view(id, "brewed at nine bars").unwrap().unwrap();
@@ -291,7 +310,7 @@ async fn the_first_run_screen_is_only_for_an_empty_wiki() {
 /// Regression: the app's source list and article page showed only a page's origin, not
 /// where redirects led; they carry the final URL (absent for a page that did not move).
 #[test]
-fn a_redirected_page_carries_its_final_url_to_the_sources_and_article_views() {
+fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
     use crate::contract::CompilationResult;
     use crate::store::{CompileRecord, NewSource, SaveArticle, SourceKind};
     let wiki = Wiki::open_in_memory().unwrap();
@@ -340,7 +359,8 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_article_views() {
         Some("https://example.com/new")
     );
     assert_eq!(sources[1].final_url, None);
-    let article = wiki.article_view(saved.article_id.0).unwrap().unwrap();
+    let page = wiki.store().digest_page(saved.article_id).unwrap().unwrap();
+    let article = wiki.page_view(page.0).unwrap().unwrap();
     assert_eq!(article.sources[0].origin, "https://example.org/old");
     assert_eq!(
         article.sources[0].final_url.as_deref(),
@@ -350,4 +370,226 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_article_views() {
     let wire = serde_json::to_value(&sources).unwrap();
     assert_eq!(wire[0]["final_url"], "https://example.com/new");
     assert!(wire[1]["final_url"].is_null());
+}
+
+/// Saves a digest for a new pasted source: its title, a body, sourced claims (grounded when
+/// their quote is in `text`) and links.
+fn digest(
+    wiki: &Wiki,
+    text: &str,
+    title: &str,
+    body: &str,
+    quotes: &[&str],
+    links: &[&str],
+) -> (crate::store::SourceId, crate::store::ArticleId) {
+    use crate::contract::{CheckedClaim, CompilationResult, Confidence};
+    use crate::store::{CompileRecord, NewLink, SaveArticle};
+    let source = wiki.ingest_text(text, None).unwrap().sources[0].source_id;
+    let claims: Vec<CheckedClaim> = quotes
+        .iter()
+        .map(|q| CheckedClaim {
+            claim: format!("It says: {q}."),
+            confidence: Confidence::Sourced,
+            quote: Some((*q).to_owned()),
+            grounded: text.contains(q),
+        })
+        .collect();
+    let links: Vec<NewLink> = links
+        .iter()
+        .map(|t| NewLink {
+            target: (*t).to_owned(),
+            context: body.to_owned(),
+        })
+        .collect();
+    let result = CompilationResult {
+        title: title.into(),
+        summary: format!("About {title}."),
+        key_claims: Vec::new(),
+        concepts: Vec::new(),
+        backlink_suggestions: Vec::new(),
+        open_questions: Vec::new(),
+        article_body: body.into(),
+    };
+    let saved = wiki
+        .store()
+        .save_article(&SaveArticle {
+            source_id: source,
+            result: &result,
+            claims: &claims,
+            links: &links,
+            truncated: false,
+            record: &CompileRecord {
+                provider: "ollama".into(),
+                model: "m".into(),
+                ..CompileRecord::default()
+            },
+        })
+        .unwrap();
+    (source, saved.article_id)
+}
+
+/// Two notes headed `Espresso` and `espressos` are one topic: one library row with two
+/// sources, a stale page listing both digests, each claim badged with the source holding
+/// its quote, and the quote found in that source.
+#[test]
+fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    let (first, _) = digest(
+        &wiki,
+        "# Espresso\n\nEspresso is brewed at nine bars of pressure.",
+        "Espresso",
+        "Espresso goes under [[Milk Foam]].",
+        &["brewed at nine bars"],
+        &["Milk Foam"],
+    );
+    let (second, _) = digest(
+        &wiki,
+        "# espressos\n\nA shot of espresso takes about thirty seconds.",
+        "espressos",
+        "Shots.",
+        &[],
+        &[],
+    );
+    let (foam, foam_digest) = digest(
+        &wiki,
+        "# Milk Foam\n\nMilk foam sits on [[espressos]].",
+        "Milk Foam",
+        "Foam sits on [[espressos]].",
+        &[],
+        &["espressos"],
+    );
+
+    let lib = wiki.library(LibrarySort::Title).unwrap();
+    let titles: Vec<(&str, u32, bool)> = lib
+        .entries
+        .iter()
+        .map(|e| (e.title.as_str(), e.source_count, e.stale))
+        .collect();
+    assert_eq!(titles, [("Espresso", 2, true), ("Milk Foam", 1, false)]);
+    assert_eq!((lib.counts.pages, lib.counts.sources), (2, 3));
+
+    let espresso = lib.entries[0].id;
+    let page = wiki.page_view(espresso).unwrap().unwrap();
+    assert!(page.stale_reason.is_some());
+    let fed_by: Vec<i64> = page.sources.iter().map(|s| s.source_id).collect();
+    assert_eq!(fed_by, [first.0, second.0]);
+    assert_eq!(page.sources[1].title, "espressos");
+    assert_eq!(page.aliases, ["espressos"]);
+    assert_eq!(page.history.len(), 1);
+    assert_eq!(page.history[0].author, AuthorView::Model);
+    assert_eq!(page.claims.len(), 1, "{page:?}");
+    assert_eq!(page.claims[0].source_ids, [first.0]);
+    let text = wiki.page_text_view(espresso, 1).unwrap().unwrap();
+    assert_eq!(text.body, "Espresso goes under [[Milk Foam]].");
+
+    // The quote is shown in the source that holds it.
+    let quote = wiki
+        .quote_view(espresso, "brewed at nine bars")
+        .unwrap()
+        .unwrap();
+    assert!(quote.found);
+    assert_eq!(quote.source_id, first.0);
+
+    // `[[espressos]]` in another page leads to the Espresso page, as does the name.
+    let foam_page = wiki.store().digest_page(foam_digest).unwrap().unwrap();
+    let foam_view = wiki.page_view(foam_page.0).unwrap().unwrap();
+    assert!(
+        foam_view
+            .html
+            .contains(&format!("data-article-id=\"{espresso}\"")),
+        "{}",
+        foam_view.html
+    );
+    assert_eq!(wiki.page_id_by_name("ESPRESSO").unwrap(), Some(espresso));
+    let hits = wiki.search_view("goes under").unwrap();
+    assert_eq!(hits[0].page_id, espresso);
+    assert!(
+        wiki.search_view("shots").unwrap().is_empty(),
+        "pages are searched, not the digests they are not yet written from"
+    );
+
+    // The sources list names the pages each source feeds (one query for them all).
+    let listed = wiki.source_views().unwrap();
+    let feeds = |id: crate::store::SourceId| -> Vec<String> {
+        let source = listed.iter().find(|s| s.id == id.0).unwrap();
+        source.pages.iter().map(|p| p.title.clone()).collect()
+    };
+    assert_eq!(feeds(first), ["Espresso"]);
+    assert_eq!(feeds(second), ["Espresso"]);
+    assert_eq!(feeds(foam)[0], "Milk Foam");
+    let espresso_ref = &listed.iter().find(|s| s.id == second.0).unwrap().pages[0];
+    assert_eq!((espresso_ref.source_count, espresso_ref.stale), (2, true));
+
+    // The source screen: its digest and the pages it feeds.
+    let detail = wiki.source_detail_view(foam.0).unwrap().unwrap();
+    assert_eq!(detail.source.pages[0].title, "Milk Foam");
+    let digest = detail.digest.unwrap();
+    assert_eq!(digest.title, "Milk Foam");
+    assert!(digest
+        .html
+        .contains(&format!("data-article-id=\"{espresso}\"")));
+    assert!(wiki.source_detail_view(999).unwrap().is_none());
+}
+
+/// A page's history lists every version with its author; restoring one adds a version by
+/// the person with the old content, and the app's text of each version shows the change.
+#[test]
+fn a_page_keeps_its_versions_and_restores_one() {
+    use crate::contract::CompilationResult;
+    use crate::store::{CompileRecord, SaveArticle};
+    let wiki = Wiki::open_in_memory().unwrap();
+    let (source, article) = digest(
+        &wiki,
+        "# Tea\n\nTea is steeped.",
+        "Tea",
+        "Old body.",
+        &[],
+        &[],
+    );
+    let page = wiki.store().digest_page(article).unwrap().unwrap().0;
+    let result = CompilationResult {
+        title: "Tea".into(),
+        summary: "About Tea.".into(),
+        key_claims: Vec::new(),
+        concepts: Vec::new(),
+        backlink_suggestions: Vec::new(),
+        open_questions: Vec::new(),
+        article_body: "New body.".into(),
+    };
+    wiki.store()
+        .save_article(&SaveArticle {
+            source_id: source,
+            result: &result,
+            claims: &[],
+            links: &[],
+            truncated: false,
+            record: &CompileRecord {
+                provider: "openai".into(),
+                model: "other".into(),
+                ..CompileRecord::default()
+            },
+        })
+        .unwrap();
+    let now = wiki.page_view(page).unwrap().unwrap();
+    assert_eq!(now.version, 2);
+    assert_eq!(now.history[1].model.as_deref(), Some("other"));
+    assert_eq!(
+        wiki.page_text_view(page, 1).unwrap().unwrap().body,
+        "Old body."
+    );
+    assert_eq!(
+        wiki.page_text_view(page, 2).unwrap().unwrap().body,
+        "New body."
+    );
+    assert_eq!(wiki.page_text_view(page, 9).unwrap(), None);
+
+    let restored = wiki.restore_page_view(page, 1).unwrap().unwrap();
+    assert_eq!(restored.version, 3);
+    assert!(restored.html.contains("Old body."), "{}", restored.html);
+    let last = &restored.history[2];
+    assert_eq!(
+        (last.author, last.restored_from),
+        (AuthorView::Person, Some(1))
+    );
+    assert!(wiki.restore_page_view(page, 9).is_err(), "no such version");
 }

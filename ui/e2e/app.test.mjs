@@ -64,7 +64,7 @@ after(async () => {
 
 test("two linked notes: add, compile, open, follow the link, see the backlink, search", async () => {
   await s.wait("#nav-library");
-  await s.wait("#counts", { text: (t) => t.includes("0 articles") });
+  await s.wait("#counts", { text: (t) => t.includes("0 pages") });
   await shot("01-library-empty");
 
   // One note pasted, one by path.
@@ -86,13 +86,18 @@ test("two linked notes: add, compile, open, follow the link, see the backlink, s
   await shot("03-queue");
 
   await s.clickOn("#nav-library");
-  await s.wait("#counts", { text: (t) => t.includes("2 articles") });
+  await s.wait("#counts", { text: (t) => t.includes("2 pages") });
   await s.waitCount(".lib-row", 2);
   await shot("04-library");
 
   await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Espresso")));
   await s.wait("#article-title", { text: (t) => t === "Espresso" });
   await s.wait("#backlinks .backlink", { text: (t) => t.includes("Milk Foam") });
+  await s.wait("#sources h2", { text: (t) => t === "Sources (1)" });
+  assert.equal((await s.findAll("#stale-notice")).length, 0, "a page written from its one digest is current");
+  // textContent: WebKitWebDriver reports "" as the text of a badge that may cut its label.
+  await s.waitAny("#claims .source-badge", (t) => t.includes("Espresso"));
+  await s.wait("#history .version", { text: (t) => t.startsWith("v1") && t.includes("e2e-model") });
   await shot("05-article");
 
   // Follow the wiki link in the body.
@@ -116,7 +121,7 @@ test("two linked notes: add, compile, open, follow the link, see the backlink, s
   await s.waitAny(".search-hit", (t) => t.startsWith("Milk Foam") && t.includes("doubles"));
   await shot("07-search");
   await s.fill("#search", "");
-  await s.wait("#counts", { text: (t) => t.includes("2 articles") });
+  await s.wait("#counts", { text: (t) => t.includes("2 pages") });
 });
 
 test("a hostile model answer renders inert in the real webview", async () => {
@@ -156,6 +161,9 @@ test("a hostile model answer renders inert in the real webview", async () => {
       jsUrls: [...body.querySelectorAll('[href],[src]')].filter(e => /^\\s*javascript:/i.test(e.getAttribute('href') || e.getAttribute('src') || '')).length,
       remote: [...body.querySelectorAll('img[src], source[src]')].filter(e => /^https?:/i.test(e.getAttribute('src'))).length,
       titleImgs: document.querySelectorAll('#article-title img').length,
+      // Titles also show in the Sources panel, on claim badges and in the history: as text.
+      mainMarkup: document.querySelectorAll('main img, main script, main iframe, main svg').length,
+      badge: document.querySelector('#claims .source-badge')?.textContent ?? '',
       bodyVisible: getComputedStyle(document.body).display !== 'none',
       text: body.textContent,
     };`);
@@ -168,6 +176,8 @@ test("a hostile model answer renders inert in the real webview", async () => {
   assert.equal(report.jsUrls, 0);
   assert.equal(report.remote, 0, "no remote resource is loaded");
   assert.equal(report.titleImgs, 0);
+  assert.equal(report.mainMarkup, 0, "no markup from a title anywhere on the page");
+  assert.match(report.badge, /onerror/, "the claim's source badge shows the title as text");
   assert.ok(report.bodyVisible);
   assert.match(report.text, /click me/, "the link text stays readable");
   // Click everything in the body that is not a wiki link; nothing may run or navigate.
@@ -176,6 +186,76 @@ test("a hostile model answer renders inert in the real webview", async () => {
   const afterClicks = await inspect();
   assert.match(afterClicks.title, /^Hostile/, "still on the article");
   assert.equal(afterClicks.pwned, null, "no handler ran on click");
+});
+
+test("two notes on one topic, `Espresso` and `espressos`, are one page with two sources", async () => {
+  await s.clickOn("#nav-add");
+  await s.fill("#paste-text", "# espressos\n\nTwo espressos make a doppio.\nA ristretto uses less water.\n");
+  await s.clickOn("#add-text-btn");
+  await s.waitCount(".source-row", 4);
+  await s.clickOn("#compile-all");
+  await s.waitCount('.source-row[data-status="compiled"]', 4, 60000);
+
+  // One row, not two: the library lists pages, and this one has both sources.
+  await s.clickOn("#nav-library");
+  await s.waitCount(".lib-row", 3);
+  // Its mark says it waits for its rewrite (shown in capitals by the style sheet).
+  const isTopic = (t) => t.startsWith("Espresso") && t.includes("2 sources") && /stale/i.test(t);
+  await s.waitAny(".lib-row", isTopic);
+  assert.equal((await s.findAll(".lib-row")).length, 3, "no second Espresso row");
+  await shot("13-library-one-topic");
+
+  await s.click(await s.waitAny(".lib-row", isTopic));
+  await s.wait("#article-title", { text: (t) => t === "Espresso" });
+  await s.wait("#sources h2", { text: (t) => t === "Sources (2)" });
+  await s.wait("#stale-notice", { text: (t) => t.includes("2 sources feed this page; it will be rewritten from all of them") });
+  await s.wait("#aliases", { text: (t) => t.includes("espressos") });
+  const digests = await s.findAll("#sources .digest-link");
+  assert.equal(digests.length, 2);
+  assert.equal(await s.text(digests[1]), "espressos");
+  await shot("14-page-two-sources");
+
+  // A digest opens from the panel, and leads back to the page it feeds.
+  await s.click(digests[1]);
+  await s.wait("#digest-title", { text: (t) => t === "espressos" });
+  await s.wait("#source-pages .fed-page", { text: (t) => t.includes("Espresso") && t.includes("2 sources") });
+  await s.clickOn("#claims .claim-text");
+  assert.match(await s.text(await s.wait("#quote-mark")), /doppio|ristretto|espressos/);
+  await shot("15-digest");
+  await s.clickOn("#source-pages .fed-page a");
+  await s.wait("#article-title", { text: (t) => t === "Espresso" });
+
+  // The Sources screen lists every source with the pages it feeds.
+  await s.clickOn("#nav-sources");
+  await s.waitCount(".source-card", 4);
+  await s.click(await s.waitAny(".source-card", (t) => t.includes("Milk Foam")));
+  await s.wait("#digest-title", { text: (t) => t === "Milk Foam" });
+  await shot("16-sources-digest");
+});
+
+test("a recompiled source gives its page a second version, compared with the first", async () => {
+  writeFileSync(join(tmp, "milk-foam.md"), "# Milk Foam\n\nMilk foam is made by steaming milk until it doubles in volume.\nOat milk foams too, with larger bubbles.\nIt sits on an [[Espresso]] in a cappuccino.\n");
+  await s.clickOn("#nav-add");
+  await s.fill("#path-input", join(tmp, "milk-foam.md"));
+  await s.clickOn("#add-path-btn");
+  await s.waitCount('.source-row[data-status="stale"]', 1);
+  await s.clickOn("#compile-all");
+  await s.waitCount('.source-row[data-status="compiled"]', 4, 60000);
+
+  await s.clickOn("#nav-library");
+  await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Milk Foam")));
+  await s.wait("#article-title", { text: (t) => t === "Milk Foam" });
+  await s.wait("#history h2", { text: (t) => t === "History (2)" });
+  await s.clickOn('#history .version[data-version="1"] .compare');
+  await s.wait("#diff-pane .diff-add", { text: (t) => t.includes("Oat milk foams too") });
+  await shot("17-page-history-diff");
+
+  // Restoring version 1 adds version 3, written by the person; nothing is lost.
+  await s.clickOn('#history .version[data-version="1"] .restore');
+  await s.wait("#history h2", { text: (t) => t === "History (3)" });
+  await s.wait('#history .version[data-version="3"]', { text: (t) => t.includes("restored version 1") });
+  await s.wait("#claims", { text: (t) => t.includes("Small bubbles") && !t.includes("Oat milk") });
+  await shot("18-page-restored");
 });
 
 test("settings: the model picker is filled from the server and the connection test says so", async () => {

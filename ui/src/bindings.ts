@@ -4,7 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 
 /**
- * How many sources, articles and wanted pages the wiki has.
+ * How many sources, pages and wanted pages the wiki has.
  */
 export type CountsView = { 
 /**
@@ -12,11 +12,11 @@ export type CountsView = {
  */
 sources: number, 
 /**
- * Articles compiled.
+ * Pages (topics).
  */
-articles: number, 
+pages: number, 
 /**
- * Titles linked to that no article has.
+ * Names pages link to that no page has.
  */
 wanted: number, };
 
@@ -26,11 +26,11 @@ wanted: number, };
 export type LibrarySort = "title" | "updated";
 
 /**
- * One row of the library.
+ * One row of the library: a page.
  */
 export type LibraryEntry = { 
 /**
- * The article's id.
+ * The page's id.
  */
 id: number, 
 /**
@@ -42,11 +42,19 @@ title: string,
  */
 summary: string, 
 /**
- * When it was last compiled (UTC, ISO-8601).
+ * When its current version was written (UTC, ISO-8601).
  */
 updated_at: string, 
 /**
- * Claims backed by a quote found in the source.
+ * How many sources' digests feed it.
+ */
+source_count: number, 
+/**
+ * Whether it waits to be rewritten from its digests.
+ */
+stale: boolean, 
+/**
+ * Claims backed by a quote found in a source.
  */
 sourced: number, 
 /**
@@ -59,20 +67,20 @@ inferred: number,
 opinion: number, };
 
 /**
- * A title that is linked to but has no article yet.
+ * A name that is linked to but has no page yet.
  */
 export type WantedView = { 
 /**
- * The title as first linked.
+ * The name as first linked.
  */
 title: string, 
 /**
- * How many articles link to it.
+ * How many pages link to it.
  */
 mentions: number, };
 
 /**
- * The library: every article in the asked order, with the counts.
+ * The library: every page in the asked order, with the counts.
  */
 export type LibraryView = { 
 /**
@@ -80,11 +88,11 @@ export type LibraryView = {
  */
 counts: CountsView, 
 /**
- * Every article.
+ * Every page.
  */
 entries: Array<LibraryEntry>, 
 /**
- * Titles linked to that no article has, most mentioned first.
+ * Names pages link to that no page has, most mentioned first.
  */
 wanted: Array<WantedView>, };
 
@@ -93,9 +101,9 @@ wanted: Array<WantedView>, };
  */
 export type SearchResult = { 
 /**
- * The article's id.
+ * The page's id.
  */
-article_id: number, 
+page_id: number, 
 /**
  * Its title.
  */
@@ -112,7 +120,7 @@ snippet: string, };
 export type ConfidenceView = "sourced" | "inferred" | "opinion";
 
 /**
- * One key claim of an article.
+ * One key claim of a page or digest.
  */
 export type ClaimView = { 
 /**
@@ -130,16 +138,20 @@ quote: string | null,
 /**
  * Whether the quote was found in the source text.
  */
-grounded: boolean, };
+grounded: boolean, 
+/**
+ * The sources whose text holds the quote, by id (empty when not grounded).
+ */
+source_ids: number[], };
 
 /**
- * An article that links here, with the sentence around the link.
+ * A page that links here, with the sentence around the link.
  */
 export type BacklinkView = { 
 /**
- * The linking article.
+ * The linking page.
  */
-article_id: number, 
+page_id: number, 
 /**
  * Its title.
  */
@@ -150,28 +162,36 @@ title: string,
 context: string, };
 
 /**
- * A link going out of an article.
+ * A link going out of a page.
  */
 export type LinkView = { 
 /**
- * The title linked to.
+ * The name linked to.
  */
 target: string, 
 /**
- * The article it resolves to; `null` for a wanted page.
+ * The page it resolves to (by its title or an alias); `null` for a wanted page.
  */
-article_id: number | null, };
+page_id: number | null, };
 
 /**
- * A source an article was compiled from.
+ * A source's digest feeding a page: the "Sources (N)" panel lists one per source.
  */
-export type ArticleSourceView = { 
+export type PageSourceView = { 
 /**
  * The source's id.
  */
 source_id: number, 
 /**
- * Where it came from (path, URL, `text:<hash>`).
+ * The digest's id.
+ */
+article_id: number, 
+/**
+ * The digest's title (what that source is about, in its own words).
+ */
+title: string, 
+/**
+ * Where the source came from (path, URL, `text:<hash>`).
  */
 origin: string, 
 /**
@@ -180,11 +200,11 @@ origin: string,
  */
 final_url: string | null, 
 /**
- * When the article was compiled from it (UTC, ISO-8601).
+ * When the digest was compiled (UTC, ISO-8601).
  */
 compiled_at: string, 
 /**
- * The provider and model that wrote the article.
+ * The provider that compiled it.
  */
 provider: string, 
 /**
@@ -193,9 +213,72 @@ provider: string,
 model: string, };
 
 /**
- * Everything the article screen shows.
+ * Who wrote a version of a page.
  */
-export type ArticleView = { 
+export type AuthorView = "model" | "person";
+
+/**
+ * One version of a page in its history.
+ */
+export type PageVersionView = { 
+/**
+ * Its number, from 1.
+ */
+version: number, 
+/**
+ * The title it showed.
+ */
+title: string, 
+/**
+ * Who wrote it.
+ */
+author: AuthorView, 
+/**
+ * The provider, when a model wrote it.
+ */
+provider: string | null, 
+/**
+ * The model, when a model wrote it.
+ */
+model: string | null, 
+/**
+ * The version it copies, when a person restored one.
+ */
+restored_from: number | null, 
+/**
+ * When it was written (UTC, ISO-8601).
+ */
+created_at: string, };
+
+/**
+ * What one version of a page says, as plain text to compare with another (never HTML).
+ */
+export type PageTextView = { 
+/**
+ * Which version.
+ */
+version: number, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * Its summary.
+ */
+summary: string, 
+/**
+ * Its body, as markdown source.
+ */
+body: string, 
+/**
+ * Its claims, one line each.
+ */
+claims: Array<string>, };
+
+/**
+ * Everything the page screen shows.
+ */
+export type PageView = { 
 /**
  * Its id.
  */
@@ -209,21 +292,29 @@ title: string,
  */
 summary: string, 
 /**
- * The body as sanitised HTML (from the core's renderer only), wiki links resolved:
- * `a.wikilink[data-article-id]` for articles, `a.wikilink.wanted[data-wanted]` for
- * wanted pages, `a.external` for web links.
+ * The body as sanitised HTML (from the core's renderer only), wiki links resolved
+ * against pages (titles and aliases): `a.wikilink[data-article-id]` holds a *page* id,
+ * `a.wikilink.wanted[data-wanted]` is a wanted page, `a.external` a web link.
  */
 html: string, 
 /**
- * Whether it was written from a cut-off answer.
+ * Whether a digest feeding it was written from an answer that was cut off.
  */
 truncated: boolean, 
 /**
- * When it was last compiled.
+ * The number of its current version.
  */
-updated_at: string, 
+version: number, 
 /**
- * Key claims.
+ * Why it waits to be rewritten from its digests (`null`: it is current).
+ */
+stale_reason: string | null, 
+/**
+ * Why its last rewrite was refused and the previous version kept (`null`: fine).
+ */
+flagged: string | null, 
+/**
+ * Key claims, each with the sources holding its quote.
  */
 claims: Array<ClaimView>, 
 /**
@@ -239,13 +330,42 @@ open_questions: Array<string>,
  */
 links: Array<LinkView>, 
 /**
- * Articles linking here.
+ * Pages linking here.
  */
 backlinks: Array<BacklinkView>, 
 /**
- * Where it came from.
+ * Its other names.
  */
-sources: Array<ArticleSourceView>, };
+aliases: Array<string>, 
+/**
+ * The digests feeding it, oldest first.
+ */
+sources: Array<PageSourceView>, 
+/**
+ * Every version, oldest first.
+ */
+history: Array<PageVersionView>, };
+
+/**
+ * A page as a source's screen lists it.
+ */
+export type PageRefView = { 
+/**
+ * The page's id.
+ */
+id: number, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * How many sources feed it.
+ */
+source_count: number, 
+/**
+ * Whether it waits to be rewritten.
+ */
+stale: boolean, };
 
 /**
  * Where a source is.
@@ -286,25 +406,91 @@ status: SourceStatusView,
  */
 reason: string | null, 
 /**
- * The article compiled from it.
+ * Its digest, once compiled.
  */
 article_id: number | null, 
 /**
- * That article's title.
+ * That digest's title.
  */
 article_title: string | null, 
+/**
+ * The pages its digest feeds, by title.
+ */
+pages: Array<PageRefView>, 
 /**
  * When it last changed.
  */
 updated_at: string, };
 
 /**
+ * A source's digest: what the last compile of that one source said.
+ */
+export type DigestView = { 
+/**
+ * The digest's id.
+ */
+article_id: number, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * Its summary.
+ */
+summary: string, 
+/**
+ * Its body as sanitised HTML, wiki links resolved against pages (as in [`PageView`]).
+ */
+html: string, 
+/**
+ * Whether it was written from a cut-off answer.
+ */
+truncated: boolean, 
+/**
+ * When it was compiled.
+ */
+compiled_at: string, 
+/**
+ * The provider that compiled it.
+ */
+provider: string, 
+/**
+ * The model.
+ */
+model: string, 
+/**
+ * Its claims (their `source_ids` name this source when grounded).
+ */
+claims: Array<ClaimView>, 
+/**
+ * Its concepts.
+ */
+concepts: Array<string>, 
+/**
+ * Its open questions.
+ */
+open_questions: Array<string>, };
+
+/**
+ * Everything the source screen shows: the source, its digest and the pages it feeds.
+ */
+export type SourceDetailView = { 
+/**
+ * The source as listed.
+ */
+source: SourceView, 
+/**
+ * Its digest, once compiled.
+ */
+digest: DigestView | null, };
+
+/**
  * A claim's quote shown in the source that holds it, with the text around it.
  */
 export type QuoteView = { 
 /**
- * The source shown: the first of the article's sources that holds the quote, else its
- * first source.
+ * The source shown: the first of the claim's sources that holds the quote, else the
+ * first source of the page (or the digest's source).
  */
 source_id: number, 
 /**
@@ -585,24 +771,36 @@ export const JOB_EVENT = "job";
 
 /** Every command of the app, typed. */
 export const commands = {
-  /** The library in the asked order, with counts and wanted pages. */
+  /** The library (every page) in the asked order, with counts and wanted pages. */
   library: (sort: LibrarySort): Promise<LibraryView> =>
     invoke("library", { sort }),
-  /** Full-text search, best first. */
+  /** Full-text search over pages, best first. */
   search: (query: string): Promise<Array<SearchResult>> =>
     invoke("search", { query }),
-  /** One article, its body rendered by the core's sanitiser. */
-  article: (id: number): Promise<ArticleView | null> =>
-    invoke("article", { id }),
-  /** The id of the article with this title (case-insensitive). */
-  article_id_by_title: (title: string): Promise<number | null> =>
-    invoke("article_id_by_title", { title }),
-  /** Every source with its status. */
+  /** One page, its body rendered by the core's sanitiser, with its sources and history. */
+  page: (id: number): Promise<PageView | null> =>
+    invoke("page", { id }),
+  /** The id of the page a name leads to (title, alias, other spelling, former title). */
+  page_id_by_name: (name: string): Promise<number | null> =>
+    invoke("page_id_by_name", { name }),
+  /** What one version of a page says, as text to compare with another. */
+  page_text: (id: number, version: number): Promise<PageTextView | null> =>
+    invoke("page_text", { id, version }),
+  /** Restores an earlier version of a page as a new version by the person; the page now. */
+  restore_page_version: (id: number, version: number): Promise<PageView | null> =>
+    invoke("restore_page_version", { id, version }),
+  /** Every source with its status and the pages it feeds. */
   sources: (): Promise<Array<SourceView>> =>
     invoke("sources", {  }),
-  /** Where a claim's quote is in the article's sources, with the text around it. */
-  quote: (article_id: number, quote: string): Promise<QuoteView | null> =>
-    invoke("quote", { article_id, quote }),
+  /** One source with its digest and the pages it feeds. */
+  source: (id: number): Promise<SourceDetailView | null> =>
+    invoke("source", { id }),
+  /** Where a page claim's quote is in the sources that hold it, with the text around it. */
+  quote: (page_id: number, quote: string): Promise<QuoteView | null> =>
+    invoke("quote", { page_id, quote }),
+  /** Where a digest claim's quote is in that digest's source. */
+  digest_quote: (source_id: number, quote: string): Promise<QuoteView | null> =>
+    invoke("digest_quote", { source_id, quote }),
   /** A source's compile log with the raw answers. */
   compilations: (source_id: number): Promise<Array<CompilationView>> =>
     invoke("compilations", { source_id }),
@@ -618,7 +816,7 @@ export const commands = {
   /** Stores a note for a wanted page built from its mentions, and queues it. */
   create_wanted: (title: string): Promise<IngestView> =>
     invoke("create_wanted", { title }),
-  /** Removes a source; links to its article become wanted pages. */
+  /** Removes a source; the pages it fed are rewritten from the others or go. */
   remove_source: (id: number): Promise<boolean> =>
     invoke("remove_source", { id }),
   /** Queues sources (all pending, failed and stale ones when the list is empty), with another model when `model` is given. Resolves to how many were queued. */

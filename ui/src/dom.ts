@@ -1,5 +1,5 @@
 // Building DOM from data. Text always goes in as text nodes; the only HTML the app ever
-// parses is an article body from the core's sanitiser (setSafeHtml).
+// parses is a page or digest body from the core's sanitiser (setSafeHtml).
 
 type Child = Node | string | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | ((e: Event) => void) | undefined>;
@@ -36,7 +36,7 @@ export function replace(el: Element, ...children: Child[]): void {
 }
 
 /** Puts an article body into `el`. `html` must come from the core's renderer (the
- * `html` field of ArticleView), which removed scripts, handlers and remote resources. */
+ * `html` field of PageView and DigestView), which removed scripts, handlers and remote resources. */
 export function setSafeHtml(el: Element, html: string): void {
   el.innerHTML = html;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { JobProgress } from "./bindings";
 import {
   applyJob,
+  claimBadges,
   confidenceMix,
   dropReducer,
   History,
@@ -9,12 +10,15 @@ import {
   keyAction,
   latestOnly,
   finalUrlLabel,
+  lineDiff,
   linkClick,
   originLabel,
   sameScreen,
   shortTime,
   scrollToReveal,
   snippetParts,
+  sourceCountLabel,
+  staleNotice,
   visibleRange,
   wireDrop,
   type DragDropPayload,
@@ -50,9 +54,46 @@ describe("search snippets", () => {
 });
 
 describe("confidence mix", () => {
-  it("gives shares and a label, and handles no claims", () => {
+  it("splits a page's claims into shares", () => {
     expect(confidenceMix({ sourced: 2, inferred: 1, opinion: 1 })).toMatchObject({ sourced: 50, inferred: 25, opinion: 25 });
     expect(confidenceMix({ sourced: 0, inferred: 0, opinion: 0 }).label).toBe("no claims");
+  });
+});
+
+describe("pages and their sources", () => {
+  it("counts sources and says when a page waits for a rewrite", () => {
+    expect(sourceCountLabel(1)).toBe("1 source");
+    expect(sourceCountLabel(2)).toBe("2 sources");
+    expect(staleNotice(null, 2)).toBeNull();
+    expect(staleNotice("source 2 now feeds this page", 2)).toBe("2 sources feed this page; it will be rewritten from all of them.");
+    expect(staleNotice("source 3 was removed", 1)).toBe("This page will be rewritten: source 3 was removed.");
+  });
+  it("badges a claim with the sources holding its quote, numbered as listed", () => {
+    const sources = [
+      { source_id: 4, origin: "/notes/espresso.md", title: "Espresso" },
+      { source_id: 9, origin: "text:ab12", title: "espressos" },
+      { source_id: 11, origin: "https://www.example.org/coffee/", title: "Coffee" },
+    ];
+    expect(claimBadges([9, 4, 11, 99], sources)).toEqual([
+      { sourceId: 9, number: 2, label: "espressos" },
+      { sourceId: 4, number: 1, label: "espresso.md" },
+      { sourceId: 11, number: 3, label: "example.org/coffee" },
+    ]);
+    expect(claimBadges([], sources)).toEqual([]);
+  });
+  it("diffs two versions line by line", () => {
+    expect(lineDiff("a\nb\nc", "a\nB\nc\nd")).toEqual([
+      { op: "same", text: "a" },
+      { op: "del", text: "b" },
+      { op: "add", text: "B" },
+      { op: "same", text: "c" },
+      { op: "add", text: "d" },
+    ]);
+    expect(lineDiff("same", "same")).toEqual([{ op: "same", text: "same" }]);
+    expect(lineDiff("", "new")).toEqual([
+      { op: "del", text: "" },
+      { op: "add", text: "new" },
+    ]);
   });
 });
 
@@ -60,18 +101,18 @@ describe("history", () => {
   it("goes back and forward and drops the forward entries on a new visit", () => {
     const h = new History<Screen>(sameScreen);
     h.push({ kind: "library" });
-    h.push({ kind: "article", id: 1 });
-    h.push({ kind: "article", id: 1 });
-    h.push({ kind: "article", id: 2 });
-    expect(h.back()).toEqual({ kind: "article", id: 1 });
+    h.push({ kind: "page", id: 1 });
+    h.push({ kind: "page", id: 1 });
+    h.push({ kind: "page", id: 2 });
+    expect(h.back()).toEqual({ kind: "page", id: 1 });
     expect(h.canForward).toBe(true);
     h.push({ kind: "queue" });
     expect(h.canForward).toBe(false);
-    expect(h.back()).toEqual({ kind: "article", id: 1 });
+    expect(h.back()).toEqual({ kind: "page", id: 1 });
     expect(h.back()).toEqual({ kind: "library" });
     expect(h.canBack).toBe(false);
     expect(h.back()).toEqual({ kind: "library" });
-    expect(h.forward()).toEqual({ kind: "article", id: 1 });
+    expect(h.forward()).toEqual({ kind: "page", id: 1 });
   });
 });
 
@@ -162,7 +203,9 @@ describe("keyboard", () => {
     expect(k("k", { ctrlKey: true, inField: true })).toBe("focus-search");
     expect(k("ArrowLeft", { altKey: true })).toBe("back");
     expect(k("ArrowRight", { altKey: true })).toBe("forward");
-    expect(k("3", { altKey: true })).toEqual({ go: "queue" });
+    expect(k("2", { altKey: true })).toEqual({ go: "sources" });
+    expect(k("4", { altKey: true })).toEqual({ go: "queue" });
+    expect(k("6", { altKey: true })).toBeNull();
     expect(k("j")).toBe("down");
     expect(k("j", { inField: true })).toBeNull();
     expect(k("Enter")).toBe("open");
@@ -172,7 +215,7 @@ describe("keyboard", () => {
 describe("links in rendered articles", () => {
   const a = (cls: string, attrs: Record<string, string>) => ({ className: cls, getAttribute: (n: string) => attrs[n] ?? null });
   it("navigates wiki links, shows wanted pages, opens web links outside, and ignores anything else", () => {
-    expect(linkClick(a("wikilink", { "data-article-id": "7", href: "wikimind://article/7" }))).toEqual({ kind: "article", id: 7 });
+    expect(linkClick(a("wikilink", { "data-article-id": "7", href: "wikimind://article/7" }))).toEqual({ kind: "page", id: 7 });
     expect(linkClick(a("wikilink wanted", { "data-wanted": "Crema" }))).toEqual({ kind: "wanted", title: "Crema" });
     expect(linkClick(a("external", { href: "https://example.org" }))).toEqual({ kind: "external", url: "https://example.org" });
     expect(linkClick(a("external", { href: "javascript:alert(1)" }))).toEqual({ kind: "ignore" });

@@ -1,5 +1,5 @@
 // View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
-import type { JobProgress, LibraryEntry, StageView } from "./bindings";
+import type { JobProgress, LibraryEntry, PageSourceView, StageView } from "./bindings";
 
 /** Which rows of a fixed-height list are on screen (plus `overscan` rows either side). */
 export function visibleRange(
@@ -39,7 +39,7 @@ export function snippetParts(snippet: string): { text: string; mark: boolean }[]
     .filter((p) => p.text.length > 0);
 }
 
-/** The confidence mix of an article as shares of 100 (for the bar) and a label. */
+/** The confidence mix of a page's claims as shares of 100 (for the bar) and a label. */
 export function confidenceMix(e: Pick<LibraryEntry, "sourced" | "inferred" | "opinion">): {
   sourced: number;
   inferred: number;
@@ -55,6 +55,79 @@ export function confidenceMix(e: Pick<LibraryEntry, "sourced" | "inferred" | "op
     opinion: pct(e.opinion),
     label: `${e.sourced} sourced · ${e.inferred} inferred · ${e.opinion} opinion`,
   };
+}
+
+/** How many sources feed a page, as a library row says it. */
+export function sourceCountLabel(n: number): string {
+  return `${n} source${n === 1 ? "" : "s"}`;
+}
+
+/** The notice over a page that waits to be rewritten from its digests, or null for a
+ * current page. Several sources: it says so (the page shows one digest until then);
+ * otherwise the store's reason. */
+export function staleNotice(staleReason: string | null, sourceCount: number): string | null {
+  if (staleReason === null) return null;
+  if (sourceCount > 1) return `${sourceCount} sources feed this page; it will be rewritten from all of them.`;
+  return `This page will be rewritten: ${staleReason}.`;
+}
+
+/** A short name for a source on a claim's badge: a file by its name, a web page by its
+ * address, pasted text by its digest's title (its origin is only a hash). */
+export function sourceBadgeLabel(s: Pick<PageSourceView, "origin" | "title">): string {
+  if (s.origin.startsWith("text:")) return s.title;
+  if (/^https?:\/\//.test(s.origin)) return s.origin.replace(/^https?:\/\/(www\.)?/, "").replace(/\/$/, "");
+  return originLabel(s.origin).label;
+}
+
+/** The badges of a claim: one per source holding its quote, numbered as in the page's
+ * Sources panel (1 = the oldest); a source no longer feeding the page is left out. */
+export function claimBadges(
+  sourceIds: number[],
+  sources: Pick<PageSourceView, "source_id" | "origin" | "title">[],
+): { sourceId: number; number: number; label: string }[] {
+  const out: { sourceId: number; number: number; label: string }[] = [];
+  for (const id of sourceIds) {
+    const i = sources.findIndex((s) => s.source_id === id);
+    if (i >= 0) out.push({ sourceId: id, number: i + 1, label: sourceBadgeLabel(sources[i]) });
+  }
+  return out;
+}
+
+/** One line of a diff: kept, added (only in the newer text) or removed (only in the older). */
+export interface DiffLine {
+  op: "same" | "add" | "del";
+  text: string;
+}
+
+/** A line diff from `older` to `newer` (longest common subsequence; where lines changed,
+ * the removed ones come before the added ones). Meant for page versions (a few thousand
+ * lines at most: the table is lines × lines). */
+export function lineDiff(older: string, newer: string): DiffLine[] {
+  const a = older.split("\n");
+  const b = newer.split("\n");
+  const n = a.length;
+  const m = b.length;
+  // lcs[i][j]: the length of the longest common subsequence of a[i..] and b[j..].
+  const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const out: DiffLine[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    if (a[i] === b[j]) {
+      out.push({ op: "same", text: a[i] });
+      i++;
+      j++;
+    } else if (lcs[i + 1][j] >= lcs[i][j + 1]) out.push({ op: "del", text: a[i++] });
+    else out.push({ op: "add", text: b[j++] });
+  }
+  while (i < n) out.push({ op: "del", text: a[i++] });
+  while (j < m) out.push({ op: "add", text: b[j++] });
+  return out;
 }
 
 /** Back/forward between screens, like a browser's. */
@@ -214,8 +287,10 @@ export function stageLabel(j: JobProgress): string {
 /** The screens of the app. */
 export type Screen =
   | { kind: "library" }
-  | { kind: "article"; id: number }
+  | { kind: "page"; id: number }
   | { kind: "wanted"; title: string }
+  | { kind: "sources" }
+  | { kind: "source"; id: number }
   | { kind: "add" }
   | { kind: "queue" }
   | { kind: "settings" }
@@ -224,7 +299,8 @@ export type Screen =
 /** Whether two screens are the same place. */
 export function sameScreen(a: Screen, b: Screen): boolean {
   if (a.kind !== b.kind) return false;
-  if (a.kind === "article" && b.kind === "article") return a.id === b.id;
+  if (a.kind === "page" && b.kind === "page") return a.id === b.id;
+  if (a.kind === "source" && b.kind === "source") return a.id === b.id;
   if (a.kind === "wanted" && b.kind === "wanted") return a.title === b.title;
   return true;
 }
@@ -238,7 +314,7 @@ export type KeyAction =
   | "up"
   | "open"
   | "escape"
-  | { go: "library" | "add" | "queue" | "settings" };
+  | { go: "library" | "sources" | "add" | "queue" | "settings" };
 
 /** Maps a key press to an action. Plain letters do nothing while typing in a field. */
 export function keyAction(e: {
@@ -252,8 +328,8 @@ export function keyAction(e: {
   if ((mod && e.key.toLowerCase() === "k") || (!e.inField && e.key === "/")) return "focus-search";
   if (e.altKey && e.key === "ArrowLeft") return "back";
   if (e.altKey && e.key === "ArrowRight") return "forward";
-  if (e.altKey && /^[1-4]$/.test(e.key)) {
-    const go = (["library", "add", "queue", "settings"] as const)[Number(e.key) - 1];
+  if (e.altKey && /^[1-5]$/.test(e.key)) {
+    const go = (["library", "sources", "add", "queue", "settings"] as const)[Number(e.key) - 1];
     return { go };
   }
   if (e.key === "Escape") return "escape";
@@ -269,9 +345,10 @@ export function keyAction(e: {
   return null;
 }
 
-/** What a click on a link inside a rendered article means. */
+/** What a click on a link inside a rendered page or digest means (a wiki link's
+ * `data-article-id` holds a page id). */
 export type LinkClick =
-  | { kind: "article"; id: number }
+  | { kind: "page"; id: number }
   | { kind: "wanted"; title: string }
   | { kind: "external"; url: string }
   | { kind: "ignore" };
@@ -281,7 +358,7 @@ export function linkClick(a: { className: string; getAttribute(name: string): st
   const classes = a.className.split(/\s+/);
   const id = a.getAttribute("data-article-id");
   if (classes.includes("wikilink") && id !== null && /^\d+$/.test(id)) {
-    return { kind: "article", id: Number(id) };
+    return { kind: "page", id: Number(id) };
   }
   const wanted = a.getAttribute("data-wanted");
   if (classes.includes("wanted") && wanted) return { kind: "wanted", title: wanted };

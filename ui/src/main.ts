@@ -1,4 +1,4 @@
-// The WikiMind window: a small router over six screens, fed by the generated commands.
+// The WikiMind window: a small router over its screens, fed by the generated commands.
 import { listen } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open as openDialog } from "@tauri-apps/plugin-dialog";
@@ -6,7 +6,6 @@ import { openUrl } from "@tauri-apps/plugin-opener";
 import {
   commands,
   JOB_EVENT,
-  type ArticleView,
   type ClaimView,
   type ConnectionCheck,
   type IngestView,
@@ -14,7 +13,12 @@ import {
   type LibraryEntry,
   type LibrarySort,
   type LibraryView,
+  type PageSourceView,
+  type PageTextView,
+  type PageVersionView,
+  type PageView,
   type ProviderForm,
+  type QuoteView,
   type SearchResult,
   type SettingsView,
   type SourceView,
@@ -22,6 +26,7 @@ import {
 import { append, h, replace, setSafeHtml } from "./dom";
 import {
   applyJob,
+  claimBadges,
   confidenceMix,
   finalUrlLabel,
   History,
@@ -29,13 +34,16 @@ import {
   jobFigures,
   keyAction,
   latestOnly,
+  lineDiff,
   linkClick,
   originLabel,
   sameScreen,
   scrollToReveal,
   shortTime,
   snippetParts,
+  sourceCountLabel,
   stageLabel,
+  staleNotice,
   visibleRange,
   wireDrop,
   type Screen,
@@ -89,9 +97,10 @@ document.body.append(
     fwdBtn,
     h("strong", { class: "brand" }, "WikiMind"),
     navButton("nav-library", "Library", { kind: "library" }, "1"),
-    navButton("nav-add", "Add sources", { kind: "add" }, "2"),
-    navButton("nav-queue", "Queue", { kind: "queue" }, "3", queueBadge),
-    navButton("nav-settings", "Settings", { kind: "settings" }, "4"),
+    navButton("nav-sources", "Sources", { kind: "sources" }, "2"),
+    navButton("nav-add", "Add sources", { kind: "add" }, "3"),
+    navButton("nav-queue", "Queue", { kind: "queue" }, "4", queueBadge),
+    navButton("nav-settings", "Settings", { kind: "settings" }, "5"),
     search,
   ),
   banner,
@@ -138,14 +147,18 @@ async function render() {
   backBtn.disabled = !state.history.canBack;
   fwdBtn.disabled = !state.history.canForward;
   for (const b of document.querySelectorAll("header .nav")) b.classList.remove("active");
-  const navId = { library: "nav-library", article: "nav-library", wanted: "nav-library", add: "nav-add", queue: "nav-queue", settings: "nav-settings", welcome: "" }[screen.kind];
+  const navId = { library: "nav-library", page: "nav-library", wanted: "nav-library", sources: "nav-sources", source: "nav-sources", add: "nav-add", queue: "nav-queue", settings: "nav-settings", welcome: "" }[screen.kind];
   if (navId) document.getElementById(navId)?.classList.add("active");
   document.body.dataset.screen = screen.kind;
   switch (screen.kind) {
     case "library":
       return renderLibrary();
-    case "article":
-      return renderArticle(screen.id);
+    case "page":
+      return renderPage(screen.id);
+    case "sources":
+      return renderSourcesScreen();
+    case "source":
+      return renderSource(screen.id);
     case "wanted":
       return renderWanted(screen.title);
     case "add":
@@ -169,14 +182,14 @@ async function loadLibrary() {
 }
 
 function currentRows(): { id: number; entry?: LibraryEntry; hit?: SearchResult }[] {
-  if (state.hits) return state.hits.map((hit) => ({ id: hit.article_id, hit }));
+  if (state.hits) return state.hits.map((hit) => ({ id: hit.page_id, hit }));
   return (state.library?.entries ?? []).map((entry) => ({ id: entry.id, entry }));
 }
 
 async function renderLibrary() {
   if (!state.library) await loadLibrary();
   const lib = state.library;
-  const counts = lib?.counts ?? { sources: 0, articles: 0, wanted: 0 };
+  const counts = lib?.counts ?? { sources: 0, pages: 0, wanted: 0 };
   const sortSel = h(
     "select",
     {
@@ -189,9 +202,9 @@ async function renderLibrary() {
       },
     },
     h("option", { value: "title", selected: state.sort === "title" }, "Title A–Z"),
-    h("option", { value: "updated", selected: state.sort === "updated" }, "Recently compiled"),
+    h("option", { value: "updated", selected: state.sort === "updated" }, "Recently written"),
   );
-  listEl = h("div", { id: "library-list", class: "vlist", role: "listbox", tabindex: "0", "aria-label": "Articles" });
+  listEl = h("div", { id: "library-list", class: "vlist", role: "listbox", tabindex: "0", "aria-label": "Pages" });
   const wanted = lib?.wanted ?? [];
   replace(
     main,
@@ -204,17 +217,17 @@ async function renderLibrary() {
         h(
           "span",
           { id: "counts", class: "counts" },
-          `${counts.articles} articles · ${counts.sources} sources · ${counts.wanted} wanted pages`,
+          `${counts.pages} pages · ${counts.sources} sources · ${counts.wanted} wanted pages`,
         ),
         h("span", { class: "spacer" }),
         state.hits ? h("span", { class: "muted" }, `${state.hits.length} matches for “${state.query}”`) : sortSel,
       ),
-      counts.articles === 0 && !state.hits
+      counts.pages === 0 && !state.hits
         ? h(
             "div",
             { class: "empty" },
             h("h2", {}, "Your wiki is empty"),
-            h("p", {}, "Add notes, markdown files, folders or web pages, then compile them into articles."),
+            h("p", {}, "Add notes, markdown files, folders or web pages, then compile them into pages."),
             h("button", { class: "primary", onclick: () => go({ kind: "add" }) }, "Add sources"),
           )
         : listEl,
@@ -239,7 +252,7 @@ async function renderLibrary() {
         : null,
     ),
   );
-  if (counts.articles > 0 || state.hits) mountList();
+  if (counts.pages > 0 || state.hits) mountList();
 }
 
 function mountList() {
@@ -267,11 +280,12 @@ function rowElement(row: ReturnType<typeof currentRows>[number], i: number): HTM
     role: "option",
     "data-id": row.id,
     "aria-selected": i === state.selected ? "true" : "false",
-    onclick: () => go({ kind: "article", id: row.id }),
+    onclick: () => go({ kind: "page", id: row.id }),
   });
   el.style.transform = `translateY(${i * ROW}px)`;
   if (row.entry) {
-    const mix = confidenceMix(row.entry);
+    const e = row.entry;
+    const mix = confidenceMix(e);
     const bar = h("span", { class: "mix", title: mix.label, "aria-label": mix.label });
     for (const k of ["sourced", "inferred", "opinion"] as const) {
       const seg = h("span", { class: k });
@@ -279,8 +293,15 @@ function rowElement(row: ReturnType<typeof currentRows>[number], i: number): HTM
       bar.append(seg);
     }
     append(el, [
-      h("div", { class: "row-head" }, h("span", { class: "lib-title" }, row.entry.title), bar),
-      h("div", { class: "lib-summary" }, row.entry.summary),
+      h(
+        "div",
+        { class: "row-head" },
+        h("span", { class: "lib-title" }, e.title),
+        e.stale ? h("span", { class: "stale-mark", title: "Waits to be rewritten from all its sources" }, "stale") : null,
+        h("span", { class: "source-count" }, sourceCountLabel(e.source_count)),
+        bar,
+      ),
+      h("div", { class: "lib-summary" }, e.summary),
     ]);
   } else if (row.hit) {
     const snip = h("div", { class: "lib-summary" });
@@ -320,26 +341,32 @@ search.addEventListener("input", () => {
   }, 40);
 });
 
-// ---------- article ----------
+// ---------- page ----------
 
-async function renderArticle(id: number) {
-  const a = await attempt("Opening the article", commands.article(id));
-  if (!a) {
-    replace(main, h("div", { class: "empty" }, h("h2", {}, "No such article"), h("p", {}, "It may have been removed.")));
-    return;
-  }
-  const body = h("article", { id: "article-body", class: "prose" });
-  setSafeHtml(body, a.html);
+/** Follows a click inside rendered HTML (a page's or a digest's body). */
+function followLinks(body: HTMLElement) {
   body.addEventListener("click", (e) => {
     const link = (e.target as Element).closest("a");
     if (!link) return;
     e.preventDefault();
     const what = linkClick(link);
-    if (what.kind === "article") go({ kind: "article", id: what.id });
+    if (what.kind === "page") go({ kind: "page", id: what.id });
     else if (what.kind === "wanted") go({ kind: "wanted", title: what.title });
     else if (what.kind === "external") void attempt("Opening the link", openUrl(what.url));
   });
+}
+
+async function renderPage(id: number) {
+  const p = await attempt("Opening the page", commands.page(id));
+  if (!p) {
+    replace(main, h("div", { class: "empty" }, h("h2", {}, "No such page"), h("p", {}, "It may have been removed.")));
+    return;
+  }
+  const body = h("article", { id: "article-body", class: "prose" });
+  setSafeHtml(body, p.html);
+  followLinks(body);
   const sourcePane = h("div", { id: "source-pane", hidden: true });
+  const stale = staleNotice(p.stale_reason, p.sources.length);
   replace(
     main,
     h(
@@ -348,64 +375,141 @@ async function renderArticle(id: number) {
       h(
         "div",
         { class: "article-main" },
-        h("h1", { id: "article-title" }, a.title),
-        h("p", { class: "summary" }, a.summary),
-        a.truncated ? h("p", { class: "warn" }, "Written from an answer that was cut off: parts may be missing.") : null,
+        h("h1", { id: "article-title" }, p.title),
+        p.aliases.length ? h("p", { id: "aliases", class: "muted" }, `Also: ${p.aliases.join(" · ")}`) : null,
+        stale ? h("p", { id: "stale-notice", class: "notice" }, stale) : null,
+        p.flagged ? h("p", { id: "flagged", class: "warn" }, `The last rewrite was refused and this version kept: ${p.flagged}`) : null,
+        h("p", { class: "summary" }, p.summary),
+        p.truncated ? h("p", { class: "warn" }, "Written from an answer that was cut off: parts may be missing.") : null,
         body,
-        claimsSection(a, sourcePane),
+        claimsSection(
+          p.claims,
+          p.sources,
+          (c) => commands.quote(p.id, c),
+          sourcePane,
+        ),
         sourcePane,
-        a.open_questions.length
-          ? h("section", {}, h("h2", {}, "Open questions"), h("ul", {}, ...a.open_questions.map((q) => h("li", {}, q))))
+        p.open_questions.length
+          ? h("section", {}, h("h2", {}, "Open questions"), h("ul", {}, ...p.open_questions.map((q) => h("li", {}, q))))
           : null,
+        historySection(p),
       ),
       h(
         "aside",
         { class: "article-side" },
         h(
           "section",
+          { id: "sources" },
+          h("h2", {}, `Sources (${p.sources.length})`),
+          h(
+            "ol",
+            { class: "page-sources" },
+            ...p.sources.map((s) =>
+              h(
+                "li",
+                { class: "source-meta", "data-source": s.source_id },
+                h("a", { href: "#", class: "digest-link", onclick: (e) => (e.preventDefault(), go({ kind: "source", id: s.source_id })) }, s.title),
+                h("div", { class: "origin muted", title: originLabel(s.origin).full }, originLabel(s.origin).label),
+                finalUrlLine(s.origin, s.final_url),
+                h("div", { class: "muted compiled-by" }, `${shortTime(s.compiled_at)} · ${s.provider} · ${s.model}`),
+                h("button", { class: "link", onclick: () => recompileDialog(s.source_id) }, "Recompile with another model…"),
+              ),
+            ),
+          ),
+        ),
+        h(
+          "section",
           { id: "backlinks" },
-          h("h2", {}, `Linked from (${a.backlinks.length})`),
-          a.backlinks.length
+          h("h2", {}, `Linked from (${p.backlinks.length})`),
+          p.backlinks.length
             ? h(
                 "ul",
                 {},
-                ...a.backlinks.map((b) =>
+                ...p.backlinks.map((b) =>
                   h(
                     "li",
                     { class: "backlink" },
-                    h("a", { href: "#", onclick: (e) => (e.preventDefault(), go({ kind: "article", id: b.article_id })) }, b.title),
+                    h("a", { href: "#", onclick: (e) => (e.preventDefault(), go({ kind: "page", id: b.page_id })) }, b.title),
                     h("div", { class: "context" }, b.context),
                   ),
                 ),
               )
-            : h("p", { class: "muted" }, "No article links here yet."),
+            : h("p", { class: "muted" }, "No page links here yet."),
         ),
-        a.concepts.length
-          ? h("section", {}, h("h2", {}, "Concepts"), h("div", { class: "chips" }, ...a.concepts.map((c) => h("span", { class: "chip" }, c))))
+        p.concepts.length
+          ? h("section", {}, h("h2", {}, "Concepts"), h("div", { class: "chips" }, ...p.concepts.map((c) => h("span", { class: "chip" }, c))))
           : null,
-        h(
-          "section",
-          { id: "sources" },
-          h("h2", {}, "Compiled from"),
-          ...a.sources.map((s) =>
-            h(
-              "div",
-              { class: "source-meta" },
-              h("div", { class: "origin", title: originLabel(s.origin).full }, originLabel(s.origin).label),
-              finalUrlLine(s.origin, s.final_url),
-              h("div", { class: "muted compiled-by" }, `${shortTime(s.compiled_at)} · ${s.provider} · ${s.model}`),
-              h("button", { class: "link", onclick: () => recompileDialog(s.source_id) }, "Recompile with another model…"),
-            ),
-          ),
-        ),
       ),
     ),
   );
   main.focus();
 }
 
-function claimsSection(a: ArticleView, pane: HTMLElement): HTMLElement | null {
-  if (!a.claims.length) return null;
+/** A page's versions, newest first, each comparable with the current one. */
+function historySection(p: PageView): HTMLElement {
+  const diffPane = h("div", { id: "diff-pane", hidden: true });
+  const compare = async (v: PageVersionView) => {
+    const [older, now] = await Promise.all([
+      attempt("Reading the version", commands.page_text(p.id, v.version)),
+      attempt("Reading the page", commands.page_text(p.id, p.version)),
+    ]);
+    if (!older || !now) return;
+    const text = (t: PageTextView) => [`# ${t.title}`, "", t.summary, "", t.body, "", ...t.claims.map((c) => `- ${c}`)].join("\n");
+    const lines = lineDiff(text(older), text(now));
+    const changed = lines.some((l) => l.op !== "same");
+    const pre = h("pre", { class: "diff" });
+    for (const l of lines) pre.append(h("span", { class: `diff-${l.op}` }, `${l.op === "add" ? "+ " : l.op === "del" ? "− " : "  "}${l.text}\n`));
+    replace(
+      diffPane,
+      h("div", { class: "pane-head" }, h("strong", {}, `Version ${v.version} → current (${p.version})`), h("button", { class: "link", onclick: () => (diffPane.hidden = true) }, "Close")),
+      changed ? pre : h("p", { class: "muted" }, "No difference."),
+    );
+    diffPane.hidden = false;
+    diffPane.scrollIntoView({ block: "nearest" });
+  };
+  // A restore adds a version (by you); nothing in between is lost, so it needs no confirm.
+  const restore = async (v: PageVersionView) => {
+    const now = await attempt("Restoring", commands.restore_page_version(p.id, v.version));
+    if (!now) return;
+    state.library = null;
+    say(`Restored version ${v.version} of “${now.title}” as version ${now.version}`);
+    void render();
+  };
+  const author = (v: PageVersionView) =>
+    v.author === "person"
+      ? v.restored_from !== null
+        ? `you (restored version ${v.restored_from})`
+        : "you"
+      : `${v.provider ?? "model"} · ${v.model ?? ""}`;
+  return h(
+    "section",
+    { id: "history" },
+    h("h2", {}, `History (${p.history.length})`),
+    h(
+      "ul",
+      { class: "history" },
+      ...[...p.history].reverse().map((v) =>
+        h(
+          "li",
+          { class: "version", "data-version": v.version },
+          h("strong", {}, `v${v.version}`),
+          ` · ${shortTime(v.created_at)} · ${author(v)}`,
+          v.version === p.version ? h("span", { class: "muted" }, " (current)") : h("button", { class: "link compare", onclick: () => compare(v) }, "Compare with current"),
+          v.version === p.version ? null : h("button", { class: "link restore", onclick: () => restore(v) }, "Restore"),
+        ),
+      ),
+    ),
+    diffPane,
+  );
+}
+
+function claimsSection(
+  claims: ClaimView[],
+  sources: Pick<PageSourceView, "source_id" | "origin" | "title">[],
+  locate: (quote: string) => Promise<QuoteView | null>,
+  pane: HTMLElement,
+): HTMLElement | null {
+  if (!claims.length) return null;
   return h(
     "section",
     { id: "claims" },
@@ -413,15 +517,18 @@ function claimsSection(a: ArticleView, pane: HTMLElement): HTMLElement | null {
     h(
       "ul",
       { class: "claims" },
-      ...a.claims.map((c) =>
+      ...claims.map((c) =>
         h(
           "li",
           { class: "claim" },
           h("span", { class: `badge-conf ${c.confidence}`, title: c.grounded ? "quote found in the source" : "" }, c.confidence),
           " ",
           c.quote
-            ? h("button", { class: "link claim-text", title: "Show the quote in the source", onclick: () => showQuote(a, c, pane) }, c.claim)
+            ? h("button", { class: "link claim-text", title: "Show the quote in the source", onclick: () => showQuote(c, locate, pane) }, c.claim)
             : h("span", {}, c.claim),
+          ...claimBadges(c.source_ids, sources).map((b) =>
+            h("span", { class: "source-badge", title: `Source ${b.number}: ${b.label}`, "data-source": b.sourceId }, `${b.number} · ${b.label}`),
+          ),
           c.quote && !c.grounded ? h("span", { class: "muted" }, " (quote not found in the source)") : null,
         ),
       ),
@@ -429,10 +536,10 @@ function claimsSection(a: ArticleView, pane: HTMLElement): HTMLElement | null {
   );
 }
 
-async function showQuote(a: ArticleView, c: ClaimView, pane: HTMLElement) {
+async function showQuote(c: ClaimView, locate: (quote: string) => Promise<QuoteView | null>, pane: HTMLElement) {
   if (!c.quote) return;
   // The core finds the quote by the rule that grounded it, in whichever source holds it.
-  const q = await attempt("Finding the quote", commands.quote(a.id, c.quote));
+  const q = await attempt("Finding the quote", locate(c.quote));
   if (!q) return;
   const pre = h("pre", { class: "source-text" });
   append(pre, [
@@ -505,8 +612,8 @@ async function renderWanted(title: string) {
       "section",
       { class: "narrow" },
       h("h1", {}, title),
-      h("p", { class: "wanted-note" }, "No article has this title yet: it is a wanted page."),
-      h("p", {}, "WikiMind can write it from what the articles that link here say about it."),
+      h("p", { class: "wanted-note" }, "No page has this name yet: it is a wanted page."),
+      h("p", {}, "WikiMind can write it from what the sources that link here say about it."),
       h(
         "button",
         {
@@ -521,6 +628,114 @@ async function renderWanted(title: string) {
       ),
     ),
   );
+}
+
+// ---------- sources and their digests ----------
+
+async function renderSourcesScreen() {
+  const list = await attempt("Listing sources", commands.sources());
+  if (!list) return;
+  replace(
+    main,
+    h(
+      "section",
+      { class: "sources-screen" },
+      h("div", { class: "toolbar" }, h("h2", {}, `Sources (${list.length})`), h("span", { class: "spacer" }), h("button", { onclick: () => go({ kind: "add" }) }, "Add sources")),
+      list.length
+        ? h(
+            "ul",
+            { id: "sources-list", class: "source-cards" },
+            ...list.map((s) =>
+              h(
+                "li",
+                {
+                  class: "source-card",
+                  "data-id": s.id,
+                  "data-status": s.status,
+                  role: "link",
+                  tabindex: "0",
+                  onclick: () => go({ kind: "source", id: s.id }),
+                  onkeydown: (e) => (e as KeyboardEvent).key === "Enter" && go({ kind: "source", id: s.id }),
+                },
+                h("div", { class: "row-head" }, h("span", { class: "lib-title" }, s.article_title ?? s.title ?? originLabel(s.origin).label), h("span", { class: `status ${s.status}` }, s.status)),
+                h("div", { class: "muted origin", title: s.origin }, originLabel(s.origin).label),
+                s.pages.length ? h("div", { class: "muted" }, `Feeds ${s.pages.map((p) => p.title).join(", ")}`) : null,
+              ),
+            ),
+          )
+        : h("p", { class: "muted" }, "No sources yet."),
+    ),
+  );
+}
+
+async function renderSource(id: number) {
+  const d = await attempt("Opening the source", commands.source(id));
+  if (!d) {
+    replace(main, h("div", { class: "empty" }, h("h2", {}, "No such source"), h("p", {}, "It may have been removed.")));
+    return;
+  }
+  const s = d.source;
+  const g = d.digest;
+  const pane = h("div", { id: "source-pane", hidden: true });
+  const body = h("article", { id: "digest-body", class: "prose" });
+  if (g) {
+    setSafeHtml(body, g.html);
+    followLinks(body);
+  }
+  const self = [{ source_id: s.id, origin: s.origin, title: g?.title ?? s.title ?? "" }];
+  replace(
+    main,
+    h(
+      "div",
+      { class: "article-layout" },
+      h(
+        "div",
+        { class: "article-main" },
+        h("p", { class: "muted kicker" }, "Digest of one source"),
+        h("h1", { id: "digest-title" }, g?.title ?? s.title ?? originLabel(s.origin).label),
+        g ? h("p", { class: "summary" }, g.summary) : h("p", { class: "muted" }, s.status === "failed" ? `Not compiled: ${s.reason ?? "the last compile failed"}` : "Not compiled yet."),
+        g?.truncated ? h("p", { class: "warn" }, "Written from an answer that was cut off: parts may be missing.") : null,
+        g ? body : null,
+        g ? claimsSection(g.claims, self, (q) => commands.digest_quote(s.id, q), pane) : null,
+        pane,
+        g && g.open_questions.length ? h("section", {}, h("h2", {}, "Open questions"), h("ul", {}, ...g.open_questions.map((q) => h("li", {}, q)))) : null,
+      ),
+      h(
+        "aside",
+        { class: "article-side" },
+        h(
+          "section",
+          { id: "source-pages" },
+          h("h2", {}, `Feeds (${s.pages.length})`),
+          s.pages.length
+            ? h(
+                "ul",
+                {},
+                ...s.pages.map((p) =>
+                  h(
+                    "li",
+                    { class: "fed-page" },
+                    h("a", { href: "#", onclick: (e) => (e.preventDefault(), go({ kind: "page", id: p.id })) }, p.title),
+                    h("span", { class: "muted" }, ` · ${sourceCountLabel(p.source_count)}${p.stale ? " · waits for a rewrite" : ""}`),
+                  ),
+                ),
+              )
+            : h("p", { class: "muted" }, "No page yet."),
+        ),
+        h(
+          "section",
+          { id: "source-origin" },
+          h("h2", {}, "Source"),
+          h("div", { class: "origin", title: s.origin }, s.origin.startsWith("text:") ? "Pasted text" : s.origin),
+          finalUrlLine(s.origin, s.final_url),
+          g ? h("div", { class: "muted compiled-by" }, `${shortTime(g.compiled_at)} · ${g.provider} · ${g.model}`) : null,
+          h("button", { class: "link", onclick: () => recompileDialog(s.id) }, "Recompile with another model…"),
+        ),
+        g && g.concepts.length ? h("section", {}, h("h2", {}, "Concepts"), h("div", { class: "chips" }, ...g.concepts.map((c) => h("span", { class: "chip" }, c)))) : null,
+      ),
+    ),
+  );
+  main.focus();
 }
 
 // ---------- add sources ----------
@@ -682,9 +897,7 @@ function sourceRow(s: SourceView): HTMLElement {
     h(
       "td",
       {},
-      s.article_id !== null
-        ? h("a", { href: "#", onclick: (e) => (e.preventDefault(), go({ kind: "article", id: s.article_id as number })) }, s.article_title ?? "article")
-        : null,
+      ...s.pages.map((p) => h("a", { href: "#", class: "fed-page", onclick: (e) => (e.preventDefault(), go({ kind: "page", id: p.id })) }, p.title)),
     ),
     h(
       "td",
@@ -802,7 +1015,7 @@ function paintJobs() {
               ? h("button", { class: "job-retry", onclick: () => void attempt("Retrying", commands.compile([j.source_id], null)) }, "Retry")
               : null,
             finished ? h("button", { class: "link", onclick: () => recompileDialog(j.source_id) }, "Recompile with another model…") : null,
-            j.article_id !== null ? h("button", { class: "link", onclick: () => go({ kind: "article", id: j.article_id as number }) }, "Open article") : null,
+            j.article_id !== null ? h("button", { class: "link", onclick: () => go({ kind: "source", id: j.source_id }) }, "Open digest") : null,
           ),
         );
       }),
@@ -943,7 +1156,7 @@ async function renderSettings() {
       ),
       h("h2", {}, "Wiki"),
       h("p", {}, "Data directory: ", h("code", { id: "data-dir" }, s.data_dir)),
-      h("p", { class: "muted" }, "Keys: / or Ctrl+K search · Alt+← / Alt+→ back and forward · Alt+1…4 screens · ↑/↓ or j/k move in lists · Enter opens."),
+      h("p", { class: "muted" }, "Keys: / or Ctrl+K search · Alt+← / Alt+→ back and forward · Alt+1…5 screens · ↑/↓ or j/k move in lists · Enter opens."),
     ),
   );
   void test();
@@ -1085,7 +1298,7 @@ document.addEventListener("keydown", (e) => {
     moveSelection(action === "down" ? 1 : -1);
   } else if (onLibrary && action === "open" && (!inField || t === search) && !(t instanceof HTMLButtonElement || t instanceof HTMLAnchorElement)) {
     const row = currentRows()[state.selected];
-    if (row) go({ kind: "article", id: row.id });
+    if (row) go({ kind: "page", id: row.id });
   }
 });
 
