@@ -330,12 +330,15 @@ search.addEventListener("input", () => {
     state.query = q;
     state.selected = 0;
     if (!q) {
+      // Clearing the search never takes a person anywhere: it only tidies the library
+      // when that is what is on screen (a late timer must not undo a click elsewhere).
       state.hits = null;
-    } else {
-      const hits = await runSearch(q).catch((e) => (say(`Search: ${String(e)}`, true), undefined));
-      if (hits === undefined) return;
-      state.hits = hits;
+      if (state.history.current?.kind === "library") void renderLibrary();
+      return;
     }
+    const hits = await runSearch(q).catch((e) => (say(`Search: ${String(e)}`, true), undefined));
+    if (hits === undefined) return;
+    state.hits = hits;
     if (state.history.current?.kind !== "library") go({ kind: "library" });
     else void renderLibrary();
   }, 40);
