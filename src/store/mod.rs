@@ -46,7 +46,7 @@ pub use pages::{
 };
 pub use read::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, Counts,
-    OutgoingLink, SearchHit, WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,
+    OutgoingLink, WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,
 };
 pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
 

@@ -1,6 +1,6 @@
 //! Reading the wiki: article lists and pages, backlinks, wanted pages, search.
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{normalize_title, ArticleId, Result, SourceId, SourceKind, Store};
@@ -123,23 +123,10 @@ pub struct ArticleDetail {
     pub sources: Vec<ArticleSource>,
 }
 
-/// Marks the start of a matched word in [`SearchHit::snippet`] (U+E000).
+/// Marks the start of a matched word in [`PageHit::snippet`](super::PageHit::snippet) (U+E000).
 pub const MATCH_START: char = '\u{E000}';
-/// Marks the end of a matched word in [`SearchHit::snippet`] (U+E001).
+/// Marks the end of a matched word in [`PageHit::snippet`](super::PageHit::snippet) (U+E001).
 pub const MATCH_END: char = '\u{E001}';
-
-/// One search result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SearchHit {
-    /// The article.
-    pub article_id: ArticleId,
-    /// Its title.
-    pub title: String,
-    /// A short excerpt of the best matching field, each matched word between
-    /// [`MATCH_START`] and [`MATCH_END`] (private-use characters, so a `**bold**` in the
-    /// text is never taken for a match).
-    pub snippet: String,
-}
 
 /// A title some article links to that no article has.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -367,36 +354,6 @@ impl Store {
                         |row| row.get(0),
                     )
                     .optional()?)
-            },
-        )
-    }
-
-    /// Full-text search over titles, summaries and bodies, best first (bm25, titles
-    /// weigh most), at most [`SEARCH_LIMIT`] hits. Any text is a valid query: its words
-    /// are all required and the last is matched as a prefix. No words, no hits.
-    pub fn search(&self, query: &str) -> Result<Vec<SearchHit>> {
-        let Some(fts) = fts_query(query) else {
-            return Ok(Vec::new());
-        };
-        self.read(
-            || format!("searching for {query:?}"),
-            |conn| {
-                let mut stmt = conn.prepare(
-                    "SELECT a.id, a.title,
-                            snippet(articles_fts, -1, char(57344), char(57345), '…', 16)
-                     FROM articles_fts JOIN articles a ON a.id = articles_fts.rowid
-                     WHERE articles_fts MATCH ?1
-                     ORDER BY bm25(articles_fts, 10.0, 4.0, 1.0)
-                     LIMIT ?2",
-                )?;
-                let rows = stmt.query_map(params![fts, SEARCH_LIMIT as i64], |row| {
-                    Ok(SearchHit {
-                        article_id: row.get(0)?,
-                        title: row.get(1)?,
-                        snippet: row.get(2)?,
-                    })
-                })?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
             },
         )
     }

@@ -82,8 +82,8 @@ fn a_failed_save_leaves_the_old_article_intact() {
     assert_eq!(article.body, "old body words");
     assert_eq!(article.claims.len(), 1);
     assert_eq!(article.concepts, vec!["Testing".to_owned()]);
-    assert_eq!(store.search("new").expect("search"), Vec::new());
-    assert_eq!(store.search("old").expect("search").len(), 1);
+    assert_eq!(store.search_pages("new").expect("search"), Vec::new());
+    assert_eq!(store.search_pages("old").expect("search").len(), 1);
     assert_eq!(store.find_article("new title").expect("find"), None);
     // The pages too: the old page is as it was, and the new title made none.
     assert_eq!(store.find_page("new title").expect("find"), None);

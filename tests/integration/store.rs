@@ -389,7 +389,7 @@ fn removing_a_source_turns_links_to_its_article_into_wanted_pages() {
         names(store.title_names().expect("t")),
         [("Alpha".into(), 0)]
     );
-    assert_eq!(store.search("b").expect("search").len(), 0);
+    assert_eq!(store.search_pages("b").expect("search").len(), 0);
     let counts = store.counts().expect("counts");
     assert_eq!((counts.sources, counts.articles, counts.wanted), (1, 1, 1));
 }
@@ -435,17 +435,20 @@ fn search_finds_body_words_and_survives_hostile_queries() {
         &[],
     );
 
-    let hits = store.search("oceans").expect("search");
+    let hits = store.search_pages("oceans").expect("search");
     assert_eq!(hits.len(), 1);
-    assert_eq!(hits[0].article_id, tide.article_id);
+    assert_eq!(hits[0].page_id, tide.page_id);
     assert!(
         hits[0].snippet.contains("\u{E000}oceans\u{E001}"),
         "{}",
         hits[0].snippet
     );
     // Search as you type: the last word is a prefix.
-    assert_eq!(store.search("mag").expect("search")[0].title, "Volcanoes");
-    assert_eq!(store.search("MOON ocean").expect("search").len(), 1);
+    assert_eq!(
+        store.search_pages("mag").expect("search")[0].title,
+        "Volcanoes"
+    );
+    assert_eq!(store.search_pages("MOON ocean").expect("search").len(), 1);
 
     for hostile in [
         "\"unbalanced ( AND * -",
@@ -462,12 +465,12 @@ fn search_finds_body_words_and_survives_hostile_queries() {
         "   ",
     ] {
         store
-            .search(hostile)
+            .search_pages(hostile)
             .unwrap_or_else(|e| panic!("{hostile:?}: {e}"));
     }
-    assert!(store.search("").expect("empty").is_empty());
+    assert!(store.search_pages("").expect("empty").is_empty());
     assert_eq!(
-        store.search("-moon").expect("search").len(),
+        store.search_pages("-moon").expect("search").len(),
         1,
         "`-` is not an operator"
     );
@@ -583,7 +586,7 @@ fn reopening_a_file_database_keeps_everything() {
     let store = Store::open_data_dir(&dir.path().join("data")).expect("reopen");
     let page = store.article(article_id).expect("r").expect("still there");
     assert_eq!(page.title, "Alpha");
-    assert_eq!(store.search("kept").expect("search").len(), 1);
+    assert_eq!(store.search_pages("kept").expect("search").len(), 1);
     assert_eq!(store.wanted_pages().expect("w").len(), 1);
 }
 
@@ -897,7 +900,7 @@ fn two_connections_to_one_file_wait_for_each_other() {
         thread.join().expect("thread");
     }
     assert_eq!(stores[0].counts().expect("counts").articles, 40);
-    assert_eq!(stores[1].search("body").expect("search").len(), 40);
+    assert_eq!(stores[1].search_pages("body").expect("search").len(), 40);
 }
 
 /// Every row of `table` as text, in rowid order: what an upgrade must carry forward.
@@ -1004,7 +1007,7 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
         .expect("the Espresso article survived");
     assert!(!espresso.claims.is_empty());
     assert!(
-        !store.search("espresso").expect("search").is_empty(),
+        !store.search_pages("espresso").expect("search").is_empty(),
         "FTS kept"
     );
     assert!(!store.wanted_pages().expect("wanted").is_empty());
