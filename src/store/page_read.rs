@@ -51,7 +51,8 @@ impl Store {
     /// Full-text search over page titles, summaries and bodies, best first (bm25, titles
     /// weigh most), at most [`SEARCH_LIMIT`] hits. A query that is one of a page's names
     /// (an alias, a plural, a former title) puts that page first. Any text is a valid
-    /// query (see [`Store::search`]); no words, no hits.
+    /// query: only its words are searched, each required, the last as a prefix so results
+    /// follow typing; no words, no hits.
     pub fn search_pages(&self, query: &str) -> Result<Vec<PageHit>> {
         let Some(fts) = fts_query(query) else {
             return Ok(Vec::new());

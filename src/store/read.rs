@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{normalize_title, ArticleId, Result, SourceId, SourceKind, Store};
 use crate::contract::{CheckedClaim, Confidence};
 
-/// How many hits [`Store::search`] returns at most.
+/// How many hits [`Store::search_pages`] returns at most.
 pub const SEARCH_LIMIT: usize = 50;
 
 /// How many claims of each confidence an article has.
