@@ -2,44 +2,10 @@
 //! name it, kept in step as sources are compiled and removed, with every version kept; and
 //! the upgrade that makes them from a wiki of articles.
 
-use wikimind::contract::{CheckedClaim, CompilationResult, Confidence};
-use wikimind::store::{
-    ArticleId, AuthorKind, CompileRecord, NewLink, PageId, PageKind, SaveArticle, SavedArticle,
-    SourceId, Store, StoreError,
-};
+use wikimind::contract::{CheckedClaim, Confidence};
+use wikimind::store::{ArticleId, AuthorKind, PageId, PageKind, SourceId, Store, StoreError};
 
-use crate::store::{add, link, result};
-
-fn record(provider: &str, model: &str) -> CompileRecord {
-    CompileRecord {
-        provider: provider.to_owned(),
-        model: model.to_owned(),
-        prompt_version: "v1".to_owned(),
-        latency_ms: 10,
-        attempt: 1,
-        raw_answer: "{}".to_owned(),
-        ..CompileRecord::default()
-    }
-}
-
-fn compile(
-    store: &Store,
-    source_id: SourceId,
-    result: &CompilationResult,
-    claims: &[CheckedClaim],
-    links: &[NewLink],
-) -> SavedArticle {
-    store
-        .save_article(&SaveArticle {
-            source_id,
-            result,
-            claims,
-            links,
-            truncated: false,
-            record: &record("ollama", "llama3"),
-        })
-        .expect("save")
-}
+use crate::store::{add, link, result, save_with_claims as compile};
 
 fn claim(text: &str, confidence: Confidence, grounded: bool) -> CheckedClaim {
     CheckedClaim {

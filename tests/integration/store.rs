@@ -76,7 +76,7 @@ pub(crate) fn save(
     save_with_claims(store, source_id, result, &[], links)
 }
 
-fn save_with_claims(
+pub(crate) fn save_with_claims(
     store: &Store,
     source_id: SourceId,
     result: &CompilationResult,
