@@ -12,6 +12,14 @@ use super::{
 use crate::contract::{CheckedClaim, CompilationResult};
 use crate::topic::KnownName;
 
+/// A `(name, uses)` row as a [`KnownName`].
+fn known_name(row: &rusqlite::Row<'_>) -> rusqlite::Result<KnownName> {
+    Ok(KnownName {
+        name: row.get(0)?,
+        uses: row.get::<_, i64>(1)?.max(0) as u64,
+    })
+}
+
 /// A link found in a compiled article (a `[[wiki link]]` in the body or a backlink
 /// suggestion).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -184,12 +192,7 @@ impl Store {
                      UNION ALL
                      SELECT a.name, i.uses FROM aliases a JOIN inbound i ON i.page_id = a.page_id",
                 )?;
-                let rows = stmt.query_map([], |row| {
-                    Ok(KnownName {
-                        name: row.get(0)?,
-                        uses: row.get::<_, i64>(1)?.max(0) as u64,
-                    })
-                })?;
+                let rows = stmt.query_map([], known_name)?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
             },
         )
@@ -205,12 +208,7 @@ impl Store {
                      JOIN article_concepts ac ON ac.concept_id = c.id
                      GROUP BY c.id",
                 )?;
-                let rows = stmt.query_map([], |row| {
-                    Ok(KnownName {
-                        name: row.get(0)?,
-                        uses: row.get::<_, i64>(1)?.max(0) as u64,
-                    })
-                })?;
+                let rows = stmt.query_map([], known_name)?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
             },
         )

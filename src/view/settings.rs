@@ -132,8 +132,8 @@ pub async fn check_form(
 /// fine).
 pub async fn opening(wiki: &Wiki, settings: &Settings) -> Result<OpeningView> {
     let check = check_connection(settings).await;
-    let counts = wiki.store().counts()?;
-    let empty = counts.sources == 0 && counts.articles == 0;
+    let counts = wiki.store().page_counts()?;
+    let empty = counts.sources == 0 && counts.pages == 0;
     Ok(OpeningView {
         first_run: empty && !check.ok,
         check,
