@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use crate::config::{CompileSettings, Settings};
 use crate::llm::{self, CancellationToken, ChatRequest, FinishReason, LlmError, Provider};
-use crate::store::{SaveArticle, Source, SourceId, SourceStatus, Store, StoreError};
+use crate::store::{JobTarget, SaveArticle, Source, SourceId, SourceStatus, Store, StoreError};
 use crate::structured::Schema;
 use crate::topic::NameIndex;
 
@@ -18,6 +18,7 @@ use super::attempt::AttemptRecord;
 use super::extract::{notes_prompt, Material};
 use super::ground::GroundingIndex;
 use super::live::Live;
+use super::parts::PartSource;
 use super::plan::{context_from_report, CallBudget, CallPlan, Limits, Route};
 use super::prompt::{build_prompt_with, Prompt, PromptInput, MAX_KNOWN};
 use super::report::LastCall;
@@ -253,7 +254,17 @@ impl Compiler {
             }
         };
         let reading = self
-            .read_in_parts(source, limits.context, room, run.events, run.cancel)
+            .read_in_parts(
+                &PartSource {
+                    target: JobTarget::Source(source.id),
+                    title: source.title.as_deref(),
+                    text: &source.text,
+                },
+                limits.context,
+                room,
+                run.events,
+                run.cancel,
+            )
             .await?;
         let material = Material {
             title: source.title.as_deref(),
@@ -344,7 +355,12 @@ impl Compiler {
         request.max_tokens = Some(plan.max_tokens);
         request.num_ctx = Some(plan.num_ctx);
         let label = slot.label();
-        let live = Live::new(run.source.id, label.clone(), attempt, run.events);
+        let live = Live::new(
+            JobTarget::Source(run.source.id),
+            label.clone(),
+            attempt,
+            run.events,
+        );
         live.emit(Stage::Prompting, None);
         report.calls += 1;
         let call_started = Instant::now();
@@ -394,7 +410,7 @@ impl Compiler {
             accepted.result.article_body.push_str(note);
         }
         let live = Live::new(
-            run.source.id,
+            JobTarget::Source(run.source.id),
             last.provider.clone(),
             last.attempt,
             run.events,
@@ -430,7 +446,7 @@ impl Compiler {
         );
         self.store.record_failure(run.source.id, &record, &reason)?;
         Live::new(
-            run.source.id,
+            JobTarget::Source(run.source.id),
             last.provider.clone(),
             last.attempt,
             run.events,

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use crate::llm::StreamEvent;
-use crate::store::SourceId;
+use crate::store::JobTarget;
 use crate::structured::JsonStream;
 
 /// Where a compile job is.
@@ -32,8 +32,8 @@ pub enum Stage {
 /// Live progress of one compile, for progress bars and the desktop queue.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Progress {
-    /// Which source.
-    pub source_id: SourceId,
+    /// What the job works on: a source, or a page written from its digests.
+    pub target: JobTarget,
     /// Where it is.
     pub stage: Stage,
     /// Which provider and model (`ollama:qwen2.5:3b`).
@@ -55,7 +55,7 @@ pub type ProgressFn = dyn Fn(Progress) + Send + Sync;
 
 /// Progress of one call, fed by the provider's stream.
 pub(crate) struct Live<'a> {
-    source_id: SourceId,
+    target: JobTarget,
     provider: String,
     attempt: u32,
     events: &'a ProgressFn,
@@ -71,15 +71,15 @@ struct LiveState {
 }
 
 impl<'a> Live<'a> {
-    /// Progress of the call `attempt` of `provider` about `source_id`, sent to `events`.
+    /// Progress of the call `attempt` of `provider` about `target`, sent to `events`.
     pub fn new(
-        source_id: SourceId,
+        target: JobTarget,
         provider: String,
         attempt: u32,
         events: &'a ProgressFn,
     ) -> Live<'a> {
         Live {
-            source_id,
+            target,
             provider,
             attempt,
             events,
@@ -99,7 +99,7 @@ impl<'a> Live<'a> {
             _ => title,
         };
         (self.events)(Progress {
-            source_id: self.source_id,
+            target: self.target,
             stage,
             provider: self.provider.clone(),
             attempt: self.attempt,
@@ -134,7 +134,7 @@ impl<'a> Live<'a> {
             (s.chars, s.chunks, s.title.clone())
         };
         (self.events)(Progress {
-            source_id: self.source_id,
+            target: self.target,
             stage: Stage::Receiving,
             provider: self.provider.clone(),
             attempt: self.attempt,

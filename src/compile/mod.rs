@@ -16,6 +16,8 @@ pub mod ground;
 mod live;
 pub mod locate;
 pub mod notes;
+mod page;
+mod page_report;
 mod parts;
 mod plan;
 pub mod prompt;
@@ -30,6 +32,7 @@ pub use driver::{
 };
 pub use ground::{ground_claims, ground_claims_in, GroundingIndex};
 pub use locate::locate_quote;
+pub use page_report::{PageOutcome, PageReport};
 pub use prompt::{build_prompt, build_prompt_with, PromptInput, PROMPT_VERSION};
 pub use step::{judge, judge_in, Accepted, CompileState, Judgement, Rejection, Step};
 pub use templates::{PromptSet, PromptTemplate};

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::llm::{CancellationToken, ChatRequest, FinishReason, StreamEvent};
-use crate::store::{Source, SourceId};
+use crate::store::JobTarget;
 use crate::structured::{JsonlEvent, JsonlStream, Mode, Schema};
 
 use super::chunk::{self, Chunk};
@@ -20,12 +20,12 @@ use super::plan::chars_for;
 use super::templates::EXTRACT;
 
 impl Compiler {
-    /// Reads a source too large for one call in parts of `room` tokens: one JSONL
-    /// extraction call per chunk, concurrently within the configured limit, each retried
-    /// and then reported if it still fails.
+    /// Reads a text too large for one call (a source, or the material of a page) in parts
+    /// of `room` tokens: one JSONL extraction call per chunk, concurrently within the
+    /// configured limit, each retried and then reported if it still fails.
     pub(super) async fn read_in_parts(
         &self,
-        source: &Source,
+        source: &PartSource<'_>,
         context: u64,
         room: u64,
         events: &ProgressFn,
@@ -59,7 +59,7 @@ impl Compiler {
     /// Extracts the notes of one chunk, asking providers as [`PartReading`] decides.
     async fn extract_part(
         &self,
-        source: &Source,
+        source: &PartSource<'_>,
         chunk: &Chunk,
         count: usize,
         claims_so_far: &AtomicUsize,
@@ -67,13 +67,7 @@ impl Compiler {
         cancel: &CancellationToken,
     ) -> Result<PartResult, CompileError> {
         let template = self.prompts.get(EXTRACT);
-        let prompt = part_prompt(
-            template,
-            source.title.as_deref(),
-            &source.text,
-            chunk,
-            count,
-        );
+        let prompt = part_prompt(template, source.title, source.text, chunk, count);
         let schema = template.schema();
         let mut reading = PartReading::new(chunk.index, self.providers.len());
         let mut step = reading.start();
@@ -88,7 +82,7 @@ impl Compiler {
                 .with_temperature(self.settings.temperature)
                 .with_cancel(cancel.clone());
             let live = PartLive {
-                source_id: source.id,
+                target: source.target,
                 provider: slot.label(),
                 part: format!("part {} of {count}", chunk.index + 1),
                 claims_so_far,
@@ -99,8 +93,7 @@ impl Compiler {
             step = match slot.provider.chat(&request, &|e| live.on_stream(e)).await {
                 Ok(resp) => {
                     let cut_off = resp.finish == FinishReason::Length;
-                    let answer =
-                        read_part_answer(&resp.text, cut_off, &schema, chunk, &source.text);
+                    let answer = read_part_answer(&resp.text, cut_off, &schema, chunk, source.text);
                     if let Ok(read) = &answer {
                         let claims = read.notes.iter().filter(|n| n.is_claim()).count();
                         claims_so_far.fetch_add(claims, Ordering::Relaxed);
@@ -114,9 +107,19 @@ impl Compiler {
     }
 }
 
+/// The text read in parts: what it belongs to (for progress), its title and its text.
+pub(super) struct PartSource<'a> {
+    /// The job reading it.
+    pub target: JobTarget,
+    /// Its title, when it has one.
+    pub title: Option<&'a str>,
+    /// The text.
+    pub text: &'a str,
+}
+
 /// Progress of one extraction call: the claims streamed in so far, over all parts.
 struct PartLive<'a> {
-    source_id: SourceId,
+    target: JobTarget,
     provider: String,
     /// `part 2 of 7`.
     part: String,
@@ -151,7 +154,7 @@ impl PartLive<'_> {
             *claims
         };
         (self.events)(Progress {
-            source_id: self.source_id,
+            target: self.target,
             stage: Stage::Reading,
             provider: self.provider.clone(),
             attempt: 1,

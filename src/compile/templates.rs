@@ -26,6 +26,9 @@ pub const COMPILE: &str = "compile";
 pub const EXTRACT: &str = "extract";
 /// The final compile over merged notes of a large source.
 pub const COMPILE_NOTES: &str = "compile-notes";
+/// The page prompt: a topic page written from the digests of every source that speaks of
+/// it, one `CompilationResult` out.
+pub const PAGE: &str = "page";
 /// A free-form article prompt (text), used to compare token use in evaluations.
 pub const FREEFORM: &str = "freeform";
 
@@ -347,6 +350,15 @@ const NOTES_VARS: &[&str] = &[
     "coverage",
 ];
 const FREEFORM_VARS: &[&str] = &["source", "source_title"];
+const PAGE_VARS: &[&str] = &[
+    "topic",
+    "page",
+    "digests",
+    "excerpts",
+    "others",
+    "known_titles",
+    "known_concepts",
+];
 
 const RULES: &str = "The JSON object has these fields:
 - \"title\": a short, specific article title (string).
@@ -399,6 +411,18 @@ fn builtin_templates() -> Vec<PromptTemplate> {
             user: "Articles already in the wiki (link to them by exact title):\n{{known_titles}}\n\nConcepts already in the wiki (reuse these names): {{known_concepts}}\n\nDocument: {{source_title}}\nOutline:\n{{outline}}\n\n{{coverage}}\n\nNotes from the whole document:\n<<<NOTES\n{{notes}}\nNOTES>>>\n\nWrite the article as one JSON object.".into(),
             origin: TemplateOrigin::BuiltIn,
             allowed: NOTES_VARS,
+        },
+        PromptTemplate {
+            id: PAGE.into(),
+            version: "page-v1".into(),
+            response: ResponseType::Json,
+            schema: Some(crate::contract::compilation_contract().clone()),
+            system: format!(
+                "You are WikiMind, a careful knowledge compiler. You write one wiki page about one topic from what several sources say of it, answering with a single JSON object and nothing else (no prose, no code fence). You are given the page as it was last written (if any), the digests of sources that are new or changed (each labelled with its source), excerpts of those sources' own text where they mention the topic, and a list of the other sources already written into the page.\n\nRewrite the whole page so it covers every source: keep what the page already says unless a source now contradicts it (then say so), add what the new digests say, and attribute claims to the sources that hold them. Keep at least one sourced claim from every source, and do not make the page shorter. A \"sourced\" claim's quote must be copied exactly from the excerpts, the digests' quotes or the page's existing quotes: those are the sources' own words. The title is the topic's name.\n\n{RULES}"
+            ),
+            user: "Topic: {{topic}}\n\nArticles already in the wiki (link to them by exact title):\n{{known_titles}}\n\nConcepts already in the wiki (reuse these names): {{known_concepts}}\n\nThe page as last written:\n<<<PAGE\n{{page}}\nPAGE>>>\n\nNew or changed digests:\n{{digests}}\n\nExcerpts of their sources where they mention the topic:\n{{excerpts}}\n\nOther sources already written into the page:\n{{others}}\n\nWrite the page about {{topic}} as one JSON object.".into(),
+            origin: TemplateOrigin::BuiltIn,
+            allowed: PAGE_VARS,
         },
         PromptTemplate {
             id: FREEFORM.into(),

@@ -82,6 +82,21 @@ fn kind_name<S: serde::Serializer>(kind: &ProviderKind, s: S) -> Result<S::Ok, S
     s.serialize_str(kind.as_str())
 }
 
+/// When topics get pages (the config file's `[pages]` table).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PageSettings {
+    /// A concept or link target gets a page of its own once the digests of this many
+    /// sources name it (at least 1). Raising it later keeps the pages that exist.
+    pub min_sources: u32,
+}
+
+impl Default for PageSettings {
+    fn default() -> Self {
+        PageSettings { min_sources: 2 }
+    }
+}
+
 /// How compiles run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -154,6 +169,8 @@ pub struct Settings {
     pub providers: Vec<ProviderConfig>,
     /// How compiles run.
     pub compile: CompileSettings,
+    /// When topics get pages.
+    pub pages: PageSettings,
     /// The config file that was read, if any.
     pub config_file: Option<PathBuf>,
     /// Where model files for the built-in engine live ([`model_dir`]).
@@ -198,6 +215,8 @@ struct FileConfig {
     fallback: Vec<FileProvider>,
     #[serde(default)]
     compile: CompileSettings,
+    #[serde(default)]
+    pages: PageSettings,
 }
 
 #[derive(Debug, Deserialize)]
@@ -374,10 +393,17 @@ impl Settings {
                 message: "must be at least 1".into(),
             });
         }
+        if parsed.pages.min_sources == 0 {
+            return Err(ConfigError::Invalid {
+                what: "pages.min_sources".into(),
+                message: "must be at least 1".into(),
+            });
+        }
         let settings = Settings {
             data_dir,
             providers,
             compile,
+            pages: parsed.pages,
             config_file: file.map(|(p, _)| p.to_path_buf()),
             model_dir: model_dir(env),
             env_key,

@@ -166,3 +166,23 @@ text_enum!(
         Person => "person",
     }
 );
+
+/// What a compile job works on: a source (its digest is compiled) or a page (it is written
+/// from its digests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "id")]
+pub enum JobTarget {
+    /// Compile this source's digest.
+    Source(SourceId),
+    /// Write this page from its digests.
+    Page(PageId),
+}
+
+impl std::fmt::Display for JobTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobTarget::Source(id) => write!(f, "source {id}"),
+            JobTarget::Page(id) => write!(f, "page {id}"),
+        }
+    }
+}

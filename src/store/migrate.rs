@@ -151,6 +151,20 @@ pub static MIGRATIONS: &[Migration] = &[
          former titles become aliases",
         super::backfill::pages_from_digests,
     ),
+    Migration::sql(
+        7,
+        "0007_page_writing.sql",
+        include_str!("../../migrations/0007_page_writing.sql"),
+    ),
+    Migration::rust(
+        8,
+        "0008_digest_names.rs",
+        "digest_names gets each digest's concepts and link targets by page_key (first \
+         spelling per key, the digest's own title key left out); page_sources of current \
+         pages, and the version-1 digest of stale ones, are marked written (written_digest \
+         = the digest's updated_at, written_chars = the source text's length)",
+        super::names::names_and_written_marks,
+    ),
 ];
 
 /// Checks the applied migrations against `known` and applies the missing ones in order.

@@ -17,6 +17,7 @@ mod error;
 mod ids;
 mod jobs;
 mod migrate;
+mod names;
 mod page_read;
 mod pages;
 mod read;
@@ -35,7 +36,8 @@ pub use articles::{
 };
 pub use error::{Result, StoreError};
 pub use ids::{
-    ArticleId, AuthorKind, JobId, JobState, PageId, PageKind, SourceId, SourceKind, SourceStatus,
+    ArticleId, AuthorKind, JobId, JobState, JobTarget, PageId, PageKind, SourceId, SourceKind,
+    SourceStatus,
 };
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
 pub use migrate::{Migration, RustStep, Step, MIGRATIONS};

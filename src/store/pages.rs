@@ -516,11 +516,13 @@ pub(crate) fn write_version(
 /// Marks a page stale, adding `reason` to the reasons it already has.
 fn mark_stale(conn: &Connection, page: PageId, reason: &str) -> Result<()> {
     conn.execute(
-        "UPDATE pages SET stale_reason = CASE
-             WHEN stale_reason IS NULL THEN ?2
-             WHEN instr(stale_reason, ?2) > 0 THEN stale_reason
-             ELSE stale_reason || '; ' || ?2 END
-         WHERE id = ?1",
+        &format!(
+            "UPDATE pages SET stale_at = {NOW}, stale_reason = CASE
+                 WHEN stale_reason IS NULL THEN ?2
+                 WHEN instr(stale_reason, ?2) > 0 THEN stale_reason
+                 ELSE stale_reason || '; ' || ?2 END
+             WHERE id = ?1"
+        ),
         params![page, reason],
     )?;
     Ok(())

@@ -20,7 +20,7 @@ use crate::config::Settings;
 use crate::contract::Confidence;
 use crate::llm::KeyStore;
 use crate::llm::ProviderKind;
-use crate::store::SourceId;
+use crate::store::{JobTarget, SourceId};
 use crate::wiki::{Result, Wiki};
 
 #[cfg(feature = "ts")]
@@ -630,7 +630,11 @@ impl JobProgress {
 impl From<&Progress> for JobProgress {
     fn from(p: &Progress) -> Self {
         JobProgress {
-            source_id: p.source_id.0,
+            // Page jobs are shown by the queue's own view of them (see `queue`).
+            source_id: match p.target {
+                JobTarget::Source(id) => id.0,
+                JobTarget::Page(_) => 0,
+            },
             stage: p.stage.into(),
             provider: p.provider.clone(),
             attempt: p.attempt,
