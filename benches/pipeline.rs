@@ -214,8 +214,8 @@ fn throughput(concurrency: usize, sources: usize) -> Duration {
         })
         .unwrap();
     let elapsed = t.elapsed();
-    assert!(reports.iter().all(|r| r.ok));
-    assert_eq!(reports.len(), sources);
+    assert!(reports.sources.iter().all(|r| r.ok));
+    assert_eq!(reports.sources.len(), sources);
     elapsed
 }
 

@@ -25,6 +25,7 @@ const COMMANDS: &[&str] = &[
     "remove_source",
     "compile",
     "cancel",
+    "cancel_page",
     "jobs",
     "settings",
     "apply_provider",

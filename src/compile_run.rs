@@ -4,18 +4,19 @@
 //!
 //! [`CompilePlan::prepare`] decides everything before work starts (and does no compile);
 //! [`CompilePlan::run`] queues the sources on a [`JobRunner`] and waits until each has
-//! ended, whoever ran it. A shell prints between the two.
+//! ended, whoever ran it, and then until the pages they left stale (and any other stale
+//! page) are written. A shell prints between the two.
 
 use std::collections::HashMap;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::compile::CompileReport;
+use crate::compile::{CompileReport, PageOutcome, PageReport};
 use crate::config::Settings;
 use crate::llm::{LlmError, ProviderKind};
 use crate::provider_check::BuiltinOffer;
 use crate::queue::JobRunner;
-use crate::store::{JobId, JobState, SourceId, Store};
+use crate::store::{JobId, JobState, JobTarget, SourceId, Store};
 use crate::wiki::{CompileSelection, Result, Wiki};
 
 /// The model does not answer: nothing is compiled (no source is touched or marked failed).
@@ -42,6 +43,9 @@ pub struct CompilePlan {
     /// Jobs waiting or running in the queue (also other processes' and recovered ones),
     /// which the run waits for too.
     pub waiting: usize,
+    /// Stale pages the run will write besides those its sources make stale (a source was
+    /// removed, or an earlier run stopped before writing them).
+    pub stale_pages: usize,
 }
 
 impl CompilePlan {
@@ -62,13 +66,15 @@ impl CompilePlan {
             prompt_problems: Vec::new(),
             server_down: None,
             waiting: 0,
+            stale_pages: 0,
         };
         if !plan.selection.unknown.is_empty() {
             return Ok(plan);
         }
         plan.recovered = runner.recover()?;
         plan.prompt_problems = wiki.prompt_problems();
-        if !plan.selection.sources.is_empty() {
+        plan.stale_pages = wiki.store().pages_to_queue()?.len();
+        if !plan.selection.sources.is_empty() || plan.stale_pages > 0 {
             plan.server_down = preflight(&runner.settings()).await?;
         }
         if plan.server_down.is_none() {
@@ -77,9 +83,9 @@ impl CompilePlan {
         Ok(plan)
     }
 
-    /// Whether there is nothing to compile and nothing to wait for.
+    /// Whether there is nothing to compile, no page to write and nothing to wait for.
     pub fn is_empty(&self) -> bool {
-        self.selection.sources.is_empty() && self.waiting == 0
+        self.selection.sources.is_empty() && self.waiting == 0 && self.stale_pages == 0
     }
 
     /// How many compiles the run is about to see through: the sources asked for, or the
@@ -89,7 +95,9 @@ impl CompilePlan {
     }
 
     /// Queues the selected sources on `runner` and runs the queue until every one of them
-    /// has ended (whoever ran it) or `stop` is cancelled. Unfinished compiles stay queued.
+    /// has ended (whoever ran it) and no page job is queued or running — the pages their
+    /// digests left stale are written after them — or `stop` is cancelled. Unfinished
+    /// compiles stay queued.
     pub async fn run(
         &self,
         runner: &JobRunner,
@@ -98,13 +106,16 @@ impl CompilePlan {
         let jobs = runner.enqueue(&self.selection.sources, None)?;
         let asked = jobs.clone();
         let own = runner
-            .run_until(stop, move |store| all_ended(store, &asked))
+            .run_until(stop, move |store| {
+                all_ended(store, &asked) && no_page_job_pending(store)
+            })
             .await?;
-        let reports = runner.reports(&jobs, own)?;
+        let reports = runner.reports(&jobs, own.sources)?;
         Ok(CompileOutcome {
             all_compiled: all_compiled(&self.selection.sources, &reports),
             interrupted: stop.is_cancelled(),
             reports,
+            pages: own.pages,
         })
     }
 }
@@ -115,21 +126,37 @@ pub struct CompileOutcome {
     /// One report per job asked for, in order, then those of jobs this run took from the
     /// queue besides.
     pub reports: Vec<CompileReport>,
+    /// One report per page job this run ran, in the order they ended (pages another
+    /// process wrote meanwhile are not among them).
+    pub pages: Vec<PageReport>,
     /// Whether the run was stopped before everything ended.
     pub interrupted: bool,
     all_compiled: bool,
 }
 
 impl CompileOutcome {
-    /// Whether the run succeeded: not interrupted, every source asked for compiled, and
-    /// every other compile it ran too.
+    /// Whether the run succeeded: not interrupted, every source asked for compiled, every
+    /// other compile it ran too, and no page it wrote failed or was flagged.
     pub fn succeeded(&self) -> bool {
-        !self.interrupted && self.all_compiled
+        !self.interrupted && self.all_compiled && self.pages.iter().all(PageReport::ok)
     }
 
     /// How many reports say compiled.
     pub fn compiled(&self) -> usize {
         self.reports.iter().filter(|r| r.ok).count()
+    }
+
+    /// How many pages the model wrote a new version of.
+    pub fn pages_written(&self) -> usize {
+        self.pages
+            .iter()
+            .filter(|p| matches!(p.outcome, PageOutcome::Written { .. }))
+            .count()
+    }
+
+    /// How many page jobs failed or had their answer refused (the page flagged).
+    pub fn pages_failed(&self) -> usize {
+        self.pages.iter().filter(|p| !p.ok()).count()
     }
 }
 
@@ -165,6 +192,14 @@ fn all_ended(store: &Store, jobs: &[JobId]) -> bool {
             Some(JobState::Queued | JobState::Running)
         ),
         Err(_) => false,
+    })
+}
+
+/// Whether no page job is queued or running anywhere. A store that cannot be read says no.
+fn no_page_job_pending(store: &Store) -> bool {
+    store.recent_jobs(0).is_ok_and(|jobs| {
+        jobs.iter()
+            .all(|job| !matches!(job.target, JobTarget::Page(_)))
     })
 }
 

@@ -13,6 +13,12 @@
 //! token: Ctrl+C, SIGTERM, the window closing) puts its running jobs back in line. A panic
 //! inside one compile costs only that job: its source is marked failed with an internal
 //! error and the runner goes on.
+//!
+//! Page jobs share the queue. The store hands out source jobs first and a page job only
+//! once no source job is queued or running anywhere; a worker that finds nothing to take
+//! queues a job for every stale page that needs one ([`Store::pages_to_queue`]) before it
+//! idles or stops, so a run writes the pages its sources changed, one job per page
+//! however many of its sources changed.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -24,11 +30,12 @@ use futures_util::FutureExt;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::compile::{CompileError, CompileReport, Compiler, Progress};
+use crate::compile::{CompileError, CompileReport, Compiler, PageOutcome, PageReport, Progress};
 use crate::config::Settings;
 use crate::llm::{KeyStore, ProviderKind};
 use crate::store::{
-    Job, JobEnd, JobId, JobOwner, JobSettings, JobState, SourceId, SourceStatus, Store,
+    Job, JobEnd, JobId, JobOwner, JobSettings, JobState, JobTarget, PageId, SourceId, SourceStatus,
+    Store,
 };
 use crate::view::{JobProgress, StageView};
 use crate::wiki::{Result, Wiki};
@@ -66,6 +73,28 @@ struct Shared {
     /// built-in engine's model is shared only while someone holds it, and loading it for
     /// every job would cost seconds each time.
     warm: Mutex<Option<Arc<Compiler>>>,
+}
+
+/// What the jobs a runner ran reported, by kind, each in the order they ended.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunReports {
+    /// One report per source job run.
+    pub sources: Vec<CompileReport>,
+    /// One report per page job run.
+    pub pages: Vec<PageReport>,
+}
+
+impl RunReports {
+    fn absorb(&mut self, other: RunReports) {
+        self.sources.extend(other.sources);
+        self.pages.extend(other.pages);
+    }
+}
+
+/// The report of one job that ran to its end.
+enum Ran {
+    Source(CompileReport),
+    Page(PageReport),
 }
 
 /// Runs the wiki's job queue. Cheap to clone; clones share everything.
@@ -228,20 +257,57 @@ impl JobRunner {
         Ok(self.enqueue(&ids, None)?.len())
     }
 
+    /// Queues a write of every stale page that needs one ([`Store::pages_to_queue`]), with
+    /// the runner's settings, waking idle workers. Returns how many were queued. Workers do
+    /// this themselves whenever they find nothing to take.
+    pub fn enqueue_stale_pages(&self) -> Result<usize> {
+        let pages = self.store().pages_to_queue()?;
+        if pages.is_empty() {
+            return Ok(0);
+        }
+        let asked = job_settings(&self.settings(), None);
+        for &page in &pages {
+            let id = self.store().enqueue_page(page, &asked)?;
+            if let Some(job) = self.store().job(id)? {
+                if job.state == JobState::Queued {
+                    self.report(id, progress_of(&job, &self.shared.owner));
+                }
+            }
+        }
+        self.shared.wake.notify_waiters();
+        Ok(pages.len())
+    }
+
     /// Stops the job of a source: a queued one is cancelled, a running one is stopped by
     /// its owner (at once when that is this runner). Returns whether there was such a job.
     pub fn cancel(&self, source: SourceId) -> Result<bool> {
+        self.cancel_target(JobTarget::Source(source))
+    }
+
+    /// Stops the job of a page, as [`Self::cancel`] does a source's. The page stays as it
+    /// is (stale) and is not queued again until one of its sources changes it again.
+    pub fn cancel_page(&self, page: PageId) -> Result<bool> {
+        self.cancel_target(JobTarget::Page(page))
+    }
+
+    fn cancel_target(&self, target: JobTarget) -> Result<bool> {
         let Some(job) = self
             .store()
             .recent_jobs(0)?
             .into_iter()
-            .find(|j| j.source_id == source)
+            .find(|j| j.target == target)
         else {
             return Ok(false);
         };
         let stopped = self.store().cancel_job(job.id)?;
         if job.state == JobState::Queued && stopped {
-            self.report(job.id, JobProgress::cancelled(source));
+            self.report(
+                job.id,
+                JobProgress {
+                    title: job.page_title.clone(),
+                    ..JobProgress::cancelled(target)
+                },
+            );
         }
         if let Some(token) = self.running().get(&job.id) {
             token.cancel();
@@ -275,13 +341,16 @@ impl JobRunner {
             let Some(job) = self.store().job(*id)? else {
                 continue;
             };
-            if let Some(report) = own.remove(&job.source_id) {
+            let JobTarget::Source(source_id) = job.target else {
+                continue;
+            };
+            if let Some(report) = own.remove(&source_id) {
                 out.push(report);
                 continue;
             }
-            let source = self.store().find_source(&job.source_id.to_string())?;
+            let source = self.store().find_source(&source_id.to_string())?;
             let mut report = failed_report(
-                job.source_id,
+                source_id,
                 match job.state {
                     JobState::Cancelled => "cancelled".to_owned(),
                     _ => job
@@ -314,15 +383,16 @@ impl JobRunner {
 
     /// Runs queued jobs (whoever queued them) with `concurrency` workers until `done`
     /// says so or `stop` is cancelled, renewing leases and recovering jobs whose owner
-    /// dies meanwhile. `done` is asked whenever no job can be taken; jobs other processes
-    /// run are waited for. Returns a report of every job this runner ran.
+    /// dies meanwhile. `done` is asked whenever no job can be taken and no stale page
+    /// needs queuing; jobs other processes run are waited for. Returns a report of every
+    /// job this runner ran.
     ///
     /// Stopping puts this runner's running jobs back in line for the next run.
     pub async fn run_until(
         &self,
         stop: &CancellationToken,
         done: impl Fn(&Store) -> bool + Send + Sync + 'static,
-    ) -> Result<Vec<CompileReport>> {
+    ) -> Result<RunReports> {
         let done = Arc::new(done);
         let workers = self.settings().compile.concurrency.max(1);
         let beat = self.heartbeat_loop(stop.child_token());
@@ -333,11 +403,11 @@ impl JobRunner {
             let done = Arc::clone(&done);
             set.spawn(async move { me.work(&stop, &*done).await });
         }
-        let mut reports = Vec::new();
+        let mut reports = RunReports::default();
         let mut first_error = None;
         while let Some(joined) = set.join_next().await {
             match joined {
-                Ok(Ok(mut r)) => reports.append(&mut r),
+                Ok(Ok(r)) => reports.absorb(r),
                 Ok(Err(e)) => {
                     first_error.get_or_insert(e);
                 }
@@ -353,8 +423,9 @@ impl JobRunner {
         }
     }
 
-    /// Runs the queue until no job is queued or running anywhere (see [`Self::run_until`]).
-    pub async fn run_until_idle(&self, stop: &CancellationToken) -> Result<Vec<CompileReport>> {
+    /// Runs the queue until no job is queued or running anywhere, the page jobs its source
+    /// jobs caused included (see [`Self::run_until`]).
+    pub async fn run_until_idle(&self, stop: &CancellationToken) -> Result<RunReports> {
         // A store that cannot be read is not idle: the next take reports its error.
         self.run_until(stop, |store| {
             store.recent_jobs(0).is_ok_and(|jobs| jobs.is_empty())
@@ -392,16 +463,22 @@ impl JobRunner {
         &self,
         stop: &CancellationToken,
         done: &(dyn Fn(&Store) -> bool + Send + Sync),
-    ) -> Result<Vec<CompileReport>> {
-        let mut reports = Vec::new();
+    ) -> Result<RunReports> {
+        let mut reports = RunReports::default();
         loop {
             if stop.is_cancelled() {
                 return Ok(reports);
             }
             if let Some(job) = self.store().start_next(&self.shared.owner)? {
-                if let Some(report) = self.run_job(job, stop).await? {
-                    reports.push(report);
+                match self.run_job(job, stop).await? {
+                    Some(Ran::Source(report)) => reports.sources.push(report),
+                    Some(Ran::Page(report)) => reports.pages.push(report),
+                    None => {}
                 }
+                continue;
+            }
+            // Nothing to take: the pages the sources left stale come next.
+            if self.enqueue_stale_pages()? > 0 {
                 continue;
             }
             if done(self.store()) {
@@ -418,7 +495,7 @@ impl JobRunner {
     }
 
     /// Runs one job this runner has taken, to its end in the store.
-    async fn run_job(&self, job: Job, stop: &CancellationToken) -> Result<Option<CompileReport>> {
+    async fn run_job(&self, job: Job, stop: &CancellationToken) -> Result<Option<Ran>> {
         let token = stop.child_token();
         self.running().insert(job.id, token.clone());
         let settings = settings_for_job(&self.settings(), &job.settings, &*self.shared.keys);
@@ -427,35 +504,58 @@ impl JobRunner {
             settings.provider().kind.as_str(),
             settings.provider().model
         );
+        let base = JobProgress {
+            title: job.page_title.clone(),
+            ..JobProgress::queued(job.target, String::new())
+        };
         self.report(
             job.id,
             JobProgress {
                 stage: StageView::Prompting,
-                ..JobProgress::queued(job.source_id, label)
+                provider: label,
+                ..base.clone()
             },
         );
-        let outcome = self.compile(&job, &settings, &token).await;
+        let outcome = self.execute(&job, &settings, &token).await;
         self.running().remove(&job.id);
-        let (end, progress, report) = match outcome {
-            Ok(report) => {
+        let (end, progress, ran) = match outcome {
+            Ok(Ran::Source(report)) => {
                 let end = if report.ok {
                     JobEnd::Done
                 } else {
                     JobEnd::Failed(report.reason.clone().unwrap_or_default())
                 };
-                (end, JobProgress::finished(&report), Some(report))
+                (
+                    end,
+                    JobProgress::finished(&report),
+                    Some(Ran::Source(report)),
+                )
+            }
+            Ok(Ran::Page(report)) => {
+                let end = match report.reason() {
+                    None => JobEnd::Done,
+                    Some(reason) => JobEnd::Failed(reason.to_owned()),
+                };
+                (
+                    end,
+                    JobProgress::page_finished(&report),
+                    Some(Ran::Page(report)),
+                )
             }
             Err(Stopped::Cancelled) if stop.is_cancelled() => (
                 JobEnd::Interrupted,
                 JobProgress {
                     message: Some("interrupted; it resumes with the next run".into()),
-                    ..JobProgress::queued(job.source_id, String::new())
+                    ..base
                 },
                 None,
             ),
             Err(Stopped::Cancelled) => (
                 JobEnd::Cancelled,
-                JobProgress::cancelled(job.source_id),
+                JobProgress {
+                    title: job.page_title.clone(),
+                    ..JobProgress::cancelled(job.target)
+                },
                 None,
             ),
             Err(Stopped::Failed(reason)) => (
@@ -463,23 +563,24 @@ impl JobRunner {
                 JobProgress {
                     stage: StageView::Failed,
                     message: Some(reason.clone()),
-                    ..JobProgress::queued(job.source_id, String::new())
+                    ..base
                 },
-                Some(failed_report(job.source_id, reason)),
+                Some(failed_run(&job, reason)),
             ),
         };
         self.store().finish_job(job.id, &end)?;
         self.report(job.id, progress);
-        Ok(report)
+        Ok(ran)
     }
 
-    /// Compiles a job's source, containing whatever panics inside.
-    async fn compile(
+    /// Runs a job's work: compiles its source or writes its page, containing whatever
+    /// panics inside.
+    async fn execute(
         &self,
         job: &Job,
         settings: &Settings,
         token: &CancellationToken,
-    ) -> std::result::Result<CompileReport, Stopped> {
+    ) -> std::result::Result<Ran, Stopped> {
         let compiler = match catch(async { (self.shared.compilers)(settings) }).await {
             Ok(Ok(c)) => c,
             Ok(Err(e)) => return Err(Stopped::Failed(e.to_string())),
@@ -491,9 +592,25 @@ impl JobRunner {
         }
         let me = self.clone();
         let id = job.id;
-        let events = move |p: Progress| me.report(id, JobProgress::from(&p));
-        match catch(compiler.compile_job(job.source_id, &events, token)).await {
-            Ok(Ok(report)) => Ok(report),
+        // A page job is shown by its page's title, not by the title its answer streams.
+        let page_title = job.page_title.clone();
+        let events = move |p: Progress| {
+            let mut progress = JobProgress::from(&p);
+            if let JobTarget::Page(_) = p.target {
+                progress.title.clone_from(&page_title);
+            }
+            me.report(id, progress);
+        };
+        let result = match job.target {
+            JobTarget::Source(source) => catch(compiler.compile_job(source, &events, token))
+                .await
+                .map(|r| r.map(Ran::Source)),
+            JobTarget::Page(page) => catch(compiler.write_page(page, &events, token))
+                .await
+                .map(|r| r.map(Ran::Page)),
+        };
+        match result {
+            Ok(Ok(ran)) => Ok(ran),
             Ok(Err(CompileError::Cancelled)) => Err(Stopped::Cancelled),
             Ok(Err(e)) => Err(Stopped::Failed(e.to_string())),
             Err(panic) => Err(Stopped::Failed(panic)),
@@ -617,16 +734,21 @@ fn progress_of(job: &Job, me: &JobOwner) -> JobProgress {
         (None, Some(m)) => m.clone(),
         _ => String::new(),
     };
-    let base = JobProgress::queued(job.source_id, provider);
+    let base = JobProgress {
+        title: job.page_title.clone(),
+        ..JobProgress::queued(job.target, provider)
+    };
     match job.state {
         JobState::Queued => base,
         JobState::Running => JobProgress {
             stage: StageView::Prompting,
-            message: job
-                .owner
-                .as_ref()
-                .filter(|o| *o != me)
-                .map(|o| format!("compiling in another process (pid {} on {})", o.pid, o.host)),
+            message: job.owner.as_ref().filter(|o| *o != me).map(|o| {
+                let doing = match job.target {
+                    JobTarget::Source(_) => "compiling",
+                    JobTarget::Page(_) => "writing",
+                };
+                format!("{doing} in another process (pid {} on {})", o.pid, o.host)
+            }),
             ..base
         },
         JobState::Done => JobProgress {
@@ -638,7 +760,21 @@ fn progress_of(job: &Job, me: &JobOwner) -> JobProgress {
             message: job.error.clone(),
             ..base
         },
-        JobState::Cancelled => JobProgress::cancelled(job.source_id),
+        JobState::Cancelled => JobProgress {
+            title: job.page_title.clone(),
+            ..JobProgress::cancelled(job.target)
+        },
+    }
+}
+
+/// The report of a job that ended before its work could say anything.
+fn failed_run(job: &Job, reason: String) -> Ran {
+    match job.target {
+        JobTarget::Source(source) => Ran::Source(failed_report(source, reason)),
+        JobTarget::Page(page) => Ran::Page(PageReport {
+            outcome: PageOutcome::Failed { reason },
+            ..PageReport::nothing_yet(page, job.page_title.clone().unwrap_or_default())
+        }),
     }
 }
 
@@ -748,7 +884,7 @@ mod tests {
             .run_until_idle(&CancellationToken::new())
             .await
             .expect("the run goes on past the panic");
-        assert_eq!(reports.len(), 3);
+        assert_eq!(reports.sources.len(), 3);
         assert_eq!(status(&wiki, before).0, SourceStatus::Compiled);
         assert_eq!(status(&wiki, after).0, SourceStatus::Compiled);
         let (state, reason) = status(&wiki, bad);

@@ -46,6 +46,7 @@ pub fn typescript() -> String {
         decl::<AddedView>(),
         decl::<IngestView>(),
         decl::<StageView>(),
+        decl::<JobKindView>(),
         decl::<JobProgress>(),
         decl::<ProviderKindView>(),
         decl::<ProviderForm>(),

@@ -6,7 +6,7 @@
 //! compile error on both sides. Every body is one call into the core through the [`Host`].
 
 use tauri::State;
-use wikimind::store::SourceId;
+use wikimind::store::{PageId, SourceId};
 use wikimind::view::{
     self, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort, LibraryView,
     OpeningView, PageTextView, PageView, ProviderForm, QuoteView, SearchResult, SettingsView,
@@ -136,8 +136,11 @@ define_commands! {
     /// Queues sources (all pending, failed and stale ones when the list is empty), with
     /// another model when `model` is given. Resolves to how many were queued.
     fn compile(source_ids: Vec<i64>, model: Option<String>) -> u32 = |h| h.compile(&ids(&source_ids), model.as_deref());
-    /// Stops a waiting or running job (also one another process runs).
+    /// Stops a source's waiting or running job (also one another process runs).
     fn cancel(source_id: i64) -> bool = |h| h.queue.cancel(SourceId(source_id));
+    /// Stops a page's waiting or running job; the page stays as it is until one of its
+    /// sources changes.
+    fn cancel_page(page_id: i64) -> bool = |h| h.queue.cancel_page(PageId(page_id));
     /// The newest jobs, whoever runs them: live progress for this app's, the queue's
     /// state for other processes'.
     fn jobs() -> Vec<JobProgress> = |h| h.queue.jobs();

@@ -6,6 +6,12 @@
 //! alive; [`Store::recover_interrupted`] puts a job back in line only when its owner died
 //! (a stale heartbeat, or a process on this host that no longer exists). Any process may
 //! take a queued job ([`Store::start_next`]), and a source never has two jobs running.
+//!
+//! A job works on a source (compile its digest) or on a page (write it from its digests):
+//! its [`JobTarget`]. Source jobs are taken first; a page job only once no source job is
+//! queued or running anywhere, so a page is written from the digests the run's sources
+//! left, and a page is queued once however many of its sources changed
+//! ([`Store::pages_to_queue`], [`Store::enqueue_page`]).
 
 use std::time::Duration;
 
@@ -13,7 +19,9 @@ use rusqlite::{params, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::sources::source_exists;
-use super::{JobId, JobState, Result, SourceId, SourceStatus, Store, StoreError, NOW};
+use super::{
+    JobId, JobState, JobTarget, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW,
+};
 
 /// What a job was asked with, so whoever runs it runs it as asked. Every field left out
 /// means "as the runner is configured".
@@ -78,24 +86,29 @@ fn process_exists(pid: u32) -> bool {
 /// How a job ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobEnd {
-    /// The digest was saved.
+    /// The digest was saved (a page job: the page was written, or needed no writing).
     Done,
-    /// No digest: why. A source still `compiling` becomes `failed` with this reason.
+    /// No digest: why. A source still `compiling` becomes `failed` with this reason. A page
+    /// job that failed (or whose answer was refused) is not queued again until the page
+    /// becomes stale again.
     Failed(String),
-    /// Stopped by a person: the job will not run; its source becomes `pending`.
+    /// Stopped by a person: the job will not run; its source becomes `pending` (a page
+    /// stays stale, not queued again until it changes again).
     Cancelled,
     /// Stopped with the process (Ctrl+C, SIGTERM, the app closing): back in line, so the
     /// next run resumes it; its source becomes `pending`.
     Interrupted,
 }
 
-/// A compile job.
+/// A compile job: of a source, or of a page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Job {
     /// Its id.
     pub id: JobId,
-    /// The source to compile.
-    pub source_id: SourceId,
+    /// What it works on: the source to compile, or the page to write.
+    pub target: JobTarget,
+    /// The page's title as it is now, for a page job (`None` for a source job).
+    pub page_title: Option<String>,
     /// Where it is.
     pub state: JobState,
     /// How many times a worker has taken it.
@@ -117,15 +130,31 @@ pub struct Job {
 }
 
 const JOB_SELECT: &str = "SELECT id, source_id, state, attempts, error, settings, owner_host, \
-     owner_pid, heartbeat_at, cancel_requested, created_at, updated_at FROM jobs";
+     owner_pid, heartbeat_at, cancel_requested, created_at, updated_at, page_id, \
+     (SELECT title FROM pages WHERE pages.id = jobs.page_id) FROM jobs";
 
 fn job_row(row: &Row<'_>) -> rusqlite::Result<Job> {
     let settings: String = row.get(5)?;
     let host: Option<String> = row.get(6)?;
     let pid: Option<u32> = row.get(7)?;
+    let source: Option<SourceId> = row.get(1)?;
+    let page: Option<PageId> = row.get(12)?;
+    // The table's CHECK sets exactly one of the two, as the job's kind says.
+    let target = match (source, page) {
+        (Some(source), _) => JobTarget::Source(source),
+        (None, Some(page)) => JobTarget::Page(page),
+        (None, None) => {
+            return Err(rusqlite::Error::FromSqlConversionFailure(
+                1,
+                rusqlite::types::Type::Null,
+                "a job with neither a source nor a page".into(),
+            ))
+        }
+    };
     Ok(Job {
         id: row.get(0)?,
-        source_id: row.get(1)?,
+        target,
+        page_title: row.get(13)?,
         state: row.get(2)?,
         attempts: row.get(3)?,
         error: row.get(4)?,
@@ -140,6 +169,59 @@ fn job_row(row: &Row<'_>) -> rusqlite::Result<Job> {
         created_at: row.get(10)?,
         updated_at: row.get(11)?,
     })
+}
+
+/// The column a job's target is kept in, and its id.
+fn target_column(target: JobTarget) -> (&'static str, i64) {
+    match target {
+        JobTarget::Source(id) => ("source_id", id.0),
+        JobTarget::Page(id) => ("page_id", id.0),
+    }
+}
+
+/// The queued job of a target, and else its running one.
+fn waiting_or_running(
+    tx: &rusqlite::Connection,
+    target: JobTarget,
+) -> Result<(Option<JobId>, Option<JobId>)> {
+    let (column, id) = target_column(target);
+    let find = |state: &str| {
+        tx.query_row(
+            &format!("SELECT id FROM jobs WHERE {column} = ?1 AND state = ?2"),
+            params![id, state],
+            |row| row.get(0),
+        )
+        .optional()
+    };
+    Ok((find("queued")?, find("running")?))
+}
+
+/// Queues a job on `target` with `settings` (see [`Store::enqueue`]): the queued one
+/// takes the settings, a running one is returned, else a new one is queued.
+fn enqueue_target(tx: &Transaction<'_>, target: JobTarget, encoded: &str) -> Result<JobId> {
+    let (queued, running) = waiting_or_running(tx, target)?;
+    if let Some(id) = queued {
+        tx.execute(
+            "UPDATE jobs SET settings = ?2 WHERE id = ?1",
+            params![id, encoded],
+        )?;
+        return Ok(id);
+    }
+    // Already running (here or in another process): that job does the work.
+    if let Some(id) = running {
+        return Ok(id);
+    }
+    match target {
+        JobTarget::Source(source) => tx.execute(
+            "INSERT INTO jobs (kind, source_id, settings) VALUES ('source', ?1, ?2)",
+            params![source, encoded],
+        )?,
+        JobTarget::Page(page) => tx.execute(
+            "INSERT INTO jobs (kind, page_id, settings) VALUES ('page', ?1, ?2)",
+            params![page, encoded],
+        )?,
+    };
+    Ok(JobId(tx.last_insert_rowid()))
 }
 
 fn job_by_id(tx: &rusqlite::Connection, id: JobId) -> Result<Job> {
@@ -170,51 +252,71 @@ impl Store {
             || format!("queuing a compile of source {source_id}"),
             |tx| {
                 source_exists(tx, source_id)?;
-                let queued: Option<JobId> = tx
-                    .query_row(
-                        "SELECT id FROM jobs WHERE source_id = ?1 AND state = 'queued'",
-                        [source_id],
-                        |row| row.get(0),
-                    )
-                    .optional()?;
-                if let Some(id) = queued {
-                    tx.execute(
-                        "UPDATE jobs SET settings = ?2 WHERE id = ?1",
-                        params![id, encoded],
-                    )?;
-                    return Ok(id);
-                }
-                // Already compiling (here or in another process): that job does the work.
-                let running: Option<JobId> = tx
-                    .query_row(
-                        "SELECT id FROM jobs WHERE source_id = ?1 AND state = 'running'",
-                        [source_id],
-                        |row| row.get(0),
-                    )
-                    .optional()?;
-                if let Some(id) = running {
-                    return Ok(id);
-                }
-                tx.execute(
-                    "INSERT INTO jobs (source_id, settings) VALUES (?1, ?2)",
-                    params![source_id, encoded],
-                )?;
-                Ok(JobId(tx.last_insert_rowid()))
+                enqueue_target(tx, JobTarget::Source(source_id), &encoded)
             },
         )
     }
 
-    /// Takes the oldest queued job whose source has no job running, for `owner`: it
-    /// becomes `running` (one more attempt, heartbeat now) and its source `compiling`.
-    /// `None` when no job can be taken.
+    /// Queues a write of a page with `settings`. A page has at most one queued job: queuing
+    /// it again returns the job already waiting, which from now on runs with the newest
+    /// `settings`; a page being written returns its running job. The job runs once no
+    /// source job is queued or running (see [`Store::start_next`]).
+    pub fn enqueue_page(&self, page: PageId, settings: &JobSettings) -> Result<JobId> {
+        let encoded = encode_settings(settings)?;
+        self.write(
+            || format!("queuing a write of page {page}"),
+            |tx| {
+                let exists: bool = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM pages WHERE id = ?1)",
+                    [page],
+                    |row| row.get(0),
+                )?;
+                if !exists {
+                    return Err(StoreError::PageNotFound(page));
+                }
+                enqueue_target(tx, JobTarget::Page(page), &encoded)
+            },
+        )
+    }
+
+    /// The stale pages to queue a write of, oldest first: those with no job queued or
+    /// running, and no job that ended (failed or was cancelled) since the page last became
+    /// stale — a page whose write failed waits until something changes it again, so a
+    /// model that cannot write it is not asked over and over.
+    pub fn pages_to_queue(&self) -> Result<Vec<PageId>> {
+        self.read(
+            || "listing the stale pages to write".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT p.id FROM pages p
+                     WHERE p.stale_reason IS NOT NULL AND NOT EXISTS (
+                         SELECT 1 FROM jobs j
+                         WHERE j.page_id = p.id
+                           AND (j.state IN ('queued', 'running')
+                                OR (j.state IN ('failed', 'cancelled')
+                                    AND j.updated_at >= COALESCE(p.stale_at, '')))
+                     )
+                     ORDER BY p.id",
+                )?;
+                let rows = stmt.query_map([], |row| row.get(0))?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// Takes the next job for `owner`: the oldest queued source job whose source has no job
+    /// running; else, only when no source job is queued or running anywhere (so a page is
+    /// written from its digests as the run's sources left them), the oldest queued page job
+    /// whose page has no job running. It becomes `running` (one more attempt, heartbeat
+    /// now) and a source job's source `compiling`. `None` when no job can be taken.
     pub fn start_next(&self, owner: &JobOwner) -> Result<Option<Job>> {
         self.write(
             || "taking the next compile job".to_owned(),
             |tx| {
-                let next: Option<JobId> = tx
+                let source_job: Option<JobId> = tx
                     .query_row(
                         "SELECT q.id FROM jobs q
-                         WHERE q.state = 'queued' AND NOT EXISTS (
+                         WHERE q.state = 'queued' AND q.kind = 'source' AND NOT EXISTS (
                              SELECT 1 FROM jobs r
                              WHERE r.source_id = q.source_id AND r.state = 'running')
                          ORDER BY q.id LIMIT 1",
@@ -222,6 +324,24 @@ impl Store {
                         |row| row.get(0),
                     )
                     .optional()?;
+                let next = match source_job {
+                    Some(id) => Some(id),
+                    None => tx
+                        .query_row(
+                            "SELECT q.id FROM jobs q
+                             WHERE q.state = 'queued' AND q.kind = 'page'
+                               AND NOT EXISTS (
+                                   SELECT 1 FROM jobs s
+                                   WHERE s.state IN ('queued', 'running') AND s.kind = 'source')
+                               AND NOT EXISTS (
+                                   SELECT 1 FROM jobs r
+                                   WHERE r.page_id = q.page_id AND r.state = 'running')
+                             ORDER BY q.id LIMIT 1",
+                            [],
+                            |row| row.get(0),
+                        )
+                        .optional()?,
+                };
                 let Some(id) = next else {
                     return Ok(None);
                 };
@@ -234,6 +354,7 @@ impl Store {
                     ),
                     params![id, owner.host, owner.pid],
                 )?;
+                // A page job's page is left as it is: still stale until it is written.
                 tx.execute(
                     &format!(
                         "UPDATE sources SET status = ?1, reason = NULL, updated_at = {NOW}
@@ -273,32 +394,43 @@ impl Store {
     /// [`Store::record_failure`]; a failed job whose source is still `compiling`
     /// (nothing was recorded, e.g. the provider was unreachable) marks the source `failed`
     /// with the same reason. A cancelled or interrupted job's source becomes `pending`; an
-    /// interrupted job goes back in line (unless its source is queued again already).
+    /// interrupted job goes back in line (unless its source is queued again already). A
+    /// page job changes no source: the page itself is written (or not) by the page writer.
     pub fn finish_job(&self, id: JobId, end: &JobEnd) -> Result<()> {
         self.write(
             || format!("finishing job {id}"),
             |tx| {
                 let job = job_by_id(tx, id)?;
+                let source = match job.target {
+                    JobTarget::Source(source) => Some(source),
+                    JobTarget::Page(_) => None,
+                };
                 match end {
                     JobEnd::Done => set_job_state(tx, id, JobState::Done, None)?,
                     JobEnd::Failed(reason) => {
                         set_job_state(tx, id, JobState::Failed, Some(reason))?;
-                        tx.execute(
-                            &format!(
-                                "UPDATE sources SET status = 'failed', reason = ?2,
-                                     updated_at = {NOW}
-                                 WHERE id = ?1 AND status = 'compiling'"
-                            ),
-                            params![job.source_id, reason],
-                        )?;
+                        if let Some(source) = source {
+                            tx.execute(
+                                &format!(
+                                    "UPDATE sources SET status = 'failed', reason = ?2,
+                                         updated_at = {NOW}
+                                     WHERE id = ?1 AND status = 'compiling'"
+                                ),
+                                params![source, reason],
+                            )?;
+                        }
                     }
                     JobEnd::Cancelled => {
                         set_job_state(tx, id, JobState::Cancelled, None)?;
-                        source_back_to_pending(tx, job.source_id)?;
+                        if let Some(source) = source {
+                            source_back_to_pending(tx, source)?;
+                        }
                     }
                     JobEnd::Interrupted => {
                         requeue(tx, &job)?;
-                        source_back_to_pending(tx, job.source_id)?;
+                        if let Some(source) = source {
+                            source_back_to_pending(tx, source)?;
+                        }
                     }
                 }
                 Ok(())
@@ -334,7 +466,8 @@ impl Store {
     /// A running job is recovered when it has no owner (left by an older version), when
     /// its heartbeat is older than `stale_after`, or when its owner ran on this host (`here`)
     /// and `is_dead` says that process is gone. A recovered job becomes `queued` again
-    /// (dropped when its source is queued already) and its source `pending`. A source left
+    /// (dropped when its source or page is queued already) and a source job's source
+    /// `pending`. A source left
     /// `compiling` with no job running is put back to `pending` too. Jobs of live owners,
     /// in this process or another, are left alone, so this is safe to call at every start.
     pub fn recover_interrupted(
@@ -439,16 +572,12 @@ fn set_job_state(
     Ok(())
 }
 
-/// Puts a running job back in line with no owner. When its source is queued already, the
-/// job is marked cancelled instead (the queued one will do the work). Returns whether it
-/// was requeued.
+/// Puts a running job back in line with no owner. When its source (or page) is queued
+/// already, the job is marked cancelled instead (the queued one will do the work). Returns
+/// whether it was requeued.
 fn requeue(tx: &Transaction<'_>, job: &Job) -> Result<bool> {
-    let queued: bool = tx.query_row(
-        "SELECT EXISTS (SELECT 1 FROM jobs WHERE source_id = ?1 AND state = 'queued')",
-        [job.source_id],
-        |row| row.get(0),
-    )?;
-    if queued {
+    let (queued, _) = waiting_or_running(tx, job.target)?;
+    if queued.is_some() {
         set_job_state(tx, job.id, JobState::Cancelled, None)?;
         return Ok(false);
     }

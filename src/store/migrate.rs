@@ -165,6 +165,11 @@ pub static MIGRATIONS: &[Migration] = &[
          = the digest's updated_at, written_chars = the source text's length)",
         super::names::names_and_written_marks,
     ),
+    Migration::rebuild(
+        9,
+        "0009_page_jobs.sql",
+        include_str!("../../migrations/0009_page_jobs.sql"),
+    ),
 ];
 
 /// Checks the applied migrations against `known` and applies the missing ones in order.

@@ -463,3 +463,130 @@ fn a_final_url_follows_each_ingest_and_never_changes_the_identity() {
     assert_eq!(final_url(&store, id), None);
     assert_eq!(store.sources().expect("list")[0].final_url, None);
 }
+
+/// The columns every job had before page jobs: migration 9 carries each of them as it was.
+const JOB_COLUMNS_V8: &str = "id, source_id, state, attempts, error, settings, owner_host, \
+     owner_pid, heartbeat_at, cancel_requested, created_at, updated_at";
+
+fn job_rows(conn: &rusqlite::Connection) -> Vec<String> {
+    let mut stmt = conn
+        .prepare(&format!("SELECT {JOB_COLUMNS_V8} FROM jobs ORDER BY id"))
+        .expect("prepare");
+    let rows = stmt
+        .query_map([], |row| {
+            (0..12)
+                .map(|i| row.get::<_, rusqlite::types::Value>(i))
+                .map(|cell| cell.map(|v| format!("{v:?}")))
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map(|cells| cells.join("|"))
+        })
+        .expect("query");
+    rows.collect::<rusqlite::Result<_>>().expect("rows")
+}
+
+/// A version 8 wiki's queue as a person's machine may hold it (a job waiting with a model
+/// asked for, one leased to a live process with a cancel asked, one done, one failed, one
+/// cancelled) opens in this build with every job kept, as a source job.
+#[test]
+fn a_version_8_queue_is_carried_into_page_jobs_with_every_job_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    let before = {
+        let mut conn = rusqlite::Connection::open(&path).expect("open");
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .expect("fk on");
+        let v8: Vec<Migration> = MIGRATIONS
+            .iter()
+            .copied()
+            .filter(|m| m.version <= 8)
+            .collect();
+        assert_eq!(v8.len(), 8);
+        apply(&mut conn, "v8.db", &v8).expect("a version 8 database");
+        conn.execute_batch(
+            "INSERT INTO sources (id, origin, kind, text, content_hash, status)
+             VALUES (1, '/n/a.md', 'file', 'a', 'h1', 'pending'),
+                    (2, '/n/b.md', 'file', 'b', 'h2', 'compiling'),
+                    (3, '/n/c.md', 'file', 'c', 'h3', 'failed');
+             INSERT INTO jobs (id, source_id, state, attempts, error, settings, owner_host,
+                               owner_pid, heartbeat_at, cancel_requested, created_at,
+                               updated_at)
+             VALUES (4, 1, 'queued', 0, NULL, '{\"model\":\"llama3.2\"}', NULL, NULL, NULL, 0,
+                     '2025-01-01T10:00:00.000Z', '2025-01-01T10:00:00.000Z'),
+                    (5, 2, 'running', 2, NULL, '{}', 'host-a', 4242,
+                     '2025-01-01T10:01:00.000Z', 1,
+                     '2025-01-01T09:00:00.000Z', '2025-01-01T10:00:30.000Z'),
+                    (6, 1, 'done', 1, NULL, '{}', 'host-a', 17, '2025-01-01T08:00:00.000Z', 0,
+                     '2025-01-01T07:00:00.000Z', '2025-01-01T08:00:00.000Z'),
+                    (7, 3, 'failed', 3, 'Ollama is not running', '{}', NULL, NULL, NULL, 0,
+                     '2025-01-01T07:00:00.000Z', '2025-01-01T07:30:00.000Z'),
+                    (9, 3, 'cancelled', 1, NULL, '{}', NULL, NULL, NULL, 0,
+                     '2025-01-01T07:40:00.000Z', '2025-01-01T07:45:00.000Z');",
+        )
+        .expect("a queue");
+        job_rows(&conn)
+    };
+    assert_eq!(before.len(), 5);
+
+    let store = Store::open(&path).expect("upgrade");
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).expect("open raw");
+    assert_eq!(job_rows(&conn), before, "every job as it was");
+    let kinds: Vec<(String, Option<i64>)> = {
+        let mut stmt = conn
+            .prepare("SELECT kind, page_id FROM jobs ORDER BY id")
+            .expect("prepare");
+        let rows = stmt
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .expect("query");
+        rows.collect::<rusqlite::Result<_>>().expect("rows")
+    };
+    assert!(
+        kinds.iter().all(|k| *k == ("source".to_owned(), None)),
+        "{kinds:?}"
+    );
+    // A job must name what it works on as its kind says.
+    let page_job_without_page =
+        conn.execute("INSERT INTO jobs (kind, source_id) VALUES ('page', 1)", []);
+    assert!(page_job_without_page.is_err());
+    drop(conn);
+
+    // What the runner then does with it.
+    let store = Store::open(&path).expect("reopen");
+    let jobs = store.jobs().expect("jobs");
+    let seen: Vec<(i64, JobTarget, JobState)> =
+        jobs.iter().map(|j| (j.id.0, j.target, j.state)).collect();
+    assert_eq!(
+        seen,
+        [
+            (9, JobTarget::Source(SourceId(3)), JobState::Cancelled),
+            (7, JobTarget::Source(SourceId(3)), JobState::Failed),
+            (6, JobTarget::Source(SourceId(1)), JobState::Done),
+            (5, JobTarget::Source(SourceId(2)), JobState::Running),
+            (4, JobTarget::Source(SourceId(1)), JobState::Queued),
+        ]
+    );
+    let queued = jobs.iter().find(|j| j.id.0 == 4).expect("job 4");
+    assert_eq!(queued.settings.model.as_deref(), Some("llama3.2"));
+    let running = jobs.iter().find(|j| j.id.0 == 5).expect("job 5");
+    assert!(running.cancel_requested);
+    assert_eq!(
+        running.owner,
+        Some(JobOwner {
+            host: "host-a".into(),
+            pid: 4242
+        })
+    );
+    // Its owner is gone: it is put back in line beside the one queued.
+    assert_eq!(
+        store
+            .recover_interrupted(std::time::Duration::from_secs(60), &|_| true)
+            .expect("recover"),
+        1
+    );
+    let owner = JobOwner {
+        host: "here".into(),
+        pid: 1,
+    };
+    let first = store.start_next(&owner).expect("start").expect("job 4");
+    assert_eq!(first.id.0, 4);
+}

@@ -9,6 +9,7 @@ mod eval;
 mod ingest;
 mod large;
 mod llm;
+mod page_jobs;
 mod pages;
 mod prompt;
 mod store;

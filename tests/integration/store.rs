@@ -6,8 +6,8 @@ use std::time::Duration;
 use wikimind::contract::{CheckedClaim, CompilationResult, Confidence};
 use wikimind::store::{
     ArticleId, ArticleSort, CompileOutcome, CompileRecord, IngestOutcome, JobEnd, JobId, JobOwner,
-    JobSettings, JobState, NewLink, NewSource, SaveArticle, SavedArticle, SourceId, SourceKind,
-    SourceStatus, Store, StoreError,
+    JobSettings, JobState, JobTarget, NewLink, NewSource, SaveArticle, SavedArticle, SourceId,
+    SourceKind, SourceStatus, Store, StoreError,
 };
 
 fn file_store() -> (tempfile::TempDir, Store) {
@@ -701,7 +701,7 @@ fn jobs_queue_once_run_and_recover_after_a_crash() {
         .start_next(&owner(2))
         .expect("start")
         .expect("b's job");
-    assert_eq!(next.source_id, b);
+    assert_eq!(next.target, JobTarget::Source(b));
     store
         .finish_job(next.id, &JobEnd::Failed("Ollama is not running".into()))
         .expect("finish");
@@ -1029,7 +1029,10 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
     let owner = owner(1);
     let mut started = Vec::new();
     while let Some(job) = store.start_next(&owner).expect("start") {
-        started.push(job.source_id);
+        let JobTarget::Source(source) = job.target else {
+            panic!("only source jobs were queued: {job:?}");
+        };
+        started.push(source);
         store.finish_job(job.id, &JobEnd::Done).expect("finish");
     }
     started.sort();

@@ -1,4 +1,5 @@
-//! `wikimind compile`: compile sources into articles, with live progress.
+//! `wikimind compile`: compile sources into digests, then write the pages they changed,
+//! with live progress.
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
@@ -6,11 +7,12 @@ use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use wikimind::compile::CompileReport;
+use wikimind::compile::{CompileReport, PageOutcome, PageReport};
 use wikimind::compile_run::{CompileOutcome, CompilePlan};
 use wikimind::config::{Overrides, Settings};
 use wikimind::llm::CancellationToken;
 use wikimind::queue::JobRunner;
+use wikimind::store::JobTarget;
 use wikimind::view::{JobProgress, StageView};
 
 use crate::context::{self, print_json};
@@ -136,8 +138,12 @@ fn print_plan(global: &Global, settings: &Settings, plan: &CompilePlan) -> anyho
         return Ok(true);
     }
     let primary = settings.provider();
+    let pages = match plan.stale_pages {
+        0 => String::new(),
+        n => format!(" (and {n} stale page(s) to write)"),
+    };
     eprintln!(
-        "compiling {} source(s) with {} {} at {}",
+        "compiling {} source(s){pages} with {} {} at {}",
         plan.count(),
         primary.kind.as_str(),
         primary.model,
@@ -146,23 +152,91 @@ fn print_plan(global: &Global, settings: &Settings, plan: &CompilePlan) -> anyho
     Ok(true)
 }
 
-/// Prints each compile's report (JSON: the list of reports), then, when interrupted, how
-/// to resume.
+/// Prints each compile's report, then each page job's (JSON: one list, see
+/// [`json_reports`]), then, when interrupted, how to resume.
 fn print_outcome(global: &Global, outcome: &CompileOutcome) -> anyhow::Result<()> {
     if global.json {
-        print_json(&outcome.reports)?;
+        print_json(&json_reports(outcome)?)?;
     } else {
         let mut out = crate::context::out();
         for r in &outcome.reports {
             print_report(&mut out, r)?;
         }
+        for p in &outcome.pages {
+            print_page(&mut out, p)?;
+        }
         let ok = outcome.compiled();
-        writeln!(out, "{ok} compiled, {} failed", outcome.reports.len() - ok)?;
+        write!(out, "{ok} compiled, {} failed", outcome.reports.len() - ok)?;
+        if !outcome.pages.is_empty() {
+            let failed = outcome.pages_failed();
+            write!(
+                out,
+                "; pages: {} written, {} unchanged, {failed} failed",
+                outcome.pages_written(),
+                outcome.pages.len() - outcome.pages_written() - failed
+            )?;
+        }
+        writeln!(out)?;
     }
     if outcome.interrupted {
         eprintln!(
             "interrupted: unfinished compiles stay queued and resume with `wikimind compile`"
         );
+    }
+    Ok(())
+}
+
+/// The `--json` list: one object per source compiled (the compile report, as before pages
+/// existed, with `"kind": "source"`), then one per page job (`"kind": "page"`: the page
+/// report with `ok` and `reason` as a source's have them).
+fn json_reports(outcome: &CompileOutcome) -> anyhow::Result<Vec<serde_json::Value>> {
+    let mut list = Vec::with_capacity(outcome.reports.len() + outcome.pages.len());
+    for r in &outcome.reports {
+        list.push(tagged(serde_json::to_value(r)?, "source", None));
+    }
+    for p in &outcome.pages {
+        let value = serde_json::to_value(p)?;
+        list.push(tagged(value, "page", Some((p.ok(), p.reason()))));
+    }
+    Ok(list)
+}
+
+/// `value` with its `kind` (and, for a page, `ok` and `reason`) added.
+fn tagged(
+    mut value: serde_json::Value,
+    kind: &str,
+    verdict: Option<(bool, Option<&str>)>,
+) -> serde_json::Value {
+    if let Some(object) = value.as_object_mut() {
+        object.insert("kind".into(), kind.into());
+        if let Some((ok, reason)) = verdict {
+            object.insert("ok".into(), ok.into());
+            object.insert("reason".into(), reason.into());
+        }
+    }
+    value
+}
+
+/// One line per page job: what it did to the page, with its notes.
+fn print_page(out: &mut impl Write, p: &PageReport) -> std::io::Result<()> {
+    let sources = |n: usize| format!("{n} source{}", if n == 1 { "" } else { "s" });
+    let calls = |n: u32| format!("{n} call{}", if n == 1 { "" } else { "s" });
+    let what = match &p.outcome {
+        PageOutcome::Written { version } => format!(
+            "written from {} (v{version}, {})",
+            sources(p.sources),
+            calls(p.calls)
+        ),
+        PageOutcome::NoNewInformation => {
+            format!("no new information (gained {})", sources(p.changed))
+        }
+        PageOutcome::UpToDate => "already up to date".to_owned(),
+        PageOutcome::Flagged { reason } => format!("flagged: {reason}"),
+        PageOutcome::Failed { reason } => format!("failed: {reason}"),
+    };
+    writeln!(out, "page {:?}: {what}", p.title)?;
+    for w in &p.warnings {
+        writeln!(out, "          note: {w}")?;
     }
     Ok(())
 }
@@ -193,7 +267,7 @@ fn print_report(out: &mut impl Write, r: &CompileReport) -> std::io::Result<()> 
 /// Progress on the terminal: a bar per job on a TTY, a line per stage change otherwise.
 struct Display {
     bars: Option<MultiProgress>,
-    state: Mutex<HashMap<i64, (ProgressBar, StageView)>>,
+    state: Mutex<HashMap<JobTarget, (ProgressBar, StageView)>>,
 }
 
 impl Display {
@@ -208,24 +282,39 @@ impl Display {
         let Ok(mut state) = self.state.lock() else {
             return;
         };
-        let id = p.source_id;
-        let title = p.title.as_deref().unwrap_or("");
+        let Some(target) = p.target() else {
+            return;
+        };
         let message = p.message.as_deref().unwrap_or("");
-        let line = match p.stage {
-            StageView::Queued => format!("#{id} queued"),
-            StageView::Reading => format!("#{id} reading in parts: {message}"),
-            StageView::Prompting if !message.is_empty() => format!("#{id} {message}"),
-            StageView::Prompting => format!(
-                "#{id} prompting {} (attempt {})",
+        // A source is named by its id (its digest's title comes with the answer); a page
+        // by its title from the start.
+        let (id, title) = match target {
+            JobTarget::Source(source) => {
+                (format!("#{source}"), p.title.clone().unwrap_or_default())
+            }
+            JobTarget::Page(_) => (
+                format!("page {:?}", p.title.as_deref().unwrap_or("")),
+                String::new(),
+            ),
+        };
+        let line = match (p.stage, target) {
+            (StageView::Queued, _) => format!("{id} queued"),
+            (StageView::Reading, _) => format!("{id} reading in parts: {message}"),
+            (StageView::Prompting, _) if !message.is_empty() => format!("{id} {message}"),
+            (StageView::Prompting, _) => format!(
+                "{id} prompting {} (attempt {})",
                 p.provider,
                 p.attempt.max(1)
             ),
-            StageView::Receiving => format!("#{id} receiving {} pieces {title}", p.received),
-            StageView::Parsing => format!("#{id} parsing the answer"),
-            StageView::Saving => format!("#{id} saving {title}"),
-            StageView::Compiled => format!("#{id} compiled {title}"),
-            StageView::Failed => format!("#{id} failed: {message}"),
-            StageView::Cancelled => format!("#{id} stopped: {message}"),
+            (StageView::Receiving, _) => {
+                format!("{id} receiving {} pieces {title}", p.received)
+            }
+            (StageView::Parsing, _) => format!("{id} parsing the answer"),
+            (StageView::Saving, _) => format!("{id} saving {title}"),
+            (StageView::Compiled, JobTarget::Source(_)) => format!("{id} compiled {title}"),
+            (StageView::Compiled, JobTarget::Page(_)) => format!("{id} {message}"),
+            (StageView::Failed, _) => format!("{id} failed: {message}"),
+            (StageView::Cancelled, _) => format!("{id} stopped: {message}"),
         };
         let ended = matches!(
             p.stage,
@@ -233,7 +322,7 @@ impl Display {
         );
         match &self.bars {
             Some(multi) => {
-                let entry = state.entry(id).or_insert_with(|| {
+                let entry = state.entry(target).or_insert_with(|| {
                     let bar = multi.add(ProgressBar::new_spinner());
                     bar.set_style(
                         ProgressStyle::with_template("{spinner} {msg}")
@@ -251,7 +340,7 @@ impl Display {
                 entry.1 = p.stage;
             }
             None => {
-                let changed = match state.get(&id) {
+                let changed = match state.get(&target) {
                     Some((_, stage)) => *stage != p.stage,
                     None => true,
                 };
@@ -259,7 +348,7 @@ impl Display {
                     let mut err = crate::context::err();
                     let _ = writeln!(err, "{line}");
                 }
-                state.insert(id, (ProgressBar::hidden(), p.stage));
+                state.insert(target, (ProgressBar::hidden(), p.stage));
             }
         }
     }
