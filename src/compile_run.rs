@@ -329,6 +329,64 @@ mod tests {
         assert_eq!(wiki.store().recent_jobs(0).expect("jobs").len(), 1);
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_page_that_cannot_be_written_fails_the_run_after_its_sources_compiled() {
+        let server = crate::test_settings::server_failing_pages();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let a = add(&wiki, "# Tea\n\nGreen tea is steamed or pan-fired soon after picking.");
+        let b = add(&wiki, "# Tea\n\nBlack tea leaves are fully oxidised before drying.");
+        let runner = runner(&wiki, settings(&server.url()));
+        let plan = CompilePlan::prepare(&wiki, &runner, &[], false)
+            .await
+            .expect("plan");
+        assert_eq!(plan.stale_pages, 0, "no page is stale before the run");
+        let outcome = plan
+            .run(&runner, &CancellationToken::new())
+            .await
+            .expect("run");
+        assert_eq!(outcome.compiled(), 2, "{:?}", outcome.reports);
+        let ids: Vec<SourceId> = outcome.reports.iter().map(|r| r.source_id).collect();
+        assert_eq!(ids, [a, b]);
+        assert_eq!(outcome.pages.len(), 1, "the run waited for the page");
+        assert_eq!(outcome.pages[0].title, "Tea");
+        assert_eq!(outcome.pages_failed(), 1);
+        assert!(!outcome.succeeded(), "a page that failed fails the run");
+        assert!(wiki.store().recent_jobs(0).expect("jobs").is_empty());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stale_pages_alone_are_work_for_a_run() {
+        let server = TestServer::start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let settings = settings(&server.url());
+        let compiler = wiki.compiler(&settings).expect("compiler");
+        for note in [
+            "# Tea\n\nGreen tea is steamed or pan-fired soon after picking.",
+            "# Tea\n\nBlack tea leaves are fully oxidised before drying.",
+        ] {
+            let id = add(&wiki, note);
+            let report = compiler
+                .compile_job(id, &|_| {}, &CancellationToken::new())
+                .await
+                .expect("compile");
+            assert!(report.ok, "{report:?}");
+        }
+        let runner = runner(&wiki, settings);
+        let plan = CompilePlan::prepare(&wiki, &runner, &[], false)
+            .await
+            .expect("plan");
+        assert!(plan.selection.sources.is_empty(), "every source is compiled");
+        assert_eq!(plan.stale_pages, 1);
+        assert!(!plan.is_empty());
+        let outcome = plan
+            .run(&runner, &CancellationToken::new())
+            .await
+            .expect("run");
+        assert!(outcome.reports.is_empty());
+        assert_eq!(outcome.pages.len(), 1, "the stale page was written (or tried)");
+        assert_eq!(outcome.succeeded(), outcome.pages[0].ok());
+    }
+
     #[test]
     fn a_source_asked_for_without_a_report_or_any_failed_report_fails_the_run() {
         let asked = [SourceId(1), SourceId(2)];

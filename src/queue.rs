@@ -792,6 +792,7 @@ mod tests {
     use crate::config::Overrides;
     use crate::llm::{ChatRequest, ChatResponse, EventCallback, ModelInfo, NoKeyStore, Provider};
     use async_trait::async_trait;
+    use std::sync::Mutex;
     use wikimind_testserver::TestServer;
 
     /// Wraps a real provider and panics on any prompt that holds `PANIC-HERE`: a bug we
@@ -1036,4 +1037,193 @@ mod tests {
         assert!(states.contains(&JobState::Cancelled), "{states:?}");
         assert!(states.contains(&JobState::Done), "{states:?}");
     }
+    type Seen = Arc<Mutex<Vec<(JobTarget, StageView, Option<String>)>>>;
+
+    /// A runner that records every change of every job it reports.
+    fn recording(wiki: &Wiki, settings: Settings) -> (JobRunner, Seen) {
+        let seen: Seen = Arc::default();
+        let log = Arc::clone(&seen);
+        let runner = JobRunner::new(
+            wiki.clone(),
+            settings,
+            Arc::new(NoKeyStore),
+            Box::new(move |p: &JobProgress| {
+                if let (Some(target), Ok(mut log)) = (p.target(), log.lock()) {
+                    log.push((target, p.stage, p.title.clone()));
+                }
+            }),
+        );
+        (runner, seen)
+    }
+
+    fn page_jobs(wiki: &Wiki) -> Vec<Job> {
+        wiki.store()
+            .jobs()
+            .expect("jobs")
+            .into_iter()
+            .filter(|j| matches!(j.target, JobTarget::Page(_)))
+            .collect()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_page_job_runs_after_the_source_jobs_once_however_many_sources_changed() {
+        let server = TestServer::start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let notes = [
+            "# Espresso\n\nEspresso is brewed by forcing hot water through fine coffee.",
+            "# espresso\n\nA shot of espresso takes about thirty seconds to pull.",
+            "# Espressos\n\nEspressos are served in small demitasse cups.",
+            "# Crema\n\nCrema is the foam on top of an espresso shot.",
+        ];
+        let ids: Vec<SourceId> = notes.iter().map(|n| add(&wiki, n)).collect();
+        let mut settings = settings_for(&server);
+        settings.compile.concurrency = 2;
+        let (runner, seen) = recording(&wiki, settings);
+        runner.enqueue(&ids, None).expect("enqueue");
+        let reports = runner
+            .run_until_idle(&CancellationToken::new())
+            .await
+            .expect("run");
+
+        assert_eq!(reports.sources.len(), 4);
+        assert!(reports.sources.iter().all(|r| r.ok), "{:?}", reports.sources);
+        let page = wiki
+            .store()
+            .find_page("Espresso")
+            .expect("find")
+            .expect("one page for the three spellings");
+        assert_eq!(reports.pages.len(), 1, "{:?}", reports.pages);
+        // Titled as the first digest saved spells it (the two workers race for that).
+        let title = wiki.store().page(page).expect("read").expect("page").title;
+        assert_eq!(reports.pages[0].page_id, page);
+        assert_eq!(reports.pages[0].title, title);
+        let jobs = page_jobs(&wiki);
+        assert_eq!(jobs.len(), 1, "one job for the page: {jobs:?}");
+        assert_eq!(jobs[0].target, JobTarget::Page(page));
+
+        // Every source job had ended before the page job started.
+        let seen = seen.lock().expect("log").clone();
+        let page_started = seen
+            .iter()
+            .position(|(t, stage, _)| {
+                *t == JobTarget::Page(page) && !matches!(stage, StageView::Queued)
+            })
+            .expect("the page job ran");
+        for id in &ids {
+            let ended = seen
+                .iter()
+                .rposition(|(t, stage, _)| *t == JobTarget::Source(*id) && is_final(*stage))
+                .expect("the source job ended");
+            assert!(ended < page_started, "source {id} ended after the page began");
+        }
+        // The queue shows the page job by its page's title throughout.
+        assert!(seen
+            .iter()
+            .filter(|(t, _, _)| *t == JobTarget::Page(page))
+            .all(|(_, _, shown)| shown.as_deref() == Some(title.as_str())));
+        let listed = runner.jobs().expect("jobs");
+        let shown = listed
+            .iter()
+            .find(|j| j.page_id == Some(page.0))
+            .expect("the page job is listed");
+        assert_eq!(shown.kind, crate::view::JobKindView::Page);
+        assert_eq!(shown.source_id, None);
+        assert_eq!(shown.title.as_deref(), Some(title.as_str()));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_page_job_that_fails_is_not_run_again_until_the_page_changes() {
+        let server = crate::test_settings::server_failing_pages();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let a = add(&wiki, "# Tea\n\nGreen tea is steamed or pan-fired soon after picking.");
+        let b = add(&wiki, "# Tea\n\nBlack tea leaves are fully oxidised before drying.");
+        let (runner, _) = recording(&wiki, settings_for(&server));
+        runner.enqueue(&[a, b], None).expect("enqueue");
+        let first = runner
+            .run_until_idle(&CancellationToken::new())
+            .await
+            .expect("the run ends although the page failed");
+        assert_eq!(first.pages.len(), 1);
+        assert!(!first.pages[0].ok(), "{:?}", first.pages[0]);
+        assert!(first.pages[0].reason().is_some());
+        let page = first.pages[0].page_id;
+        let stale = wiki.store().page(page).expect("read").expect("page");
+        assert!(stale.stale_reason.is_some(), "it still waits to be written");
+        assert_eq!(status(&wiki, a).0, SourceStatus::Compiled);
+        assert_eq!(status(&wiki, b).0, SourceStatus::Compiled);
+        let failed = page_jobs(&wiki);
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].state, JobState::Failed);
+
+        // Nothing changed: the model is not asked again.
+        let asked = server.chat_requests().len();
+        let again = runner
+            .run_until_idle(&CancellationToken::new())
+            .await
+            .expect("run");
+        assert_eq!(again, RunReports::default());
+        assert_eq!(server.chat_requests().len(), asked);
+
+        // A third source on tea changes the page: it is written again.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        let c = add(&wiki, "# Teas\n\nOolong tea is only partly oxidised.");
+        runner.enqueue(&[c], None).expect("enqueue");
+        let third = runner
+            .run_until_idle(&CancellationToken::new())
+            .await
+            .expect("run");
+        assert_eq!(third.sources.len(), 1);
+        assert_eq!(third.pages.len(), 1);
+        assert_eq!(third.pages[0].page_id, page);
+        assert_eq!(page_jobs(&wiki).len(), 2);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cancelled_page_job_does_not_run_and_the_page_waits() {
+        let server = TestServer::start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let settings = settings_for(&server);
+        // Two sources compiled outside any queue leave their page stale.
+        let compiler = wiki.compiler(&settings).expect("compiler");
+        for note in [
+            "# Tea\n\nGreen tea is steamed or pan-fired soon after picking.",
+            "# Tea\n\nBlack tea leaves are fully oxidised before drying.",
+        ] {
+            let id = add(&wiki, note);
+            let report = compiler
+                .compile_job(id, &|_| {}, &CancellationToken::new())
+                .await
+                .expect("compile");
+            assert!(report.ok, "{report:?}");
+        }
+        let page = wiki.store().find_page("Tea").expect("find").expect("page");
+        let (runner, seen) = recording(&wiki, settings);
+        assert_eq!(runner.enqueue_stale_pages().expect("queue"), 1);
+        assert_eq!(runner.enqueue_stale_pages().expect("queue"), 0, "once");
+        assert!(runner.cancel_page(page).expect("cancel"));
+        assert!(!runner.cancel_page(page).expect("nothing left to cancel"));
+        let last = seen.lock().expect("log").last().cloned();
+        assert_eq!(
+            last,
+            Some((
+                JobTarget::Page(page),
+                StageView::Cancelled,
+                Some("Tea".to_owned())
+            ))
+        );
+
+        let asked = server.chat_requests().len();
+        let reports = runner
+            .run_until_idle(&CancellationToken::new())
+            .await
+            .expect("run");
+        assert!(reports.pages.is_empty(), "{:?}", reports.pages);
+        assert_eq!(server.chat_requests().len(), asked, "no model call");
+        let stale = wiki.store().page(page).expect("read").expect("page");
+        assert!(stale.stale_reason.is_some());
+        let jobs = page_jobs(&wiki);
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].state, JobState::Cancelled);
+    }
 }
+

@@ -1,6 +1,8 @@
 //! Settings and addresses the core's unit tests run against: a server they start, or an
 //! address where nothing listens.
 
+use wikimind_testserver::{Reply, TestServer};
+
 use crate::config::{Overrides, Settings};
 
 /// Settings with one provider, the default protocol at `base_url`, and no transport
@@ -20,4 +22,20 @@ pub fn settings_at(base_url: &str) -> Settings {
 pub fn closed_port() -> String {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     format!("http://127.0.0.1:{}", l.local_addr().expect("addr").port())
+}
+
+/// A server that compiles sources as the canned answer does and answers every page prompt
+/// (its user message starts `Topic:`) with prose no engine can read, so every page job
+/// fails.
+pub fn server_failing_pages() -> TestServer {
+    TestServer::builder()
+        .responder(|req| {
+            let message = req.first_user_message();
+            Some(Reply::text(if message.starts_with("Topic:") {
+                "I would rather not write this page.".to_owned()
+            } else {
+                wikimind_testserver::canned::compilation_answer(&message)
+            }))
+        })
+        .start()
 }

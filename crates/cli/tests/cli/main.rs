@@ -7,5 +7,6 @@ mod common;
 mod crash;
 mod eval;
 mod flow;
+mod page_jobs;
 mod pages;
 mod parse;
