@@ -333,8 +333,14 @@ mod tests {
     async fn a_page_that_cannot_be_written_fails_the_run_after_its_sources_compiled() {
         let server = crate::test_settings::server_failing_pages();
         let wiki = Wiki::open_in_memory().expect("wiki");
-        let a = add(&wiki, "# Tea\n\nGreen tea is steamed or pan-fired soon after picking.");
-        let b = add(&wiki, "# Tea\n\nBlack tea leaves are fully oxidised before drying.");
+        let a = add(
+            &wiki,
+            "# Tea\n\nGreen tea is steamed or pan-fired soon after picking.",
+        );
+        let b = add(
+            &wiki,
+            "# Tea\n\nBlack tea leaves are fully oxidised before drying.",
+        );
         let runner = runner(&wiki, settings(&server.url()));
         let plan = CompilePlan::prepare(&wiki, &runner, &[], false)
             .await
@@ -375,7 +381,10 @@ mod tests {
         let plan = CompilePlan::prepare(&wiki, &runner, &[], false)
             .await
             .expect("plan");
-        assert!(plan.selection.sources.is_empty(), "every source is compiled");
+        assert!(
+            plan.selection.sources.is_empty(),
+            "every source is compiled"
+        );
         assert_eq!(plan.stale_pages, 1);
         assert!(!plan.is_empty());
         let outcome = plan
@@ -383,7 +392,11 @@ mod tests {
             .await
             .expect("run");
         assert!(outcome.reports.is_empty());
-        assert_eq!(outcome.pages.len(), 1, "the stale page was written (or tried)");
+        assert_eq!(
+            outcome.pages.len(),
+            1,
+            "the stale page was written (or tried)"
+        );
         assert_eq!(outcome.succeeded(), outcome.pages[0].ok());
     }
 

@@ -1086,7 +1086,11 @@ mod tests {
             .expect("run");
 
         assert_eq!(reports.sources.len(), 4);
-        assert!(reports.sources.iter().all(|r| r.ok), "{:?}", reports.sources);
+        assert!(
+            reports.sources.iter().all(|r| r.ok),
+            "{:?}",
+            reports.sources
+        );
         let page = wiki
             .store()
             .find_page("Espresso")
@@ -1114,7 +1118,10 @@ mod tests {
                 .iter()
                 .rposition(|(t, stage, _)| *t == JobTarget::Source(*id) && is_final(*stage))
                 .expect("the source job ended");
-            assert!(ended < page_started, "source {id} ended after the page began");
+            assert!(
+                ended < page_started,
+                "source {id} ended after the page began"
+            );
         }
         // The queue shows the page job by its page's title throughout.
         assert!(seen
@@ -1135,8 +1142,14 @@ mod tests {
     async fn a_page_job_that_fails_is_not_run_again_until_the_page_changes() {
         let server = crate::test_settings::server_failing_pages();
         let wiki = Wiki::open_in_memory().expect("wiki");
-        let a = add(&wiki, "# Tea\n\nGreen tea is steamed or pan-fired soon after picking.");
-        let b = add(&wiki, "# Tea\n\nBlack tea leaves are fully oxidised before drying.");
+        let a = add(
+            &wiki,
+            "# Tea\n\nGreen tea is steamed or pan-fired soon after picking.",
+        );
+        let b = add(
+            &wiki,
+            "# Tea\n\nBlack tea leaves are fully oxidised before drying.",
+        );
         let (runner, _) = recording(&wiki, settings_for(&server));
         runner.enqueue(&[a, b], None).expect("enqueue");
         let first = runner
@@ -1226,4 +1239,3 @@ mod tests {
         assert_eq!(jobs[0].state, JobState::Cancelled);
     }
 }
-

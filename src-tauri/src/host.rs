@@ -179,4 +179,53 @@ mod tests {
         let one = SourceId(first.added[0].source_id);
         assert_eq!(h.compile(&[one], Some("another-model")).unwrap(), 1);
     }
+
+    /// What the queue screen shows of a page job, and the `cancel_page` command's call.
+    #[test]
+    fn a_page_job_is_listed_by_its_title_and_cancelled_by_its_page() {
+        use wikimind::contract::CompilationResult;
+        use wikimind::store::{CompileRecord, SaveArticle};
+        use wikimind::view::JobKindView;
+
+        let h = host();
+        // Two sources whose digests are both about tea: their page waits to be written.
+        for text in ["# Tea\n\nGreen tea.", "# Tea\n\nBlack tea."] {
+            let added = h.wiki.ingest_text_view(text, None);
+            let result = CompilationResult {
+                title: "Tea".into(),
+                summary: "About tea.".into(),
+                key_claims: Vec::new(),
+                concepts: Vec::new(),
+                backlink_suggestions: Vec::new(),
+                open_questions: Vec::new(),
+                article_body: text.into(),
+            };
+            h.wiki
+                .store()
+                .save_article(&SaveArticle {
+                    source_id: SourceId(added.added[0].source_id),
+                    result: &result,
+                    claims: &[],
+                    links: &[],
+                    truncated: false,
+                    record: &CompileRecord::default(),
+                })
+                .unwrap();
+        }
+        let page = h.wiki.store().find_page("Tea").unwrap().unwrap();
+        assert_eq!(h.queue.enqueue_stale_pages().unwrap(), 1);
+        let jobs = h.queue.jobs().unwrap();
+        assert_eq!(jobs.len(), 1);
+        let job = &jobs[0];
+        assert_eq!(job.kind, JobKindView::Page);
+        assert_eq!((job.page_id, job.source_id), (Some(page.0), None));
+        assert_eq!(job.title.as_deref(), Some("Tea"));
+        assert_eq!(job.stage, StageView::Queued);
+
+        assert!(h.queue.cancel_page(page).unwrap());
+        let jobs = h.queue.jobs().unwrap();
+        assert_eq!(jobs[0].stage, StageView::Cancelled);
+        assert_eq!(jobs[0].title.as_deref(), Some("Tea"));
+        assert!(!h.queue.cancel_page(page).unwrap(), "nothing left to stop");
+    }
 }

@@ -196,6 +196,15 @@ test("two notes on one topic, `Espresso` and `espressos`, are one page with two 
   await s.clickOn("#compile-all");
   await s.waitCount('.source-row[data-status="compiled"]', 4, 60000);
 
+  // The page fed by both is written by a page job, after the sources, shown beside them.
+  await s.clickOn("#nav-queue");
+  const pageJob = '.job[data-kind="page"]';
+  await s.waitAny(pageJob, (t) => /^page/i.test(t) && t.includes("Espresso"), 60000);
+  await s.waitAny(pageJob, (t) => /written|failed/.test(t), 60000);
+  assert.equal((await s.findAll(pageJob)).length, 1, "one job for the page");
+  assert.ok((await s.findAll('.job[data-kind="source"]')).length >= 4);
+  await shot("12-queue-page-job");
+
   // One row, not two: the library lists pages, and this one has both sources.
   await s.clickOn("#nav-library");
   await s.waitCount(".lib-row", 3);

@@ -619,13 +619,27 @@ errors: Array<string>, };
 export type StageView = "queued" | "reading" | "prompting" | "receiving" | "parsing" | "saving" | "compiled" | "failed" | "cancelled";
 
 /**
- * Live state of one compile job, sent as an event each time it changes.
+ * What a job works on.
+ */
+export type JobKindView = "source" | "page";
+
+/**
+ * Live state of one job, sent as an event each time it changes. A source job names its
+ * source; a page job its page (and carries the page's title).
  */
 export type JobProgress = { 
 /**
- * Which source.
+ * What the job works on.
  */
-source_id: number, 
+kind: JobKindView, 
+/**
+ * Which source, for a source job (`null` for a page job).
+ */
+source_id: number | null, 
+/**
+ * Which page, for a page job (`null` for a source job).
+ */
+page_id: number | null, 
 /**
  * Where it is.
  */
@@ -654,15 +668,16 @@ calls: number | null,
  */
 tokens_out: number | null, 
 /**
- * The title as soon as the model has written it.
+ * A source job: the digest's title as soon as the model has written it. A page job:
+ * the page's title.
  */
 title: string | null, 
 /**
- * A note for people: why a retry happens, why it failed.
+ * A note for people: why a retry happens, why it failed, what a page job did.
  */
 message: string | null, 
 /**
- * The article, once stored.
+ * The digest, once stored (source jobs only).
  */
 article_id: number | null, };
 
@@ -822,9 +837,12 @@ export const commands = {
   /** Queues sources (all pending, failed and stale ones when the list is empty), with another model when `model` is given. Resolves to how many were queued. */
   compile: (source_ids: Array<number>, model: string | null): Promise<number> =>
     invoke("compile", { source_ids, model }),
-  /** Stops a waiting or running job (also one another process runs). */
+  /** Stops a source's waiting or running job (also one another process runs). */
   cancel: (source_id: number): Promise<boolean> =>
     invoke("cancel", { source_id }),
+  /** Stops a page's waiting or running job; the page stays as it is until one of its sources changes. */
+  cancel_page: (page_id: number): Promise<boolean> =>
+    invoke("cancel_page", { page_id }),
   /** The newest jobs, whoever runs them: live progress for this app's, the queue's state for other processes'. */
   jobs: (): Promise<Array<JobProgress>> =>
     invoke("jobs", {  }),

@@ -7,6 +7,8 @@ import {
   dropReducer,
   History,
   jobFigures,
+  jobKey,
+  jobTitle,
   keyAction,
   latestOnly,
   finalUrlLabel,
@@ -18,6 +20,7 @@ import {
   scrollToReveal,
   snippetParts,
   sourceCountLabel,
+  stageLabel,
   staleNotice,
   visibleRange,
   wireDrop,
@@ -169,8 +172,10 @@ describe("search as you type", () => {
 
 describe("job list", () => {
   const job = (stage: JobProgress["stage"], extra: Partial<JobProgress> = {}): JobProgress => ({
-    source_id: 1, stage, provider: "ollama:m", attempt: 1, received: 0, calls: null, tokens_out: null, title: null, message: null, article_id: null, ...extra,
+    kind: "source", source_id: 1, page_id: null, stage, provider: "ollama:m", attempt: 1, received: 0, calls: null, tokens_out: null, title: null, message: null, article_id: null, ...extra,
   });
+  const pageJob = (stage: JobProgress["stage"], extra: Partial<JobProgress> = {}): JobProgress =>
+    job(stage, { kind: "page", source_id: null, page_id: 1, title: "Espresso", ...extra });
   it("updates a job in place, keeps its title, and ignores a late progress event after it finished", () => {
     let jobs = applyJob([], job("queued"));
     jobs = applyJob(jobs, job("receiving", { received: 12, title: "Espresso" }));
@@ -184,6 +189,19 @@ describe("job list", () => {
     expect(jobs[0].stage).toBe("queued");
     jobs = applyJob(jobs, job("queued", { source_id: 2 }));
     expect(jobs.map((j) => j.source_id)).toEqual([1, 2]);
+  });
+  it("keeps a page's job apart from a source's with the same number, and names each", () => {
+    let jobs = applyJob([], job("compiled", { title: "espresso", article_id: 3 }));
+    jobs = applyJob(jobs, pageJob("queued"));
+    jobs = applyJob(jobs, pageJob("prompting", { title: "Espresso" }));
+    expect(jobs.map(jobKey)).toEqual(["source:1", "page:1"]);
+    expect(jobs.map(jobTitle)).toEqual(["espresso", "Espresso"]);
+    jobs = applyJob(jobs, pageJob("compiled", { message: "written from 2 sources (version 2)" }));
+    expect(stageLabel(jobs[1])).toBe("written");
+    expect(stageLabel(jobs[0])).toBe("compiled");
+    expect(jobs[0].stage).toBe("compiled");
+    expect(jobTitle(pageJob("queued", { title: null, page_id: 7 }))).toBe("Page 7");
+    expect(jobTitle(job("queued", { source_id: 5 }))).toBe("Source 5");
   });
   it("shows each figure with one meaning: tokens streaming now, then calls and answer tokens", () => {
     expect(jobFigures(job("receiving", { attempt: 2, received: 40 }))).toBe("ollama:m · attempt 2 · 40 tokens");

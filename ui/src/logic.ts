@@ -232,10 +232,17 @@ export function isFinished(stage: StageView): boolean {
   return FINISHED.includes(stage);
 }
 
-/** The job list after an event: the job's row is replaced, or added at the end. A late
- * progress event never overwrites a finished state of the same run. */
+/** What a job's row stands for: one row per source and one per page, whatever the run. */
+export function jobKey(j: Pick<JobProgress, "kind" | "source_id" | "page_id">): string {
+  return j.kind === "page" ? `page:${j.page_id}` : `source:${j.source_id}`;
+}
+
+/** The job list after an event: the job's row (its source's or its page's) is replaced,
+ * or added at the end. A late progress event never overwrites a finished state of the
+ * same run. */
 export function applyJob(jobs: JobProgress[], event: JobProgress): JobProgress[] {
-  const i = jobs.findIndex((j) => j.source_id === event.source_id);
+  const key = jobKey(event);
+  const i = jobs.findIndex((j) => jobKey(j) === key);
   if (i < 0) return [...jobs, event];
   const prev = jobs[i];
   if (isFinished(prev.stage) && !isFinished(event.stage) && event.stage !== "queued" && event.stage !== "prompting") {
@@ -260,6 +267,12 @@ export function jobFigures(j: JobProgress): string {
   return parts.filter(Boolean).join(" · ");
 }
 
+/** A job's heading: a source by its digest's title once known, a page by its title. */
+export function jobTitle(j: JobProgress): string {
+  if (j.kind === "page") return j.title ?? `Page ${j.page_id}`;
+  return j.title ?? `Source ${j.source_id}`;
+}
+
 /** The label of a job's stage for people. */
 export function stageLabel(j: JobProgress): string {
   switch (j.stage) {
@@ -276,7 +289,7 @@ export function stageLabel(j: JobProgress): string {
     case "saving":
       return "saving";
     case "compiled":
-      return "compiled";
+      return j.kind === "page" ? "written" : "compiled";
     case "failed":
       return "failed";
     case "cancelled":

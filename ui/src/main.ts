@@ -32,6 +32,7 @@ import {
   History,
   isFinished,
   jobFigures,
+  jobTitle,
   keyAction,
   latestOnly,
   lineDiff,
@@ -997,13 +998,18 @@ function paintJobs() {
     ...shown
       .map((j) => {
         const finished = isFinished(j.stage);
+        const page = j.kind === "page" ? j.page_id : null;
+        const source = j.kind === "source" ? j.source_id : null;
+        const cancel = () =>
+          page !== null ? commands.cancel_page(page) : source !== null ? commands.cancel(source) : Promise.resolve(false);
         return h(
           "div",
-          { class: `job ${j.stage}`, "data-stage": j.stage, "data-source": j.source_id },
+          { class: `job ${j.kind} ${j.stage}`, "data-stage": j.stage, "data-kind": j.kind, "data-source": source ?? undefined, "data-page": page ?? undefined },
           h(
             "div",
             { class: "job-head" },
-            h("strong", { class: "job-title" }, j.title ?? `Source ${j.source_id}`),
+            h("span", { class: `job-kind ${j.kind}` }, j.kind === "page" ? "Page" : "Source"),
+            h("strong", { class: "job-title" }, jobTitle(j)),
             h("span", { class: "spacer" }),
             h("span", { class: `stage ${j.stage}` }, stageLabel(j)),
           ),
@@ -1013,12 +1019,13 @@ function paintJobs() {
           h(
             "div",
             { class: "buttons" },
-            finished ? null : h("button", { class: "job-cancel", onclick: () => void attempt("Cancelling", commands.cancel(j.source_id)) }, "Cancel"),
-            j.stage === "failed" || j.stage === "cancelled"
-              ? h("button", { class: "job-retry", onclick: () => void attempt("Retrying", commands.compile([j.source_id], null)) }, "Retry")
+            finished ? null : h("button", { class: "job-cancel", onclick: () => void attempt("Cancelling", cancel()) }, "Cancel"),
+            source !== null && (j.stage === "failed" || j.stage === "cancelled")
+              ? h("button", { class: "job-retry", onclick: () => void attempt("Retrying", commands.compile([source], null)) }, "Retry")
               : null,
-            finished ? h("button", { class: "link", onclick: () => recompileDialog(j.source_id) }, "Recompile with another model…") : null,
-            j.article_id !== null ? h("button", { class: "link", onclick: () => go({ kind: "source", id: j.source_id }) }, "Open digest") : null,
+            source !== null && finished ? h("button", { class: "link", onclick: () => recompileDialog(source) }, "Recompile with another model…") : null,
+            source !== null && j.article_id !== null ? h("button", { class: "link", onclick: () => go({ kind: "source", id: source }) }, "Open digest") : null,
+            page !== null && finished ? h("button", { class: "link job-open-page", onclick: () => go({ kind: "page", id: page }) }, "Open page") : null,
           ),
         );
       }),
@@ -1267,7 +1274,11 @@ void listen<JobProgress>(JOB_EVENT, ({ payload }) => {
   if (payload.stage === "compiled" || payload.stage === "failed") {
     state.library = null;
     scheduleRefresh();
-    if (payload.stage === "compiled") say(`Compiled “${payload.title ?? payload.source_id}”`);
+    if (payload.kind === "page") {
+      const title = jobTitle(payload);
+      if (payload.stage === "compiled") say(`Page “${title}”: ${payload.message ?? "written"}`);
+      else say(`Page “${title}” not written: ${payload.message ?? "see the queue"}`, true);
+    } else if (payload.stage === "compiled") say(`Compiled “${jobTitle(payload)}”`);
     else say(`Failed: ${payload.message ?? "see Raw answers in Add sources"}`, true);
   }
 });

@@ -72,7 +72,10 @@ fn a_page_that_cannot_be_written_is_reported_and_fails_the_run() {
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
-        lines.iter().filter(|l| l.starts_with("compiled  #")).count(),
+        lines
+            .iter()
+            .filter(|l| l.starts_with("compiled  #"))
+            .count(),
         2,
         "the sources compiled first: {stdout}"
     );
