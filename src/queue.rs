@@ -35,7 +35,7 @@ use crate::config::Settings;
 use crate::llm::{KeyStore, ProviderKind};
 use crate::store::{
     Job, JobEnd, JobId, JobOwner, JobSettings, JobState, JobTarget, PageId, SourceId, SourceStatus,
-    Store,
+    Store, StoreError,
 };
 use crate::view::{JobProgress, StageView};
 use crate::wiki::{Result, Wiki};
@@ -266,8 +266,15 @@ impl JobRunner {
             return Ok(0);
         }
         let asked = job_settings(&self.settings(), None);
+        let mut queued = 0;
         for &page in &pages {
-            let id = self.store().enqueue_page(page, &asked)?;
+            let id = match self.store().enqueue_page(page, &asked) {
+                Ok(id) => id,
+                // Removed meanwhile (its last source went, here or in another process).
+                Err(StoreError::PageNotFound(_)) => continue,
+                Err(e) => return Err(e.into()),
+            };
+            queued += 1;
             if let Some(job) = self.store().job(id)? {
                 if job.state == JobState::Queued {
                     self.report(id, progress_of(&job, &self.shared.owner));
@@ -275,7 +282,7 @@ impl JobRunner {
             }
         }
         self.shared.wake.notify_waiters();
-        Ok(pages.len())
+        Ok(queued)
     }
 
     /// Stops the job of a source: a queued one is cancelled, a running one is stopped by
@@ -506,13 +513,12 @@ impl JobRunner {
         );
         let base = JobProgress {
             title: job.page_title.clone(),
-            ..JobProgress::queued(job.target, String::new())
+            ..JobProgress::queued(job.target, label)
         };
         self.report(
             job.id,
             JobProgress {
                 stage: StageView::Prompting,
-                provider: label,
                 ..base.clone()
             },
         );
