@@ -176,6 +176,13 @@ impl Wiki {
         self
     }
 
+    /// Gives concepts pages as `pages` says (`pages.min_sources`; the shells pass
+    /// [`Settings::pages`](crate::config::Settings::pages)).
+    pub fn with_page_settings(self, pages: &crate::config::PageSettings) -> Wiki {
+        self.store.set_min_sources(pages.min_sources);
+        self
+    }
+
     /// The ingest limits in force.
     pub fn ingest_options(&self) -> &IngestOptions {
         &self.ingest

@@ -28,7 +28,8 @@ pub fn run() -> Result<(), String> {
     let settings = load_settings(&keyring()).map_err(|e| e.to_string())?;
     let wiki = Wiki::open(&settings.data_dir)
         .map_err(|e| e.to_string())?
-        .with_ingest_options(settings.ingest_options());
+        .with_ingest_options(settings.ingest_options())
+        .with_page_settings(&settings.pages);
     let mut context = tauri::generate_context!();
     if cfg!(debug_assertions) {
         context.config_mut().identifier = DEBUG_IDENTIFIER.to_string();

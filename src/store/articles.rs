@@ -4,7 +4,7 @@
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
-use super::pages::feed_pages;
+use super::feed::feed_pages;
 use super::sources::{drop_orphan_concepts, source_exists};
 use super::{
     normalize_title, ArticleId, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW,
@@ -231,7 +231,7 @@ impl Store {
         let source_id = save.source_id;
         self.write(
             || format!("saving the article for source {source_id}"),
-            |tx| save_in(tx, save),
+            |tx| save_in(tx, save, self.min_sources()),
         )
     }
 
@@ -313,7 +313,7 @@ impl Store {
     }
 }
 
-fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>) -> Result<SavedArticle> {
+fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Result<SavedArticle> {
     let source_id = save.source_id;
     let result = save.result;
     source_exists(tx, source_id)?;
@@ -483,7 +483,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>) -> Result<SavedArticle>
         params![article_id, title_norm],
     )?;
     drop_orphan_concepts(tx)?;
-    let page_id = feed_pages(tx, source_id, &title)?;
+    let page_id = feed_pages(tx, source_id, article_id, &title, min_sources)?;
 
     log_compilation(tx, source_id, record, CompileOutcome::Compiled, None)?;
     tx.execute(

@@ -14,6 +14,7 @@
 mod articles;
 mod backfill;
 mod error;
+mod feed;
 mod ids;
 mod jobs;
 mod migrate;
@@ -65,6 +66,9 @@ pub(crate) const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 pub struct Store {
     conn: Mutex<Connection>,
     location: String,
+    /// `pages.min_sources`: how many sources' digests must name a concept or link target
+    /// for it to have a page of its own (see [`Store::set_min_sources`]).
+    min_sources: std::sync::atomic::AtomicU32,
 }
 
 impl std::fmt::Debug for Store {
@@ -115,7 +119,23 @@ impl Store {
         Ok(Store {
             conn: Mutex::new(conn),
             location,
+            min_sources: std::sync::atomic::AtomicU32::new(
+                crate::config::PageSettings::default().min_sources,
+            ),
         })
+    }
+
+    /// Sets how many sources' digests must name a concept or link target before it gets a
+    /// page of its own (`pages.min_sources`, at least 1). A page none of whose digests'
+    /// titles name it is removed when fewer sources than this name it.
+    pub fn set_min_sources(&self, n: u32) {
+        self.min_sources
+            .store(n.max(1), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// See [`Store::set_min_sources`].
+    pub(crate) fn min_sources(&self) -> u32 {
+        self.min_sources.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Where the database lives (a file path, or `:memory:`).

@@ -214,11 +214,11 @@ pub(crate) enum Author<'a> {
     Person,
 }
 
-fn to_json<T: Serialize + ?Sized>(column: &'static str, value: &T) -> Result<String> {
+pub(crate) fn to_json<T: Serialize + ?Sized>(column: &'static str, value: &T) -> Result<String> {
     serde_json::to_string(value).map_err(|source| StoreError::Json { column, source })
 }
 
-fn from_json<T: DeserializeOwned>(column: &'static str, text: &str) -> Result<T> {
+pub(crate) fn from_json<T: DeserializeOwned>(column: &'static str, text: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|source| StoreError::Json { column, source })
 }
 
@@ -304,7 +304,7 @@ pub(crate) fn digest_content(conn: &Connection, article: ArticleId) -> Result<Pa
 }
 
 /// What a page says now (`None`: no such page).
-fn current_content(conn: &Connection, page: PageId) -> Result<Option<PageContent>> {
+pub(crate) fn current_content(conn: &Connection, page: PageId) -> Result<Option<PageContent>> {
     let head: Option<(String, String, String, String, String)> = conn
         .query_row(
             "SELECT title, summary, body, concepts, open_questions FROM pages WHERE id = ?1",
@@ -378,7 +378,11 @@ fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageClaim>> {
 
 /// The links a page keeps of `links`: one per target key (the first, with the first
 /// non-empty context), none to the page itself, none without a key.
-fn tidy_links(conn: &Connection, page: PageId, links: &[NewLink]) -> Result<Vec<NewLink>> {
+pub(crate) fn tidy_links(
+    conn: &Connection,
+    page: PageId,
+    links: &[NewLink],
+) -> Result<Vec<NewLink>> {
     let mut kept: Vec<(String, NewLink)> = Vec::new();
     for link in links {
         let target = link.target.trim();
@@ -511,168 +515,6 @@ pub(crate) fn write_version(
         params![page, version],
     )?;
     Ok(version)
-}
-
-/// Marks a page stale, adding `reason` to the reasons it already has.
-fn mark_stale(conn: &Connection, page: PageId, reason: &str) -> Result<()> {
-    conn.execute(
-        &format!(
-            "UPDATE pages SET stale_at = {NOW}, stale_reason = CASE
-                 WHEN stale_reason IS NULL THEN ?2
-                 WHEN instr(stale_reason, ?2) > 0 THEN stale_reason
-                 ELSE stale_reason || '; ' || ?2 END
-             WHERE id = ?1"
-        ),
-        params![page, reason],
-    )?;
-    Ok(())
-}
-
-/// Brings a page in step with the digests feeding it, after one joined, changed, left or
-/// was removed (`reason` says which, for a page that becomes stale): no digest left, the
-/// page is removed; one digest whose title names the page, the page is that digest (copied
-/// as a new version when it differs) and current; otherwise the page is stale.
-pub(crate) fn refresh_page(conn: &Connection, page: PageId, reason: &str) -> Result<()> {
-    let head: Option<(PageKind, String, String)> = conn
-        .query_row(
-            "SELECT kind, title_key, title FROM pages WHERE id = ?1",
-            [page],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-        )
-        .optional()?;
-    let Some((kind, key, title)) = head else {
-        return Ok(());
-    };
-    let feeding: Vec<(ArticleId, String, String, String)> = {
-        let mut stmt = conn.prepare(
-            "SELECT a.id, a.title, a.provider, a.model FROM page_sources ps
-             JOIN articles a ON a.source_id = ps.source_id
-             WHERE ps.page_id = ?1",
-        )?;
-        let rows = stmt.query_map([page], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-        })?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
-    let sources: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM page_sources WHERE page_id = ?1",
-        [page],
-        |row| row.get(0),
-    )?;
-    if sources == 0 {
-        conn.execute("DELETE FROM pages WHERE id = ?1", [page])?;
-        return Ok(());
-    }
-    match feeding.as_slice() {
-        [(article, digest_title, provider, model)]
-            if sources == 1 && kind == PageKind::Topic && page_key(digest_title) == key =>
-        {
-            let mut content = digest_content(conn, *article)?;
-            content.title = title;
-            content.links = tidy_links(conn, page, &content.links)?;
-            if current_content(conn, page)?.as_ref() != Some(&content) {
-                write_version(
-                    conn,
-                    page,
-                    &content,
-                    Author::Model { provider, model },
-                    None,
-                )?;
-            }
-            conn.execute(
-                "UPDATE pages SET stale_reason = NULL, flagged = NULL WHERE id = ?1",
-                [page],
-            )?;
-        }
-        _ => mark_stale(conn, page, reason)?,
-    }
-    Ok(())
-}
-
-/// Keeps pages in step with the digest of `source` just saved, titled `title`: the source
-/// leaves the pages it fed because its title named them and that its title no longer
-/// names, feeds the page its title names (made when there is none), and each of those pages
-/// is refreshed ([`refresh_page`]). Returns the page its title names.
-pub(crate) fn feed_pages(conn: &Connection, source: SourceId, title: &str) -> Result<PageId> {
-    let key = page_key(title);
-    let left: Vec<PageId> = {
-        let mut stmt = conn.prepare(
-            "SELECT ps.page_id FROM page_sources ps JOIN pages p ON p.id = ps.page_id
-             WHERE ps.source_id = ?1 AND ps.by_title = 1 AND p.title_key <> ?2",
-        )?;
-        let rows = stmt.query_map(params![source, key], |row| row.get(0))?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
-    for page in left {
-        conn.execute(
-            "DELETE FROM page_sources WHERE page_id = ?1 AND source_id = ?2",
-            params![page, source],
-        )?;
-        refresh_page(
-            conn,
-            page,
-            &format!("source {source} now names another topic"),
-        )?;
-    }
-
-    let existing: Option<(PageId, String)> = conn
-        .query_row(
-            "SELECT id, title FROM pages WHERE title_key = ?1",
-            [&key],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
-        .optional()?;
-    let (page, joined) = match existing {
-        Some((page, page_title)) => {
-            if page_title != title {
-                conn.execute(
-                    "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former)
-                     VALUES (?1, ?2, ?3, 0)",
-                    params![page, title, key],
-                )?;
-            }
-            let added = conn.execute(
-                "INSERT INTO page_sources (page_id, source_id, by_title) VALUES (?1, ?2, 1)
-                 ON CONFLICT (page_id, source_id) DO UPDATE SET by_title = 1
-                 WHERE by_title = 0",
-                params![page, source],
-            )?;
-            (page, added > 0)
-        }
-        None => {
-            // The topic now has a page of its own: a former title with its key gives way.
-            conn.execute(
-                "DELETE FROM aliases WHERE former = 1 AND name_key = ?1",
-                [&key],
-            )?;
-            conn.execute(
-                "INSERT INTO pages (kind, title, title_key, summary, body, version)
-                 VALUES ('topic', ?1, ?2, '', '', 0)",
-                params![title, key],
-            )?;
-            let page = PageId(conn.last_insert_rowid());
-            conn.execute(
-                "INSERT INTO page_sources (page_id, source_id) VALUES (?1, ?2)",
-                params![page, source],
-            )?;
-            (page, true)
-        }
-    };
-    let reason = if joined {
-        format!("source {source} now feeds this page")
-    } else {
-        format!("source {source} changed since this page was written")
-    };
-    refresh_page(conn, page, &reason)?;
-    Ok(page)
-}
-
-/// The pages `source` feeds, to refresh once it is removed.
-pub(crate) fn pages_fed_by(conn: &Connection, source: SourceId) -> Result<Vec<PageId>> {
-    let mut stmt =
-        conn.prepare("SELECT page_id FROM page_sources WHERE source_id = ?1 ORDER BY page_id")?;
-    let rows = stmt.query_map([source], |row| row.get(0))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 const SUMMARY_SELECT: &str = "SELECT p.id, p.kind, p.title, p.summary,

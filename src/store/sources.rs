@@ -3,7 +3,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::pages::{pages_fed_by, refresh_page};
+use super::feed::{pages_fed_by, refresh_page};
 use super::{
     content_hash, normalize_title, ArticleId, Result, SourceId, SourceKind, SourceStatus, Store,
     StoreError, NOW,
@@ -362,6 +362,7 @@ impl Store {
     /// that digest's title names it, else marked stale saying the source was removed.
     /// Returns whether the source existed.
     pub fn remove_source(&self, id: SourceId) -> Result<bool> {
+        let min_sources = self.min_sources();
         self.write(
             || format!("removing source {id}"),
             |tx| {
@@ -382,7 +383,11 @@ impl Store {
                 )?;
                 drop_orphan_concepts(tx)?;
                 for page in fed {
-                    refresh_page(tx, page, &format!("source {id} was removed"))?;
+                    tx.execute(
+                        "UPDATE pages SET sources_lost = sources_lost + 1 WHERE id = ?1",
+                        [page],
+                    )?;
+                    refresh_page(tx, page, &format!("source {id} was removed"), min_sources)?;
                 }
                 Ok(true)
             },

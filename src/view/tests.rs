@@ -84,7 +84,9 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
         .unwrap()
         .id;
     let digest = wiki.source_detail_view(source).unwrap().unwrap();
-    assert_eq!(digest.source.pages[0].id, tea_page);
+    // Tea's note feeds its own page and, as it links to Scones, the Scones page too.
+    let fed: Vec<i64> = digest.source.pages.iter().map(|p| p.id).collect();
+    assert_eq!(fed, [scones_page, tea_page]);
     assert_eq!(digest.digest.unwrap().html, tea.html);
     let lib = wiki.library(LibrarySort::Title).unwrap();
     assert_eq!(lib.counts.pages, 2);
@@ -465,14 +467,16 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
         .iter()
         .map(|e| (e.title.as_str(), e.source_count, e.stale))
         .collect();
-    assert_eq!(titles, [("Espresso", 2, true), ("Milk Foam", 1, false)]);
+    // The Milk Foam note links to `espressos` and the first note to Milk Foam: each feeds
+    // the other topic's page too.
+    assert_eq!(titles, [("Espresso", 3, true), ("Milk Foam", 2, true)]);
     assert_eq!((lib.counts.pages, lib.counts.sources), (2, 3));
 
     let espresso = lib.entries[0].id;
     let page = wiki.page_view(espresso).unwrap().unwrap();
     assert!(page.stale_reason.is_some());
     let fed_by: Vec<i64> = page.sources.iter().map(|s| s.source_id).collect();
-    assert_eq!(fed_by, [first.0, second.0]);
+    assert_eq!(fed_by, [first.0, second.0, foam.0]);
     assert_eq!(page.sources[1].title, "espressos");
     assert_eq!(page.aliases, ["espressos"]);
     assert_eq!(page.history.len(), 1);
@@ -514,15 +518,15 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
         let source = listed.iter().find(|s| s.id == id.0).unwrap();
         source.pages.iter().map(|p| p.title.clone()).collect()
     };
-    assert_eq!(feeds(first), ["Espresso"]);
+    assert_eq!(feeds(first), ["Espresso", "Milk Foam"]);
     assert_eq!(feeds(second), ["Espresso"]);
-    assert_eq!(feeds(foam)[0], "Milk Foam");
+    assert_eq!(feeds(foam), ["Espresso", "Milk Foam"]);
     let espresso_ref = &listed.iter().find(|s| s.id == second.0).unwrap().pages[0];
-    assert_eq!((espresso_ref.source_count, espresso_ref.stale), (2, true));
+    assert_eq!((espresso_ref.source_count, espresso_ref.stale), (3, true));
 
     // The source screen: its digest and the pages it feeds.
     let detail = wiki.source_detail_view(foam.0).unwrap().unwrap();
-    assert_eq!(detail.source.pages[0].title, "Milk Foam");
+    assert_eq!(detail.source.pages[1].title, "Milk Foam");
     let digest = detail.digest.unwrap();
     assert_eq!(digest.title, "Milk Foam");
     assert!(digest

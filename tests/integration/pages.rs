@@ -245,7 +245,8 @@ fn removing_a_source_updates_every_page_it_fed() {
         reason.contains(&format!("source {d} was removed")),
         "{reason}"
     );
-    assert_eq!(page_titles(&store)[0], ("Coffee".to_owned(), 2));
+    // a and b by their titles, and Tea's note, which links to Coffee.
+    assert_eq!(page_titles(&store)[0], ("Coffee".to_owned(), 3));
 
     // A page left with no source is removed, and links to it become wanted.
     store.remove_source(t).expect("remove t");
@@ -675,6 +676,8 @@ fn the_known_titles_are_page_names_with_inbound_page_links() {
 #[test]
 fn search_wanted_pages_and_counts_are_over_pages() {
     let (_dir, store) = file_store();
+    // Two sources naming Grind Size would give it a page at the default threshold.
+    store.set_min_sources(3);
     let a = add(&store, "/n/a.md", "a");
     let b = add(&store, "/n/b.md", "b");
     let links = [link("Grind Size", "")];

@@ -27,7 +27,8 @@ pub fn keyring() -> SystemKeyring {
 pub fn open(settings: &Settings) -> anyhow::Result<Wiki> {
     Ok(Wiki::open(&settings.data_dir)
         .with_context(|| format!("cannot open the wiki in {}", settings.data_dir.display()))?
-        .with_ingest_options(settings.ingest_options()))
+        .with_ingest_options(settings.ingest_options())
+        .with_page_settings(&settings.pages))
 }
 
 /// Finds a source by id, path (as given or canonical), URL or exact article title.

@@ -1,7 +1,49 @@
-//! The answer the server gives when no reply is scripted: a valid compilation result
-//! derived from the prompt, so end-to-end runs compile real articles without a model.
+//! The answers the server gives when no reply is scripted: valid `CompilationResult` JSON
+//! derived from the prompt, so end-to-end runs compile real articles and write real topic
+//! pages without a model.
+//!
+//! [`answer`] tells the two prompts apart. A *page prompt* (WikiMind's `page` template)
+//! starts with a `Topic: ` line and holds the page as last written between `<<<PAGE` and
+//! `PAGE>>>`; it is answered by [`page_answer`], which merges the old page with the new
+//! digests the way a careful model would. Every other prompt is treated as a compile prompt
+//! and answered by [`compilation_answer`]. Neither answer panics or fails on any text: what
+//! is missing or malformed is left out, and the answer is still a valid result.
 
 use serde_json::{json, Value};
+
+/// The canned answer to a chat: [`page_answer`] for a page prompt (see
+/// [`is_page_prompt`]), else [`compilation_answer`].
+pub fn answer(user_message: &str) -> String {
+    if is_page_prompt(user_message) {
+        page_answer(user_message)
+    } else {
+        compilation_answer(user_message)
+    }
+}
+
+/// Whether the message is WikiMind's page prompt: outside any `<<<SOURCE` … `SOURCE>>>`
+/// region, its first line starts with `Topic: ` and it holds a `<<<PAGE` … `PAGE>>>` block.
+///
+/// Looking only outside the source region means a compile prompt whose source text
+/// happens to contain such lines is still a compile prompt.
+pub fn is_page_prompt(user_message: &str) -> bool {
+    let outside = match source_region(user_message) {
+        Some((open, close)) => {
+            format!(
+                "{}{}",
+                &user_message[..open],
+                &user_message[close + SOURCE_CLOSE.len()..]
+            )
+        }
+        None => user_message.to_string(),
+    };
+    outside
+        .trim_start()
+        .lines()
+        .next()
+        .is_some_and(|first| first.starts_with("Topic: "))
+        && blocks(&outside).iter().any(|b| b.kind == BlockKind::Page)
+}
 
 /// Builds a `CompilationResult`-shaped JSON answer from the last user message.
 ///
@@ -14,12 +56,9 @@ use serde_json::{json, Value};
 /// link targets and its `**bold**` phrases (up to eight); the link targets are also the
 /// backlink suggestions. A source that marks nothing gives no concepts.
 pub fn compilation_answer(user_message: &str) -> String {
-    let source = match (
-        user_message.find("<<<SOURCE\n"),
-        user_message.rfind("\nSOURCE>>>"),
-    ) {
-        (Some(a), Some(b)) if a + 10 <= b => &user_message[a + 10..b],
-        _ => user_message,
+    let source = match source_region(user_message) {
+        Some((open, close)) => &user_message[open + SOURCE_OPEN.len()..close],
+        None => user_message,
     };
     let first_line = |heading_only: bool| {
         source
@@ -61,6 +100,289 @@ pub fn compilation_answer(user_message: &str) -> String {
         "article_body": body,
     })
     .to_string()
+}
+
+/// Builds a `CompilationResult`-shaped JSON answer to a page prompt, as a careful model
+/// would write it and so that it passes WikiMind's rewrite guard (no source loses its
+/// claims, the page does not shrink).
+///
+/// - `title`: the topic (the `Topic: ` line; else the old page's title; else `Untitled`).
+/// - `key_claims`: the old page's claims as they are (claim, confidence and quote; their
+///   `sources` are WikiMind's to fill in), then one `sourced` claim per `<<<EXCERPT`
+///   block quoting, verbatim, its first sentence of at least three words without a
+///   `[[link]]` that the answer does not quote yet (quotes compare case-insensitively, with
+///   whitespace collapsed), then the sourced claims of every digest whose source has no
+///   excerpt, unless already quoted.
+/// - `summary`: the old page's, else the first digest's, else the topic.
+/// - `article_body`: the old body, then each digest's body in order, separated by blank
+///   lines, leaving out paragraphs already written; the summary when that is empty.
+/// - `concepts`, `backlink_suggestions`, `open_questions`: the old page's and then each
+///   digest's, once each (case-insensitively; the first spelling wins), in order.
+///
+/// A block whose JSON does not parse is skipped, and an unclosed block is ignored. When
+/// the material was read in parts and the prompt holds notes instead of `<<<DIGEST`
+/// blocks, the answer is the old page (or a page of the topic alone): still valid.
+pub fn page_answer(user_message: &str) -> String {
+    let blocks = blocks(user_message);
+    let page = blocks
+        .iter()
+        .find(|b| b.kind == BlockKind::Page)
+        .and_then(|b| json_object(b.text));
+    let digests: Vec<(&str, Value)> = blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Digest)
+        .filter_map(|b| Some((source_id(b.header), json_object(b.text)?)))
+        .collect();
+    let excerpts: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Excerpt)
+        .collect();
+    let old = page.as_ref();
+
+    let title = user_message
+        .trim_start()
+        .lines()
+        .next()
+        .and_then(|first| first.strip_prefix("Topic: "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .or_else(|| old.and_then(|p| text_field(p, "title")))
+        .unwrap_or("Untitled")
+        .to_string();
+
+    let mut claims: Vec<Value> = old
+        .and_then(|p| p["key_claims"].as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(kept_claim)
+        .collect();
+    let mut quoted: Vec<String> = claims
+        .iter()
+        .filter_map(|c| c["quote"].as_str())
+        .map(quote_key)
+        .collect();
+    for excerpt in &excerpts {
+        let fresh = sentences(excerpt.text)
+            .into_iter()
+            .find(|s| !s.contains("[[") && !quoted.contains(&quote_key(s)));
+        if let Some(sentence) = fresh {
+            quoted.push(quote_key(&sentence));
+            claims.push(json!({"claim": sentence, "confidence": "sourced", "quote": sentence}));
+        }
+    }
+    let excerpted: Vec<&str> = excerpts.iter().map(|b| source_id(b.header)).collect();
+    for (_, digest) in digests.iter().filter(|(id, _)| !excerpted.contains(id)) {
+        for claim in digest["key_claims"].as_array().into_iter().flatten() {
+            let Some(quote) = text_field(claim, "quote") else {
+                continue;
+            };
+            if claim["confidence"] != "sourced" || quoted.contains(&quote_key(quote)) {
+                continue;
+            }
+            quoted.push(quote_key(quote));
+            let said = text_field(claim, "claim").unwrap_or(quote);
+            claims.push(json!({"claim": said, "confidence": "sourced", "quote": quote}));
+        }
+    }
+
+    let summary = old
+        .and_then(|p| text_field(p, "summary"))
+        .or_else(|| digests.iter().find_map(|(_, d)| text_field(d, "summary")))
+        .unwrap_or(&title)
+        .to_string();
+
+    let old_body = old
+        .and_then(|p| p["article_body"].as_str())
+        .unwrap_or_default()
+        .trim();
+    let mut written: Vec<String> = paragraphs(old_body);
+    let mut body = old_body.to_string();
+    for (_, digest) in &digests {
+        for paragraph in paragraphs(digest["article_body"].as_str().unwrap_or_default()) {
+            if written.contains(&paragraph) {
+                continue;
+            }
+            if !body.is_empty() {
+                body.push_str("\n\n");
+            }
+            body.push_str(&paragraph);
+            written.push(paragraph);
+        }
+    }
+    if body.is_empty() {
+        body = summary.clone();
+    }
+
+    let union = |field: &str| {
+        let mut out: Vec<String> = Vec::new();
+        let lists = old.into_iter().chain(digests.iter().map(|(_, d)| d));
+        for item in lists.flat_map(|v| v[field].as_array().into_iter().flatten()) {
+            let Some(name) = item.as_str().map(str::trim).filter(|n| !n.is_empty()) else {
+                continue;
+            };
+            if !out
+                .iter()
+                .any(|seen| seen.to_lowercase() == name.to_lowercase())
+            {
+                out.push(name.to_string());
+            }
+        }
+        out
+    };
+
+    json!({
+        "title": title,
+        "summary": summary,
+        "key_claims": claims,
+        "concepts": union("concepts"),
+        "backlink_suggestions": union("backlink_suggestions"),
+        "open_questions": union("open_questions"),
+        "article_body": body,
+    })
+    .to_string()
+}
+
+/// The line that opens the source of a compile prompt.
+const SOURCE_OPEN: &str = "<<<SOURCE\n";
+/// The line that closes it (with the newline before it).
+const SOURCE_CLOSE: &str = "\nSOURCE>>>";
+
+/// Where the compile prompt's source markers are: the byte offsets of [`SOURCE_OPEN`] and
+/// of [`SOURCE_CLOSE`] (the first opening, the last closing), when both are there in that
+/// order.
+fn source_region(message: &str) -> Option<(usize, usize)> {
+    let open = message.find(SOURCE_OPEN)?;
+    let close = message.rfind(SOURCE_CLOSE)?;
+    (open + SOURCE_OPEN.len() <= close).then_some((open, close))
+}
+
+/// The kinds of block a page prompt holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockKind {
+    /// `<<<PAGE` … `PAGE>>>`: the page as last written, or `(no page yet)`.
+    Page,
+    /// `<<<DIGEST source N: title` … `DIGEST>>>`: one source's digest as JSON.
+    Digest,
+    /// `<<<EXCERPT source N` … `EXCERPT>>>`: that source's own text.
+    Excerpt,
+}
+
+impl BlockKind {
+    const ALL: [BlockKind; 3] = [BlockKind::Page, BlockKind::Digest, BlockKind::Excerpt];
+
+    fn marker(self) -> &'static str {
+        match self {
+            BlockKind::Page => "PAGE",
+            BlockKind::Digest => "DIGEST",
+            BlockKind::Excerpt => "EXCERPT",
+        }
+    }
+}
+
+/// One block of a page prompt.
+#[derive(Debug)]
+struct Block<'a> {
+    kind: BlockKind,
+    /// What follows the marker on the opening line (`source 12: Title`), trimmed.
+    header: &'a str,
+    /// Everything between the opening line and the closing line, verbatim.
+    text: &'a str,
+}
+
+/// The blocks of a page prompt, in order. A block runs from its opening line to the first
+/// line that is exactly its closing marker, so text inside it (JSON strings holding `<<<`
+/// or `>>>`, another block's markers in a source's excerpt) never ends it early; a block
+/// never closed is left out.
+fn blocks(message: &str) -> Vec<Block<'_>> {
+    let mut out = Vec::new();
+    let mut open: Option<(BlockKind, &str, usize)> = None;
+    let mut offset = 0;
+    for line in message.split_inclusive('\n') {
+        let line_start = offset;
+        offset += line.len();
+        let bare = line.trim();
+        match open {
+            None => {
+                open = bare.strip_prefix("<<<").and_then(|rest| {
+                    BlockKind::ALL.into_iter().find_map(|kind| {
+                        let header = rest.strip_prefix(kind.marker())?;
+                        (header.is_empty() || header.starts_with(char::is_whitespace))
+                            .then(|| (kind, header.trim(), offset))
+                    })
+                });
+            }
+            Some((kind, header, text_start)) => {
+                if bare.strip_suffix(">>>") == Some(kind.marker()) {
+                    let text = &message[text_start..line_start];
+                    let text = text.strip_suffix('\n').unwrap_or(text);
+                    let text = text.strip_suffix('\r').unwrap_or(text);
+                    out.push(Block { kind, header, text });
+                    open = None;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The source a block header names: `source 12: Title` gives `12`.
+fn source_id(header: &str) -> &str {
+    let rest = header.strip_prefix("source").unwrap_or(header).trim_start();
+    let end = rest
+        .find(|c: char| c == ':' || c.is_whitespace())
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// The block's text parsed as a JSON object (`None` for anything else, `(no page yet)`
+/// included).
+fn json_object(text: &str) -> Option<Value> {
+    serde_json::from_str::<Value>(text.trim())
+        .ok()
+        .filter(Value::is_object)
+}
+
+/// A string field with something in it.
+fn text_field<'a>(value: &'a Value, field: &str) -> Option<&'a str> {
+    value[field].as_str().filter(|s| !s.trim().is_empty())
+}
+
+/// An old page's claim as the answer keeps it: its text, its confidence (`inferred` when
+/// missing or not a contract name) and its quote; `None` for a claim without text.
+fn kept_claim(claim: &Value) -> Option<Value> {
+    let said = text_field(claim, "claim")?;
+    let confidence = claim["confidence"]
+        .as_str()
+        .filter(|c| matches!(*c, "sourced" | "inferred" | "opinion"))
+        .unwrap_or("inferred");
+    let quote = claim["quote"].as_str().map_or(Value::Null, Value::from);
+    Some(json!({"claim": said, "confidence": confidence, "quote": quote}))
+}
+
+/// A quote as quotes are compared: whitespace collapsed, lower case.
+fn quote_key(quote: &str) -> String {
+    quote
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The paragraphs of a markdown body: runs of non-blank lines, each line as written.
+fn paragraphs(body: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for line in body.lines().chain(std::iter::once("")) {
+        if line.trim().is_empty() {
+            if !current.is_empty() {
+                out.push(current.join("\n"));
+                current.clear();
+            }
+        } else {
+            current.push(line);
+        }
+    }
+    out
 }
 
 /// Sentences of the text: runs ending in `.`, `!` or `?`, trimmed, each a verbatim slice.
@@ -180,5 +502,210 @@ mod tests {
     fn an_empty_prompt_still_gives_a_title() {
         let answer: Value = serde_json::from_str(&compilation_answer("  ")).unwrap();
         assert_eq!(answer["title"], "Untitled");
+    }
+
+    /// A page prompt as WikiMind's `page` template renders it.
+    fn page_prompt(topic: &str, page: &str, digests: &str, excerpts: &str) -> String {
+        format!(
+            "Topic: {topic}\n\nArticles already in the wiki (link to them by exact title):\n- Espresso\n\nConcepts already in the wiki (reuse these names): crema\n\nThe page as last written:\n<<<PAGE\n{page}\nPAGE>>>\n\nNew or changed digests:\n{digests}\n\nExcerpts of their sources where they mention the topic:\n{excerpts}\n\nOther sources already written into the page:\n- source 3: Old notes — Grinding basics.\n\nWrite the page about {topic} as one JSON object."
+        )
+    }
+
+    const OLD_PAGE: &str = r#"{"title": "Grind Size", "summary": "How fine coffee is ground.", "key_claims": [{"claim": "Finer grinds extract faster.", "confidence": "sourced", "quote": "finer grinds extract faster", "sources": [3]}, {"claim": "Burr grinders are better.", "confidence": "opinion", "quote": null, "sources": [3]}], "concepts": ["Extraction"], "open_questions": ["Does altitude matter?"], "backlink_suggestions": ["Espresso"], "article_body": "Grind size sets how fast water extracts coffee.\n\nFiner grinds extract faster."}"#;
+
+    const DIGEST_12: &str = r#"<<<DIGEST source 12: Espresso guide
+{"title": "Espresso guide", "summary": "Espresso needs a fine grind.", "key_claims": [{"claim": "Espresso uses a fine grind.", "confidence": "sourced", "quote": "a fine grind"}], "concepts": ["extraction", "Channeling"], "open_questions": [], "backlink_suggestions": ["Espresso", "Tamping"], "article_body": "Espresso needs a grind like table salt.\n\nFiner grinds extract faster."}
+DIGEST>>>"#;
+
+    const DIGEST_14: &str = r#"<<<DIGEST source 14: Pour-over
+{"title": "Pour-over", "summary": "Pour-over uses a medium grind.", "key_claims": [{"claim": "Pour-over uses a medium grind.", "confidence": "sourced", "quote": "a medium grind"}], "concepts": ["Bloom"], "open_questions": ["Does altitude matter?", "Is paper better than metal?"], "backlink_suggestions": [], "article_body": "Pour-over wants a medium grind, like sand."}
+DIGEST>>>"#;
+
+    const EXCERPT_12: &str =
+        "Espresso\n\nEspresso needs a grind like **table salt**. Too fine chokes the machine.";
+    const EXCERPT_14: &str = "See [[Pour-over]] for the method.\nA medium grind, like coarse sand, suits pour-over brewers.";
+
+    fn two_digest_prompt() -> String {
+        page_prompt(
+            "Grind Size",
+            OLD_PAGE,
+            &format!("{DIGEST_12}\n{DIGEST_14}"),
+            &format!(
+                "<<<EXCERPT source 12\n{EXCERPT_12}\nEXCERPT>>>\n<<<EXCERPT source 14\n{EXCERPT_14}\nEXCERPT>>>"
+            ),
+        )
+    }
+
+    /// What WikiMind's contract demands of an answer: the required fields with their
+    /// types, and every claim's confidence one of the three names.
+    fn assert_valid(answer: &str) -> Value {
+        let v: Value = serde_json::from_str(answer).unwrap_or_else(|e| panic!("{e}: {answer}"));
+        for field in ["title", "summary", "article_body"] {
+            assert!(v[field].is_string(), "{field} in {answer}");
+        }
+        assert!(!v["title"].as_str().unwrap().trim().is_empty(), "{answer}");
+        for field in ["concepts", "backlink_suggestions", "open_questions"] {
+            assert!(
+                v[field].as_array().unwrap().iter().all(Value::is_string),
+                "{field} in {answer}"
+            );
+        }
+        for claim in v["key_claims"].as_array().unwrap() {
+            assert!(claim["claim"].is_string(), "{claim}");
+            assert!(
+                matches!(
+                    claim["confidence"].as_str(),
+                    Some("sourced" | "inferred" | "opinion")
+                ),
+                "{claim}"
+            );
+            assert!(
+                claim["quote"].is_string() || claim["quote"].is_null(),
+                "{claim}"
+            );
+        }
+        v
+    }
+
+    #[test]
+    fn a_page_is_rewritten_from_the_old_page_and_two_digests() {
+        let prompt = two_digest_prompt();
+        assert!(is_page_prompt(&prompt));
+        let page = assert_valid(&answer(&prompt));
+        assert_eq!(page["title"], "Grind Size");
+        assert_eq!(page["summary"], "How fine coffee is ground.");
+        assert_eq!(
+            page["key_claims"],
+            json!([
+                {"claim": "Finer grinds extract faster.", "confidence": "sourced", "quote": "finer grinds extract faster"},
+                {"claim": "Burr grinders are better.", "confidence": "opinion", "quote": null},
+                {"claim": "Espresso needs a grind like **table salt**.", "confidence": "sourced",
+                 "quote": "Espresso needs a grind like **table salt**."},
+                {"claim": "A medium grind, like coarse sand, suits pour-over brewers.", "confidence": "sourced",
+                 "quote": "A medium grind, like coarse sand, suits pour-over brewers."},
+            ]),
+            "the old claims as they were, then one verbatim quote from each excerpt (a line \
+             too short or holding a link is not quoted); digests with excerpts add no more"
+        );
+        assert!(EXCERPT_12.contains(page["key_claims"][2]["quote"].as_str().unwrap()));
+        assert!(EXCERPT_14.contains(page["key_claims"][3]["quote"].as_str().unwrap()));
+        assert_eq!(
+            page["article_body"],
+            "Grind size sets how fast water extracts coffee.\n\nFiner grinds extract faster.\n\n\
+             Espresso needs a grind like table salt.\n\nPour-over wants a medium grind, like sand.",
+            "the old body, then the digests' bodies, a paragraph already there written once"
+        );
+        assert_eq!(
+            page["concepts"],
+            json!(["Extraction", "Channeling", "Bloom"])
+        );
+        assert_eq!(page["backlink_suggestions"], json!(["Espresso", "Tamping"]));
+        assert_eq!(
+            page["open_questions"],
+            json!(["Does altitude matter?", "Is paper better than metal?"])
+        );
+    }
+
+    #[test]
+    fn a_first_page_takes_the_first_digests_summary() {
+        let prompt = page_prompt(
+            "Grind Size",
+            "(no page yet)",
+            &format!("{DIGEST_12}\n{DIGEST_14}"),
+            &format!("<<<EXCERPT source 12\n{EXCERPT_12}\nEXCERPT>>>"),
+        );
+        let page = assert_valid(&answer(&prompt));
+        assert_eq!(page["title"], "Grind Size");
+        assert_eq!(page["summary"], "Espresso needs a fine grind.");
+        let quotes: Vec<&str> = page["key_claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["quote"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            quotes,
+            [
+                "Espresso needs a grind like **table salt**.",
+                "a medium grind"
+            ],
+            "source 14 has no excerpt, so its digest's own sourced claim is kept"
+        );
+        assert_eq!(
+            page["article_body"],
+            "Espresso needs a grind like table salt.\n\nFiner grinds extract faster.\n\n\
+             Pour-over wants a medium grind, like sand."
+        );
+    }
+
+    #[test]
+    fn an_excerpt_already_quoted_gives_its_next_sentence() {
+        let prompt = page_prompt(
+            "Grind Size",
+            OLD_PAGE,
+            "",
+            "<<<EXCERPT source 15\nFiner   grinds extract FASTER\nThey also taste more bitter.\nEXCERPT>>>",
+        );
+        let page = assert_valid(&answer(&prompt));
+        let claims = page["key_claims"].as_array().unwrap();
+        assert_eq!(claims.len(), 3, "{claims:?}");
+        assert_eq!(claims[2]["quote"], "They also taste more bitter.");
+        assert_eq!(
+            page["article_body"],
+            json!(serde_json::from_str::<Value>(OLD_PAGE).unwrap()["article_body"])
+        );
+    }
+
+    #[test]
+    fn malformed_blocks_are_skipped_and_the_answer_stays_valid() {
+        let prompt = page_prompt(
+            "Tamping",
+            r#"{"title": "Tamping", "key_claims": "none", "summary": 3, "article_body": ["x"], "concepts": [1, null, "Pressure", "pressure"]}"#,
+            "<<<DIGEST source 12: Broken\n{\"title\": \"Broken\", \"article_body\": \"ends with DIGEST>>> and <<<PAGE\"\nDIGEST>>>\n<<<DIGEST source 13: Good\n{\"summary\": \"Tamp evenly.\", \"key_claims\": [{\"claim\": 5, \"confidence\": \"sourced\", \"quote\": \"<<<EXCERPT source 9\"}, {\"confidence\": \"certain\"}, \"junk\"], \"article_body\": \"Tamp with <<<DIGEST>>> care.\"}\nDIGEST>>>\n<<<EXCERPT source 12\nnever closed",
+            "",
+        );
+        let page = assert_valid(&answer(&prompt));
+        assert_eq!(page["title"], "Tamping");
+        assert_eq!(
+            page["summary"], "Tamp evenly.",
+            "the broken page's summary is not a string"
+        );
+        assert_eq!(page["concepts"], json!(["Pressure"]));
+        assert_eq!(page["article_body"], "Tamp with <<<DIGEST>>> care.");
+        assert_eq!(
+            page["key_claims"],
+            json!([{"claim": "<<<EXCERPT source 9", "confidence": "sourced", "quote": "<<<EXCERPT source 9"}]),
+            "a sourced claim without text says its quote; claims without quotes are dropped"
+        );
+
+        let empty_topic = assert_valid(&page_answer("Topic: \n<<<PAGE\n(no page yet)\nPAGE>>>"));
+        assert_eq!(empty_topic["title"], "Untitled");
+        assert_eq!(empty_topic["article_body"], "Untitled");
+    }
+
+    #[test]
+    fn every_cut_of_a_page_prompt_still_gets_a_valid_answer() {
+        let prompt = format!("{}\u{e9}\u{1F600}", two_digest_prompt());
+        for (i, _) in prompt.char_indices() {
+            let cut = &prompt[..i];
+            assert_valid(&answer(cut));
+            assert_valid(&page_answer(cut));
+            assert_valid(&page_answer(&prompt[i..]));
+        }
+    }
+
+    #[test]
+    fn a_source_that_mentions_page_markers_is_still_compiled() {
+        let source = "# Notes on prompts\n\nTopic: Grind Size\n<<<PAGE\n(no page yet)\nPAGE>>>\nThe page prompt has these lines in it.";
+        let standard = format!(
+            "Articles already in the wiki (link to them by exact title):\n\nConcepts already in the wiki (reuse these names): \n\nSource title: n\nSource:\n<<<SOURCE\n{source}\nSOURCE>>>\n\nWrite the article as one JSON object."
+        );
+        let bare = format!("<<<SOURCE\n{source}\nSOURCE>>>");
+        for prompt in [standard, bare] {
+            assert!(!is_page_prompt(&prompt), "{prompt}");
+            let article = assert_valid(&answer(&prompt));
+            assert_eq!(article["title"], "Notes on prompts");
+            assert_eq!(answer(&prompt), compilation_answer(&prompt));
+        }
     }
 }

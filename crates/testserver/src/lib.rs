@@ -14,8 +14,11 @@
 //! | `GET /redirect/NAME` | `302 Found` to `/page/NAME`, for a URL that redirects |
 //!
 //! Each chat request takes the next scripted [`Reply`] from a queue, else asks the
-//! responder closure, else answers with a valid compilation result derived from the prompt
-//! ([`canned::compilation_answer`]). Every request is recorded with its parsed JSON body.
+//! responder closure, else answers with a valid compilation result derived from its first
+//! user message ([`canned::answer`]): a topic page merged from the old page and the new
+//! digests for WikiMind's page prompt ([`canned::page_answer`]), an article quoting the
+//! source for any other prompt ([`canned::compilation_answer`]). Every request is recorded
+//! with its parsed JSON body.
 //!
 //! ```no_run
 //! use wikimind_testserver::{Finish, Reply, TestServer};
@@ -468,7 +471,7 @@ fn next_reply(shared: &Shared, req: &RecordedRequest) -> Reply {
     if let Some(reply) = shared.responder.as_ref().and_then(|f| f(req)) {
         return reply;
     }
-    Reply::text(canned::compilation_answer(&req.first_user_message())).chunk_chars(16)
+    Reply::text(canned::answer(&req.first_user_message())).chunk_chars(16)
 }
 
 async fn send_text(stream: &mut TcpStream, status: u16, text: &str) -> std::io::Result<()> {

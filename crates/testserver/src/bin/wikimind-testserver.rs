@@ -7,7 +7,8 @@
 //!                     [--context-length N] [--enforce-models] [--reject-json-schema]
 //! ```
 //!
-//! Without `--answers` every chat gets a valid compilation result derived from the prompt.
+//! Without `--answers` every chat gets a valid compilation result derived from the prompt:
+//! a topic page for WikiMind's page prompt, an article for any other (see `canned`).
 //! With it, each line of the file is one reply (see `Reply`), used in order; after the last
 //! one the canned answer takes over.
 

@@ -1,0 +1,363 @@
+//! Which digests feed which pages, kept in step inside the transaction that saves a digest
+//! ([`feed_pages`]) or removes a source ([`pages_fed_by`] then [`refresh_page`]).
+//!
+//! A digest feeds the page its title names (`by_title` = 1; the page is made when there is
+//! none) and the page of each concept or link target it names (`by_title` = 0) that has a
+//! page — or that gets one now, because the digests of `min_sources` sources name it. A
+//! page whose digests change is refreshed: a topic page fed by a single digest whose title
+//! names it *is* that digest (copied as a new version, no model call); any other page is
+//! marked stale, to be written by a page job. A page left with no digest is removed.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::names::{names_of, record_names};
+use super::pages::{current_content, digest_content, page_key, tidy_links, write_version, Author};
+use super::{ArticleId, PageId, PageKind, Result, SourceId, NOW};
+
+/// Marks a page stale, adding `reason` to the reasons it already has.
+pub(crate) fn mark_stale(conn: &Connection, page: PageId, reason: &str) -> Result<()> {
+    conn.execute(
+        &format!(
+            "UPDATE pages SET stale_at = {NOW}, stale_reason = CASE
+                 WHEN stale_reason IS NULL THEN ?2
+                 WHEN instr(stale_reason, ?2) > 0 THEN stale_reason
+                 ELSE stale_reason || '; ' || ?2 END
+             WHERE id = ?1"
+        ),
+        params![page, reason],
+    )?;
+    Ok(())
+}
+
+/// Records that `page` is now written from the digests feeding it as they stand.
+pub(crate) fn mark_written(conn: &Connection, page: PageId) -> Result<()> {
+    conn.execute(
+        "UPDATE page_sources SET
+             written_digest = (SELECT a.updated_at FROM articles a
+                               WHERE a.source_id = page_sources.source_id),
+             written_chars = (SELECT length(s.text) FROM sources s
+                              WHERE s.id = page_sources.source_id)
+         WHERE page_id = ?1",
+        [page],
+    )?;
+    conn.execute(
+        "UPDATE pages SET sources_lost = 0, stale_reason = NULL, stale_at = NULL
+         WHERE id = ?1",
+        [page],
+    )?;
+    Ok(())
+}
+
+/// Brings a page in step with the digests feeding it, after one joined, changed, left or
+/// was removed (`reason` says which, for a page that becomes stale): no digest left — or,
+/// for a page no digest's title names, a single one while `min_sources` is 2 or more — the
+/// page is removed (a name one source gives is a concept chip or a wanted page); one digest
+/// whose title names the page, the page is that digest (copied as a new version when it
+/// differs) and current; otherwise the page is stale.
+pub(crate) fn refresh_page(
+    conn: &Connection,
+    page: PageId,
+    reason: &str,
+    min_sources: u32,
+) -> Result<()> {
+    let head: Option<(PageKind, String, String)> = conn
+        .query_row(
+            "SELECT kind, title_key, title FROM pages WHERE id = ?1",
+            [page],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .optional()?;
+    let Some((kind, key, title)) = head else {
+        return Ok(());
+    };
+    let feeding: Vec<(ArticleId, String, String, String)> = {
+        let mut stmt = conn.prepare(
+            "SELECT a.id, a.title, a.provider, a.model FROM page_sources ps
+             JOIN articles a ON a.source_id = ps.source_id
+             WHERE ps.page_id = ?1",
+        )?;
+        let rows = stmt.query_map([page], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let sources: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM page_sources WHERE page_id = ?1",
+        [page],
+        |row| row.get(0),
+    )?;
+    let by_title: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM page_sources WHERE page_id = ?1 AND by_title = 1",
+        [page],
+        |row| row.get(0),
+    )?;
+    // Raising the threshold keeps the pages that exist: a concept page goes only when a
+    // single source is left to name it.
+    let keep_with = i64::from(min_sources.clamp(1, 2));
+    if sources == 0 || (by_title == 0 && sources < keep_with) {
+        conn.execute("DELETE FROM pages WHERE id = ?1", [page])?;
+        return Ok(());
+    }
+    match feeding.as_slice() {
+        [(article, digest_title, provider, model)]
+            if sources == 1 && kind == PageKind::Topic && page_key(digest_title) == key =>
+        {
+            let mut content = digest_content(conn, *article)?;
+            content.title = title;
+            content.links = tidy_links(conn, page, &content.links)?;
+            if current_content(conn, page)?.as_ref() != Some(&content) {
+                write_version(
+                    conn,
+                    page,
+                    &content,
+                    Author::Model { provider, model },
+                    None,
+                )?;
+            }
+            mark_written(conn, page)?;
+            conn.execute("UPDATE pages SET flagged = NULL WHERE id = ?1", [page])?;
+        }
+        _ => {
+            first_version(conn, page, &title)?;
+            mark_stale(conn, page, reason)?;
+        }
+    }
+    Ok(())
+}
+
+/// Gives a page that was never written a first version while it waits for its page job:
+/// the oldest digest whose title names it, as it is (marked as written into the page).
+/// A concept page, which no digest's title names, waits with no content.
+fn first_version(conn: &Connection, page: PageId, title: &str) -> Result<()> {
+    let version: u32 =
+        conn.query_row("SELECT version FROM pages WHERE id = ?1", [page], |row| {
+            row.get(0)
+        })?;
+    if version > 0 {
+        return Ok(());
+    }
+    let oldest: Option<(ArticleId, SourceId, String, String)> = conn
+        .query_row(
+            "SELECT a.id, a.source_id, a.provider, a.model FROM page_sources ps
+             JOIN articles a ON a.source_id = ps.source_id
+             WHERE ps.page_id = ?1 AND ps.by_title = 1
+             ORDER BY a.created_at, a.id LIMIT 1",
+            [page],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+        )
+        .optional()?;
+    let Some((article, source, provider, model)) = oldest else {
+        return Ok(());
+    };
+    let mut content = digest_content(conn, article)?;
+    content.title = title.to_owned();
+    write_version(
+        conn,
+        page,
+        &content,
+        Author::Model {
+            provider: &provider,
+            model: &model,
+        },
+        None,
+    )?;
+    conn.execute(
+        "UPDATE page_sources SET
+             written_digest = (SELECT updated_at FROM articles WHERE source_id = ?2),
+             written_chars = (SELECT length(text) FROM sources WHERE id = ?2)
+         WHERE page_id = ?1 AND source_id = ?2",
+        params![page, source],
+    )?;
+    Ok(())
+}
+
+/// Makes an empty page for a topic (version 0, no content yet) titled `title`; a former
+/// title with its key gives way, as the topic now has a page of its own.
+fn create_page(conn: &Connection, title: &str, key: &str) -> Result<PageId> {
+    conn.execute(
+        "DELETE FROM aliases WHERE former = 1 AND name_key = ?1",
+        [key],
+    )?;
+    conn.execute(
+        "INSERT INTO pages (kind, title, title_key, summary, body, version)
+         VALUES ('topic', ?1, ?2, '', '', 0)",
+        params![title, key],
+    )?;
+    Ok(PageId(conn.last_insert_rowid()))
+}
+
+fn page_with_key(conn: &Connection, key: &str) -> Result<Option<(PageId, String)>> {
+    Ok(conn
+        .query_row(
+            "SELECT id, title FROM pages WHERE title_key = ?1",
+            [key],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?)
+}
+
+/// Keeps pages in step with the digest `article` of `source` just saved, titled `title`
+/// (see the module documentation): the source leaves the pages it no longer names, feeds
+/// the page its title names and the pages of the concepts and link targets it names (a
+/// concept named by the digests of `min_sources` sources gets a page now), and each page
+/// it joined, changed or left is refreshed. Returns the page its title names.
+pub(crate) fn feed_pages(
+    conn: &Connection,
+    source: SourceId,
+    article: ArticleId,
+    title: &str,
+    min_sources: u32,
+) -> Result<PageId> {
+    let key = page_key(title);
+    let names: BTreeMap<String, String> = names_of(conn, article)?;
+    record_names(conn, source, &names)?;
+
+    // Pages this source fed and no longer names at all: it leaves them.
+    let fed: Vec<(PageId, String, bool)> = {
+        let mut stmt = conn.prepare(
+            "SELECT ps.page_id, p.title_key, ps.by_title FROM page_sources ps
+             JOIN pages p ON p.id = ps.page_id WHERE ps.source_id = ?1",
+        )?;
+        let rows = stmt.query_map([source], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for (page, page_key_now, by_title) in &fed {
+        if *page_key_now == key {
+            continue;
+        }
+        if names.contains_key(page_key_now) {
+            if *by_title {
+                conn.execute(
+                    "UPDATE page_sources SET by_title = 0 WHERE page_id = ?1 AND source_id = ?2",
+                    params![page, source],
+                )?;
+            }
+            continue;
+        }
+        conn.execute(
+            "DELETE FROM page_sources WHERE page_id = ?1 AND source_id = ?2",
+            params![page, source],
+        )?;
+        conn.execute(
+            "UPDATE pages SET sources_lost = sources_lost + 1 WHERE id = ?1",
+            [page],
+        )?;
+        refresh_page(
+            conn,
+            *page,
+            &format!("source {source} no longer speaks of this topic"),
+            min_sources,
+        )?;
+    }
+
+    // The page its title names.
+    let (page, joined) = match page_with_key(conn, &key)? {
+        Some((page, page_title)) => {
+            if page_title != title {
+                conn.execute(
+                    "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former)
+                     VALUES (?1, ?2, ?3, 0)",
+                    params![page, title, key],
+                )?;
+            }
+            let added = conn.execute(
+                "INSERT INTO page_sources (page_id, source_id, by_title) VALUES (?1, ?2, 1)
+                 ON CONFLICT (page_id, source_id) DO UPDATE SET by_title = 1
+                 WHERE by_title = 0",
+                params![page, source],
+            )?;
+            (page, added > 0)
+        }
+        None => {
+            let page = create_page(conn, title, &key)?;
+            conn.execute(
+                "INSERT INTO page_sources (page_id, source_id, by_title) VALUES (?1, ?2, 1)",
+                params![page, source],
+            )?;
+            // The digests that named the topic before it had a page feed it now.
+            conn.execute(
+                "INSERT OR IGNORE INTO page_sources (page_id, source_id, by_title)
+                 SELECT ?1, source_id, 0 FROM digest_names WHERE name_key = ?2",
+                params![page, key],
+            )?;
+            (page, true)
+        }
+    };
+    refresh_page(conn, page, &joined_or_changed(source, joined), min_sources)?;
+
+    // The pages of the concepts and link targets it names.
+    for (name_key, name) in &names {
+        match page_with_key(conn, name_key)? {
+            Some((other, _)) => {
+                let added = conn.execute(
+                    "INSERT OR IGNORE INTO page_sources (page_id, source_id, by_title)
+                     VALUES (?1, ?2, 0)",
+                    params![other, source],
+                )?;
+                refresh_page(
+                    conn,
+                    other,
+                    &joined_or_changed(source, added > 0),
+                    min_sources,
+                )?;
+            }
+            None => {
+                let naming: i64 = conn.query_row(
+                    "SELECT COUNT(*) FROM digest_names WHERE name_key = ?1",
+                    [name_key],
+                    |row| row.get(0),
+                )?;
+                if naming < i64::from(min_sources.max(1)) {
+                    continue;
+                }
+                // Titled as the oldest digest naming it spells it.
+                let spelling: String = conn
+                    .query_row(
+                        "SELECT dn.name FROM digest_names dn
+                         JOIN articles a ON a.source_id = dn.source_id
+                         WHERE dn.name_key = ?1 ORDER BY a.created_at, a.id LIMIT 1",
+                        [name_key],
+                        |row| row.get(0),
+                    )
+                    .optional()?
+                    .unwrap_or_else(|| name.clone());
+                let other = create_page(conn, &spelling, name_key)?;
+                conn.execute(
+                    "INSERT INTO page_sources (page_id, source_id, by_title)
+                     SELECT ?1, source_id, 0 FROM digest_names WHERE name_key = ?2",
+                    params![other, name_key],
+                )?;
+                conn.execute(
+                    "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former)
+                     SELECT ?1, name, name_key, 0 FROM digest_names
+                     WHERE name_key = ?2 AND name <> ?3",
+                    params![other, name_key, spelling],
+                )?;
+                mark_stale(
+                    conn,
+                    other,
+                    &format!("the digests of {naming} sources name this topic"),
+                )?;
+            }
+        }
+    }
+    Ok(page)
+}
+
+fn joined_or_changed(source: SourceId, joined: bool) -> String {
+    if joined {
+        format!("source {source} now feeds this page")
+    } else {
+        format!("source {source} changed since this page was written")
+    }
+}
+
+/// The pages `source` feeds, to refresh once it is removed.
+pub(crate) fn pages_fed_by(conn: &Connection, source: SourceId) -> Result<Vec<PageId>> {
+    let mut stmt =
+        conn.prepare("SELECT page_id FROM page_sources WHERE source_id = ?1 ORDER BY page_id")?;
+    let rows = stmt.query_map([source], |row| row.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
