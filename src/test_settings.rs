@@ -1,7 +1,7 @@
 //! Settings and addresses the core's unit tests run against: a server they start, or an
 //! address where nothing listens.
 
-use wikimind_testserver::{Reply, TestServer};
+use wikimind_testserver::{canned, Reply, TestServer};
 
 use crate::config::{Overrides, Settings};
 
@@ -25,16 +25,16 @@ pub fn closed_port() -> String {
 }
 
 /// A server that compiles sources as the canned answer does and answers every page prompt
-/// (its user message starts `Topic:`) with prose no engine can read, so every page job
+/// ([`canned::is_page_prompt`]) with prose no engine can read, so every page job
 /// fails.
 pub fn server_failing_pages() -> TestServer {
     TestServer::builder()
         .responder(|req| {
             let message = req.first_user_message();
-            Some(Reply::text(if message.starts_with("Topic:") {
+            Some(Reply::text(if canned::is_page_prompt(&message) {
                 "I would rather not write this page.".to_owned()
             } else {
-                wikimind_testserver::canned::compilation_answer(&message)
+                canned::compilation_answer(&message)
             }))
         })
         .start()

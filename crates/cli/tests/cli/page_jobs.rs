@@ -2,7 +2,7 @@
 //! a line per page, the pages in the summary, page reports in `--json`, and the exit code.
 
 use serde_json::Value;
-use wikimind_testserver::{Reply, TestServer};
+use wikimind_testserver::{canned, Reply, TestServer};
 
 use crate::common::Env;
 
@@ -23,15 +23,15 @@ fn two_tea_notes(env: &Env) {
 }
 
 /// A server that compiles sources as the canned answer does and answers every page prompt
-/// (its user message starts `Topic:`) with prose no engine can read.
+/// ([`canned::is_page_prompt`]) with prose no engine can read.
 fn server_failing_pages() -> TestServer {
     TestServer::builder()
         .responder(|req| {
             let message = req.first_user_message();
-            Some(Reply::text(if message.starts_with("Topic:") {
+            Some(Reply::text(if canned::is_page_prompt(&message) {
                 "I would rather not write this page.".to_owned()
             } else {
-                wikimind_testserver::canned::compilation_answer(&message)
+                canned::compilation_answer(&message)
             }))
         })
         .start()
