@@ -597,3 +597,61 @@ fn a_page_keeps_its_versions_and_restores_one() {
     );
     assert!(wiki.restore_page_view(page, 9).is_err(), "no such version");
 }
+
+#[test]
+fn progress_of_a_page_job_names_its_page_and_never_a_source() {
+    let progress = Progress {
+        target: JobTarget::Page(PageId(7)),
+        stage: Stage::Receiving,
+        provider: "ollama:m".into(),
+        attempt: 1,
+        chars: 120,
+        chunks: 30,
+        title: Some("what the answer calls it".into()),
+        message: None,
+    };
+    let view = JobProgress::from(&progress);
+    assert_eq!(view.kind, JobKindView::Page);
+    assert_eq!((view.page_id, view.source_id), (Some(7), None));
+    assert_eq!(view.target(), Some(JobTarget::Page(PageId(7))));
+    assert_eq!(view.received, 30);
+
+    let source = JobProgress::queued(JobTarget::Source(SourceId(3)), String::new());
+    assert_eq!(source.kind, JobKindView::Source);
+    assert_eq!((source.source_id, source.page_id), (Some(3), None));
+    let json = serde_json::to_value(&view).unwrap();
+    assert_eq!(json["kind"], "page");
+    assert_eq!(json["source_id"], serde_json::Value::Null);
+}
+
+#[test]
+fn a_page_job_says_what_it_did_to_the_page() {
+    let report = |outcome| PageReport {
+        outcome,
+        sources: 3,
+        changed: 1,
+        calls: 1,
+        ..PageReport::nothing_yet(PageId(2), "Espresso".into())
+    };
+    let written = JobProgress::page_finished(&report(PageOutcome::Written { version: 2 }));
+    assert_eq!(written.stage, StageView::Compiled);
+    assert_eq!(written.title.as_deref(), Some("Espresso"));
+    assert_eq!(
+        written.message.as_deref(),
+        Some("written from 3 sources (version 2)")
+    );
+    assert_eq!(written.calls, Some(1));
+    let same = JobProgress::page_finished(&report(PageOutcome::NoNewInformation));
+    assert_eq!(
+        same.message.as_deref(),
+        Some("no new information (gained 1 source)")
+    );
+    let flagged = JobProgress::page_finished(&report(PageOutcome::Flagged {
+        reason: "the rewrite lost every claim of source 4".into(),
+    }));
+    assert_eq!(flagged.stage, StageView::Failed);
+    assert_eq!(
+        flagged.message.as_deref(),
+        Some("flagged: the rewrite lost every claim of source 4")
+    );
+}
