@@ -31,7 +31,7 @@ impl Compiler {
         events: &ProgressFn,
         cancel: &CancellationToken,
     ) -> Result<Reading, CompileError> {
-        let chunks = chunk::split(&source.text, chars_for(room), CHUNK_OVERLAP);
+        let chunks = chunk::split(source.text, chars_for(room), CHUNK_OVERLAP);
         let count = chunks.len();
         let claims_so_far = AtomicUsize::new(0);
         let limit = tokio::sync::Semaphore::new(self.settings.concurrency.max(1));

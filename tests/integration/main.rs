@@ -9,6 +9,7 @@ mod eval;
 mod ingest;
 mod large;
 mod llm;
+mod page_writing;
 mod pages;
 mod prompt;
 mod store;
