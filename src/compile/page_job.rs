@@ -257,9 +257,6 @@ impl Compiler {
                 }
                 Step::Fail { reason } => {
                     if refused_by_guard {
-                        let reason = format!(
-                            "its rewrite was refused and the previous version kept: {reason}"
-                        );
                         self.store().flag_page(material.page_id, &reason)?;
                         report.outcome = PageOutcome::Flagged { reason };
                     } else {

@@ -231,7 +231,11 @@ async fn a_rewrite_that_loses_content_is_retried_with_the_reason_then_flagged() 
     // The previous version stays, the page says why, and it is still stale.
     let after = s.page("Espresso");
     assert_eq!((after.version, &after.body), (before.version, &before.body));
-    assert!(after.flagged.as_deref().unwrap().contains("refused"));
+    assert!(after
+        .flagged
+        .as_deref()
+        .unwrap()
+        .contains("lost every sourced claim"));
     assert!(after.stale_reason.is_some());
     assert_eq!(
         s.wiki.store().page_history(page).expect("history").len(),

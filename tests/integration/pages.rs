@@ -563,7 +563,10 @@ fn an_upgrade_restores_numbered_titles_and_gives_each_topic_one_page() {
     assert_eq!(store.digest_page(ArticleId(99)).expect("find"), None);
 
     // A page job writes Espresso from the two digests its first version is not.
-    let material = store.page_material(espresso.id).expect("material").expect("page");
+    let material = store
+        .page_material(espresso.id)
+        .expect("material")
+        .expect("page");
     let changed: Vec<SourceId> = material.changed().map(|d| d.source_id).collect();
     assert_eq!(changed, [SourceId(20), SourceId(21)]);
     assert!(!material.may_shrink());
@@ -571,7 +574,10 @@ fn an_upgrade_restores_numbered_titles_and_gives_each_topic_one_page() {
         let conn = rusqlite::Connection::open(&path).expect("open raw");
         // Every digest's concepts and link targets are recorded by key for concept pages.
         assert_eq!(
-            count(&conn, "SELECT COUNT(*) FROM digest_names WHERE source_id = 20"),
+            count(
+                &conn,
+                "SELECT COUNT(*) FROM digest_names WHERE source_id = 20"
+            ),
             0,
             "its one link names its own topic"
         );
