@@ -95,9 +95,11 @@ echo "== compiling"
 "$bin/wikimind" compile "${compile_args[@]}" || echo "(some sources did not compile; see above)"
 echo "== the wiki"
 "$bin/wikimind" list
-first=$("$bin/wikimind" --json list | sed -n 's/^\[{"id":[0-9]*,"source_id":[0-9]*,"title":"\([^"]*\)".*/\1/p')
+# The page fed by the most notes (list --json: one object per page, `source_count` each).
+first=$("$bin/wikimind" --json list | tr '{' '\n' |
+  sed -n 's/.*"title":"\([^"]*\)".*"source_count":\([0-9]*\).*/\2\t\1/p' | sort -rn | head -n 1 | cut -f2)
 if [ -n "$first" ]; then
-  echo "== one article"
+  echo "== the page fed by the most notes"
   "$bin/wikimind" show "$first"
 fi
 

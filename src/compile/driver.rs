@@ -124,7 +124,7 @@ impl Compiler {
 
     /// The context size of provider `i`'s model in tokens: what the server reports, else
     /// the configured default. Asked once per provider.
-    async fn context_tokens(&self, i: usize) -> u64 {
+    pub(super) async fn context_tokens(&self, i: usize) -> u64 {
         if let Some(n) = self.contexts.lock().ok().and_then(|m| m.get(&i).copied()) {
             return n;
         }
@@ -310,12 +310,12 @@ impl Compiler {
                         report.warnings.extend(plan.warning.iter().cloned());
                         let call = Call {
                             slot,
+                            schema: &self.schema,
                             attempt,
                             prompt: &article.prompt,
                             plan,
-                            grounding: &grounding,
                         };
-                        match self.call(run, call, report).await? {
+                        match self.call(run, call, &grounding, report).await? {
                             Called::Answered(judgement, raw, answered) => {
                                 last = answered;
                                 state.on_answer(judgement, &raw)
@@ -338,60 +338,73 @@ impl Compiler {
         &self,
         run: &Run<'_>,
         call: Call<'_>,
+        grounding: &GroundingIndex,
         report: &mut CompileReport,
     ) -> Result<Called, CompileError> {
+        report.calls += 1;
+        let judge = |text: &str, cut_off: bool| judge_in(text, cut_off, grounding, &self.schema);
+        let target = JobTarget::Source(run.source.id);
+        let asked = self
+            .ask(target, run.events, run.cancel, call, &judge)
+            .await?;
+        report.tokens_in += asked.tokens_in;
+        report.tokens_out += asked.tokens_out;
+        report.attempts.push(asked.record);
+        Ok(asked.called)
+    }
+
+    /// Sends one call as `call.plan` says, streams the answer as progress about `target`,
+    /// and judges it with `judge` (the answer and whether it was cut off).
+    pub(super) async fn ask(
+        &self,
+        target: JobTarget,
+        events: &ProgressFn,
+        cancel: &CancellationToken,
+        call: Call<'_>,
+        judge: &(dyn Fn(&str, bool) -> Judgement + Sync),
+    ) -> Result<Asked, CompileError> {
         let Call {
             slot,
+            schema,
             attempt,
             prompt,
             plan,
-            grounding,
         } = call;
         let mut request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
-            .with_schema(self.schema.as_value().clone())
+            .with_schema(schema.as_value().clone())
             .with_temperature(self.settings.temperature)
-            .with_cancel(run.cancel.clone());
+            .with_cancel(cancel.clone());
         request.messages.extend(plan.extra_messages());
         request.max_tokens = Some(plan.max_tokens);
         request.num_ctx = Some(plan.num_ctx);
         let label = slot.label();
-        let live = Live::new(
-            JobTarget::Source(run.source.id),
-            label.clone(),
-            attempt,
-            run.events,
-        );
+        let live = Live::new(target, label.clone(), attempt, events);
         live.emit(Stage::Prompting, None);
-        report.calls += 1;
         let call_started = Instant::now();
         match slot.provider.chat(&request, &|e| live.on_stream(e)).await {
             Ok(resp) => {
                 live.emit(Stage::Parsing, None);
-                report.tokens_in += resp.prompt_tokens.unwrap_or(0);
-                report.tokens_out += resp.completion_tokens.unwrap_or(0);
                 let cut_off = resp.finish == FinishReason::Length;
-                let judgement = judge_in(&resp.text, cut_off, grounding, &self.schema);
-                report.attempts.push(AttemptRecord::answered(
-                    &label,
-                    attempt,
-                    &resp,
-                    &judgement,
-                    &self.schema,
-                ));
+                let judgement = judge(&resp.text, cut_off);
+                let record = AttemptRecord::answered(&label, attempt, &resp, &judgement, schema);
                 let last = LastCall::answered(&label, attempt, &resp, &judgement, cut_off);
-                Ok(Called::Answered(judgement, resp.text, last))
+                Ok(Asked {
+                    tokens_in: resp.prompt_tokens.unwrap_or(0),
+                    tokens_out: resp.completion_tokens.unwrap_or(0),
+                    record,
+                    called: Called::Answered(judgement, resp.text, last),
+                })
             }
             Err(e) if e.is_cancelled() => Err(CompileError::Cancelled),
             Err(e) => {
                 live.emit(Stage::Failed, Some(e.to_string()));
                 let latency = call_started.elapsed();
-                report.attempts.push(AttemptRecord::provider_error(
-                    &label,
-                    attempt,
-                    e.to_string(),
-                    latency,
-                ));
-                Ok(Called::Failed(e.to_string()))
+                Ok(Asked {
+                    tokens_in: 0,
+                    tokens_out: 0,
+                    record: AttemptRecord::provider_error(&label, attempt, e.to_string(), latency),
+                    called: Called::Failed(e.to_string()),
+                })
             }
         }
     }
@@ -471,17 +484,26 @@ struct ArticlePrompt {
     note: Option<String>,
 }
 
-/// One call of the article, as planned.
-struct Call<'a> {
-    slot: &'a ProviderSlot,
-    attempt: u32,
-    prompt: &'a Prompt,
-    plan: CallPlan,
-    grounding: &'a GroundingIndex,
+/// One call, as planned.
+pub(super) struct Call<'a> {
+    pub slot: &'a ProviderSlot,
+    /// The answer's schema.
+    pub schema: &'a Schema,
+    pub attempt: u32,
+    pub prompt: &'a Prompt,
+    pub plan: CallPlan,
+}
+
+/// One call made: what it came to, its record and the tokens the server reported.
+pub(super) struct Asked {
+    pub called: Called,
+    pub record: AttemptRecord,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
 }
 
 /// What one call came to.
-enum Called {
+pub(super) enum Called {
     /// The provider answered: the judgement, the raw answer, the call for the log.
     Answered(Judgement, String, LastCall),
     /// The provider failed, for this reason.

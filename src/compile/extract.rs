@@ -280,6 +280,28 @@ pub(crate) fn notes_prompt(
     }
 }
 
+/// The notes of a reading merged and rendered within `room` characters (for a page whose
+/// material was read in parts), with the report of the reading and the note for the
+/// reader when parts are missing.
+pub(crate) fn reading_notes(
+    reading: Reading,
+    room: usize,
+) -> (String, LargeSourceReport, Option<String>) {
+    let Reading {
+        context,
+        chunks,
+        parts,
+    } = reading;
+    let (mut large, per_chunk) = tally(context, &chunks, parts);
+    let merged = notes::merge(per_chunk);
+    large.notes = merged.len();
+    large.claims = merged.iter().filter(|n| n.is_claim()).count();
+    let (text, left_out) = notes::render(&merged, room);
+    large.notes_left_out = left_out;
+    let note = missing_note(&large, &chunks);
+    (text, large, note)
+}
+
 /// The report of a reading (without the merged-notes counts) and each part's notes.
 fn tally(
     context: u64,

@@ -421,10 +421,16 @@ pub fn ground_claims(claims: &[Claim], source: &str) -> Vec<CheckedClaim> {
 /// Checks every claim against an indexed source, downgrading sourced claims whose quote is
 /// not in it.
 pub fn ground_claims_in(claims: &[Claim], index: &GroundingIndex) -> Vec<CheckedClaim> {
+    ground_claims_with(claims, &|quote| index.contains(quote))
+}
+
+/// Checks every claim with `grounds` (whether a quote is found in the material),
+/// downgrading sourced claims whose quote is not found.
+pub fn ground_claims_with(claims: &[Claim], grounds: &dyn Fn(&str) -> bool) -> Vec<CheckedClaim> {
     claims
         .iter()
         .map(|c| {
-            let found = c.quote.as_deref().is_some_and(|q| index.contains(q));
+            let found = c.quote.as_deref().is_some_and(grounds);
             let confidence = match c.confidence {
                 Confidence::Sourced if !found => Confidence::Inferred,
                 other => other,

@@ -17,6 +17,7 @@ mod live;
 pub mod locate;
 pub mod notes;
 mod page;
+mod page_job;
 mod page_report;
 mod parts;
 mod plan;

@@ -9,7 +9,7 @@ use crate::render::wiki_links;
 use crate::store::NewLink;
 use crate::structured::{self, Mode, Reason, Repair, Schema};
 
-use super::ground::{ground_claims_in, GroundingIndex};
+use super::ground::{ground_claims_with, GroundingIndex};
 
 /// An answer turned into an article, ready to store.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +43,8 @@ pub enum Rejection {
     Contract,
     /// Everything fine but an empty title.
     EmptyTitle,
+    /// A page rewrite that would lose content: a source's claims, or much of the body.
+    LostContent,
 }
 
 impl Rejection {
@@ -55,6 +57,7 @@ impl Rejection {
             Rejection::Schema => "schema",
             Rejection::Contract => "contract",
             Rejection::EmptyTitle => "empty_title",
+            Rejection::LostContent => "lost_content",
         }
     }
 
@@ -127,6 +130,17 @@ pub fn judge(raw: &str, cut_off: bool, source_text: &str, schema: &Schema) -> Ju
 
 /// [`judge`] against a source indexed once for all its answers.
 pub fn judge_in(raw: &str, cut_off: bool, source: &GroundingIndex, schema: &Schema) -> Judgement {
+    judge_with(raw, cut_off, &|quote| source.contains(quote), schema)
+}
+
+/// [`judge`] with the grounding check given as `grounds` (whether a quote is found in the
+/// material: one source, or any of a page's sources).
+pub fn judge_with(
+    raw: &str,
+    cut_off: bool,
+    grounds: &dyn Fn(&str) -> bool,
+    schema: &Schema,
+) -> Judgement {
     match structured::parse_json(raw, schema, Mode::Lenient) {
         Ok(outcome) => {
             let truncated = outcome.truncated || cut_off;
@@ -141,7 +155,7 @@ pub fn judge_in(raw: &str, cut_off: bool, source: &GroundingIndex, schema: &Sche
                             truncated,
                         };
                     }
-                    let claims = ground_claims_in(&result.key_claims, source);
+                    let claims = ground_claims_with(&result.key_claims, grounds);
                     let downgraded = result
                         .key_claims
                         .iter()

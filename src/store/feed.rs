@@ -50,6 +50,45 @@ pub(crate) fn mark_written(conn: &Connection, page: PageId) -> Result<()> {
     Ok(())
 }
 
+/// Marks the digests of `material` as written into its page, each as it was read (a
+/// digest that changed since stays unwritten). The page is current again when every digest
+/// feeding it now is written in.
+pub(crate) fn mark_written_from(
+    conn: &Connection,
+    material: &super::page_write::PageMaterial,
+) -> Result<()> {
+    let page = material.page_id;
+    let mut mark = conn.prepare(
+        "UPDATE page_sources SET written_digest = ?3,
+             written_chars = (SELECT length(text) FROM sources WHERE id = ?2)
+         WHERE page_id = ?1 AND source_id = ?2
+           AND ?3 = (SELECT updated_at FROM articles WHERE source_id = ?2)",
+    )?;
+    for digest in &material.digests {
+        mark.execute(params![page, digest.source_id, digest.digest_at])?;
+    }
+    let unwritten: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM page_sources ps JOIN articles a ON a.source_id = ps.source_id
+                        WHERE ps.page_id = ?1
+                          AND (ps.written_digest IS NULL OR ps.written_digest <> a.updated_at))",
+        [page],
+        |row| row.get(0),
+    )?;
+    let lost_since: u32 = conn.query_row(
+        "SELECT sources_lost FROM pages WHERE id = ?1",
+        [page],
+        |row| row.get(0),
+    )?;
+    if !unwritten && lost_since <= material.sources_lost {
+        conn.execute(
+            "UPDATE pages SET sources_lost = 0, stale_reason = NULL, stale_at = NULL
+             WHERE id = ?1",
+            [page],
+        )?;
+    }
+    Ok(())
+}
+
 /// Brings a page in step with the digests feeding it, after one joined, changed, left or
 /// was removed (`reason` says which, for a page that becomes stale): no digest left — or,
 /// for a page no digest's title names, a single one while `min_sources` is 2 or more — the

@@ -20,6 +20,7 @@ mod jobs;
 mod migrate;
 mod names;
 mod page_read;
+mod page_write;
 mod pages;
 mod read;
 mod scrub;
@@ -43,6 +44,7 @@ pub use ids::{
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
 pub use migrate::{Migration, RustStep, Step, MIGRATIONS};
 pub use page_read::{PageCounts, PageHit};
+pub use page_write::{FeedingDigest, PageMaterial};
 pub use pages::{
     page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
     PageVersion, PageVersionInfo,

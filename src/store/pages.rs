@@ -346,7 +346,7 @@ pub(crate) fn current_content(conn: &Connection, page: PageId) -> Result<Option<
     }))
 }
 
-fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageClaim>> {
+pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageClaim>> {
     let mut stmt = conn.prepare(
         "SELECT c.claim, c.confidence, c.quote, c.grounded,
                 (SELECT group_concat(source_id) FROM
@@ -810,7 +810,11 @@ impl Store {
     }
 }
 
-fn version_in(conn: &Connection, id: PageId, version: u32) -> Result<Option<PageVersion>> {
+pub(crate) fn version_in(
+    conn: &Connection,
+    id: PageId,
+    version: u32,
+) -> Result<Option<PageVersion>> {
     let row = conn
         .query_row(
             "SELECT version, title, author_kind, provider, model, restored_from, created_at,

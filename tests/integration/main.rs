@@ -10,6 +10,7 @@ mod ingest;
 mod large;
 mod llm;
 mod page_jobs;
+mod page_writing;
 mod pages;
 mod prompt;
 mod store;

@@ -562,6 +562,41 @@ fn an_upgrade_restores_numbered_titles_and_gives_each_topic_one_page() {
     }
     assert_eq!(store.digest_page(ArticleId(99)).expect("find"), None);
 
+    // A page job writes Espresso from the two digests its first version is not.
+    let material = store
+        .page_material(espresso.id)
+        .expect("material")
+        .expect("page");
+    let changed: Vec<SourceId> = material.changed().map(|d| d.source_id).collect();
+    assert_eq!(changed, [SourceId(20), SourceId(21)]);
+    assert!(!material.may_shrink());
+    {
+        let conn = rusqlite::Connection::open(&path).expect("open raw");
+        // Every digest's concepts and link targets are recorded by key for concept pages.
+        assert_eq!(
+            count(
+                &conn,
+                "SELECT COUNT(*) FROM digest_names WHERE source_id = 20"
+            ),
+            0,
+            "its one link names its own topic"
+        );
+        assert!(count(&conn, "SELECT COUNT(*) FROM digest_names") > 0);
+        assert_eq!(
+            count(
+                &conn,
+                "SELECT COUNT(*) FROM digest_names dn WHERE NOT EXISTS (
+                     SELECT 1 FROM article_concepts ac
+                     JOIN articles a ON a.id = ac.article_id
+                     WHERE a.source_id = dn.source_id)
+                   AND NOT EXISTS (SELECT 1 FROM links l JOIN articles a ON a.id = l.from_article
+                                   WHERE a.source_id = dn.source_id)"
+            ),
+            0,
+            "each name comes from a concept or a link of that digest"
+        );
+    }
+
     let cold_brew = store.page(PageId(3)).expect("read").expect("Cold Brew");
     assert_eq!(cold_brew.aliases, ["Cold Brew (2)"]);
     assert!(cold_brew.stale_reason.is_some());

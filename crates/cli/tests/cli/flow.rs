@@ -43,14 +43,18 @@ fn ingest_compile_browse_links_and_backlinks() {
         .all(|s| s["outcome"] == "unchanged"));
 
     let reports = env.json(&["compile"]);
-    assert_eq!(reports.as_array().unwrap().len(), 2);
-    assert!(
-        reports.as_array().unwrap().iter().all(|r| r["ok"] == true),
-        "{reports}"
-    );
+    let reports = reports.as_array().unwrap();
+    let of_kind = |kind: &'static str| reports.iter().filter(move |r| r["kind"] == kind);
+    assert_eq!(of_kind("source").count(), 2, "{reports:?}");
+    // Each note links to the other's topic: both pages are fed by both digests, and are
+    // written after the sources.
+    assert_eq!(of_kind("page").count(), 2, "{reports:?}");
+    assert!(reports.iter().all(|r| r["ok"] == true), "{reports:?}");
+    // One call per source, plus one per page that changed.
+    let page_calls: u64 = of_kind("page").map(|r| r["calls"].as_u64().unwrap()).sum();
     // Ollama got the schema as `format` and a sized context.
     let chats = server.chat_requests();
-    assert_eq!(chats.len(), 2);
+    assert_eq!(chats.len() as u64, 2 + page_calls);
     assert_eq!(
         chats[0].body["format"]["properties"]["key_claims"]["type"],
         "array"

@@ -150,15 +150,13 @@ fn three_spellings_of_a_topic_make_one_page_fed_by_three_sources() {
         assert!(source.get("article_title").is_none(), "{source}");
     }
 
-    // People see the count, the pending rewrite and every source.
+    // People see the count and every source; `compile` wrote the page from all three.
     let human_list = env.human(&["list"]);
-    assert!(human_list.contains("3 sources, to rewrite"), "{human_list}");
+    assert!(human_list.contains("3 sources"), "{human_list}");
+    assert!(!human_list.contains("to rewrite"), "{human_list}");
     assert!(human_list.contains("1 page from 3 sources"), "{human_list}");
     let human_show = env.human(&["show", "ESPRESSO"]);
-    assert!(
-        human_show.contains("3 sources feed this page; it will be rewritten from all of them"),
-        "{human_show}"
-    );
+    assert!(!human_show.contains("will be rewritten"), "{human_show}");
     assert!(human_show.contains("Also called: "), "{human_show}");
     assert!(human_show.contains("## Sources (3)"), "{human_show}");
     assert_eq!(human_show.matches("Source: ").count(), 3, "{human_show}");
@@ -298,10 +296,14 @@ fn search_and_wanted_pages_are_over_pages() {
         .success()
         .stdout("no page matches\n");
 
-    // The page shows the first digest until it is rewritten: its links are wanted.
+    // The page is written from all three digests: the links of each are its links, and
+    // wanted.
     let human = env.human(&["list"]);
-    assert!(human.contains("Wanted: Grind Size (1)"), "{human}");
-    assert!(human.contains("; 1 wanted page"), "{human}");
+    assert!(
+        human.contains("Wanted: Flat White (1), Grind Size (1)"),
+        "{human}"
+    );
+    assert!(human.contains("; 2 wanted pages"), "{human}");
 
     env.write_note(
         "grind.md",
@@ -309,7 +311,7 @@ fn search_and_wanted_pages_are_over_pages() {
     );
     env.compile();
     let human = env.human(&["list"]);
-    assert!(!human.contains("Wanted:"), "{human}");
+    assert!(human.contains("Wanted: Flat White (1)\n"), "{human}");
     let grind = env.json(&["show", "Grind Size"]);
     assert_eq!(grind["links"][0]["target"], "espressos");
     let espresso = env.json(&["show", "Espresso"]);
