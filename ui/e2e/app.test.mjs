@@ -62,6 +62,9 @@ after(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
+/** Whether a queue row's text is that of the page job of `title`. */
+const isPageJob = (title) => (t) => /^page/i.test(t) && t.includes(title);
+
 test("two linked notes: add, compile, open, follow the link, see the backlink, search", async () => {
   await s.wait("#nav-library");
   await s.wait("#counts", { text: (t) => t.includes("0 pages") });
@@ -82,7 +85,10 @@ test("two linked notes: add, compile, open, follow the link, see the backlink, s
   await s.waitCount('.source-row[data-status="compiled"]', 2, 60000);
   await shot("02-add-sources");
   await s.clickOn("#nav-queue");
-  await s.waitCount('.job[data-stage="compiled"]', 2);
+  await s.waitCount('.job[data-kind="source"][data-stage="compiled"]', 2);
+  // Milk Foam links to Espresso, so the Espresso page is fed by both digests: a page job
+  // brings it up to date after the sources, shown beside them.
+  await s.waitAny('.job[data-kind="page"]', (t) => isPageJob("Espresso")(t) && /done/.test(t), 60000);
   await shot("03-queue");
 
   await s.clickOn("#nav-library");
@@ -93,8 +99,8 @@ test("two linked notes: add, compile, open, follow the link, see the backlink, s
   await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Espresso")));
   await s.wait("#article-title", { text: (t) => t === "Espresso" });
   await s.wait("#backlinks .backlink", { text: (t) => t.includes("Milk Foam") });
-  await s.wait("#sources h2", { text: (t) => t === "Sources (1)" });
-  assert.equal((await s.findAll("#stale-notice")).length, 0, "a page written from its one digest is current");
+  await s.wait("#sources h2", { text: (t) => t === "Sources (2)" });
+  assert.equal((await s.findAll("#stale-notice")).length, 0, "its page job brought it up to date");
   // textContent: WebKitWebDriver reports "" as the text of a badge that may cut its label.
   await s.waitAny("#claims .source-badge", (t) => t.includes("Espresso"));
   await s.wait("#history .version", { text: (t) => t.startsWith("v1") && t.includes("e2e-model") });
@@ -188,7 +194,7 @@ test("a hostile model answer renders inert in the real webview", async () => {
   assert.equal(afterClicks.pwned, null, "no handler ran on click");
 });
 
-test("two notes on one topic, `Espresso` and `espressos`, are one page with two sources", async () => {
+test("two notes on one topic, `Espresso` and `espressos`, are one page, written from every source naming it", async () => {
   await s.clickOn("#nav-add");
   await s.fill("#paste-text", "# espressos\n\nTwo espressos make a doppio.\nA ristretto uses less water.\n");
   await s.clickOn("#add-text-btn");
@@ -196,38 +202,40 @@ test("two notes on one topic, `Espresso` and `espressos`, are one page with two 
   await s.clickOn("#compile-all");
   await s.waitCount('.source-row[data-status="compiled"]', 4, 60000);
 
-  // The page fed by both is written by a page job, after the sources, shown beside them.
-  await s.clickOn("#nav-queue");
-  const pageJob = '.job[data-kind="page"]';
-  await s.waitAny(pageJob, (t) => /^page/i.test(t) && t.includes("Espresso"), 60000);
-  await s.waitAny(pageJob, (t) => /written|failed/.test(t), 60000);
-  assert.equal((await s.findAll(pageJob)).length, 1, "one job for the page");
-  assert.ok((await s.findAll('.job[data-kind="source"]')).length >= 4);
-  await shot("12-queue-page-job");
-
-  // One row, not two: the library lists pages, and this one has both sources.
+  // One row, not two: the library lists pages, and this one is fed by every source that
+  // names it (by its title, or by a link). Its page job, run after the sources, brings it
+  // up to date: it loses its stale mark.
   await s.clickOn("#nav-library");
   await s.waitCount(".lib-row", 3);
-  // Its mark says it waits for its rewrite (shown in capitals by the style sheet).
-  const isTopic = (t) => t.startsWith("Espresso") && t.includes("2 sources") && /stale/i.test(t);
-  await s.waitAny(".lib-row", isTopic);
+  const isTopic = (t) => t.startsWith("Espresso") && /\d sources/.test(t) && !/stale/i.test(t);
+  await s.waitAny(".lib-row", isTopic, 60000);
   assert.equal((await s.findAll(".lib-row")).length, 3, "no second Espresso row");
   await shot("13-library-one-topic");
 
+  // The queue shows the page jobs beside the source jobs (one per run that changed the
+  // page: this note's, and the earlier ones), none left waiting.
+  await s.clickOn("#nav-queue");
+  await s.waitAny('.job[data-kind="page"]', (t) => isPageJob("Espresso")(t) && /done/.test(t));
+  assert.equal((await s.findAll('.job[data-kind="page"] progress')).length, 0, "no page job left");
+  await shot("12-queue-page-job");
+  await s.clickOn("#nav-library");
+
   await s.click(await s.waitAny(".lib-row", isTopic));
   await s.wait("#article-title", { text: (t) => t === "Espresso" });
-  await s.wait("#sources h2", { text: (t) => t === "Sources (2)" });
-  await s.wait("#stale-notice", { text: (t) => t.includes("2 sources feed this page; it will be rewritten from all of them") });
+  const heading = await s.text(await s.wait("#sources h2", { text: (t) => /^Sources \(\d+\)$/.test(t) }));
+  assert.equal((await s.findAll("#stale-notice")).length, 0, "written from all of them");
   await s.wait("#aliases", { text: (t) => t.includes("espressos") });
   const digests = await s.findAll("#sources .digest-link");
-  assert.equal(digests.length, 2);
-  assert.equal(await s.text(digests[1]), "espressos");
+  assert.equal(`Sources (${digests.length})`, heading);
+  let espressos;
+  for (const d of digests) if ((await s.text(d)) === "espressos") espressos = d;
+  assert.ok(espressos, "the new note's digest is among the page's sources");
   await shot("14-page-two-sources");
 
   // A digest opens from the panel, and leads back to the page it feeds.
-  await s.click(digests[1]);
+  await s.click(espressos);
   await s.wait("#digest-title", { text: (t) => t === "espressos" });
-  await s.wait("#source-pages .fed-page", { text: (t) => t.includes("Espresso") && t.includes("2 sources") });
+  await s.wait("#source-pages .fed-page", { text: (t) => t.includes("Espresso") && /\d sources/.test(t) });
   await s.clickOn("#claims .claim-text");
   assert.match(await s.text(await s.wait("#quote-mark")), /doppio|ristretto|espressos/);
   await shot("15-digest");
@@ -237,7 +245,7 @@ test("two notes on one topic, `Espresso` and `espressos`, are one page with two 
   // The Sources screen lists every source with the pages it feeds.
   await s.clickOn("#nav-sources");
   await s.waitCount(".source-card", 4);
-  await s.click(await s.waitAny(".source-card", (t) => t.includes("Milk Foam")));
+  await s.click(await s.waitAny(".source-card", (t) => t.startsWith("Milk Foam")));
   await s.wait("#digest-title", { text: (t) => t === "Milk Foam" });
   await shot("16-sources-digest");
 });

@@ -197,7 +197,7 @@ describe("job list", () => {
     expect(jobs.map(jobKey)).toEqual(["source:1", "page:1"]);
     expect(jobs.map(jobTitle)).toEqual(["espresso", "Espresso"]);
     jobs = applyJob(jobs, pageJob("compiled", { message: "written from 2 sources (version 2)" }));
-    expect(stageLabel(jobs[1])).toBe("written");
+    expect(stageLabel(jobs[1])).toBe("done");
     expect(stageLabel(jobs[0])).toBe("compiled");
     expect(jobs[0].stage).toBe("compiled");
     expect(jobTitle(pageJob("queued", { title: null, page_id: 7 }))).toBe("Page 7");

@@ -289,7 +289,7 @@ export function stageLabel(j: JobProgress): string {
     case "saving":
       return "saving";
     case "compiled":
-      return j.kind === "page" ? "written" : "compiled";
+      return j.kind === "page" ? "done" : "compiled";
     case "failed":
       return "failed";
     case "cancelled":
