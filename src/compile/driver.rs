@@ -22,7 +22,7 @@ use super::parts::PartSource;
 use super::plan::{context_from_report, CallBudget, CallPlan, Limits, Route};
 use super::prompt::{build_prompt_with, Prompt, PromptInput, MAX_KNOWN};
 use super::report::LastCall;
-use super::step::{judge_in, Accepted, CompileState, Judgement, Step};
+use super::step::{judge_in, Accepted, CompileState, Judgement, Rejection, Step};
 use super::templates::{PromptSet, COMPILE, COMPILE_NOTES, EXTRACT};
 
 pub use super::live::{Progress, ProgressFn, Stage};
@@ -289,11 +289,47 @@ impl Compiler {
         article: ArticlePrompt,
         report: &mut CompileReport,
     ) -> Result<(), CompileError> {
-        let mut state = CompileState::new(self.providers.len(), self.settings.retries);
-        let mut budget = CallBudget::new(limits, &article.prompt);
         // The source is indexed once for grounding, whatever the number of answers.
         let grounding = GroundingIndex::new(&run.source.text);
+        let judge = |text: &str, cut_off: bool| judge_in(text, cut_off, &grounding, &self.schema);
+        let asking = Asking {
+            target: JobTarget::Source(run.source.id),
+            events: run.events,
+            cancel: run.cancel,
+            prompt: &article.prompt,
+            schema: &self.schema,
+            judge: &judge,
+        };
+        let mut log = CallLog::default();
         let mut last = LastCall::default();
+        let answer = self
+            .ask_until_done(&asking, limits, &mut log, &mut last)
+            .await;
+        report.calls += log.calls;
+        report.tokens_in += log.tokens_in;
+        report.tokens_out += log.tokens_out;
+        report.attempts.append(&mut log.attempts);
+        report.warnings.append(&mut log.warnings);
+        match answer? {
+            Answer::Accepted(accepted) => self.save(run, *accepted, article.note, &last, report),
+            Answer::GaveUp { reason, .. } => self.fail(run, &last, reason, report),
+        }
+    }
+
+    /// Asks the providers for one answer as [`CompileState`] decides (retries with
+    /// feedback, then the next provider), within the budget [`CallBudget`] plans, until an
+    /// answer is accepted or every provider is given up. Every call is logged in `log`;
+    /// `last` is the last call that answered.
+    pub(super) async fn ask_until_done(
+        &self,
+        asking: &Asking<'_>,
+        limits: Limits,
+        log: &mut CallLog,
+        last: &mut LastCall,
+    ) -> Result<Answer, CompileError> {
+        let mut state = CompileState::new(self.providers.len(), self.settings.retries);
+        let mut budget = CallBudget::new(limits, asking.prompt);
+        let mut rejection = None;
         let mut step = state.start();
         loop {
             step = match step {
@@ -307,62 +343,44 @@ impl Compiler {
                     },
                     Some(slot) => {
                         let plan = budget.plan(&slot.label(), attempt, feedback.as_ref());
-                        report.warnings.extend(plan.warning.iter().cloned());
+                        log.warnings.extend(plan.warning.iter().cloned());
                         let call = Call {
                             slot,
-                            schema: &self.schema,
+                            schema: asking.schema,
                             attempt,
-                            prompt: &article.prompt,
+                            prompt: asking.prompt,
                             plan,
                         };
-                        match self.call(run, call, &grounding, report).await? {
+                        log.calls += 1;
+                        let asked = self.ask(asking, call).await?;
+                        log.tokens_in += asked.tokens_in;
+                        log.tokens_out += asked.tokens_out;
+                        log.attempts.push(asked.record);
+                        match asked.called {
                             Called::Answered(judgement, raw, answered) => {
-                                last = answered;
+                                *last = answered;
+                                rejection = match &judgement {
+                                    Judgement::Reject { why, .. } => Some(*why),
+                                    Judgement::Accept(_) => None,
+                                };
                                 state.on_answer(judgement, &raw)
                             }
-                            Called::Failed(error) => state.on_provider_error(error),
+                            Called::Failed(error) => {
+                                rejection = None;
+                                state.on_provider_error(error)
+                            }
                         }
                     }
                 },
-                Step::Save(accepted) => {
-                    return self.save(run, *accepted, article.note, &last, report)
-                }
-                Step::Fail { reason } => return self.fail(run, &last, reason, report),
+                Step::Save(accepted) => return Ok(Answer::Accepted(accepted)),
+                Step::Fail { reason } => return Ok(Answer::GaveUp { reason, rejection }),
             }
         }
     }
 
-    /// Makes one call of the article: sends the prompt as `call.plan` says, streams the
-    /// answer as progress, judges it and records the attempt.
-    async fn call(
-        &self,
-        run: &Run<'_>,
-        call: Call<'_>,
-        grounding: &GroundingIndex,
-        report: &mut CompileReport,
-    ) -> Result<Called, CompileError> {
-        report.calls += 1;
-        let judge = |text: &str, cut_off: bool| judge_in(text, cut_off, grounding, &self.schema);
-        let target = JobTarget::Source(run.source.id);
-        let asked = self
-            .ask(target, run.events, run.cancel, call, &judge)
-            .await?;
-        report.tokens_in += asked.tokens_in;
-        report.tokens_out += asked.tokens_out;
-        report.attempts.push(asked.record);
-        Ok(asked.called)
-    }
-
-    /// Sends one call as `call.plan` says, streams the answer as progress about `target`,
-    /// and judges it with `judge` (the answer and whether it was cut off).
-    pub(super) async fn ask(
-        &self,
-        target: JobTarget,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
-        call: Call<'_>,
-        judge: &(dyn Fn(&str, bool) -> Judgement + Sync),
-    ) -> Result<Asked, CompileError> {
+    /// Sends one call as `call.plan` says, streams the answer as progress about the
+    /// asking's target, and judges it.
+    async fn ask(&self, asking: &Asking<'_>, call: Call<'_>) -> Result<Asked, CompileError> {
         let Call {
             slot,
             schema,
@@ -373,19 +391,19 @@ impl Compiler {
         let mut request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
             .with_schema(schema.as_value().clone())
             .with_temperature(self.settings.temperature)
-            .with_cancel(cancel.clone());
+            .with_cancel(asking.cancel.clone());
         request.messages.extend(plan.extra_messages());
         request.max_tokens = Some(plan.max_tokens);
         request.num_ctx = Some(plan.num_ctx);
         let label = slot.label();
-        let live = Live::new(target, label.clone(), attempt, events);
+        let live = Live::new(asking.target, label.clone(), attempt, asking.events);
         live.emit(Stage::Prompting, None);
         let call_started = Instant::now();
         match slot.provider.chat(&request, &|e| live.on_stream(e)).await {
             Ok(resp) => {
                 live.emit(Stage::Parsing, None);
                 let cut_off = resp.finish == FinishReason::Length;
-                let judgement = judge(&resp.text, cut_off);
+                let judgement = (asking.judge)(&resp.text, cut_off);
                 let record = AttemptRecord::answered(&label, attempt, &resp, &judgement, schema);
                 let last = LastCall::answered(&label, attempt, &resp, &judgement, cut_off);
                 Ok(Asked {
@@ -492,6 +510,39 @@ pub(super) struct Call<'a> {
     pub attempt: u32,
     pub prompt: &'a Prompt,
     pub plan: CallPlan,
+}
+
+/// What asking the providers for one answer needs: what it is about (for progress), the
+/// prompt, the answer's schema and how an answer is judged.
+pub(super) struct Asking<'a> {
+    pub target: JobTarget,
+    pub events: &'a ProgressFn,
+    pub cancel: &'a CancellationToken,
+    pub prompt: &'a Prompt,
+    pub schema: &'a Schema,
+    pub judge: &'a (dyn Fn(&str, bool) -> Judgement + Sync),
+}
+
+/// The calls made while asking, for the report.
+#[derive(Debug, Default)]
+pub(super) struct CallLog {
+    pub calls: u32,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub attempts: Vec<AttemptRecord>,
+    pub warnings: Vec<String>,
+}
+
+/// How asking ended.
+pub(super) enum Answer {
+    /// An answer was accepted.
+    Accepted(Box<Accepted>),
+    /// Every provider was given up, for `reason`; `rejection` is why the last answer was
+    /// refused, when the last call answered.
+    GaveUp {
+        reason: String,
+        rejection: Option<Rejection>,
+    },
 }
 
 /// One call made: what it came to, its record and the tokens the server reported.

@@ -372,7 +372,7 @@ pub(crate) fn page_prompt(
     concepts: &[String],
 ) -> Prompt {
     template.render(&[
-        ("topic", topic),
+        ("topic", &one_line(topic)),
         ("page", &parts.page),
         ("digests", &parts.digests),
         ("excerpts", &parts.excerpts),

@@ -10,15 +10,16 @@ use crate::llm::CancellationToken;
 use crate::store::{JobTarget, NewLink, PageClaim, PageContent, PageId, PageMaterial};
 use crate::topic::NameIndex;
 
-use super::driver::{Call, Called, CompileError, Compiler};
+use super::driver::{Answer, Asking, CallLog, CompileError, Compiler};
 use super::extract::reading_notes;
 use super::live::{Live, ProgressFn, Stage};
 use super::page::{adds_nothing, new_holders, page_prompt, Guard, PageParts, SourceTexts};
 use super::page_report::{PageOutcome, PageReport};
 use super::parts::PartSource;
-use super::plan::{chars_for, estimate_tokens, CallBudget, Limits, Route, CONTEXT_MARGIN};
+use super::plan::{chars_for, estimate_tokens, Limits, Route, CONTEXT_MARGIN};
 use super::prompt::MAX_KNOWN;
-use super::step::{judge_with, Accepted, CompileState, Judgement, Rejection, Step};
+use super::report::LastCall;
+use super::step::{judge_with, Accepted, Judgement, Rejection};
 use super::templates::{Prompt, EXTRACT, PAGE};
 
 /// The page prompt, and what to append to the page's body when parts of its material
@@ -169,9 +170,9 @@ impl Compiler {
         }))
     }
 
-    /// Asks the providers for the page as [`CompileState`] decides — an answer the rewrite
-    /// guard refuses is retried with the reason — and saves it, or keeps the page as it is
-    /// (flagged when the guard refused the last answer).
+    /// Asks the providers for the page as a compile asks for an article — an answer the
+    /// rewrite guard refuses is retried with the reason — and saves it, or keeps the page as
+    /// it is (flagged when the guard refused the last answer).
     #[allow(clippy::too_many_arguments)]
     async fn write_page_from(
         &self,
@@ -190,84 +191,54 @@ impl Compiler {
             let judgement = judge_with(raw, cut_off, &|q| texts.grounds(q), &schema);
             guarded(judgement, &texts, &guard)
         };
-        let mut state = CompileState::new(self.providers.len(), self.settings.retries);
-        let mut budget = CallBudget::new(limits, &prompt.prompt);
-        let mut refused_by_guard = false;
-        let mut author = String::new();
-        let mut step = state.start();
-        loop {
-            step = match step {
-                Step::Call {
-                    provider,
-                    attempt,
-                    feedback,
-                } => match self.providers.get(provider) {
-                    None => Step::Fail {
-                        reason: "no provider is configured".into(),
-                    },
-                    Some(slot) => {
-                        let plan = budget.plan(&slot.label(), attempt, feedback.as_ref());
-                        report.warnings.extend(plan.warning.iter().cloned());
-                        let call = Call {
-                            slot,
-                            schema: &schema,
-                            attempt,
-                            prompt: &prompt.prompt,
-                            plan,
-                        };
-                        report.calls += 1;
-                        let asked = self.ask(target, events, cancel, call, &judge).await?;
-                        report.tokens_in += asked.tokens_in;
-                        report.tokens_out += asked.tokens_out;
-                        report.attempts.push(asked.record);
-                        match asked.called {
-                            Called::Answered(judgement, raw, last) => {
-                                refused_by_guard = matches!(
-                                    judgement,
-                                    Judgement::Reject {
-                                        why: Rejection::LostContent,
-                                        ..
-                                    }
-                                );
-                                author = last.provider.clone();
-                                state.on_answer(judgement, &raw)
-                            }
-                            Called::Failed(error) => {
-                                refused_by_guard = false;
-                                state.on_provider_error(error)
-                            }
-                        }
-                    }
-                },
-                Step::Save(accepted) => {
-                    let content = page_content(material, &accepted, &texts, prompt.note);
-                    report.warnings.extend(accepted.warnings.iter().cloned());
-                    let (provider, model) = author
-                        .split_once(':')
-                        .map_or((author.as_str(), ""), |(p, m)| (p, m));
-                    let live = Live::new(target, author.clone(), 0, events);
-                    live.emit(Stage::Saving, Some(material.title.clone()));
-                    let version = self
-                        .store()
-                        .save_page_rewrite(material, &content, provider, model)?;
-                    live.emit(Stage::Compiled, Some(material.title.clone()));
-                    report.provider = Some(author);
-                    report.outcome = PageOutcome::Written { version };
-                    return Ok(());
+        let asking = Asking {
+            target,
+            events,
+            cancel,
+            prompt: &prompt.prompt,
+            schema: &schema,
+            judge: &judge,
+        };
+        let mut log = CallLog::default();
+        let mut last = LastCall::default();
+        let answer = self
+            .ask_until_done(&asking, limits, &mut log, &mut last)
+            .await;
+        report.calls += log.calls;
+        report.tokens_in += log.tokens_in;
+        report.tokens_out += log.tokens_out;
+        report.attempts.append(&mut log.attempts);
+        report.warnings.append(&mut log.warnings);
+        let author = last.provider.clone();
+        match answer? {
+            Answer::Accepted(accepted) => {
+                let content = page_content(material, &accepted, &texts, prompt.note);
+                report.warnings.extend(accepted.warnings.iter().cloned());
+                let record = last.record(&report.prompt_version, Vec::new(), accepted.truncated);
+                let live = Live::new(target, author.clone(), last.attempt, events);
+                live.emit(Stage::Saving, Some(material.title.clone()));
+                let version = self.store().save_page_rewrite(
+                    material,
+                    &content,
+                    &record.provider,
+                    &record.model,
+                )?;
+                live.emit(Stage::Compiled, Some(material.title.clone()));
+                report.provider = Some(author);
+                report.outcome = PageOutcome::Written { version };
+            }
+            Answer::GaveUp { reason, rejection } => {
+                if rejection == Some(Rejection::LostContent) {
+                    self.store().flag_page(material.page_id, &reason)?;
+                    report.outcome = PageOutcome::Flagged { reason };
+                } else {
+                    report.outcome = PageOutcome::Failed { reason };
                 }
-                Step::Fail { reason } => {
-                    if refused_by_guard {
-                        self.store().flag_page(material.page_id, &reason)?;
-                        report.outcome = PageOutcome::Flagged { reason };
-                    } else {
-                        report.outcome = PageOutcome::Failed { reason };
-                    }
-                    Live::new(target, author, 0, events)
-                        .emit(Stage::Failed, report.reason().map(str::to_owned));
-                    return Ok(());
-                }
+                Live::new(target, author, last.attempt, events)
+                    .emit(Stage::Failed, report.reason().map(str::to_owned));
             }
         }
+        Ok(())
     }
 }
 

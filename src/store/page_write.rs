@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::feed::mark_written_from;
 use super::pages::{
-    current_content, digest_content, from_json, write_version, Author, PageContent,
+    current_content, digest_content, version_in, write_version, Author, PageContent,
 };
 use super::{ArticleId, PageId, PageKind, Result, SourceId, Store, StoreError};
 
@@ -102,35 +102,13 @@ fn material_in(conn: &Connection, id: PageId) -> Result<Option<PageMaterial>> {
     let aliases = stmt
         .query_map([id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    let last: Option<(String, String, String, String, String, String, String)> = conn
-        .query_row(
-            "SELECT title, summary, body, claims, concepts, open_questions, links
-             FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'
-             ORDER BY version DESC LIMIT 1",
-            [id],
-            |row| {
-                Ok((
-                    row.get(0)?,
-                    row.get(1)?,
-                    row.get(2)?,
-                    row.get(3)?,
-                    row.get(4)?,
-                    row.get(5)?,
-                    row.get(6)?,
-                ))
-            },
-        )
-        .optional()?;
+    let last: Option<u32> = conn.query_row(
+        "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
+        [id],
+        |row| row.get(0),
+    )?;
     let last_compiled = match last {
-        Some((title, summary, body, claims, concepts, questions, links)) => Some(PageContent {
-            title,
-            summary,
-            body,
-            claims: from_json("page_versions.claims", &claims)?,
-            concepts: from_json("page_versions.concepts", &concepts)?,
-            open_questions: from_json("page_versions.open_questions", &questions)?,
-            links: from_json("page_versions.links", &links)?,
-        }),
+        Some(version) => version_in(conn, id, version)?.map(|v| v.content),
         None => None,
     };
     let rows: Vec<(SourceId, ArticleId, bool, bool, bool, String, String)> = {
