@@ -138,13 +138,15 @@ fn print_plan(global: &Global, settings: &Settings, plan: &CompilePlan) -> anyho
         return Ok(true);
     }
     let primary = settings.provider();
-    let pages = match plan.stale_pages {
-        0 => String::new(),
-        n => format!(" (and {n} stale page(s) to write)"),
+    let work = match (plan.count(), plan.stale_pages) {
+        (0, pages) => format!("writing {pages} stale page(s)"),
+        (sources, 0) => format!("compiling {sources} source(s)"),
+        (sources, pages) => {
+            format!("compiling {sources} source(s) (and {pages} stale page(s) to write)")
+        }
     };
     eprintln!(
-        "compiling {} source(s){pages} with {} {} at {}",
-        plan.count(),
+        "{work} with {} {} at {}",
         primary.kind.as_str(),
         primary.model,
         primary.base_url
@@ -297,6 +299,13 @@ impl Display {
                 String::new(),
             ),
         };
+        // A page's writer says it is done before the runner says what it did: wait for that.
+        if matches!(target, JobTarget::Page(_))
+            && p.stage == StageView::Compiled
+            && message.is_empty()
+        {
+            return;
+        }
         let line = match (p.stage, target) {
             (StageView::Queued, _) => format!("{id} queued"),
             (StageView::Reading, _) => format!("{id} reading in parts: {message}"),
@@ -316,6 +325,7 @@ impl Display {
             (StageView::Failed, _) => format!("{id} failed: {message}"),
             (StageView::Cancelled, _) => format!("{id} stopped: {message}"),
         };
+        let line = line.trim_end();
         let ended = matches!(
             p.stage,
             StageView::Compiled | StageView::Failed | StageView::Cancelled
@@ -333,7 +343,7 @@ impl Display {
                 });
                 entry
                     .0
-                    .set_message(wikimind::terminal::printable(&line).into_owned());
+                    .set_message(wikimind::terminal::printable(line).into_owned());
                 if ended {
                     entry.0.finish();
                 }
