@@ -270,6 +270,18 @@ pub(crate) fn excerpt(text: &str, by_title: bool, keys: &[String], room: usize) 
     for p in chosen {
         let needed = p.len() + 2;
         if out.len() + needed > room {
+            if out.is_empty() && room > 200 {
+                // Not even one paragraph fits: its beginning, cut at a word.
+                let mut cut = room - 100;
+                while !p.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                let cut = p[..cut].rfind(char::is_whitespace).unwrap_or(cut);
+                out.push_str(&p[..cut]);
+                out.push_str(" …");
+                left_out += p[cut..].chars().count();
+                continue;
+            }
             left_out += p.chars().count();
             continue;
         }
@@ -557,6 +569,11 @@ mod tests {
         let cut = excerpt(text, true, &keys, 30);
         assert!(cut.starts_with("Tea is calm.\n\nMilk is white."), "{cut}");
         assert!(cut.contains("more characters"), "{cut}");
+        // A paragraph longer than the room: its beginning, cut at a word, never mid-char.
+        let long = "Espresso é ".repeat(100);
+        let begun = excerpt(&long, true, &keys, 300);
+        assert!(begun.starts_with("Espresso é Espresso"), "{begun}");
+        assert!(begun.contains(" …\n\n["), "{begun}");
     }
 
     #[test]

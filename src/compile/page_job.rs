@@ -159,6 +159,13 @@ impl Compiler {
             large.chunks, large.notes
         ));
         report.warnings.extend(large.warnings());
+        if large.notes == 0 {
+            // Writing from nothing would only lose the sources' content to the guard.
+            return Ok(Err(format!(
+                "the new digests were read in {} parts and no part gave a note",
+                large.chunks
+            )));
+        }
         parts.digests = format!(
             "The new and changed digests and their sources' excerpts were too long for one \
              call; they were read in parts. Notes of all of them (quotes are verbatim):\n\
@@ -290,7 +297,8 @@ fn guarded(judgement: Judgement, texts: &SourceTexts, guard: &Guard) -> Judgemen
 }
 
 /// What the page says after an accepted answer: its title stays the topic's name (the
-/// answer's title is ignored), with `note` appended when parts of the material are missing.
+/// answer's title is ignored), with `note` appended when parts of the material are missing;
+/// its links are the answer's and those of the digests whose title names the topic.
 fn page_content(
     material: &PageMaterial,
     accepted: &Accepted,
@@ -302,7 +310,20 @@ fn page_content(
     if let Some(note) = note {
         body.push_str(&note);
     }
-    let links: Vec<NewLink> = accepted.links();
+    // The links the digests named by the topic make are the topic's too: an answer that
+    // leaves one out (a model reading notes sees no links) does not lose it.
+    let mut links: Vec<NewLink> = accepted.links();
+    links.extend(
+        material
+            .digests
+            .iter()
+            .filter(|d| d.by_title)
+            .flat_map(|d| d.content.links.iter())
+            .map(|l| NewLink {
+                target: l.target.clone(),
+                context: String::new(),
+            }),
+    );
     PageContent {
         title: material.title.clone(),
         summary: result.summary.clone(),

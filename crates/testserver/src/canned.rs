@@ -5,9 +5,11 @@
 //! [`answer`] tells the two prompts apart. A *page prompt* (WikiMind's `page` template)
 //! starts with a `Topic: ` line and holds the page as last written between `<<<PAGE` and
 //! `PAGE>>>`; it is answered by [`page_answer`], which merges the old page with the new
-//! digests the way a careful model would. Every other prompt is treated as a compile prompt
-//! and answered by [`compilation_answer`]. Neither answer panics or fails on any text: what
-//! is missing or malformed is left out, and the answer is still a valid result.
+//! digests the way a careful model would. An extraction prompt (one part of a long text
+//! between `<<<PART` and `PART>>>`) is answered with JSONL notes by [`notes_answer`]. Every
+//! other prompt is treated as a compile prompt and answered by [`compilation_answer`]. No
+//! answer panics or fails on any text: what is missing or malformed is left out, and the
+//! answer is still valid.
 
 use serde_json::{json, Value};
 
@@ -16,9 +18,99 @@ use serde_json::{json, Value};
 pub fn answer(user_message: &str) -> String {
     if is_page_prompt(user_message) {
         page_answer(user_message)
+    } else if let Some(part) = part_text(user_message) {
+        notes_answer(part)
     } else {
         compilation_answer(user_message)
     }
+}
+
+/// The part of WikiMind's extraction prompt (between `<<<PART` and `PART>>>`, outside any
+/// source region), when the message is one.
+fn part_text(user_message: &str) -> Option<&str> {
+    if source_region(user_message).is_some() {
+        return None;
+    }
+    let open = user_message.find("\n<<<PART\n")? + "\n<<<PART\n".len();
+    let close = open + user_message[open..].rfind("\nPART>>>")?;
+    Some(&user_message[open..close])
+}
+
+/// The notes of one part of a long text, as JSONL: one `sourced` claim per sentence, its
+/// quote copied verbatim. A line that is a digest's JSON gives the quotes of its sourced
+/// claims; other lines that look like JSON or block markers are skipped. A part of a page's
+/// material (`<<<EXCERPT source N` blocks) gives the first two sentences of each excerpt,
+/// so every source is noted; any other part its first twelve.
+pub fn notes_answer(part: &str) -> String {
+    let prose = |text: &str| -> Vec<String> {
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                !(l.starts_with('{') || l.starts_with("<<<") || l.ends_with(">>>"))
+            })
+            .collect();
+        sentences(&lines.join("\n"))
+            .into_iter()
+            .filter(|s| !s.contains("[[") && !s.contains("\":"))
+            .collect()
+    };
+    // A digest's JSON (one line of the page material): its sourced claims' quotes.
+    let mut picked: Vec<String> = part
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .flat_map(|d| d["key_claims"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["confidence"] == "sourced")
+        .filter_map(|c| c["quote"].as_str().map(str::to_owned))
+        .collect();
+    if part.contains("<<<EXCERPT source ") {
+        for (i, block) in part.split("<<<EXCERPT source ").enumerate() {
+            // What comes before the first header is the end of an excerpt begun in an
+            // earlier part, or digests.
+            let text = if i == 0 {
+                block
+            } else {
+                block.split_once('\n').map_or("", |(_, rest)| rest)
+            };
+            let text = text.split("\nEXCERPT>>>").next().unwrap_or_default();
+            picked.extend(prose(text).into_iter().take(2));
+        }
+    } else {
+        picked.extend(prose(part).into_iter().take(12));
+    }
+    let mut seen: Vec<String> = Vec::new();
+    picked
+        .into_iter()
+        .filter(|s| {
+            let key = quote_key(s);
+            let fresh = !seen.contains(&key);
+            seen.push(key);
+            fresh
+        })
+        .map(|s| {
+            json!({"type": "claim", "text": s, "confidence": "sourced", "quote": s}).to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The quotes of the notes in a page prompt whose material was read in parts: each note
+/// line reads `[claim, sourced] TEXT — quote: "QUOTE" (part N)`.
+fn note_quotes(user_message: &str) -> Vec<(String, String)> {
+    let Some(open) = user_message.find("<<<NOTES\n") else {
+        return Vec::new();
+    };
+    let rest = &user_message[open + "<<<NOTES\n".len()..];
+    let notes = rest.split("\nNOTES>>>").next().unwrap_or_default();
+    notes
+        .lines()
+        .filter_map(|line| {
+            let line = line.strip_prefix("[claim, sourced] ")?;
+            let (text, quoted) = line.split_once(" — quote: \"")?;
+            let quote = quoted.rsplit_once("\" (part ")?.0;
+            Some((text.to_string(), quote.to_string()))
+        })
+        .collect()
 }
 
 /// Whether the message is WikiMind's page prompt: outside any `<<<SOURCE` … `SOURCE>>>`
@@ -111,8 +203,8 @@ pub fn compilation_answer(user_message: &str) -> String {
 ///   `sources` are WikiMind's to fill in), then one `sourced` claim per `<<<EXCERPT`
 ///   block quoting, verbatim, its first sentence of at least three words without a
 ///   `[[link]]` that the answer does not quote yet (quotes compare case-insensitively, with
-///   whitespace collapsed), then the sourced claims of every digest whose source has no
-///   excerpt, unless already quoted.
+///   whitespace collapsed), then the sourced claims of every digest whose source's excerpt
+///   gave none (it has no excerpt, or none with a fresh sentence), unless already quoted.
 /// - `summary`: the old page's, else the first digest's, else the topic.
 /// - `article_body`: the old body, then each digest's body in order, separated by blank
 ///   lines, leaving out paragraphs already written; the summary when that is empty.
@@ -121,7 +213,7 @@ pub fn compilation_answer(user_message: &str) -> String {
 ///
 /// A block whose JSON does not parse is skipped, and an unclosed block is ignored. When
 /// the material was read in parts and the prompt holds notes instead of `<<<DIGEST`
-/// blocks, the answer is the old page (or a page of the topic alone): still valid.
+/// blocks, each note's quote becomes a `sourced` claim and its text a paragraph.
 pub fn page_answer(user_message: &str) -> String {
     let blocks = blocks(user_message);
     let page = blocks
@@ -161,16 +253,24 @@ pub fn page_answer(user_message: &str) -> String {
         .filter_map(|c| c["quote"].as_str())
         .map(quote_key)
         .collect();
+    let mut excerpted: Vec<&str> = Vec::new();
     for excerpt in &excerpts {
         let fresh = sentences(excerpt.text)
             .into_iter()
-            .find(|s| !s.contains("[[") && !quoted.contains(&quote_key(s)));
+            .find(|s| !s.contains("[[") && !s.ends_with('…') && !quoted.contains(&quote_key(s)));
         if let Some(sentence) = fresh {
             quoted.push(quote_key(&sentence));
             claims.push(json!({"claim": sentence, "confidence": "sourced", "quote": sentence}));
+            excerpted.push(source_id(excerpt.header));
         }
     }
-    let excerpted: Vec<&str> = excerpts.iter().map(|b| source_id(b.header)).collect();
+    // Material read in parts: the notes' quotes are the sources' own words.
+    for (text, quote) in note_quotes(user_message) {
+        if !quoted.contains(&quote_key(&quote)) {
+            quoted.push(quote_key(&quote));
+            claims.push(json!({"claim": text, "confidence": "sourced", "quote": quote}));
+        }
+    }
     for (_, digest) in digests.iter().filter(|(id, _)| !excerpted.contains(id)) {
         for claim in digest["key_claims"].as_array().into_iter().flatten() {
             let Some(quote) = text_field(claim, "quote") else {
@@ -207,6 +307,15 @@ pub fn page_answer(user_message: &str) -> String {
             }
             body.push_str(&paragraph);
             written.push(paragraph);
+        }
+    }
+    for (text, _) in note_quotes(user_message) {
+        if !written.contains(&text) {
+            if !body.is_empty() {
+                body.push_str("\n\n");
+            }
+            body.push_str(&text);
+            written.push(text);
         }
     }
     if body.is_empty() {
@@ -707,5 +816,37 @@ DIGEST>>>"#;
             assert_eq!(article["title"], "Notes on prompts");
             assert_eq!(answer(&prompt), compilation_answer(&prompt));
         }
+    }
+    #[test]
+    fn an_extraction_prompt_gets_notes_quoting_its_part_and_every_excerpt() {
+        let prompt = "Document: Espresso\nPart 1 of 2 (section: -):\n<<<PART\n<<<DIGEST source 1: Espresso\n{\"title\":\"Espresso\",\"summary\":\"Strong. Very strong.\"}\nDIGEST>>>\n<<<EXCERPT source 1\nEspresso is brewed at nine bars. A shot takes thirty seconds. Crema forms on top.\nEXCERPT>>>\n<<<EXCERPT source 2\nMilk foam sits on the shot.\nEXCERPT>>>\nPART>>>\n\nWrite the notes.";
+        let lines: Vec<Value> = answer(prompt)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let quotes: Vec<&str> = lines.iter().map(|l| l["quote"].as_str().unwrap()).collect();
+        assert_eq!(
+            quotes,
+            [
+                "Espresso is brewed at nine bars.",
+                "A shot takes thirty seconds.",
+                "Milk foam sits on the shot."
+            ]
+        );
+        assert!(lines.iter().all(|l| l["type"] == "claim"));
+        // A part of a long document: its first sentences.
+        let plain = notes_answer("One two three four. Five six seven eight.");
+        assert_eq!(plain.lines().count(), 2);
+        assert_eq!(notes_answer(""), "");
+    }
+
+    #[test]
+    fn a_page_prompt_over_notes_quotes_the_notes() {
+        let prompt = "Topic: Espresso\n\n<<<PAGE\n(no page yet)\nPAGE>>>\n\nNew or changed digests:\nRead in parts.\n<<<NOTES\n[claim, sourced] Nine bars — quote: \"brewed at nine bars\" (part 1)\n[definition] Crema: foam\n[claim, inferred] Guess (part 2)\nNOTES>>>\n";
+        let page: Value = serde_json::from_str(&answer(prompt)).unwrap();
+        assert_eq!(page["title"], "Espresso");
+        assert_eq!(page["key_claims"][0]["quote"], "brewed at nine bars");
+        assert_eq!(page["key_claims"].as_array().unwrap().len(), 1);
+        assert!(page["article_body"].as_str().unwrap().contains("Nine bars"));
     }
 }

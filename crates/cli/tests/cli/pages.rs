@@ -376,8 +376,15 @@ fn export_writes_one_file_per_page_and_the_digests_in_sources() {
 fn a_corpus_of_overlapping_notes_makes_one_page_per_topic() {
     let server = TestServer::start();
     let env = Env::new(&server);
-    let corpus =
+    // A copy, so one note can change.
+    let corpus = env.notes();
+    let original =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/topics/notes");
+    std::fs::create_dir_all(&corpus).unwrap();
+    for entry in std::fs::read_dir(&original).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, corpus.join(path.file_name().unwrap())).unwrap();
+    }
     let added = env.json(&["ingest", corpus.to_str().unwrap()]);
     assert_eq!(added["sources"].as_array().unwrap().len(), 34, "{added}");
     env.cmd().arg("compile").assert().success();
@@ -466,4 +473,62 @@ fn a_corpus_of_overlapping_notes_makes_one_page_per_topic() {
         "{resolved} of {links}; wanted: {wanted:?}"
     );
     assert_eq!(wanted, ["fines"]);
+
+    // Every page was written from all its sources by the compile, one call per page that
+    // changed, and few pages are orphans (no other page links to them).
+    let page_calls = |server: &TestServer| {
+        server
+            .chat_requests()
+            .iter()
+            .filter(|r| r.first_user_message().starts_with("Topic: "))
+            .count()
+    };
+    let pages = env.json(&["list"]);
+    let pages = pages.as_array().unwrap();
+    assert!(pages.iter().all(|p| p["stale"] == false), "{pages:?}");
+    assert!(page_calls(&server) <= pages.len());
+    let orphans: Vec<&str> = pages
+        .iter()
+        .filter(|p| {
+            let shown = env.json(&["show", "--id", &p["id"].to_string()]);
+            shown["backlinks"].as_array().unwrap().is_empty()
+        })
+        .map(|p| p["title"].as_str().unwrap())
+        .collect();
+    assert!(orphans.len() * 10 <= pages.len(), "orphans: {orphans:?}");
+
+    // Recompiling one changed note rewrites only the pages it feeds: one compile call, at
+    // most one page call per page it feeds.
+    let (compiles, pages_before) = (server.chat_requests().len(), page_calls(&server));
+    let note = corpus.join("29-crema.md");
+    let text = std::fs::read_to_string(&note).unwrap();
+    std::fs::write(
+        &note,
+        text.replacen(
+            "\n\n",
+            "\n\nCrema thins out within two minutes of brewing.\n\n",
+            1,
+        ),
+    )
+    .unwrap();
+    env.json(&["ingest", note.to_str().unwrap()]);
+    env.cmd().arg("compile").assert().success();
+    let feeds = env
+        .json(&["sources"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["origin"].as_str().unwrap().ends_with("29-crema.md"))
+        .map(|s| s["pages"].as_array().unwrap().len())
+        .unwrap();
+    let page_calls_now = page_calls(&server) - pages_before;
+    assert_eq!(
+        server.chat_requests().len() - compiles - page_calls_now,
+        1,
+        "one compile call"
+    );
+    assert!(
+        (1..=feeds).contains(&page_calls_now),
+        "{page_calls_now} page calls for a note feeding {feeds} pages"
+    );
 }
