@@ -96,7 +96,8 @@ async fn real_notes_compile_to_valid_stored_articles() {
     let reports = runner
         .run_until_idle(&CancellationToken::new())
         .await
-        .unwrap();
+        .unwrap()
+        .sources;
     assert_eq!(reports.len(), 3);
 
     let schema = Schema::new(wikimind::contract::compilation_schema()).unwrap();
