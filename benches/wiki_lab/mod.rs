@@ -1,0 +1,295 @@
+//! A wiki in a temporary directory, compiled through the stand-in model server running in
+//! this process, with the server's own time counted apart so a bench can report the time
+//! spent in WikiMind: the benches `topic_pages` and `rust_book` are built on it.
+//!
+//! Each bench binary uses part of this module, so what one leaves unused is allowed.
+#![allow(dead_code)]
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wikimind::compile::{CompileReport, Compiler, PageOutcome, PageReport};
+use wikimind::config::{Overrides, Settings};
+use wikimind::llm::CancellationToken;
+use wikimind::store::{PageId, SourceId, Store};
+use wikimind::wiki::Wiki;
+use wikimind_testserver::{canned, Reply, TestServer};
+
+/// The stand-in model: [`canned::answer`] for every chat, each answer sent as one chunk,
+/// counting the chats it answered and the time it spent making the answers.
+pub struct Model {
+    server: TestServer,
+    chats: Arc<AtomicU64>,
+    busy_ns: Arc<AtomicU64>,
+}
+
+impl Model {
+    /// Starts the server on a free port, reporting a model of `context` tokens.
+    pub fn start(context: u64) -> Model {
+        let chats = Arc::new(AtomicU64::new(0));
+        let busy_ns = Arc::new(AtomicU64::new(0));
+        let (c, b) = (Arc::clone(&chats), Arc::clone(&busy_ns));
+        let server = TestServer::builder()
+            .context_length(context)
+            .responder(move |request| {
+                let started = Instant::now();
+                let answer = canned::answer(&request.first_user_message());
+                b.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                c.fetch_add(1, Ordering::Relaxed);
+                Some(Reply::text(answer))
+            })
+            .start();
+        Model {
+            server,
+            chats,
+            busy_ns,
+        }
+    }
+
+    /// The server (for its recorded requests).
+    pub fn server(&self) -> &TestServer {
+        &self.server
+    }
+
+    /// How many chats it answered so far.
+    pub fn chats(&self) -> u64 {
+        self.chats.load(Ordering::Relaxed)
+    }
+
+    /// How long it spent making answers so far (not counting HTTP).
+    pub fn busy(&self) -> Duration {
+        Duration::from_nanos(self.busy_ns.load(Ordering::Relaxed))
+    }
+
+    /// A reading of both counters, to subtract from a later one.
+    pub fn mark(&self) -> ModelMark {
+        ModelMark {
+            chats: self.chats(),
+            busy: self.busy(),
+        }
+    }
+}
+
+/// The model's counters at one moment.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelMark {
+    /// Chats answered.
+    pub chats: u64,
+    /// Time spent making answers.
+    pub busy: Duration,
+}
+
+/// A file-backed wiki in a temporary directory with a compiler that talks to [`Model`].
+pub struct Lab {
+    /// The wiki.
+    pub wiki: Wiki,
+    /// Its compiler (one for the whole run, as a long-lived app holds one).
+    pub compiler: Arc<Compiler>,
+    /// The stand-in model.
+    pub model: Model,
+    runtime: tokio::runtime::Runtime,
+    _dir: tempfile::TempDir,
+}
+
+impl Lab {
+    /// A new, empty wiki whose model has a context of `context` tokens.
+    pub fn new(context: u64) -> Lab {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let wiki = Wiki::open(dir.path()).expect("open the wiki");
+        let model = Model::start(context);
+        let overrides = Overrides {
+            data_dir: Some(dir.path().to_path_buf()),
+            base_url: Some(model.server().url()),
+            // The model the server lists, so it reports the context it was given.
+            model: Some("test-model".to_owned()),
+            ..Overrides::default()
+        };
+        let settings = Settings::resolve(&overrides, &|_| None, None).expect("settings");
+        let compiler = wiki.compiler(&settings).expect("a compiler");
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        Lab {
+            wiki,
+            compiler,
+            model,
+            runtime,
+            _dir: dir,
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<Store> {
+        self.wiki.store()
+    }
+
+    /// Adds pasted text as a source.
+    pub fn add(&self, text: &str) -> SourceId {
+        self.wiki.ingest_text(text, None).expect("ingest").sources[0].source_id
+    }
+
+    /// Adds a file (or every file of a folder) as sources.
+    pub fn add_path(&self, path: &Path) -> Vec<SourceId> {
+        let options = self.wiki.ingest_options().clone();
+        self.wiki
+            .ingest_path(path, &options)
+            .expect("ingest")
+            .sources
+            .iter()
+            .map(|s| s.source_id)
+            .collect()
+    }
+
+    /// Compiles one source (one compile call, or more for a source read in parts).
+    pub fn compile(&self, source: SourceId) -> CompileReport {
+        let report = self
+            .runtime
+            .block_on(
+                self.compiler
+                    .compile_one(source, &|_| {}, &CancellationToken::new()),
+            )
+            .expect("compile");
+        assert!(report.ok, "source {source} did not compile: {report:?}");
+        report
+    }
+
+    /// Writes one page from its digests.
+    pub fn write_page(&self, page: PageId) -> PageReport {
+        self.runtime
+            .block_on(
+                self.compiler
+                    .write_page(page, &|_| {}, &CancellationToken::new()),
+            )
+            .expect("write a page")
+    }
+
+    /// Writes every stale page, as the page jobs of a run would.
+    pub fn write_stale_pages(&self) -> PageRun {
+        let mut run = PageRun::default();
+        for page in self.store().stale_pages().expect("stale pages") {
+            let report = self.write_page(page.id);
+            run.calls += u64::from(report.calls);
+            run.pages.insert(page.id);
+            match report.outcome {
+                PageOutcome::Written { .. } => run.written += 1,
+                PageOutcome::NoNewInformation => run.no_new_information += 1,
+                PageOutcome::UpToDate => {}
+                PageOutcome::Flagged { reason } => {
+                    run.flagged += 1;
+                    run.reasons
+                        .push(format!("{} flagged: {reason}", page.title));
+                }
+                PageOutcome::Failed { reason } => {
+                    run.failed += 1;
+                    run.reasons.push(format!("{} failed: {reason}", page.title));
+                }
+            }
+        }
+        run
+    }
+}
+
+/// What writing the stale pages came to.
+#[derive(Debug, Default)]
+pub struct PageRun {
+    /// The pages that were stale.
+    pub pages: HashSet<PageId>,
+    /// Model calls made.
+    pub calls: u64,
+    /// Pages written with a call.
+    pub written: usize,
+    /// Pages that only gained sources (no call).
+    pub no_new_information: usize,
+    /// Pages flagged: every answer was refused by the rewrite guard.
+    pub flagged: usize,
+    /// Pages left stale: no answer could be had.
+    pub failed: usize,
+    /// Why pages were flagged or left stale (the first few).
+    pub reasons: Vec<String>,
+}
+
+/// The figures of a wiki's pages the issue asks for.
+#[derive(Debug, Default)]
+pub struct Figures {
+    /// Sources.
+    pub sources: usize,
+    /// Pages.
+    pub pages: usize,
+    /// Pages fed by the digests of more than one source.
+    pub multi_source: usize,
+    /// Links on pages (one per target per page).
+    pub links: usize,
+    /// Those that lead to a page.
+    pub resolved: usize,
+    /// Pages no other page links to.
+    pub orphans: usize,
+    /// Stale pages left.
+    pub stale: usize,
+    /// Titles of the orphan pages (a few, for the report).
+    pub orphan_titles: Vec<String>,
+}
+
+impl Figures {
+    /// Reads the figures of `store`'s pages.
+    pub fn of(store: &Store) -> Figures {
+        let mut f = Figures {
+            sources: store.sources().expect("sources").len(),
+            ..Figures::default()
+        };
+        for summary in store.pages().expect("pages") {
+            let page = store.page(summary.id).expect("page").expect("a page");
+            f.pages += 1;
+            f.multi_source += usize::from(summary.source_count > 1);
+            f.stale += usize::from(summary.stale);
+            f.links += page.links.len();
+            f.resolved += page.links.iter().filter(|l| l.page_id.is_some()).count();
+            if page.backlinks.is_empty() {
+                f.orphans += 1;
+                f.orphan_titles.push(page.title);
+            }
+        }
+        f
+    }
+}
+
+/// `part` of `whole` in percent (0 when `whole` is 0).
+pub fn percent(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// Milliseconds, for tables.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// A small deterministic generator (xorshift64*), so every run builds the same wiki.
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    /// The next number.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
