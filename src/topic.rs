@@ -20,7 +20,8 @@
 //! automatically; two names that differ in a word are two topics.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
@@ -113,60 +114,124 @@ pub struct KnownName {
 /// `Espresso`), then the most used names, up to a limit.
 ///
 /// Built once over the wiki's names (its cost grows with them) and asked once per text
-/// (its cost grows with the text, not with the wiki).
+/// (its cost grows with the text, not with the wiki). The expensive part — a key for every
+/// name and a matcher over the keys — depends only on which names there are, not on how
+/// much each is used, so [`NameIndex::with_uses`] re-ranks the same names for new counts
+/// without rebuilding it, and [`NameCache`] keeps an index between prompts.
 #[derive(Debug)]
 pub struct NameIndex {
-    /// The names with a key, most used first (ties by key, so the order is stable).
-    names: Vec<(String, String)>,
-    /// For each pattern of `matcher`: the index into `names` of the most used name with
-    /// that key.
-    patterns: Vec<usize>,
-    matcher: Option<AhoCorasick>,
+    /// The names as given, in order.
+    names: Vec<KnownName>,
+    /// The keys of the names and the matcher over them, shared by re-ranked copies.
+    matcher: Arc<KeyMatcher>,
+    /// For each key: the index into `names` of the name it is shown as (the most used
+    /// with that key; on a tie, the first given).
+    shown: Vec<usize>,
+    /// The keys, most used first (ties by key, so the order is stable).
+    ranked: Vec<usize>,
+    /// For each key: its place in `ranked`.
+    rank: Vec<usize>,
+}
+
+/// The topic keys of a list of names, and a matcher that finds them in a text.
+#[derive(Debug)]
+struct KeyMatcher {
+    /// The distinct keys; pattern `i` of `automaton` is key `i`.
+    keys: Vec<String>,
+    /// For each name given: its key, `None` for a name with no letter or digit.
+    key_of: Vec<Option<usize>>,
+    automaton: Option<AhoCorasick>,
+}
+
+impl KeyMatcher {
+    fn new(names: &[KnownName]) -> KeyMatcher {
+        let mut ids: HashMap<String, usize> = HashMap::new();
+        let mut keys = Vec::new();
+        let key_of = names
+            .iter()
+            .map(|n| {
+                let key = topic_key(&n.name);
+                if key.is_empty() {
+                    return None;
+                }
+                Some(*ids.entry(key).or_insert_with_key(|key| {
+                    keys.push(key.clone());
+                    keys.len() - 1
+                }))
+            })
+            .collect();
+        // Spaces around each key: a match starts and ends on word boundaries of the text's
+        // key, which is padded too.
+        let automaton = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::Standard)
+            .build(keys.iter().map(|k| format!(" {k} ")))
+            .ok();
+        KeyMatcher {
+            keys,
+            key_of,
+            automaton,
+        }
+    }
 }
 
 impl NameIndex {
     /// An index over `names` (names without a letter or digit are left out).
     pub fn new(names: Vec<KnownName>) -> NameIndex {
-        let mut keyed: Vec<(u64, String, String)> = names
-            .into_iter()
-            .map(|n| (n.uses, topic_key(&n.name), n.name))
-            .filter(|(_, key, _)| !key.is_empty())
-            .collect();
-        keyed.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        let names: Vec<(String, String)> = keyed
-            .into_iter()
-            .map(|(_, key, name)| (key, name))
-            .collect();
-        let mut seen = HashSet::new();
-        let mut patterns = Vec::new();
-        let mut texts = Vec::new();
-        for (i, (key, _)) in names.iter().enumerate() {
-            if seen.insert(key.as_str()) {
-                patterns.push(i);
-                // Spaces around the key: a match starts and ends on word boundaries of the
-                // text's key, which is padded too.
-                texts.push(format!(" {key} "));
+        let matcher = Arc::new(KeyMatcher::new(&names));
+        NameIndex::ranked(names, matcher)
+    }
+
+    /// Orders the keys of `matcher` (built over `names`) by how much their names are used.
+    fn ranked(names: Vec<KnownName>, matcher: Arc<KeyMatcher>) -> NameIndex {
+        let mut shown: Vec<Option<usize>> = vec![None; matcher.keys.len()];
+        for (i, key) in matcher.key_of.iter().enumerate() {
+            if let Some(k) = *key {
+                if shown[k].is_none_or(|s| names[i].uses > names[s].uses) {
+                    shown[k] = Some(i);
+                }
             }
         }
-        let matcher = AhoCorasickBuilder::new()
-            .match_kind(MatchKind::Standard)
-            .build(&texts)
-            .ok();
+        let shown: Vec<usize> = shown.into_iter().flatten().collect();
+        let mut ranked: Vec<usize> = (0..shown.len()).collect();
+        ranked.sort_by(|&a, &b| {
+            names[shown[b]]
+                .uses
+                .cmp(&names[shown[a]].uses)
+                .then_with(|| matcher.keys[a].cmp(&matcher.keys[b]))
+        });
+        let mut rank = vec![0; ranked.len()];
+        for (place, &k) in ranked.iter().enumerate() {
+            rank[k] = place;
+        }
         NameIndex {
             names,
-            patterns,
             matcher,
+            shown,
+            ranked,
+            rank,
         }
+    }
+
+    /// This index for `names` with new use counts: `Ok` when they are the names of this
+    /// index in the same order (no key is computed and no matcher built, only the ranking
+    /// is redone), `Err` with `names` given back when they are other names.
+    pub fn with_uses(&self, names: Vec<KnownName>) -> Result<NameIndex, Vec<KnownName>> {
+        let same = names.len() == self.names.len()
+            && names.iter().zip(&self.names).all(|(a, b)| a.name == b.name);
+        if !same {
+            return Err(names);
+        }
+        Ok(NameIndex::ranked(names, Arc::clone(&self.matcher)))
     }
 
     /// How many names the index holds.
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.matcher.key_of.iter().flatten().count()
     }
 
     /// Whether the index holds no name.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.matcher.keys.is_empty()
     }
 
     /// At most `limit` names for `text`: those that occur in it (the most used first),
@@ -174,31 +239,100 @@ impl NameIndex {
     /// spelling.
     pub fn relevant(&self, text: &str, limit: usize) -> Vec<String> {
         let mut chosen: Vec<usize> = Vec::new();
-        let mut taken = HashSet::new();
-        if let Some(matcher) = &self.matcher {
+        let mut taken = vec![false; self.shown.len()];
+        if let Some(automaton) = &self.matcher.automaton {
             let haystack = format!(" {} ", topic_key(text));
-            let mut found: Vec<usize> = matcher
+            let mut found: Vec<usize> = automaton
                 .find_overlapping_iter(&haystack)
-                .map(|m| self.patterns[m.pattern().as_usize()])
+                .map(|m| m.pattern().as_usize())
                 .collect();
-            found.sort_unstable();
+            found.sort_unstable_by_key(|&k| self.rank[k]);
             found.dedup();
-            chosen.extend(found.into_iter().take(limit));
-            taken.extend(chosen.iter().map(|&i| self.names[i].0.as_str()));
+            found.truncate(limit);
+            for &k in &found {
+                taken[k] = true;
+            }
+            chosen = found;
         }
-        for (i, (key, _)) in self.names.iter().enumerate() {
+        for &k in &self.ranked {
             if chosen.len() >= limit {
                 break;
             }
-            if taken.insert(key.as_str()) {
-                chosen.push(i);
+            if !taken[k] {
+                taken[k] = true;
+                chosen.push(k);
             }
         }
         chosen
             .into_iter()
-            .map(|i| self.names[i].1.clone())
+            .map(|k| self.names[self.shown[k]].name.clone())
             .collect()
     }
+}
+
+/// The name indexes of one wiki — its titles and its concepts — kept between prompts.
+///
+/// Every compile and every page write asks which known names matter for its text. Building
+/// a [`NameIndex`] costs a key per name and a matcher over all of them, which grows with the
+/// wiki; the cache builds one only when the names differ from those of the index it holds,
+/// re-ranks the index it holds when only the use counts changed, and otherwise hands it
+/// out as it is. The caller still reads the names from the store for each prompt, so the
+/// index is always that of the wiki as it is now: whatever changed the names (this
+/// process, another one, a restore) is seen at the next prompt.
+///
+/// Shared by every compiler of one wiki (see [`crate::wiki::Wiki::compiler`]); safe to use
+/// from concurrent compiles (two may build the same index at once; either result is kept).
+#[derive(Default)]
+pub struct NameCache {
+    titles: Mutex<Option<Arc<NameIndex>>>,
+    concepts: Mutex<Option<Arc<NameIndex>>>,
+}
+
+impl std::fmt::Debug for NameCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held = |slot: &Mutex<Option<Arc<NameIndex>>>| {
+            let index = slot.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            index.map_or(0, |i| i.names.len())
+        };
+        f.debug_struct("NameCache")
+            .field("titles", &held(&self.titles))
+            .field("concepts", &held(&self.concepts))
+            .finish()
+    }
+}
+
+impl NameCache {
+    /// An empty cache.
+    pub fn new() -> NameCache {
+        NameCache::default()
+    }
+
+    /// The index over the wiki's titles and aliases, `names` as the store lists them now
+    /// ([`crate::store::Store::title_names`]).
+    pub fn titles(&self, names: Vec<KnownName>) -> Arc<NameIndex> {
+        current(&self.titles, names)
+    }
+
+    /// The index over the wiki's concepts, `names` as the store lists them now
+    /// ([`crate::store::Store::concept_names`]).
+    pub fn concepts(&self, names: Vec<KnownName>) -> Arc<NameIndex> {
+        current(&self.concepts, names)
+    }
+}
+
+/// The index in `slot` when it is over `names`, else one made from it (re-ranked) or
+/// built anew, kept in `slot` for the next caller.
+fn current(slot: &Mutex<Option<Arc<NameIndex>>>, names: Vec<KnownName>) -> Arc<NameIndex> {
+    // A panic while the lock was held cannot leave a half-made index in the slot.
+    let held = slot.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let index = match held {
+        Some(index) if index.names == names => return index,
+        Some(index) => index.with_uses(names).unwrap_or_else(NameIndex::new),
+        None => NameIndex::new(names),
+    };
+    let index = Arc::new(index);
+    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::clone(&index));
+    index
 }
 
 #[cfg(test)]
@@ -324,7 +458,90 @@ mod tests {
         assert_eq!(found, ["Espresso", "Espresso machine", "Machine"]);
     }
 
+    #[test]
+    fn new_use_counts_rerank_the_same_names_without_a_rebuild() {
+        let first = known(&[("Espresso", 1), ("Tea", 5), ("espressos", 0)]);
+        assert_eq!(first.relevant("nothing here", 2), ["Tea", "Espresso"]);
+        let counts = |pairs: &[(&str, u64)]| -> Vec<KnownName> {
+            pairs
+                .iter()
+                .map(|&(name, uses)| KnownName {
+                    name: name.into(),
+                    uses,
+                })
+                .collect()
+        };
+        let again = first
+            .with_uses(counts(&[("Espresso", 1), ("Tea", 0), ("espressos", 9)]))
+            .expect("the same names");
+        assert!(
+            Arc::ptr_eq(&first.matcher, &again.matcher),
+            "no new matcher"
+        );
+        assert_eq!(again.relevant("nothing here", 2), ["espressos", "Tea"]);
+        assert_eq!(again.relevant("a cup of tea", 1), ["Tea"]);
+        // Other names (one more, or one spelled otherwise) are no re-ranking.
+        assert!(first
+            .with_uses(counts(&[("Espresso", 1), ("Tea", 5)]))
+            .is_err());
+        assert!(first
+            .with_uses(counts(&[("Espresso", 1), ("Teas", 5), ("espressos", 0)]))
+            .is_err());
+    }
+
+    #[test]
+    fn the_cache_hands_out_the_index_of_the_names_as_they_are_now() {
+        let cache = NameCache::new();
+        let names = |pairs: &[(&str, u64)]| -> Vec<KnownName> {
+            pairs
+                .iter()
+                .map(|&(name, uses)| KnownName {
+                    name: name.into(),
+                    uses,
+                })
+                .collect()
+        };
+        let a = cache.titles(names(&[("Espresso", 1), ("Crema", 0)]));
+        let b = cache.titles(names(&[("Espresso", 1), ("Crema", 0)]));
+        assert!(Arc::ptr_eq(&a, &b), "the same names: the same index");
+        assert!(cache.concepts(Vec::new()).is_empty(), "concepts apart");
+
+        let reranked = cache.titles(names(&[("Espresso", 1), ("Crema", 4)]));
+        assert!(Arc::ptr_eq(&a.matcher, &reranked.matcher));
+        assert_eq!(reranked.relevant("", 1), ["Crema"]);
+
+        // A new page is found at once.
+        let grown = cache.titles(names(&[("Espresso", 1), ("Crema", 4), ("Zebra Dun", 0)]));
+        assert_eq!(grown.relevant("a zebra dun grazes", 1), ["Zebra Dun"]);
+        // A removed page is gone at once.
+        let shrunk = cache.titles(names(&[("Espresso", 1)]));
+        assert_eq!(shrunk.relevant("a zebra dun and crema", 5), ["Espresso"]);
+    }
+
     proptest! {
+        #[test]
+        fn a_reranked_index_answers_as_one_built_anew(
+            names in proptest::collection::vec(
+                ("(tea|teas|Tea|cup|cups|milk foam|Milk-Foam|c\\+\\+|!!)", 0u64..4, 0u64..4),
+                0..12,
+            ),
+            text in "(tea|cups|milk|foam|c\\+\\+| ){0,8}",
+            limit in 0usize..6,
+        ) {
+            let before: Vec<KnownName> = names
+                .iter()
+                .map(|(name, uses, _)| KnownName { name: name.clone(), uses: *uses })
+                .collect();
+            let after: Vec<KnownName> = names
+                .iter()
+                .map(|(name, _, uses)| KnownName { name: name.clone(), uses: *uses })
+                .collect();
+            let reranked = NameIndex::new(before).with_uses(after.clone()).expect("same names");
+            let fresh = NameIndex::new(after);
+            prop_assert_eq!(reranked.relevant(&text, limit), fresh.relevant(&text, limit));
+            prop_assert_eq!(reranked.len(), fresh.len());
+        }
+
         #[test]
         fn any_name_gives_a_tidy_key(name in prop_oneof!["\\PC{0,40}", crate::hostile_text::text(12)]) {
             let key = topic_key(&name);

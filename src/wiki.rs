@@ -20,6 +20,7 @@ use crate::render::{render_article, LinkTarget, SafeHtml};
 use crate::store::{
     ArticleDetail, ArticleId, Landed, NewSource, PageId, SourceId, SourceStatus, Store, StoreError,
 };
+use crate::topic::NameCache;
 
 /// Anything that can go wrong behind a shell command, with a message a person can act on.
 #[derive(Debug, thiserror::Error)]
@@ -157,6 +158,9 @@ pub struct Wiki {
     store: Arc<Store>,
     data_dir: Option<PathBuf>,
     ingest: IngestOptions,
+    /// The name indexes of prompts, shared by every compiler this wiki makes (the queue
+    /// makes one per job).
+    names: Arc<NameCache>,
 }
 
 impl Wiki {
@@ -166,6 +170,7 @@ impl Wiki {
             store: Arc::new(Store::open_data_dir(data_dir)?),
             data_dir: Some(data_dir.to_path_buf()),
             ingest: IngestOptions::default(),
+            names: Arc::default(),
         })
     }
 
@@ -194,6 +199,7 @@ impl Wiki {
             store: Arc::new(Store::open_in_memory()?),
             data_dir: None,
             ingest: IngestOptions::default(),
+            names: Arc::default(),
         })
     }
 
@@ -356,10 +362,12 @@ impl Wiki {
         }
     }
 
-    /// A compiler with the configured providers and prompts.
+    /// A compiler with the configured providers and prompts, sharing this wiki's name
+    /// indexes with every other compiler it makes.
     pub fn compiler(&self, settings: &Settings) -> Result<Arc<Compiler>> {
         let providers = providers_from_settings(settings)?;
-        let compiler = Compiler::new(Arc::clone(&self.store), providers, settings.compile.clone());
+        let compiler = Compiler::new(Arc::clone(&self.store), providers, settings.compile.clone())
+            .with_name_cache(Arc::clone(&self.names));
         Ok(Arc::new(compiler.with_prompts(self.prompts())))
     }
 

@@ -12,7 +12,7 @@ use crate::config::{CompileSettings, Settings};
 use crate::llm::{self, CancellationToken, ChatRequest, FinishReason, LlmError, Provider};
 use crate::store::{JobTarget, SaveArticle, Source, SourceId, SourceStatus, Store, StoreError};
 use crate::structured::Schema;
-use crate::topic::NameIndex;
+use crate::topic::NameCache;
 
 use super::attempt::AttemptRecord;
 use super::extract::{notes_prompt, Material};
@@ -93,6 +93,8 @@ pub struct Compiler {
     schema: Schema,
     pub(super) prompts: PromptSet,
     contexts: Mutex<std::collections::HashMap<usize, u64>>,
+    /// The wiki's name indexes, shared by every compiler of the wiki.
+    pub(super) names: Arc<NameCache>,
 }
 
 impl Compiler {
@@ -110,7 +112,15 @@ impl Compiler {
             schema,
             prompts: PromptSet::builtin(),
             contexts: Mutex::new(std::collections::HashMap::new()),
+            names: Arc::default(),
         }
+    }
+
+    /// Keeps the name indexes of prompts in `names`, shared with the other compilers of
+    /// the same wiki (a compiler made with [`Compiler::new`] has a cache of its own).
+    pub fn with_name_cache(mut self, names: Arc<NameCache>) -> Compiler {
+        self.names = names;
+        self
     }
 
     /// Uses these prompt templates (built-ins with a person's overrides).
@@ -219,9 +229,14 @@ impl Compiler {
         let source = run.source;
         // The titles and concepts this source names, then the most used: not the first
         // ones alphabetically.
-        let titles = NameIndex::new(self.store.title_names()?).relevant(&source.text, MAX_KNOWN);
-        let concepts =
-            NameIndex::new(self.store.concept_names()?).relevant(&source.text, MAX_KNOWN);
+        let titles = self
+            .names
+            .titles(self.store.title_names()?)
+            .relevant(&source.text, MAX_KNOWN);
+        let concepts = self
+            .names
+            .concepts(self.store.concept_names()?)
+            .relevant(&source.text, MAX_KNOWN);
         let compile_t = self.prompts.get(COMPILE);
         let direct = build_prompt_with(
             compile_t,

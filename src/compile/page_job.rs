@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use crate::llm::CancellationToken;
 use crate::store::{JobTarget, NewLink, PageClaim, PageContent, PageId, PageMaterial};
-use crate::topic::NameIndex;
 
 use super::driver::{Answer, Asking, CallLog, CompileError, Compiler};
 use super::extract::reading_notes;
@@ -101,8 +100,14 @@ impl Compiler {
         report.prompt_version = template.version.clone();
         let bare = PageParts::of(material, 0);
         let haystack = format!("{}\n{}", bare.page, bare.digests);
-        let titles = NameIndex::new(self.store().title_names()?).relevant(&haystack, MAX_KNOWN);
-        let concepts = NameIndex::new(self.store().concept_names()?).relevant(&haystack, MAX_KNOWN);
+        let titles = self
+            .names
+            .titles(self.store().title_names()?)
+            .relevant(&haystack, MAX_KNOWN);
+        let concepts = self
+            .names
+            .concepts(self.store().concept_names()?)
+            .relevant(&haystack, MAX_KNOWN);
         let render =
             |parts: &PageParts| page_prompt(template, &material.title, parts, &titles, &concepts);
         let without_excerpts = render(&bare);
