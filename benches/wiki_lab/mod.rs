@@ -15,11 +15,23 @@ use wikimind::compile::{CompileReport, Compiler, PageOutcome, PageReport};
 use wikimind::config::{Overrides, Settings};
 use wikimind::llm::CancellationToken;
 use wikimind::store::{PageId, SourceId, Store};
+use wikimind::topic::topic_key;
 use wikimind::wiki::Wiki;
 use wikimind_testserver::{canned, Reply, TestServer};
 
-/// The stand-in model: [`canned::answer`] for every chat, each answer sent as one chunk,
-/// counting the chats it answered and the time it spent making the answers.
+/// How the stand-in model answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answers {
+    /// [`canned::answer`] as it is: links and concepts only from what the source marks.
+    Canned,
+    /// [`canned::answer`], and a compile answer also links every title the prompt lists
+    /// (as known to the wiki) that occurs in the source, as a model told to link known
+    /// titles would; see [`link_listed_titles`].
+    LinkListedTitles,
+}
+
+/// The stand-in model: [`canned::answer`] for every chat (see [`Answers`]), each answer sent
+/// as one chunk, counting the chats it answered and the time it spent making the answers.
 pub struct Model {
     server: TestServer,
     chats: Arc<AtomicU64>,
@@ -28,7 +40,7 @@ pub struct Model {
 
 impl Model {
     /// Starts the server on a free port, reporting a model of `context` tokens.
-    pub fn start(context: u64) -> Model {
+    pub fn start(context: u64, answers: Answers) -> Model {
         let chats = Arc::new(AtomicU64::new(0));
         let busy_ns = Arc::new(AtomicU64::new(0));
         let (c, b) = (Arc::clone(&chats), Arc::clone(&busy_ns));
@@ -36,7 +48,11 @@ impl Model {
             .context_length(context)
             .responder(move |request| {
                 let started = Instant::now();
-                let answer = canned::answer(&request.first_user_message());
+                let prompt = request.first_user_message();
+                let mut answer = canned::answer(&prompt);
+                if answers == Answers::LinkListedTitles && !canned::is_page_prompt(&prompt) {
+                    answer = link_listed_titles(&prompt, &answer);
+                }
                 b.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 c.fetch_add(1, Ordering::Relaxed);
                 Some(Reply::text(answer))
@@ -95,11 +111,18 @@ pub struct Lab {
 }
 
 impl Lab {
-    /// A new, empty wiki whose model has a context of `context` tokens.
+    /// A new, empty wiki whose model has a context of `context` tokens and answers with
+    /// the canned answers.
     pub fn new(context: u64) -> Lab {
+        Lab::with_answers(context, Answers::Canned)
+    }
+
+    /// A new, empty wiki whose model has a context of `context` tokens and answers as
+    /// `answers` says.
+    pub fn with_answers(context: u64, answers: Answers) -> Lab {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let wiki = Wiki::open(dir.path()).expect("open the wiki");
-        let model = Model::start(context);
+        let model = Model::start(context, answers);
         let overrides = Overrides {
             data_dir: Some(dir.path().to_path_buf()),
             base_url: Some(model.server().url()),
@@ -145,17 +168,22 @@ impl Lab {
             .collect()
     }
 
-    /// Compiles one source (one compile call, or more for a source read in parts).
+    /// Compiles one source (one compile call, or more for a source read in parts), which
+    /// must succeed.
     pub fn compile(&self, source: SourceId) -> CompileReport {
-        let report = self
-            .runtime
+        let report = self.try_compile(source);
+        assert!(report.ok, "source {source} did not compile: {report:?}");
+        report
+    }
+
+    /// Compiles one source, which may fail (the report says why).
+    pub fn try_compile(&self, source: SourceId) -> CompileReport {
+        self.runtime
             .block_on(
                 self.compiler
                     .compile_one(source, &|_| {}, &CancellationToken::new()),
             )
-            .expect("compile");
-        assert!(report.ok, "source {source} did not compile: {report:?}");
-        report
+            .expect("compile")
     }
 
     /// Writes one page from its digests.
@@ -174,6 +202,10 @@ impl Lab {
         for page in self.store().stale_pages().expect("stale pages") {
             let report = self.write_page(page.id);
             run.calls += u64::from(report.calls);
+            // Calls beyond the attempts at the page itself read its material in parts.
+            let parts = u64::from(report.calls).saturating_sub(report.attempts.len() as u64);
+            run.parts_calls += parts;
+            run.read_in_parts += usize::from(parts > 0);
             run.pages.insert(page.id);
             match report.outcome {
                 PageOutcome::Written { .. } => run.written += 1,
@@ -194,6 +226,43 @@ impl Lab {
     }
 }
 
+/// `answer` (a compile answer to `prompt`) with a sentence linking every title the prompt
+/// lists as already in the wiki that occurs in the prompt's source (by topic key, on word
+/// boundaries), in the order listed, at most ten.
+pub fn link_listed_titles(prompt: &str, answer: &str) -> String {
+    let listed: Vec<&str> = prompt
+        .split_once("(link to them by exact title):\n")
+        .map(|(_, rest)| rest.lines().map_while(|l| l.strip_prefix("- ")).collect())
+        .unwrap_or_default();
+    let source = match (prompt.find("<<<SOURCE\n"), prompt.rfind("\nSOURCE>>>")) {
+        (Some(open), Some(close)) if open < close => &prompt[open..close],
+        _ => return answer.to_owned(),
+    };
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(answer) else {
+        return answer.to_owned();
+    };
+    let own = topic_key(value["title"].as_str().unwrap_or_default());
+    let text = format!(" {} ", topic_key(source));
+    let links: Vec<String> = listed
+        .iter()
+        .filter(|t| {
+            let key = topic_key(t);
+            !key.is_empty() && key != own && text.contains(&format!(" {key} "))
+        })
+        .take(10)
+        .map(|t| format!("[[{t}]]"))
+        .collect();
+    if links.is_empty() {
+        return answer.to_owned();
+    }
+    let body = value["article_body"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    value["article_body"] = format!("{body}\n\nSee also {}.", links.join(", ")).into();
+    value.to_string()
+}
+
 /// What writing the stale pages came to.
 #[derive(Debug, Default)]
 pub struct PageRun {
@@ -201,6 +270,10 @@ pub struct PageRun {
     pub pages: HashSet<PageId>,
     /// Model calls made.
     pub calls: u64,
+    /// Of them, calls that read a page's material in parts.
+    pub parts_calls: u64,
+    /// Pages whose material was read in parts.
+    pub read_in_parts: usize,
     /// Pages written with a call.
     pub written: usize,
     /// Pages that only gained sources (no call).
