@@ -114,49 +114,55 @@ pub struct KnownName {
 /// `Espresso`), then the most used names, up to a limit.
 ///
 /// Built once over the wiki's names (its cost grows with them) and asked once per text
-/// (its cost grows with the text, not with the wiki). The expensive part — a key for every
-/// name and a matcher over the keys — depends only on which names there are, not on how
-/// much each is used, so [`NameIndex::with_uses`] re-ranks the same names for new counts
-/// without rebuilding it, and [`NameCache`] keeps an index between prompts.
+/// (its cost grows with the text, not with the wiki). Most of the building is a key for
+/// every name and a matcher over the keys, which depend only on which names there are:
+/// [`NameIndex::updated`] brings an index to a new list of names reusing the key of every
+/// name it knew, and its matcher while no name brings a new key (a new spelling of a known
+/// topic, a removed page, new use counts), and [`NameCache`] keeps an index between
+/// prompts.
 #[derive(Debug)]
 pub struct NameIndex {
     /// The names as given, in order.
     names: Vec<KnownName>,
-    /// The keys of the names and the matcher over them, shared by re-ranked copies.
+    /// For each name: the id of its key in `matcher`, `None` for a name with no letter or
+    /// digit.
+    key_of: Vec<Option<usize>>,
+    /// The keys and the matcher over them, shared by updated copies. It may hold keys no
+    /// name has any more (of removed names); they are never offered.
     matcher: Arc<KeyMatcher>,
-    /// For each key: the index into `names` of the name it is shown as (the most used
-    /// with that key; on a tie, the first given).
-    shown: Vec<usize>,
-    /// The keys, most used first (ties by key, so the order is stable).
+    /// For each key: the index into `names` of the name it is shown as (the most used with
+    /// that key; on a tie, the first given), `None` when no name has it.
+    shown: Vec<Option<usize>>,
+    /// The keys some name has, most used first (ties by key, so the order is stable).
     ranked: Vec<usize>,
-    /// For each key: its place in `ranked`.
+    /// For each key: its place in `ranked` (`usize::MAX` when no name has it).
     rank: Vec<usize>,
 }
 
-/// The topic keys of a list of names, and a matcher that finds them in a text.
+/// Topic keys, and a matcher that finds them in a text.
 #[derive(Debug)]
 struct KeyMatcher {
-    /// The distinct keys; pattern `i` of `automaton` is key `i`.
+    /// The keys; pattern `i` of `automaton` is key `i`.
     keys: Vec<String>,
-    /// For each name given: its key, `None` for a name with no letter or digit.
-    key_of: Vec<Option<usize>>,
+    /// Each key's id.
+    ids: HashMap<String, usize>,
     automaton: Option<AhoCorasick>,
 }
 
 impl KeyMatcher {
-    fn new(names: &[KnownName]) -> KeyMatcher {
+    /// A matcher over the distinct `keys` (empty keys left out), and each key's id in it.
+    fn new<'k>(keys: impl IntoIterator<Item = &'k str>) -> (KeyMatcher, Vec<Option<usize>>) {
         let mut ids: HashMap<String, usize> = HashMap::new();
-        let mut keys = Vec::new();
-        let key_of = names
-            .iter()
-            .map(|n| {
-                let key = topic_key(&n.name);
+        let mut distinct = Vec::new();
+        let key_of = keys
+            .into_iter()
+            .map(|key| {
                 if key.is_empty() {
                     return None;
                 }
-                Some(*ids.entry(key).or_insert_with_key(|key| {
-                    keys.push(key.clone());
-                    keys.len() - 1
+                Some(*ids.entry(key.to_owned()).or_insert_with_key(|key| {
+                    distinct.push(key.clone());
+                    distinct.len() - 1
                 }))
             })
             .collect();
@@ -164,47 +170,99 @@ impl KeyMatcher {
         // key, which is padded too.
         let automaton = AhoCorasickBuilder::new()
             .match_kind(MatchKind::Standard)
-            .build(keys.iter().map(|k| format!(" {k} ")))
+            .build(distinct.iter().map(|k| format!(" {k} ")))
             .ok();
-        KeyMatcher {
-            keys,
-            key_of,
+        let matcher = KeyMatcher {
+            keys: distinct,
+            ids,
             automaton,
-        }
+        };
+        (matcher, key_of)
     }
 }
 
 impl NameIndex {
     /// An index over `names` (names without a letter or digit are left out).
     pub fn new(names: Vec<KnownName>) -> NameIndex {
-        let matcher = Arc::new(KeyMatcher::new(&names));
-        NameIndex::ranked(names, matcher)
+        let keys: Vec<String> = names.iter().map(|n| topic_key(&n.name)).collect();
+        let (matcher, key_of) = KeyMatcher::new(keys.iter().map(String::as_str));
+        NameIndex::ranked(names, key_of, Arc::new(matcher))
     }
 
-    /// Orders the keys of `matcher` (built over `names`) by how much their names are used.
-    fn ranked(names: Vec<KnownName>, matcher: Arc<KeyMatcher>) -> NameIndex {
+    /// This index brought up to `names` (the wiki's names as they are now): it answers as
+    /// [`NameIndex::new`] over `names` would, but the key of a name this index knew is not
+    /// computed again, and the matcher is kept unless some name brings a key it lacks —
+    /// when only use counts changed, only the ranking is redone.
+    pub fn updated(&self, names: Vec<KnownName>) -> NameIndex {
+        let same_names = names.len() == self.names.len()
+            && names.iter().zip(&self.names).all(|(a, b)| a.name == b.name);
+        if same_names {
+            return NameIndex::ranked(names, self.key_of.clone(), Arc::clone(&self.matcher));
+        }
+        let known: HashMap<&str, Option<usize>> = self
+            .names
+            .iter()
+            .zip(&self.key_of)
+            .map(|(n, &k)| (n.name.as_str(), k))
+            .collect();
+        // Each name's key: by its id in the matcher when the matcher has it, else spelled
+        // out (a key the matcher lacks).
+        let keys: Vec<Result<Option<usize>, String>> = names
+            .iter()
+            .map(|n| match known.get(n.name.as_str()) {
+                Some(&k) => Ok(k),
+                None => {
+                    let key = topic_key(&n.name);
+                    if key.is_empty() {
+                        Ok(None)
+                    } else {
+                        self.matcher.ids.get(&key).map(|&k| Some(k)).ok_or(key)
+                    }
+                }
+            })
+            .collect();
+        if keys.iter().all(Result::is_ok) {
+            let key_of = keys.into_iter().flatten().collect();
+            return NameIndex::ranked(names, key_of, Arc::clone(&self.matcher));
+        }
+        let spelled = keys.iter().map(|k| match k {
+            Ok(Some(id)) => self.matcher.keys[*id].as_str(),
+            Ok(None) => "",
+            Err(key) => key.as_str(),
+        });
+        let (matcher, key_of) = KeyMatcher::new(spelled);
+        NameIndex::ranked(names, key_of, Arc::new(matcher))
+    }
+
+    /// Orders the keys of `matcher` by how much their names are used; `key_of` gives each
+    /// name's key.
+    fn ranked(
+        names: Vec<KnownName>,
+        key_of: Vec<Option<usize>>,
+        matcher: Arc<KeyMatcher>,
+    ) -> NameIndex {
         let mut shown: Vec<Option<usize>> = vec![None; matcher.keys.len()];
-        for (i, key) in matcher.key_of.iter().enumerate() {
+        for (i, key) in key_of.iter().enumerate() {
             if let Some(k) = *key {
                 if shown[k].is_none_or(|s| names[i].uses > names[s].uses) {
                     shown[k] = Some(i);
                 }
             }
         }
-        let shown: Vec<usize> = shown.into_iter().flatten().collect();
-        let mut ranked: Vec<usize> = (0..shown.len()).collect();
+        let uses = |k: usize| shown[k].map_or(0, |i| names[i].uses);
+        let mut ranked: Vec<usize> = (0..shown.len()).filter(|&k| shown[k].is_some()).collect();
         ranked.sort_by(|&a, &b| {
-            names[shown[b]]
-                .uses
-                .cmp(&names[shown[a]].uses)
+            uses(b)
+                .cmp(&uses(a))
                 .then_with(|| matcher.keys[a].cmp(&matcher.keys[b]))
         });
-        let mut rank = vec![0; ranked.len()];
+        let mut rank = vec![usize::MAX; shown.len()];
         for (place, &k) in ranked.iter().enumerate() {
             rank[k] = place;
         }
         NameIndex {
             names,
+            key_of,
             matcher,
             shown,
             ranked,
@@ -212,26 +270,14 @@ impl NameIndex {
         }
     }
 
-    /// This index for `names` with new use counts: `Ok` when they are the names of this
-    /// index in the same order (no key is computed and no matcher built, only the ranking
-    /// is redone), `Err` with `names` given back when they are other names.
-    pub fn with_uses(&self, names: Vec<KnownName>) -> Result<NameIndex, Vec<KnownName>> {
-        let same = names.len() == self.names.len()
-            && names.iter().zip(&self.names).all(|(a, b)| a.name == b.name);
-        if !same {
-            return Err(names);
-        }
-        Ok(NameIndex::ranked(names, Arc::clone(&self.matcher)))
-    }
-
     /// How many names the index holds.
     pub fn len(&self) -> usize {
-        self.matcher.key_of.iter().flatten().count()
+        self.key_of.iter().flatten().count()
     }
 
     /// Whether the index holds no name.
     pub fn is_empty(&self) -> bool {
-        self.matcher.keys.is_empty()
+        self.ranked.is_empty()
     }
 
     /// At most `limit` names for `text`: those that occur in it (the most used first),
@@ -245,6 +291,7 @@ impl NameIndex {
             let mut found: Vec<usize> = automaton
                 .find_overlapping_iter(&haystack)
                 .map(|m| m.pattern().as_usize())
+                .filter(|&k| self.shown[k].is_some())
                 .collect();
             found.sort_unstable_by_key(|&k| self.rank[k]);
             found.dedup();
@@ -265,7 +312,8 @@ impl NameIndex {
         }
         chosen
             .into_iter()
-            .map(|k| self.names[self.shown[k]].name.clone())
+            .filter_map(|k| self.shown[k])
+            .map(|i| self.names[i].name.clone())
             .collect()
     }
 }
@@ -274,9 +322,9 @@ impl NameIndex {
 ///
 /// Every compile and every page write asks which known names matter for its text. Building
 /// a [`NameIndex`] costs a key per name and a matcher over all of them, which grows with the
-/// wiki; the cache builds one only when the names differ from those of the index it holds,
-/// re-ranks the index it holds when only the use counts changed, and otherwise hands it
-/// out as it is. The caller still reads the names from the store for each prompt, so the
+/// wiki; the cache hands out the index it holds when the names and their use counts are as
+/// they were, and otherwise brings it up to the names ([`NameIndex::updated`]: keys are
+/// computed only for new names, the matcher rebuilt only for a new key). The caller still reads the names from the store for each prompt, so the
 /// index is always that of the wiki as it is now: whatever changed the names (this
 /// process, another one, a restore) is seen at the next prompt.
 ///
@@ -320,14 +368,14 @@ impl NameCache {
     }
 }
 
-/// The index in `slot` when it is over `names`, else one made from it (re-ranked) or
-/// built anew, kept in `slot` for the next caller.
+/// The index in `slot` when it is over `names`, else that index brought up to `names` (or
+/// one built anew), kept in `slot` for the next caller.
 fn current(slot: &Mutex<Option<Arc<NameIndex>>>, names: Vec<KnownName>) -> Arc<NameIndex> {
     // A panic while the lock was held cannot leave a half-made index in the slot.
     let held = slot.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let index = match held {
         Some(index) if index.names == names => return index,
-        Some(index) => index.with_uses(names).unwrap_or_else(NameIndex::new),
+        Some(index) => index.updated(names),
         None => NameIndex::new(names),
     };
     let index = Arc::new(index);
@@ -406,6 +454,10 @@ mod tests {
         assert_eq!(topic_key("+#"), "", "a symbol is part of a word, never one");
     }
 
+    /// Names that share keys in many ways, for the properties of updated indexes.
+    const NAME: &str =
+        "(tea|teas|Tea|cup|cups|milk foam|Milk-Foam|c\\+\\+|!!|espresso machine|machine|Espressos)";
+
     fn known(names: &[(&str, u64)]) -> NameIndex {
         NameIndex::new(
             names
@@ -458,49 +510,46 @@ mod tests {
         assert_eq!(found, ["Espresso", "Espresso machine", "Machine"]);
     }
 
+    fn names(pairs: &[(&str, u64)]) -> Vec<KnownName> {
+        pairs
+            .iter()
+            .map(|&(name, uses)| KnownName {
+                name: name.into(),
+                uses,
+            })
+            .collect()
+    }
+
     #[test]
-    fn new_use_counts_rerank_the_same_names_without_a_rebuild() {
+    fn an_update_keeps_the_matcher_until_a_name_brings_a_new_key() {
         let first = known(&[("Espresso", 1), ("Tea", 5), ("espressos", 0)]);
         assert_eq!(first.relevant("nothing here", 2), ["Tea", "Espresso"]);
-        let counts = |pairs: &[(&str, u64)]| -> Vec<KnownName> {
-            pairs
-                .iter()
-                .map(|&(name, uses)| KnownName {
-                    name: name.into(),
-                    uses,
-                })
-                .collect()
-        };
-        let again = first
-            .with_uses(counts(&[("Espresso", 1), ("Tea", 0), ("espressos", 9)]))
-            .expect("the same names");
-        assert!(
-            Arc::ptr_eq(&first.matcher, &again.matcher),
-            "no new matcher"
-        );
-        assert_eq!(again.relevant("nothing here", 2), ["espressos", "Tea"]);
-        assert_eq!(again.relevant("a cup of tea", 1), ["Tea"]);
-        // Other names (one more, or one spelled otherwise) are no re-ranking.
-        assert!(first
-            .with_uses(counts(&[("Espresso", 1), ("Tea", 5)]))
-            .is_err());
-        assert!(first
-            .with_uses(counts(&[("Espresso", 1), ("Teas", 5), ("espressos", 0)]))
-            .is_err());
+        let same_matcher = |index: &NameIndex| Arc::ptr_eq(&first.matcher, &index.matcher);
+
+        // New counts: re-ranked.
+        let counts = first.updated(names(&[("Espresso", 1), ("Tea", 0), ("espressos", 9)]));
+        assert!(same_matcher(&counts));
+        assert_eq!(counts.relevant("nothing here", 2), ["espressos", "Tea"]);
+        assert_eq!(counts.relevant("a cup of tea", 1), ["Tea"]);
+
+        // A new spelling of a known topic, and a name gone: no new key.
+        let spelled = first.updated(names(&[("ESPRESSO", 7), ("Espresso", 1)]));
+        assert!(same_matcher(&spelled));
+        assert_eq!(spelled.relevant("tea and espressos", 5), ["ESPRESSO"]);
+        assert_eq!(spelled.len(), 2);
+
+        // A name with a key the matcher lacks: a new matcher, which finds it.
+        let grown = first.updated(names(&[("Espresso", 1), ("Tea", 5), ("Milk foam", 0)]));
+        assert!(!same_matcher(&grown));
+        assert_eq!(grown.relevant("milk-foam", 1), ["Milk foam"]);
+
+        let emptied = first.updated(Vec::new());
+        assert!(emptied.is_empty() && emptied.relevant("tea", 3).is_empty());
     }
 
     #[test]
     fn the_cache_hands_out_the_index_of_the_names_as_they_are_now() {
         let cache = NameCache::new();
-        let names = |pairs: &[(&str, u64)]| -> Vec<KnownName> {
-            pairs
-                .iter()
-                .map(|&(name, uses)| KnownName {
-                    name: name.into(),
-                    uses,
-                })
-                .collect()
-        };
         let a = cache.titles(names(&[("Espresso", 1), ("Crema", 0)]));
         let b = cache.titles(names(&[("Espresso", 1), ("Crema", 0)]));
         assert!(Arc::ptr_eq(&a, &b), "the same names: the same index");
@@ -520,26 +569,24 @@ mod tests {
 
     proptest! {
         #[test]
-        fn a_reranked_index_answers_as_one_built_anew(
-            names in proptest::collection::vec(
-                ("(tea|teas|Tea|cup|cups|milk foam|Milk-Foam|c\\+\\+|!!)", 0u64..4, 0u64..4),
-                0..12,
-            ),
-            text in "(tea|cups|milk|foam|c\\+\\+| ){0,8}",
+        fn an_updated_index_answers_as_one_built_anew(
+            before in proptest::collection::vec((NAME, 0u64..4), 0..12),
+            after in proptest::collection::vec((NAME, 0u64..4), 0..12),
+            text in "(tea|cups|milk|foam|c\\+\\+|machine|espresso| ){0,8}",
             limit in 0usize..6,
         ) {
-            let before: Vec<KnownName> = names
-                .iter()
-                .map(|(name, uses, _)| KnownName { name: name.clone(), uses: *uses })
-                .collect();
-            let after: Vec<KnownName> = names
-                .iter()
-                .map(|(name, _, uses)| KnownName { name: name.clone(), uses: *uses })
-                .collect();
-            let reranked = NameIndex::new(before).with_uses(after.clone()).expect("same names");
-            let fresh = NameIndex::new(after);
-            prop_assert_eq!(reranked.relevant(&text, limit), fresh.relevant(&text, limit));
-            prop_assert_eq!(reranked.len(), fresh.len());
+            let list = |pairs: &[(String, u64)]| -> Vec<KnownName> {
+                pairs.iter().map(|(name, uses)| KnownName { name: name.clone(), uses: *uses }).collect()
+            };
+            let old = NameIndex::new(list(&before));
+            let fresh = NameIndex::new(list(&after));
+            // Whatever came before: other names, the same names in another order or with
+            // other counts.
+            for updated in [old.updated(list(&after)), fresh.updated(list(&after))] {
+                prop_assert_eq!(updated.relevant(&text, limit), fresh.relevant(&text, limit));
+                prop_assert_eq!(updated.len(), fresh.len());
+                prop_assert_eq!(updated.is_empty(), fresh.is_empty());
+            }
         }
 
         #[test]
