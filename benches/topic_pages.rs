@@ -37,9 +37,10 @@ use wikimind::topic::{topic_key, KnownName, NameCache, NameIndex};
 use wikimind_testserver::canned;
 
 /// The context the stand-in model reports while the wikis grow: a common size today. At
-/// WikiMind's default of 8,192 tokens (with 4,096 kept for the answer) a page fed by four
-/// new digests no longer fits one call and is read in parts, which the stand-in server
-/// cannot answer (it has no canned notes), so every such page would be flagged.
+/// WikiMind's default of 8,192 tokens (4,096 of them kept for the answer) the excerpts of a
+/// page fed by several new digests get so little room that a note's facts paragraph is left
+/// out, and the stand-in server then quotes the "[N more characters … are not shown]" line
+/// instead, which grounds nothing: the rewrite guard flags a few pages of each wiki.
 const GROWTH_CONTEXT: u64 = 32_768;
 /// The context of the model that compiles the source in the wiki of 5,000 pages:
 /// WikiMind's default, the tightest budget.
