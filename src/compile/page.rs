@@ -270,13 +270,17 @@ pub(crate) fn excerpt(text: &str, by_title: bool, keys: &[String], room: usize) 
     for p in chosen {
         let needed = p.len() + 2;
         if out.len() + needed > room {
-            if out.is_empty() && room > 200 {
-                // Not even one paragraph fits: its beginning, cut at a word.
-                let mut cut = room - 100;
+            let left = room.saturating_sub(out.len() + 2);
+            if left > 200 {
+                // The paragraph does not fit whole: its beginning, cut at a word.
+                let mut cut = left - 100;
                 while !p.is_char_boundary(cut) {
                     cut -= 1;
                 }
                 let cut = p[..cut].rfind(char::is_whitespace).unwrap_or(cut);
+                if !out.is_empty() {
+                    out.push_str("\n\n");
+                }
                 out.push_str(&p[..cut]);
                 out.push_str(" …");
                 left_out += p[cut..].chars().count();

@@ -6,7 +6,9 @@
 //! nested `<div>`s takes minutes), while a token stream is linear and needs no recursion.
 //! The tokens are reduced to markdown-like text: headings as `#` lines, paragraphs
 //! separated by blank lines, list items as `- `, `pre` kept verbatim in a code fence.
-//! Navigation, scripts, styles, forms and other page furniture are dropped.
+//! Navigation, scripts, styles, forms and other page furniture are dropped, and a page that
+//! marks its main content (`<main>`) is read from there only: what lies around it (menus,
+//! pop-ups, sidebars a site did not mark as such) is furniture too.
 
 use std::cell::RefCell;
 
@@ -78,6 +80,8 @@ enum BlockKind {
 struct Block {
     kind: BlockKind,
     text: String,
+    /// Whether it lies inside `<main>`.
+    in_main: bool,
 }
 
 #[derive(Default)]
@@ -92,7 +96,11 @@ struct Extractor {
     skipping: Option<(String, usize)>,
     title: Option<String>,
     title_buffer: Option<String>,
+    /// The first `<h1>`, and the first inside `<main>`.
     first_h1: Option<String>,
+    first_main_h1: Option<String>,
+    /// How many `<main>` elements are open.
+    main_depth: usize,
 }
 
 /// Extracts the title and the readable text of an HTML document.
@@ -260,6 +268,15 @@ impl Extractor {
             } else {
                 self.end_block();
             }
+            // After the block break, so text before `<main>` is not counted in it, and
+            // text at its end is.
+            if name == "main" {
+                self.main_depth = if start {
+                    self.main_depth.saturating_add(1)
+                } else {
+                    self.main_depth.saturating_sub(1)
+                };
+            }
         }
         next
     }
@@ -320,10 +337,20 @@ impl Extractor {
         if text.trim().is_empty() {
             return;
         }
-        if kind == BlockKind::Heading(1) && self.first_h1.is_none() {
-            self.first_h1 = clean_title(&text);
+        let in_main = self.main_depth > 0;
+        if kind == BlockKind::Heading(1) {
+            if self.first_h1.is_none() {
+                self.first_h1 = clean_title(&text);
+            }
+            if in_main && self.first_main_h1.is_none() {
+                self.first_main_h1 = clean_title(&text);
+            }
         }
-        self.blocks.push(Block { kind, text });
+        self.blocks.push(Block {
+            kind,
+            text,
+            in_main,
+        });
         // The block is written; what follows is a plain paragraph unless told otherwise.
         self.kind = None;
     }
@@ -331,7 +358,8 @@ impl Extractor {
     fn finish(self) -> ReadableHtml {
         let mut text = String::new();
         let mut previous: Option<BlockKind> = None;
-        for block in &self.blocks {
+        let main_only = self.blocks.iter().any(|b| b.in_main);
+        for block in self.blocks.iter().filter(|b| b.in_main || !main_only) {
             if let Some(previous) = previous {
                 let both_items = matches!(previous, BlockKind::ListItem(_))
                     && matches!(block.kind, BlockKind::ListItem(_));
@@ -361,7 +389,7 @@ impl Extractor {
             previous = Some(block.kind);
         }
         ReadableHtml {
-            title: self.title.or(self.first_h1),
+            title: self.title.or(self.first_main_h1).or(self.first_h1),
             text,
         }
     }
@@ -421,6 +449,23 @@ mod tests {
                     ## Code\n\n\
                     ```\nfn main() {\n    println!(\"hi\");\n}\n```";
         assert_eq!(readable.text, want);
+    }
+
+    #[test]
+    fn a_page_with_main_content_is_read_from_there() {
+        let page = "<html><body><div id=\"help\"><h1>Keyboard shortcuts</h1><p>Press ? to show \
+                    this help.</p></div><div class=\"menu\"><h1 class=\"menu-title\">The Book</h1>\
+                    </div><main><h1>Ownership</h1><p>Each value has an owner.</p></main>\
+                    <div>Footer text</div></body></html>";
+        let read = readable_html(page);
+        assert_eq!(read.text, "# Ownership\n\nEach value has an owner.");
+        assert_eq!(read.title.as_deref(), Some("Ownership"));
+        // Without <main>, everything readable is kept.
+        let plain = readable_html("<h1>Keyboard shortcuts</h1><p>Press ? for help.</p>");
+        assert!(plain.text.starts_with("# Keyboard shortcuts"));
+        // An empty <main> keeps the rest.
+        let empty = readable_html("<p>Body text here.</p><main> </main>");
+        assert_eq!(empty.text, "Body text here.");
     }
 
     #[test]

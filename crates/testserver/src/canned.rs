@@ -20,6 +20,8 @@ pub fn answer(user_message: &str) -> String {
         page_answer(user_message)
     } else if let Some(part) = part_text(user_message) {
         notes_answer(part)
+    } else if source_region(user_message).is_none() && user_message.contains("<<<NOTES\n") {
+        notes_compilation_answer(user_message)
     } else {
         compilation_answer(user_message)
     }
@@ -52,7 +54,7 @@ pub fn notes_answer(part: &str) -> String {
             .collect();
         sentences(&lines.join("\n"))
             .into_iter()
-            .filter(|s| !s.contains("[[") && !s.contains("\":"))
+            .filter(|s| !s.contains("[[") && !s.contains("\":") && !s.starts_with('['))
             .collect()
     };
     // A digest's JSON (one line of the page material): its sourced claims' quotes.
@@ -92,6 +94,38 @@ pub fn notes_answer(part: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The answer to the final compile of a long document read in parts (its notes between
+/// `<<<NOTES` and `NOTES>>>`): titled by its `Document: ` line, each note's quote a
+/// `sourced` claim and its text a paragraph.
+pub fn notes_compilation_answer(user_message: &str) -> String {
+    let title = user_message
+        .lines()
+        .find_map(|l| l.strip_prefix("Document: "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty() && *t != "(untitled)")
+        .unwrap_or("Untitled");
+    let notes = note_quotes(user_message);
+    let claims: Vec<Value> = notes
+        .iter()
+        .take(12)
+        .map(|(text, quote)| json!({"claim": text, "confidence": "sourced", "quote": quote}))
+        .collect();
+    let summary = notes
+        .first()
+        .map_or_else(|| title.to_string(), |(text, _)| truncate_chars(text, 300));
+    let body: Vec<&str> = notes.iter().map(|(text, _)| text.as_str()).collect();
+    json!({
+        "title": truncate_chars(title, 80),
+        "summary": summary,
+        "key_claims": claims,
+        "concepts": [],
+        "backlink_suggestions": [],
+        "open_questions": [],
+        "article_body": if body.is_empty() { summary.clone() } else { body.join("\n\n") },
+    })
+    .to_string()
 }
 
 /// The quotes of the notes in a page prompt whose material was read in parts: each note
@@ -257,7 +291,13 @@ pub fn page_answer(user_message: &str) -> String {
     for excerpt in &excerpts {
         let fresh = sentences(excerpt.text)
             .into_iter()
-            .find(|s| !s.contains("[[") && !s.ends_with('…') && !quoted.contains(&quote_key(s)));
+            // WikiMind's own notes in an excerpt (`[N more characters …]`) are no source text.
+            .find(|s| {
+                !s.contains("[[")
+                    && !s.starts_with('[')
+                    && !s.ends_with('…')
+                    && !quoted.contains(&quote_key(s))
+            });
         if let Some(sentence) = fresh {
             quoted.push(quote_key(&sentence));
             claims.push(json!({"claim": sentence, "confidence": "sourced", "quote": sentence}));
@@ -848,5 +888,14 @@ DIGEST>>>"#;
         assert_eq!(page["key_claims"][0]["quote"], "brewed at nine bars");
         assert_eq!(page["key_claims"].as_array().unwrap().len(), 1);
         assert!(page["article_body"].as_str().unwrap().contains("Nine bars"));
+    }
+
+    #[test]
+    fn the_final_compile_of_a_long_document_is_written_from_its_notes() {
+        let prompt = "Articles already in the wiki (link to them by exact title):\n- Tea\n\nDocument: Ownership\nOutline:\n# Intro\n\nNotes from the whole document:\n<<<NOTES\n[claim, sourced] Values have owners — quote: \"Each value has an owner\" (part 1)\nNOTES>>>\n\nWrite the article as one JSON object.";
+        let article: Value = serde_json::from_str(&answer(prompt)).unwrap();
+        assert_eq!(article["title"], "Ownership");
+        assert_eq!(article["key_claims"][0]["quote"], "Each value has an owner");
+        assert_eq!(article["article_body"], "Values have owners");
     }
 }
