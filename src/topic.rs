@@ -334,6 +334,8 @@ impl NameIndex {
 pub struct NameCache {
     titles: Mutex<Option<Arc<NameIndex>>>,
     concepts: Mutex<Option<Arc<NameIndex>>>,
+    /// The store's names generation both indexes are over (see [`NameCache::known`]).
+    generation: Mutex<Option<u64>>,
 }
 
 impl std::fmt::Debug for NameCache {
@@ -365,6 +367,30 @@ impl NameCache {
     /// ([`crate::store::Store::concept_names`]).
     pub fn concepts(&self, names: Vec<KnownName>) -> Arc<NameIndex> {
         current(&self.concepts, names)
+    }
+
+    /// The indexes over the titles and over the concepts of `store`, read again only when
+    /// its names changed since they were made ([`crate::store::Store::names_generation`]):
+    /// the store is not read name by name for every prompt. Use counts, which only rank
+    /// the names a prompt lists beyond those its text names, are as of the last change.
+    pub fn known(
+        &self,
+        store: &crate::store::Store,
+    ) -> crate::store::Result<(Arc<NameIndex>, Arc<NameIndex>)> {
+        let generation = store.names_generation()?;
+        let seen = *self.generation.lock().unwrap_or_else(|p| p.into_inner());
+        let held = |slot: &Mutex<Option<Arc<NameIndex>>>| {
+            slot.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        };
+        if seen == Some(generation) {
+            if let (Some(titles), Some(concepts)) = (held(&self.titles), held(&self.concepts)) {
+                return Ok((titles, concepts));
+            }
+        }
+        let titles = self.titles(store.title_names()?);
+        let concepts = self.concepts(store.concept_names()?);
+        *self.generation.lock().unwrap_or_else(|p| p.into_inner()) = Some(generation);
+        Ok((titles, concepts))
     }
 }
 

@@ -229,14 +229,9 @@ impl Compiler {
         let source = run.source;
         // The titles and concepts this source names, then the most used: not the first
         // ones alphabetically.
-        let titles = self
-            .names
-            .titles(self.store.title_names()?)
-            .relevant(&source.text, MAX_KNOWN);
-        let concepts = self
-            .names
-            .concepts(self.store.concept_names()?)
-            .relevant(&source.text, MAX_KNOWN);
+        let (title_index, concept_index) = self.names.known(self.store())?;
+        let titles = title_index.relevant(&source.text, MAX_KNOWN);
+        let concepts = concept_index.relevant(&source.text, MAX_KNOWN);
         let compile_t = self.prompts.get(COMPILE);
         let direct = build_prompt_with(
             compile_t,

@@ -100,14 +100,9 @@ impl Compiler {
         report.prompt_version = template.version.clone();
         let bare = PageParts::of(material, 0);
         let haystack = format!("{}\n{}", bare.page, bare.digests);
-        let titles = self
-            .names
-            .titles(self.store().title_names()?)
-            .relevant(&haystack, MAX_KNOWN);
-        let concepts = self
-            .names
-            .concepts(self.store().concept_names()?)
-            .relevant(&haystack, MAX_KNOWN);
+        let (title_index, concept_index) = self.names.known(self.store())?;
+        let titles = title_index.relevant(&haystack, MAX_KNOWN);
+        let concepts = concept_index.relevant(&haystack, MAX_KNOWN);
         let render =
             |parts: &PageParts| page_prompt(template, &material.title, parts, &titles, &concepts);
         let without_excerpts = render(&bare);

@@ -5,7 +5,7 @@ use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::feed::feed_pages;
-use super::sources::{drop_orphan_concepts, source_exists};
+use super::sources::{drop_orphan_concepts_among, source_exists};
 use super::{
     normalize_title, ArticleId, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW,
 };
@@ -198,6 +198,20 @@ impl Store {
         )
     }
 
+    /// A number that changes whenever a page, alias or concept is made, renamed or removed
+    /// (by any process): while it stays the same, [`Store::title_names`] and
+    /// [`Store::concept_names`] list the same names (their use counts may differ).
+    pub fn names_generation(&self) -> Result<u64> {
+        self.read(
+            || "reading the names generation".to_owned(),
+            |conn| {
+                let n: i64 =
+                    conn.query_row("SELECT n FROM names_generation", [], |row| row.get(0))?;
+                Ok(u64::try_from(n).unwrap_or(0))
+            },
+        )
+    }
+
     /// Every concept some article uses, with how many articles use it.
     pub fn concept_names(&self) -> Result<Vec<KnownName>> {
         self.read(
@@ -333,6 +347,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
     let title_norm = normalize_title(&title);
     let record = save.record;
 
+    let mut replaced_concepts: Vec<i64> = Vec::new();
     let article_id = match previous {
         Some((id, old_norm)) => {
             tx.execute(
@@ -366,6 +381,13 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
                     params![id, title_norm],
                 )?;
             }
+            let mut stmt =
+                tx.prepare("SELECT concept_id FROM article_concepts WHERE article_id = ?1")?;
+            let used: Vec<i64> = stmt
+                .query_map([id], |row| row.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            drop(stmt);
+            replaced_concepts = used;
             for table in ["claims", "article_concepts", "open_questions"] {
                 tx.execute(&format!("DELETE FROM {table} WHERE article_id = ?1"), [id])?;
             }
@@ -482,7 +504,8 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
          WHERE target_norm = ?2 AND to_article IS NULL AND from_article <> ?1",
         params![article_id, title_norm],
     )?;
-    drop_orphan_concepts(tx)?;
+    // Only the concepts the digest used before can have lost their last use.
+    drop_orphan_concepts_among(tx, &replaced_concepts)?;
     let page_id = feed_pages(tx, source_id, article_id, &title, min_sources)?;
 
     log_compilation(tx, source_id, record, CompileOutcome::Compiled, None)?;

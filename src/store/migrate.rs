@@ -170,6 +170,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0009_page_jobs.sql",
         include_str!("../../migrations/0009_page_jobs.sql"),
     ),
+    Migration::sql(
+        10,
+        "0010_names_generation.sql",
+        include_str!("../../migrations/0010_names_generation.sql"),
+    ),
 ];
 
 /// Checks the applied migrations against `known` and applies the missing ones in order.

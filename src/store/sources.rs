@@ -167,7 +167,19 @@ pub(crate) fn source_exists(conn: &Connection, id: SourceId) -> Result<()> {
     found.map(|_| ()).ok_or(StoreError::SourceNotFound(id))
 }
 
-/// Removes concepts no article uses any more.
+/// Removes the concepts among `ids` that no digest uses any more.
+pub(crate) fn drop_orphan_concepts_among(conn: &Connection, ids: &[i64]) -> Result<()> {
+    let mut drop = conn.prepare(
+        "DELETE FROM concepts WHERE id = ?1
+         AND NOT EXISTS (SELECT 1 FROM article_concepts ac WHERE ac.concept_id = ?1)",
+    )?;
+    for id in ids {
+        drop.execute([id])?;
+    }
+    Ok(())
+}
+
+/// Removes every concept no digest uses (after a source, and its digest, is removed).
 pub(crate) fn drop_orphan_concepts(conn: &Connection) -> Result<()> {
     conn.execute(
         "DELETE FROM concepts

@@ -750,3 +750,33 @@ fn search_wanted_pages_and_counts_are_over_pages() {
     assert_eq!(by_source[&a], ["Espresso"]);
     assert_eq!(by_source[&b], ["Espresso"]);
 }
+
+/// The names generation moves when a name is made or removed, and only then, so a prompt's
+/// name index is rebuilt only when the wiki's names changed.
+#[test]
+fn the_names_generation_moves_with_names_and_the_index_follows() {
+    use wikimind::topic::NameCache;
+    let (_dir, store) = file_store();
+    let cache = NameCache::new();
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    compile(&store, a, &result("Espresso", "one"), &[], &[]);
+    let first = store.names_generation().expect("generation");
+    let (titles, _) = cache.known(&store).expect("known");
+    assert_eq!(titles.len(), 1);
+
+    // The same digest again: no name changed, the index is the one already made.
+    compile(&store, a, &result("Espresso", "one, again"), &[], &[]);
+    assert_eq!(store.names_generation().expect("generation"), first);
+    let (again, _) = cache.known(&store).expect("known");
+    assert!(std::sync::Arc::ptr_eq(&titles, &again));
+
+    // A new spelling (an alias) and a new topic each move it; the index has them.
+    compile(&store, b, &result("espressos", "two"), &[], &[]);
+    let second = store.names_generation().expect("generation");
+    assert!(second > first);
+    compile(&store, b, &result("Tea", "two"), &[], &[]);
+    assert!(store.names_generation().expect("generation") > second);
+    let (now, _) = cache.known(&store).expect("known");
+    assert_eq!(now.relevant("a cup of tea", 1), ["Tea"]);
+}
