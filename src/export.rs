@@ -25,6 +25,7 @@ use serde::Serialize;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::CheckedClaim;
+use crate::render::one_line;
 use crate::store::ArticleId;
 
 /// The longest file stem written, in bytes (file systems allow 255 for the whole name).
@@ -380,11 +381,6 @@ fn article_markdown(article: &ExportArticle, stem: &str, digest_links: &[&str]) 
         out.pop();
     }
     out
-}
-
-/// Whitespace (newlines included) collapsed, so a list item stays one item.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn yaml_list(out: &mut String, key: &str, values: &[String]) {

@@ -5,6 +5,7 @@
 
 use serde_json::{json, Value};
 
+use crate::render::one_line;
 use crate::store::{FeedingDigest, PageClaim, PageContent, PageMaterial, SourceId};
 use crate::topic::topic_key;
 
@@ -372,11 +373,6 @@ fn none_if_empty(text: &str) -> String {
     } else {
         text.to_owned()
     }
-}
-
-/// `text` on one line (line breaks become spaces).
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The page prompt from `template` over `parts`, with the titles and concepts to reuse.

@@ -291,6 +291,12 @@ fn is_external(url: &str) -> bool {
     is_web(url) || has_scheme(url, "mailto")
 }
 
+/// `text` on one line: every run of whitespace (line breaks included) one space, so a
+/// list item stays one item and a title cannot start a line of its own in a prompt.
+pub(crate) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Escapes text for HTML content and double- or single-quoted attribute values; control
 /// characters other than line breaks and tabs become U+FFFD (HTML has no place for them).
 /// The one escaper of every HTML WikiMind writes (articles, the eval report).
