@@ -271,6 +271,7 @@ fn page_claims(accepted: &Accepted, texts: &SourceTexts) -> Vec<PageClaim> {
             PageClaim {
                 claim,
                 source_ids: holders,
+                cited_page: None,
             }
         })
         .collect()

@@ -61,7 +61,7 @@ impl Rejection {
         }
     }
 
-    fn of(reason: &Reason) -> Rejection {
+    pub(crate) fn of(reason: &Reason) -> Rejection {
         match reason {
             Reason::Empty => Rejection::Empty,
             Reason::NoJson { .. } => Rejection::NoJson,
