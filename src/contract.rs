@@ -198,7 +198,10 @@ mod tests {
             "claims": [{"claim": "c", "confidence": "sourced", "quote": "q", "page": "Espresso"}],
             "follow_up_questions": []
         })));
-        assert!(!contract.is_valid(&serde_json::json!({"claims": []})), "answer is required");
+        assert!(
+            !contract.is_valid(&serde_json::json!({"claims": []})),
+            "answer is required"
+        );
     }
 
     /// The schema sent to models is a visible, reviewed diff: the generated schema must

@@ -196,12 +196,15 @@ fn check_claim(written: &crate::contract::AnswerClaim, grounds: &GroundsFn<'_>) 
         grounding = grounds(name, "");
         grounding.found = false;
     }
-    let checked = checked.into_iter().next().unwrap_or(crate::contract::CheckedClaim {
-        claim: claim.claim.clone(),
-        confidence: Confidence::Inferred,
-        quote: claim.quote.clone(),
-        grounded: false,
-    });
+    let checked = checked
+        .into_iter()
+        .next()
+        .unwrap_or(crate::contract::CheckedClaim {
+            claim: claim.claim.clone(),
+            confidence: Confidence::Inferred,
+            quote: claim.quote.clone(),
+            grounded: false,
+        });
     CitedClaim {
         claim: checked.claim,
         confidence: checked.confidence,
@@ -270,7 +273,11 @@ mod tests {
             ]
         );
         assert_eq!(a.claims[0].source_ids, [SourceId(3)]);
-        assert_eq!(a.claims[3].page_id, Some(PageId(1)), "found without a quote");
+        assert_eq!(
+            a.claims[3].page_id,
+            Some(PageId(1)),
+            "found without a quote"
+        );
         assert_eq!(a.grounding(), (3, 1));
         assert!(a.warnings.iter().any(|w| w.contains("2 sourced claim(s)")));
     }

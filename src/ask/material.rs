@@ -116,14 +116,22 @@ mod tests {
         ];
         let fitted = fit_pages(&pages, 1200);
         let titles: Vec<&str> = fitted.read.iter().map(|(_, t)| t.as_str()).collect();
-        assert_eq!(titles, ["Espresso", "Grinders"], "the cut page fills the room");
+        assert_eq!(
+            titles,
+            ["Espresso", "Grinders"],
+            "the cut page fills the room"
+        );
         assert_eq!(fitted.cut, ["Grinders"]);
         assert!(fitted.text.len() <= 1200, "{}", fitted.text.len());
         assert!(fitted.text.contains("burr […]") || fitted.text.contains("burr\n[…]"));
 
         let small = fit_pages(&pages, 400);
         let titles: Vec<&str> = small.read.iter().map(|(_, t)| t.as_str()).collect();
-        assert_eq!(titles, ["Espresso", "Tea"], "a page too big to cut is skipped");
+        assert_eq!(
+            titles,
+            ["Espresso", "Tea"],
+            "a page too big to cut is skipped"
+        );
     }
 
     #[test]

@@ -27,8 +27,9 @@ use crate::config::Settings;
 use crate::llm::CancellationToken;
 use crate::render::wiki_links;
 use crate::store::{
-    AnswerPage, FoundPage, NewLink, PageClaim, PageContent, PageId, QueryTerm, Store,
+    AnswerPage, FoundPage, NewLink, PageClaim, PageContent, PageId, PageKind, QueryTerm, Store,
 };
+use crate::topic::NameIndex;
 use crate::wiki::{Wiki, WikiError};
 
 pub use check::CitedClaim;
@@ -70,11 +71,48 @@ impl Retrieval {
     }
 }
 
-/// The pages a question finds (see the module documentation), no model involved.
-pub fn retrieve(store: &Store, question: &str) -> crate::store::Result<Retrieval> {
+/// The pages a question finds (see the module documentation), no model involved: first
+/// the pages the question names (by title or alias, found by `titles`, the wiki's title
+/// index), then the full-text matches of its content words, then the pages one link away
+/// from the best of those.
+pub fn retrieve(
+    store: &Store,
+    titles: &NameIndex,
+    question: &str,
+) -> crate::store::Result<Retrieval> {
     let words = words::content_words(question);
+    let mut matched: Vec<FoundPage> = Vec::new();
+    for name in titles.named_in(question, MATCH_LIMIT) {
+        // A title made of stop words only ("What") is no topic the question names.
+        if words::content_words(&name).is_empty() {
+            continue;
+        }
+        let Some(id) = store.find_page(&name)? else {
+            continue;
+        };
+        let Some(page) = store.page(id)? else {
+            continue;
+        };
+        if page.kind == PageKind::Topic
+            && page.version > 0
+            && !matched.iter().any(|m| m.page_id == id)
+        {
+            matched.push(FoundPage {
+                page_id: id,
+                title: page.title,
+                rank: None,
+            });
+        }
+    }
     let terms: Vec<QueryTerm> = words::query_terms(&words);
-    let matched = store.match_pages(&terms, MATCH_LIMIT)?;
+    for found in store.match_pages(&terms, MATCH_LIMIT)? {
+        if matched.len() >= MATCH_LIMIT {
+            break;
+        }
+        if !matched.iter().any(|m| m.page_id == found.page_id) {
+            matched.push(found);
+        }
+    }
     let best: Vec<PageId> = matched
         .iter()
         .take(NEIGHBOURS_OF)
@@ -165,7 +203,10 @@ fn not_covered(words: &[String]) -> String {
     if words.is_empty() {
         return "The question has no words to look for in the wiki: ask about a topic.".into();
     }
-    let quoted: Vec<String> = words.iter().map(|w| format!("\u{201c}{w}\u{201d}")).collect();
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|w| format!("\u{201c}{w}\u{201d}"))
+        .collect();
     format!(
         "The wiki does not cover this: no page mentions {}.",
         quoted.join(", ")
@@ -195,7 +236,7 @@ impl Wiki {
     ) -> Result<AskReport, WikiError> {
         let question = question.trim();
         let store = self.store();
-        let retrieval = retrieve(store, question)?;
+        let retrieval = self.retrieve(question)?;
         let mut report = AskReport::empty(question, retrieval.covered());
         if !retrieval.covered() {
             report.answer = not_covered(&retrieval.words);
@@ -253,7 +294,8 @@ impl Wiki {
 
     /// The pages `question` finds, before any model is asked (what `ask` would read).
     pub fn retrieve(&self, question: &str) -> Result<Retrieval, WikiError> {
-        Ok(retrieve(self.store(), question)?)
+        let (titles, _) = self.name_cache().known(self.store())?;
+        Ok(retrieve(self.store(), &titles, question)?)
     }
 }
 

@@ -11,14 +11,14 @@ const STOP_WORDS: &[&str] = &[
     "but", "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each",
     "else", "ever", "every", "explain", "few", "for", "from", "further", "get", "gets", "give",
     "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if",
-    "in", "into", "is", "it", "its", "itself", "just", "know", "let", "like", "many", "may",
-    "me", "mean", "means", "might", "more", "most", "much", "must", "my", "no", "nor", "not",
-    "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "please",
-    "same", "say", "says", "she", "should", "so", "some", "such", "tell", "than", "that", "the",
-    "their", "them", "then", "there", "these", "they", "thing", "things", "this", "those",
-    "through", "to", "too", "under", "until", "up", "us", "use", "used", "very", "was", "way",
-    "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom", "whose",
-    "why", "will", "with", "would", "you", "your",
+    "in", "into", "is", "it", "its", "itself", "just", "know", "let", "like", "many", "may", "me",
+    "mean", "means", "might", "more", "most", "much", "must", "my", "no", "nor", "not", "of",
+    "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "please", "same",
+    "say", "says", "she", "should", "so", "some", "such", "tell", "than", "that", "the", "their",
+    "them", "then", "there", "these", "they", "thing", "things", "this", "those", "through", "to",
+    "too", "under", "until", "up", "us", "use", "used", "very", "was", "way", "we", "were", "what",
+    "when", "where", "whether", "which", "while", "who", "whom", "whose", "why", "will", "with",
+    "would", "you", "your",
 ];
 
 /// Whether `word` (lowercase) is a stop word.

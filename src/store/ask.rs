@@ -249,10 +249,7 @@ mod tests {
                 prefix: true,
             },
         ];
-        assert_eq!(
-            any_of(&terms).as_deref(),
-            Some("\"grinder\"* OR \"NEAR\"")
-        );
+        assert_eq!(any_of(&terms).as_deref(), Some("\"grinder\"* OR \"NEAR\""));
         assert_eq!(any_of(&terms[2..]), None);
     }
 }

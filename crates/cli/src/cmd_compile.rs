@@ -15,7 +15,7 @@ use wikimind::queue::JobRunner;
 use wikimind::store::JobTarget;
 use wikimind::view::{JobProgress, StageView};
 
-use crate::context::{self, print_json};
+use crate::context::{self, print_json, ProviderFlags};
 use crate::{Done, Global};
 
 /// Arguments of `wikimind compile`.
@@ -30,20 +30,8 @@ pub struct CompileArgs {
     /// Recompile sources that are already compiled.
     #[arg(long)]
     force: bool,
-    /// `ollama`, `openai` (an OpenAI-compatible server) or `builtin` (a GGUF model run
-    /// in-process; builds with the `builtin` feature).
-    #[arg(long)]
-    provider: Option<String>,
-    /// The GGUF model file for `--provider builtin` (default: the model directory,
-    /// $WIKIMIND_MODEL_PATH or $XDG_CACHE_HOME/wikimind/models).
-    #[arg(long, value_name = "FILE")]
-    model_path: Option<std::path::PathBuf>,
-    /// The server's base URL.
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// The model to ask.
-    #[arg(long)]
-    model: Option<String>,
+    #[command(flatten)]
+    provider: ProviderFlags,
     /// Compiles running at once.
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
@@ -94,12 +82,8 @@ impl CompileArgs {
     /// The settings these flags change.
     fn overrides(&self) -> Overrides {
         Overrides {
-            provider: self.provider.clone(),
-            base_url: self.base_url.clone(),
-            model: self.model.clone(),
-            model_path: self.model_path.clone(),
             concurrency: self.concurrency,
-            ..Overrides::default()
+            ..self.provider.overrides()
         }
     }
 }

@@ -12,6 +12,39 @@ use wikimind::wiki::Wiki;
 
 use crate::{Global, UsageError};
 
+/// The flags that choose the model server, shared by every command that asks a model
+/// (`compile`, `ask`, `mcp`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ProviderFlags {
+    /// `ollama`, `openai` (an OpenAI-compatible server) or `builtin` (a GGUF model run
+    /// in-process; builds with the `builtin` feature).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// The GGUF model file for `--provider builtin` (default: the model directory,
+    /// $WIKIMIND_MODEL_PATH or $XDG_CACHE_HOME/wikimind/models).
+    #[arg(long, value_name = "FILE")]
+    pub model_path: Option<std::path::PathBuf>,
+    /// The server's base URL.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The model to ask.
+    #[arg(long)]
+    pub model: Option<String>,
+}
+
+impl ProviderFlags {
+    /// The settings these flags change.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            provider: self.provider.clone(),
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            model_path: self.model_path.clone(),
+            ..Overrides::default()
+        }
+    }
+}
+
 /// Resolves settings with this command's flags, API keys from the OS [`keyring`].
 pub fn settings(global: &Global, mut overrides: Overrides) -> anyhow::Result<Settings> {
     overrides.data_dir = global.data_dir.clone();
