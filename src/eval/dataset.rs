@@ -2,6 +2,11 @@
 //! one `.yaml`/`.yml` file holding the defaults and a `cases:` list. Both load to the same
 //! [`Dataset`].
 //!
+//! The sidecar's fields are `dataset` (or `name`), `description`, `kind`, `execution`
+//! (with `target`, or `provider`), `evaluator`, `expected` (or `evaluators`) and `repeat`.
+//! A field a case can carry too (`execution.*` key by key, `expected` check by check,
+//! `evaluator`) is taken from the case, else from the sidecar, else from the defaults.
+//!
 //! Loading is strict: every case must be well formed, ids unique, every `source_file`
 //! readable, or the whole dataset is refused with a [`DatasetError`] naming the file, the
 //! line (or the case's position in a YAML list) and the problem. No partial datasets.
@@ -13,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::compile::PROMPT_VERSION;
+use crate::config::Target;
 use crate::ingest::{self, IngestOptions, IngestedSource};
-use crate::llm::ProviderKind;
 
 /// The largest dataset file read, in bytes (sources referenced by `source_file` have the
 /// ingest limit).
@@ -79,14 +84,107 @@ impl std::fmt::Display for Location {
     }
 }
 
+/// What the cases of a dataset are. Only articles today; the field exists so that other
+/// kinds can be added without reshaping the sidecar.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DatasetKind {
+    /// `articles`: each case is a source compiled into an article (the default).
+    #[default]
+    Articles,
+}
+
+impl DatasetKind {
+    /// Reads a kind's name; `questions` is known but not supported yet.
+    pub fn parse(name: &str) -> Result<DatasetKind, String> {
+        match name.trim() {
+            "articles" => Ok(DatasetKind::Articles),
+            "questions" => Err("question datasets are not supported yet".into()),
+            other => Err(format!("unknown kind {other:?} (expected articles)")),
+        }
+    }
+
+    /// Its name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DatasetKind::Articles => "articles",
+        }
+    }
+}
+
+/// How the articles of a case are judged, beside its `expected` checks (which always run).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Evaluator {
+    /// `llm_judge`: a model scores the article against its source on a rubric (the
+    /// default).
+    #[default]
+    LlmJudge,
+    /// `checks`: the `expected` checks only, no model call.
+    Checks,
+}
+
+impl Evaluator {
+    /// Every evaluator, by name.
+    pub const ALL: [Evaluator; 2] = [Evaluator::LlmJudge, Evaluator::Checks];
+
+    /// Reads an evaluator's name.
+    pub fn parse(name: &str) -> Result<Evaluator, String> {
+        Evaluator::ALL
+            .into_iter()
+            .find(|e| e.as_str() == name.trim())
+            .ok_or_else(|| {
+                let known: Vec<&str> = Evaluator::ALL.iter().map(|e| e.as_str()).collect();
+                format!(
+                    "unknown evaluator {name:?} (known: {})",
+                    known.join(", ")
+                )
+            })
+    }
+
+    /// Its name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Evaluator::LlmJudge => "llm_judge",
+            Evaluator::Checks => "checks",
+        }
+    }
+}
+
+/// Serialises `DatasetKind` and `Evaluator` by name and reads them with their `parse`, so a
+/// bad name in a sidecar is refused with its line.
+macro_rules! by_name {
+    ($t:ty) => {
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                let name = String::deserialize(d)?;
+                <$t>::parse(&name).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+by_name!(DatasetKind);
+by_name!(Evaluator);
+
 /// How to run a case: every field optional, filled by precedence (command-line flags, then
 /// the case, then the sidecar, then your settings and the built-in defaults).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Execution {
-    /// `ollama` or `openai`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
+    /// The provider, as `--provider` names it ([`Target::parse`]): `default` (the
+    /// configured primary), `ollama`, `openai` or `builtin`. `provider` is a synonym.
+    #[serde(
+        default,
+        rename = "target",
+        alias = "provider",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub target: Option<Target>,
     /// The server's base URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
@@ -111,7 +209,7 @@ impl Execution {
     /// Each field from `self` when set, else from `lower`.
     pub fn over(&self, lower: &Execution) -> Execution {
         Execution {
-            provider: self.provider.clone().or_else(|| lower.provider.clone()),
+            target: self.target.or(lower.target),
             base_url: self.base_url.clone().or_else(|| lower.base_url.clone()),
             model: self.model.clone().or_else(|| lower.model.clone()),
             prompt: self.prompt.clone().or_else(|| lower.prompt.clone()),
@@ -122,13 +220,6 @@ impl Execution {
     }
 
     fn check(&self) -> Result<(), String> {
-        if let Some(p) = &self.provider {
-            if ProviderKind::parse(p).is_none() {
-                return Err(format!(
-                    "execution.provider {p:?} is not a provider (expected ollama or openai)"
-                ));
-            }
-        }
         if let Some(p) = &self.prompt {
             if !KNOWN_PROMPTS.contains(&p.as_str()) {
                 return Err(format!(
@@ -157,7 +248,7 @@ impl Execution {
 }
 
 /// Checks an article must pass. Every field optional; a case's own `expected` wins over the
-/// sidecar's `evaluators`, key by key.
+/// sidecar's `expected`, key by key.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expected {
@@ -229,21 +320,29 @@ impl Expected {
 }
 
 /// Dataset-wide settings: the sidecar of a `.jsonl` dataset, or the top of a YAML dataset.
+/// The names it had before are synonyms: `name` for `dataset`, `evaluators` for `expected`,
+/// `execution.provider` for `execution.target`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sidecar {
     /// The dataset's name (default: the file name without its extension).
-    #[serde(default)]
-    pub name: Option<String>,
-    /// What the dataset is for.
+    #[serde(default, alias = "name")]
+    pub dataset: Option<String>,
+    /// What the dataset is for (default: empty).
     #[serde(default)]
     pub description: Option<String>,
-    /// How to run every case.
+    /// What the cases are (default: `articles`).
+    #[serde(default)]
+    pub kind: Option<DatasetKind>,
+    /// How to run every case (`target` default: `default`, the configured provider).
     #[serde(default)]
     pub execution: Execution,
-    /// Checks applied to every case (the keys of a case's `expected`).
+    /// How every case is judged (default: `llm_judge`).
     #[serde(default)]
-    pub evaluators: Expected,
+    pub evaluator: Option<Evaluator>,
+    /// Checks applied to every case (the keys of a case's `expected`).
+    #[serde(default, alias = "evaluators")]
+    pub expected: Expected,
     /// How many times to run each case (default 1).
     #[serde(default)]
     pub repeat: Option<u32>,
@@ -264,6 +363,8 @@ pub struct Case {
     pub expected: Expected,
     /// The case's own execution overrides.
     pub execution: Execution,
+    /// The case's own evaluator, if it names one.
+    pub evaluator: Option<Evaluator>,
 }
 
 /// A loaded dataset.
@@ -275,14 +376,18 @@ pub struct Dataset {
     pub sidecar_path: Option<PathBuf>,
     /// Its name.
     pub name: String,
-    /// What it is for.
-    pub description: Option<String>,
+    /// What it is for (empty when the sidecar does not say).
+    pub description: String,
+    /// What its cases are.
+    pub kind: DatasetKind,
     /// Runs per case.
     pub repeat: u32,
     /// Defaults for every case's execution.
     pub execution: Execution,
+    /// How a case that names no evaluator is judged (the sidecar's, else `llm_judge`).
+    pub evaluator: Evaluator,
     /// Checks applied to every case.
-    pub evaluators: Expected,
+    pub expected: Expected,
     /// The cases, in file order.
     pub cases: Vec<Case>,
     /// Things a person should know (a missing sidecar).
@@ -290,9 +395,14 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// The checks of a case: its own `expected` over the dataset's `evaluators`.
+    /// The checks of a case: its own `expected` over the dataset's.
     pub fn checks_for(&self, case: &Case) -> Expected {
-        case.expected.over(&self.evaluators)
+        case.expected.over(&self.expected)
+    }
+
+    /// How a case is judged: its own evaluator, else the dataset's.
+    pub fn evaluator_for(&self, case: &Case) -> Evaluator {
+        case.evaluator.unwrap_or(self.evaluator)
     }
 }
 
@@ -381,8 +491,9 @@ pub fn sidecar_path(dataset: &Path) -> Option<PathBuf> {
 /// The defaults used when there is no sidecar, in words.
 pub fn default_description(name: &str) -> String {
     format!(
-        "name {name:?} (the file name), repeat 1, prompt {PROMPT_VERSION}, no evaluators; \
-         provider, model, temperature and retries from your settings"
+        "dataset {name:?} (the file name), no description, kind articles, target default \
+         (your configured provider), evaluator llm_judge, repeat 1, prompt {PROMPT_VERSION}, \
+         no checks; model, temperature and retries from your settings"
     )
 }
 
@@ -412,7 +523,7 @@ fn check_sidecar(path: &Path, sidecar: &Sidecar) -> Result<(), DatasetError> {
     sidecar
         .execution
         .check()
-        .and_then(|_| sidecar.evaluators.check("evaluators"))
+        .and_then(|_| sidecar.expected.check("expected"))
         .map_err(|m| DatasetError::file(path, m))?;
     if sidecar.repeat == Some(0) {
         return Err(DatasetError::file(path, "repeat must be at least 1"));
@@ -474,15 +585,20 @@ fn strip_json_location(e: &serde_json::Error) -> String {
 
 fn load_yaml(path: &Path) -> Result<Dataset, DatasetError> {
     let text = read_file(path)?;
+    /// The sidecar's fields and `cases:` (serde's `flatten` cannot be used with
+    /// `deny_unknown_fields`).
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct YamlDataset {
-        name: Option<String>,
+        #[serde(default, alias = "name")]
+        dataset: Option<String>,
         description: Option<String>,
+        kind: Option<DatasetKind>,
         #[serde(default)]
         execution: Execution,
-        #[serde(default)]
-        evaluators: Expected,
+        evaluator: Option<Evaluator>,
+        #[serde(default, alias = "evaluators")]
+        expected: Expected,
         repeat: Option<u32>,
         cases: Option<Vec<Value>>,
     }
@@ -494,10 +610,12 @@ fn load_yaml(path: &Path) -> Result<Dataset, DatasetError> {
         ));
     };
     let sidecar = Sidecar {
-        name: parsed.name,
+        dataset: parsed.dataset,
         description: parsed.description,
+        kind: parsed.kind,
         execution: parsed.execution,
-        evaluators: parsed.evaluators,
+        evaluator: parsed.evaluator,
+        expected: parsed.expected,
         repeat: parsed.repeat,
     };
     check_sidecar(path, &sidecar)?;
@@ -524,13 +642,15 @@ fn finish(
         path: path.to_path_buf(),
         sidecar_path,
         name: sidecar
-            .name
+            .dataset
             .filter(|n| !n.trim().is_empty())
             .unwrap_or_else(|| file_stem(path)),
-        description: sidecar.description,
+        description: sidecar.description.unwrap_or_default(),
+        kind: sidecar.kind.unwrap_or_default(),
         repeat: sidecar.repeat.unwrap_or(1),
         execution: sidecar.execution,
-        evaluators: sidecar.evaluators,
+        evaluator: sidecar.evaluator.unwrap_or_default(),
+        expected: sidecar.expected,
         cases,
         warnings,
     })
@@ -554,6 +674,7 @@ const CASE_FIELDS: &[&str] = &[
     "title",
     "expected",
     "execution",
+    "evaluator",
 ];
 
 fn read_case(
@@ -625,6 +746,16 @@ fn read_case(
         }
     };
     execution.check().map_err(err)?;
+    let evaluator = match obj.remove("evaluator") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) => Some(Evaluator::parse(&name).map_err(err)?),
+        Some(other) => {
+            return Err(err(format!(
+                "`evaluator` must be a string, not {}",
+                type_name(&other)
+            )))
+        }
+    };
     if let Some(first) = seen.get(&id) {
         return Err(DatasetError::at(
             path,
@@ -674,6 +805,7 @@ fn read_case(
         source_file: resolved,
         expected,
         execution,
+        evaluator,
     })
 }
 

@@ -1,6 +1,7 @@
 //! Running a dataset: every case, for every model, as many times as asked, through the same
 //! [`Compiler`] a real compile uses, each run in its own throwaway in-memory wiki (so runs
-//! never see each other's articles and never touch the person's wiki).
+//! never see each other's articles and never touch the person's wiki); then the case's
+//! checks and its evaluator (the `llm_judge` calls [`super::judge`] decides).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,18 +11,24 @@ use std::time::Instant;
 use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
 
+use crate::compile::prompt::feedback_message;
+use crate::compile::templates::{PromptSet, JUDGE};
 use crate::compile::{
     AnswerClass, AttemptRecord, CompileError, CompileReport, Compiler, ProviderSlot,
 };
-use crate::config::{default_model, default_url, CompileSettings, Settings};
+use crate::config::{default_model, default_url, CompileSettings, Settings, Target};
 use crate::contract::Confidence;
-use crate::llm::{self, CancellationToken, ChatRequest, KeyStore, Provider, ProviderKind};
+use crate::llm::{
+    self, CancellationToken, ChatRequest, FinishReason, KeyStore, Message, Provider,
+    ProviderKind, Role,
+};
 use crate::store::ArticleDetail;
 use crate::wiki::Wiki;
 
 use super::checks::{run_checks, ArticleFacts, CheckResult};
-use super::dataset::{Case, Dataset, Execution};
+use super::dataset::{Case, Dataset, Evaluator, Execution};
 use super::freeform::freeform_prompt;
+use super::judge::{judge_prompt, JudgeState, JudgeStep, RubricScore};
 use super::EvalError;
 
 /// What the person asked for on the command line (or in the app) for this eval.
@@ -41,6 +48,13 @@ pub struct EvalOptions {
     /// `--compare-freeform`: also ask each model for a free-form markdown article of each
     /// source, to compare output tokens.
     pub compare_freeform: bool,
+    /// `--judge-provider`: the `llm_judge` evaluator's provider (wins over the settings'
+    /// `[eval] judge_provider`).
+    pub judge_provider: Option<String>,
+    /// `--judge-base-url`: the judge's server (wins over `[eval] judge_base_url`).
+    pub judge_base_url: Option<String>,
+    /// `--judge-model`: the judge's model (wins over `[eval] judge_model`).
+    pub judge_model: Option<String>,
 }
 
 /// How one run is executed, every setting resolved.
@@ -84,13 +98,9 @@ pub fn resolve_execution(
 ) -> Result<ResolvedExecution, EvalError> {
     let merged = flags.over(&case.over(sidecar));
     let primary = settings.provider();
-    let provider = match &merged.provider {
-        Some(name) => ProviderKind::parse(name).ok_or_else(|| {
-            EvalError::Invalid(format!(
-                "unknown provider {name:?} (expected ollama or openai)"
-            ))
-        })?,
-        None => primary.kind,
+    let provider = match merged.target {
+        Some(Target::Kind(kind)) => kind,
+        Some(Target::Default) | None => primary.kind,
     };
     let same_kind = provider == primary.kind;
     let base_url = merged.base_url.unwrap_or_else(|| {
@@ -120,6 +130,70 @@ pub fn resolve_execution(
     })
 }
 
+/// Reads a provider flag by [`Target::parse`], naming the flag when it is wrong.
+fn target_flag(name: Option<&str>, flag: &str) -> Result<Option<Target>, EvalError> {
+    name.map(|n| {
+        Target::parse(n).ok_or_else(|| {
+            EvalError::Invalid(format!(
+                "{flag} {n:?}: unknown provider (expected {})",
+                Target::EXPECTED
+            ))
+        })
+    })
+    .transpose()
+}
+
+/// Resolves the `llm_judge` evaluator of one run: the judge flags over the settings'
+/// `[eval]` table, over the run's own compile (its provider, server and model). A judge
+/// provider of another kind than the run's gets that kind's default server and model, and
+/// `default` the configured primary's, as `--provider` does. The judge asks at temperature
+/// 0 with the run's answer budget and retries, and records the `judge` template's version
+/// as its prompt.
+pub fn resolve_judge(
+    options: &EvalOptions,
+    settings: &Settings,
+    run: &ResolvedExecution,
+) -> Result<ResolvedExecution, EvalError> {
+    let target = match target_flag(options.judge_provider.as_deref(), "--judge-provider")? {
+        Some(t) => Some(t),
+        None => settings.eval.judge_provider,
+    };
+    let base_url = options
+        .judge_base_url
+        .clone()
+        .or_else(|| settings.eval.judge_base_url.clone());
+    let model = options
+        .judge_model
+        .clone()
+        .or_else(|| settings.eval.judge_model.clone());
+    let primary = settings.provider();
+    let (provider, lower_url, lower_model) = match target {
+        None => (run.provider, run.base_url.clone(), run.model.clone()),
+        Some(Target::Kind(kind)) if kind == run.provider => {
+            (kind, run.base_url.clone(), run.model.clone())
+        }
+        Some(Target::Kind(kind)) => (
+            kind,
+            default_url(kind).to_string(),
+            default_model(kind).to_string(),
+        ),
+        Some(Target::Default) => (
+            primary.kind,
+            primary.base_url.clone(),
+            primary.model.clone(),
+        ),
+    };
+    Ok(ResolvedExecution {
+        provider,
+        base_url: base_url.unwrap_or(lower_url),
+        model: model.unwrap_or(lower_model),
+        prompt: PromptSet::builtin().get(JUDGE).version.clone(),
+        temperature: 0.0,
+        max_tokens: run.max_tokens,
+        retries: run.retries,
+    })
+}
+
 /// One run to make: a case, a repetition, and how.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlannedRun {
@@ -129,6 +203,10 @@ pub struct PlannedRun {
     pub repeat: u32,
     /// How it runs.
     pub execution: ResolvedExecution,
+    /// How its article is judged.
+    pub evaluator: Evaluator,
+    /// The judge, for the `llm_judge` evaluator.
+    pub judge: Option<ResolvedExecution>,
 }
 
 /// Every run of an eval, model by model (a local server then loads each model once), case
@@ -147,10 +225,11 @@ pub fn plan_runs(
     } else {
         options.models.iter().cloned().map(Some).collect()
     };
+    let target = target_flag(options.provider.as_deref(), "--provider")?;
     let mut runs = Vec::new();
     for model in &models {
         let flags = Execution {
-            provider: options.provider.clone(),
+            target,
             base_url: options.base_url.clone(),
             model: model.clone(),
             ..Execution::default()
@@ -158,11 +237,18 @@ pub fn plan_runs(
         for (case_index, case) in dataset.cases.iter().enumerate() {
             let execution =
                 resolve_execution(&flags, &case.execution, &dataset.execution, settings)?;
+            let evaluator = dataset.evaluator_for(case);
+            let judge = match evaluator {
+                Evaluator::LlmJudge => Some(resolve_judge(options, settings, &execution)?),
+                Evaluator::Checks => None,
+            };
             for r in 1..=repeat {
                 runs.push(PlannedRun {
                     case_index,
                     repeat: r,
                     execution: execution.clone(),
+                    evaluator,
+                    judge: judge.clone(),
                 });
             }
         }
@@ -183,6 +269,65 @@ pub struct FreeformResult {
     pub latency_ms: u64,
     /// Why the call failed.
     pub error: Option<String>,
+}
+
+/// What the `llm_judge` evaluator made of one run's article.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeResult {
+    /// The judge: provider and model (`ollama:qwen2.5:7b`).
+    pub model: String,
+    /// The judge template's version (`judge-v1`).
+    pub prompt: String,
+    /// Whether the article was scored.
+    pub ok: bool,
+    /// Whether the article says only what the source supports (`null` when not scored).
+    pub faithfulness: Option<RubricScore>,
+    /// Whether the article keeps the source's important points (`null` when not scored).
+    pub coverage: Option<RubricScore>,
+    /// Why the article was not scored: no article, no answer, or answers that could not
+    /// be used.
+    pub error: Option<String>,
+    /// Judge calls made.
+    pub calls: u32,
+    /// Every answer refused, one line each (`attempt 1: /faithfulness/score: 7 is out of
+    /// range …`).
+    pub rejected: Vec<String>,
+    /// Whether the source was cut to fit the judge prompt.
+    pub source_cut: bool,
+    /// Prompt tokens over the judge's calls (as reported).
+    pub tokens_in: u64,
+    /// Answer tokens over the judge's calls (as reported).
+    pub tokens_out: u64,
+    /// Wall time of the judging.
+    pub latency_ms: u64,
+}
+
+impl JudgeResult {
+    fn unscored(judge: &ResolvedExecution, error: impl Into<String>) -> JudgeResult {
+        JudgeResult {
+            model: judge.label(),
+            prompt: judge.prompt.clone(),
+            ok: false,
+            faithfulness: None,
+            coverage: None,
+            error: Some(error.into()),
+            calls: 0,
+            rejected: Vec::new(),
+            source_cut: false,
+            tokens_in: 0,
+            tokens_out: 0,
+            latency_ms: 0,
+        }
+    }
+}
+
+/// What the evaluators of a run made of its article, by evaluator name (the `expected`
+/// checks are beside it, in `checks`). Empty for the `checks` evaluator.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Evaluations {
+    /// The `llm_judge` evaluator's scores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm_judge: Option<JudgeResult>,
 }
 
 /// One run of one case: one line of `results.jsonl`.
@@ -232,6 +377,10 @@ pub struct CaseResult {
     pub repairs: Vec<String>,
     /// The case's checks.
     pub checks: Vec<CheckResult>,
+    /// How the article was judged.
+    pub evaluator: Evaluator,
+    /// What the evaluator made of it.
+    pub evaluators: Evaluations,
     /// Every model call, in order.
     pub attempts: Vec<AttemptRecord>,
     /// The free-form comparison, with `--compare-freeform`.
@@ -269,7 +418,8 @@ pub struct EvalRun {
 /// Providers by protocol and base URL.
 pub type ProviderMap = HashMap<(ProviderKind, String), Arc<dyn Provider>>;
 
-/// The providers an eval needs, one per distinct protocol and server, each with the API key
+/// The providers an eval needs (its models' and its judges'), one per distinct protocol and
+/// server, each with the API key
 /// the settings give that server ([`Settings::key_for_server`], through `keys`).
 pub fn providers_for(
     runs: &[PlannedRun],
@@ -278,8 +428,11 @@ pub fn providers_for(
 ) -> Result<ProviderMap, EvalError> {
     let c = &settings.compile;
     let mut out: ProviderMap = HashMap::new();
-    for run in runs {
-        let key = (run.execution.provider, run.execution.base_url.clone());
+    let servers = runs
+        .iter()
+        .flat_map(|run| std::iter::once(&run.execution).chain(run.judge.as_ref()));
+    for exec in servers {
+        let key = (exec.provider, exec.base_url.clone());
         if out.contains_key(&key) {
             continue;
         }
@@ -313,9 +466,10 @@ pub async fn run_eval(
     let done = AtomicUsize::new(0);
     let finished: Vec<(usize, Option<CaseResult>)> =
         stream::iter(runs.iter().enumerate().map(|(i, run)| {
-            let provider = providers
-                .get(&(run.execution.provider, run.execution.base_url.clone()))
-                .cloned();
+            let provider_of =
+                |e: &ResolvedExecution| providers.get(&(e.provider, e.base_url.clone())).cloned();
+            let provider = provider_of(&run.execution);
+            let judge = run.judge.as_ref().and_then(provider_of);
             let case = &dataset.cases[run.case_index];
             let done = &done;
             async move {
@@ -329,7 +483,10 @@ pub async fn run_eval(
                     case,
                     dataset,
                     run,
-                    provider,
+                    Providers {
+                        compile: provider,
+                        judge,
+                    },
                     &settings.compile,
                     options.compare_freeform,
                     cancel,
@@ -362,18 +519,27 @@ pub async fn run_eval(
     })
 }
 
+/// The clients one run talks to.
+struct Providers {
+    /// The model compiled with.
+    compile: Arc<dyn Provider>,
+    /// The judge's, for the `llm_judge` evaluator.
+    judge: Option<Arc<dyn Provider>>,
+}
+
 /// One run: a fresh in-memory wiki, the source added as `wikimind ingest` would, one
-/// compile, the checks. `None` when cancelled.
+/// compile, the checks, the evaluator. `None` when cancelled.
 async fn run_case(
     case: &Case,
     dataset: &Dataset,
     run: &PlannedRun,
-    provider: Arc<dyn Provider>,
+    providers: Providers,
     base: &CompileSettings,
     compare_freeform: bool,
     cancel: &CancellationToken,
 ) -> Option<CaseResult> {
     let exec = &run.execution;
+    let provider = providers.compile;
     let mut result = CaseResult {
         case_id: case.id.clone(),
         model: exec.label(),
@@ -397,10 +563,13 @@ async fn run_case(
         truncated: false,
         repairs: Vec::new(),
         checks: Vec::new(),
+        evaluator: run.evaluator,
+        evaluators: Evaluations::default(),
         attempts: Vec::new(),
         freeform: None,
     };
     let checks = dataset.checks_for(case);
+    let mut judged_article = None;
     match compile_case(case, exec, Arc::clone(&provider), base, cancel).await {
         Ok((report, article)) => {
             result.ok = report.ok;
@@ -447,12 +616,23 @@ async fn run_case(
                 }),
             );
             result.attempts = report.attempts;
+            judged_article = article;
         }
         Err(CaseError::Cancelled) => return None,
         Err(CaseError::Other(message)) => {
             result.reason = Some(message);
             result.checks = run_checks(&checks, None);
         }
+    }
+    if let Some(judge) = &run.judge {
+        let judged = match (&judged_article, &providers.judge) {
+            (None, _) => JudgeResult::unscored(judge, "no article to judge"),
+            (Some(_), None) => JudgeResult::unscored(judge, "the judge's provider is not set up"),
+            (Some(article), Some(client)) => {
+                judge_article(case, article, judge, &**client, cancel).await?
+            }
+        };
+        result.evaluators.llm_judge = Some(judged);
     }
     if compare_freeform {
         result.freeform = Some(freeform(case, exec, &*provider, cancel).await?);
@@ -508,6 +688,78 @@ async fn compile_case(
         None => None,
     };
     Ok((report, article))
+}
+
+/// Asks the judge to score `article` against the case's source, as [`JudgeState`] decides
+/// (retries with feedback after an unusable answer). `None` when cancelled.
+async fn judge_article(
+    case: &Case,
+    article: &ArticleDetail,
+    judge: &ResolvedExecution,
+    provider: &dyn Provider,
+    cancel: &CancellationToken,
+) -> Option<JudgeResult> {
+    let prompts = PromptSet::builtin();
+    let template = prompts.get(JUDGE);
+    let schema = template.schema();
+    let (prompt, source_cut) = judge_prompt(
+        template,
+        case.source.title.as_deref(),
+        &case.source.text,
+        article,
+    );
+    let mut out = JudgeResult {
+        source_cut,
+        ..JudgeResult::unscored(judge, "")
+    };
+    let started = Instant::now();
+    let mut state = JudgeState::new(judge.retries);
+    let mut step = state.start();
+    loop {
+        step = match step {
+            JudgeStep::Ask { feedback, .. } => {
+                let mut request = ChatRequest::new(&judge.model, &prompt.system, &prompt.user)
+                    .with_schema(schema.as_value().clone())
+                    .with_temperature(judge.temperature)
+                    .with_max_tokens(judge.max_tokens)
+                    .with_cancel(cancel.clone());
+                if let Some(f) = &feedback {
+                    request
+                        .messages
+                        .push(Message::new(Role::Assistant, f.previous_answer.clone()));
+                    request.messages.push(Message::new(
+                        Role::User,
+                        feedback_message(&f.problems, f.truncated),
+                    ));
+                }
+                out.calls += 1;
+                match provider.chat(&request, &|_| {}).await {
+                    Ok(resp) => {
+                        out.tokens_in += resp.prompt_tokens.unwrap_or(0);
+                        out.tokens_out += resp.completion_tokens.unwrap_or(0);
+                        let cut_off = resp.finish == FinishReason::Length;
+                        state.on_answer(&resp.text, cut_off, &schema)
+                    }
+                    Err(e) if e.is_cancelled() => return None,
+                    Err(e) => state.on_provider_error(e.to_string()),
+                }
+            }
+            JudgeStep::Scored(verdict) => {
+                out.ok = true;
+                out.error = None;
+                out.faithfulness = Some(verdict.faithfulness);
+                out.coverage = Some(verdict.coverage);
+                break;
+            }
+            JudgeStep::Failed { reason } => {
+                out.error = Some(reason);
+                break;
+            }
+        };
+    }
+    out.rejected = state.rejected().to_vec();
+    out.latency_ms = started.elapsed().as_millis() as u64;
+    Some(out)
 }
 
 /// Asks for a free-form markdown article of the same source (no schema). `None` when
@@ -588,7 +840,7 @@ mod tests {
         assert_eq!(bottom.prompt, crate::compile::PROMPT_VERSION);
         // Another provider kind gets that kind's defaults, not the settings' server.
         let openai = Execution {
-            provider: Some("openai".into()),
+            target: Some(Target::Kind(ProviderKind::OpenAiCompatible)),
             ..Execution::default()
         };
         let o = r(&openai, &none, &none);
