@@ -812,6 +812,32 @@ retries = 1
     }
 
     #[test]
+    fn the_eval_table_names_the_judge_and_its_mistakes_by_line() {
+        let e = env(&[("HOME", "/h")]);
+        let path = Path::new("c.toml");
+        let read = |text: &str| Settings::resolve(&Overrides::default(), &e, Some((path, text)));
+        let s = read("[eval]\njudge_provider = \"OpenAI\"\njudge_base_url = \"http://judge:8080/v1/\"\njudge_model = \"big\"\n").unwrap();
+        assert_eq!(
+            s.eval,
+            EvalSettings {
+                judge_provider: Some(Target::Kind(ProviderKind::OpenAiCompatible)),
+                judge_base_url: Some("http://judge:8080/v1".into()),
+                judge_model: Some("big".into()),
+            }
+        );
+        assert_eq!(read("").unwrap().eval, EvalSettings::default());
+        for (text, want) in [
+            ("[eval]\njudge_provider = \"bard\"\n", "\"bard\" is not a provider (expected default, ollama, openai or builtin) (line 2)"),
+            ("[eval]\n\njudge_modle = \"x\"\n", "unknown field `judge_modle`"),
+            ("[eval]\njudge_model = \" \"\n", "eval.judge_model: is empty"),
+            ("[eval]\njudge_base_url = \"ftp://x\"\n", "eval.judge_base_url: \"ftp://x\" is not an http(s) URL"),
+        ] {
+            let err = read(text).unwrap_err().to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
+
+    #[test]
     fn switching_kind_does_not_borrow_the_other_kinds_url() {
         let file = "[provider]\nkind = \"ollama\"\nbase_url = \"http://file:11434\"\n";
         let e = env(&[("HOME", "/h"), ("WIKIMIND_PROVIDER", "openai")]);

@@ -848,6 +848,7 @@ mod tests {
         assert!(d.warnings[0].contains("no sidecar"), "{}", d.warnings[0]);
         assert!(d.warnings[0].contains("repeat 1"), "{}", d.warnings[0]);
         assert!(d.warnings[0].contains(PROMPT_VERSION), "{}", d.warnings[0]);
+        assert!(d.warnings[0].contains("evaluator llm_judge"), "{}", d.warnings[0]);
     }
 
     #[test]
@@ -1033,6 +1034,127 @@ mod tests {
         let checks_b = d.checks_for(&d.cases[1]);
         assert_eq!(checks_b.min_claims, Some(4));
         assert_eq!(checks_b.max_opinion_share, Some(0.5));
+    }
+
+    #[test]
+    fn the_sidecar_fields_load_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "ten.yaml",
+            "dataset: hidden-ten\ndescription: Ten sources nobody has seen\nkind: articles\nexecution: {target: openai}\nevaluator: llm_judge\n",
+        );
+        let p = write(dir.path(), "ten.jsonl", "{\"id\":\"a\",\"source\":\"x y z\"}\n");
+        let d = load_dataset(&p).unwrap();
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        assert_eq!(d.name, "hidden-ten");
+        assert_eq!(d.description, "Ten sources nobody has seen");
+        assert_eq!(d.kind, DatasetKind::Articles);
+        assert_eq!(
+            d.execution.target,
+            Some(Target::Kind(crate::llm::ProviderKind::OpenAiCompatible))
+        );
+        assert_eq!(d.evaluator, Evaluator::LlmJudge);
+        assert_eq!(d.evaluator_for(&d.cases[0]), Evaluator::LlmJudge);
+        // Nothing said: the defaults.
+        write(dir.path(), "ten.yaml", "");
+        let d = load_dataset(&p).unwrap();
+        assert_eq!(
+            (d.name.as_str(), d.description.as_str(), d.kind, d.evaluator),
+            ("ten", "", DatasetKind::Articles, Evaluator::LlmJudge)
+        );
+        assert_eq!(d.execution.target, None, "the configured provider");
+        // `default` names the configured provider explicitly.
+        write(dir.path(), "ten.yaml", "execution:\n  target: default\n");
+        assert_eq!(load_dataset(&p).unwrap().execution.target, Some(Target::Default));
+    }
+
+    #[test]
+    fn the_old_names_are_synonyms_but_not_both_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "old.jsonl", "{\"id\":\"a\",\"source\":\"x y z\",\"execution\":{\"provider\":\"ollama\"}}\n");
+        write(
+            dir.path(),
+            "old.yaml",
+            "name: old-names\nexecution: {provider: openai}\nevaluators: {min_claims: 2}\n",
+        );
+        let d = load_dataset(&p).unwrap();
+        assert_eq!(d.name, "old-names");
+        assert_eq!(
+            d.execution.target,
+            Some(Target::Kind(crate::llm::ProviderKind::OpenAiCompatible))
+        );
+        assert_eq!(d.expected.min_claims, Some(2));
+        assert_eq!(
+            d.cases[0].execution.target,
+            Some(Target::Kind(crate::llm::ProviderKind::Ollama))
+        );
+        write(dir.path(), "old.yaml", "name: a\ndataset: b\n");
+        let e = load_dataset(&p).unwrap_err();
+        assert!(e.to_string().contains("duplicate field `dataset`"), "{e}");
+    }
+
+    #[test]
+    fn a_line_wins_over_the_sidecar_which_wins_over_the_defaults() {
+        use crate::llm::ProviderKind;
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "set.yaml",
+            "execution: {target: openai, model: side-model, temperature: 0.5}\nevaluator: checks\nexpected: {min_claims: 1, max_claims: 9}\n",
+        );
+        let p = write(
+            dir.path(),
+            "set.jsonl",
+            concat!(
+                "{\"id\":\"plain\",\"source\":\"x y z\"}\n",
+                "{\"id\":\"own\",\"source\":\"x y z\",\"evaluator\":\"llm_judge\",",
+                "\"execution\":{\"target\":\"default\",\"model\":\"line-model\"},",
+                "\"expected\":{\"min_claims\":3}}\n"
+            ),
+        );
+        let d = load_dataset(&p).unwrap();
+        let (plain, own) = (&d.cases[0], &d.cases[1]);
+        assert_eq!(d.evaluator_for(plain), Evaluator::Checks);
+        assert_eq!(d.evaluator_for(own), Evaluator::LlmJudge);
+        let plain_exec = plain.execution.over(&d.execution);
+        assert_eq!(plain_exec.target, Some(Target::Kind(ProviderKind::OpenAiCompatible)));
+        assert_eq!(plain_exec.model.as_deref(), Some("side-model"));
+        let own_exec = own.execution.over(&d.execution);
+        assert_eq!(own_exec.target, Some(Target::Default));
+        assert_eq!(own_exec.model.as_deref(), Some("line-model"));
+        assert_eq!(own_exec.temperature, Some(0.5), "key by key");
+        let checks = d.checks_for(own);
+        assert_eq!((checks.min_claims, checks.max_claims), (Some(3), Some(9)));
+    }
+
+    #[test]
+    fn unknown_fields_and_names_are_refused_with_their_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "set.jsonl", "{\"id\":\"a\",\"source\":\"x y z\"}\n");
+        let sidecar_err = |text: &str| {
+            write(dir.path(), "set.yaml", text);
+            load_dataset(&p).unwrap_err()
+        };
+        for (text, line, want) in [
+            ("dataset: x\ndescription: y\nevalutor: llm_judge\n", 3, "unknown field `evalutor`"),
+            ("dataset: x\nexecution:\n  tagret: openai\n", 3, "unknown field `tagret`"),
+            ("evaluator: gpt_judge\n", 1, "unknown evaluator \"gpt_judge\" (known: llm_judge, checks)"),
+            ("dataset: x\nexecution: {target: bard}\n", 2, "\"bard\" is not a provider"),
+            ("kind: questions\n", 1, "question datasets are not supported yet"),
+            ("kind: recipes\n", 1, "unknown kind \"recipes\""),
+        ] {
+            let e = sidecar_err(text);
+            assert!(e.path.ends_with("set.yaml"), "{text}: {e}");
+            assert_eq!(e.line, Some(line), "{text}: {e}");
+            assert!(e.to_string().contains(want), "{text}: {e}");
+        }
+        std::fs::remove_file(dir.path().join("set.yaml")).unwrap();
+        let e = load_err("{\"id\":\"a\",\"source\":\"x y z\"}\n{\"id\":\"b\",\"source\":\"x y z\",\"evaluator\":\"gpt_judge\"}\n");
+        assert_eq!(e.line, Some(2));
+        assert!(e.to_string().contains("d.jsonl: line 2: case \"b\": unknown evaluator \"gpt_judge\""), "{e}");
+        let e = load_err("{\"id\":\"a\",\"source\":\"x y z\",\"dataset\":\"x\"}\n");
+        assert!(e.to_string().contains("line 1: unknown field \"dataset\""), "{e}");
     }
 
     #[test]
