@@ -610,7 +610,11 @@ fn check_eval(eval: EvalSettings, file_name: &str) -> Result<EvalSettings, Confi
         Some(u) => Some(check_url(u, &format!("{file_name}: eval.judge_base_url"))?),
         None => None,
     };
-    if eval.judge_model.as_deref().is_some_and(|m| m.trim().is_empty()) {
+    if eval
+        .judge_model
+        .as_deref()
+        .is_some_and(|m| m.trim().is_empty())
+    {
         return Err(ConfigError::Invalid {
             what: format!("{file_name}: eval.judge_model"),
             message: "is empty".into(),
@@ -827,10 +831,22 @@ retries = 1
         );
         assert_eq!(read("").unwrap().eval, EvalSettings::default());
         for (text, want) in [
-            ("[eval]\njudge_provider = \"bard\"\n", "\"bard\" is not a provider (expected default, ollama, openai or builtin) (line 2)"),
-            ("[eval]\n\njudge_modle = \"x\"\n", "unknown field `judge_modle`"),
-            ("[eval]\njudge_model = \" \"\n", "eval.judge_model: is empty"),
-            ("[eval]\njudge_base_url = \"ftp://x\"\n", "eval.judge_base_url: \"ftp://x\" is not an http(s) URL"),
+            (
+                "[eval]\njudge_provider = \"bard\"\n",
+                "\"bard\" is not a provider (expected default, ollama, openai or builtin) (line 2)",
+            ),
+            (
+                "[eval]\n\njudge_modle = \"x\"\n",
+                "unknown field `judge_modle`",
+            ),
+            (
+                "[eval]\njudge_model = \" \"\n",
+                "eval.judge_model: is empty",
+            ),
+            (
+                "[eval]\njudge_base_url = \"ftp://x\"\n",
+                "eval.judge_base_url: \"ftp://x\" is not an http(s) URL",
+            ),
         ] {
             let err = read(text).unwrap_err().to_string();
             assert!(err.contains(want), "{text}: {err}");

@@ -133,10 +133,7 @@ impl Evaluator {
             .find(|e| e.as_str() == name.trim())
             .ok_or_else(|| {
                 let known: Vec<&str> = Evaluator::ALL.iter().map(|e| e.as_str()).collect();
-                format!(
-                    "unknown evaluator {name:?} (known: {})",
-                    known.join(", ")
-                )
+                format!("unknown evaluator {name:?} (known: {})", known.join(", "))
             })
     }
 
@@ -848,7 +845,11 @@ mod tests {
         assert!(d.warnings[0].contains("no sidecar"), "{}", d.warnings[0]);
         assert!(d.warnings[0].contains("repeat 1"), "{}", d.warnings[0]);
         assert!(d.warnings[0].contains(PROMPT_VERSION), "{}", d.warnings[0]);
-        assert!(d.warnings[0].contains("evaluator llm_judge"), "{}", d.warnings[0]);
+        assert!(
+            d.warnings[0].contains("evaluator llm_judge"),
+            "{}",
+            d.warnings[0]
+        );
     }
 
     #[test]
@@ -1044,7 +1045,11 @@ mod tests {
             "ten.yaml",
             "dataset: hidden-ten\ndescription: Ten sources nobody has seen\nkind: articles\nexecution: {target: openai}\nevaluator: llm_judge\n",
         );
-        let p = write(dir.path(), "ten.jsonl", "{\"id\":\"a\",\"source\":\"x y z\"}\n");
+        let p = write(
+            dir.path(),
+            "ten.jsonl",
+            "{\"id\":\"a\",\"source\":\"x y z\"}\n",
+        );
         let d = load_dataset(&p).unwrap();
         assert!(d.warnings.is_empty(), "{:?}", d.warnings);
         assert_eq!(d.name, "hidden-ten");
@@ -1066,13 +1071,20 @@ mod tests {
         assert_eq!(d.execution.target, None, "the configured provider");
         // `default` names the configured provider explicitly.
         write(dir.path(), "ten.yaml", "execution:\n  target: default\n");
-        assert_eq!(load_dataset(&p).unwrap().execution.target, Some(Target::Default));
+        assert_eq!(
+            load_dataset(&p).unwrap().execution.target,
+            Some(Target::Default)
+        );
     }
 
     #[test]
     fn the_old_names_are_synonyms_but_not_both_at_once() {
         let dir = tempfile::tempdir().unwrap();
-        let p = write(dir.path(), "old.jsonl", "{\"id\":\"a\",\"source\":\"x y z\",\"execution\":{\"provider\":\"ollama\"}}\n");
+        let p = write(
+            dir.path(),
+            "old.jsonl",
+            "{\"id\":\"a\",\"source\":\"x y z\",\"execution\":{\"provider\":\"ollama\"}}\n",
+        );
         write(
             dir.path(),
             "old.yaml",
@@ -1118,7 +1130,10 @@ mod tests {
         assert_eq!(d.evaluator_for(plain), Evaluator::Checks);
         assert_eq!(d.evaluator_for(own), Evaluator::LlmJudge);
         let plain_exec = plain.execution.over(&d.execution);
-        assert_eq!(plain_exec.target, Some(Target::Kind(ProviderKind::OpenAiCompatible)));
+        assert_eq!(
+            plain_exec.target,
+            Some(Target::Kind(ProviderKind::OpenAiCompatible))
+        );
         assert_eq!(plain_exec.model.as_deref(), Some("side-model"));
         let own_exec = own.execution.over(&d.execution);
         assert_eq!(own_exec.target, Some(Target::Default));
@@ -1131,17 +1146,41 @@ mod tests {
     #[test]
     fn unknown_fields_and_names_are_refused_with_their_file_and_line() {
         let dir = tempfile::tempdir().unwrap();
-        let p = write(dir.path(), "set.jsonl", "{\"id\":\"a\",\"source\":\"x y z\"}\n");
+        let p = write(
+            dir.path(),
+            "set.jsonl",
+            "{\"id\":\"a\",\"source\":\"x y z\"}\n",
+        );
         let sidecar_err = |text: &str| {
             write(dir.path(), "set.yaml", text);
             load_dataset(&p).unwrap_err()
         };
         for (text, line, want) in [
-            ("dataset: x\ndescription: y\nevalutor: llm_judge\n", 3, "unknown field `evalutor`"),
-            ("dataset: x\nexecution:\n  tagret: openai\n", 3, "unknown field `tagret`"),
-            ("evaluator: gpt_judge\n", 1, "unknown evaluator \"gpt_judge\" (known: llm_judge, checks)"),
-            ("dataset: x\nexecution: {target: bard}\n", 2, "\"bard\" is not a provider"),
-            ("kind: questions\n", 1, "question datasets are not supported yet"),
+            (
+                "dataset: x\ndescription: y\nevalutor: llm_judge\n",
+                3,
+                "unknown field `evalutor`",
+            ),
+            (
+                "dataset: x\nexecution:\n  tagret: openai\n",
+                3,
+                "unknown field `tagret`",
+            ),
+            (
+                "evaluator: gpt_judge\n",
+                1,
+                "unknown evaluator \"gpt_judge\" (known: llm_judge, checks)",
+            ),
+            (
+                "dataset: x\nexecution: {target: bard}\n",
+                2,
+                "\"bard\" is not a provider",
+            ),
+            (
+                "kind: questions\n",
+                1,
+                "question datasets are not supported yet",
+            ),
             ("kind: recipes\n", 1, "unknown kind \"recipes\""),
         ] {
             let e = sidecar_err(text);
@@ -1152,9 +1191,16 @@ mod tests {
         std::fs::remove_file(dir.path().join("set.yaml")).unwrap();
         let e = load_err("{\"id\":\"a\",\"source\":\"x y z\"}\n{\"id\":\"b\",\"source\":\"x y z\",\"evaluator\":\"gpt_judge\"}\n");
         assert_eq!(e.line, Some(2));
-        assert!(e.to_string().contains("d.jsonl: line 2: case \"b\": unknown evaluator \"gpt_judge\""), "{e}");
+        assert!(
+            e.to_string()
+                .contains("d.jsonl: line 2: case \"b\": unknown evaluator \"gpt_judge\""),
+            "{e}"
+        );
         let e = load_err("{\"id\":\"a\",\"source\":\"x y z\",\"dataset\":\"x\"}\n");
-        assert!(e.to_string().contains("line 1: unknown field \"dataset\""), "{e}");
+        assert!(
+            e.to_string().contains("line 1: unknown field \"dataset\""),
+            "{e}"
+        );
     }
 
     #[test]

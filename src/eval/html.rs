@@ -389,7 +389,11 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
         }
     }
 
-    if report.models.iter().any(|m| m.evaluators.llm_judge.is_some()) {
+    if report
+        .models
+        .iter()
+        .any(|m| m.evaluators.llm_judge.is_some())
+    {
         h.push_str("<h2>LLM judge</h2><table><tr><th>model</th><th class=\"l\">judged by</th><th>faithfulness (1–5)</th><th>coverage (1–5)</th><th>scored</th><th>not scored</th></tr>");
         let score = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
         for m in &report.models {

@@ -62,7 +62,8 @@ pub fn verdict_schema() -> Value {
 /// unit test pins that it compiles).
 pub fn verdict_contract() -> &'static Schema {
     static CONTRACT: std::sync::LazyLock<Schema> = std::sync::LazyLock::new(|| {
-        Schema::new(verdict_schema()).expect("the JudgeVerdict schema is a schema the engine can use")
+        Schema::new(verdict_schema())
+            .expect("the JudgeVerdict schema is a schema the engine can use")
     });
     &CONTRACT
 }
@@ -185,11 +186,16 @@ pub fn read_verdict(raw: &str, cut_off: bool, schema: &Schema) -> Result<JudgeVe
         ("coverage", &mut verdict.coverage),
     ] {
         if !(MIN_SCORE..=MAX_SCORE).contains(&s.score) {
-            problems.push(out_of_range(&format!("/{name}/score"), &s.score.to_string()));
+            problems.push(out_of_range(
+                &format!("/{name}/score"),
+                &s.score.to_string(),
+            ));
         }
         s.reason = s.reason.split_whitespace().collect::<Vec<_>>().join(" ");
         if s.reason.is_empty() {
-            problems.push(format!("/{name}/reason: the reason is empty — say in one line what decided the score"));
+            problems.push(format!(
+                "/{name}/reason: the reason is empty — say in one line what decided the score"
+            ));
         }
     }
     if problems.is_empty() {
@@ -371,23 +377,36 @@ mod tests {
             vec!["/faithfulness/score: 7 is out of range — a score is an integer from 1 to 5"]
         );
         let e = read_verdict(&verdict_json(3, 0), false, verdict_contract()).unwrap_err();
-        assert!(e.problems[0].starts_with("/coverage/score: 0 is out of range"), "{e:?}");
+        assert!(
+            e.problems[0].starts_with("/coverage/score: 0 is out of range"),
+            "{e:?}"
+        );
         // Without the schema's range (a person's own schema), the rubric still refuses it.
         let loose = Schema::any();
         let e = read_verdict(&verdict_json(6, 3), false, &loose).unwrap_err();
-        assert!(e.problems[0].starts_with("/faithfulness/score: 6 is out of range"), "{e:?}");
+        assert!(
+            e.problems[0].starts_with("/faithfulness/score: 6 is out of range"),
+            "{e:?}"
+        );
     }
 
     #[test]
     fn unusable_answers_say_why() {
         let e = read_verdict("I think it is good.", false, verdict_contract()).unwrap_err();
         assert!(e.problems[0].contains("no JSON value"), "{e:?}");
-        let e = read_verdict(r#"{"faithfulness": {"score": 4, "reason": "ok"}}"#, false, verdict_contract())
-            .unwrap_err();
+        let e = read_verdict(
+            r#"{"faithfulness": {"score": 4, "reason": "ok"}}"#,
+            false,
+            verdict_contract(),
+        )
+        .unwrap_err();
         assert!(e.problems.join(" ").contains("coverage"), "{e:?}");
         let raw = r#"{"faithfulness": {"score": 4, "reason": "  "}, "coverage": {"score": 4, "reason": "ok"}}"#;
         let e = read_verdict(raw, false, verdict_contract()).unwrap_err();
-        assert!(e.problems[0].starts_with("/faithfulness/reason: the reason is empty"), "{e:?}");
+        assert!(
+            e.problems[0].starts_with("/faithfulness/reason: the reason is empty"),
+            "{e:?}"
+        );
     }
 
     #[test]
@@ -425,7 +444,10 @@ mod tests {
         assert!(s.rejected()[0].starts_with("attempt 1: /faithfulness/score: 7"));
         // A good answer on a retry is taken.
         let mut s = JudgeState::new(1);
-        assert!(matches!(s.on_answer(&bad, false, verdict_contract()), JudgeStep::Ask { .. }));
+        assert!(matches!(
+            s.on_answer(&bad, false, verdict_contract()),
+            JudgeStep::Ask { .. }
+        ));
         match s.on_answer(&verdict_json(5, 2), false, verdict_contract()) {
             JudgeStep::Scored(v) => assert_eq!((v.faithfulness.score, v.coverage.score), (5, 2)),
             other => panic!("{other:?}"),
@@ -446,7 +468,9 @@ mod tests {
         let (p, cut) = judge_prompt(t, Some("tea.md"), "Steep it at 80 degrees.\n", &article());
         assert!(!cut);
         assert!(p.user.contains("Source title: tea.md"));
-        assert!(p.user.contains("<<<SOURCE\nSteep it at 80 degrees.\nSOURCE>>>"));
+        assert!(p
+            .user
+            .contains("<<<SOURCE\nSteep it at 80 degrees.\nSOURCE>>>"));
         assert!(p.user.contains(
             "<<<ARTICLE\nTitle: Green tea\nSummary: How to steep green tea.\nKey claims:\n- [sourced] Green tea is steeped at 80 degrees — quote: \"Steep it at 80 degrees.\"\n"
         ));

@@ -30,8 +30,8 @@ pub use dataset::{
 pub use judge::{JudgeVerdict, RubricScore};
 pub use report::{build_report, JudgeSummary, ModelReport, Report};
 pub use run::{
-    plan_runs, resolve_execution, resolve_judge, run_eval, CaseResult, EvalOptions,
-    EvalProgress, EvalRun, Evaluations, JudgeResult, PlannedRun,
+    plan_runs, resolve_execution, resolve_judge, run_eval, CaseResult, EvalOptions, EvalProgress,
+    EvalRun, Evaluations, JudgeResult, PlannedRun,
 };
 pub use session::{evaluate, prepare, EvalOutcome, EvalPlan, EvalVerdict};
 

@@ -298,7 +298,11 @@ fn judge_summary(results: &[&CaseResult]) -> Option<JudgeSummary> {
         }
     }
     let mean = |pick: &dyn Fn(&super::run::JudgeResult) -> Option<u8>| {
-        let scores: Vec<f64> = judged.iter().filter_map(|j| pick(j)).map(f64::from).collect();
+        let scores: Vec<f64> = judged
+            .iter()
+            .filter_map(|j| pick(j))
+            .map(f64::from)
+            .collect();
         (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64)
     };
     let scored = judged.iter().filter(|j| j.ok).count() as u32;

@@ -19,8 +19,8 @@ use crate::compile::{
 use crate::config::{default_model, default_url, CompileSettings, Settings, Target};
 use crate::contract::Confidence;
 use crate::llm::{
-    self, CancellationToken, ChatRequest, FinishReason, KeyStore, Message, Provider,
-    ProviderKind, Role,
+    self, CancellationToken, ChatRequest, FinishReason, KeyStore, Message, Provider, ProviderKind,
+    Role,
 };
 use crate::store::ArticleDetail;
 use crate::wiki::Wiki;
@@ -882,8 +882,7 @@ mod tests {
                 data_dir: Some("unused-by-eval".into()),
                 ..Overrides::default()
             };
-            Settings::resolve(&o, &|_| None, Some((std::path::Path::new("c.toml"), &text)))
-                .unwrap()
+            Settings::resolve(&o, &|_| None, Some((std::path::Path::new("c.toml"), &text))).unwrap()
         };
         let none = EvalOptions::default();
         let s = with_file("");
@@ -894,16 +893,25 @@ mod tests {
         };
         let j = resolve_judge(&none, &s, &run).unwrap();
         assert_eq!(j.label(), "ollama:small", "by default the compiling model");
-        assert_eq!((j.base_url.as_str(), j.prompt.as_str()), (run.base_url.as_str(), "judge-v1"));
+        assert_eq!(
+            (j.base_url.as_str(), j.prompt.as_str()),
+            (run.base_url.as_str(), "judge-v1")
+        );
         assert_eq!((j.temperature, j.retries, j.max_tokens), (0.0, 5, 777));
 
         let s = with_file("[eval]\njudge_model = \"config-judge\"\n");
-        assert_eq!(resolve_judge(&none, &s, &run).unwrap().label(), "ollama:config-judge");
+        assert_eq!(
+            resolve_judge(&none, &s, &run).unwrap().label(),
+            "ollama:config-judge"
+        );
         let flag = EvalOptions {
             judge_model: Some("flag-judge".into()),
             ..EvalOptions::default()
         };
-        assert_eq!(resolve_judge(&flag, &s, &run).unwrap().label(), "ollama:flag-judge");
+        assert_eq!(
+            resolve_judge(&flag, &s, &run).unwrap().label(),
+            "ollama:flag-judge"
+        );
 
         // Another kind: that kind's defaults, unless its server and model are given.
         let s = with_file("[eval]\njudge_provider = \"openai\"\n");
@@ -914,27 +922,41 @@ mod tests {
             "[eval]\njudge_provider = \"openai\"\njudge_base_url = \"http://judge:8080/v1/\"\njudge_model = \"big\"\n",
         );
         let j = resolve_judge(&none, &s, &run).unwrap();
-        assert_eq!((j.label().as_str(), j.base_url.as_str()), ("openai:big", "http://judge:8080/v1"));
+        assert_eq!(
+            (j.label().as_str(), j.base_url.as_str()),
+            ("openai:big", "http://judge:8080/v1")
+        );
         // `default`: the configured primary, whatever compiled the article.
         let primary = EvalOptions {
             judge_provider: Some("default".into()),
             ..EvalOptions::default()
         };
         let j = resolve_judge(&primary, &s, &run).unwrap();
-        assert_eq!(j.label(), "ollama:primary-model", "not the table's openai model");
+        assert_eq!(
+            j.label(),
+            "ollama:primary-model",
+            "not the table's openai model"
+        );
         assert_eq!(j.base_url, s.provider().base_url, "nor its openai server");
         let bad = EvalOptions {
             judge_provider: Some("bard".into()),
             ..EvalOptions::default()
         };
         let e = resolve_judge(&bad, &s, &run).unwrap_err().to_string();
-        assert!(e.starts_with("--judge-provider \"bard\": unknown provider"), "{e}");
+        assert!(
+            e.starts_with("--judge-provider \"bard\": unknown provider"),
+            "{e}"
+        );
     }
 
     /// A dataset of three cases: one judged cleanly, one whose judge always answers a
     /// faithfulness of 7, one with the `checks` evaluator only.
     fn judged_dataset(dir: &std::path::Path) -> Dataset {
-        std::fs::write(dir.join("j.yaml"), "dataset: judged\nevaluator: llm_judge\nexpected: {min_claims: 1}\n").unwrap();
+        std::fs::write(
+            dir.join("j.yaml"),
+            "dataset: judged\nevaluator: llm_judge\nexpected: {min_claims: 1}\n",
+        )
+        .unwrap();
         let p = dir.join("j.jsonl");
         std::fs::write(
             &p,
@@ -982,23 +1004,47 @@ mod tests {
         .unwrap();
         let by_id = |id: &str| run.results.iter().find(|r| r.case_id == id).unwrap();
         // The compiles and their checks are untouched by the judge.
-        assert!(run.results.iter().all(|r| r.ok && r.checks.iter().all(|c| c.passed)));
+        assert!(run
+            .results
+            .iter()
+            .all(|r| r.ok && r.checks.iter().all(|c| c.passed)));
 
         let good = by_id("good").evaluators.llm_judge.as_ref().expect("judged");
         assert!(good.ok, "{good:?}");
-        assert_eq!((good.model.as_str(), good.prompt.as_str()), ("ollama:judge-m", "judge-v1"));
+        assert_eq!(
+            (good.model.as_str(), good.prompt.as_str()),
+            ("ollama:judge-m", "judge-v1")
+        );
         let f = good.faithfulness.as_ref().unwrap();
-        assert_eq!(f.score, 5, "every quote of the canned article is in the source");
+        assert_eq!(
+            f.score, 5,
+            "every quote of the canned article is in the source"
+        );
         assert_eq!(f.reason, "2 of 2 quoted claims are found in the source.");
         assert!(good.coverage.is_some() && good.error.is_none() && good.calls == 1);
 
-        let seven = by_id("seven").evaluators.llm_judge.as_ref().expect("judged");
+        let seven = by_id("seven")
+            .evaluators
+            .llm_judge
+            .as_ref()
+            .expect("judged");
         assert!(!seven.ok && seven.faithfulness.is_none() && seven.coverage.is_none());
-        assert_eq!(seven.calls, 2, "the first answer and one retry (retries = 1)");
+        assert_eq!(
+            seven.calls, 2,
+            "the first answer and one retry (retries = 1)"
+        );
         assert_eq!(seven.rejected.len(), 2);
-        assert!(seven.rejected[0].starts_with("attempt 1: /faithfulness/score: 7 is out of range"), "{:?}", seven.rejected);
+        assert!(
+            seven.rejected[0].starts_with("attempt 1: /faithfulness/score: 7 is out of range"),
+            "{:?}",
+            seven.rejected
+        );
         let error = seven.error.as_deref().unwrap();
-        assert!(error.contains("could not be used after 2 attempt(s)") && error.contains("7 is out of range"), "{error}");
+        assert!(
+            error.contains("could not be used after 2 attempt(s)")
+                && error.contains("7 is out of range"),
+            "{error}"
+        );
 
         let plain = by_id("plain");
         assert_eq!(plain.evaluator, Evaluator::Checks);
@@ -1015,9 +1061,21 @@ mod tests {
         assert!(judge_calls.iter().all(|r| r.body["model"] == "judge-m"
             && r.body["format"]["required"] == serde_json::json!(["faithfulness", "coverage"])
             && r.body["options"]["temperature"] == 0.0));
-        let retry = judge_calls.iter().find(|r| r.body["messages"].as_array().unwrap().len() == 4).expect("a retry");
-        assert!(retry.body["messages"][2]["content"].as_str().unwrap().contains("\"score\": 7"));
-        assert!(retry.user_message().contains("/faithfulness/score: 7 is out of range"), "{}", retry.user_message());
+        let retry = judge_calls
+            .iter()
+            .find(|r| r.body["messages"].as_array().unwrap().len() == 4)
+            .expect("a retry");
+        assert!(retry.body["messages"][2]["content"]
+            .as_str()
+            .unwrap()
+            .contains("\"score\": 7"));
+        assert!(
+            retry
+                .user_message()
+                .contains("/faithfulness/score: 7 is out of range"),
+            "{}",
+            retry.user_message()
+        );
 
         // The report: per-model averages over the scored articles, the failure counted.
         let report = super::super::build_report(&dataset, &run);
@@ -1025,11 +1083,16 @@ mod tests {
         assert_eq!((j.runs, j.judged, j.failed), (2, 1, 1));
         assert_eq!(j.judges, ["ollama:judge-m"]);
         assert_eq!(j.faithfulness, Some(5.0));
-        assert!(report.to_table().contains("llm_judge (ollama:judge-m): faithfulness 5.0/5"));
+        assert!(report
+            .to_table()
+            .contains("llm_judge (ollama:judge-m): faithfulness 5.0/5"));
         // On the wire: `evaluators` beside `checks`, empty for the checks-only case.
         let line = serde_json::to_value(by_id("good")).unwrap();
         assert_eq!(line["evaluator"], "llm_judge");
         assert_eq!(line["evaluators"]["llm_judge"]["faithfulness"]["score"], 5);
-        assert_eq!(serde_json::to_value(plain).unwrap()["evaluators"], serde_json::json!({}));
+        assert_eq!(
+            serde_json::to_value(plain).unwrap()["evaluators"],
+            serde_json::json!({})
+        );
     }
 }

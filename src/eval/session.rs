@@ -29,7 +29,11 @@ impl EvalOptions {
                 }
             }
         }
-        if self.judge_model.as_deref().is_some_and(|m| m.trim().is_empty()) {
+        if self
+            .judge_model
+            .as_deref()
+            .is_some_and(|m| m.trim().is_empty())
+        {
             return Some("--judge-model is empty".into());
         }
         if self.repeat == Some(0) {
@@ -214,7 +218,10 @@ mod tests {
             judge_provider: Some("claude".into()),
             ..EvalOptions::default()
         });
-        assert!(judge.starts_with("--judge-provider \"claude\": unknown provider"), "{judge}");
+        assert!(
+            judge.starts_with("--judge-provider \"claude\": unknown provider"),
+            "{judge}"
+        );
         let repeat = bad(EvalOptions {
             repeat: Some(0),
             ..EvalOptions::default()

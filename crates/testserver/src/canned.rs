@@ -61,10 +61,9 @@ pub fn is_judge_prompt(user_message: &str) -> bool {
 ///
 /// A message that is not a judge prompt is scored as an empty article of itself.
 pub fn judge_answer(user_message: &str) -> String {
-    let source = source_region(user_message)
-        .map_or(user_message, |(open, close)| {
-            &user_message[open + SOURCE_OPEN.len()..close]
-        });
+    let source = source_region(user_message).map_or(user_message, |(open, close)| {
+        &user_message[open + SOURCE_OPEN.len()..close]
+    });
     let article = judged_article(user_message).unwrap_or_default();
     let source_key = quote_key(source);
     let article_key = quote_key(article);
@@ -78,7 +77,10 @@ pub fn judge_answer(user_message: &str) -> String {
         .filter(|q| source_key.contains(&quote_key(q)))
         .count();
     let (faithfulness, why_faithful) = if quotes.is_empty() {
-        (3, "The article quotes nothing to check against the source.".to_string())
+        (
+            3,
+            "The article quotes nothing to check against the source.".to_string(),
+        )
     } else {
         let missing = quotes.len() - found;
         (
@@ -95,12 +97,18 @@ pub fn judge_answer(user_message: &str) -> String {
         .filter(|s| article_key.contains(&quote_key(s)))
         .count();
     let (coverage, why_covered) = if said.is_empty() {
-        (3, "The source has no full sentences to look for.".to_string())
+        (
+            3,
+            "The source has no full sentences to look for.".to_string(),
+        )
     } else {
         let share = kept as f64 / said.len() as f64;
         (
             1 + (4.0 * share).round() as usize,
-            format!("{kept} of {} source sentences are kept in the article.", said.len()),
+            format!(
+                "{kept} of {} source sentences are kept in the article.",
+                said.len()
+            ),
         )
     };
     json!({

@@ -180,7 +180,10 @@ fn the_sidecar_is_followed_and_the_judge_scores_land_in_the_report() {
         .clone();
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["dataset"]["name"], "hidden-ten");
-    assert_eq!(report["dataset"]["description"], "Sources no model has seen");
+    assert_eq!(
+        report["dataset"]["description"],
+        "Sources no model has seen"
+    );
     assert_eq!(report["dataset"]["evaluator"], "llm_judge");
     assert_eq!(report["warnings"], serde_json::json!([]));
     let m = &report["models"][0];
@@ -203,7 +206,10 @@ fn the_sidecar_is_followed_and_the_judge_scores_land_in_the_report() {
     let tea = lines.iter().find(|l| l["case_id"] == "tea").unwrap();
     let scored = &tea["evaluators"]["llm_judge"];
     assert_eq!(scored["faithfulness"]["score"], 5);
-    assert!(scored["coverage"]["reason"].as_str().unwrap().contains("source sentences"));
+    assert!(scored["coverage"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("source sentences"));
     let bread = lines.iter().find(|l| l["case_id"] == "bread").unwrap();
     assert_eq!(bread["evaluator"], "checks");
     assert_eq!(bread["evaluators"], serde_json::json!({}));
@@ -216,10 +222,18 @@ fn the_judge_model_comes_from_the_flag_else_the_config() {
     let server = TestServer::start();
     let home = tempfile::tempdir().unwrap();
     let data = home.path().join("one.jsonl");
-    std::fs::write(&data, "{\"id\":\"a\",\"source\":\"Some text here. And more of it.\"}\n").unwrap();
+    std::fs::write(
+        &data,
+        "{\"id\":\"a\",\"source\":\"Some text here. And more of it.\"}\n",
+    )
+    .unwrap();
     let config = home.path().join(".config/wikimind");
     std::fs::create_dir_all(&config).unwrap();
-    std::fs::write(config.join("config.toml"), "[eval]\njudge_model = \"config-judge\"\n").unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[eval]\njudge_model = \"config-judge\"\n",
+    )
+    .unwrap();
     let judged_by = |extra: &[&str]| {
         let before = server.chat_requests().len();
         cmd(home.path(), &server.url())
@@ -249,7 +263,9 @@ fn the_judge_model_comes_from_the_flag_else_the_config() {
         .args(["--judge-provider", "bard"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--judge-provider \"bard\": unknown provider"));
+        .stderr(predicate::str::contains(
+            "--judge-provider \"bard\": unknown provider",
+        ));
 }
 
 #[test]
@@ -275,7 +291,9 @@ fn an_unknown_sidecar_field_names_the_file_and_line_and_nothing_runs() {
         .arg(&data)
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("question datasets are not supported yet"));
+        .stderr(predicate::str::contains(
+            "question datasets are not supported yet",
+        ));
     assert!(server.chat_requests().is_empty());
 }
 
