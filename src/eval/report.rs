@@ -47,7 +47,6 @@ pub struct DatasetInfo {
     /// What it is for (empty when the sidecar does not say).
     pub description: String,
     /// What its cases are.
-    #[serde(serialize_with = "by_name")]
     pub kind: DatasetKind,
     /// How a case that names no evaluator is judged.
     pub evaluator: Evaluator,
@@ -136,10 +135,6 @@ pub struct JudgeSummary {
     pub faithfulness: Option<f64>,
     /// Mean `coverage` score (1 to 5) of the articles scored; `null` when none was.
     pub coverage: Option<f64>,
-}
-
-fn by_name<S: serde::Serializer>(kind: &DatasetKind, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(kind.as_str())
 }
 
 /// Latency figures (nearest-rank percentiles).
