@@ -307,16 +307,6 @@ impl NameIndex {
 }
 
 impl NameIndex {
-    /// At most `limit` names that occur in `text` (as whole words, in any spelling), the
-    /// most used first; a topic is listed once, under its most used spelling.
-    pub fn named_in(&self, text: &str, limit: usize) -> Vec<String> {
-        self.found_in(text, limit)
-            .into_iter()
-            .filter_map(|k| self.shown[k])
-            .map(|i| self.names[i].name.clone())
-            .collect()
-    }
-
     /// The keys (indexes into `shown`) of at most `limit` names occurring in `text`, the
     /// most used first.
     fn found_in(&self, text: &str, limit: usize) -> Vec<usize> {

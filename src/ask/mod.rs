@@ -27,9 +27,8 @@ use crate::config::Settings;
 use crate::llm::CancellationToken;
 use crate::render::wiki_links;
 use crate::store::{
-    AnswerPage, FoundPage, NewLink, PageClaim, PageContent, PageId, PageKind, QueryTerm, Store,
+    AnswerPage, FoundPage, NewLink, PageClaim, PageContent, PageId, QueryTerm, Store,
 };
-use crate::topic::NameIndex;
 use crate::wiki::{Wiki, WikiError};
 
 pub use check::CitedClaim;
@@ -72,38 +71,13 @@ impl Retrieval {
 }
 
 /// The pages a question finds (see the module documentation), no model involved: first
-/// the pages the question names (by title or alias, found by `titles`, the wiki's title
-/// index), then the full-text matches of its content words, then the pages one link away
-/// from the best of those.
-pub fn retrieve(
-    store: &Store,
-    titles: &NameIndex,
-    question: &str,
-) -> crate::store::Result<Retrieval> {
+/// the pages the question names (a run of its words that is a page's title or other name,
+/// in any spelling: longer names first), then the full-text matches of its content words,
+/// then the pages one link away from the best of those.
+pub fn retrieve(store: &Store, question: &str) -> crate::store::Result<Retrieval> {
     let words = words::content_words(question);
-    let mut matched: Vec<FoundPage> = Vec::new();
-    for name in titles.named_in(question, MATCH_LIMIT) {
-        // A title made of stop words only ("What") is no topic the question names.
-        if words::content_words(&name).is_empty() {
-            continue;
-        }
-        let Some(id) = store.find_page(&name)? else {
-            continue;
-        };
-        let Some(page) = store.page(id)? else {
-            continue;
-        };
-        if page.kind == PageKind::Topic
-            && page.version > 0
-            && !matched.iter().any(|m| m.page_id == id)
-        {
-            matched.push(FoundPage {
-                page_id: id,
-                title: page.title,
-                rank: None,
-            });
-        }
-    }
+    let mut matched: Vec<FoundPage> = store.topic_pages_named(&words::name_keys(question))?;
+    matched.truncate(MATCH_LIMIT);
     let terms: Vec<QueryTerm> = words::query_terms(&words);
     for found in store.match_pages(&terms, MATCH_LIMIT)? {
         if matched.len() >= MATCH_LIMIT {
@@ -315,8 +289,7 @@ impl Wiki {
 
     /// The pages `question` finds, before any model is asked (what `ask` would read).
     pub fn retrieve(&self, question: &str) -> Result<Retrieval, WikiError> {
-        let (titles, _) = self.name_cache().known(self.store())?;
-        Ok(retrieve(self.store(), &titles, question)?)
+        Ok(retrieve(self.store(), question)?)
     }
 }
 

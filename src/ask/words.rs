@@ -44,6 +44,33 @@ pub fn content_words(question: &str) -> Vec<String> {
     words
 }
 
+/// The longest name, in words, a question is searched for.
+const MAX_NAME_WORDS: usize = 5;
+
+/// The page keys of every run of one to five consecutive words of `question` that holds
+/// a content word, longest runs first (then in order): the names a question may give a
+/// page by. `How does a burr grinder work` gives `burr grinder work`, …, `burr grinder`,
+/// `grinder work`, …, `burr`, `grinder`, `work`.
+pub fn name_keys(question: &str) -> Vec<String> {
+    let words: Vec<&str> = question
+        .split(|c: char| !(c.is_alphanumeric() || c == '+' || c == '#' || c == '\'' || c == '-'))
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .collect();
+    let mut keys: Vec<String> = Vec::new();
+    for n in (1..=MAX_NAME_WORDS.min(words.len())).rev() {
+        for run in words.windows(n) {
+            if !run.iter().any(|w| !is_stop_word(&w.to_lowercase())) {
+                continue;
+            }
+            let key = crate::store::page_key(&run.join(" "));
+            if !key.is_empty() && !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys
+}
+
 /// The fewest letters a word's stem needs before longer words starting with it are
 /// searched too (`grind` finds `grinder`; `tea` does not find `team`).
 const MIN_PREFIX: usize = 4;
@@ -90,6 +117,18 @@ mod tests {
         assert!(content_words("What is it? How does it do that?").is_empty());
         assert!(content_words("¿?!…").is_empty());
         assert_eq!(content_words("Is C faster than R?"), ["c", "faster", "r"]);
+    }
+
+    #[test]
+    fn names_are_runs_of_words_with_a_content_word_longest_first() {
+        let keys = name_keys("How does a burr grinder work?");
+        assert_eq!(keys[0], crate::store::page_key("How does a burr grinder"));
+        let burr = keys.iter().position(|k| k == "burr grinder").unwrap();
+        let grinder = keys.iter().position(|k| k == "grinder").unwrap();
+        assert!(burr < grinder);
+        assert!(!keys.contains(&"how does a".to_string()), "stop words only");
+        assert!(name_keys("What is it?").is_empty());
+        assert_eq!(name_keys("C++?"), ["c++"]);
     }
 
     #[test]

@@ -106,6 +106,41 @@ impl Store {
         )
     }
 
+    /// The topic pages (written at least once) whose title or other name has one of
+    /// `keys` ([`page_key`](super::page_key)s), in the order of `keys`, each once.
+    pub fn topic_pages_named(&self, keys: &[String]) -> Result<Vec<FoundPage>> {
+        self.read(
+            || "finding the pages a question names".to_owned(),
+            |conn| {
+                let mut found: Vec<FoundPage> = Vec::new();
+                for key in keys {
+                    let Some(id) = super::pages::resolve_key(conn, key)? else {
+                        continue;
+                    };
+                    if found.iter().any(|f| f.page_id == id) {
+                        continue;
+                    }
+                    let title: Option<String> = conn
+                        .query_row(
+                            "SELECT title FROM pages
+                             WHERE id = ?1 AND kind = 'topic' AND version > 0",
+                            [id],
+                            |row| row.get(0),
+                        )
+                        .optional()?;
+                    if let Some(title) = title {
+                        found.push(FoundPage {
+                            page_id: id,
+                            title,
+                            rank: None,
+                        });
+                    }
+                }
+                Ok(found)
+            },
+        )
+    }
+
     /// The topic pages one link away from `pages` (links out, resolved now, and links
     /// in), not among them: first those linked with the most of `pages`, then those linked
     /// with the better ranked (earlier) ones, at most `limit`.
