@@ -9,7 +9,7 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use wikimind::compile::{CompileReport, PageOutcome, PageReport};
 use wikimind::compile_run::{CompileOutcome, CompilePlan};
-use wikimind::config::{Overrides, Settings};
+use wikimind::config::Settings;
 use wikimind::llm::CancellationToken;
 use wikimind::queue::JobRunner;
 use wikimind::store::JobTarget;
@@ -30,28 +30,14 @@ pub struct CompileArgs {
     /// Recompile sources that are already compiled.
     #[arg(long)]
     force: bool,
-    /// `ollama`, `openai` (an OpenAI-compatible server) or `builtin` (a GGUF model run
-    /// in-process; builds with the `builtin` feature).
-    #[arg(long)]
-    provider: Option<String>,
-    /// The GGUF model file for `--provider builtin` (default: the model directory,
-    /// $WIKIMIND_MODEL_PATH or $XDG_CACHE_HOME/wikimind/models).
-    #[arg(long, value_name = "FILE")]
-    model_path: Option<std::path::PathBuf>,
-    /// The server's base URL.
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// The model to ask.
-    #[arg(long)]
-    model: Option<String>,
-    /// Compiles running at once.
-    #[arg(long, value_name = "N")]
-    concurrency: Option<usize>,
+    // The model to compile with.
+    #[command(flatten)]
+    provider: context::ProviderArgs,
 }
 
 /// Runs `wikimind compile`.
 pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
-    let settings = context::settings(global, args.overrides())?;
+    let settings = context::settings(global, args.provider.overrides())?;
     let wiki = context::open(&settings)?;
     let display = Display::new(std::io::stderr().is_terminal() && !global.json);
     let runner = {
@@ -88,20 +74,6 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
     } else {
         Done::Failed
     })
-}
-
-impl CompileArgs {
-    /// The settings these flags change.
-    fn overrides(&self) -> Overrides {
-        Overrides {
-            provider: self.provider.clone(),
-            base_url: self.base_url.clone(),
-            model: self.model.clone(),
-            model_path: self.model_path.clone(),
-            concurrency: self.concurrency,
-            ..Overrides::default()
-        }
-    }
 }
 
 /// Says what the plan decided, before anything runs. Returns whether the run may start;

@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use anyhow::Context;
+use clap::Args;
 use serde::Serialize;
 use wikimind::config::{Overrides, Settings};
 use wikimind::llm::SystemKeyring;
@@ -11,6 +12,43 @@ use wikimind::terminal::Printable;
 use wikimind::wiki::Wiki;
 
 use crate::{Global, UsageError};
+
+/// The flags that choose the model a command asks (`compile`, `mcp`): each overrides the
+/// environment and the config file.
+#[derive(Debug, Args)]
+pub struct ProviderArgs {
+    /// `ollama`, `openai` (an OpenAI-compatible server) or `builtin` (a GGUF model run
+    /// in-process; builds with the `builtin` feature).
+    #[arg(long)]
+    provider: Option<String>,
+    /// The GGUF model file for `--provider builtin` (default: the model directory,
+    /// $WIKIMIND_MODEL_PATH or $XDG_CACHE_HOME/wikimind/models).
+    #[arg(long, value_name = "FILE")]
+    model_path: Option<std::path::PathBuf>,
+    /// The server's base URL.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The model to ask.
+    #[arg(long)]
+    model: Option<String>,
+    /// Compiles running at once.
+    #[arg(long, value_name = "N")]
+    concurrency: Option<usize>,
+}
+
+impl ProviderArgs {
+    /// The settings these flags change.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            provider: self.provider.clone(),
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            model_path: self.model_path.clone(),
+            concurrency: self.concurrency,
+            ..Overrides::default()
+        }
+    }
+}
 
 /// Resolves settings with this command's flags, API keys from the OS [`keyring`].
 pub fn settings(global: &Global, mut overrides: Overrides) -> anyhow::Result<Settings> {
