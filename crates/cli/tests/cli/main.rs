@@ -7,6 +7,7 @@ mod common;
 mod crash;
 mod eval;
 mod flow;
+mod mcp;
 mod page_jobs;
 mod pages;
 mod parse;
