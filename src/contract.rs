@@ -118,9 +118,91 @@ pub fn compilation_contract() -> &'static crate::structured::Schema {
 pub const COMPILATION_SCHEMA_GOLDEN: &str =
     include_str!("../schemas/compilation_result.schema.json");
 
+/// One claim of an answer to a question, as the model states it: the page it rests on is
+/// named, so the claim can be checked against that page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AnswerClaim {
+    /// The claim in one sentence.
+    pub claim: String,
+    /// How the claim is supported.
+    #[serde(default)]
+    pub confidence: Confidence,
+    /// A short verbatim quote from the cited page (required in spirit for `sourced`).
+    #[serde(default)]
+    pub quote: Option<String>,
+    /// The exact title of the wiki page the claim rests on.
+    #[serde(default)]
+    pub page: String,
+}
+
+/// The answer of one ask call: an answer to a question from the wiki's pages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionAnswer {
+    /// The answer in markdown, linking the pages it uses with `[[Exact Title]]`.
+    pub answer: String,
+    /// The claims the answer makes, each citing one page. May be empty.
+    #[serde(default)]
+    pub claims: Vec<AnswerClaim>,
+    /// Questions worth asking next.
+    #[serde(default)]
+    pub follow_up_questions: Vec<String>,
+}
+
+/// The JSON Schema of [`QuestionAnswer`], generated from the type.
+///
+/// The checked-in golden copy is `schemas/question_answer.schema.json`.
+pub fn answer_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(QuestionAnswer))
+        .expect("a generated JSON Schema is plain JSON")
+}
+
+/// [`answer_schema`] compiled for the structured engine, once per process (no fallback,
+/// as for [`compilation_contract`]).
+pub fn answer_contract() -> &'static crate::structured::Schema {
+    static CONTRACT: std::sync::LazyLock<crate::structured::Schema> =
+        std::sync::LazyLock::new(|| {
+            crate::structured::Schema::new(answer_schema())
+                .expect("the QuestionAnswer schema is a schema the engine can use")
+        });
+    &CONTRACT
+}
+
+/// The golden copy of the answer schema, as checked in.
+pub const ANSWER_SCHEMA_GOLDEN: &str = include_str!("../schemas/question_answer.schema.json");
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The answer schema is a reviewed diff too. Regenerate with
+    /// `UPDATE_GOLDEN=1 cargo test -p wikimind contract`.
+    #[test]
+    fn answer_schema_matches_golden_file() {
+        let generated = serde_json::to_string_pretty(&answer_schema()).unwrap() + "\n";
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/schemas/question_answer.schema.json"
+            );
+            std::fs::write(path, &generated).unwrap();
+            return;
+        }
+        assert_eq!(
+            generated, ANSWER_SCHEMA_GOLDEN,
+            "the QuestionAnswer type and schemas/question_answer.schema.json disagree; \
+             regenerate with UPDATE_GOLDEN=1 cargo test -p wikimind contract"
+        );
+        let contract = answer_contract();
+        assert!(contract.is_valid(&serde_json::json!({
+            "answer": "Espresso is [[Espresso|strong]].",
+            "claims": [{"claim": "c", "confidence": "sourced", "quote": "q", "page": "Espresso"}],
+            "follow_up_questions": []
+        })));
+        assert!(
+            !contract.is_valid(&serde_json::json!({"claims": []})),
+            "answer is required"
+        );
+    }
 
     /// The schema sent to models is a visible, reviewed diff: the generated schema must
     /// equal the golden file. Regenerate with `UPDATE_GOLDEN=1 cargo test -p wikimind contract`.

@@ -12,6 +12,7 @@ pub mod contract;
 /// The structured output engine (extraction, repair, validation, coercion, streaming).
 pub use wikimind_structured as structured;
 
+pub mod ask;
 pub mod compile;
 pub mod compile_run;
 pub mod config;

@@ -600,9 +600,10 @@ impl JobRunner {
         let id = job.id;
         // A page job is shown by its page's title, not by the title its answer streams.
         let page_title = job.page_title.clone();
+        let target = job.target;
         let events = move |p: Progress| {
-            let mut progress = JobProgress::from(&p);
-            if let JobTarget::Page(_) = p.target {
+            let mut progress = JobProgress::of(target, &p);
+            if let JobTarget::Page(_) = target {
                 progress.title.clone_from(&page_title);
             }
             me.report(id, progress);

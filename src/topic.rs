@@ -284,22 +284,10 @@ impl NameIndex {
     /// then the most used of the rest. A topic is listed once, under its most used
     /// spelling.
     pub fn relevant(&self, text: &str, limit: usize) -> Vec<String> {
-        let mut chosen: Vec<usize> = Vec::new();
         let mut taken = vec![false; self.shown.len()];
-        if let Some(automaton) = &self.matcher.automaton {
-            let haystack = format!(" {} ", topic_key(text));
-            let mut found: Vec<usize> = automaton
-                .find_overlapping_iter(&haystack)
-                .map(|m| m.pattern().as_usize())
-                .filter(|&k| self.shown[k].is_some())
-                .collect();
-            found.sort_unstable_by_key(|&k| self.rank[k]);
-            found.dedup();
-            found.truncate(limit);
-            for &k in &found {
-                taken[k] = true;
-            }
-            chosen = found;
+        let mut chosen = self.found_in(text, limit);
+        for &k in &chosen {
+            taken[k] = true;
         }
         for &k in &self.ranked {
             if chosen.len() >= limit {
@@ -315,6 +303,36 @@ impl NameIndex {
             .filter_map(|k| self.shown[k])
             .map(|i| self.names[i].name.clone())
             .collect()
+    }
+}
+
+impl NameIndex {
+    /// At most `limit` names that occur in `text` (as whole words, in any spelling), the
+    /// most used first; a topic is listed once, under its most used spelling.
+    pub fn named_in(&self, text: &str, limit: usize) -> Vec<String> {
+        self.found_in(text, limit)
+            .into_iter()
+            .filter_map(|k| self.shown[k])
+            .map(|i| self.names[i].name.clone())
+            .collect()
+    }
+
+    /// The keys (indexes into `shown`) of at most `limit` names occurring in `text`, the
+    /// most used first.
+    fn found_in(&self, text: &str, limit: usize) -> Vec<usize> {
+        let Some(automaton) = &self.matcher.automaton else {
+            return Vec::new();
+        };
+        let haystack = format!(" {} ", topic_key(text));
+        let mut found: Vec<usize> = automaton
+            .find_overlapping_iter(&haystack)
+            .map(|m| m.pattern().as_usize())
+            .filter(|&k| self.shown[k].is_some())
+            .collect();
+        found.sort_unstable_by_key(|&k| self.rank[k]);
+        found.dedup();
+        found.truncate(limit);
+        found
     }
 }
 

@@ -208,6 +208,11 @@ impl Wiki {
         &self.store
     }
 
+    /// The wiki's name indexes (titles and concepts), kept between prompts and questions.
+    pub fn name_cache(&self) -> &Arc<NameCache> {
+        &self.names
+    }
+
     /// The data directory (None in memory).
     pub fn data_dir(&self) -> Option<&Path> {
         self.data_dir.as_deref()

@@ -8,12 +8,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::contract::Confidence;
 use crate::llm::ChatResponse;
 use crate::structured::{self, Mode, Schema};
 
 use super::report::repair_names;
-use super::step::Judgement;
+use super::step::{Judged, Judgement};
 
 /// How a raw answer fared, from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -86,17 +85,17 @@ pub struct AttemptRecord {
 impl AttemptRecord {
     /// The record of the call `attempt` of provider `label` that answered `resp`, judged
     /// `judgement` against `schema`.
-    pub(crate) fn answered(
+    pub(crate) fn answered<A: Judged>(
         label: &str,
         attempt: u32,
         resp: &ChatResponse,
-        judgement: &Judgement,
+        judgement: &Judgement<A>,
         schema: &Schema,
     ) -> AttemptRecord {
         let (class, failure) = classify(&resp.text, schema, judgement);
         let (sourced_claims, grounded_claims) = grounding_tally(judgement);
         let (truncated, problem) = match judgement {
-            Judgement::Accept(a) => (a.truncated, None),
+            Judgement::Accept(a) => (a.truncated(), None),
             Judgement::Reject {
                 truncated,
                 problems,
@@ -147,10 +146,10 @@ impl AttemptRecord {
 /// Classifies a judged answer: `raw` is the answer as sent, `judgement` what
 /// [`judge`](super::judge) made of it. Returns the class and, for an invalid answer, the
 /// failure category.
-pub fn classify(
+pub fn classify<A>(
     raw: &str,
     schema: &Schema,
-    judgement: &Judgement,
+    judgement: &Judgement<A>,
 ) -> (AnswerClass, Option<&'static str>) {
     match judgement {
         Judgement::Accept(_) => {
@@ -180,21 +179,9 @@ fn repaired_is_valid(raw: &str, schema: &Schema) -> bool {
 
 /// Counts the claims of an accepted answer the model labelled `sourced`, and how many of
 /// those grounding confirmed.
-pub fn grounding_tally(judgement: &Judgement) -> (u32, u32) {
+pub fn grounding_tally<A: Judged>(judgement: &Judgement<A>) -> (u32, u32) {
     match judgement {
-        Judgement::Accept(a) => {
-            let mut sourced = 0;
-            let mut grounded = 0;
-            for (written, checked) in a.result.key_claims.iter().zip(&a.claims) {
-                if written.confidence == Confidence::Sourced {
-                    sourced += 1;
-                    if checked.grounded && checked.confidence == Confidence::Sourced {
-                        grounded += 1;
-                    }
-                }
-            }
-            (sourced, grounded)
-        }
+        Judgement::Accept(a) => a.grounding(),
         Judgement::Reject { .. } => (0, 0),
     }
 }

@@ -22,7 +22,7 @@ use super::parts::PartSource;
 use super::plan::{context_from_report, CallBudget, CallPlan, Limits, Route};
 use super::prompt::{build_prompt_with, Prompt, PromptInput, MAX_KNOWN};
 use super::report::LastCall;
-use super::step::{judge_in, Accepted, CompileState, Judgement, Rejection, Step};
+use super::step::{judge_in, Accepted, CompileState, Judged, Judgement, Rejection, Step};
 use super::templates::{PromptSet, COMPILE, COMPILE_NOTES, EXTRACT};
 
 pub use super::live::{Progress, ProgressFn, Stage};
@@ -303,12 +303,13 @@ impl Compiler {
         let grounding = GroundingIndex::new(&run.source.text);
         let judge = |text: &str, cut_off: bool| judge_in(text, cut_off, &grounding, &self.schema);
         let asking = Asking {
-            target: JobTarget::Source(run.source.id),
+            target: Some(JobTarget::Source(run.source.id)),
             events: run.events,
             cancel: run.cancel,
             prompt: &article.prompt,
             schema: &self.schema,
             judge: &judge,
+            shows: None,
         };
         let mut log = CallLog::default();
         let mut last = LastCall::default();
@@ -330,13 +331,13 @@ impl Compiler {
     /// feedback, then the next provider), within the budget [`CallBudget`] plans, until an
     /// answer is accepted or every provider is given up. Every call is logged in `log`;
     /// `last` is the last call that answered.
-    pub(super) async fn ask_until_done(
+    pub(super) async fn ask_until_done<A: Judged>(
         &self,
-        asking: &Asking<'_>,
+        asking: &Asking<'_, A>,
         limits: Limits,
         log: &mut CallLog,
         last: &mut LastCall,
-    ) -> Result<Answer, CompileError> {
+    ) -> Result<Answer<A>, CompileError> {
         let mut state = CompileState::new(self.providers.len(), self.settings.retries);
         let mut budget = CallBudget::new(limits, asking.prompt);
         let mut rejection = None;
@@ -390,7 +391,11 @@ impl Compiler {
 
     /// Sends one call as `call.plan` says, streams the answer as progress about the
     /// asking's target, and judges it.
-    async fn ask(&self, asking: &Asking<'_>, call: Call<'_>) -> Result<Asked, CompileError> {
+    async fn ask<A: Judged>(
+        &self,
+        asking: &Asking<'_, A>,
+        call: Call<'_>,
+    ) -> Result<Asked<A>, CompileError> {
         let Call {
             slot,
             schema,
@@ -406,7 +411,8 @@ impl Compiler {
         request.max_tokens = Some(plan.max_tokens);
         request.num_ctx = Some(plan.num_ctx);
         let label = slot.label();
-        let live = Live::new(asking.target, label.clone(), attempt, asking.events);
+        let live =
+            Live::new(asking.target, label.clone(), attempt, asking.events).showing(asking.shows);
         live.emit(Stage::Prompting, None);
         let call_started = Instant::now();
         match slot.provider.chat(&request, &|e| live.on_stream(e)).await {
@@ -451,7 +457,7 @@ impl Compiler {
             accepted.result.article_body.push_str(note);
         }
         let live = Live::new(
-            JobTarget::Source(run.source.id),
+            Some(JobTarget::Source(run.source.id)),
             last.provider.clone(),
             last.attempt,
             run.events,
@@ -487,7 +493,7 @@ impl Compiler {
         );
         self.store.record_failure(run.source.id, &record, &reason)?;
         Live::new(
-            JobTarget::Source(run.source.id),
+            Some(JobTarget::Source(run.source.id)),
             last.provider.clone(),
             last.attempt,
             run.events,
@@ -524,13 +530,16 @@ pub(super) struct Call<'a> {
 
 /// What asking the providers for one answer needs: what it is about (for progress), the
 /// prompt, the answer's schema and how an answer is judged.
-pub(super) struct Asking<'a> {
-    pub target: JobTarget,
+pub(super) struct Asking<'a, A = Accepted> {
+    /// What the call is about; `None` for an answer to a question.
+    pub target: Option<JobTarget>,
     pub events: &'a ProgressFn,
     pub cancel: &'a CancellationToken,
     pub prompt: &'a Prompt,
     pub schema: &'a Schema,
-    pub judge: &'a (dyn Fn(&str, bool) -> Judgement + Sync),
+    pub judge: &'a (dyn Fn(&str, bool) -> Judgement<A> + Sync),
+    /// The answer's string field to report as it streams (see [`Live::showing`]).
+    pub shows: Option<&'static str>,
 }
 
 /// The calls made while asking, for the report.
@@ -544,9 +553,9 @@ pub(super) struct CallLog {
 }
 
 /// How asking ended.
-pub(super) enum Answer {
+pub(super) enum Answer<A = Accepted> {
     /// An answer was accepted.
-    Accepted(Box<Accepted>),
+    Accepted(Box<A>),
     /// Every provider was given up, for `reason`; `rejection` is why the last answer was
     /// refused, when the last call answered.
     GaveUp {
@@ -556,17 +565,17 @@ pub(super) enum Answer {
 }
 
 /// One call made: what it came to, its record and the tokens the server reported.
-pub(super) struct Asked {
-    pub called: Called,
+pub(super) struct Asked<A> {
+    pub called: Called<A>,
     pub record: AttemptRecord,
     pub tokens_in: u64,
     pub tokens_out: u64,
 }
 
 /// What one call came to.
-pub(super) enum Called {
+pub(super) enum Called<A> {
     /// The provider answered: the judgement, the raw answer, the call for the log.
-    Answered(Judgement, String, LastCall),
+    Answered(Judgement<A>, String, LastCall),
     /// The provider failed, for this reason.
     Failed(String),
 }

@@ -32,8 +32,9 @@ pub enum Stage {
 /// Live progress of one compile, for progress bars and the desktop queue.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Progress {
-    /// What the job works on: a source, or a page written from its digests.
-    pub target: JobTarget,
+    /// What the job works on: a source, or a page written from its digests; `None` for a
+    /// call that is no job (an answer to a question).
+    pub target: Option<JobTarget>,
     /// Where it is.
     pub stage: Stage,
     /// Which provider and model (`ollama:qwen2.5:3b`).
@@ -48,6 +49,10 @@ pub struct Progress {
     pub title: Option<String>,
     /// A note for people: why a retry happens, why it failed.
     pub message: Option<String>,
+    /// The text of the field the asking shows while it streams (an answer to a question),
+    /// as far as it has come; `None` for compiles, which show their title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// A callback receiving [`Progress`].
@@ -55,10 +60,11 @@ pub type ProgressFn = dyn Fn(Progress) + Send + Sync;
 
 /// Progress of one call, fed by the provider's stream.
 pub(crate) struct Live<'a> {
-    target: JobTarget,
+    target: Option<JobTarget>,
     provider: String,
     attempt: u32,
     events: &'a ProgressFn,
+    shows: Option<&'static str>,
     stream: Mutex<LiveState>,
 }
 
@@ -68,12 +74,13 @@ struct LiveState {
     chars: usize,
     chunks: usize,
     title: Option<String>,
+    text: Option<String>,
 }
 
 impl<'a> Live<'a> {
     /// Progress of the call `attempt` of `provider` about `target`, sent to `events`.
     pub fn new(
-        target: JobTarget,
+        target: Option<JobTarget>,
         provider: String,
         attempt: u32,
         events: &'a ProgressFn,
@@ -83,16 +90,23 @@ impl<'a> Live<'a> {
             provider,
             attempt,
             events,
+            shows: None,
             stream: Mutex::new(LiveState::default()),
         }
+    }
+
+    /// Also reports the text of the answer's top-level string field `field` as it streams.
+    pub fn showing(mut self, field: Option<&'static str>) -> Live<'a> {
+        self.shows = field;
+        self
     }
 
     /// Reports `stage`. At [`Stage::Saving`] and [`Stage::Compiled`] the message is the
     /// article's title; at other stages it is a note for people.
     pub fn emit(&self, stage: Stage, message: Option<String>) {
-        let (chars, chunks, title) = match self.stream.lock() {
-            Ok(s) => (s.chars, s.chunks, s.title.clone()),
-            Err(_) => (0, 0, None),
+        let (chars, chunks, title, text) = match self.stream.lock() {
+            Ok(s) => (s.chars, s.chunks, s.title.clone(), s.text.clone()),
+            Err(_) => (0, 0, None, None),
         };
         let title = match stage {
             Stage::Saving | Stage::Compiled => message.clone().or(title),
@@ -110,6 +124,7 @@ impl<'a> Live<'a> {
                 Stage::Saving | Stage::Compiled => None,
                 _ => message,
             },
+            text,
         });
     }
 
@@ -123,15 +138,24 @@ impl<'a> Live<'a> {
                 StreamEvent::Delta(text) => {
                     s.chars += text.chars().count();
                     s.chunks += 1;
-                    if s.json.push(&text) && s.title.is_none() {
-                        if let Some(t) = s.json.complete_field("title").and_then(|v| v.as_str()) {
-                            s.title = Some(t.to_string());
+                    if s.json.push(&text) {
+                        if s.title.is_none() {
+                            if let Some(t) = s.json.complete_field("title").and_then(|v| v.as_str())
+                            {
+                                s.title = Some(t.to_string());
+                            }
+                        }
+                        if let Some(field) = self.shows {
+                            let shown = s.json.partial().and_then(|v| v.get(field));
+                            if let Some(t) = shown.and_then(|v| v.as_str()) {
+                                s.text = Some(t.to_string());
+                            }
                         }
                     }
                 }
                 StreamEvent::Restart => *s = LiveState::default(),
             }
-            (s.chars, s.chunks, s.title.clone())
+            (s.chars, s.chunks, s.title.clone(), s.text.clone())
         };
         (self.events)(Progress {
             target: self.target,
@@ -142,6 +166,7 @@ impl<'a> Live<'a> {
             chunks: snapshot.1,
             title: snapshot.2,
             message: None,
+            text: snapshot.3,
         });
     }
 }

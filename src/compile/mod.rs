@@ -8,6 +8,7 @@
 //! and `live` for progress) calls providers and the store; `report` is what a compile
 //! reports; [`attempt`] classifies each call's answer for reports and evals.
 
+mod answer;
 pub mod attempt;
 pub mod chunk;
 pub mod driver;
@@ -26,6 +27,7 @@ mod report;
 pub mod step;
 pub mod templates;
 
+pub use answer::AnswerRun;
 pub use attempt::{classify, AnswerClass, AttemptRecord};
 pub use driver::{
     estimate_tokens, providers_from_settings, CompileError, CompileReport, Compiler, FailedChunk,

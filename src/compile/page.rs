@@ -413,6 +413,7 @@ mod tests {
                 grounded: quote.is_some(),
             },
             source_ids: sources.iter().map(|&s| SourceId(s)).collect(),
+            cited_page: None,
         }
     }
 

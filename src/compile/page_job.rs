@@ -199,12 +199,13 @@ impl Compiler {
             guarded(judgement, &texts, &guard)
         };
         let asking = Asking {
-            target,
+            target: Some(target),
             events,
             cancel,
             prompt: &prompt.prompt,
             schema: &schema,
             judge: &judge,
+            shows: None,
         };
         let mut log = CallLog::default();
         let mut last = LastCall::default();
@@ -222,7 +223,7 @@ impl Compiler {
                 let content = page_content(material, &accepted, &texts, prompt.note);
                 report.warnings.extend(accepted.warnings.iter().cloned());
                 let record = last.record(&report.prompt_version, Vec::new(), accepted.truncated);
-                let live = Live::new(target, author.clone(), last.attempt, events);
+                let live = Live::new(Some(target), author.clone(), last.attempt, events);
                 live.emit(Stage::Saving, Some(material.title.clone()));
                 let version = self.store().save_page_rewrite(
                     material,
@@ -241,7 +242,7 @@ impl Compiler {
                 } else {
                     report.outcome = PageOutcome::Failed { reason };
                 }
-                Live::new(target, author, last.attempt, events)
+                Live::new(Some(target), author, last.attempt, events)
                     .emit(Stage::Failed, report.reason().map(str::to_owned));
             }
         }
@@ -270,6 +271,7 @@ fn page_claims(accepted: &Accepted, texts: &SourceTexts) -> Vec<PageClaim> {
             PageClaim {
                 claim,
                 source_ids: holders,
+                cited_page: None,
             }
         })
         .collect()

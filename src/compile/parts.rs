@@ -154,7 +154,7 @@ impl PartLive<'_> {
             *claims
         };
         (self.events)(Progress {
-            target: self.target,
+            target: Some(self.target),
             stage: Stage::Reading,
             provider: self.provider.clone(),
             attempt: 1,
@@ -166,6 +166,7 @@ impl PartLive<'_> {
                 self.part,
                 self.claims_so_far.load(Ordering::Relaxed) + claims
             )),
+            text: None,
         });
     }
 }

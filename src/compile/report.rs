@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::llm::ChatResponse;
 use crate::store::{ArticleId, CompileRecord, SavedArticle, SourceId};
 
-use super::step::{Accepted, Judgement};
+use super::step::{Accepted, Judged, Judgement};
 
 /// The result of compiling one source.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -218,11 +218,11 @@ pub(crate) struct LastCall {
 
 impl LastCall {
     /// The call `attempt` of provider `label` that answered `resp`, judged `judgement`.
-    pub fn answered(
+    pub fn answered<A: Judged>(
         label: &str,
         attempt: u32,
         resp: &ChatResponse,
-        judgement: &Judgement,
+        judgement: &Judgement<A>,
         cut_off: bool,
     ) -> LastCall {
         LastCall {

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::contract::{CheckedClaim, CompilationResult};
+use crate::contract::{CheckedClaim, CompilationResult, Confidence};
 use crate::render::wiki_links;
 use crate::store::NewLink;
 use crate::structured::{self, Mode, Reason, Repair, Schema};
@@ -61,7 +61,7 @@ impl Rejection {
         }
     }
 
-    fn of(reason: &Reason) -> Rejection {
+    pub(crate) fn of(reason: &Reason) -> Rejection {
         match reason {
             Reason::Empty => Rejection::Empty,
             Reason::NoJson { .. } => Rejection::NoJson,
@@ -71,11 +71,47 @@ impl Rejection {
     }
 }
 
-/// What the engine made of one answer.
+/// What an accepted answer tells the call log, whatever it answers (an article, a
+/// page, an answer to a question).
+pub trait Judged {
+    /// The repairs and coercions applied to the answer.
+    fn repairs(&self) -> &[Repair];
+    /// Whether the answer was cut off.
+    fn truncated(&self) -> bool;
+    /// How many claims the model labelled `sourced`, and how many of those grounded.
+    fn grounding(&self) -> (u32, u32);
+}
+
+impl Judged for Accepted {
+    fn repairs(&self) -> &[Repair] {
+        &self.repairs
+    }
+
+    fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    fn grounding(&self) -> (u32, u32) {
+        let mut sourced = 0;
+        let mut grounded = 0;
+        for (written, checked) in self.result.key_claims.iter().zip(&self.claims) {
+            if written.confidence == Confidence::Sourced {
+                sourced += 1;
+                if checked.grounded && checked.confidence == Confidence::Sourced {
+                    grounded += 1;
+                }
+            }
+        }
+        (sourced, grounded)
+    }
+}
+
+/// What the engine made of one answer: `A` is what an accepted answer becomes (an
+/// [`Accepted`] article by default).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Judgement {
-    /// The answer is a valid article.
-    Accept(Box<Accepted>),
+pub enum Judgement<A = Accepted> {
+    /// The answer is valid.
+    Accept(Box<A>),
     /// The answer cannot be made valid.
     Reject {
         /// Why, as a category.
@@ -89,11 +125,11 @@ pub enum Judgement {
     },
 }
 
-impl Judgement {
+impl<A: Judged> Judgement<A> {
     /// The repairs and coercions applied to the answer, accepted or not.
     pub(crate) fn repairs(&self) -> &[Repair] {
         match self {
-            Judgement::Accept(a) => &a.repairs,
+            Judgement::Accept(a) => a.repairs(),
             Judgement::Reject { repairs, .. } => repairs,
         }
     }
@@ -197,7 +233,7 @@ pub fn judge_with(
 
 /// What the driver should do next.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub enum Step<A = Accepted> {
     /// Ask `provider` (an index into the configured list); `feedback` carries the problems
     /// of the previous answer from the same provider, to send back to the model.
     Call {
@@ -208,8 +244,8 @@ pub enum Step {
         /// Problems with the previous answer, to feed back.
         feedback: Option<Feedback>,
     },
-    /// Store the article.
-    Save(Box<Accepted>),
+    /// Keep the answer (store the article).
+    Save(Box<A>),
     /// Give up: mark the source failed with this reason.
     Fail {
         /// Why, for a person.
@@ -252,7 +288,7 @@ impl CompileState {
     }
 
     /// The first step.
-    pub fn start(&self) -> Step {
+    pub fn start<A>(&self) -> Step<A> {
         Step::Call {
             provider: 0,
             attempt: 1,
@@ -261,7 +297,7 @@ impl CompileState {
     }
 
     /// The provider answered; `judgement` is what the engine made of it.
-    pub fn on_answer(&mut self, judgement: Judgement, raw: &str) -> Step {
+    pub fn on_answer<A>(&mut self, judgement: Judgement<A>, raw: &str) -> Step<A> {
         match judgement {
             Judgement::Accept(a) => Step::Save(a),
             Judgement::Reject {
@@ -299,13 +335,13 @@ impl CompileState {
     }
 
     /// The provider failed (down, timed out, refused the request).
-    pub fn on_provider_error(&mut self, error: String) -> Step {
+    pub fn on_provider_error<A>(&mut self, error: String) -> Step<A> {
         self.failures
             .push(format!("provider {}: {error}", self.provider + 1));
         self.next_provider(error)
     }
 
-    fn next_provider(&mut self, last: String) -> Step {
+    fn next_provider<A>(&mut self, last: String) -> Step<A> {
         if self.provider + 1 < self.providers {
             self.provider += 1;
             self.attempt = 1;
@@ -403,7 +439,7 @@ mod tests {
     fn retries_with_feedback_then_falls_back_then_fails() {
         let mut s = CompileState::new(2, 2);
         assert_eq!(
-            s.start(),
+            s.start::<Accepted>(),
             Step::Call {
                 provider: 0,
                 attempt: 1,
@@ -434,7 +470,7 @@ mod tests {
             }
         );
         // Provider 2 is down: nothing left.
-        match s.on_provider_error("Ollama is not running at http://x".into()) {
+        match s.on_provider_error::<Accepted>("Ollama is not running at http://x".into()) {
             Step::Fail { reason } => {
                 assert!(reason.starts_with("Ollama is not running"), "{reason}");
                 assert!(reason.contains("provider 1 attempt 3"), "{reason}");
@@ -447,7 +483,7 @@ mod tests {
     fn transport_error_falls_back_immediately() {
         let mut s = CompileState::new(2, 2);
         assert_eq!(
-            s.on_provider_error("down".into()),
+            s.on_provider_error::<Accepted>("down".into()),
             Step::Call {
                 provider: 1,
                 attempt: 1,
@@ -467,7 +503,7 @@ mod tests {
     #[test]
     fn single_provider_failure_reason_is_plain() {
         let mut s = CompileState::new(1, 0);
-        match s.on_provider_error(
+        match s.on_provider_error::<Accepted>(
             "Ollama is not running at http://127.0.0.1:11434 — start it with `ollama serve`".into(),
         ) {
             Step::Fail { reason } => assert_eq!(

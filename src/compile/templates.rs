@@ -31,6 +31,9 @@ pub const COMPILE_NOTES: &str = "compile-notes";
 pub const PAGE: &str = "page";
 /// A free-form article prompt (text), used to compare token use in evaluations.
 pub const FREEFORM: &str = "freeform";
+/// The ask prompt: a question and the wiki pages found for it in, one `QuestionAnswer`
+/// out.
+pub const ASK: &str = "ask";
 
 /// Where a template came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,6 +212,7 @@ fn load_override(path: &Path, builtin: &PromptTemplate) -> Result<PromptTemplate
         None => builtin.schema.clone(),
         Some("compilation") => Some(crate::contract::compilation_contract().clone()),
         Some("notes") => Some(notes_contract().clone()),
+        Some("answer") => Some(crate::contract::answer_contract().clone()),
         Some(json) => Some(Schema::from_json(json).map_err(|e| format!("schema: {e}"))?),
     };
     let version = file.version.unwrap_or_else(|| {
@@ -360,6 +364,8 @@ const PAGE_VARS: &[&str] = &[
     "known_concepts",
 ];
 
+const ASK_VARS: &[&str] = &["question", "pages"];
+
 const RULES: &str = "The JSON object has these fields:
 - \"title\": a short, specific article title (string).
 - \"summary\": two or three sentences saying what the article covers (string).
@@ -423,6 +429,16 @@ fn builtin_templates() -> Vec<PromptTemplate> {
             user: "Topic: {{topic}}\n\nArticles already in the wiki (link to them by exact title):\n{{known_titles}}\n\nConcepts already in the wiki (reuse these names): {{known_concepts}}\n\nThe page as last written:\n<<<PAGE\n{{page}}\nPAGE>>>\n\nNew or changed digests:\n{{digests}}\n\nExcerpts of their sources where they mention the topic:\n{{excerpts}}\n\nOther sources already written into the page:\n{{others}}\n\nWrite the page about {{topic}} as one JSON object.".into(),
             origin: TemplateOrigin::BuiltIn,
             allowed: PAGE_VARS,
+        },
+        PromptTemplate {
+            id: ASK.into(),
+            version: "ask-v1".into(),
+            response: ResponseType::Json,
+            schema: Some(crate::contract::answer_contract().clone()),
+            system: "You are WikiMind, answering a question from a person's wiki. You are given wiki pages, each between <<<PAGE Title and PAGE>>> with its summary, its claims and their quotes, and its text. Answer only from these pages, with a single JSON object and nothing else (no prose, no code fence).\n\nThe JSON object has these fields:\n- \"answer\": the answer in markdown, short and direct. Name the pages you use with [[Exact Title]]. If the pages do not answer the question, say so plainly and say what they do cover.\n- \"claims\": the claims your answer makes, as objects {\"claim\", \"confidence\", \"quote\", \"page\"}:\n  - \"page\" is the exact title of the page the claim rests on.\n  - \"confidence\" is \"sourced\" when that page states the claim; then \"quote\" MUST be a short verbatim quote (a few words to one sentence) copied exactly from that page.\n  - \"inferred\" when the claim follows from the pages but is not stated in them; \"opinion\" for judgements.\n  Never label a claim \"sourced\" without an exact quote from the page it cites.\n- \"follow_up_questions\": up to three questions worth asking next that the wiki could answer.\n\nKeep the answer valid JSON: escape quotes and newlines inside strings.".into(),
+            user: "Question: {{question}}\n\nWiki pages:\n{{pages}}\n\nAnswer the question as one JSON object.".into(),
+            origin: TemplateOrigin::BuiltIn,
+            allowed: ASK_VARS,
         },
         PromptTemplate {
             id: FREEFORM.into(),

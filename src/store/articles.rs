@@ -170,10 +170,11 @@ fn log_compilation(
 }
 
 impl Store {
-    /// Every page title and every other name of a page (alias or former title), each with
-    /// how many links of other pages reach that page: what a compile prompt chooses the
-    /// titles it lists from ([`crate::topic::NameIndex`]). Digest titles are not listed:
-    /// several digests share one page's title.
+    /// Every topic page's title and every other name of it (alias or former title), each
+    /// with how many links of other pages reach that page: what a compile prompt chooses
+    /// the titles it lists from ([`crate::topic::NameIndex`]). Digest titles are not
+    /// listed (several digests share one page's title), nor saved answers (a question is
+    /// no topic to link).
     pub fn title_names(&self) -> Result<Vec<KnownName>> {
         self.read(
             || "listing page titles".to_owned(),
@@ -187,7 +188,7 @@ impl Store {
                                         OR l.target_key IN (SELECT a.name_key FROM aliases a
                                                             WHERE a.page_id = p.id
                                                               AND a.former = 1))) AS uses
-                         FROM pages p)
+                         FROM pages p WHERE p.kind = 'topic')
                      SELECT p.title, i.uses FROM pages p JOIN inbound i ON i.page_id = p.id
                      UNION ALL
                      SELECT a.name, i.uses FROM aliases a JOIN inbound i ON i.page_id = a.page_id",

@@ -175,6 +175,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0010_names_generation.sql",
         include_str!("../../migrations/0010_names_generation.sql"),
     ),
+    Migration::sql(
+        11,
+        "0011_asking.sql",
+        include_str!("../../migrations/0011_asking.sql"),
+    ),
 ];
 
 /// Checks the applied migrations against `known` and applies the missing ones in order.

@@ -12,6 +12,7 @@
 //! `lower()` only folds ASCII.
 
 mod articles;
+mod ask;
 mod backfill;
 mod error;
 mod feed;
@@ -36,6 +37,7 @@ use sha2::{Digest, Sha256};
 pub use articles::{
     CompilationRow, CompileOutcome, CompileRecord, NewLink, SaveArticle, SavedArticle,
 };
+pub use ask::{AnswerPage, FoundPage, QueryTerm, SavedAnswer};
 pub use error::{Result, StoreError};
 pub use ids::{
     ArticleId, AuthorKind, JobId, JobState, JobTarget, PageId, PageKind, SourceId, SourceKind,

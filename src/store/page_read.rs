@@ -48,8 +48,8 @@ fn count(value: i64) -> u32 {
 }
 
 impl Store {
-    /// Full-text search over page titles, summaries and bodies, best first (bm25, titles
-    /// weigh most), at most [`SEARCH_LIMIT`] hits. A query that is one of a page's names
+    /// Full-text search over page titles, aliases, summaries, claims and bodies, best
+    /// first (bm25, titles weigh most), at most [`SEARCH_LIMIT`] hits. A query that is one of a page's names
     /// (an alias, a plural, a former title) puts that page first. Any text is a valid
     /// query: only its words are searched, each required, the last as a prefix so results
     /// follow typing; no words, no hits.
@@ -81,7 +81,7 @@ impl Store {
                             snippet(pages_fts, -1, char(57344), char(57345), '…', 16)
                      FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid
                      WHERE pages_fts MATCH ?1
-                     ORDER BY bm25(pages_fts, 10.0, 4.0, 1.0)
+                     ORDER BY bm25(pages_fts, 10.0, 6.0, 4.0, 2.0, 1.0)
                      LIMIT ?2",
                 )?;
                 let rows = stmt.query_map(params![fts, SEARCH_LIMIT as i64], |row| {

@@ -52,6 +52,10 @@ pub struct PageClaim {
     /// The sources whose text holds its quote (empty when it is not grounded), by id.
     #[serde(default)]
     pub source_ids: Vec<SourceId>,
+    /// For a saved answer's claim, the page it cites (its title as the answer wrote it);
+    /// `None` for a topic page's claims.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cited_page: Option<String>,
 }
 
 /// What one version of a page says.
@@ -226,13 +230,22 @@ fn count(value: i64) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
 
+/// What the key of a saved answer starts with: no topic key holds a `:`.
+pub(crate) const ANSWER_KEY_PREFIX: &str = "answer:";
+
+/// The key of the saved answer to `question` (see [`ANSWER_KEY_PREFIX`]).
+pub(crate) fn answer_key(question: &str) -> String {
+    format!("{ANSWER_KEY_PREFIX}{}", page_key(question))
+}
+
 /// The page a name leads to now: the page with that key, else the page that had it as a
-/// title before.
+/// title before, else the saved answer to that question.
 pub(crate) fn resolve_key(conn: &Connection, key: &str) -> Result<Option<PageId>> {
     Ok(conn.query_row(
         "SELECT COALESCE((SELECT id FROM pages WHERE title_key = ?1),
-                         (SELECT page_id FROM aliases WHERE name_key = ?1 AND former = 1))",
-        [key],
+                         (SELECT page_id FROM aliases WHERE name_key = ?1 AND former = 1),
+                         (SELECT id FROM pages WHERE title_key = ?2))",
+        params![key, format!("{ANSWER_KEY_PREFIX}{key}")],
         |row| row.get(0),
     )?)
 }
@@ -266,6 +279,7 @@ pub(crate) fn digest_content(conn: &Connection, article: ArticleId) -> Result<Pa
                 } else {
                     Vec::new()
                 },
+                cited_page: None,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
@@ -351,7 +365,8 @@ pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageCla
         "SELECT c.claim, c.confidence, c.quote, c.grounded,
                 (SELECT group_concat(source_id) FROM
                     (SELECT source_id FROM claim_sources cs WHERE cs.claim_id = c.id
-                     ORDER BY source_id))
+                     ORDER BY source_id)),
+                c.cited_page
          FROM page_claims c WHERE c.page_id = ?1 ORDER BY c.position",
     )?;
     let claims = stmt
@@ -370,6 +385,7 @@ pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageCla
                     .split(',')
                     .filter_map(|id| id.parse().ok().map(SourceId))
                     .collect(),
+                cited_page: row.get(5)?,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
@@ -431,8 +447,9 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
     )?;
     conn.execute("DELETE FROM page_claims WHERE page_id = ?1", [page])?;
     let mut insert = conn.prepare(
-        "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded,
+                                  cited_page)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
     let mut attach = conn.prepare(
         "INSERT OR IGNORE INTO claim_sources (claim_id, source_id)
@@ -446,6 +463,7 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
             claim.claim.confidence.as_str(),
             claim.claim.quote,
             claim.claim.grounded,
+            claim.cited_page,
         ])?;
         let claim_id = conn.last_insert_rowid();
         for source in &claim.source_ids {

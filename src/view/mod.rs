@@ -704,8 +704,9 @@ pub fn page_outcome_text(report: &PageReport) -> String {
     }
 }
 
-impl From<&Progress> for JobProgress {
-    fn from(p: &Progress) -> Self {
+impl JobProgress {
+    /// The progress `p` of the job working on `target`.
+    pub fn of(target: JobTarget, p: &Progress) -> JobProgress {
         JobProgress {
             stage: p.stage.into(),
             provider: p.provider.clone(),
@@ -716,7 +717,7 @@ impl From<&Progress> for JobProgress {
             },
             title: p.title.clone(),
             message: p.message.clone(),
-            ..JobProgress::queued(p.target, String::new())
+            ..JobProgress::queued(target, String::new())
         }
     }
 }

@@ -601,7 +601,7 @@ fn a_page_keeps_its_versions_and_restores_one() {
 #[test]
 fn progress_of_a_page_job_names_its_page_and_never_a_source() {
     let progress = Progress {
-        target: JobTarget::Page(PageId(7)),
+        target: Some(JobTarget::Page(PageId(7))),
         stage: Stage::Receiving,
         provider: "ollama:m".into(),
         attempt: 1,
@@ -609,8 +609,9 @@ fn progress_of_a_page_job_names_its_page_and_never_a_source() {
         chunks: 30,
         title: Some("what the answer calls it".into()),
         message: None,
+        text: None,
     };
-    let view = JobProgress::from(&progress);
+    let view = JobProgress::of(JobTarget::Page(PageId(7)), &progress);
     assert_eq!(view.kind, JobKindView::Page);
     assert_eq!((view.page_id, view.source_id), (Some(7), None));
     assert_eq!(view.target(), Some(JobTarget::Page(PageId(7))));

@@ -9,13 +9,13 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use wikimind::compile::{CompileReport, PageOutcome, PageReport};
 use wikimind::compile_run::{CompileOutcome, CompilePlan};
-use wikimind::config::Settings;
+use wikimind::config::{Overrides, Settings};
 use wikimind::llm::CancellationToken;
 use wikimind::queue::JobRunner;
 use wikimind::store::JobTarget;
 use wikimind::view::{JobProgress, StageView};
 
-use crate::context::{self, print_json};
+use crate::context::{self, print_json, ProviderFlags};
 use crate::{Done, Global};
 
 /// Arguments of `wikimind compile`.
@@ -30,14 +30,16 @@ pub struct CompileArgs {
     /// Recompile sources that are already compiled.
     #[arg(long)]
     force: bool,
-    // The model to compile with.
     #[command(flatten)]
-    provider: context::ProviderArgs,
+    provider: ProviderFlags,
+    /// Compiles running at once.
+    #[arg(long, value_name = "N")]
+    concurrency: Option<usize>,
 }
 
 /// Runs `wikimind compile`.
 pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
-    let settings = context::settings(global, args.provider.overrides())?;
+    let settings = context::settings(global, args.overrides())?;
     let wiki = context::open(&settings)?;
     let display = Display::new(std::io::stderr().is_terminal() && !global.json);
     let runner = {
@@ -74,6 +76,16 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
     } else {
         Done::Failed
     })
+}
+
+impl CompileArgs {
+    /// The settings these flags change.
+    fn overrides(&self) -> Overrides {
+        Overrides {
+            concurrency: self.concurrency,
+            ..self.provider.overrides()
+        }
+    }
 }
 
 /// Says what the plan decided, before anything runs. Returns whether the run may start;

@@ -3,8 +3,9 @@
 
 use clap::Args;
 use rmcp::ServiceExt;
+use wikimind::config::Overrides;
 
-use crate::context;
+use crate::context::{self, ProviderFlags};
 use crate::mcp::WikiServer;
 use crate::{Done, Global};
 
@@ -15,15 +16,21 @@ pub struct McpArgs {
     /// compiled while the server runs. Without it the server only reads.
     #[arg(long)]
     allow_write: bool,
-    // The model `add_source` compiles with.
     #[command(flatten)]
-    provider: context::ProviderArgs,
+    provider: ProviderFlags,
+    /// Compiles running at once (for `add_source`).
+    #[arg(long, value_name = "N")]
+    concurrency: Option<usize>,
 }
 
 /// Runs `wikimind mcp`: standard output carries the protocol only; messages go to
 /// standard error.
 pub fn run(global: &Global, args: McpArgs) -> anyhow::Result<Done> {
-    let settings = context::settings(global, args.provider.overrides())?;
+    let overrides = Overrides {
+        concurrency: args.concurrency,
+        ..args.provider.overrides()
+    };
+    let settings = context::settings(global, overrides)?;
     let wiki = context::open(&settings)?;
     let mode = if args.allow_write {
         "clients may add sources"

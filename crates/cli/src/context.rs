@@ -3,7 +3,6 @@
 use std::io::Write;
 
 use anyhow::Context;
-use clap::Args;
 use serde::Serialize;
 use wikimind::config::{Overrides, Settings};
 use wikimind::llm::SystemKeyring;
@@ -13,30 +12,27 @@ use wikimind::wiki::Wiki;
 
 use crate::{Global, UsageError};
 
-/// The flags that choose the model a command asks (`compile`, `mcp`): each overrides the
-/// environment and the config file.
-#[derive(Debug, Args)]
-pub struct ProviderArgs {
+/// The flags that choose the model server, shared by every command that asks a model
+/// (`compile`, `ask`, `mcp`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ProviderFlags {
     /// `ollama`, `openai` (an OpenAI-compatible server) or `builtin` (a GGUF model run
     /// in-process; builds with the `builtin` feature).
     #[arg(long)]
-    provider: Option<String>,
+    pub provider: Option<String>,
     /// The GGUF model file for `--provider builtin` (default: the model directory,
     /// $WIKIMIND_MODEL_PATH or $XDG_CACHE_HOME/wikimind/models).
     #[arg(long, value_name = "FILE")]
-    model_path: Option<std::path::PathBuf>,
+    pub model_path: Option<std::path::PathBuf>,
     /// The server's base URL.
     #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
+    pub base_url: Option<String>,
     /// The model to ask.
     #[arg(long)]
-    model: Option<String>,
-    /// Compiles running at once.
-    #[arg(long, value_name = "N")]
-    concurrency: Option<usize>,
+    pub model: Option<String>,
 }
 
-impl ProviderArgs {
+impl ProviderFlags {
     /// The settings these flags change.
     pub fn overrides(&self) -> Overrides {
         Overrides {
@@ -44,7 +40,6 @@ impl ProviderArgs {
             base_url: self.base_url.clone(),
             model: self.model.clone(),
             model_path: self.model_path.clone(),
-            concurrency: self.concurrency,
             ..Overrides::default()
         }
     }

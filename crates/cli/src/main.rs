@@ -16,6 +16,7 @@ macro_rules! eprintln {
     }};
 }
 
+mod cmd_ask;
 mod cmd_compile;
 mod cmd_eval;
 mod cmd_ingest;
@@ -60,6 +61,8 @@ enum Command {
     Show(cmd_read::ShowArgs),
     /// Full-text search over pages.
     Search(cmd_read::SearchArgs),
+    /// Ask the wiki a question: an answer from its pages, each claim citing its page.
+    Ask(cmd_ask::AskArgs),
     /// List the versions of a page and who wrote each.
     History(cmd_read::HistoryArgs),
     /// Bring back an earlier version of a page (as its newest version, written by you).
@@ -122,6 +125,7 @@ fn main() -> ExitCode {
         Command::List => cmd_read::list(&global),
         Command::Show(args) => cmd_read::show(&global, args),
         Command::Search(args) => cmd_read::search(&global, args),
+        Command::Ask(args) => cmd_ask::run(&global, args),
         Command::History(args) => cmd_read::history(&global, args),
         Command::Restore(args) => cmd_read::restore(&global, args),
         Command::Rm(args) => cmd_manage::rm(&global, args),

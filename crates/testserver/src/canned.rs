@@ -5,7 +5,9 @@
 //! [`answer`] tells the two prompts apart. A *page prompt* (WikiMind's `page` template)
 //! starts with a `Topic: ` line and holds the page as last written between `<<<PAGE` and
 //! `PAGE>>>`; it is answered by [`page_answer`], which merges the old page with the new
-//! digests the way a careful model would. An extraction prompt (one part of a long text
+//! digests the way a careful model would. An ask prompt (a `Question: ` line, then the
+//! pages found) is answered by [`ask_answer`], citing the pages that share its words. An
+//! extraction prompt (one part of a long text
 //! between `<<<PART` and `PART>>>`) is answered with JSONL notes by [`notes_answer`]. Every
 //! other prompt is treated as a compile prompt and answered by [`compilation_answer`]. No
 //! answer panics or fails on any text: what is missing or malformed is left out, and the
@@ -18,6 +20,8 @@ use serde_json::{json, Value};
 pub fn answer(user_message: &str) -> String {
     if is_page_prompt(user_message) {
         page_answer(user_message)
+    } else if is_ask_prompt(user_message) {
+        ask_answer(user_message)
     } else if let Some(part) = part_text(user_message) {
         notes_answer(part)
     } else if source_region(user_message).is_none() && user_message.contains("<<<NOTES\n") {
@@ -169,6 +173,77 @@ pub fn is_page_prompt(user_message: &str) -> bool {
         .next()
         .is_some_and(|first| first.starts_with("Topic: "))
         && blocks(&outside).iter().any(|b| b.kind == BlockKind::Page)
+}
+
+/// Whether the message is WikiMind's ask prompt: its first line starts with `Question: `
+/// and it holds no `<<<SOURCE` region (a compile prompt whose source starts so is still a
+/// compile prompt).
+pub fn is_ask_prompt(user_message: &str) -> bool {
+    source_region(user_message).is_none()
+        && user_message
+            .trim_start()
+            .lines()
+            .next()
+            .is_some_and(|first| first.starts_with("Question: "))
+}
+
+/// Answers an ask prompt the way a careful model would, as a `QuestionAnswer`: the pages
+/// (`<<<PAGE Title` blocks) that share the most words with the question, at most two,
+/// each give the first sentence of their text that holds a question word, as a `sourced`
+/// claim citing that page with the sentence as its quote. When no page shares a word, the
+/// answer says the pages do not answer the question and makes no claim.
+pub fn ask_answer(user_message: &str) -> String {
+    let first = user_message.trim_start().lines().next().unwrap_or_default();
+    let question = first.strip_prefix("Question: ").unwrap_or(first);
+    let words: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 4)
+        .map(str::to_lowercase)
+        .collect();
+    let mentions = |text: &str| {
+        let lower = text.to_lowercase();
+        words.iter().filter(|w| lower.contains(w.as_str())).count()
+    };
+    let mut pages: Vec<(usize, &str, &str)> = blocks(user_message)
+        .into_iter()
+        .filter(|b| b.kind == BlockKind::Page && !b.header.is_empty())
+        .map(|b| (mentions(b.text), b.header, b.text))
+        .filter(|(n, _, _)| *n > 0)
+        .collect();
+    pages.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut claims = Vec::new();
+    let mut answer = Vec::new();
+    for (_, title, text) in pages.iter().take(2) {
+        let body = text.split_once("\nText:\n").map_or(*text, |(_, body)| body);
+        let Some(sentence) = sentences(body)
+            .into_iter()
+            .find(|s| mentions(s) > 0 && !s.contains("[[") && !s.contains('"'))
+        else {
+            continue;
+        };
+        answer.push(format!("According to [[{title}]]: {sentence}"));
+        claims.push(json!({
+            "claim": sentence,
+            "confidence": "sourced",
+            "quote": sentence,
+            "page": title,
+        }));
+    }
+    let follow_up: Vec<String> = pages
+        .iter()
+        .skip(2)
+        .take(2)
+        .map(|(_, title, _)| format!("What is {title}?"))
+        .collect();
+    if answer.is_empty() {
+        answer.push("The pages do not answer this question.".to_string());
+    }
+    json!({
+        "answer": answer.join("\n\n"),
+        "claims": claims,
+        "follow_up_questions": follow_up,
+    })
+    .to_string()
 }
 
 /// Builds a `CompilationResult`-shaped JSON answer from the last user message.
