@@ -2,8 +2,8 @@
 //! reads the wiki through a tool (the `wikimind mcp` server), a chat, a clipboard.
 //!
 //! One rendering per thing a reader asks for: a page with everything known about it
-//! ([`page_markdown`]), a window of the page list ([`page_list_markdown`]) and search hits
-//! ([`search_markdown`]). How to ask for more (a tool's name, a command) is the shell's to
+//! ([`page_markdown`]), a window of the page list ([`page_list_markdown`]), search hits
+//! ([`search_markdown`]) and an answer to a question ([`ask_markdown`]). How to ask for more (a tool's name, a command) is the shell's to
 //! add: these say only what the wiki holds.
 //!
 //! Titles, bodies, claims and quotes come from model answers and sources; they are passed
@@ -11,6 +11,7 @@
 
 use std::fmt::Write as _;
 
+use crate::ask::AskReport;
 use crate::reading::{PageWindow, ShownPage};
 use crate::store::{PageHit, SourceId, MATCH_END, MATCH_START};
 
@@ -113,17 +114,30 @@ fn claims(out: &mut String, page: &ShownPage) {
             claim.confidence.as_str(),
             one_line(&claim.claim)
         );
-        let Some(quote) = claim.quote.as_deref().filter(|q| !q.trim().is_empty()) else {
-            continue;
-        };
-        for line in quote.trim().lines() {
+        let quote = claim.quote.as_deref().filter(|q| !q.trim().is_empty());
+        for line in quote.unwrap_or_default().trim().lines() {
             let _ = writeln!(out, "   > {}", line.trim_end());
         }
-        if c.source_ids.is_empty() || !claim.grounded {
-            let _ = writeln!(out, "   (quote not found in any source)");
-        } else {
-            let names: Vec<String> = c.source_ids.iter().map(|id| source(page, *id)).collect();
-            let _ = writeln!(out, "   (in {})", names.join(", "));
+        // A saved answer's claim cites a page; a topic page's claim rests on its sources.
+        let cited = c.cited_page.as_deref().map(one_line);
+        match (quote, cited) {
+            (None, None) => {}
+            (None, Some(cited)) => {
+                let _ = writeln!(out, "   (cites \"{cited}\")");
+            }
+            (Some(_), Some(cited)) if claim.grounded => {
+                let _ = writeln!(out, "   (quote found in \"{cited}\")");
+            }
+            (Some(_), Some(cited)) => {
+                let _ = writeln!(out, "   (quote not found in \"{cited}\" or its sources)");
+            }
+            (Some(_), None) if c.source_ids.is_empty() || !claim.grounded => {
+                let _ = writeln!(out, "   (quote not found in any source)");
+            }
+            (Some(_), None) => {
+                let names: Vec<String> = c.source_ids.iter().map(|id| source(page, *id)).collect();
+                let _ = writeln!(out, "   (in {})", names.join(", "));
+            }
         }
     }
     out.push('\n');
@@ -207,6 +221,67 @@ pub fn search_markdown(query: &str, hits: &[PageHit]) -> String {
     out
 }
 
+/// An answer to a question: the answer, then each claim with its confidence, the page it
+/// cites, its quote and whether the quote was found there, the questions worth asking next,
+/// the pages read and the notes; for a question the wiki does not cover, the sentence that
+/// says so. (An answer that could not be made valid is the caller's to report:
+/// [`AskReport::error`].)
+pub fn ask_markdown(report: &AskReport) -> String {
+    let mut out = String::new();
+    let answer = report.answer.trim();
+    if !answer.is_empty() {
+        let _ = writeln!(out, "{answer}\n");
+    }
+    if !report.claims.is_empty() {
+        let _ = writeln!(out, "## Claims\n");
+        for (i, c) in report.claims.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{}. **{}** [{}]: {}",
+                i + 1,
+                c.confidence.as_str(),
+                one_line(&c.page),
+                one_line(&c.claim)
+            );
+            let Some(quote) = c.quote.as_deref().filter(|q| !q.trim().is_empty()) else {
+                continue;
+            };
+            for line in quote.trim().lines() {
+                let _ = writeln!(out, "   > {}", line.trim_end());
+            }
+            if c.grounded {
+                let _ = writeln!(out, "   (quote found in \"{}\")", one_line(&c.page));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "   (quote not found in \"{}\" or its sources)",
+                    one_line(&c.page)
+                );
+            }
+        }
+        out.push('\n');
+    }
+    section(
+        &mut out,
+        "Follow-up questions",
+        report.follow_up_questions.iter().map(|q| one_line(q)),
+    );
+    section(
+        &mut out,
+        "Pages read",
+        report.pages_read.iter().map(|p| one_line(p)),
+    );
+    section(
+        &mut out,
+        "Notes",
+        report.warnings.iter().map(|w| one_line(w)),
+    );
+    if let Some(title) = &report.saved {
+        let _ = writeln!(out, "Saved as the page \"{}\".", one_line(title));
+    }
+    finish(out)
+}
+
 /// A `## heading` with one `- item` line each; nothing when there are no items.
 fn section(out: &mut String, heading: &str, items: impl Iterator<Item = String>) {
     let mut items = items.peekable();
@@ -273,6 +348,7 @@ mod tests {
                 grounded: !sources.is_empty(),
             },
             source_ids: sources.iter().map(|id| SourceId(*id)).collect(),
+            cited_page: None,
         }
     }
 
@@ -388,6 +464,26 @@ mod tests {
     }
 
     #[test]
+    fn a_saved_answer_names_the_page_each_claim_cites() {
+        let mut page = espresso();
+        page.kind = PageKind::Answer;
+        let mut found = claim("Nine bars.", Confidence::Sourced, Some("nine bars"), &[3]);
+        found.cited_page = Some("Espresso".into());
+        let mut missed = claim("Old.", Confidence::Inferred, Some("since 1901"), &[]);
+        missed.cited_page = Some("Espresso".into());
+        page.key_claims = vec![found, missed];
+        let text = page_markdown(&page);
+        assert!(
+            text.contains("   > nine bars\n   (quote found in \"Espresso\")\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("   > since 1901\n   (quote not found in \"Espresso\" or its sources)"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn a_quote_over_several_lines_stays_one_block_quote() {
         let mut page = espresso();
         page.key_claims = vec![claim(
@@ -456,6 +552,58 @@ mod tests {
         );
         assert_eq!(rest.pages.len(), 50);
         assert_eq!(rest.next_offset, Some(550));
+    }
+
+    #[test]
+    fn an_answer_shows_each_claim_with_its_page_quote_and_whether_it_grounded() {
+        use crate::ask::CitedClaim;
+        let cited = |claim: &str, page: &str, quote: &str, grounded: bool| CitedClaim {
+            claim: claim.into(),
+            confidence: if grounded {
+                Confidence::Sourced
+            } else {
+                Confidence::Inferred
+            },
+            quote: Some(quote.into()),
+            page: page.into(),
+            grounded,
+            page_id: None,
+            source_ids: Vec::new(),
+        };
+        let report = AskReport {
+            question: "How is espresso brewed?".into(),
+            answer: "Under nine bars of pressure, see [[Espresso]].".into(),
+            claims: vec![
+                cited(
+                    "It takes nine bars.",
+                    "Espresso",
+                    "nine bars of pressure",
+                    true,
+                ),
+                cited("It is old.", "Espresso", "since 1901", false),
+            ],
+            follow_up_questions: vec!["What grind does it need?".into()],
+            pages_read: vec!["Espresso".into(), "Grind Size".into()],
+            covered: true,
+            saved: None,
+            saved_page: None,
+            error: None,
+            provider: Some("ollama:qwen2.5:3b".into()),
+            calls: 1,
+            tokens_in: 0,
+            tokens_out: 0,
+            warnings: Vec::new(),
+        };
+        assert_eq!(
+            ask_markdown(&report),
+            "Under nine bars of pressure, see [[Espresso]].\n\n## Claims\n\n\
+             1. **sourced** [Espresso]: It takes nine bars.\n   > nine bars of pressure\n   \
+             (quote found in \"Espresso\")\n\
+             2. **inferred** [Espresso]: It is old.\n   > since 1901\n   \
+             (quote not found in \"Espresso\" or its sources)\n\n\
+             ## Follow-up questions\n\n- What grind does it need?\n\n\
+             ## Pages read\n\n- Espresso\n- Grind Size\n"
+        );
     }
 
     #[test]

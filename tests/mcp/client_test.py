@@ -83,7 +83,7 @@ async def expect_mcp_error(call, *words):
 @check("the tools are listed with their arguments, add_source only with --allow-write")
 async def listed_tools(client):
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    expect(set(tools) == {"search", "read_page", "list_pages"}, f"tools: {sorted(tools)}")
+    expect(set(tools) == {"search", "read_page", "list_pages", "ask"}, f"tools: {sorted(tools)}")
     expect(set(tools["search"].input_schema["properties"]) == {"query"}, tools["search"])
     expect(tools["search"].input_schema.get("required") == ["query"], tools["search"])
     expect(set(tools["read_page"].input_schema["properties"]) == {"title"}, tools["read_page"])
@@ -91,6 +91,7 @@ async def listed_tools(client):
         set(tools["list_pages"].input_schema["properties"]) == {"offset", "limit"},
         tools["list_pages"],
     )
+    expect(set(tools["ask"].input_schema["properties"]) == {"question"}, tools["ask"])
     expect(tools["read_page"].annotations.read_only_hint is True, tools["read_page"])
 
 
@@ -170,6 +171,44 @@ async def list_pages(client):
     expect(capped.structured_content["capped"] is True, capped.structured_content)
 
 
+@check("ask answers from the pages, each claim citing its page with a checked quote")
+async def ask(client):
+    result = await client.call_tool(
+        "ask", {"question": "How much pressure does espresso need?"}, read_timeout_seconds=300
+    )
+    text = text_of(result)
+    expect(not result.is_error, text)
+    expect("nine bars of pressure" in text.split("## Claims")[0], text)
+    expect("## Claims\n\n1. **sourced** [Espresso]: " in text, text)
+    expect('   (quote found in "Espresso")' in text, text)
+    expect("## Pages read\n\n- Espresso\n" in text, text)
+    report = result.structured_content
+    for key in ("answer", "claims", "follow_up_questions", "pages_read", "covered", "saved"):
+        expect(key in report, f"{key} missing from {report}")
+    expect(report["covered"] is True and report["saved"] is None, report)
+    claim = report["claims"][0]
+    expect(set(claim) >= {"claim", "confidence", "quote", "page", "grounded"}, claim)
+    expect(claim["page"] == "Espresso" and claim["grounded"] is True, claim)
+    expect("Espresso" in report["pages_read"], report["pages_read"])
+    # Nothing was saved: the read-only server lists the same two pages.
+    listed = await client.call_tool("list_pages", {})
+    expect("of 2, by title" in text_of(listed), text_of(listed))
+
+
+@check("ask says so when no page covers the question, and refuses a question that is no text")
+async def ask_uncovered(client):
+    result = await client.call_tool("ask", {"question": "Who built the first zeppelin?"})
+    text = text_of(result)
+    expect(not result.is_error, text)
+    expect("The wiki does not cover this" in text and "zeppelin" in text, text)
+    expect(result.structured_content["covered"] is False, result.structured_content)
+    expect(result.structured_content["claims"] == [], result.structured_content)
+    wrong = await client.call_tool("ask", {"question": 42})
+    expect(wrong.is_error and "invalid type: integer `42`" in text_of(wrong), text_of(wrong))
+    empty = await client.call_tool("ask", {"question": "   "})
+    expect(empty.is_error and "`question` is empty" in text_of(empty), text_of(empty))
+
+
 @check("every page is a resource whose text is the read_page markdown")
 async def resources(client):
     listed = await client.list_resources()
@@ -203,7 +242,9 @@ async def bad_calls(client):
     expect(missing.is_error and "missing field `query`" in text_of(missing), text_of(missing))
     negative = await client.call_tool("list_pages", {"limit": -1})
     expect(negative.is_error, negative)
-    await expect_mcp_error(client.call_tool("no_such_tool", {}), 'unknown tool "no_such_tool"', "read_page")
+    await expect_mcp_error(
+        client.call_tool("no_such_tool", {}), 'unknown tool "no_such_tool"', "read_page", "ask"
+    )
     await expect_mcp_error(client.call_tool("add_source", {"text": "x"}), "--allow-write")
     after = await client.call_tool("search", {"query": "grind"})
     expect(not after.is_error and "**Grind Size**" in text_of(after), text_of(after))
@@ -212,7 +253,10 @@ async def bad_calls(client):
 async def read_only_modern():
     async with Client(server(), read_timeout_seconds=TIMEOUT) as client:
         print(f"-- read-only server, protocol {client.protocol_version}", flush=True)
-        for test in (listed_tools, search, read_page, missing_page, list_pages, resources, bad_calls):
+        for test in (
+            listed_tools, search, read_page, missing_page, list_pages, ask, ask_uncovered,
+            resources, bad_calls,
+        ):
             await test(client)
 
 
@@ -323,7 +367,7 @@ FLAT_WHITE = "# Flat White\n\nA flat white is espresso with thin steamed milk.\n
 @check("with --allow-write, add_source is listed and compiles pasted text into a page")
 async def add_text(client):
     tools = [t.name for t in (await client.list_tools()).tools]
-    expect(tools == ["search", "read_page", "list_pages", "add_source"], tools)
+    expect(tools == ["search", "read_page", "list_pages", "ask", "add_source"], tools)
     result = await client.call_tool(
         "add_source", {"text": FLAT_WHITE, "title": "Flat white note"}, read_timeout_seconds=300
     )

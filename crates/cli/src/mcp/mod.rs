@@ -1,7 +1,7 @@
 //! The wiki over the Model Context Protocol: the glue between `rmcp` and the core.
 //!
-//! [`WikiServer`] answers tool calls (`search`, `read_page`, `list_pages`, and with
-//! `--allow-write` `add_source`) and serves every page as a resource
+//! [`WikiServer`] answers tool calls (`search`, `read_page`, `list_pages`, `ask`, and
+//! with `--allow-write` `add_source`) and serves every page as a resource
 //! (`wikimind://page/<title>`, see [`page_uri`]). What a page, a list or a search says is the
 //! core's ([`wikimind::markdown`]); this module adds only what is MCP's: tool names and
 //! argument schemas, URIs, how to ask for more, and which failures are protocol errors.
@@ -39,12 +39,15 @@ const MARKDOWN: &str = "text/markdown";
 const INSTRUCTIONS: &str = "A WikiMind wiki: pages compiled from the sources a person added, \
 each with key claims marked sourced (with the quote it rests on, checked against the \
 sources), inferred or opinion. Find pages with `search` (words) or `list_pages` (by title), \
-then read one with `read_page` (its body, claims, links, backlinks and sources). Every page \
-is also the resource wikimind://page/<percent-encoded title>.";
+then read one with `read_page` (its body, claims, links, backlinks and sources); `ask` \
+answers a question from the pages, citing them. Every page is also the resource \
+wikimind://page/<percent-encoded title>.";
 
 /// The MCP server of one wiki.
 pub struct WikiServer {
     wiki: Wiki,
+    /// The providers `ask` (and `add_source`) use.
+    settings: Settings,
     /// Runs compiles for `add_source`; `None` without `--allow-write`.
     writer: Option<Writer>,
 }
@@ -63,13 +66,17 @@ impl WikiServer {
         let writer = allow_write.then(|| Writer {
             runner: JobRunner::new(
                 wiki.clone(),
-                settings,
+                settings.clone(),
                 Arc::new(crate::context::keyring()),
                 Box::new(|_| {}),
             ),
             lock: tokio::sync::Mutex::new(()),
         });
-        WikiServer { wiki, writer }
+        WikiServer {
+            wiki,
+            settings,
+            writer,
+        }
     }
 }
 
@@ -107,6 +114,7 @@ impl ServerHandler for WikiServer {
             tools::SEARCH => tools::search(&self.wiki, arguments),
             tools::READ_PAGE => tools::read_page(&self.wiki, arguments),
             tools::LIST_PAGES => tools::list_pages(&self.wiki, arguments),
+            tools::ASK => tools::ask(&self.wiki, &self.settings, arguments, &context.ct).await,
             tools::ADD_SOURCE => match &self.writer {
                 Some(w) => {
                     let _one_at_a_time = w.lock.lock().await;

@@ -9,10 +9,14 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use wikimind::compile::PageOutcome;
+use wikimind::ask::AskOptions;
+use wikimind::compile::{PageOutcome, ProgressFn};
 use wikimind::compile_run::CompilePlan;
+use wikimind::config::Settings;
 use wikimind::llm::CancellationToken;
-use wikimind::markdown::{bold_matches, page_list_markdown, page_markdown, search_markdown};
+use wikimind::markdown::{
+    ask_markdown, bold_matches, page_list_markdown, page_markdown, search_markdown,
+};
 use wikimind::queue::JobRunner;
 use wikimind::reading::{ShownPage, PAGE_WINDOW_DEFAULT, PAGE_WINDOW_MAX};
 use wikimind::wiki::{IngestSummary, Wiki};
@@ -25,6 +29,8 @@ pub const SEARCH: &str = "search";
 pub const READ_PAGE: &str = "read_page";
 /// The pages by title, a window at a time.
 pub const LIST_PAGES: &str = "list_pages";
+/// A question answered from the pages, each claim citing its page.
+pub const ASK: &str = "ask";
 /// Ingest text or a web page and compile it (only with `--allow-write`).
 pub const ADD_SOURCE: &str = "add_source";
 
@@ -59,6 +65,14 @@ struct ListPagesArgs {
     limit: Option<usize>,
 }
 
+/// Arguments of `ask`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AskArgs {
+    /// The question, in words: it is answered from the pages its words find.
+    question: String,
+}
+
 /// Arguments of `add_source`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -76,7 +90,7 @@ struct AddSourceArgs {
 
 /// The tool names, in the order they are listed.
 pub fn names(write: bool) -> Vec<&'static str> {
-    let mut names = vec![SEARCH, READ_PAGE, LIST_PAGES];
+    let mut names = vec![SEARCH, READ_PAGE, LIST_PAGES, ASK];
     if write {
         names.push(ADD_SOURCE);
     }
@@ -123,6 +137,23 @@ pub fn list(write: bool) -> Vec<Tool> {
         .with_input_schema::<ListPagesArgs>()
         .with_title("List pages")
         .with_annotations(read_only),
+        Tool::new(
+            ASK,
+            "Ask the wiki a question: it is answered by the model from the pages the \
+             question's words find (and the pages they link to), each claim citing its page \
+             with a quote that is checked against that page and its sources. Says so when no \
+             page covers the question. Takes as long as the model needs.",
+            serde_json::Map::new(),
+        )
+        .with_input_schema::<AskArgs>()
+        .with_title("Ask the wiki")
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(true)
+                .destructive(false)
+                .idempotent(false)
+                .open_world(false),
+        ),
     ];
     if write {
         tools.push(
@@ -253,6 +284,43 @@ pub fn list_pages(wiki: &Wiki, value: Value) -> Answer {
     }
     let data = serde_json::to_value(&window).unwrap_or(Value::Null);
     Answer::ok(text, data)
+}
+
+/// Runs `ask`: the answer is not saved as a page (the server only reads, unless
+/// `add_source` is on, and even then a question asked by a model is not kept).
+pub async fn ask(
+    wiki: &Wiki,
+    settings: &Settings,
+    value: Value,
+    cancel: &CancellationToken,
+) -> Answer {
+    let args: AskArgs = match arguments(ASK, value, "`question`, a string") {
+        Ok(a) => a,
+        Err(answer) => return answer,
+    };
+    if args.question.trim().is_empty() {
+        return Answer::error("ask: `question` is empty: ask about something the wiki holds");
+    }
+    let quiet: &ProgressFn = &|_| {};
+    let asked = wiki.ask(
+        settings,
+        &args.question,
+        AskOptions::default(),
+        quiet,
+        cancel,
+    );
+    let report = match asked.await {
+        Ok(report) => report,
+        Err(e) => return Answer::error(format!("ask: {e}")),
+    };
+    if let Some(reason) = &report.error {
+        return Answer::error(format!("ask: no valid answer could be had: {reason}"));
+    }
+    let mut text = ask_markdown(&report);
+    if !report.covered {
+        text.push_str("\nSee what the wiki holds with `search` (other words) or `list_pages`.\n");
+    }
+    Answer::ok(text, serde_json::to_value(&report).unwrap_or(Value::Null))
 }
 
 /// Runs `add_source`: stores the text or web page as a source, compiles it and writes the
@@ -416,6 +484,7 @@ mod tests {
                 "search" => &["query"],
                 "read_page" => &["title"],
                 "list_pages" => &["offset", "limit"],
+                "ask" => &["question"],
                 "add_source" => &["text", "url", "title"],
                 other => panic!("unexpected tool {other}"),
             };
