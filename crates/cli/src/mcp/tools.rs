@@ -465,11 +465,14 @@ mod tests {
                 .map(|t| t.name.into_owned())
                 .collect()
         };
-        assert_eq!(names(false), ["search", "read_page", "list_pages"]);
+        assert_eq!(names(false), ["search", "read_page", "list_pages", "ask"]);
         assert_eq!(
             names(true),
-            ["search", "read_page", "list_pages", "add_source"]
+            ["search", "read_page", "list_pages", "ask", "add_source"]
         );
+        // The names an unknown tool's error offers are the tools listed.
+        assert_eq!(names(true), super::names(true));
+        assert_eq!(names(false), super::names(false));
     }
 
     #[test]
