@@ -2,9 +2,10 @@
 //!
 //! [`WikiServer`] answers tool calls (`search`, `read_page`, `list_pages`, `ask`, and
 //! with `--allow-write` `add_source`) and serves every page as a resource
-//! (`wikimind://page/<title>`, see [`page_uri`]). What a page, a list or a search says is the
-//! core's ([`wikimind::markdown`]); this module adds only what is MCP's: tool names and
-//! argument schemas, URIs, how to ask for more, and which failures are protocol errors.
+//! (`wikimind://page/<title>`, see [`mod@page_uri`]). What a page, a list, a search or an
+//! answer says is the core's ([`wikimind::markdown`]); this module adds only what is MCP's:
+//! tool names and argument schemas, URIs, how to ask for more, and which failures are
+//! protocol errors.
 //!
 //! Failures a caller can fix (a page that does not exist, an argument of the wrong type) are
 //! tool results marked as errors, so the model reads the message and tries again; a request
