@@ -122,6 +122,51 @@ async fn real_notes_compile_to_valid_stored_articles() {
         eprintln!("compiled {:?} ({} answer tokens)", title, report.tokens_out);
     }
     assert_eq!(store.articles().unwrap().len(), 3);
+
+    // Asking works with the built-in engine too: the answer is constrained to the answer
+    // schema, so the first one is valid, and every claim's citation is checked.
+    let mut ask_settings = wikimind::config::Settings::resolve(
+        &wikimind::config::Overrides {
+            data_dir: Some("unused".into()),
+            provider: Some("builtin".into()),
+            model_path: Some(path.clone()),
+            ..Default::default()
+        },
+        &|_| None,
+        None,
+    )
+    .unwrap();
+    ask_settings.compile.max_tokens = 512;
+    ask_settings.compile.retries = 0;
+    let report = wiki
+        .ask(
+            &ask_settings,
+            "What do honeybees make?",
+            wikimind::ask::AskOptions { save: true },
+            &|_| {},
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert!(report.covered, "{report:?}");
+    assert!(report.ok(), "no valid answer: {:?}", report.error);
+    assert_eq!(report.calls, 1, "no retry was needed");
+    assert!(!report.answer.trim().is_empty());
+    assert!(!report.pages_read.is_empty());
+    for claim in &report.claims {
+        assert!(
+            !claim.grounded || claim.confidence == wikimind::contract::Confidence::Sourced,
+            "{claim:?}"
+        );
+    }
+    let saved = report.saved_page.expect("saved");
+    let page = store.page(saved).unwrap().unwrap();
+    assert_eq!(page.kind, wikimind::store::PageKind::Answer);
+    eprintln!(
+        "asked: {:?} ({} claims)",
+        report.answer,
+        report.claims.len()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -35,8 +35,11 @@ pub struct PageHit {
 pub struct PageCounts {
     /// Sources.
     pub sources: u64,
-    /// Pages.
+    /// Topic pages.
     pub pages: u64,
+    /// Saved answers (pages of kind `answer`).
+    #[serde(default)]
+    pub answers: u64,
     /// Pages waiting to be rewritten from their digests.
     pub stale: u64,
     /// Distinct link targets no page answers to.
@@ -131,17 +134,20 @@ impl Store {
         )
     }
 
-    /// How many sources, pages, stale pages and wanted pages there are.
+    /// How many sources, topic pages, stale pages, wanted pages and saved answers there
+    /// are.
     pub fn page_counts(&self) -> Result<PageCounts> {
         self.read(
             || "counting pages".to_owned(),
             |conn| {
                 Ok(conn.query_row(
                     &format!(
-                        "SELECT (SELECT COUNT(*) FROM sources), (SELECT COUNT(*) FROM pages),
+                        "SELECT (SELECT COUNT(*) FROM sources),
+                                (SELECT COUNT(*) FROM pages WHERE kind = 'topic'),
                                 (SELECT COUNT(*) FROM pages WHERE stale_reason IS NOT NULL),
                                 (SELECT COUNT(DISTINCT l.target_key) FROM page_links l
-                                 WHERE {UNRESOLVED})"
+                                 WHERE {UNRESOLVED}),
+                                (SELECT COUNT(*) FROM pages WHERE kind = 'answer')"
                     ),
                     [],
                     |row| {
@@ -153,6 +159,7 @@ impl Store {
                             pages: n(1)?,
                             stale: n(2)?,
                             wanted: n(3)?,
+                            answers: n(4)?,
                         })
                     },
                 )?)

@@ -361,14 +361,27 @@ pub(crate) fn current_content(conn: &Connection, page: PageId) -> Result<Option<
 }
 
 pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageClaim>> {
-    let mut stmt = conn.prepare(
+    // The Rust steps of migrations before 11 read pages through here, before
+    // `cited_page` exists.
+    let has_cited_page: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('page_claims')
+                        WHERE name = 'cited_page')",
+        [],
+        |row| row.get(0),
+    )?;
+    let cited_page = if has_cited_page {
+        "c.cited_page"
+    } else {
+        "NULL"
+    };
+    let mut stmt = conn.prepare(&format!(
         "SELECT c.claim, c.confidence, c.quote, c.grounded,
                 (SELECT group_concat(source_id) FROM
                     (SELECT source_id FROM claim_sources cs WHERE cs.claim_id = c.id
                      ORDER BY source_id)),
-                c.cited_page
-         FROM page_claims c WHERE c.page_id = ?1 ORDER BY c.position",
-    )?;
+                {cited_page}
+         FROM page_claims c WHERE c.page_id = ?1 ORDER BY c.position"
+    ))?;
     let claims = stmt
         .query_map([page], |row| {
             let confidence: String = row.get(1)?;
@@ -446,25 +459,37 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
         ],
     )?;
     conn.execute("DELETE FROM page_claims WHERE page_id = ?1", [page])?;
-    let mut insert = conn.prepare(
+    // `cited_page` (migration 11) is written only for a saved answer's claims: the Rust
+    // steps of earlier migrations write topic pages through here before it exists.
+    let cites = content.claims.iter().any(|c| c.cited_page.is_some());
+    let mut insert = conn.prepare(if cites {
         "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded,
                                   cited_page)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?;
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+    } else {
+        "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+    })?;
     let mut attach = conn.prepare(
         "INSERT OR IGNORE INTO claim_sources (claim_id, source_id)
          SELECT ?1, id FROM sources WHERE id = ?2",
     )?;
     for (position, claim) in content.claims.iter().enumerate() {
-        insert.execute(params![
+        let base = params![
             page,
             position as i64,
             claim.claim.claim,
             claim.claim.confidence.as_str(),
             claim.claim.quote,
             claim.claim.grounded,
-            claim.cited_page,
-        ])?;
+        ];
+        if cites {
+            let mut all = base.to_vec();
+            all.push(&claim.cited_page);
+            insert.execute(all.as_slice())?;
+        } else {
+            insert.execute(base)?;
+        }
         let claim_id = conn.last_insert_rowid();
         for source in &claim.source_ids {
             attach.execute(params![claim_id, source])?;

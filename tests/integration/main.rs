@@ -5,6 +5,7 @@
 
 mod common;
 
+mod asking;
 mod eval;
 mod ingest;
 mod large;

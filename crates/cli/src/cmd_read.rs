@@ -8,7 +8,7 @@ use std::io::Write;
 use clap::Args;
 use wikimind::config::Overrides;
 use wikimind::reading::{ShownDigest, ShownLink, ShownPage};
-use wikimind::store::{PageClaim, SourceStatus};
+use wikimind::store::{PageClaim, PageKind, SourceStatus};
 
 use crate::context::{self, print_json};
 use crate::{Done, Global, UsageError};
@@ -58,6 +58,8 @@ pub fn list(global: &Global) -> anyhow::Result<Done> {
         return Ok(Done::Success);
     }
     let mut out = crate::context::out();
+    let (answers, pages): (Vec<_>, Vec<_>) =
+        pages.into_iter().partition(|p| p.kind == PageKind::Answer);
     for p in &pages {
         let c = &p.claims;
         let sources = plural(p.source_count, "source", "sources");
@@ -67,6 +69,12 @@ pub fn list(global: &Global) -> anyhow::Result<Done> {
             "{:<40} {sources}{stale}; {} sourced, {} inferred, {} opinion",
             p.title, c.sourced, c.inferred, c.opinion
         )?;
+    }
+    if !answers.is_empty() {
+        writeln!(out, "\nSaved answers:")?;
+        for p in &answers {
+            writeln!(out, "  {}", p.title)?;
+        }
     }
     let wanted = wiki.store().wanted_page_links()?;
     if !wanted.is_empty() {
@@ -86,6 +94,13 @@ pub fn list(global: &Global) -> anyhow::Result<Done> {
     )?;
     if counts.stale > 0 {
         write!(out, "; {} to rewrite", counts.stale)?;
+    }
+    if counts.answers > 0 {
+        write!(
+            out,
+            "; {}",
+            plural(counts.answers, "saved answer", "saved answers")
+        )?;
     }
     writeln!(out)?;
     Ok(Done::Success)
@@ -189,19 +204,32 @@ fn print_page(out: &mut impl Write, p: &ShownPage) -> std::io::Result<()> {
             plural(p.sources.len() as u64, "source", "sources")
         )?;
     }
-    if let Some(flagged) = &p.flagged {
-        writeln!(
+    let answer = p.kind == PageKind::Answer;
+    match (&p.flagged, answer) {
+        (Some(marked), true) => writeln!(out, "Marked: {marked}.\n")?,
+        (Some(flagged), false) => writeln!(
             out,
             "Its last rewrite was refused, so it keeps the version before: {flagged}\n"
-        )?;
+        )?,
+        (None, _) => {}
     }
-    writeln!(out, "{}\n", p.summary)?;
+    if answer {
+        // A saved answer's summary is the start of its answer.
+        writeln!(out, "A saved answer to this question.\n")?;
+    } else {
+        writeln!(out, "{}\n", p.summary)?;
+    }
     if p.truncated {
         writeln!(out, "(written from an answer that was cut off)\n")?;
     }
     writeln!(out, "{}\n", p.article_body.trim_end())?;
     print_page_claims(out, &p.key_claims)?;
-    print_rest(out, &p.concepts, &p.open_questions, &p.links)?;
+    if answer {
+        print_rest(out, &p.concepts, &[], &p.links)?;
+        print_section(out, "Follow-up questions", p.open_questions.iter().cloned())?;
+    } else {
+        print_rest(out, &p.concepts, &p.open_questions, &p.links)?;
+    }
     let backlinks = p.backlinks.iter().map(|b| {
         if b.context.is_empty() {
             b.title.clone()
@@ -267,19 +295,24 @@ fn print_rest(
     print_section(out, "Links", links)
 }
 
-/// A page's claims, each followed by the sources holding its quote.
+/// A page's claims, each followed by the page it cites (a saved answer's) and the
+/// sources holding its quote.
 fn print_page_claims(out: &mut impl Write, claims: &[PageClaim]) -> std::io::Result<()> {
     let checked: Vec<_> = claims.iter().map(|c| c.claim.clone()).collect();
     print_claims(out, &checked, |i| {
+        let cites = match &claims[i].cited_page {
+            Some(page) => format!(" [cites {page:?}]"),
+            None => String::new(),
+        };
         let ids: Vec<String> = claims[i]
             .source_ids
             .iter()
             .map(|s| format!("#{s}"))
             .collect();
         if ids.is_empty() {
-            String::new()
+            cites
         } else {
-            format!(" [source {}]", ids.join(", "))
+            format!("{cites} [source {}]", ids.join(", "))
         }
     })
 }

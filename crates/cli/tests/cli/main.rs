@@ -4,6 +4,7 @@
 
 mod common;
 
+mod ask;
 mod crash;
 mod eval;
 mod flow;
