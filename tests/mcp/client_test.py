@@ -57,6 +57,18 @@ def expect(condition, message):
         raise AssertionError(message)
 
 
+class Notes:
+    """Collects a call's progress notifications."""
+
+    def __init__(self):
+        self.messages = []
+        self.steps = []
+
+    async def __call__(self, progress, total, message):
+        self.steps.append(progress)
+        self.messages.append(message)
+
+
 def server(*flags):
     return StdioServerParameters(command=WIKIMIND, args=["mcp", *flags], env=dict(os.environ))
 
@@ -173,10 +185,16 @@ async def list_pages(client):
 
 @check("ask answers from the pages, each claim citing its page with a checked quote")
 async def ask(client):
+    notes = Notes()
     result = await client.call_tool(
-        "ask", {"question": "How much pressure does espresso need?"}, read_timeout_seconds=300
+        "ask",
+        {"question": "How much pressure does espresso need?"},
+        read_timeout_seconds=300,
+        progress_callback=notes,
     )
     text = text_of(result)
+    expect("answering: asking ollama:qwen2.5:3b (attempt 1)" in notes.messages, notes.messages)
+    expect(notes.steps == sorted(set(notes.steps)), f"progress must grow: {notes.steps}")
     expect(not result.is_error, text)
     expect("nine bars of pressure" in text.split("## Claims")[0], text)
     expect("## Claims\n\n1. **sourced** [Espresso]: " in text, text)
@@ -368,11 +386,17 @@ FLAT_WHITE = "# Flat White\n\nA flat white is espresso with thin steamed milk.\n
 async def add_text(client):
     tools = [t.name for t in (await client.list_tools()).tools]
     expect(tools == ["search", "read_page", "list_pages", "ask", "add_source"], tools)
+    notes = Notes()
     result = await client.call_tool(
-        "add_source", {"text": FLAT_WHITE, "title": "Flat white note"}, read_timeout_seconds=300
+        "add_source",
+        {"text": FLAT_WHITE, "title": "Flat white note"},
+        read_timeout_seconds=300,
+        progress_callback=notes,
     )
     text = text_of(result)
     expect(not result.is_error, text)
+    expect("source #3: asking ollama:qwen2.5:3b (attempt 1)" in notes.messages, notes.messages)
+    expect(any(m.startswith('page "Flat White": ') for m in notes.messages), notes.messages)
     expect('Source #3 "Flat white note": added.' in text, text)
     expect('Compiled into the digest "Flat White".' in text, text)
     expect("- Flat White — wikimind://page/Flat%20White" in text, text)

@@ -13,10 +13,11 @@
 //! error. Neither stops the server.
 
 mod page_uri;
+mod progress;
 mod tools;
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -32,6 +33,7 @@ use wikimind::reading::PAGE_WINDOW_MAX;
 use wikimind::wiki::Wiki;
 
 pub use page_uri::page_uri;
+use progress::Progress;
 
 /// The MIME type of every page and tool text.
 const MARKDOWN: &str = "text/markdown";
@@ -53,25 +55,35 @@ pub struct WikiServer {
     writer: Option<Writer>,
 }
 
-/// What `add_source` needs: the queue runner, and a lock so two calls compile one at a
-/// time.
+/// What `add_source` needs: the queue runner, a lock so two calls compile one at a time,
+/// and where the runner's progress goes (the call that holds the lock).
 struct Writer {
     runner: JobRunner,
     lock: tokio::sync::Mutex<()>,
+    progress: Arc<Mutex<Progress>>,
 }
 
 impl WikiServer {
     /// A server over `wiki`; with `allow_write`, clients may add sources, compiled with
     /// `settings`.
     pub fn new(wiki: Wiki, settings: Settings, allow_write: bool) -> WikiServer {
-        let writer = allow_write.then(|| Writer {
-            runner: JobRunner::new(
-                wiki.clone(),
-                settings.clone(),
-                Arc::new(crate::context::keyring()),
-                Box::new(|_| {}),
-            ),
-            lock: tokio::sync::Mutex::new(()),
+        let writer = allow_write.then(|| {
+            let progress = Arc::new(Mutex::new(Progress::default()));
+            let to_call = Arc::clone(&progress);
+            Writer {
+                runner: JobRunner::new(
+                    wiki.clone(),
+                    settings.clone(),
+                    Arc::new(crate::context::keyring()),
+                    Box::new(move |p| {
+                        if let Ok(progress) = to_call.lock() {
+                            progress.job(p);
+                        }
+                    }),
+                ),
+                lock: tokio::sync::Mutex::new(()),
+                progress,
+            }
         });
         WikiServer {
             wiki,
@@ -111,15 +123,23 @@ impl ServerHandler for WikiServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        let (progress, forwarder) = Progress::for_call(&context);
         let answer = match request.name.as_ref() {
             tools::SEARCH => tools::search(&self.wiki, arguments),
             tools::READ_PAGE => tools::read_page(&self.wiki, arguments),
             tools::LIST_PAGES => tools::list_pages(&self.wiki, arguments),
-            tools::ASK => tools::ask(&self.wiki, &self.settings, arguments, &context.ct).await,
+            tools::ASK => {
+                let progress = progress.clone();
+                tools::ask(&self.wiki, &self.settings, arguments, &context.ct, progress).await
+            }
             tools::ADD_SOURCE => match &self.writer {
                 Some(w) => {
                     let _one_at_a_time = w.lock.lock().await;
-                    tools::add_source(&self.wiki, &w.runner, arguments, &context.ct).await
+                    set(&w.progress, progress.clone());
+                    let answer =
+                        tools::add_source(&self.wiki, &w.runner, arguments, &context.ct).await;
+                    set(&w.progress, Progress::default());
+                    answer
                 }
                 None => {
                     return Err(ErrorData::invalid_params(
@@ -139,6 +159,9 @@ impl ServerHandler for WikiServer {
                 ))
             }
         };
+        // Every progress note goes out before the result.
+        drop(progress);
+        forwarder.finish().await;
         let structured = structured_content_allowed(&context);
         Ok(answer.into_result(structured).into())
     }
@@ -211,6 +234,13 @@ impl ServerHandler for WikiServer {
             ResourceContents::text(text, request.uri).with_mime_type(MARKDOWN)
         ])
         .into())
+    }
+}
+
+/// Points the compile runner's progress at `progress` (the call now holding the writer).
+fn set(slot: &Mutex<Progress>, progress: Progress) {
+    if let Ok(mut slot) = slot.lock() {
+        *slot = progress;
     }
 }
 

@@ -21,6 +21,7 @@ use wikimind::queue::JobRunner;
 use wikimind::reading::{ShownPage, PAGE_WINDOW_DEFAULT, PAGE_WINDOW_MAX};
 use wikimind::wiki::{IngestSummary, Wiki};
 
+use super::progress::{stage, Progress};
 use super::{page_uri, Answer};
 
 /// Full-text search over pages.
@@ -293,6 +294,7 @@ pub async fn ask(
     settings: &Settings,
     value: Value,
     cancel: &CancellationToken,
+    progress: Progress,
 ) -> Answer {
     let args: AskArgs = match arguments(ASK, value, "`question`, a string") {
         Ok(a) => a,
@@ -301,12 +303,17 @@ pub async fn ask(
     if args.question.trim().is_empty() {
         return Answer::error("ask: `question` is empty: ask about something the wiki holds");
     }
-    let quiet: &ProgressFn = &|_| {};
+    let events = move |p: wikimind::compile::Progress| {
+        if let Some(doing) = stage(p.stage.into(), &p.provider, p.attempt, None) {
+            progress.say(format!("answering: {doing}"));
+        }
+    };
+    let events: &ProgressFn = &events;
     let asked = wiki.ask(
         settings,
         &args.question,
         AskOptions::default(),
-        quiet,
+        events,
         cancel,
     );
     let report = match asked.await {
