@@ -5,7 +5,7 @@
 use crate::store::{Page, PageId};
 
 /// The fewest characters of a page worth sending when only part of it fits.
-const MIN_PART: usize = 600;
+pub const MIN_PART: usize = 600;
 
 /// One page as the ask prompt shows it.
 pub fn page_block(page: &Page) -> String {

@@ -234,6 +234,28 @@ impl Wiki {
         events: &ProgressFn,
         cancel: &CancellationToken,
     ) -> Result<AskReport, WikiError> {
+        let retrieval = self.retrieve(question.trim())?;
+        if !retrieval.covered() {
+            // No model is needed to say so: none is set up.
+            let mut report = AskReport::empty(question.trim(), false);
+            report.answer = not_covered(&retrieval.words);
+            return Ok(report);
+        }
+        let compiler = self.compiler(settings)?;
+        self.ask_with(&compiler, question, options, events, cancel)
+            .await
+    }
+
+    /// [`Wiki::ask`] with a compiler made before (by [`Wiki::compiler`]): a server that
+    /// answers many questions keeps one, and a built-in model stays loaded between them.
+    pub async fn ask_with(
+        &self,
+        compiler: &crate::compile::Compiler,
+        question: &str,
+        options: AskOptions,
+        events: &ProgressFn,
+        cancel: &CancellationToken,
+    ) -> Result<AskReport, WikiError> {
         let question = question.trim();
         let store = self.store();
         let retrieval = self.retrieve(question)?;
@@ -248,7 +270,6 @@ impl Wiki {
                 pages.push(page);
             }
         }
-        let compiler = self.compiler(settings)?;
         let run = compiler
             .answer_question(question, &pages, events, cancel)
             .await

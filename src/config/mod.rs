@@ -97,6 +97,72 @@ impl Default for PageSettings {
     }
 }
 
+/// Which provider something runs on: the configured primary, or a kind of provider with
+/// that kind's defaults. `--provider`, an eval dataset's `execution.target` and
+/// `[eval] judge_provider` all name one with [`Target::parse`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// `default`: the configured primary provider.
+    Default,
+    /// A kind of provider, as [`ProviderKind::parse`] reads its name.
+    Kind(ProviderKind),
+}
+
+impl Target {
+    /// The names a target may have: `default`, or a provider kind's name
+    /// ([`ProviderKind::parse`]), ignoring case.
+    pub fn parse(name: &str) -> Option<Target> {
+        if name.trim().eq_ignore_ascii_case("default") {
+            Some(Target::Default)
+        } else {
+            ProviderKind::parse(name).map(Target::Kind)
+        }
+    }
+
+    /// Its name: `default`, `ollama`, `openai` or `builtin`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::Default => "default",
+            Target::Kind(kind) => kind.as_str(),
+        }
+    }
+
+    /// The names [`Target::parse`] accepts, for messages.
+    pub const EXPECTED: &'static str = "default, ollama, openai or builtin";
+}
+
+impl Serialize for Target {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Target {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Target, D::Error> {
+        let name = String::deserialize(d)?;
+        Target::parse(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "{name:?} is not a provider (expected {})",
+                Target::EXPECTED
+            ))
+        })
+    }
+}
+
+/// How `wikimind eval` judges articles (the config file's `[eval]` table). Every field is
+/// optional: by default the judge is the model that compiled the article, on its server.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvalSettings {
+    /// The judge's provider, named as [`Target::parse`] reads it (`default` is the
+    /// configured primary).
+    pub judge_provider: Option<Target>,
+    /// The judge's server.
+    pub judge_base_url: Option<String>,
+    /// The judge's model.
+    pub judge_model: Option<String>,
+}
+
 /// How compiles run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -171,6 +237,8 @@ pub struct Settings {
     pub compile: CompileSettings,
     /// When topics get pages.
     pub pages: PageSettings,
+    /// How evals judge articles.
+    pub eval: EvalSettings,
     /// The config file that was read, if any.
     pub config_file: Option<PathBuf>,
     /// Where model files for the built-in engine live ([`model_dir`]).
@@ -217,6 +285,8 @@ struct FileConfig {
     compile: CompileSettings,
     #[serde(default)]
     pages: PageSettings,
+    #[serde(default)]
+    eval: EvalSettings,
 }
 
 #[derive(Debug, Deserialize)]
@@ -399,11 +469,13 @@ impl Settings {
                 message: "must be at least 1".into(),
             });
         }
+        let eval = check_eval(parsed.eval, &file_name)?;
         let settings = Settings {
             data_dir,
             providers,
             compile,
             pages: parsed.pages,
+            eval,
             config_file: file.map(|(p, _)| p.to_path_buf()),
             model_dir: model_dir(env),
             env_key,
@@ -528,6 +600,29 @@ fn parse_kind(name: &str, what: &str) -> Result<ProviderKind, ConfigError> {
     ProviderKind::parse(name).ok_or_else(|| ConfigError::Invalid {
         what: what.to_string(),
         message: format!("unknown provider {name:?} (expected ollama, openai or builtin)"),
+    })
+}
+
+/// The `[eval]` table checked: an http(s) URL, a model that is not blank (the provider was
+/// read by [`Target`]'s own rule).
+fn check_eval(eval: EvalSettings, file_name: &str) -> Result<EvalSettings, ConfigError> {
+    let judge_base_url = match &eval.judge_base_url {
+        Some(u) => Some(check_url(u, &format!("{file_name}: eval.judge_base_url"))?),
+        None => None,
+    };
+    if eval
+        .judge_model
+        .as_deref()
+        .is_some_and(|m| m.trim().is_empty())
+    {
+        return Err(ConfigError::Invalid {
+            what: format!("{file_name}: eval.judge_model"),
+            message: "is empty".into(),
+        });
+    }
+    Ok(EvalSettings {
+        judge_base_url,
+        ..eval
     })
 }
 
@@ -718,6 +813,44 @@ retries = 1
         assert_eq!(s.data_dir, PathBuf::from("/flag"));
         assert_eq!(s.provider().model, "flag-model");
         assert_eq!(s.provider().base_url, "http://flag:1");
+    }
+
+    #[test]
+    fn the_eval_table_names_the_judge_and_its_mistakes_by_line() {
+        let e = env(&[("HOME", "/h")]);
+        let path = Path::new("c.toml");
+        let read = |text: &str| Settings::resolve(&Overrides::default(), &e, Some((path, text)));
+        let s = read("[eval]\njudge_provider = \"OpenAI\"\njudge_base_url = \"http://judge:8080/v1/\"\njudge_model = \"big\"\n").unwrap();
+        assert_eq!(
+            s.eval,
+            EvalSettings {
+                judge_provider: Some(Target::Kind(ProviderKind::OpenAiCompatible)),
+                judge_base_url: Some("http://judge:8080/v1".into()),
+                judge_model: Some("big".into()),
+            }
+        );
+        assert_eq!(read("").unwrap().eval, EvalSettings::default());
+        for (text, want) in [
+            (
+                "[eval]\njudge_provider = \"bard\"\n",
+                "\"bard\" is not a provider (expected default, ollama, openai or builtin) (line 2)",
+            ),
+            (
+                "[eval]\n\njudge_modle = \"x\"\n",
+                "unknown field `judge_modle`",
+            ),
+            (
+                "[eval]\njudge_model = \" \"\n",
+                "eval.judge_model: is empty",
+            ),
+            (
+                "[eval]\njudge_base_url = \"ftp://x\"\n",
+                "eval.judge_base_url: \"ftp://x\" is not an http(s) URL",
+            ),
+        ] {
+            let err = read(text).unwrap_err().to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
     }
 
     #[test]

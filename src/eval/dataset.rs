@@ -2,6 +2,11 @@
 //! one `.yaml`/`.yml` file holding the defaults and a `cases:` list. Both load to the same
 //! [`Dataset`].
 //!
+//! The sidecar's fields are `dataset` (or `name`), `description`, `kind`, `execution`
+//! (with `target`, or `provider`), `evaluator`, `expected` (or `evaluators`) and `repeat`.
+//! A field a case can carry too (`execution.*` key by key, `expected` check by check,
+//! `evaluator`) is taken from the case, else from the sidecar, else from the defaults.
+//!
 //! Loading is strict: every case must be well formed, ids unique, every `source_file`
 //! readable, or the whole dataset is refused with a [`DatasetError`] naming the file, the
 //! line (or the case's position in a YAML list) and the problem. No partial datasets.
@@ -13,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::compile::PROMPT_VERSION;
+use crate::config::Target;
 use crate::ingest::{self, IngestOptions, IngestedSource};
-use crate::llm::ProviderKind;
 
 /// The largest dataset file read, in bytes (sources referenced by `source_file` have the
 /// ingest limit).
@@ -79,14 +84,104 @@ impl std::fmt::Display for Location {
     }
 }
 
+/// What the cases of a dataset are. Only articles today; the field exists so that other
+/// kinds can be added without reshaping the sidecar.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DatasetKind {
+    /// `articles`: each case is a source compiled into an article (the default).
+    #[default]
+    Articles,
+}
+
+impl DatasetKind {
+    /// Reads a kind's name; `questions` is known but not supported yet.
+    pub fn parse(name: &str) -> Result<DatasetKind, String> {
+        match name.trim() {
+            "articles" => Ok(DatasetKind::Articles),
+            "questions" => Err("question datasets are not supported yet".into()),
+            other => Err(format!("unknown kind {other:?} (expected articles)")),
+        }
+    }
+
+    /// Its name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DatasetKind::Articles => "articles",
+        }
+    }
+}
+
+/// How the articles of a case are judged, beside its `expected` checks (which always run).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Evaluator {
+    /// `llm_judge`: a model scores the article against its source on a rubric (the
+    /// default).
+    #[default]
+    LlmJudge,
+    /// `checks`: the `expected` checks only, no model call.
+    Checks,
+}
+
+impl Evaluator {
+    /// Every evaluator, by name.
+    pub const ALL: [Evaluator; 2] = [Evaluator::LlmJudge, Evaluator::Checks];
+
+    /// Reads an evaluator's name.
+    pub fn parse(name: &str) -> Result<Evaluator, String> {
+        Evaluator::ALL
+            .into_iter()
+            .find(|e| e.as_str() == name.trim())
+            .ok_or_else(|| {
+                let known: Vec<&str> = Evaluator::ALL.iter().map(|e| e.as_str()).collect();
+                format!("unknown evaluator {name:?} (known: {})", known.join(", "))
+            })
+    }
+
+    /// Its name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Evaluator::LlmJudge => "llm_judge",
+            Evaluator::Checks => "checks",
+        }
+    }
+}
+
+/// Serialises `DatasetKind` and `Evaluator` by name and reads them with their `parse`, so a
+/// bad name in a sidecar is refused with its line.
+macro_rules! by_name {
+    ($t:ty) => {
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                let name = String::deserialize(d)?;
+                <$t>::parse(&name).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+by_name!(DatasetKind);
+by_name!(Evaluator);
+
 /// How to run a case: every field optional, filled by precedence (command-line flags, then
 /// the case, then the sidecar, then your settings and the built-in defaults).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Execution {
-    /// `ollama` or `openai`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
+    /// The provider, as `--provider` names it ([`Target::parse`]): `default` (the
+    /// configured primary), `ollama`, `openai` or `builtin`. `provider` is a synonym.
+    #[serde(
+        default,
+        rename = "target",
+        alias = "provider",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub target: Option<Target>,
     /// The server's base URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
@@ -111,7 +206,7 @@ impl Execution {
     /// Each field from `self` when set, else from `lower`.
     pub fn over(&self, lower: &Execution) -> Execution {
         Execution {
-            provider: self.provider.clone().or_else(|| lower.provider.clone()),
+            target: self.target.or(lower.target),
             base_url: self.base_url.clone().or_else(|| lower.base_url.clone()),
             model: self.model.clone().or_else(|| lower.model.clone()),
             prompt: self.prompt.clone().or_else(|| lower.prompt.clone()),
@@ -122,13 +217,6 @@ impl Execution {
     }
 
     fn check(&self) -> Result<(), String> {
-        if let Some(p) = &self.provider {
-            if ProviderKind::parse(p).is_none() {
-                return Err(format!(
-                    "execution.provider {p:?} is not a provider (expected ollama or openai)"
-                ));
-            }
-        }
         if let Some(p) = &self.prompt {
             if !KNOWN_PROMPTS.contains(&p.as_str()) {
                 return Err(format!(
@@ -157,7 +245,7 @@ impl Execution {
 }
 
 /// Checks an article must pass. Every field optional; a case's own `expected` wins over the
-/// sidecar's `evaluators`, key by key.
+/// sidecar's `expected`, key by key.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expected {
@@ -229,21 +317,29 @@ impl Expected {
 }
 
 /// Dataset-wide settings: the sidecar of a `.jsonl` dataset, or the top of a YAML dataset.
+/// The names it had before are synonyms: `name` for `dataset`, `evaluators` for `expected`,
+/// `execution.provider` for `execution.target`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sidecar {
     /// The dataset's name (default: the file name without its extension).
-    #[serde(default)]
-    pub name: Option<String>,
-    /// What the dataset is for.
+    #[serde(default, alias = "name")]
+    pub dataset: Option<String>,
+    /// What the dataset is for (default: empty).
     #[serde(default)]
     pub description: Option<String>,
-    /// How to run every case.
+    /// What the cases are (default: `articles`).
+    #[serde(default)]
+    pub kind: Option<DatasetKind>,
+    /// How to run every case (`target` default: `default`, the configured provider).
     #[serde(default)]
     pub execution: Execution,
-    /// Checks applied to every case (the keys of a case's `expected`).
+    /// How every case is judged (default: `llm_judge`).
     #[serde(default)]
-    pub evaluators: Expected,
+    pub evaluator: Option<Evaluator>,
+    /// Checks applied to every case (the keys of a case's `expected`).
+    #[serde(default, alias = "evaluators")]
+    pub expected: Expected,
     /// How many times to run each case (default 1).
     #[serde(default)]
     pub repeat: Option<u32>,
@@ -264,6 +360,8 @@ pub struct Case {
     pub expected: Expected,
     /// The case's own execution overrides.
     pub execution: Execution,
+    /// The case's own evaluator, if it names one.
+    pub evaluator: Option<Evaluator>,
 }
 
 /// A loaded dataset.
@@ -275,14 +373,18 @@ pub struct Dataset {
     pub sidecar_path: Option<PathBuf>,
     /// Its name.
     pub name: String,
-    /// What it is for.
-    pub description: Option<String>,
+    /// What it is for (empty when the sidecar does not say).
+    pub description: String,
+    /// What its cases are.
+    pub kind: DatasetKind,
     /// Runs per case.
     pub repeat: u32,
     /// Defaults for every case's execution.
     pub execution: Execution,
+    /// How a case that names no evaluator is judged (the sidecar's, else `llm_judge`).
+    pub evaluator: Evaluator,
     /// Checks applied to every case.
-    pub evaluators: Expected,
+    pub expected: Expected,
     /// The cases, in file order.
     pub cases: Vec<Case>,
     /// Things a person should know (a missing sidecar).
@@ -290,9 +392,14 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// The checks of a case: its own `expected` over the dataset's `evaluators`.
+    /// The checks of a case: its own `expected` over the dataset's.
     pub fn checks_for(&self, case: &Case) -> Expected {
-        case.expected.over(&self.evaluators)
+        case.expected.over(&self.expected)
+    }
+
+    /// How a case is judged: its own evaluator, else the dataset's.
+    pub fn evaluator_for(&self, case: &Case) -> Evaluator {
+        case.evaluator.unwrap_or(self.evaluator)
     }
 }
 
@@ -381,8 +488,9 @@ pub fn sidecar_path(dataset: &Path) -> Option<PathBuf> {
 /// The defaults used when there is no sidecar, in words.
 pub fn default_description(name: &str) -> String {
     format!(
-        "name {name:?} (the file name), repeat 1, prompt {PROMPT_VERSION}, no evaluators; \
-         provider, model, temperature and retries from your settings"
+        "dataset {name:?} (the file name), no description, kind articles, target default \
+         (your configured provider), evaluator llm_judge, repeat 1, prompt {PROMPT_VERSION}, \
+         no checks; model, temperature and retries from your settings"
     )
 }
 
@@ -412,7 +520,7 @@ fn check_sidecar(path: &Path, sidecar: &Sidecar) -> Result<(), DatasetError> {
     sidecar
         .execution
         .check()
-        .and_then(|_| sidecar.evaluators.check("evaluators"))
+        .and_then(|_| sidecar.expected.check("expected"))
         .map_err(|m| DatasetError::file(path, m))?;
     if sidecar.repeat == Some(0) {
         return Err(DatasetError::file(path, "repeat must be at least 1"));
@@ -474,15 +582,20 @@ fn strip_json_location(e: &serde_json::Error) -> String {
 
 fn load_yaml(path: &Path) -> Result<Dataset, DatasetError> {
     let text = read_file(path)?;
+    /// The sidecar's fields and `cases:` (serde's `flatten` cannot be used with
+    /// `deny_unknown_fields`).
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct YamlDataset {
-        name: Option<String>,
+        #[serde(default, alias = "name")]
+        dataset: Option<String>,
         description: Option<String>,
+        kind: Option<DatasetKind>,
         #[serde(default)]
         execution: Execution,
-        #[serde(default)]
-        evaluators: Expected,
+        evaluator: Option<Evaluator>,
+        #[serde(default, alias = "evaluators")]
+        expected: Expected,
         repeat: Option<u32>,
         cases: Option<Vec<Value>>,
     }
@@ -494,10 +607,12 @@ fn load_yaml(path: &Path) -> Result<Dataset, DatasetError> {
         ));
     };
     let sidecar = Sidecar {
-        name: parsed.name,
+        dataset: parsed.dataset,
         description: parsed.description,
+        kind: parsed.kind,
         execution: parsed.execution,
-        evaluators: parsed.evaluators,
+        evaluator: parsed.evaluator,
+        expected: parsed.expected,
         repeat: parsed.repeat,
     };
     check_sidecar(path, &sidecar)?;
@@ -524,13 +639,15 @@ fn finish(
         path: path.to_path_buf(),
         sidecar_path,
         name: sidecar
-            .name
+            .dataset
             .filter(|n| !n.trim().is_empty())
             .unwrap_or_else(|| file_stem(path)),
-        description: sidecar.description,
+        description: sidecar.description.unwrap_or_default(),
+        kind: sidecar.kind.unwrap_or_default(),
         repeat: sidecar.repeat.unwrap_or(1),
         execution: sidecar.execution,
-        evaluators: sidecar.evaluators,
+        evaluator: sidecar.evaluator.unwrap_or_default(),
+        expected: sidecar.expected,
         cases,
         warnings,
     })
@@ -554,6 +671,7 @@ const CASE_FIELDS: &[&str] = &[
     "title",
     "expected",
     "execution",
+    "evaluator",
 ];
 
 fn read_case(
@@ -625,6 +743,16 @@ fn read_case(
         }
     };
     execution.check().map_err(err)?;
+    let evaluator = match obj.remove("evaluator") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) => Some(Evaluator::parse(&name).map_err(err)?),
+        Some(other) => {
+            return Err(err(format!(
+                "`evaluator` must be a string, not {}",
+                type_name(&other)
+            )))
+        }
+    };
     if let Some(first) = seen.get(&id) {
         return Err(DatasetError::at(
             path,
@@ -674,6 +802,7 @@ fn read_case(
         source_file: resolved,
         expected,
         execution,
+        evaluator,
     })
 }
 
@@ -716,6 +845,11 @@ mod tests {
         assert!(d.warnings[0].contains("no sidecar"), "{}", d.warnings[0]);
         assert!(d.warnings[0].contains("repeat 1"), "{}", d.warnings[0]);
         assert!(d.warnings[0].contains(PROMPT_VERSION), "{}", d.warnings[0]);
+        assert!(
+            d.warnings[0].contains("evaluator llm_judge"),
+            "{}",
+            d.warnings[0]
+        );
     }
 
     #[test]
@@ -901,6 +1035,172 @@ mod tests {
         let checks_b = d.checks_for(&d.cases[1]);
         assert_eq!(checks_b.min_claims, Some(4));
         assert_eq!(checks_b.max_opinion_share, Some(0.5));
+    }
+
+    #[test]
+    fn the_sidecar_fields_load_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "ten.yaml",
+            "dataset: hidden-ten\ndescription: Ten sources nobody has seen\nkind: articles\nexecution: {target: openai}\nevaluator: llm_judge\n",
+        );
+        let p = write(
+            dir.path(),
+            "ten.jsonl",
+            "{\"id\":\"a\",\"source\":\"x y z\"}\n",
+        );
+        let d = load_dataset(&p).unwrap();
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        assert_eq!(d.name, "hidden-ten");
+        assert_eq!(d.description, "Ten sources nobody has seen");
+        assert_eq!(d.kind, DatasetKind::Articles);
+        assert_eq!(
+            d.execution.target,
+            Some(Target::Kind(crate::llm::ProviderKind::OpenAiCompatible))
+        );
+        assert_eq!(d.evaluator, Evaluator::LlmJudge);
+        assert_eq!(d.evaluator_for(&d.cases[0]), Evaluator::LlmJudge);
+        // Nothing said: the defaults.
+        write(dir.path(), "ten.yaml", "");
+        let d = load_dataset(&p).unwrap();
+        assert_eq!(
+            (d.name.as_str(), d.description.as_str(), d.kind, d.evaluator),
+            ("ten", "", DatasetKind::Articles, Evaluator::LlmJudge)
+        );
+        assert_eq!(d.execution.target, None, "the configured provider");
+        // `default` names the configured provider explicitly.
+        write(dir.path(), "ten.yaml", "execution:\n  target: default\n");
+        assert_eq!(
+            load_dataset(&p).unwrap().execution.target,
+            Some(Target::Default)
+        );
+    }
+
+    #[test]
+    fn the_old_names_are_synonyms_but_not_both_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "old.jsonl",
+            "{\"id\":\"a\",\"source\":\"x y z\",\"execution\":{\"provider\":\"ollama\"}}\n",
+        );
+        write(
+            dir.path(),
+            "old.yaml",
+            "name: old-names\nexecution: {provider: openai}\nevaluators: {min_claims: 2}\n",
+        );
+        let d = load_dataset(&p).unwrap();
+        assert_eq!(d.name, "old-names");
+        assert_eq!(
+            d.execution.target,
+            Some(Target::Kind(crate::llm::ProviderKind::OpenAiCompatible))
+        );
+        assert_eq!(d.expected.min_claims, Some(2));
+        assert_eq!(
+            d.cases[0].execution.target,
+            Some(Target::Kind(crate::llm::ProviderKind::Ollama))
+        );
+        write(dir.path(), "old.yaml", "name: a\ndataset: b\n");
+        let e = load_dataset(&p).unwrap_err();
+        assert!(e.to_string().contains("duplicate field `dataset`"), "{e}");
+    }
+
+    #[test]
+    fn a_line_wins_over_the_sidecar_which_wins_over_the_defaults() {
+        use crate::llm::ProviderKind;
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "set.yaml",
+            "execution: {target: openai, model: side-model, temperature: 0.5}\nevaluator: checks\nexpected: {min_claims: 1, max_claims: 9}\n",
+        );
+        let p = write(
+            dir.path(),
+            "set.jsonl",
+            concat!(
+                "{\"id\":\"plain\",\"source\":\"x y z\"}\n",
+                "{\"id\":\"own\",\"source\":\"x y z\",\"evaluator\":\"llm_judge\",",
+                "\"execution\":{\"target\":\"default\",\"model\":\"line-model\"},",
+                "\"expected\":{\"min_claims\":3}}\n"
+            ),
+        );
+        let d = load_dataset(&p).unwrap();
+        let (plain, own) = (&d.cases[0], &d.cases[1]);
+        assert_eq!(d.evaluator_for(plain), Evaluator::Checks);
+        assert_eq!(d.evaluator_for(own), Evaluator::LlmJudge);
+        let plain_exec = plain.execution.over(&d.execution);
+        assert_eq!(
+            plain_exec.target,
+            Some(Target::Kind(ProviderKind::OpenAiCompatible))
+        );
+        assert_eq!(plain_exec.model.as_deref(), Some("side-model"));
+        let own_exec = own.execution.over(&d.execution);
+        assert_eq!(own_exec.target, Some(Target::Default));
+        assert_eq!(own_exec.model.as_deref(), Some("line-model"));
+        assert_eq!(own_exec.temperature, Some(0.5), "key by key");
+        let checks = d.checks_for(own);
+        assert_eq!((checks.min_claims, checks.max_claims), (Some(3), Some(9)));
+    }
+
+    #[test]
+    fn unknown_fields_and_names_are_refused_with_their_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "set.jsonl",
+            "{\"id\":\"a\",\"source\":\"x y z\"}\n",
+        );
+        let sidecar_err = |text: &str| {
+            write(dir.path(), "set.yaml", text);
+            load_dataset(&p).unwrap_err()
+        };
+        for (text, line, want) in [
+            (
+                "dataset: x\ndescription: y\nevalutor: llm_judge\n",
+                3,
+                "unknown field `evalutor`",
+            ),
+            (
+                "dataset: x\nexecution:\n  tagret: openai\n",
+                3,
+                "unknown field `tagret`",
+            ),
+            (
+                "evaluator: gpt_judge\n",
+                1,
+                "unknown evaluator \"gpt_judge\" (known: llm_judge, checks)",
+            ),
+            (
+                "dataset: x\nexecution: {target: bard}\n",
+                2,
+                "\"bard\" is not a provider",
+            ),
+            (
+                "kind: questions\n",
+                1,
+                "question datasets are not supported yet",
+            ),
+            ("kind: recipes\n", 1, "unknown kind \"recipes\""),
+        ] {
+            let e = sidecar_err(text);
+            assert!(e.path.ends_with("set.yaml"), "{text}: {e}");
+            assert_eq!(e.line, Some(line), "{text}: {e}");
+            assert!(e.to_string().contains(want), "{text}: {e}");
+        }
+        std::fs::remove_file(dir.path().join("set.yaml")).unwrap();
+        let e = load_err("{\"id\":\"a\",\"source\":\"x y z\"}\n{\"id\":\"b\",\"source\":\"x y z\",\"evaluator\":\"gpt_judge\"}\n");
+        assert_eq!(e.line, Some(2));
+        assert!(
+            e.to_string()
+                .contains("d.jsonl: line 2: case \"b\": unknown evaluator \"gpt_judge\""),
+            "{e}"
+        );
+        let e = load_err("{\"id\":\"a\",\"source\":\"x y z\",\"dataset\":\"x\"}\n");
+        assert!(
+            e.to_string().contains("line 1: unknown field \"dataset\""),
+            "{e}"
+        );
     }
 
     #[test]

@@ -319,10 +319,8 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
     let _ = write!(
         h,
         "<p class=\"meta\">{}{} cases, {} runs, started {}, took {:.1} s — dataset <code>{}</code></p>",
-        report
-            .dataset
-            .description
-            .as_deref()
+        Some(report.dataset.description.as_str())
+            .filter(|d| !d.trim().is_empty())
             .map(|d| format!("{} — ", escape(d)))
             .unwrap_or_default(),
         report.dataset.cases,
@@ -391,6 +389,32 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
         }
     }
 
+    if report
+        .models
+        .iter()
+        .any(|m| m.evaluators.llm_judge.is_some())
+    {
+        h.push_str("<h2>LLM judge</h2><table><tr><th>model</th><th class=\"l\">judged by</th><th>faithfulness (1–5)</th><th>coverage (1–5)</th><th>scored</th><th>not scored</th></tr>");
+        let score = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+        for m in &report.models {
+            let Some(j) = &m.evaluators.llm_judge else {
+                continue;
+            };
+            let _ = write!(
+                h,
+                "<tr><td class=\"m\">{}</td><td class=\"l m\">{}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td></tr>",
+                escape(&m.model),
+                escape(&j.judges.join(", ")),
+                score(j.faithfulness),
+                score(j.coverage),
+                j.judged,
+                j.runs,
+                j.failed
+            );
+        }
+        h.push_str("</table><p class=\"meta\">Mean scores of the articles the judge scored (prompt judge-v1): faithfulness — the article says only what its source supports; coverage — it keeps the source's important points. Each run's scores and reasons are in the table below and in results.jsonl.</p>");
+    }
+
     h.push_str("<h2>Failures and repairs</h2><table><tr><th>model</th><th class=\"l\">rejected answers by reason</th><th class=\"l\">repairs in kept answers</th><th>cut off</th></tr>");
     for m in &report.models {
         let _ = write!(
@@ -404,7 +428,7 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
     }
     h.push_str("</table>");
 
-    h.push_str("<h2>Runs</h2><table><tr><th>case</th><th class=\"l\">model</th><th>#</th><th class=\"l\">first answer</th><th>calls</th><th>ms</th><th>tokens out</th><th>grounded</th><th>checks</th><th class=\"l\">title or reason</th></tr>");
+    h.push_str("<h2>Runs</h2><table><tr><th>case</th><th class=\"l\">model</th><th>#</th><th class=\"l\">first answer</th><th>calls</th><th>ms</th><th>tokens out</th><th>grounded</th><th>checks</th><th>judge</th><th class=\"l\">title or reason</th></tr>");
     for r in results {
         let passed = r.checks.iter().filter(|c| c.passed).count();
         let failed_checks: Vec<String> = r
@@ -424,9 +448,27 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
                 escape(&shorten(r.reason.as_deref().unwrap_or("failed"), 160))
             )
         };
+        let judge = match &r.evaluators.llm_judge {
+            None => "<td>-</td>".to_string(),
+            Some(j) => match (&j.faithfulness, &j.coverage) {
+                (Some(f), Some(c)) => format!(
+                    "<td class=\"m\" title=\"{}\">F {} · C {}</td>",
+                    escape(&format!(
+                        "faithfulness: {}\ncoverage: {}\njudge: {}",
+                        f.reason, c.reason, j.model
+                    )),
+                    f.score,
+                    c.score
+                ),
+                _ => format!(
+                    "<td class=\"bad\" title=\"{}\">not scored</td>",
+                    escape(j.error.as_deref().unwrap_or("failed"))
+                ),
+            },
+        };
         let _ = write!(
             h,
-            "<tr><td>{}</td><td class=\"l m\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td><td title=\"{}\">{}/{}</td><td class=\"l\">{outcome}</td></tr>",
+            "<tr><td>{}</td><td class=\"l m\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td><td title=\"{}\">{}/{}</td>{judge}<td class=\"l\">{outcome}</td></tr>",
             escape(&r.case_id),
             escape(&r.model),
             r.repeat,

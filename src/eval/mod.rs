@@ -4,8 +4,9 @@
 //!
 //! [`dataset`] loads `.jsonl` (with an optional sidecar `.yaml`) or `.yaml` datasets
 //! strictly; [`run`] compiles every case with the same [`Compiler`](crate::compile::Compiler)
-//! a real compile uses, each in a throwaway in-memory wiki; [`report`] aggregates the runs
-//! per model; [`html`] renders the self-contained HTML report; [`write_outputs`] writes
+//! a real compile uses, each in a throwaway in-memory wiki, then runs the case's checks and
+//! its evaluator ([`judge`]: a model scores the article against its source); [`report`]
+//! aggregates the runs per model; [`html`] renders the self-contained HTML report; [`write_outputs`] writes
 //! `report.json`, `results.jsonl` and `report.html`; [`session`] is one eval as a shell
 //! runs it, from the options checked to the verdict.
 
@@ -13,6 +14,7 @@ pub mod checks;
 pub mod dataset;
 pub mod freeform;
 pub mod html;
+pub mod judge;
 pub mod report;
 pub mod run;
 pub mod session;
@@ -22,11 +24,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use checks::{run_checks, CheckResult};
-pub use dataset::{load_dataset, Case, Dataset, DatasetError, Execution, Expected};
-pub use report::{build_report, ModelReport, Report};
+pub use dataset::{
+    load_dataset, Case, Dataset, DatasetError, DatasetKind, Evaluator, Execution, Expected,
+};
+pub use judge::{JudgeVerdict, RubricScore};
+pub use report::{build_report, JudgeSummary, ModelReport, Report};
 pub use run::{
-    plan_runs, resolve_execution, run_eval, CaseResult, EvalOptions, EvalProgress, EvalRun,
-    PlannedRun,
+    plan_runs, resolve_execution, resolve_judge, run_eval, CaseResult, EvalOptions, EvalProgress,
+    EvalRun, Evaluations, JudgeResult, PlannedRun,
 };
 pub use session::{evaluate, prepare, EvalOutcome, EvalPlan, EvalVerdict};
 

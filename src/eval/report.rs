@@ -8,12 +8,13 @@ use serde::Serialize;
 
 use crate::compile::AnswerClass;
 
-use super::dataset::Dataset;
+use super::dataset::{Dataset, DatasetKind, Evaluator};
 use super::freeform::FREEFORM_PROMPT_VERSION;
 use super::run::{CaseResult, EvalRun};
 
-/// The version of `report.json`'s layout.
-pub const REPORT_SCHEMA_VERSION: u32 = 1;
+/// The version of `report.json`'s layout (2: the dataset's `kind` and `evaluator`, and
+/// `evaluators` per model).
+pub const REPORT_SCHEMA_VERSION: u32 = 2;
 
 /// The whole report (`report.json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -43,8 +44,12 @@ pub struct Report {
 pub struct DatasetInfo {
     /// Its name.
     pub name: String,
-    /// What it is for.
-    pub description: Option<String>,
+    /// What it is for (empty when the sidecar does not say).
+    pub description: String,
+    /// What its cases are.
+    pub kind: DatasetKind,
+    /// How a case that names no evaluator is judged.
+    pub evaluator: Evaluator,
     /// The dataset file as given.
     pub path: String,
     /// The sidecar read, if any.
@@ -102,6 +107,34 @@ pub struct ModelReport {
     pub tokens_out: TokenStats,
     /// The free-form comparison, with `--compare-freeform`.
     pub freeform: Option<FreeformComparison>,
+    /// What the evaluators made of the model's articles, by evaluator name.
+    pub evaluators: EvaluatorSummary,
+}
+
+/// The evaluators' figures of one model, by evaluator name (only those that ran).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct EvaluatorSummary {
+    /// The `llm_judge` evaluator's averages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm_judge: Option<JudgeSummary>,
+}
+
+/// The `llm_judge` scores of one model's articles.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeSummary {
+    /// The judges (`ollama:qwen2.5:7b`), each once, in the order they judged.
+    pub judges: Vec<String>,
+    /// Runs whose evaluator is `llm_judge`.
+    pub runs: u32,
+    /// Of those, articles scored.
+    pub judged: u32,
+    /// Of those, runs not scored (no article, or the judge failed; the reasons are in
+    /// `results.jsonl`).
+    pub failed: u32,
+    /// Mean `faithfulness` score (1 to 5) of the articles scored; `null` when none was.
+    pub faithfulness: Option<f64>,
+    /// Mean `coverage` score (1 to 5) of the articles scored; `null` when none was.
+    pub coverage: Option<f64>,
 }
 
 /// Latency figures (nearest-rank percentiles).
@@ -244,6 +277,40 @@ fn freeform(results: &[&CaseResult]) -> Option<FreeformComparison> {
     })
 }
 
+/// The `llm_judge` figures of one model's runs (`None` when no run was judged that way).
+fn judge_summary(results: &[&CaseResult]) -> Option<JudgeSummary> {
+    let judged: Vec<_> = results
+        .iter()
+        .filter_map(|r| r.evaluators.llm_judge.as_ref())
+        .collect();
+    if judged.is_empty() {
+        return None;
+    }
+    let mut judges: Vec<String> = Vec::new();
+    for j in &judged {
+        if !judges.contains(&j.model) {
+            judges.push(j.model.clone());
+        }
+    }
+    let mean = |pick: &dyn Fn(&super::run::JudgeResult) -> Option<u8>| {
+        let scores: Vec<f64> = judged
+            .iter()
+            .filter_map(|j| pick(j))
+            .map(f64::from)
+            .collect();
+        (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64)
+    };
+    let scored = judged.iter().filter(|j| j.ok).count() as u32;
+    Some(JudgeSummary {
+        judges,
+        runs: judged.len() as u32,
+        judged: scored,
+        failed: judged.len() as u32 - scored,
+        faithfulness: mean(&|j| j.faithfulness.as_ref().map(|s| s.score)),
+        coverage: mean(&|j| j.coverage.as_ref().map(|s| s.score)),
+    })
+}
+
 /// The figures of one model's runs.
 pub fn model_report(model: &str, results: &[&CaseResult]) -> ModelReport {
     let runs = results.len() as u32;
@@ -314,6 +381,9 @@ pub fn model_report(model: &str, results: &[&CaseResult]) -> ModelReport {
         tokens_in: tokens(results, |r| r.tokens_in),
         tokens_out: tokens(results, |r| r.tokens_out),
         freeform: freeform(results),
+        evaluators: EvaluatorSummary {
+            llm_judge: judge_summary(results),
+        },
     }
 }
 
@@ -342,6 +412,8 @@ pub fn build_report(dataset: &Dataset, run: &EvalRun) -> Report {
         dataset: DatasetInfo {
             name: dataset.name.clone(),
             description: dataset.description.clone(),
+            kind: dataset.kind,
+            evaluator: dataset.evaluator,
             path: dataset.path.display().to_string(),
             sidecar: dataset
                 .sidecar_path
@@ -428,6 +500,23 @@ impl Report {
             let _ = writeln!(out, "\n{}", m.model);
             let _ = writeln!(out, "  failures by reason: {}", list(&m.failures_by_reason));
             let _ = writeln!(out, "  repairs by kind:    {}", list(&m.repairs_by_kind));
+            if let Some(j) = &m.evaluators.llm_judge {
+                let score = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}/5"));
+                let _ = writeln!(
+                    out,
+                    "  llm_judge ({}): faithfulness {}, coverage {} over {} of {} run(s){}",
+                    j.judges.join(", "),
+                    score(j.faithfulness),
+                    score(j.coverage),
+                    j.judged,
+                    j.runs,
+                    if j.failed > 0 {
+                        format!("; {} not scored (see results.jsonl)", j.failed)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
             if let Some(f) = &m.freeform {
                 let verdict = match f.structured_saving {
                     Some(s) if s >= 0.0 => format!("structured used {:.0}% fewer", s * 100.0),

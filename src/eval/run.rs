@@ -1,6 +1,7 @@
 //! Running a dataset: every case, for every model, as many times as asked, through the same
 //! [`Compiler`] a real compile uses, each run in its own throwaway in-memory wiki (so runs
-//! never see each other's articles and never touch the person's wiki).
+//! never see each other's articles and never touch the person's wiki); then the case's
+//! checks and its evaluator (the `llm_judge` calls [`super::judge`] decides).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,18 +11,24 @@ use std::time::Instant;
 use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
 
+use crate::compile::prompt::feedback_message;
+use crate::compile::templates::{PromptSet, JUDGE};
 use crate::compile::{
     AnswerClass, AttemptRecord, CompileError, CompileReport, Compiler, ProviderSlot,
 };
-use crate::config::{default_model, default_url, CompileSettings, Settings};
+use crate::config::{default_model, default_url, CompileSettings, Settings, Target};
 use crate::contract::Confidence;
-use crate::llm::{self, CancellationToken, ChatRequest, KeyStore, Provider, ProviderKind};
+use crate::llm::{
+    self, CancellationToken, ChatRequest, FinishReason, KeyStore, Message, Provider, ProviderKind,
+    Role,
+};
 use crate::store::ArticleDetail;
 use crate::wiki::Wiki;
 
 use super::checks::{run_checks, ArticleFacts, CheckResult};
-use super::dataset::{Case, Dataset, Execution};
+use super::dataset::{Case, Dataset, Evaluator, Execution};
 use super::freeform::freeform_prompt;
+use super::judge::{judge_prompt, JudgeState, JudgeStep, RubricScore};
 use super::EvalError;
 
 /// What the person asked for on the command line (or in the app) for this eval.
@@ -41,6 +48,13 @@ pub struct EvalOptions {
     /// `--compare-freeform`: also ask each model for a free-form markdown article of each
     /// source, to compare output tokens.
     pub compare_freeform: bool,
+    /// `--judge-provider`: the `llm_judge` evaluator's provider (wins over the settings'
+    /// `[eval] judge_provider`).
+    pub judge_provider: Option<String>,
+    /// `--judge-base-url`: the judge's server (wins over `[eval] judge_base_url`).
+    pub judge_base_url: Option<String>,
+    /// `--judge-model`: the judge's model (wins over `[eval] judge_model`).
+    pub judge_model: Option<String>,
 }
 
 /// How one run is executed, every setting resolved.
@@ -84,13 +98,9 @@ pub fn resolve_execution(
 ) -> Result<ResolvedExecution, EvalError> {
     let merged = flags.over(&case.over(sidecar));
     let primary = settings.provider();
-    let provider = match &merged.provider {
-        Some(name) => ProviderKind::parse(name).ok_or_else(|| {
-            EvalError::Invalid(format!(
-                "unknown provider {name:?} (expected ollama or openai)"
-            ))
-        })?,
-        None => primary.kind,
+    let provider = match merged.target {
+        Some(Target::Kind(kind)) => kind,
+        Some(Target::Default) | None => primary.kind,
     };
     let same_kind = provider == primary.kind;
     let base_url = merged.base_url.unwrap_or_else(|| {
@@ -120,6 +130,76 @@ pub fn resolve_execution(
     })
 }
 
+/// Reads a provider flag by [`Target::parse`], naming the flag when it is wrong.
+fn target_flag(name: Option<&str>, flag: &str) -> Result<Option<Target>, EvalError> {
+    name.map(|n| {
+        Target::parse(n).ok_or_else(|| {
+            EvalError::Invalid(format!(
+                "{flag} {n:?}: unknown provider (expected {})",
+                Target::EXPECTED
+            ))
+        })
+    })
+    .transpose()
+}
+
+/// Resolves the `llm_judge` evaluator of one run: the judge flags over the settings'
+/// `[eval]` table, over the run's own compile (its provider, server and model). A judge
+/// provider of another kind than the run's gets that kind's default server and model, and
+/// `default` the configured primary's, as `--provider` does; the table's server and model
+/// apply only while its provider is the judge's (a flag naming another kind does not take
+/// them along). The judge asks at temperature 0 with the run's answer budget and retries,
+/// and records the `judge` template's version as its prompt.
+pub fn resolve_judge(
+    options: &EvalOptions,
+    settings: &Settings,
+    run: &ResolvedExecution,
+) -> Result<ResolvedExecution, EvalError> {
+    let primary = settings.provider();
+    let kind_of = |target: Option<Target>| match target {
+        None => run.provider,
+        Some(Target::Default) => primary.kind,
+        Some(Target::Kind(kind)) => kind,
+    };
+    let table = &settings.eval;
+    let target = target_flag(options.judge_provider.as_deref(), "--judge-provider")?
+        .or(table.judge_provider);
+    let table_applies = kind_of(table.judge_provider) == kind_of(target);
+    let base_url = options
+        .judge_base_url
+        .clone()
+        .or_else(|| table.judge_base_url.clone().filter(|_| table_applies));
+    let model = options
+        .judge_model
+        .clone()
+        .or_else(|| table.judge_model.clone().filter(|_| table_applies));
+    let (provider, lower_url, lower_model) = match target {
+        None => (run.provider, run.base_url.clone(), run.model.clone()),
+        Some(Target::Kind(kind)) if kind == run.provider => {
+            (kind, run.base_url.clone(), run.model.clone())
+        }
+        Some(Target::Kind(kind)) => (
+            kind,
+            default_url(kind).to_string(),
+            default_model(kind).to_string(),
+        ),
+        Some(Target::Default) => (
+            primary.kind,
+            primary.base_url.clone(),
+            primary.model.clone(),
+        ),
+    };
+    Ok(ResolvedExecution {
+        provider,
+        base_url: base_url.unwrap_or(lower_url),
+        model: model.unwrap_or(lower_model),
+        prompt: PromptSet::builtin().get(JUDGE).version.clone(),
+        temperature: 0.0,
+        max_tokens: run.max_tokens,
+        retries: run.retries,
+    })
+}
+
 /// One run to make: a case, a repetition, and how.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlannedRun {
@@ -129,6 +209,10 @@ pub struct PlannedRun {
     pub repeat: u32,
     /// How it runs.
     pub execution: ResolvedExecution,
+    /// How its article is judged.
+    pub evaluator: Evaluator,
+    /// The judge, for the `llm_judge` evaluator.
+    pub judge: Option<ResolvedExecution>,
 }
 
 /// Every run of an eval, model by model (a local server then loads each model once), case
@@ -147,10 +231,11 @@ pub fn plan_runs(
     } else {
         options.models.iter().cloned().map(Some).collect()
     };
+    let target = target_flag(options.provider.as_deref(), "--provider")?;
     let mut runs = Vec::new();
     for model in &models {
         let flags = Execution {
-            provider: options.provider.clone(),
+            target,
             base_url: options.base_url.clone(),
             model: model.clone(),
             ..Execution::default()
@@ -158,11 +243,18 @@ pub fn plan_runs(
         for (case_index, case) in dataset.cases.iter().enumerate() {
             let execution =
                 resolve_execution(&flags, &case.execution, &dataset.execution, settings)?;
+            let evaluator = dataset.evaluator_for(case);
+            let judge = match evaluator {
+                Evaluator::LlmJudge => Some(resolve_judge(options, settings, &execution)?),
+                Evaluator::Checks => None,
+            };
             for r in 1..=repeat {
                 runs.push(PlannedRun {
                     case_index,
                     repeat: r,
                     execution: execution.clone(),
+                    evaluator,
+                    judge: judge.clone(),
                 });
             }
         }
@@ -183,6 +275,65 @@ pub struct FreeformResult {
     pub latency_ms: u64,
     /// Why the call failed.
     pub error: Option<String>,
+}
+
+/// What the `llm_judge` evaluator made of one run's article.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeResult {
+    /// The judge: provider and model (`ollama:qwen2.5:7b`).
+    pub model: String,
+    /// The judge template's version (`judge-v1`).
+    pub prompt: String,
+    /// Whether the article was scored.
+    pub ok: bool,
+    /// Whether the article says only what the source supports (`null` when not scored).
+    pub faithfulness: Option<RubricScore>,
+    /// Whether the article keeps the source's important points (`null` when not scored).
+    pub coverage: Option<RubricScore>,
+    /// Why the article was not scored: no article, no answer, or answers that could not
+    /// be used.
+    pub error: Option<String>,
+    /// Judge calls made.
+    pub calls: u32,
+    /// Every answer refused, one line each (`attempt 1: /faithfulness/score: 7 is out of
+    /// range …`).
+    pub rejected: Vec<String>,
+    /// Whether the source was cut to fit the judge prompt.
+    pub source_cut: bool,
+    /// Prompt tokens over the judge's calls (as reported).
+    pub tokens_in: u64,
+    /// Answer tokens over the judge's calls (as reported).
+    pub tokens_out: u64,
+    /// Wall time of the judging.
+    pub latency_ms: u64,
+}
+
+impl JudgeResult {
+    fn unscored(judge: &ResolvedExecution, error: impl Into<String>) -> JudgeResult {
+        JudgeResult {
+            model: judge.label(),
+            prompt: judge.prompt.clone(),
+            ok: false,
+            faithfulness: None,
+            coverage: None,
+            error: Some(error.into()),
+            calls: 0,
+            rejected: Vec::new(),
+            source_cut: false,
+            tokens_in: 0,
+            tokens_out: 0,
+            latency_ms: 0,
+        }
+    }
+}
+
+/// What the evaluators of a run made of its article, by evaluator name (the `expected`
+/// checks are beside it, in `checks`). Empty for the `checks` evaluator.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Evaluations {
+    /// The `llm_judge` evaluator's scores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm_judge: Option<JudgeResult>,
 }
 
 /// One run of one case: one line of `results.jsonl`.
@@ -232,6 +383,10 @@ pub struct CaseResult {
     pub repairs: Vec<String>,
     /// The case's checks.
     pub checks: Vec<CheckResult>,
+    /// How the article was judged.
+    pub evaluator: Evaluator,
+    /// What the evaluator made of it.
+    pub evaluators: Evaluations,
     /// Every model call, in order.
     pub attempts: Vec<AttemptRecord>,
     /// The free-form comparison, with `--compare-freeform`.
@@ -269,7 +424,8 @@ pub struct EvalRun {
 /// Providers by protocol and base URL.
 pub type ProviderMap = HashMap<(ProviderKind, String), Arc<dyn Provider>>;
 
-/// The providers an eval needs, one per distinct protocol and server, each with the API key
+/// The providers an eval needs (its models' and its judges'), one per distinct protocol and
+/// server, each with the API key
 /// the settings give that server ([`Settings::key_for_server`], through `keys`).
 pub fn providers_for(
     runs: &[PlannedRun],
@@ -278,8 +434,11 @@ pub fn providers_for(
 ) -> Result<ProviderMap, EvalError> {
     let c = &settings.compile;
     let mut out: ProviderMap = HashMap::new();
-    for run in runs {
-        let key = (run.execution.provider, run.execution.base_url.clone());
+    let servers = runs
+        .iter()
+        .flat_map(|run| std::iter::once(&run.execution).chain(run.judge.as_ref()));
+    for exec in servers {
+        let key = (exec.provider, exec.base_url.clone());
         if out.contains_key(&key) {
             continue;
         }
@@ -313,9 +472,10 @@ pub async fn run_eval(
     let done = AtomicUsize::new(0);
     let finished: Vec<(usize, Option<CaseResult>)> =
         stream::iter(runs.iter().enumerate().map(|(i, run)| {
-            let provider = providers
-                .get(&(run.execution.provider, run.execution.base_url.clone()))
-                .cloned();
+            let provider_of =
+                |e: &ResolvedExecution| providers.get(&(e.provider, e.base_url.clone())).cloned();
+            let provider = provider_of(&run.execution);
+            let judge = run.judge.as_ref().and_then(provider_of);
             let case = &dataset.cases[run.case_index];
             let done = &done;
             async move {
@@ -329,7 +489,10 @@ pub async fn run_eval(
                     case,
                     dataset,
                     run,
-                    provider,
+                    Providers {
+                        compile: provider,
+                        judge,
+                    },
                     &settings.compile,
                     options.compare_freeform,
                     cancel,
@@ -362,18 +525,27 @@ pub async fn run_eval(
     })
 }
 
+/// The clients one run talks to.
+struct Providers {
+    /// The model compiled with.
+    compile: Arc<dyn Provider>,
+    /// The judge's, for the `llm_judge` evaluator.
+    judge: Option<Arc<dyn Provider>>,
+}
+
 /// One run: a fresh in-memory wiki, the source added as `wikimind ingest` would, one
-/// compile, the checks. `None` when cancelled.
+/// compile, the checks, the evaluator. `None` when cancelled.
 async fn run_case(
     case: &Case,
     dataset: &Dataset,
     run: &PlannedRun,
-    provider: Arc<dyn Provider>,
+    providers: Providers,
     base: &CompileSettings,
     compare_freeform: bool,
     cancel: &CancellationToken,
 ) -> Option<CaseResult> {
     let exec = &run.execution;
+    let provider = providers.compile;
     let mut result = CaseResult {
         case_id: case.id.clone(),
         model: exec.label(),
@@ -397,10 +569,13 @@ async fn run_case(
         truncated: false,
         repairs: Vec::new(),
         checks: Vec::new(),
+        evaluator: run.evaluator,
+        evaluators: Evaluations::default(),
         attempts: Vec::new(),
         freeform: None,
     };
     let checks = dataset.checks_for(case);
+    let mut judged_article = None;
     match compile_case(case, exec, Arc::clone(&provider), base, cancel).await {
         Ok((report, article)) => {
             result.ok = report.ok;
@@ -447,12 +622,23 @@ async fn run_case(
                 }),
             );
             result.attempts = report.attempts;
+            judged_article = article;
         }
         Err(CaseError::Cancelled) => return None,
         Err(CaseError::Other(message)) => {
             result.reason = Some(message);
             result.checks = run_checks(&checks, None);
         }
+    }
+    if let Some(judge) = &run.judge {
+        let judged = match (&judged_article, &providers.judge) {
+            (None, _) => JudgeResult::unscored(judge, "no article to judge"),
+            (Some(_), None) => JudgeResult::unscored(judge, "the judge's provider is not set up"),
+            (Some(article), Some(client)) => {
+                judge_article(case, article, judge, &**client, cancel).await?
+            }
+        };
+        result.evaluators.llm_judge = Some(judged);
     }
     if compare_freeform {
         result.freeform = Some(freeform(case, exec, &*provider, cancel).await?);
@@ -508,6 +694,78 @@ async fn compile_case(
         None => None,
     };
     Ok((report, article))
+}
+
+/// Asks the judge to score `article` against the case's source, as [`JudgeState`] decides
+/// (retries with feedback after an unusable answer). `None` when cancelled.
+async fn judge_article(
+    case: &Case,
+    article: &ArticleDetail,
+    judge: &ResolvedExecution,
+    provider: &dyn Provider,
+    cancel: &CancellationToken,
+) -> Option<JudgeResult> {
+    let prompts = PromptSet::builtin();
+    let template = prompts.get(JUDGE);
+    let schema = template.schema();
+    let (prompt, source_cut) = judge_prompt(
+        template,
+        case.source.title.as_deref(),
+        &case.source.text,
+        article,
+    );
+    let mut out = JudgeResult {
+        source_cut,
+        ..JudgeResult::unscored(judge, "")
+    };
+    let started = Instant::now();
+    let mut state = JudgeState::new(judge.retries);
+    let mut step = state.start();
+    loop {
+        step = match step {
+            JudgeStep::Ask { feedback, .. } => {
+                let mut request = ChatRequest::new(&judge.model, &prompt.system, &prompt.user)
+                    .with_schema(schema.as_value().clone())
+                    .with_temperature(judge.temperature)
+                    .with_max_tokens(judge.max_tokens)
+                    .with_cancel(cancel.clone());
+                if let Some(f) = &feedback {
+                    request
+                        .messages
+                        .push(Message::new(Role::Assistant, f.previous_answer.clone()));
+                    request.messages.push(Message::new(
+                        Role::User,
+                        feedback_message(&f.problems, f.truncated),
+                    ));
+                }
+                out.calls += 1;
+                match provider.chat(&request, &|_| {}).await {
+                    Ok(resp) => {
+                        out.tokens_in += resp.prompt_tokens.unwrap_or(0);
+                        out.tokens_out += resp.completion_tokens.unwrap_or(0);
+                        let cut_off = resp.finish == FinishReason::Length;
+                        state.on_answer(&resp.text, cut_off, &schema)
+                    }
+                    Err(e) if e.is_cancelled() => return None,
+                    Err(e) => state.on_provider_error(e.to_string()),
+                }
+            }
+            JudgeStep::Scored(verdict) => {
+                out.ok = true;
+                out.error = None;
+                out.faithfulness = Some(verdict.faithfulness);
+                out.coverage = Some(verdict.coverage);
+                break;
+            }
+            JudgeStep::Failed { reason } => {
+                out.error = Some(reason);
+                break;
+            }
+        };
+    }
+    out.rejected = state.rejected().to_vec();
+    out.latency_ms = started.elapsed().as_millis() as u64;
+    Some(out)
 }
 
 /// Asks for a free-form markdown article of the same source (no schema). `None` when
@@ -588,12 +846,253 @@ mod tests {
         assert_eq!(bottom.prompt, crate::compile::PROMPT_VERSION);
         // Another provider kind gets that kind's defaults, not the settings' server.
         let openai = Execution {
-            provider: Some("openai".into()),
+            target: Some(Target::Kind(ProviderKind::OpenAiCompatible)),
             ..Execution::default()
         };
         let o = r(&openai, &none, &none);
         assert_eq!(o.base_url, crate::config::DEFAULT_OPENAI_URL);
         assert_eq!(o.model, crate::config::DEFAULT_OPENAI_MODEL);
         assert_eq!(o.label(), "openai:default");
+        // A case's `target: default` wins over the sidecar's `openai`: the configured one.
+        let default = Execution {
+            target: Some(Target::Default),
+            ..Execution::default()
+        };
+        let d = r(&none, &default, &openai);
+        assert_eq!(d.label(), "ollama:env-model");
+        assert_eq!(d.base_url, s.provider().base_url);
+    }
+
+    fn compiled_with(s: &Settings, model: &str) -> ResolvedExecution {
+        resolve_execution(
+            &exec(Some(model), None),
+            &Execution::default(),
+            &Execution::default(),
+            s,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_judge_is_the_compiling_model_unless_the_config_or_a_flag_says_otherwise() {
+        let file = "[provider]\nmodel = \"primary-model\"\n";
+        let with_file = |eval_table: &str| {
+            let text = format!("{file}{eval_table}");
+            let o = Overrides {
+                data_dir: Some("unused-by-eval".into()),
+                ..Overrides::default()
+            };
+            Settings::resolve(&o, &|_| None, Some((std::path::Path::new("c.toml"), &text))).unwrap()
+        };
+        let none = EvalOptions::default();
+        let s = with_file("");
+        let run = ResolvedExecution {
+            retries: 5,
+            max_tokens: 777,
+            ..compiled_with(&s, "small")
+        };
+        let j = resolve_judge(&none, &s, &run).unwrap();
+        assert_eq!(j.label(), "ollama:small", "by default the compiling model");
+        assert_eq!(
+            (j.base_url.as_str(), j.prompt.as_str()),
+            (run.base_url.as_str(), "judge-v1")
+        );
+        assert_eq!((j.temperature, j.retries, j.max_tokens), (0.0, 5, 777));
+
+        let s = with_file("[eval]\njudge_model = \"config-judge\"\n");
+        assert_eq!(
+            resolve_judge(&none, &s, &run).unwrap().label(),
+            "ollama:config-judge"
+        );
+        let flag = EvalOptions {
+            judge_model: Some("flag-judge".into()),
+            ..EvalOptions::default()
+        };
+        assert_eq!(
+            resolve_judge(&flag, &s, &run).unwrap().label(),
+            "ollama:flag-judge"
+        );
+
+        // Another kind: that kind's defaults, unless its server and model are given.
+        let s = with_file("[eval]\njudge_provider = \"openai\"\n");
+        let j = resolve_judge(&none, &s, &run).unwrap();
+        assert_eq!(j.label(), "openai:default");
+        assert_eq!(j.base_url, crate::config::DEFAULT_OPENAI_URL);
+        let s = with_file(
+            "[eval]\njudge_provider = \"openai\"\njudge_base_url = \"http://judge:8080/v1/\"\njudge_model = \"big\"\n",
+        );
+        let j = resolve_judge(&none, &s, &run).unwrap();
+        assert_eq!(
+            (j.label().as_str(), j.base_url.as_str()),
+            ("openai:big", "http://judge:8080/v1")
+        );
+        // `default`: the configured primary, whatever compiled the article.
+        let primary = EvalOptions {
+            judge_provider: Some("default".into()),
+            ..EvalOptions::default()
+        };
+        let j = resolve_judge(&primary, &s, &run).unwrap();
+        assert_eq!(
+            j.label(),
+            "ollama:primary-model",
+            "not the table's openai model"
+        );
+        assert_eq!(j.base_url, s.provider().base_url, "nor its openai server");
+        let bad = EvalOptions {
+            judge_provider: Some("bard".into()),
+            ..EvalOptions::default()
+        };
+        let e = resolve_judge(&bad, &s, &run).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--judge-provider \"bard\": unknown provider"),
+            "{e}"
+        );
+    }
+
+    /// A dataset of three cases: one judged cleanly, one whose judge always answers a
+    /// faithfulness of 7, one with the `checks` evaluator only.
+    fn judged_dataset(dir: &std::path::Path) -> Dataset {
+        std::fs::write(
+            dir.join("j.yaml"),
+            "dataset: judged\nevaluator: llm_judge\nexpected: {min_claims: 1}\n",
+        )
+        .unwrap();
+        let p = dir.join("j.jsonl");
+        std::fs::write(
+            &p,
+            concat!(
+                "{\"id\":\"good\",\"source\":\"# Tea\\n\\nGreen tea is steamed. Black tea is oxidised fully.\"}\n",
+                "{\"id\":\"seven\",\"source\":\"# Seven\\n\\nThe seven-key harbour opens at dawn.\"}\n",
+                "{\"id\":\"plain\",\"source\":\"# Plain\\n\\nThe plain case is checked only.\",\"evaluator\":\"checks\"}\n"
+            ),
+        )
+        .unwrap();
+        super::super::load_dataset(&p).unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_judge_scores_land_in_the_results_and_a_score_of_7_is_retried_then_recorded_as_failed(
+    ) {
+        use wikimind_testserver::{canned, Reply, TestServer};
+        let server = TestServer::builder()
+            .responder(|req| {
+                let prompt = req.first_user_message();
+                let seven = r#"{"faithfulness": {"score": 7, "reason": "Very good."}, "coverage": {"score": 4, "reason": "Most of it."}}"#;
+                (canned::is_judge_prompt(&prompt) && prompt.contains("seven-key"))
+                    .then(|| Reply::text(seven))
+            })
+            .start();
+        let dir = tempfile::tempdir().unwrap();
+        let dataset = judged_dataset(dir.path());
+        let mut s = crate::test_settings::settings_at(&server.url());
+        s.compile.retries = 1;
+        let options = EvalOptions {
+            models: vec!["m".into()],
+            judge_model: Some("judge-m".into()),
+            concurrency: Some(1),
+            ..EvalOptions::default()
+        };
+        let run = run_eval(
+            &dataset,
+            &s,
+            &crate::llm::NoKeyStore,
+            &options,
+            &|_| {},
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        let by_id = |id: &str| run.results.iter().find(|r| r.case_id == id).unwrap();
+        // The compiles and their checks are untouched by the judge.
+        assert!(run
+            .results
+            .iter()
+            .all(|r| r.ok && r.checks.iter().all(|c| c.passed)));
+
+        let good = by_id("good").evaluators.llm_judge.as_ref().expect("judged");
+        assert!(good.ok, "{good:?}");
+        assert_eq!(
+            (good.model.as_str(), good.prompt.as_str()),
+            ("ollama:judge-m", "judge-v1")
+        );
+        let f = good.faithfulness.as_ref().unwrap();
+        assert_eq!(
+            f.score, 5,
+            "every quote of the canned article is in the source"
+        );
+        assert_eq!(f.reason, "2 of 2 quoted claims are found in the source.");
+        assert!(good.coverage.is_some() && good.error.is_none() && good.calls == 1);
+
+        let seven = by_id("seven")
+            .evaluators
+            .llm_judge
+            .as_ref()
+            .expect("judged");
+        assert!(!seven.ok && seven.faithfulness.is_none() && seven.coverage.is_none());
+        assert_eq!(
+            seven.calls, 2,
+            "the first answer and one retry (retries = 1)"
+        );
+        assert_eq!(seven.rejected.len(), 2);
+        assert!(
+            seven.rejected[0].starts_with("attempt 1: /faithfulness/score: 7 is out of range"),
+            "{:?}",
+            seven.rejected
+        );
+        let error = seven.error.as_deref().unwrap();
+        assert!(
+            error.contains("could not be used after 2 attempt(s)")
+                && error.contains("7 is out of range"),
+            "{error}"
+        );
+
+        let plain = by_id("plain");
+        assert_eq!(plain.evaluator, Evaluator::Checks);
+        assert!(plain.evaluators.llm_judge.is_none());
+
+        // What the judge was sent: its model, the schema, temperature 0; the retry carries
+        // the refused answer and why it was refused.
+        let judge_calls: Vec<_> = server
+            .chat_requests()
+            .into_iter()
+            .filter(|r| canned::is_judge_prompt(&r.first_user_message()))
+            .collect();
+        assert_eq!(judge_calls.len(), 3, "good once, seven twice, plain never");
+        assert!(judge_calls.iter().all(|r| r.body["model"] == "judge-m"
+            && r.body["format"]["required"] == serde_json::json!(["faithfulness", "coverage"])
+            && r.body["options"]["temperature"] == 0.0));
+        let retry = judge_calls
+            .iter()
+            .find(|r| r.body["messages"].as_array().unwrap().len() == 4)
+            .expect("a retry");
+        assert!(retry.body["messages"][2]["content"]
+            .as_str()
+            .unwrap()
+            .contains("\"score\": 7"));
+        assert!(
+            retry
+                .user_message()
+                .contains("/faithfulness/score: 7 is out of range"),
+            "{}",
+            retry.user_message()
+        );
+
+        // The report: per-model averages over the scored articles, the failure counted.
+        let report = super::super::build_report(&dataset, &run);
+        let j = report.models[0].evaluators.llm_judge.as_ref().unwrap();
+        assert_eq!((j.runs, j.judged, j.failed), (2, 1, 1));
+        assert_eq!(j.judges, ["ollama:judge-m"]);
+        assert_eq!(j.faithfulness, Some(5.0));
+        assert!(report
+            .to_table()
+            .contains("llm_judge (ollama:judge-m): faithfulness 5.0/5"));
+        // On the wire: `evaluators` beside `checks`, empty for the checks-only case.
+        let line = serde_json::to_value(by_id("good")).unwrap();
+        assert_eq!(line["evaluator"], "llm_judge");
+        assert_eq!(line["evaluators"]["llm_judge"]["faithfulness"]["score"], 5);
+        assert_eq!(
+            serde_json::to_value(plain).unwrap()["evaluators"],
+            serde_json::json!({})
+        );
     }
 }

@@ -5,23 +5,36 @@
 use std::path::Path;
 
 use crate::compile::AnswerClass;
-use crate::config::Settings;
-use crate::llm::{CancellationToken, KeyStore, LlmError, ProviderKind};
+use crate::config::{Settings, Target};
+use crate::llm::{CancellationToken, KeyStore, LlmError};
 
 use super::run::{plan_runs, providers_for, run_eval, EvalOptions, EvalProgress, EvalRun};
 use super::{build_report, default_out_dir, write_outputs, Dataset, EvalError};
 use super::{OutputFiles, PlannedRun, Report};
 
 impl EvalOptions {
-    /// The first option a person got wrong, naming its flag: an unknown provider, or a
-    /// repeat or concurrency of zero.
+    /// The first option a person got wrong, naming its flag: an unknown provider (for the
+    /// models or the judge), a blank judge model, or a repeat or concurrency of zero.
     pub fn problem(&self) -> Option<String> {
-        if let Some(p) = &self.provider {
-            if ProviderKind::parse(p).is_none() {
-                return Some(format!(
-                    "--provider {p:?}: unknown provider (expected ollama or openai)"
-                ));
+        for (flag, name) in [
+            ("--provider", &self.provider),
+            ("--judge-provider", &self.judge_provider),
+        ] {
+            if let Some(p) = name {
+                if Target::parse(p).is_none() {
+                    return Some(format!(
+                        "{flag} {p:?}: unknown provider (expected {})",
+                        Target::EXPECTED
+                    ));
+                }
             }
+        }
+        if self
+            .judge_model
+            .as_deref()
+            .is_some_and(|m| m.trim().is_empty())
+        {
+            return Some("--judge-model is empty".into());
         }
         if self.repeat == Some(0) {
             return Some("--repeat must be at least 1".into());
@@ -49,6 +62,19 @@ impl EvalPlan {
         let mut labels: Vec<String> = Vec::new();
         for r in &self.runs {
             let l = r.execution.label();
+            if !labels.contains(&l) {
+                labels.push(l);
+            }
+        }
+        labels
+    }
+
+    /// The judges of the `llm_judge` evaluator (`ollama:qwen2.5:7b`), each once, in plan
+    /// order; empty when no case is judged by a model.
+    pub fn judges(&self) -> Vec<String> {
+        let mut labels: Vec<String> = Vec::new();
+        for j in self.runs.iter().filter_map(|r| r.judge.as_ref()) {
+            let l = j.label();
             if !labels.contains(&l) {
                 labels.push(l);
             }
@@ -186,7 +212,15 @@ mod tests {
         });
         assert_eq!(
             provider,
-            "--provider \"claude\": unknown provider (expected ollama or openai)"
+            "--provider \"claude\": unknown provider (expected default, ollama, openai or builtin)"
+        );
+        let judge = bad(EvalOptions {
+            judge_provider: Some("claude".into()),
+            ..EvalOptions::default()
+        });
+        assert!(
+            judge.starts_with("--judge-provider \"claude\": unknown provider"),
+            "{judge}"
         );
         let repeat = bad(EvalOptions {
             repeat: Some(0),

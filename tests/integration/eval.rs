@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use wikimind::config::Settings;
 use wikimind::eval::{self, EvalOptions};
 use wikimind::llm::CancellationToken;
-use wikimind_testserver::{RecordedRequest, Reply, TestServer};
+use wikimind_testserver::{canned, RecordedRequest, Reply, TestServer};
 
 /// The cases: a key (found in the source and so in the prompt), and how model-a answers.
 const MIX: &[(&str, &str)] = &[
@@ -60,10 +60,14 @@ fn clean(key: &str, confidence: &str, extra_invented: bool) -> String {
     .to_string()
 }
 
-/// model-a answers by the mix; model-b always cleanly; free-form prompts get markdown.
+/// model-a answers by the mix; model-b always cleanly; free-form prompts get markdown; the
+/// judge (the compiling model) scores as the stand-in does.
 fn respond(req: &RecordedRequest) -> Option<Reply> {
     let body = &req.body;
     let prompt = req.first_user_message();
+    if canned::is_judge_prompt(&prompt) {
+        return Some(Reply::text(canned::judge_answer(&prompt)).usage(60, 30));
+    }
     let key = MIX.iter().map(|(k, _)| *k).find(|k| prompt.contains(*k))?;
     if body.get("format").is_none_or(Value::is_null) {
         return Some(
@@ -261,9 +265,21 @@ fn the_report_rates_equal_the_known_mix() {
     }
     assert!(b.failures_by_reason.is_empty());
 
+    // The judge (the sidecar names no evaluator: `llm_judge`) scored every article; k10
+    // wrote none, so it is counted as not scored. Its calls are not the compile's.
+    let ja = a.evaluators.llm_judge.as_ref().expect("judged");
+    assert_eq!((ja.runs, ja.judged, ja.failed), (10, 9, 1), "{ja:#?}");
+    assert_eq!(ja.judges, ["ollama:model-a"]);
+    // Eight articles quote only their source; k01 also quotes an invented sentence.
+    assert!(close(ja.faithfulness.unwrap(), 44.0 / 9.0), "{ja:#?}");
+    let jb = b.evaluators.llm_judge.as_ref().expect("judged");
+    assert_eq!((jb.runs, jb.judged, jb.failed), (10, 10, 0), "{jb:#?}");
+    assert_eq!(jb.judges, ["ollama:model-b"]);
+
     // Every run went through the real compile: the schema was sent, the source quoted.
+    // 14 compile calls of model-a, 10 of model-b, 20 free-form, 19 judge calls.
     let chats = server.chat_requests();
-    assert_eq!(chats.len(), 14 + 10 + 20);
+    assert_eq!(chats.len(), 14 + 10 + 20 + 19);
     assert!(chats
         .iter()
         .filter(|c| !c.body["format"].is_null())
@@ -291,6 +307,15 @@ fn the_report_rates_equal_the_known_mix() {
     assert_eq!(k10["attempts"].as_array().unwrap().len(), 3);
     assert_eq!(k10["attempts"][0]["class"], "invalid");
     assert_eq!(k10["attempts"][0]["failure"], "no_json");
+    assert_eq!(
+        k10["evaluators"]["llm_judge"]["error"],
+        "no article to judge"
+    );
+    let k02 = lines
+        .iter()
+        .find(|l| l["case_id"] == "k02" && l["model"] == "ollama:model-b")
+        .unwrap();
+    assert_eq!(k02["evaluators"]["llm_judge"]["faithfulness"]["score"], 5);
 
     // The HTML is self-contained and escapes what the dataset says.
     let html = std::fs::read_to_string(out.path().join("report.html")).unwrap();

@@ -20,7 +20,8 @@ pub struct EvalArgs {
     /// .yaml/.yml file with a `cases:` list.
     #[arg(value_name = "DATASET")]
     dataset: PathBuf,
-    /// `ollama` or `openai` (wins over the dataset).
+    /// `default` (your configured provider), `ollama`, `openai` or `builtin` (wins over the
+    /// dataset's `execution.target`).
     #[arg(long)]
     provider: Option<String>,
     /// The server's base URL (wins over the dataset).
@@ -42,6 +43,17 @@ pub struct EvalArgs {
     /// Also ask for a free-form markdown article of each source and compare output tokens.
     #[arg(long)]
     compare_freeform: bool,
+    /// The `llm_judge` evaluator's model (default: `[eval] judge_model` in the config, else
+    /// the model that compiled the article).
+    #[arg(long, value_name = "M")]
+    judge_model: Option<String>,
+    /// The judge's provider, named as `--provider` is (default: `[eval] judge_provider`,
+    /// else the compiling model's).
+    #[arg(long, value_name = "P")]
+    judge_provider: Option<String>,
+    /// The judge's server (default: `[eval] judge_base_url`, else the judge provider's).
+    #[arg(long, value_name = "URL")]
+    judge_base_url: Option<String>,
 }
 
 /// Runs `wikimind eval`.
@@ -71,6 +83,10 @@ pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
         plan.models().join(", "),
         plan.runs.len()
     );
+    let judges = plan.judges();
+    if !judges.is_empty() {
+        eprintln!("judging articles (llm_judge) with {}", judges.join(", "));
+    }
     let bar = progress_bar(global, plan.runs.len());
     let progress = progress_printer(bar.clone());
     let cancel = CancellationToken::new();
@@ -98,6 +114,9 @@ impl EvalArgs {
             repeat: self.repeat,
             concurrency: self.concurrency,
             compare_freeform: self.compare_freeform,
+            judge_provider: self.judge_provider.clone(),
+            judge_base_url: self.judge_base_url.clone(),
+            judge_model: self.judge_model.clone(),
         }
     }
 }

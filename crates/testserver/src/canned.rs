@@ -7,18 +7,21 @@
 //! `PAGE>>>`; it is answered by [`page_answer`], which merges the old page with the new
 //! digests the way a careful model would. An ask prompt (a `Question: ` line, then the
 //! pages found) is answered by [`ask_answer`], citing the pages that share its words. An
-//! extraction prompt (one part of a long text
-//! between `<<<PART` and `PART>>>`) is answered with JSONL notes by [`notes_answer`]. Every
-//! other prompt is treated as a compile prompt and answered by [`compilation_answer`]. No
-//! answer panics or fails on any text: what is missing or malformed is left out, and the
-//! answer is still valid.
+//! extraction prompt (one part of a long text between `<<<PART` and `PART>>>`) is answered
+//! with JSONL notes by [`notes_answer`]. The eval's judge prompt (an article between
+//! `<<<ARTICLE` and `ARTICLE>>>` after the source) is answered with rubric scores by
+//! [`judge_answer`]. Every other prompt is treated as a compile prompt and answered by
+//! [`compilation_answer`]. No answer panics or fails on any text: what is missing or
+//! malformed is left out, and the answer is still valid.
 
 use serde_json::{json, Value};
 
 /// The canned answer to a chat: [`page_answer`] for a page prompt (see
 /// [`is_page_prompt`]), else [`compilation_answer`].
 pub fn answer(user_message: &str) -> String {
-    if is_page_prompt(user_message) {
+    if is_judge_prompt(user_message) {
+        judge_answer(user_message)
+    } else if is_page_prompt(user_message) {
         page_answer(user_message)
     } else if is_ask_prompt(user_message) {
         ask_answer(user_message)
@@ -29,6 +32,94 @@ pub fn answer(user_message: &str) -> String {
     } else {
         compilation_answer(user_message)
     }
+}
+
+const ARTICLE_OPEN: &str = "\n<<<ARTICLE\n";
+const ARTICLE_CLOSE: &str = "\nARTICLE>>>";
+
+/// The article of WikiMind's judge prompt: the text between `<<<ARTICLE` and
+/// `ARTICLE>>>` after the source region, when the message is one.
+fn judged_article(user_message: &str) -> Option<&str> {
+    let (_, close) = source_region(user_message)?;
+    let after = &user_message[close + SOURCE_CLOSE.len()..];
+    let open = after.find(ARTICLE_OPEN)? + ARTICLE_OPEN.len();
+    let end = open + after[open..].rfind(ARTICLE_CLOSE)?;
+    Some(&after[open..end])
+}
+
+/// Whether the message is the eval's judge prompt (WikiMind's `judge` template): a source
+/// between `<<<SOURCE` and `SOURCE>>>`, then an article between `<<<ARTICLE` and
+/// `ARTICLE>>>`.
+pub fn is_judge_prompt(user_message: &str) -> bool {
+    judged_article(user_message).is_some()
+}
+
+/// The answer to a judge prompt: a `JudgeVerdict` scored the way a careful judge would,
+/// from what can be checked in the text.
+///
+/// - `faithfulness`: 5 when every quote of the article's key claims (lines
+///   `- [label] claim — quote: "…"`) is found in the source (whitespace and case aside),
+///   one less for each quote that is not (at least 1); 3 when the article quotes nothing.
+/// - `coverage`: the share of the source's sentences (of three words or more) found in the
+///   article, as 1 + 4 × share rounded; 3 for a source with no such sentence.
+///
+/// A message that is not a judge prompt is scored as an empty article of itself.
+pub fn judge_answer(user_message: &str) -> String {
+    let source = source_region(user_message).map_or(user_message, |(open, close)| {
+        &user_message[open + SOURCE_OPEN.len()..close]
+    });
+    let article = judged_article(user_message).unwrap_or_default();
+    let source_key = quote_key(source);
+    let article_key = quote_key(article);
+    let quotes: Vec<&str> = article
+        .lines()
+        .filter(|l| l.starts_with("- ["))
+        .filter_map(|l| l.split_once(" — quote: \"")?.1.strip_suffix('"'))
+        .collect();
+    let found = quotes
+        .iter()
+        .filter(|q| source_key.contains(&quote_key(q)))
+        .count();
+    let (faithfulness, why_faithful) = if quotes.is_empty() {
+        (
+            3,
+            "The article quotes nothing to check against the source.".to_string(),
+        )
+    } else {
+        let missing = quotes.len() - found;
+        (
+            5usize.saturating_sub(missing).max(1),
+            format!(
+                "{found} of {} quoted claims are found in the source.",
+                quotes.len()
+            ),
+        )
+    };
+    let said = sentences(source);
+    let kept = said
+        .iter()
+        .filter(|s| article_key.contains(&quote_key(s)))
+        .count();
+    let (coverage, why_covered) = if said.is_empty() {
+        (
+            3,
+            "The source has no full sentences to look for.".to_string(),
+        )
+    } else {
+        let share = kept as f64 / said.len() as f64;
+        (
+            1 + (4.0 * share).round() as usize,
+            format!(
+                "{kept} of {} source sentences are kept in the article.",
+                said.len()
+            ),
+        )
+    };
+    json!({
+        "faithfulness": {"score": faithfulness, "reason": why_faithful},
+        "coverage": {"score": coverage, "reason": why_covered},
+    })
+    .to_string()
 }
 
 /// The part of WikiMind's extraction prompt (between `<<<PART` and `PART>>>`, outside any
@@ -972,5 +1063,23 @@ DIGEST>>>"#;
         assert_eq!(article["title"], "Ownership");
         assert_eq!(article["key_claims"][0]["quote"], "Each value has an owner");
         assert_eq!(article["article_body"], "Values have owners");
+    }
+
+    #[test]
+    fn a_judge_prompt_gets_scores_from_what_the_article_quotes_and_keeps() {
+        let prompt = "Source title: tea.md\nSource:\n<<<SOURCE\nGreen tea is steamed. Black tea is oxidised fully. Oolong sits in between.\nSOURCE>>>\n\nArticle written from it:\n<<<ARTICLE\nTitle: Tea\nSummary: Green tea is steamed.\nKey claims:\n- [sourced] Steamed — quote: \"Green tea is  STEAMED.\"\n- [sourced] Invented — quote: \"Tea grows on the moon.\"\n- [inferred] Guess\nConcepts: tea\nBody:\nBlack tea is oxidised fully.\nARTICLE>>>\n\nScore the article as one JSON object.";
+        assert!(is_judge_prompt(prompt));
+        let v: Value = serde_json::from_str(&answer(prompt)).unwrap();
+        assert_eq!(v["faithfulness"]["score"], 4);
+        assert_eq!(
+            v["faithfulness"]["reason"],
+            "1 of 2 quoted claims are found in the source."
+        );
+        // Two of three sentences kept: 1 + 4 × 2/3, rounded.
+        assert_eq!(v["coverage"]["score"], 4);
+        // A compile prompt whose source mentions the markers is still a compile prompt.
+        let compile = "Source title: x\nSource:\n<<<SOURCE\nSee <<<ARTICLE and ARTICLE>>> here.\nSOURCE>>>\n\nWrite the article as one JSON object.";
+        assert!(!is_judge_prompt(compile));
+        assert!(answer(compile).contains("\"key_claims\""));
     }
 }

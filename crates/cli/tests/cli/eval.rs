@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
-use wikimind_testserver::{Reply, TestServer};
+use wikimind_testserver::{canned, Reply, TestServer};
 
 fn evals() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../evals")
@@ -117,6 +117,14 @@ fn a_missing_sidecar_is_a_warning_and_wrong_flags_are_usage_errors() {
         .success()
         .stderr(predicate::str::contains("warning: no sidecar"))
         .stderr(predicate::str::contains("using the defaults"));
+    // The report says it too.
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(home.path().join("out").join("report.json")).unwrap(),
+    )
+    .unwrap();
+    let warning = report["warnings"][0].as_str().unwrap();
+    assert!(warning.starts_with("no sidecar"), "{warning}");
+    assert!(warning.contains("evaluator llm_judge"), "{warning}");
     cmd(home.path(), &server.url())
         .arg("eval")
         .arg(&data)
@@ -129,6 +137,164 @@ fn a_missing_sidecar_is_a_warning_and_wrong_flags_are_usage_errors() {
         .args(["--repeat", "0"])
         .assert()
         .code(2);
+}
+
+/// A folder with `hidden-ten.jsonl` (two cases, one overriding the sidecar's evaluator) and
+/// the sidecar `hidden-ten.yaml` as the design writes it.
+fn hidden_ten(dir: &Path) -> PathBuf {
+    std::fs::write(
+        dir.join("hidden-ten.yaml"),
+        "dataset: hidden-ten\ndescription: Sources no model has seen\nexecution: {target: openai}\nevaluator: llm_judge\n",
+    )
+    .unwrap();
+    let data = dir.join("hidden-ten.jsonl");
+    std::fs::write(
+        &data,
+        concat!(
+            "{\"id\":\"tea\",\"source\":\"# Tea\\n\\nGreen tea is steamed. Black tea is oxidised fully.\"}\n",
+            "{\"id\":\"bread\",\"source\":\"# Bread\\n\\nSourdough rises slowly overnight.\",\"evaluator\":\"checks\"}\n"
+        ),
+    )
+    .unwrap();
+    data
+}
+
+#[test]
+fn the_sidecar_is_followed_and_the_judge_scores_land_in_the_report() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("out");
+    let output = cmd(home.path(), &server.url())
+        .arg("--json")
+        .arg("eval")
+        .arg(hidden_ten(home.path()))
+        // `target: openai` picks the protocol; the stand-in serves it at its own address.
+        .args(["--base-url", &server.openai_url(), "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "judging articles (llm_judge) with openai:default",
+        ))
+        .get_output()
+        .clone();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["dataset"]["name"], "hidden-ten");
+    assert_eq!(
+        report["dataset"]["description"],
+        "Sources no model has seen"
+    );
+    assert_eq!(report["dataset"]["evaluator"], "llm_judge");
+    assert_eq!(report["warnings"], serde_json::json!([]));
+    let m = &report["models"][0];
+    assert_eq!(m["model"], "openai:default");
+    // Every call spoke the OpenAI protocol.
+    let chats = server.chat_requests();
+    assert!(chats.iter().all(|c| c.path == "/v1/chat/completions"));
+    // Two compiles and one judge call: `bread` says `evaluator: checks`.
+    assert_eq!(chats.len(), 3);
+    let judge = &m["evaluators"]["llm_judge"];
+    assert_eq!(judge["runs"], 1);
+    assert_eq!(judge["judged"], 1);
+    assert_eq!(judge["judges"], serde_json::json!(["openai:default"]));
+    assert_eq!(judge["faithfulness"], 5.0);
+    let lines: Vec<Value> = std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tea = lines.iter().find(|l| l["case_id"] == "tea").unwrap();
+    let scored = &tea["evaluators"]["llm_judge"];
+    assert_eq!(scored["faithfulness"]["score"], 5);
+    assert!(scored["coverage"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("source sentences"));
+    let bread = lines.iter().find(|l| l["case_id"] == "bread").unwrap();
+    assert_eq!(bread["evaluator"], "checks");
+    assert_eq!(bread["evaluators"], serde_json::json!({}));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<h2>LLM judge</h2>"));
+}
+
+#[test]
+fn the_judge_model_comes_from_the_flag_else_the_config() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("one.jsonl");
+    std::fs::write(
+        &data,
+        "{\"id\":\"a\",\"source\":\"Some text here. And more of it.\"}\n",
+    )
+    .unwrap();
+    let config = home.path().join(".config/wikimind");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[eval]\njudge_model = \"config-judge\"\n",
+    )
+    .unwrap();
+    let judged_by = |extra: &[&str]| {
+        let before = server.chat_requests().len();
+        cmd(home.path(), &server.url())
+            .arg("eval")
+            .arg(&data)
+            .args(["--model", "compiler"])
+            .args(extra)
+            .arg("--out")
+            .arg(home.path().join("out"))
+            .assert()
+            .success();
+        let chats = server.chat_requests();
+        let models: Vec<String> = chats[before..]
+            .iter()
+            .map(|c| c.body["model"].as_str().unwrap().to_string())
+            .collect();
+        models
+    };
+    assert_eq!(judged_by(&[]), ["compiler", "config-judge"]);
+    assert_eq!(
+        judged_by(&["--judge-model", "flag-judge"]),
+        ["compiler", "flag-judge"]
+    );
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .args(["--judge-provider", "bard"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--judge-provider \"bard\": unknown provider",
+        ));
+}
+
+#[test]
+fn an_unknown_sidecar_field_names_the_file_and_line_and_nothing_runs() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let data = hidden_ten(home.path());
+    std::fs::write(
+        home.path().join("hidden-ten.yaml"),
+        "dataset: hidden-ten\ndescription: x\njudge: llm\n",
+    )
+    .unwrap();
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("hidden-ten.yaml: line 3"))
+        .stderr(predicate::str::contains("unknown field `judge`"));
+    std::fs::write(home.path().join("hidden-ten.yaml"), "kind: questions\n").unwrap();
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "question datasets are not supported yet",
+        ));
+    assert!(server.chat_requests().is_empty());
 }
 
 #[test]
@@ -156,13 +322,15 @@ fn a_server_that_is_down_is_said_once() {
 #[test]
 fn sigterm_stops_an_eval_and_keeps_what_finished() {
     let server = TestServer::builder()
-        .responder(|_| {
-            Some(
-                Reply::text(
-                    r#"{"title":"Slow","summary":"S","key_claims":[],"article_body":"Body."}"#,
-                )
-                .delay_headers(std::time::Duration::from_millis(300)),
-            )
+        .responder(|req| {
+            // Every run is a compile and a judge call (the shipped dataset's evaluator).
+            let prompt = req.first_user_message();
+            let text = if canned::is_judge_prompt(&prompt) {
+                canned::judge_answer(&prompt)
+            } else {
+                r#"{"title":"Slow","summary":"S","key_claims":[],"article_body":"Body."}"#.into()
+            };
+            Some(Reply::text(text).delay_headers(std::time::Duration::from_millis(300)))
         })
         .start();
     let home = tempfile::tempdir().unwrap();
@@ -176,9 +344,9 @@ fn sigterm_stops_an_eval_and_keeps_what_finished() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Let a few runs finish (each takes at least 300 ms), then ask it to stop.
+    // Let a few runs finish (each is two calls of at least 300 ms), then ask it to stop.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while server.chat_requests().len() < 3 && std::time::Instant::now() < deadline {
+    while server.chat_requests().len() < 6 && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let killed = std::process::Command::new("kill")
