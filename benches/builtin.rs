@@ -180,7 +180,7 @@ async fn main() {
         // Alternate which goes first so neither always runs on a warm cache.
         let c = constrained.clone_with_seed(seed);
         let u = unconstrained.clone_with_seed(seed);
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             run(&c, &req, &schema, &mut on).await;
             run(&u, &req, &schema, &mut off).await;
         } else {

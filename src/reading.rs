@@ -253,3 +253,50 @@ pub struct Restored {
     /// The new version it made.
     pub version: u32,
 }
+
+/// How many pages a window of the page list holds when the caller does not say.
+pub const PAGE_WINDOW_DEFAULT: usize = 50;
+
+/// The most pages one window of the page list holds: a caller asking for more gets this
+/// many (and the offset of the next window).
+pub const PAGE_WINDOW_MAX: usize = 500;
+
+/// A window of the page list, by title (see [`Wiki::page_window`](crate::wiki::Wiki::page_window)):
+/// what a reader that cannot take a whole large wiki at once is given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageWindow {
+    /// How many pages the wiki has.
+    pub total: usize,
+    /// Where the window starts in the list (0 for the first page).
+    pub offset: usize,
+    /// How many pages the window may hold: the limit asked for, at most
+    /// [`PAGE_WINDOW_MAX`].
+    pub limit: usize,
+    /// Whether the limit asked for was more than [`PAGE_WINDOW_MAX`] and was lowered.
+    pub capped: bool,
+    /// The pages in the window, by title.
+    pub pages: Vec<ListedPage>,
+    /// Where the next window starts (`null`: this one reaches the end of the list).
+    pub next_offset: Option<usize>,
+}
+
+impl PageWindow {
+    /// The window of `list` (every page, by title) starting at `offset` and holding at most
+    /// `limit` pages ([`PAGE_WINDOW_DEFAULT`] when `None`, never more than
+    /// [`PAGE_WINDOW_MAX`]). An offset past the end gives an empty window.
+    pub fn of(list: Vec<ListedPage>, offset: usize, limit: Option<usize>) -> PageWindow {
+        let asked = limit.unwrap_or(PAGE_WINDOW_DEFAULT);
+        let limit = asked.min(PAGE_WINDOW_MAX);
+        let total = list.len();
+        let pages: Vec<ListedPage> = list.into_iter().skip(offset).take(limit).collect();
+        let end = offset.saturating_add(pages.len());
+        PageWindow {
+            total,
+            offset,
+            limit,
+            capped: asked > limit,
+            next_offset: (end < total && !pages.is_empty()).then_some(end),
+            pages,
+        }
+    }
+}

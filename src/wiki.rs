@@ -13,8 +13,8 @@ use crate::config::Settings;
 use crate::ingest::{self, IngestOptions, IngestedSource, Skipped};
 use crate::llm::LlmError;
 use crate::reading::{
-    ListedPage, ListedSource, ListedVersion, PageRef, Restored, ShownBacklink, ShownDigest,
-    ShownLink, ShownPage, ShownSource,
+    ListedPage, ListedSource, ListedVersion, PageRef, PageWindow, Restored, ShownBacklink,
+    ShownDigest, ShownLink, ShownPage, ShownSource,
 };
 use crate::render::{render_article, LinkTarget, SafeHtml};
 use crate::store::{
@@ -526,6 +526,13 @@ impl Wiki {
                 updated_at: p.updated_at,
             })
             .collect())
+    }
+
+    /// A window of [`Wiki::page_list`]: at most `limit` pages by title from `offset` on (see
+    /// [`PageWindow::of`] for the default and the cap), with the total and where the next
+    /// window starts.
+    pub fn page_window(&self, offset: usize, limit: Option<usize>) -> Result<PageWindow> {
+        Ok(PageWindow::of(self.page_list()?, offset, limit))
     }
 
     /// One page as `show` shows it, with the sources feeding it (`None`: no such page).

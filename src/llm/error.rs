@@ -250,7 +250,7 @@ pub(crate) fn human_duration(d: Duration) -> String {
         }
     } else {
         let s = d.as_secs();
-        if s % 60 == 0 {
+        if s.is_multiple_of(60) {
             format!("{}m", s / 60)
         } else {
             format!("{}m {}s", s / 60, s % 60)

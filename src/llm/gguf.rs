@@ -502,7 +502,7 @@ pub(crate) mod tests {
         out.extend_from_slice(&32u64.to_le_bytes());
         out.extend_from_slice(&3u32.to_le_bytes());
         out.extend_from_slice(&0u64.to_le_bytes());
-        while out.len() % 32 != 0 {
+        while !out.len().is_multiple_of(32) {
             out.push(0);
         }
         out.extend(std::iter::repeat_n(0u8, data_bytes));

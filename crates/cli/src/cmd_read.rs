@@ -371,9 +371,8 @@ pub fn search(global: &Global, args: SearchArgs) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
     let mut hits = wiki.store().search_pages(&args.query.join(" "))?;
     // Matched words read as `**word**` on the terminal and in JSON.
-    use wikimind::store::{MATCH_END, MATCH_START};
     for h in &mut hits {
-        h.snippet = h.snippet.replace([MATCH_START, MATCH_END], "**");
+        h.snippet = wikimind::markdown::bold_matches(&h.snippet);
     }
     if global.json {
         print_json(&hits)?;

@@ -21,9 +21,11 @@ mod cmd_compile;
 mod cmd_eval;
 mod cmd_ingest;
 mod cmd_manage;
+mod cmd_mcp;
 mod cmd_parse;
 mod cmd_read;
 mod context;
+mod mcp;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -76,6 +78,10 @@ enum Command {
     Parse(cmd_parse::ParseArgs),
     /// Run an eval dataset through the compile pipeline and report how each model does.
     Eval(cmd_eval::EvalArgs),
+    /// Serve the wiki to MCP clients (Claude Desktop, IDEs, agents) over standard input
+    /// and output: tools to search, read and list pages (and with --allow-write to add
+    /// sources), every page a resource.
+    Mcp(cmd_mcp::McpArgs),
 }
 
 /// A mistake in how the command was called (exit code 2).
@@ -127,6 +133,7 @@ fn main() -> ExitCode {
         Command::Providers(args) => cmd_manage::providers(&global, args),
         Command::Parse(args) => cmd_parse::run(&global, args),
         Command::Eval(args) => cmd_eval::run(&global, args),
+        Command::Mcp(args) => cmd_mcp::run(&global, args),
     };
     match result {
         Ok(Done::Success) => ExitCode::SUCCESS,

@@ -1,0 +1,54 @@
+//! `wikimind mcp`: serves the wiki to MCP clients (Claude Desktop, IDEs, agents) over
+//! standard input and output until the client closes them.
+
+use clap::Args;
+use rmcp::ServiceExt;
+use wikimind::config::Overrides;
+
+use crate::context::{self, ProviderFlags};
+use crate::mcp::WikiServer;
+use crate::{Done, Global};
+
+/// Arguments of `wikimind mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Let clients add sources (the `add_source` tool): text or a web page, ingested and
+    /// compiled while the server runs. Without it the server only reads.
+    #[arg(long)]
+    allow_write: bool,
+    #[command(flatten)]
+    provider: ProviderFlags,
+    /// Compiles running at once (for `add_source`).
+    #[arg(long, value_name = "N")]
+    concurrency: Option<usize>,
+}
+
+/// Runs `wikimind mcp`: standard output carries the protocol only; messages go to
+/// standard error.
+pub fn run(global: &Global, args: McpArgs) -> anyhow::Result<Done> {
+    let overrides = Overrides {
+        concurrency: args.concurrency,
+        ..args.provider.overrides()
+    };
+    let settings = context::settings(global, overrides)?;
+    let wiki = context::open(&settings)?;
+    let mode = if args.allow_write {
+        "clients may add sources"
+    } else {
+        "read-only; --allow-write lets clients add sources"
+    };
+    eprintln!(
+        "serving the wiki in {} over MCP on standard input and output ({mode})",
+        settings.data_dir.display()
+    );
+    let server = WikiServer::new(wiki, settings, args.allow_write);
+    context::runtime()?.block_on(async {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
+        running.waiting().await?;
+        anyhow::Ok(())
+    })?;
+    Ok(Done::Success)
+}
