@@ -171,11 +171,11 @@ fn main() {
         .prepare("SELECT rowid FROM pages_fts WHERE pages_fts MATCH ?1 ORDER BY rank LIMIT 8")
         .expect("prepare");
 
-    // The first question builds the title index over every page (once per process).
     let started = Instant::now();
-    wiki.retrieve("warm up the title index").expect("retrieve");
+    wiki.retrieve("the first question of a new process")
+        .expect("retrieve");
     println!(
-        "first question (builds the title index over {pages} titles): {:.0} ms",
+        "first question of a process: {:.1} ms",
         started.elapsed().as_secs_f64() * 1000.0
     );
 
@@ -199,19 +199,32 @@ fn main() {
         let fts: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
         let fts = fts.join(" OR ");
 
-        let t = Instant::now();
-        let found: Vec<i64> = bare
-            .query_map([&fts], |row| row.get(0))
-            .expect("query")
-            .collect::<rusqlite::Result<_>>()
-            .expect("rows");
-        baseline.push(t.elapsed());
-        std::hint::black_box(found);
-
-        let t = Instant::now();
-        let retrieval = wiki.retrieve(&question).expect("retrieve");
-        ours.push(t.elapsed());
-        read += retrieval.pages().count();
+        let mut run_bare = || {
+            let t = Instant::now();
+            let found: Vec<i64> = bare
+                .query_map([&fts], |row| row.get(0))
+                .expect("query")
+                .collect::<rusqlite::Result<_>>()
+                .expect("rows");
+            std::hint::black_box(found);
+            t.elapsed()
+        };
+        let run_ours = || {
+            let t = Instant::now();
+            let retrieval = wiki.retrieve(&question).expect("retrieve");
+            (t.elapsed(), retrieval.pages().count())
+        };
+        // Whichever runs second finds the pages its words touch in the cache: take turns.
+        let (b, (o, n)) = if i % 4 < 2 {
+            let b = run_bare();
+            (b, run_ours())
+        } else {
+            let o = run_ours();
+            (run_bare(), o)
+        };
+        baseline.push(b);
+        ours.push(o);
+        read += n;
     }
     ours.sort();
     baseline.sort();
