@@ -32,6 +32,9 @@ const COMMANDS: &[&str] = &[
     "opening",
     "check_connection",
     "save_api_key",
+    "ask",
+    "cancel_ask",
+    "save_answer",
 ];
 
 fn main() {

@@ -8,9 +8,9 @@
 use tauri::State;
 use wikimind::store::{PageId, SourceId};
 use wikimind::view::{
-    self, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort, LibraryView,
-    OpeningView, PageTextView, PageView, ProviderForm, QuoteView, SearchResult, SettingsView,
-    SourceDetailView, SourceView,
+    self, AnswerView, CompilationView, ConnectionCheck, IngestView, JobProgress, LibrarySort,
+    LibraryView, OpeningView, PageTextView, PageView, ProviderForm, QuoteView, SearchResult,
+    SettingsView, SourceDetailView, SourceView,
 };
 
 use crate::host::Host;
@@ -155,6 +155,15 @@ define_commands! {
     fn check_connection(form: ProviderForm) -> ConnectionCheck = |h| Infallible(view::check_form(&h.queue.settings(), &form, &*h.keys).await);
     /// Stores an API key in the OS keyring for the form's server.
     fn save_api_key(form: ProviderForm, key: String) -> SettingsView = |h| h.save_api_key(&form, &key);
+    /// Answers a question from the wiki's pages, its progress sent as ASK_EVENT events while
+    /// the model answers; with `save`, keeps the answer as a page of kind `answer`. Asking
+    /// again stops a question still being answered.
+    fn ask(question: String, save: bool) -> AnswerView = |h| h.ask(&question, save).await;
+    /// Stops the question being answered; false when none is.
+    fn cancel_ask() -> bool = |h| Infallible(h.cancel_ask());
+    /// Keeps the last answer (to `question`) as a page of kind `answer` without asking the
+    /// model again.
+    fn save_answer(question: String) -> AnswerView = |h| h.save_answer(&question);
 }
 
 #[cfg(test)]

@@ -1,12 +1,16 @@
-//! The narrow context every command runs against: the open wiki, its job runner, and
-//! where API keys go. Commands see a [`Host`], never an `AppHandle`, so the same bodies run
-//! under the window and in tests.
+//! The narrow context every command runs against: the open wiki, its job runner, where
+//! API keys go, and the questions asked from the window. Commands see a [`Host`], never an
+//! `AppHandle`, so the same bodies run under the window and in tests.
 
+use std::sync::{Arc, Mutex};
+
+use wikimind::ask::{AskOptions, AskReport};
+use wikimind::compile::Progress;
 use wikimind::config::{Overrides, Settings};
-use wikimind::llm::{KeyStore, SystemKeyring};
+use wikimind::llm::{CancellationToken, KeyStore, SystemKeyring};
 use wikimind::queue::JobRunner;
 use wikimind::store::SourceId;
-use wikimind::view::{self, ProviderForm, SettingsView};
+use wikimind::view::{self, AnswerView, AskProgress, ProviderForm, SettingsView};
 use wikimind::wiki::Wiki;
 
 /// The keyring service name: debug builds keep their keys apart from a person's real ones.
@@ -24,6 +28,76 @@ pub struct Host {
     pub queue: JobRunner,
     /// Where API keys are kept: the OS keyring under [`KEYRING_SERVICE`] ([`keyring`]).
     pub keys: std::sync::Arc<dyn KeyStore>,
+    /// Questions asked from the window.
+    pub asking: Asking,
+}
+
+/// Questions asked from the window: where an answer's progress goes, the question being
+/// answered (to stop it), and the last answer (to save it without asking the model again).
+pub struct Asking {
+    events: Arc<dyn Fn(AskProgress) + Send + Sync>,
+    state: Mutex<AskingState>,
+}
+
+#[derive(Default)]
+struct AskingState {
+    /// The number of the last question asked (from 1).
+    asked: u64,
+    /// Stops that question while it is answered.
+    running: Option<CancellationToken>,
+    /// The last answer made.
+    last: Option<AskReport>,
+}
+
+impl Asking {
+    /// Questions whose progress goes to `events`.
+    pub fn new(events: impl Fn(AskProgress) + Send + Sync + 'static) -> Asking {
+        Asking {
+            events: Arc::new(events),
+            state: Mutex::default(),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, AskingState> {
+        // Plain values: a state a panic left behind is still usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The number and stop token of a new question; the one answered until now is stopped
+    /// (one question at a time).
+    fn start(&self) -> (u64, CancellationToken) {
+        let mut state = self.state();
+        let token = CancellationToken::new();
+        if let Some(before) = state.running.replace(token.clone()) {
+            before.cancel();
+        }
+        state.asked += 1;
+        (state.asked, token)
+    }
+
+    /// Question `number` is answered (`Some`) or failed: its answer is kept as the last
+    /// one unless a later question was asked meanwhile.
+    fn finish(&self, number: u64, report: Option<&AskReport>) {
+        let mut state = self.state();
+        if state.asked != number {
+            return;
+        }
+        state.running = None;
+        if let Some(report) = report {
+            state.last = Some(report.clone());
+        }
+    }
+
+    /// Stops the question being answered; false when none is.
+    fn stop(&self) -> bool {
+        match self.state().running.take() {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// The app's keyring: debug builds use their own service, so development never reads or
@@ -89,6 +163,58 @@ impl Host {
         Ok(note)
     }
 
+    /// Answers `question` from the wiki's pages with the current settings, its progress
+    /// sent to the window as it streams; with `save`, keeps the answer as a page of kind
+    /// `answer`. Asking again stops a question still being answered.
+    pub async fn ask(&self, question: &str, save: bool) -> Result<AnswerView, String> {
+        let question = question.trim();
+        let (number, cancel) = self.asking.start();
+        let events = {
+            let (send, asked) = (Arc::clone(&self.asking.events), question.to_owned());
+            move |p: Progress| send(AskProgress::of(&asked, &p))
+        };
+        let settings = self.queue.settings();
+        let asked = self
+            .wiki
+            .ask(&settings, question, AskOptions { save }, &events, &cancel)
+            .await;
+        self.asking.finish(number, asked.as_ref().ok());
+        let report = asked.map_err(|e| e.to_string())?;
+        self.wiki.answer_view(&report).map_err(|e| e.to_string())
+    }
+
+    /// Stops the question being answered; false when none is.
+    pub fn cancel_ask(&self) -> bool {
+        self.asking.stop()
+    }
+
+    /// Keeps the last answer, made for `question`, as a page of kind `answer`, without
+    /// asking the model again; the answer as it is now (saved again it stays one page).
+    pub fn save_answer(&self, question: &str) -> Result<AnswerView, String> {
+        let mut state = self.asking.state();
+        let report = state
+            .last
+            .as_mut()
+            .filter(|r| r.question == question.trim())
+            .ok_or_else(|| {
+                format!("the answer to {question:?} is no longer kept: ask the question again")
+            })?;
+        if report.saved.is_none() {
+            let saved = self
+                .wiki
+                .save_answer(report)
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| {
+                    "nothing to save: the wiki did not cover the question, or no valid answer \
+                     was made"
+                        .to_string()
+                })?;
+            report.saved = Some(saved.title);
+            report.saved_page = Some(saved.page_id);
+        }
+        self.wiki.answer_view(report).map_err(|e| e.to_string())
+    }
+
     /// Stores an API key for the form's server in the OS keyring (under its base URL, as
     /// the CLI stores it) and uses it wherever that server is used.
     pub fn save_api_key(&self, form: &ProviderForm, key: &str) -> Result<SettingsView, String> {
@@ -107,7 +233,6 @@ impl Host {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use wikimind::llm::MemoryKeyStore;
     use wikimind::view::{ProviderKindView, StageView};
 
@@ -120,7 +245,76 @@ mod tests {
         let settings = Settings::resolve(&overrides, &|_| None, None).unwrap();
         let keys: Arc<dyn KeyStore> = Arc::new(MemoryKeyStore::new());
         let queue = JobRunner::new(wiki.clone(), settings, Arc::clone(&keys), Box::new(|_| {}));
-        Host { wiki, queue, keys }
+        Host {
+            wiki,
+            queue,
+            keys,
+            asking: Asking::new(|_| {}),
+        }
+    }
+
+    /// A question no page covers is answered at once, with no model call (the settings
+    /// name no server that answers) and nothing to save.
+    #[tokio::test]
+    async fn a_question_the_wiki_does_not_cover_is_said_so_without_a_model() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let h = Host {
+            asking: Asking::new({
+                let seen = Arc::clone(&seen);
+                move |p| seen.lock().unwrap().push(p)
+            }),
+            ..host()
+        };
+        let view = h.ask("  What is a quark? ", false).await.unwrap();
+        assert!(!view.covered);
+        assert_eq!(view.question, "What is a quark?");
+        assert!(view.html.contains("does not cover"), "{}", view.html);
+        assert!(!view.can_save && view.claims.is_empty());
+        assert!(seen.lock().unwrap().is_empty(), "no model was asked");
+        assert!(!h.cancel_ask(), "nothing is being answered any more");
+        let refused = h.save_answer("What is a quark?").unwrap_err();
+        assert!(refused.contains("nothing to save"), "{refused}");
+        let unknown = h.save_answer("Something never asked").unwrap_err();
+        assert!(unknown.contains("ask the question again"), "{unknown}");
+    }
+
+    /// Save keeps the last answer as a page without asking again; saving it twice keeps
+    /// one page with one version.
+    #[test]
+    fn the_last_answer_is_saved_once_as_an_answer_page() {
+        use wikimind::view::{LibrarySort, PageKindView};
+        let h = host();
+        let question = "Why is the sky blue?";
+        let report = AskReport {
+            question: question.into(),
+            answer: "Because of scattering.".into(),
+            claims: Vec::new(),
+            follow_up_questions: Vec::new(),
+            pages_read: Vec::new(),
+            covered: true,
+            saved: None,
+            saved_page: None,
+            error: None,
+            provider: Some("ollama:m".into()),
+            calls: 1,
+            tokens_in: 1,
+            tokens_out: 1,
+            warnings: Vec::new(),
+        };
+        let (number, _) = h.asking.start();
+        h.asking.finish(number, Some(&report));
+        let view = h.save_answer(&format!(" {question}")).unwrap();
+        let saved = view.saved.expect("saved");
+        assert_eq!(saved.title, question);
+        assert!(!view.can_save);
+        let again = h.save_answer(question).unwrap();
+        assert_eq!(again.saved.and_then(|s| s.page_id), saved.page_id);
+        let lib = h.wiki.library(LibrarySort::Title).unwrap();
+        assert_eq!(lib.counts.answers, 1);
+        assert_eq!(lib.entries[0].kind, PageKindView::Answer);
+        let page = h.wiki.page_view(saved.page_id.unwrap()).unwrap().unwrap();
+        assert_eq!(page.history.len(), 1, "saved once");
+        assert_eq!(page.history[0].model.as_deref(), Some("m"));
     }
 
     fn openai(base_url: &str) -> ProviderForm {

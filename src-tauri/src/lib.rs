@@ -4,7 +4,8 @@
 //! client is generated from it, see [`bindings`]); [`host`] holds the open wiki and its
 //! job runner; [`run`] opens the window, recovers interrupted jobs, and forwards every
 //! compile job change (its own and other processes') to the front end as a typed
-//! [`JOB_EVENT`] event. No SQL and no business rules live here.
+//! [`JOB_EVENT`] event, and a question's answer as it streams in as an [`ASK_EVENT`] event.
+//! No SQL and no business rules live here.
 
 pub mod bindings;
 pub mod commands;
@@ -15,10 +16,13 @@ use wikimind::llm::CancellationToken;
 use wikimind::queue::JobRunner;
 use wikimind::wiki::Wiki;
 
-use crate::host::{keyring, load_settings, Host};
+use crate::host::{keyring, load_settings, Asking, Host};
 
 /// The event carrying a [`wikimind::view::JobProgress`] each time a compile job changes.
 pub const JOB_EVENT: &str = "job";
+
+/// The event carrying a [`wikimind::view::AskProgress`] while a question is answered.
+pub const ASK_EVENT: &str = "ask";
 
 /// The app id of debug builds, so their webview data never mixes with a release's.
 pub const DEBUG_IDENTIFIER: &str = "org.wikimind.desktop.dev";
@@ -39,6 +43,11 @@ pub fn run() -> Result<(), String> {
         .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
             let handle = app.handle().clone();
+            let ask_handle = app.handle().clone();
+            let asking = Asking::new(move |progress| {
+                // The window may be gone while an answer streams in; nothing to tell then.
+                let _ = ask_handle.emit(ASK_EVENT, progress);
+            });
             let runtime =
                 tauri::async_runtime::block_on(async { tokio::runtime::Handle::current() });
             let keys: std::sync::Arc<dyn wikimind::llm::KeyStore> = std::sync::Arc::new(keyring());
@@ -54,7 +63,12 @@ pub fn run() -> Result<(), String> {
             // Jobs an earlier run (or a killed CLI) left behind go back in line, and run.
             queue.recover().map_err(|e| e.to_string())?;
             queue.start(&runtime, CancellationToken::new());
-            app.manage(Host { wiki, queue, keys });
+            app.manage(Host {
+                wiki,
+                queue,
+                keys,
+                asking,
+            });
             if cfg!(debug_assertions) {
                 if let Some(window) = app.get_webview_window("main") {
                     let _ = window.set_title("WikiMind (development build)");

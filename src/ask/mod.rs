@@ -287,6 +287,23 @@ impl Wiki {
         Ok(report)
     }
 
+    /// Keeps `report`, an answer [`Wiki::ask`] made without saving it, as the page of its
+    /// question, as [`AskOptions::save`] would have (with the provider and model its
+    /// `provider` names), so keeping an answer never asks the model again. `None` when
+    /// there is nothing to keep: the wiki did not cover the question, or no valid answer
+    /// was made.
+    pub fn save_answer(
+        &self,
+        report: &AskReport,
+    ) -> Result<Option<crate::store::SavedAnswer>, WikiError> {
+        if !report.covered || !report.ok() || report.answer.trim().is_empty() {
+            return Ok(None);
+        }
+        let named = report.provider.as_deref().unwrap_or_default();
+        let (provider, model) = named.split_once(':').unwrap_or((named, ""));
+        Ok(Some(save(self.store(), report, provider, model)?))
+    }
+
     /// The pages `question` finds, before any model is asked (what `ask` would read).
     pub fn retrieve(&self, question: &str) -> Result<Retrieval, WikiError> {
         Ok(retrieve(self.store(), question)?)

@@ -94,6 +94,10 @@ pub struct PageSummary {
     pub stale: bool,
     /// When its current version was written (UTC, ISO-8601).
     pub updated_at: String,
+    /// Why it is marked: a refused rewrite, or a saved answer's ungrounded claims (`None`:
+    /// fine).
+    #[serde(default)]
+    pub flagged: Option<String>,
 }
 
 /// A link going out of a page.
@@ -562,7 +566,7 @@ pub(crate) fn write_version(
 
 const SUMMARY_SELECT: &str = "SELECT p.id, p.kind, p.title, p.summary,
         (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id),
-        p.stale_reason IS NOT NULL, p.updated_at
+        p.stale_reason IS NOT NULL, p.updated_at, p.flagged
     FROM pages p";
 
 fn summary_row(row: &Row<'_>) -> rusqlite::Result<PageSummary> {
@@ -574,6 +578,7 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<PageSummary> {
         source_count: count(row.get(4)?),
         stale: row.get(5)?,
         updated_at: row.get(6)?,
+        flagged: row.get(7)?,
     })
 }
 

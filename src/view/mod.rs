@@ -4,12 +4,15 @@
 //! The types own their strings and use plain numbers for ids, so they cross any wire (Tauri
 //! IPC as JSON) unchanged. With the `ts` feature each derives `ts_rs::TS`, and the desktop
 //! app generates its TypeScript declarations from them: the front end never hand-writes a
-//! wire type. Page and digest bodies arrive only as [`SafeHtml`](crate::render::SafeHtml)
-//! turned into a string here, so nothing unsanitised reaches a webview.
+//! wire type. Page, digest and answer bodies arrive only as
+//! [`SafeHtml`](crate::render::SafeHtml) turned into a string here, so nothing unsanitised
+//! reaches a webview.
 //!
 //! The app shows *pages* (one per topic, fed by the digests of every source that names it);
-//! a source's *digest* (what that one source says) is shown from the Sources screen. Every
-//! id called `page_id` (or a page's `id`) is a page's; `article_id` is a digest's.
+//! a source's *digest* (what that one source says) is shown from the Sources screen; an
+//! *answer* to a question ([`AnswerView`]) on the Ask screen, and once saved as a page of
+//! kind `answer`. Every id called `page_id` (or a page's `id`) is a page's; `article_id` is
+//! a digest's.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +23,7 @@ use crate::config::Settings;
 use crate::contract::Confidence;
 use crate::llm::KeyStore;
 use crate::llm::ProviderKind;
-use crate::store::{JobTarget, PageId, SourceId};
+use crate::store::{JobTarget, PageId, PageKind, SourceId};
 use crate::wiki::{Result, Wiki};
 
 #[cfg(feature = "ts")]
@@ -36,6 +39,9 @@ pub struct CountsView {
     /// Pages (topics).
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub pages: u64,
+    /// Saved answers (pages of kind `answer`, not counted in `pages`).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub answers: u64,
     /// Names pages link to that no page has.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub wanted: u64,
@@ -53,6 +59,26 @@ pub enum LibrarySort {
     Updated,
 }
 
+/// What a page is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+#[serde(rename_all = "snake_case")]
+pub enum PageKindView {
+    /// A page about one topic, written from the digests of the sources that name it.
+    Topic,
+    /// A saved answer to a question (titled by the question), citing topic pages.
+    Answer,
+}
+
+impl From<PageKind> for PageKindView {
+    fn from(kind: PageKind) -> Self {
+        match kind {
+            PageKind::Topic => PageKindView::Topic,
+            PageKind::Answer => PageKindView::Answer,
+        }
+    }
+}
+
 /// One row of the library: a page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
@@ -60,6 +86,8 @@ pub struct LibraryEntry {
     /// The page's id.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub id: i64,
+    /// A topic, or a saved answer (listed apart).
+    pub kind: PageKindView,
     /// Its title.
     pub title: String,
     /// Its one-paragraph summary.
@@ -76,9 +104,13 @@ pub struct LibraryEntry {
     pub inferred: u32,
     /// Claims that are opinion.
     pub opinion: u32,
+    /// Why it is marked: a topic page's refused rewrite, or a saved answer's claims that
+    /// did not ground in the pages they cite (`null`: not marked).
+    pub flagged: Option<String>,
 }
 
-/// The library: every page in the asked order, with the counts.
+/// The library: every page in the asked order (topics and saved answers, told apart by
+/// their `kind`), with the counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct LibraryView {
@@ -152,6 +184,9 @@ pub struct ClaimView {
     /// The sources whose text holds the quote, by id (empty when not grounded).
     #[cfg_attr(feature = "ts", ts(type = "number[]"))]
     pub source_ids: Vec<i64>,
+    /// For a saved answer's claim, the page it cites (its quote was looked for there and
+    /// in that page's sources); `null` for a topic page's or a digest's claims.
+    pub cited_page: Option<PageNameView>,
 }
 
 /// A page that links here, with the sentence around the link.
@@ -257,6 +292,8 @@ pub struct PageView {
     /// Its id.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub id: i64,
+    /// A topic, or a saved answer (titled by its question; no source feeds it).
+    pub kind: PageKindView,
     /// Its title.
     pub title: String,
     /// Its summary.
@@ -271,7 +308,9 @@ pub struct PageView {
     pub version: u32,
     /// Why it waits to be rewritten from its digests (`null`: it is current).
     pub stale_reason: Option<String>,
-    /// Why its last rewrite was refused and the previous version kept (`null`: fine).
+    /// Why it is marked (`null`: fine): for a topic, why its last rewrite was refused and
+    /// the previous version kept; for a saved answer, how many claims did not ground in
+    /// the pages they cite.
     pub flagged: Option<String>,
     /// Key claims, each with the sources holding its quote.
     pub claims: Vec<ClaimView>,
@@ -876,8 +915,11 @@ impl ConnectionCheck {
     }
 }
 
+mod ask;
 mod ops;
 mod settings;
+
+pub use ask::{AnswerClaimView, AnswerView, AskProgress, PageNameView};
 
 pub use settings::{check_connection, check_form, opening, with_primary};
 

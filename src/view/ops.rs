@@ -33,13 +33,20 @@ impl QuoteView {
     }
 }
 
-fn claim_view(c: PageClaim) -> ClaimView {
+/// A page's claim; a saved answer's claim names the page it cites, whose id now is
+/// `cited_id` (`None` for a name no page has).
+fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
+    let cited_page = c.cited_page.map(|title| PageNameView {
+        page_id: cited_id,
+        title,
+    });
     ClaimView {
         claim: c.claim.claim,
         confidence: c.claim.confidence.into(),
         quote: c.claim.quote,
         grounded: c.claim.grounded,
         source_ids: c.source_ids.into_iter().map(|s| s.0).collect(),
+        cited_page,
     }
 }
 
@@ -91,33 +98,42 @@ fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> Sourc
 }
 
 impl Wiki {
-    /// The library (every page) in the asked order, with counts and wanted pages.
+    /// The library (every page, topics and saved answers told apart) in the asked order,
+    /// with counts and wanted pages.
     pub fn library(&self, sort: LibrarySort) -> Result<LibraryView> {
         let store = self.store();
-        let mut pages = self.page_list()?;
+        let mut pages = store.pages()?;
         if sort == LibrarySort::Updated {
             // ISO-8601 UTC times sort as text; the newest first, ties by title (stable).
             pages.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
         }
+        let claims = store.page_claim_counts()?;
         let c = store.page_counts()?;
+        let answers = pages.iter().filter(|p| p.kind == PageKind::Answer).count() as u64;
         Ok(LibraryView {
             counts: CountsView {
                 sources: c.sources,
-                pages: c.pages,
+                pages: c.pages.saturating_sub(answers),
+                answers,
                 wanted: c.wanted,
             },
             entries: pages
                 .into_iter()
-                .map(|p| LibraryEntry {
-                    id: p.id.0,
-                    title: p.title,
-                    summary: p.summary,
-                    updated_at: p.updated_at,
-                    source_count: p.source_count,
-                    stale: p.stale,
-                    sourced: p.claims.sourced,
-                    inferred: p.claims.inferred,
-                    opinion: p.claims.opinion,
+                .map(|p| {
+                    let mix = claims.get(&p.id).copied().unwrap_or_default();
+                    LibraryEntry {
+                        id: p.id.0,
+                        kind: p.kind.into(),
+                        title: p.title,
+                        summary: p.summary,
+                        updated_at: p.updated_at,
+                        source_count: p.source_count,
+                        stale: p.stale,
+                        sourced: mix.sourced,
+                        inferred: mix.inferred,
+                        opinion: mix.opinion,
+                        flagged: p.flagged,
+                    }
                 })
                 .collect(),
             wanted: store
@@ -172,8 +188,18 @@ impl Wiki {
             .into_iter()
             .map(version_view)
             .collect();
+        let store = self.store();
+        let mut claims = Vec::with_capacity(p.key_claims.len());
+        for c in p.key_claims {
+            let cited = match &c.cited_page {
+                Some(name) => store.find_page(name)?.map(|id| id.0),
+                None => None,
+            };
+            claims.push(claim_view(c, cited));
+        }
         Ok(Some(PageView {
             id: p.id.0,
+            kind: p.kind.into(),
             title: p.title,
             summary: p.summary,
             html,
@@ -181,7 +207,7 @@ impl Wiki {
             version: p.version,
             stale_reason: p.stale_reason,
             flagged: p.flagged,
-            claims: p.key_claims.into_iter().map(claim_view).collect(),
+            claims,
             concepts: p.concepts,
             open_questions: p.open_questions,
             links: p
@@ -346,6 +372,7 @@ impl Wiki {
                             quote: c.quote,
                             grounded: c.grounded,
                             source_ids: if held { vec![id] } else { Vec::new() },
+                            cited_page: None,
                         }
                     })
                     .collect(),

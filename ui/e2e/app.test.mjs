@@ -275,6 +275,156 @@ test("a recompiled source gives its page a second version, compared with the fir
   await shot("18-page-restored");
 });
 
+/** Uses the model server at `url` from now on, through the settings screen. */
+async function useServer(url) {
+  await s.clickOn("#nav-settings");
+  await s.wait("#connection-result", { text: (t) => t.length > 0 && !t.includes("Testing") });
+  await s.exec("const k = document.querySelector('#provider-kind'); k.value = 'ollama'; k.dispatchEvent(new Event('change', { bubbles: true }));");
+  await s.fill("#base-url", url);
+  await s.fill("#model", "e2e-model");
+  await s.exec("document.querySelector('#status').textContent = ''");
+  await s.clickOn("#apply-provider");
+  await s.wait("#status", { text: (t) => t.includes(url) });
+}
+
+/** The text of the element `css` matches, through textContent (never empty for a hidden
+ * or clipped element, as WebDriver's text can be). */
+const textOf = (css) => s.exec("const el = document.querySelector(arguments[0]); return el ? el.textContent : null;", [css]);
+
+test("ask: a streamed answer, its claims, a citation followed to its quote and source, saved apart from topics; an uncovered question", async () => {
+  await s.clickOn("#nav-ask");
+  await s.fill("#ask-input", "How is espresso brewed?");
+  await s.clickOn("#ask-btn");
+  const answer = await s.wait("#ask-answer", { timeout: 60000 });
+  assert.match(await s.text(answer), /espresso/i);
+  const claims = await s.findAll("#ask-claims .cited-claim");
+  assert.ok(claims.length >= 1, "the answer makes claims");
+  // Every claim of the stand-in quotes its page: marked as found there.
+  const first = await s.wait('#ask-claims .cited-claim[data-grounded="true"]');
+  assert.match(await s.text(first), /quote found in Espresso/);
+  await s.wait("#ask-read .read-page", { text: (t) => t === "Espresso" });
+  assert.ok((await s.findAll("#ask-save")).length === 1, "an answer can be saved");
+  // A page title with markup, quoted in the answer or its follow-ups, stays text.
+  assert.equal(await s.exec("return window.__pwned === undefined ? null : String(window.__pwned)"), null);
+  assert.equal(await s.exec("return document.querySelectorAll('main img, main script, main iframe, main svg').length"), 0);
+  await shot("19-ask-answer");
+
+  // A citation opens its page with the quote marked, and leads on to the source.
+  const quote = await s.exec("return document.querySelector('#ask-claims .cited-claim[data-grounded=\"true\"]').dataset.quote");
+  await s.clickOn('#ask-claims .cited-claim[data-grounded="true"] .cited-page');
+  await s.wait("#article-title", { text: (t) => t === "Espresso" });
+  await s.wait("#cited-quote blockquote", { text: (t) => t === quote });
+  const mark = await s.wait("#cited-quote-mark");
+  assert.ok(quote.toLowerCase().startsWith((await s.text(mark)).toLowerCase().slice(0, 10)), "the mark is the quote");
+  await s.wait("#cited-where", { text: (t) => t.includes("Marked on this page") });
+  await shot("20-ask-citation-on-page");
+  await s.clickOn("#cited-in-source");
+  await s.wait("#source-pane #quote-mark");
+  await shot("21-ask-citation-in-source");
+
+  // Back on the Ask screen the answer is still there; Save files it as an answer page.
+  await s.clickOn("#back");
+  await s.wait("#ask-answer");
+  await s.clickOn("#ask-save");
+  const saved = await s.wait("#ask-saved", { text: (t) => t.includes("How is espresso brewed?") });
+  assert.ok(saved);
+  assert.equal((await s.findAll("#ask-save")).length, 0, "saved once");
+  await shot("22-ask-saved");
+
+  // The library lists it apart from the topics, which it does not join.
+  await s.clickOn("#nav-library");
+  await s.wait("#counts", { text: (t) => t.includes("3 pages") && t.includes("1 saved answer") });
+  await s.waitAny("#answers-list .answer-row", (t) => t.includes("How is espresso brewed?") && t.includes("answer"));
+  assert.equal((await s.findAll(".lib-row")).length, 3, "the answer is no topic row");
+  await shot("23-library-saved-answer");
+
+  // The saved page: an answer, whose claims cite their pages.
+  await s.clickOn("#answers-list .answer-title");
+  await s.wait("#article-title", { text: (t) => t === "How is espresso brewed?" });
+  await s.wait("#answer-kicker", { text: (t) => /^saved answer$/i.test(t) });
+  await s.wait("#cites li", { text: (t) => t.includes("Espresso") });
+  assert.equal((await s.findAll("#sources")).length, 0, "no source feeds an answer");
+
+  // A follow-up question is asked with a click (when the answer offers one).
+  await s.clickOn("#nav-ask");
+  const followUps = await s.findAll("#ask-followups .follow-up");
+  if (followUps.length) {
+    const next = await textOf("#ask-followups .follow-up");
+    await s.click(followUps[0]);
+    await s.wait("#ask-answer, #ask-error, #ask-not-covered", { timeout: 60000 });
+    assert.equal(await s.exec("return document.querySelector('#ask-input').value"), next);
+  }
+
+  // A question no page covers is said so, without a model call.
+  await s.fill("#ask-input", "What is a quark?");
+  await s.clickOn("#ask-btn");
+  const notCovered = await s.wait("#ask-not-covered", { text: (t) => t.includes("does not cover") && t.includes("quark") });
+  assert.match(await s.text(notCovered), /No model was asked/);
+  assert.equal((await s.findAll("#ask-save")).length, 0, "nothing to save");
+  await shot("24-ask-not-covered");
+});
+
+test("ask: the answer streams in as text; a quote the cited page does not hold is marked, shown inferred, and its saved page marked", async () => {
+  // A server that answers the next question slowly, with one claim whose quote is nowhere.
+  const reply = {
+    answer: "A cappuccino is an [[Espresso]], brewed at nine bars of pressure, under [[Milk Foam]]. Some say cold oat milk always makes the best foam.",
+    claims: [
+      { claim: "Espresso is brewed at nine bars of pressure.", confidence: "sourced", quote: "Espresso is brewed at nine bars of pressure.", page: "Espresso" },
+      { claim: "Cold oat milk makes the best foam.", confidence: "sourced", quote: "Cold oat milk always makes the best foam.", page: "Milk Foam" },
+    ],
+    follow_up_questions: ["What is a doppio?"],
+  };
+  const answers = join(tmp, "slow-answer.jsonl");
+  writeFileSync(answers, `${JSON.stringify({ text: JSON.stringify(reply), chunk_chars: 4, chunk_delay_ms: 40 })}\n`);
+  const slow = await startServer(["--answers", answers, "--model", "e2e-model"]);
+  try {
+    await useServer(slow.url);
+    await s.clickOn("#nav-ask");
+    await s.fill("#ask-input", "What goes into a cappuccino?");
+    await s.clickOn("#ask-btn");
+    // While the model writes, its text so far shows as plain text, the stage above it.
+    await s.wait("#ask-stream", { text: (t) => t.length >= 10 && reply.answer.startsWith(t) });
+    await s.wait("#ask-progress", { text: (t) => /answering · \d+ tokens/.test(t) });
+    assert.equal((await s.findAll("#ask-answer")).length, 0, "not rendered while it streams");
+    assert.equal((await s.findAll("#ask-stream a, #ask-stream mark")).length, 0, "streamed text is text");
+    await shot("25-ask-streaming");
+
+    // Then the rendered answer: links to the pages, and each claim with its citation.
+    await s.wait('#ask-answer a.wikilink[data-article-id]', { text: (t) => t === "Espresso", timeout: 30000 });
+    assert.equal(await textOf("#ask-stream"), "", "the streamed text gave way to the answer");
+    const missing = await s.wait("#ask-claims .cited-claim.not-found");
+    const text = await s.text(missing);
+    assert.match(text, /quote not found in Milk Foam: shown as inferred/);
+    assert.match(text, /inferred/);
+    assert.match(text, /Cold oat milk always makes the best foam/);
+    await s.wait("#ask-claims h2", { text: (t) => t.includes("1 quote not found") });
+    await s.wait("#ask-claims .cited-claim.found", { text: (t) => t.includes("quote found in Espresso") });
+    await shot("26-ask-quote-not-found");
+
+    // Saved, the answer page is marked in the library and on the page.
+    await s.clickOn("#ask-save");
+    await s.wait("#ask-saved");
+    await s.clickOn("#nav-library");
+    const row = await s.waitAny("#answers-list .answer-row", (t) => t.includes("What goes into a cappuccino?"));
+    assert.match(await s.exec("return arguments[0].textContent", [{ "element-6066-11e4-a52e-4f735466cecf": row }]), /marked/);
+    await s.wait("#counts", { text: (t) => t.includes("2 saved answers") });
+    await shot("27-library-answer-marked");
+    await s.click(await s.waitAny("#answers-list .answer-title", (t) => t.includes("cappuccino")));
+    await s.wait("#flagged", { text: (t) => t.includes("1 of 2 claims") });
+    await s.wait("#claims .cited-claim.not-found", { text: (t) => t.includes("shown as inferred") });
+    await shot("28-answer-page-marked");
+
+    // From the saved page, a citation still opens its page at the quote.
+    await s.clickOn("#claims .cited-claim.found .cited-page");
+    await s.wait("#article-title", { text: (t) => t === "Espresso" });
+    await s.wait("#cited-quote", { text: (t) => t.includes("nine bars of pressure") });
+    await s.wait("#cited-quote-mark, #source-pane #quote-mark");
+  } finally {
+    await useServer(mainUrl).catch(() => undefined);
+    slow.child.kill("SIGTERM");
+  }
+});
+
 test("settings: the model picker is filled from the server and the connection test says so", async () => {
   await s.clickOn("#nav-settings");
   await s.wait("#connection-result", { text: (t) => t.includes("answered") });

@@ -16,6 +16,10 @@ sources: number,
  */
 pages: number, 
 /**
+ * Saved answers (pages of kind `answer`, not counted in `pages`).
+ */
+answers: number, 
+/**
  * Names pages link to that no page has.
  */
 wanted: number, };
@@ -26,6 +30,11 @@ wanted: number, };
 export type LibrarySort = "title" | "updated";
 
 /**
+ * What a page is.
+ */
+export type PageKindView = "topic" | "answer";
+
+/**
  * One row of the library: a page.
  */
 export type LibraryEntry = { 
@@ -33,6 +42,10 @@ export type LibraryEntry = {
  * The page's id.
  */
 id: number, 
+/**
+ * A topic, or a saved answer (listed apart).
+ */
+kind: PageKindView, 
 /**
  * Its title.
  */
@@ -64,7 +77,12 @@ inferred: number,
 /**
  * Claims that are opinion.
  */
-opinion: number, };
+opinion: number, 
+/**
+ * Why it is marked: a topic page's refused rewrite, or a saved answer's claims that
+ * did not ground in the pages they cite (`null`: not marked).
+ */
+flagged: string | null, };
 
 /**
  * A name that is linked to but has no page yet.
@@ -80,7 +98,8 @@ title: string,
 mentions: number, };
 
 /**
- * The library: every page in the asked order, with the counts.
+ * The library: every page in the asked order (topics and saved answers, told apart by
+ * their `kind`), with the counts.
  */
 export type LibraryView = { 
 /**
@@ -120,6 +139,20 @@ snippet: string, };
 export type ConfidenceView = "sourced" | "inferred" | "opinion";
 
 /**
+ * A page an answer names: one it read, the one a claim cites, or the page it was saved
+ * as.
+ */
+export type PageNameView = { 
+/**
+ * The page's title.
+ */
+title: string, 
+/**
+ * The page, when one has that name now (`null`: no page has it).
+ */
+page_id: number | null, };
+
+/**
  * One key claim of a page or digest.
  */
 export type ClaimView = { 
@@ -142,7 +175,12 @@ grounded: boolean,
 /**
  * The sources whose text holds the quote, by id (empty when not grounded).
  */
-source_ids: number[], };
+source_ids: number[], 
+/**
+ * For a saved answer's claim, the page it cites (its quote was looked for there and
+ * in that page's sources); `null` for a topic page's or a digest's claims.
+ */
+cited_page: PageNameView | null, };
 
 /**
  * A page that links here, with the sentence around the link.
@@ -284,6 +322,10 @@ export type PageView = {
  */
 id: number, 
 /**
+ * A topic, or a saved answer (titled by its question; no source feeds it).
+ */
+kind: PageKindView, 
+/**
  * Its title.
  */
 title: string, 
@@ -310,7 +352,9 @@ version: number,
  */
 stale_reason: string | null, 
 /**
- * Why its last rewrite was refused and the previous version kept (`null`: fine).
+ * Why it is marked (`null`: fine): for a topic, why its last rewrite was refused and
+ * the previous version kept; for a saved answer, how many claims did not ground in
+ * the pages they cite.
  */
 flagged: string | null, 
 /**
@@ -781,8 +825,141 @@ models: Array<string>,
  */
 model_available: boolean, };
 
+/**
+ * One claim of an answer, with the page it cites.
+ */
+export type AnswerClaimView = { 
+/**
+ * The claim in one sentence.
+ */
+claim: string, 
+/**
+ * Its confidence after the check: a `sourced` claim whose quote was not found in the
+ * page it cites reads `inferred`.
+ */
+confidence: ConfidenceView, 
+/**
+ * The quote the model gave, if any (text, never HTML).
+ */
+quote: string | null, 
+/**
+ * The page it cites: its title as the wiki writes it, and its id when it exists.
+ */
+page: PageNameView, 
+/**
+ * Whether the quote was found in the cited page or one of its sources.
+ */
+grounded: boolean, 
+/**
+ * Whether the claim has a quote that was found neither in the cited page nor in its
+ * sources: it is shown as inferred, whatever the model said.
+ */
+quote_not_found: boolean, 
+/**
+ * The cited page's sources whose text holds the quote, by id.
+ */
+source_ids: number[], };
+
+/**
+ * An answer to a question, as the Ask screen shows it.
+ */
+export type AnswerView = { 
+/**
+ * The question as asked.
+ */
+question: string, 
+/**
+ * Whether any page matches a content word of the question. When not, `html` says
+ * what was looked for and no model was asked.
+ */
+covered: boolean, 
+/**
+ * The answer as sanitised HTML (from the core's renderer only), wiki links resolved
+ * against pages as in [`PageView`](super::PageView); empty when no valid answer was
+ * made.
+ */
+html: string, 
+/**
+ * Its claims, each with the page it cites.
+ */
+claims: Array<AnswerClaimView>, 
+/**
+ * Questions worth asking next.
+ */
+follow_up_questions: Array<string>, 
+/**
+ * The pages the model read, in the order it read them.
+ */
+pages_read: Array<PageNameView>, 
+/**
+ * Why no valid answer could be made (`null`: answered, or not covered).
+ */
+error: string | null, 
+/**
+ * Whether the answer can be kept as a page (answered, valid, not saved yet).
+ */
+can_save: boolean, 
+/**
+ * The answer page, once saved.
+ */
+saved: PageNameView | null, 
+/**
+ * The provider and model that answered (`ollama:qwen2.5:3b`), when one did.
+ */
+provider: string | null, 
+/**
+ * Model calls made.
+ */
+calls: number, 
+/**
+ * Answer tokens the servers reported.
+ */
+tokens_out: number, 
+/**
+ * Notes for people: pages read only in part, claims marked inferred, retries.
+ */
+warnings: Array<string>, };
+
+/**
+ * Live progress of a question being answered, sent as an event each time it changes.
+ */
+export type AskProgress = { 
+/**
+ * The question being answered (as asked, trimmed).
+ */
+question: string, 
+/**
+ * Where the answer is.
+ */
+stage: StageView, 
+/**
+ * Which provider and model (`ollama:qwen2.5:3b`).
+ */
+provider: string, 
+/**
+ * The attempt with this provider, from 1.
+ */
+attempt: number, 
+/**
+ * Pieces of the answer received so far (about one token each); 0 when none is
+ * streaming.
+ */
+received: number, 
+/**
+ * The answer's text as far as it has come (plain text: show it as text, never as
+ * HTML); `null` before the model has written any.
+ */
+text: string | null, 
+/**
+ * A note for people: why a retry happens, why it failed.
+ */
+message: string | null, };
+
 /** The event carrying a JobProgress each time a compile job changes. */
 export const JOB_EVENT = "job";
+
+/** The event carrying an AskProgress while a question is answered. */
+export const ASK_EVENT = "ask";
 
 /** Every command of the app, typed. */
 export const commands = {
@@ -861,4 +1038,13 @@ export const commands = {
   /** Stores an API key in the OS keyring for the form's server. */
   save_api_key: (form: ProviderForm, key: string): Promise<SettingsView> =>
     invoke("save_api_key", { form, key }),
+  /** Answers a question from the wiki's pages, its progress sent as ASK_EVENT events while the model answers; with `save`, keeps the answer as a page of kind `answer`. Asking again stops a question still being answered. */
+  ask: (question: string, save: boolean): Promise<AnswerView> =>
+    invoke("ask", { question, save }),
+  /** Stops the question being answered; false when none is. */
+  cancel_ask: (): Promise<boolean> =>
+    invoke("cancel_ask", {  }),
+  /** Keeps the last answer (to `question`) as a page of kind `answer` without asking the model again. */
+  save_answer: (question: string): Promise<AnswerView> =>
+    invoke("save_answer", { question }),
 };

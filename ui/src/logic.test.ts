@@ -2,6 +2,11 @@ import { describe, expect, it, vi } from "vitest";
 import type { JobProgress } from "./bindings";
 import {
   applyJob,
+  askStageLabel,
+  citationMark,
+  plainLinks,
+  quoteSpans,
+  sameQuote,
   claimBadges,
   confidenceMix,
   dropReducer,
@@ -223,7 +228,8 @@ describe("keyboard", () => {
     expect(k("ArrowRight", { altKey: true })).toBe("forward");
     expect(k("2", { altKey: true })).toEqual({ go: "sources" });
     expect(k("4", { altKey: true })).toEqual({ go: "queue" });
-    expect(k("6", { altKey: true })).toBeNull();
+    expect(k("6", { altKey: true })).toEqual({ go: "ask" });
+    expect(k("7", { altKey: true })).toBeNull();
     expect(k("j")).toBe("down");
     expect(k("j", { inField: true })).toBeNull();
     expect(k("Enter")).toBe("open");
@@ -270,5 +276,50 @@ describe("source lines", () => {
     expect(shortTime("2026-11-22T18:23:59.264Z", 0)).toBe("2026-11-22 18:23");
     expect(shortTime("2026-11-22T23:30:00Z", 90)).toBe("2026-11-23 01:00");
     expect(shortTime("yesterday")).toBe("yesterday");
+  });
+});
+
+describe("asking", () => {
+  it("finds a cited quote across text pieces, as a person reads it", () => {
+    const pieces = ["Espresso is brewed at ", "nine", "  bars of\npressure. A shot takes thirty seconds."];
+    const spans = quoteSpans(pieces, "espresso is brewed at nine bars of pressure.");
+    expect(spans).toEqual([
+      { piece: 0, start: 0, end: 22 },
+      { piece: 1, start: 0, end: 4 },
+      { piece: 2, start: 0, end: 19 },
+    ]);
+    const marked = spans!.map((s) => pieces[s.piece].slice(s.start, s.end)).join("");
+    expect(marked).toBe("Espresso is brewed at nine  bars of\npressure.");
+    // Curly quotes, dashes, markdown markup and wiki links as rendered.
+    expect(quoteSpans(["It\u2019s the base of a cappuccino \u2014 with ", "Milk Foam", " on top."], "It's the *base* of a cappuccino - with [[Milk Foam]] on top")).not.toBeNull();
+    expect(quoteSpans(["Shown here"], "[[Target|Shown]] here")).toEqual([{ piece: 0, start: 0, end: 10 }]);
+    expect(quoteSpans(["Espresso is brewed."], "Tea is brewed.")).toBeNull();
+    expect(quoteSpans(["anything"], "   ")).toBeNull();
+    // Characters outside the basic plane keep their offsets.
+    expect(quoteSpans(["😀 caf\u00e9 cr\u00e8me"], "CRÈME")).toEqual([{ piece: 0, start: 8, end: 13 }]);
+    expect(sameQuote("Nine  bars.", "nine bars.")).toBe(true);
+    expect(sameQuote("Nine bars.", "nine bars of pressure.")).toBe(false);
+  });
+  it("shows wiki links in a summary as the text they show", () => {
+    expect(plainLinks("A cappuccino is an [[Espresso]] under [[Milk Foam|foam]].")).toBe("A cappuccino is an Espresso under foam.");
+    expect(plainLinks("No [[ link")).toBe("No [[ link");
+  });
+  it("marks a quote not found in the cited page as such, inferred when it was demoted", () => {
+    expect(citationMark({ grounded: true, quote_not_found: false, confidence: "sourced" }, "Espresso")).toEqual({ mark: "✓", label: "quote found in Espresso", kind: "found" });
+    expect(citationMark({ grounded: false, quote_not_found: true, confidence: "inferred" }, "Espresso")).toEqual({ mark: "⚠", label: "quote not found in Espresso: shown as inferred", kind: "not-found" });
+    expect(citationMark({ grounded: false, quote_not_found: true, confidence: "opinion" }, "Espresso").label).toBe("quote not found in Espresso");
+    expect(citationMark({ grounded: false, quote_not_found: false, confidence: "inferred" }, "Espresso").kind).toBe("none");
+  });
+  it("says what the answer being written is doing", () => {
+    const p = { stage: "receiving" as const, provider: "ollama:m", attempt: 1, received: 12, message: null };
+    expect(askStageLabel(p)).toBe("ollama:m is answering · 12 tokens");
+    expect(askStageLabel({ ...p, stage: "prompting", attempt: 2 })).toBe("asking ollama:m again (attempt 2)");
+    expect(askStageLabel({ ...p, stage: "failed", message: "timed out" })).toBe("ollama:m failed: timed out");
+    expect(askStageLabel({ ...p, stage: "parsing" })).toBe("checking the citations");
+  });
+  it("tells a page opened from a citation apart from the same page opened plainly", () => {
+    expect(sameScreen({ kind: "page", id: 1, quote: "q" }, { kind: "page", id: 1 })).toBe(false);
+    expect(sameScreen({ kind: "page", id: 1, quote: "q" }, { kind: "page", id: 1, quote: "q" })).toBe(true);
+    expect(sameScreen({ kind: "ask" }, { kind: "ask" })).toBe(true);
   });
 });

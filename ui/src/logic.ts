@@ -1,5 +1,5 @@
 // View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
-import type { JobProgress, LibraryEntry, PageSourceView, StageView } from "./bindings";
+import type { AnswerClaimView, AskProgress, JobProgress, LibraryEntry, PageSourceView, StageView } from "./bindings";
 
 /** Which rows of a fixed-height list are on screen (plus `overscan` rows either side). */
 export function visibleRange(
@@ -297,10 +297,11 @@ export function stageLabel(j: JobProgress): string {
   }
 }
 
-/** The screens of the app. */
+/** The screens of the app. A page opened from a citation carries the quote to highlight. */
 export type Screen =
   | { kind: "library" }
-  | { kind: "page"; id: number }
+  | { kind: "ask" }
+  | { kind: "page"; id: number; quote?: string }
   | { kind: "wanted"; title: string }
   | { kind: "sources" }
   | { kind: "source"; id: number }
@@ -312,7 +313,7 @@ export type Screen =
 /** Whether two screens are the same place. */
 export function sameScreen(a: Screen, b: Screen): boolean {
   if (a.kind !== b.kind) return false;
-  if (a.kind === "page" && b.kind === "page") return a.id === b.id;
+  if (a.kind === "page" && b.kind === "page") return a.id === b.id && a.quote === b.quote;
   if (a.kind === "source" && b.kind === "source") return a.id === b.id;
   if (a.kind === "wanted" && b.kind === "wanted") return a.title === b.title;
   return true;
@@ -327,7 +328,7 @@ export type KeyAction =
   | "up"
   | "open"
   | "escape"
-  | { go: "library" | "sources" | "add" | "queue" | "settings" };
+  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" };
 
 /** Maps a key press to an action. Plain letters do nothing while typing in a field. */
 export function keyAction(e: {
@@ -341,8 +342,8 @@ export function keyAction(e: {
   if ((mod && e.key.toLowerCase() === "k") || (!e.inField && e.key === "/")) return "focus-search";
   if (e.altKey && e.key === "ArrowLeft") return "back";
   if (e.altKey && e.key === "ArrowRight") return "forward";
-  if (e.altKey && /^[1-5]$/.test(e.key)) {
-    const go = (["library", "sources", "add", "queue", "settings"] as const)[Number(e.key) - 1];
+  if (e.altKey && /^[1-6]$/.test(e.key)) {
+    const go = (["library", "sources", "add", "queue", "settings", "ask"] as const)[Number(e.key) - 1];
     return { go };
   }
   if (e.key === "Escape") return "escape";
@@ -409,4 +410,116 @@ export function shortTime(iso: string, offsetMinutes = -new Date(iso).getTimezon
   const d = new Date(t + offsetMinutes * 60_000);
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+}
+
+/** What an answer being written is doing, for people. */
+export function askStageLabel(p: Pick<AskProgress, "stage" | "provider" | "attempt" | "received" | "message">): string {
+  switch (p.stage) {
+    case "prompting":
+      return p.attempt > 1 ? `asking ${p.provider} again (attempt ${p.attempt})` : `asking ${p.provider}`;
+    case "receiving":
+      return `${p.provider} is answering · ${p.received} tokens`;
+    case "failed":
+      return `${p.provider} failed${p.message ? `: ${p.message}` : ""}`;
+    case "queued":
+    case "reading":
+      return "reading the pages";
+    default:
+      return "checking the citations";
+  }
+}
+
+/** How a claim's citation reads: its quote found in the cited page (or its sources), or
+ * not found there and therefore shown as inferred. */
+export function citationMark(c: Pick<AnswerClaimView, "grounded" | "quote_not_found" | "confidence">, page: string): {
+  mark: string;
+  label: string;
+  kind: "found" | "not-found" | "none";
+} {
+  if (c.grounded) return { mark: "✓", label: `quote found in ${page}`, kind: "found" };
+  if (c.quote_not_found) {
+    const shown = c.confidence === "inferred" ? ": shown as inferred" : "";
+    return { mark: "⚠", label: `quote not found in ${page}${shown}`, kind: "not-found" };
+  }
+  return { mark: "", label: "no quote", kind: "none" };
+}
+
+/** A character as quotes are compared: curly quotes and dashes as plain ones, lowercase. */
+function foldChar(c: string): string {
+  if (/[\u2018\u2019\u201a\u201b\u2032]/.test(c)) return "'";
+  if (/[\u201c\u201d\u201e\u201f\u2033]/.test(c)) return '"';
+  if (/[\u2010-\u2015\u2212]/.test(c)) return "-";
+  return c.toLowerCase();
+}
+
+/** Characters of markdown markup a quote may carry that rendered text does not show. */
+const MARKUP = /[*`]/;
+
+/** Markdown text as it reads once rendered, for text shown as text (a summary, a quote):
+ * `[[Target|shown]]` as its shown text, `[[Target]]` as its target. */
+export function plainLinks(text: string): string {
+  return text.replace(/\[\[([^\]|]*)\|([^\]]*)\]\]/g, "$2").replace(/\[\[([^\]]*)\]\]/g, "$1");
+}
+
+/** Where `quote` is in a text split over pieces (the text nodes of a rendered page, in
+ * order), compared as a person reads it: case, runs of white space, curly quotes, dashes
+ * and markdown markup do not matter. Returns the part of each piece it covers, or null
+ * when it is not there. */
+export function quoteSpans(texts: string[], quote: string): { piece: number; start: number; end: number }[] | null {
+  const norm: string[] = [];
+  const from: { piece: number; start: number; end: number }[] = [];
+  let space = true; // no space at the start
+  texts.forEach((text, piece) => {
+    let at = 0;
+    for (const ch of text) {
+      const start = at;
+      at += ch.length;
+      if (/\s/.test(ch)) {
+        if (!space) {
+          norm.push(" ");
+          from.push({ piece, start, end: at });
+        }
+        space = true;
+        continue;
+      }
+      if (MARKUP.test(ch)) continue;
+      space = false;
+      // One entry per UTF-16 unit of the folded character, so that `norm.join("")` indexes it.
+      const folded = foldChar(ch);
+      for (let i = 0; i < folded.length; i++) {
+        norm.push(folded[i]);
+        from.push({ piece, start, end: at });
+      }
+    }
+  });
+  let wanted = "";
+  let gap = true;
+  for (const ch of plainLinks(quote)) {
+    if (/\s/.test(ch)) {
+      if (!gap) wanted += " ";
+      gap = true;
+      continue;
+    }
+    if (MARKUP.test(ch)) continue;
+    gap = false;
+    wanted += foldChar(ch);
+  }
+  wanted = wanted.trimEnd();
+  if (!wanted) return null;
+  const at = norm.join("").indexOf(wanted);
+  if (at < 0) return null;
+  const first = from[at];
+  const last = from[at + wanted.length - 1];
+  const spans: { piece: number; start: number; end: number }[] = [];
+  for (let piece = first.piece; piece <= last.piece; piece++) {
+    const start = piece === first.piece ? first.start : 0;
+    const end = piece === last.piece ? last.end : texts[piece].length;
+    if (end > start) spans.push({ piece, start, end });
+  }
+  return spans;
+}
+
+/** Whether two quotes are the same as a person reads them (see quoteSpans). */
+export function sameQuote(a: string, b: string): boolean {
+  return quoteSpans([a], b) !== null && quoteSpans([b], a) !== null;
 }

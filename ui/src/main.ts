@@ -4,8 +4,11 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open as openDialog } from "@tauri-apps/plugin-dialog";
 import { openUrl } from "@tauri-apps/plugin-opener";
 import {
+  ASK_EVENT,
   commands,
   JOB_EVENT,
+  type AnswerView,
+  type AskProgress,
   type ClaimView,
   type ConnectionCheck,
   type IngestView,
@@ -13,6 +16,7 @@ import {
   type LibraryEntry,
   type LibrarySort,
   type LibraryView,
+  type PageNameView,
   type PageSourceView,
   type PageTextView,
   type PageVersionView,
@@ -26,6 +30,8 @@ import {
 import { append, h, replace, setSafeHtml } from "./dom";
 import {
   applyJob,
+  askStageLabel,
+  citationMark,
   claimBadges,
   confidenceMix,
   finalUrlLabel,
@@ -38,6 +44,9 @@ import {
   lineDiff,
   linkClick,
   originLabel,
+  plainLinks,
+  quoteSpans,
+  sameQuote,
   sameScreen,
   scrollToReveal,
   shortTime,
@@ -63,6 +72,22 @@ const state = {
   jobs: [] as JobProgress[],
   models: [] as string[],
   settings: null as SettingsView | null,
+  ask: {
+    /** The question asked last (trimmed), whose answer or progress is shown. */
+    question: "",
+    /** Whether its answer is being written. */
+    running: false,
+    /** Whether the person stopped it. */
+    stopped: false,
+    /** Its progress while the model answers. */
+    progress: null as AskProgress | null,
+    /** Its answer, once made. */
+    answer: null as AnswerView | null,
+    /** Why the command failed (not an answer's own error, which the answer carries). */
+    failure: null as string | null,
+    /** Numbers each question, so a late reply to an earlier one is ignored. */
+    seq: 0,
+  },
 };
 
 const main = h("main", { id: "main", tabindex: "-1" });
@@ -98,6 +123,7 @@ document.body.append(
     fwdBtn,
     h("strong", { class: "brand" }, "WikiMind"),
     navButton("nav-library", "Library", { kind: "library" }, "1"),
+    navButton("nav-ask", "Ask", { kind: "ask" }, "6"),
     navButton("nav-sources", "Sources", { kind: "sources" }, "2"),
     navButton("nav-add", "Add sources", { kind: "add" }, "3"),
     navButton("nav-queue", "Queue", { kind: "queue" }, "4", queueBadge),
@@ -148,14 +174,16 @@ async function render() {
   backBtn.disabled = !state.history.canBack;
   fwdBtn.disabled = !state.history.canForward;
   for (const b of document.querySelectorAll("header .nav")) b.classList.remove("active");
-  const navId = { library: "nav-library", page: "nav-library", wanted: "nav-library", sources: "nav-sources", source: "nav-sources", add: "nav-add", queue: "nav-queue", settings: "nav-settings", welcome: "" }[screen.kind];
+  const navId = { library: "nav-library", ask: "nav-ask", page: "nav-library", wanted: "nav-library", sources: "nav-sources", source: "nav-sources", add: "nav-add", queue: "nav-queue", settings: "nav-settings", welcome: "" }[screen.kind];
   if (navId) document.getElementById(navId)?.classList.add("active");
   document.body.dataset.screen = screen.kind;
   switch (screen.kind) {
     case "library":
       return renderLibrary();
+    case "ask":
+      return renderAsk();
     case "page":
-      return renderPage(screen.id);
+      return renderPage(screen.id, screen.quote);
     case "sources":
       return renderSourcesScreen();
     case "source":
@@ -182,15 +210,50 @@ async function loadLibrary() {
   if (lib) state.library = lib;
 }
 
+/** The library's pages of one kind: topics in the list, saved answers apart. */
+function entriesOf(kind: LibraryEntry["kind"]): LibraryEntry[] {
+  return (state.library?.entries ?? []).filter((e) => e.kind === kind);
+}
+
 function currentRows(): { id: number; entry?: LibraryEntry; hit?: SearchResult }[] {
   if (state.hits) return state.hits.map((hit) => ({ id: hit.page_id, hit }));
-  return (state.library?.entries ?? []).map((entry) => ({ id: entry.id, entry }));
+  return entriesOf("topic").map((entry) => ({ id: entry.id, entry }));
+}
+
+/** A page's mark when it is flagged: a topic's refused rewrite, an answer's ungrounded claims. */
+function flagMark(flagged: string | null): HTMLElement | null {
+  return flagged ? h("span", { class: "flag-mark", title: flagged }, "marked") : null;
+}
+
+/** Saved answers, listed apart from the topics (newest-written order as the library's). */
+function answersList(): HTMLElement | null {
+  const answers = entriesOf("answer");
+  if (!answers.length || state.hits) return null;
+  return h(
+    "details",
+    { id: "answers-list", class: "answers-list", open: true },
+    h("summary", {}, `Saved answers (${answers.length})`),
+    h(
+      "ul",
+      {},
+      ...answers.map((a) =>
+        h(
+          "li",
+          { class: "answer-row", "data-id": a.id, "data-flagged": a.flagged !== null },
+          h("span", { class: "kind-badge answer" }, "answer"),
+          h("a", { href: "#", class: "answer-title", onclick: (e) => (e.preventDefault(), go({ kind: "page", id: a.id })) }, a.title),
+          flagMark(a.flagged),
+          h("div", { class: "lib-summary" }, plainLinks(a.summary)),
+        ),
+      ),
+    ),
+  );
 }
 
 async function renderLibrary() {
   if (!state.library) await loadLibrary();
   const lib = state.library;
-  const counts = lib?.counts ?? { sources: 0, pages: 0, wanted: 0 };
+  const counts = lib?.counts ?? { sources: 0, pages: 0, answers: 0, wanted: 0 };
   const sortSel = h(
     "select",
     {
@@ -218,7 +281,7 @@ async function renderLibrary() {
         h(
           "span",
           { id: "counts", class: "counts" },
-          `${counts.pages} pages · ${counts.sources} sources · ${counts.wanted} wanted pages`,
+          `${counts.pages} pages · ${counts.answers ? `${counts.answers} saved answer${counts.answers === 1 ? "" : "s"} · ` : ""}${counts.sources} sources · ${counts.wanted} wanted pages`,
         ),
         h("span", { class: "spacer" }),
         state.hits ? h("span", { class: "muted" }, `${state.hits.length} matches for “${state.query}”`) : sortSel,
@@ -232,6 +295,7 @@ async function renderLibrary() {
             h("button", { class: "primary", onclick: () => go({ kind: "add" }) }, "Add sources"),
           )
         : listEl,
+      answersList(),
       wanted.length && !state.hits
         ? h(
             "details",
@@ -299,10 +363,11 @@ function rowElement(row: ReturnType<typeof currentRows>[number], i: number): HTM
         { class: "row-head" },
         h("span", { class: "lib-title" }, e.title),
         e.stale ? h("span", { class: "stale-mark", title: "Waits to be rewritten from all its sources" }, "stale") : null,
+        flagMark(e.flagged),
         h("span", { class: "source-count" }, sourceCountLabel(e.source_count)),
         bar,
       ),
-      h("div", { class: "lib-summary" }, e.summary),
+      h("div", { class: "lib-summary" }, plainLinks(e.summary)),
     ]);
   } else if (row.hit) {
     const snip = h("div", { class: "lib-summary" });
@@ -360,7 +425,7 @@ function followLinks(body: HTMLElement) {
   });
 }
 
-async function renderPage(id: number) {
+async function renderPage(id: number, quote?: string) {
   const p = await attempt("Opening the page", commands.page(id));
   if (!p) {
     replace(main, h("div", { class: "empty" }, h("h2", {}, "No such page"), h("p", {}, "It may have been removed.")));
@@ -371,6 +436,9 @@ async function renderPage(id: number) {
   followLinks(body);
   const sourcePane = h("div", { id: "source-pane", hidden: true });
   const stale = staleNotice(p.stale_reason, p.sources.length);
+  const isAnswer = p.kind === "answer";
+  const locate = (q: string) => commands.quote(p.id, q);
+  const cited = quote ? citedQuoteNotice(quote) : null;
   replace(
     main,
     h(
@@ -379,21 +447,24 @@ async function renderPage(id: number) {
       h(
         "div",
         { class: "article-main" },
+        isAnswer ? h("p", { id: "answer-kicker", class: "muted kicker" }, "Saved answer") : null,
         h("h1", { id: "article-title" }, p.title),
         p.aliases.length ? h("p", { id: "aliases", class: "muted" }, `Also: ${p.aliases.join(" · ")}`) : null,
         stale ? h("p", { id: "stale-notice", class: "notice" }, stale) : null,
-        p.flagged ? h("p", { id: "flagged", class: "warn" }, `The last rewrite was refused and this version kept: ${p.flagged}`) : null,
-        h("p", { class: "summary" }, p.summary),
+        p.flagged
+          ? h("p", { id: "flagged", class: "notice warn" }, isAnswer ? `Marked: ${p.flagged}.` : `The last rewrite was refused and this version kept: ${p.flagged}`)
+          : null,
+        cited?.el ?? null,
+        // An answer's summary is its first lines: the body says it in full.
+        isAnswer ? null : h("p", { class: "summary" }, plainLinks(p.summary)),
         p.truncated ? h("p", { class: "warn" }, "Written from an answer that was cut off: parts may be missing.") : null,
         body,
-        claimsSection(
-          p.claims,
-          p.sources,
-          (c) => commands.quote(p.id, c),
-          sourcePane,
-        ),
+        isAnswer ? answerClaimsSection(p.claims) : claimsSection(p.claims, p.sources, locate, sourcePane),
         sourcePane,
-        p.open_questions.length
+        p.open_questions.length && isAnswer
+          ? h("section", { id: "answer-followups" }, h("h2", {}, "Ask next"), h("div", { class: "buttons" }, ...p.open_questions.map((q) => h("button", { class: "follow-up", onclick: () => void ask(q) }, q))))
+          : null,
+        p.open_questions.length && !isAnswer
           ? h("section", {}, h("h2", {}, "Open questions"), h("ul", {}, ...p.open_questions.map((q) => h("li", {}, q))))
           : null,
         historySection(p),
@@ -401,7 +472,10 @@ async function renderPage(id: number) {
       h(
         "aside",
         { class: "article-side" },
-        h(
+        isAnswer ? citesSection(p) : null,
+        isAnswer
+          ? null
+          : h(
           "section",
           { id: "sources" },
           h("h2", {}, `Sources (${p.sources.length})`),
@@ -447,6 +521,132 @@ async function renderPage(id: number) {
     ),
   );
   main.focus();
+  if (quote && cited) {
+    const found = markCitedQuote(quote);
+    cited.found(found !== null, p.sources.length > 0, () => showQuote(quote, locate, sourcePane));
+    if (found) found.scrollIntoView({ block: "center" });
+    else if (p.sources.length) await showQuote(quote, locate, sourcePane);
+  }
+}
+
+/** The notice over a page opened from an answer's citation: the quote, and where it was
+ * found (marked on the page, or shown in the page's source). */
+function citedQuoteNotice(quote: string): {
+  el: HTMLElement;
+  found: (onPage: boolean, hasSources: boolean, inSource: () => void) => void;
+} {
+  const where = h("span", { id: "cited-where", class: "muted" });
+  const actions = h("span", {});
+  const el = h(
+    "div",
+    { id: "cited-quote", class: "notice cited" },
+    h("strong", {}, "Quoted by an answer"),
+    h("blockquote", {}, quote),
+    h("div", { class: "inline" }, where, actions),
+  );
+  return {
+    el,
+    found: (onPage, hasSources, inSource) => {
+      where.textContent = onPage
+        ? "Marked on this page below."
+        : hasSources
+          ? "Not in this page's text: looked for in its sources, below."
+          : "Found neither on this page nor in its sources.";
+      replace(actions, hasSources ? h("button", { id: "cited-in-source", class: "link", onclick: inSource }, "Show it in the source") : null);
+    },
+  };
+}
+
+/** Marks `quote` where a person reads it on the open page: its body, else its claims.
+ * Returns the first mark, or null when the page's text does not hold it. The claim whose
+ * quote it is gets marked too. */
+function markCitedQuote(quote: string): HTMLElement | null {
+  for (const li of document.querySelectorAll<HTMLElement>("#claims .claim[data-quote]")) {
+    if (sameQuote(li.dataset.quote ?? "", quote)) li.classList.add("cited");
+  }
+  for (const sel of ["#article-body", "#claims"]) {
+    const root = document.querySelector(sel);
+    if (!root) continue;
+    const nodes: Text[] = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n as Text);
+    const spans = quoteSpans(
+      nodes.map((n) => n.data),
+      quote,
+    );
+    if (!spans) continue;
+    let first: HTMLElement | null = null;
+    for (const span of spans) {
+      const node = nodes[span.piece];
+      if (!node.data.slice(span.start, span.end).trim()) continue; // white space between blocks
+      const range = document.createRange();
+      range.setStart(node, span.start);
+      range.setEnd(node, span.end);
+      const mark = h("mark", { class: "cited-quote" });
+      range.surroundContents(mark);
+      first ??= mark;
+    }
+    if (first) {
+      first.id = "cited-quote-mark";
+      return first;
+    }
+  }
+  return null;
+}
+
+/** An answer page's claims: each with the page it cites, opened at the quote. */
+function answerClaimsSection(claims: ClaimView[]): HTMLElement | null {
+  if (!claims.length) return null;
+  return h(
+    "section",
+    { id: "claims" },
+    h("h2", {}, `Claims (${claims.length})`),
+    h(
+      "ul",
+      { class: "claims" },
+      ...claims.map((c) =>
+        citedClaimItem({
+          claim: c.claim,
+          confidence: c.confidence,
+          quote: c.quote,
+          grounded: c.grounded,
+          quote_not_found: !!c.quote?.trim() && !c.grounded,
+          page: c.cited_page ?? { title: "", page_id: null },
+        }),
+      ),
+    ),
+  );
+}
+
+/** The pages an answer page cites, each once. */
+function citesSection(p: PageView): HTMLElement {
+  const cited = new Map<string, PageNameView>();
+  for (const c of p.claims) if (c.cited_page) cited.set(c.cited_page.title, c.cited_page);
+  for (const l of p.links) if (l.page_id !== null && !cited.has(l.target)) cited.set(l.target, { title: l.target, page_id: l.page_id });
+  const pages = [...cited.values()];
+  return h(
+    "section",
+    { id: "cites" },
+    h("h2", {}, `Cites (${pages.length})`),
+    pages.length ? h("ul", {}, ...pages.map((c) => h("li", {}, pageNameLink(c)))) : h("p", { class: "muted" }, "No page."),
+  );
+}
+
+/** A link to a page by name: to the page when it exists, else to the wanted page. */
+function pageNameLink(p: PageNameView, quote?: string | null, cls = "page-link"): HTMLElement {
+  return h(
+    "a",
+    {
+      href: "#",
+      class: p.page_id === null ? `${cls} wanted` : cls,
+      onclick: (e) => {
+        e.preventDefault();
+        if (p.page_id !== null) go({ kind: "page", id: p.page_id, quote: quote?.trim() ? quote : undefined });
+        else go({ kind: "wanted", title: p.title });
+      },
+    },
+    p.title,
+  );
 }
 
 /** A page's versions, newest first, each comparable with the current one. */
@@ -524,11 +724,11 @@ function claimsSection(
       ...claims.map((c) =>
         h(
           "li",
-          { class: "claim" },
+          { class: "claim", "data-quote": c.quote ?? undefined },
           h("span", { class: `badge-conf ${c.confidence}`, title: c.grounded ? "quote found in the source" : "" }, c.confidence),
           " ",
           c.quote
-            ? h("button", { class: "link claim-text", title: "Show the quote in the source", onclick: () => showQuote(c, locate, pane) }, c.claim)
+            ? h("button", { class: "link claim-text", title: "Show the quote in the source", onclick: () => c.quote && showQuote(c.quote, locate, pane) }, c.claim)
             : h("span", {}, c.claim),
           ...claimBadges(c.source_ids, sources).map((b) =>
             h("span", { class: "source-badge", title: `Source ${b.number}: ${b.label}`, "data-source": b.sourceId }, `${b.number} · ${b.label}`),
@@ -540,10 +740,9 @@ function claimsSection(
   );
 }
 
-async function showQuote(c: ClaimView, locate: (quote: string) => Promise<QuoteView | null>, pane: HTMLElement) {
-  if (!c.quote) return;
+async function showQuote(quote: string, locate: (quote: string) => Promise<QuoteView | null>, pane: HTMLElement) {
   // The core finds the quote by the rule that grounded it, in whichever source holds it.
-  const q = await attempt("Finding the quote", locate(c.quote));
+  const q = await attempt("Finding the quote", locate(quote));
   if (!q) return;
   const pre = h("pre", { class: "source-text" });
   append(pre, [
@@ -556,7 +755,7 @@ async function showQuote(c: ClaimView, locate: (quote: string) => Promise<QuoteV
   replace(
     pane,
     h("div", { class: "pane-head" }, h("strong", {}, "Quote in the source"), h("span", { class: "muted" }, ` ${originLabel(q.origin).label}`), h("button", { class: "link", onclick: () => (pane.hidden = true) }, "Close")),
-    h("blockquote", {}, c.quote),
+    h("blockquote", {}, quote),
     q.found ? null : h("p", { class: "warn" }, "This quote does not appear in the source."),
     pre,
   );
@@ -631,6 +830,235 @@ async function renderWanted(title: string) {
         "Create this page from its mentions",
       ),
     ),
+  );
+}
+
+// ---------- ask ----------
+
+/** One claim of an answer: its confidence, whether its quote was found in the page it
+ * cites (a clear mark when not: it is then shown as inferred), the quote, and the cited
+ * page, opened at the quote. */
+function citedClaimItem(c: {
+  claim: string;
+  confidence: ClaimView["confidence"];
+  quote: string | null;
+  grounded: boolean;
+  quote_not_found: boolean;
+  page: PageNameView;
+}): HTMLElement {
+  const mark = citationMark(c, c.page.title || "the cited page");
+  const open = () => {
+    if (c.page.page_id !== null) go({ kind: "page", id: c.page.page_id, quote: c.quote?.trim() ? c.quote : undefined });
+    else if (c.page.title) go({ kind: "wanted", title: c.page.title });
+  };
+  return h(
+    "li",
+    { class: `claim cited-claim ${mark.kind}`, "data-quote": c.quote ?? undefined, "data-grounded": String(c.grounded), "data-confidence": c.confidence },
+    h(
+      "div",
+      { class: "claim-head" },
+      h("span", { class: `badge-conf ${c.confidence}` }, c.confidence),
+      mark.mark ? h("span", { class: `citation-mark ${mark.kind}`, title: mark.label }, `${mark.mark} ${mark.label}`) : null,
+    ),
+    h("button", { class: "link claim-text", title: c.page.title ? `Open ${c.page.title} at the quote` : "", onclick: open }, c.claim),
+    c.quote ? h("blockquote", { class: "claim-quote" }, c.quote) : null,
+    c.page.title ? h("div", { class: "cites muted" }, "Cites ", pageNameLink(c.page, c.quote, "cited-page")) : null,
+  );
+}
+
+let askEls: {
+  input: HTMLTextAreaElement;
+  askBtn: HTMLButtonElement;
+  stopBtn: HTMLButtonElement;
+  progress: HTMLElement;
+  stream: HTMLElement;
+  result: HTMLElement;
+} | null = null;
+
+function renderAsk() {
+  const input = h("textarea", { id: "ask-input", rows: "2", placeholder: "Ask a question about your wiki…", "aria-label": "Question", spellcheck: "true" });
+  input.value = state.ask.question;
+  // Enter asks; Shift+Enter starts a new line.
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) {
+      e.preventDefault();
+      void ask(input.value);
+    }
+  });
+  askEls = {
+    input,
+    askBtn: h("button", { id: "ask-btn", class: "primary", onclick: () => void ask(input.value) }, "Ask"),
+    stopBtn: h("button", { id: "ask-stop", onclick: () => void stopAsking() }, "Stop"),
+    progress: h("div", { id: "ask-progress", class: "muted", role: "status", "aria-live": "polite" }),
+    stream: h("div", { id: "ask-stream", class: "streaming" }),
+    result: h("div", { id: "ask-result" }),
+  };
+  replace(
+    main,
+    h(
+      "section",
+      { class: "narrow ask" },
+      h("h1", {}, "Ask the wiki"),
+      h("p", { class: "muted" }, "Answered from your pages only: every claim cites the page it comes from, and its quote is checked there."),
+      h("div", { class: "ask-box" }, input, h("div", { class: "buttons" }, askEls.askBtn, askEls.stopBtn)),
+      askEls.progress,
+      askEls.stream,
+      askEls.result,
+    ),
+  );
+  paintAsk();
+  if (!state.ask.answer) input.focus();
+}
+
+async function ask(question: string) {
+  const q = question.trim();
+  if (!q) {
+    say("Type a question first.");
+    return;
+  }
+  const seq = ++state.ask.seq;
+  state.ask = { ...state.ask, question: q, running: true, stopped: false, progress: null, answer: null, failure: null, seq };
+  if (state.history.current?.kind === "ask") {
+    // A follow-up question asked with a click shows in the box, as if typed.
+    if (askEls) askEls.input.value = q;
+    paintAsk();
+  } else go({ kind: "ask" });
+  let answer: AnswerView | null = null;
+  let failure: string | null = null;
+  try {
+    answer = await commands.ask(q, false);
+  } catch (e) {
+    failure = String(e);
+  }
+  if (seq !== state.ask.seq) return; // another question was asked meanwhile
+  state.ask = { ...state.ask, running: false, answer, failure };
+  if (answer?.error) say(`No valid answer: ${answer.error}`, true);
+  else if (answer) say(answer.covered ? "Answered" : "The wiki does not cover this question");
+  paintAsk();
+}
+
+async function stopAsking() {
+  state.ask.stopped = true;
+  await attempt("Stopping", commands.cancel_ask());
+}
+
+async function saveAnswer() {
+  const v = await attempt("Saving the answer", commands.save_answer(state.ask.question));
+  if (!v) return;
+  state.ask.answer = v;
+  state.library = null;
+  if (v.saved) say(`Saved as the page “${v.saved.title}”`);
+  paintAsk();
+}
+
+/** Paints the streaming part of the Ask screen: the stage and the answer's text so far
+ * (as text: it is the model's, not yet checked or rendered). */
+function paintAskStream() {
+  if (!askEls?.result.isConnected) return;
+  const { running, progress } = state.ask;
+  askEls.askBtn.disabled = running;
+  askEls.stopBtn.hidden = !running;
+  askEls.progress.hidden = !running;
+  askEls.progress.textContent = running ? (progress ? askStageLabel(progress) : "Looking for pages…") : "";
+  const text = running ? (progress?.text ?? "") : "";
+  askEls.stream.textContent = text;
+  askEls.stream.hidden = !text;
+}
+
+let askPaintQueued = false;
+function scheduleAskPaint() {
+  if (askPaintQueued) return;
+  askPaintQueued = true;
+  requestAnimationFrame(() => {
+    askPaintQueued = false;
+    paintAskStream();
+  });
+}
+
+function paintAsk() {
+  if (!askEls?.result.isConnected) return;
+  paintAskStream();
+  const { answer, failure, running, stopped } = state.ask;
+  if (running) return replace(askEls.result);
+  if (failure !== null) {
+    return replace(
+      askEls.result,
+      stopped
+        ? h("p", { id: "ask-stopped", class: "notice" }, "Stopped before the answer was complete.")
+        : h("p", { id: "ask-failed", class: "notice error" }, `The question could not be answered: ${failure}`),
+    );
+  }
+  if (!answer) return replace(askEls.result);
+  replace(askEls.result, answerSection(answer));
+}
+
+/** An answer as the Ask screen shows it. */
+function answerSection(v: AnswerView): HTMLElement {
+  const meta = [v.provider, v.calls ? `${v.calls} call${v.calls === 1 ? "" : "s"}` : "", v.tokens_out ? `${v.tokens_out} tokens` : ""].filter(Boolean).join(" · ");
+  if (!v.covered) {
+    const said = h("div", { class: "prose" });
+    setSafeHtml(said, v.html);
+    return h(
+      "div",
+      { id: "ask-not-covered", class: "notice" },
+      h("strong", {}, "Your wiki does not cover this question."),
+      said,
+      h("p", { class: "muted" }, "No model was asked. Add sources about it and compile them, or ask about a topic your pages cover."),
+      h("button", { onclick: () => go({ kind: "add" }) }, "Add sources"),
+    );
+  }
+  if (v.error !== null) {
+    return h(
+      "div",
+      { id: "ask-error", class: "notice error" },
+      h("strong", {}, "No valid answer could be made."),
+      h("p", { id: "ask-error-reason" }, v.error),
+      meta ? h("p", { class: "muted" }, meta) : null,
+      ...v.warnings.map((w) => h("p", { class: "muted warning" }, w)),
+      h("button", { onclick: () => void ask(v.question) }, "Ask again"),
+    );
+  }
+  const body = h("article", { id: "ask-answer", class: "prose" });
+  setSafeHtml(body, v.html);
+  followLinks(body);
+  const notFound = v.claims.filter((c) => c.quote_not_found).length;
+  return h(
+    "div",
+    { class: "answer" },
+    body,
+    h(
+      "div",
+      { class: "buttons save-row" },
+      v.can_save ? h("button", { id: "ask-save", class: "primary", onclick: () => void saveAnswer() }, "Save as a page") : null,
+      v.saved ? h("span", { id: "ask-saved", class: "ok" }, "✓ Saved as the page ", pageNameLink(v.saved)) : null,
+      h("span", { class: "spacer" }),
+      meta ? h("span", { class: "muted", id: "ask-meta" }, meta) : null,
+    ),
+    v.claims.length
+      ? h(
+          "section",
+          { id: "ask-claims" },
+          h("h2", {}, `Claims (${v.claims.length})`, notFound ? h("span", { class: "warn count-note" }, ` · ${notFound} quote${notFound === 1 ? "" : "s"} not found`) : null),
+          h("ul", { class: "claims" }, ...v.claims.map((c) => citedClaimItem(c))),
+        )
+      : h("p", { class: "muted" }, "The answer makes no claim citing a page."),
+    v.follow_up_questions.length
+      ? h(
+          "section",
+          { id: "ask-followups" },
+          h("h2", {}, "Ask next"),
+          h("div", { class: "buttons" }, ...v.follow_up_questions.map((q) => h("button", { class: "follow-up", onclick: () => void ask(q) }, q))),
+        )
+      : null,
+    v.pages_read.length
+      ? h(
+          "section",
+          { id: "ask-read" },
+          h("h2", {}, `Pages read (${v.pages_read.length})`),
+          h("div", { class: "chips" }, ...v.pages_read.map((p) => h("span", { class: "chip read-page" }, pageNameLink(p)))),
+        )
+      : null,
+    ...v.warnings.map((w) => h("p", { class: "muted warning" }, `Note: ${w}`)),
   );
 }
 
@@ -1166,7 +1594,7 @@ async function renderSettings() {
       ),
       h("h2", {}, "Wiki"),
       h("p", {}, "Data directory: ", h("code", { id: "data-dir" }, s.data_dir)),
-      h("p", { class: "muted" }, "Keys: / or Ctrl+K search · Alt+← / Alt+→ back and forward · Alt+1…5 screens · ↑/↓ or j/k move in lists · Enter opens."),
+      h("p", { class: "muted" }, "Keys: / or Ctrl+K search · Alt+← / Alt+→ back and forward · Alt+1…6 screens · ↑/↓ or j/k move in lists · Enter opens."),
     ),
   );
   void test();
@@ -1281,6 +1709,13 @@ void listen<JobProgress>(JOB_EVENT, ({ payload }) => {
     } else if (payload.stage === "compiled") say(`Compiled “${jobTitle(payload)}”`);
     else say(`Failed: ${payload.message ?? "see Raw answers in Add sources"}`, true);
   }
+});
+
+void listen<AskProgress>(ASK_EVENT, ({ payload }) => {
+  // Only the question being answered now: one stopped by a newer question may still talk.
+  if (!state.ask.running || payload.question !== state.ask.question) return;
+  state.ask.progress = payload;
+  scheduleAskPaint();
 });
 
 document.addEventListener("keydown", (e) => {
