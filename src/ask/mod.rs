@@ -271,18 +271,10 @@ impl Wiki {
         report.claims = checked.claims;
         report.follow_up_questions = checked.answer.follow_up_questions;
         if options.save {
-            let (provider, _) = run
-                .provider
-                .split_once(':')
-                .unwrap_or((run.provider.as_str(), ""));
-            let model = if run.model.is_empty() {
-                run.provider.split_once(':').map_or("", |(_, m)| m)
-            } else {
-                run.model.as_str()
-            };
-            let saved = save(store, &report, provider, model)?;
-            report.saved = Some(saved.title);
-            report.saved_page = Some(saved.page_id);
+            if let Some(saved) = self.save_answer(&report)? {
+                report.saved = Some(saved.title);
+                report.saved_page = Some(saved.page_id);
+            }
         }
         Ok(report)
     }
@@ -335,7 +327,7 @@ fn save(
     let title = question_title(&report.question);
     let content = PageContent {
         title: title.clone(),
-        summary: crate::render::one_line(&report.answer)
+        summary: crate::render::one_line(&crate::render::link_text(&report.answer))
             .chars()
             .take(300)
             .collect(),

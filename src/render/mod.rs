@@ -297,6 +297,15 @@ pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// `text` with each `[[wiki link]]` replaced by what a reader sees of it (`[[Espresso|the
+/// drink]]` reads `the drink`): for summaries shown as plain text.
+pub(crate) fn link_text(text: &str) -> String {
+    wikilinks::split_wiki_links(text)
+        .iter()
+        .map(wikilinks::Piece::display)
+        .collect()
+}
+
 /// Escapes text for HTML content and double- or single-quoted attribute values; control
 /// characters other than line breaks and tabs become U+FFFD (HTML has no place for them).
 /// The one escaper of every HTML WikiMind writes (articles, the eval report).

@@ -109,12 +109,11 @@ impl Wiki {
         }
         let claims = store.page_claim_counts()?;
         let c = store.page_counts()?;
-        let answers = pages.iter().filter(|p| p.kind == PageKind::Answer).count() as u64;
         Ok(LibraryView {
             counts: CountsView {
                 sources: c.sources,
-                pages: c.pages.saturating_sub(answers),
-                answers,
+                pages: c.pages,
+                answers: c.answers,
                 wanted: c.wanted,
             },
             entries: pages

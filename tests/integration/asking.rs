@@ -283,6 +283,10 @@ async fn a_saved_answer_is_a_page_apart_that_feeds_nothing() {
     let page = store.page(id).expect("read").expect("page");
     assert_eq!(page.kind, PageKind::Answer);
     assert_eq!(page.body, "About nine bars: see [[Espresso]].");
+    assert_eq!(
+        page.summary, "About nine bars: see Espresso.",
+        "links read as text"
+    );
     let cited: Vec<Option<&str>> = page
         .claims
         .iter()
