@@ -15,14 +15,22 @@
 //! 4. **Saving**, when asked: the answer becomes a page of kind `answer` titled by the
 //!    question, linked to the pages it cites, marked when a claim did not ground. An
 //!    answer page is never read to answer a question and never feeds a topic.
+//!
+//! [`sources`] asks the same question of the raw sources instead of the pages (a
+//! full-text index over passages of their text), with the same template, schema and
+//! check, for the eval's "does the wiki help?" comparison: both are callers of
+//! [`Compiler::answer_question`](crate::compile::Compiler::answer_question), each with its
+//! blocks and its grounding function.
 
 pub mod check;
+pub mod cited;
 pub mod material;
+pub mod sources;
 pub mod words;
 
 use serde::Serialize;
 
-use crate::compile::ProgressFn;
+use crate::compile::{AnswerRun, AttemptRecord, Compiler, ProgressFn};
 use crate::config::Settings;
 use crate::llm::CancellationToken;
 use crate::render::wiki_links;
@@ -33,6 +41,8 @@ use crate::topic::NameIndex;
 use crate::wiki::{Wiki, WikiError};
 
 pub use check::CitedClaim;
+use cited::PageTexts;
+use material::Block;
 
 /// How many pages the question's words find at most.
 pub const MATCH_LIMIT: usize = 8;
@@ -163,6 +173,13 @@ pub struct AskReport {
     pub tokens_out: u64,
     /// Notes for people: pages read only in part, claims marked inferred, retries.
     pub warnings: Vec<String>,
+    /// Every model call, in order (none when the question was not covered).
+    #[serde(skip)]
+    pub attempts: Vec<AttemptRecord>,
+    /// The version of the `ask` template the question was sent with (`None` when no model
+    /// was asked).
+    #[serde(skip)]
+    pub prompt_version: Option<String>,
 }
 
 impl AskReport {
@@ -183,6 +200,35 @@ impl AskReport {
             tokens_in: 0,
             tokens_out: 0,
             warnings: Vec::new(),
+            attempts: Vec::new(),
+            prompt_version: None,
+        }
+    }
+
+    /// Takes what answering cost and returned from `run`: `read` are the names of the
+    /// blocks sent, in order (each once), `cut` those sent only in part.
+    fn take_run(&mut self, run: AnswerRun, read: Vec<String>, cut: Vec<String>) {
+        self.pages_read = read;
+        self.calls = run.calls;
+        self.tokens_in = run.tokens_in;
+        self.tokens_out = run.tokens_out;
+        self.provider = (!run.provider.is_empty()).then(|| run.provider.clone());
+        self.prompt_version = Some(run.prompt_version);
+        self.attempts = run.attempts;
+        self.warnings = run.warnings;
+        if !cut.is_empty() {
+            self.warnings.push(format!(
+                "read only in part (the model's context is full): {}",
+                cut.join(", ")
+            ));
+        }
+        match run.answer {
+            Ok(checked) => {
+                self.answer = checked.answer.answer.clone();
+                self.claims = checked.claims;
+                self.follow_up_questions = checked.answer.follow_up_questions;
+            }
+            Err(reason) => self.error = Some(reason),
         }
     }
 
@@ -203,14 +249,19 @@ fn not_covered(words: &[String]) -> String {
     if words.is_empty() {
         return "The question has no words to look for in the wiki: ask about a topic.".into();
     }
+    format!(
+        "The wiki does not cover this: no page mentions {}.",
+        quoted(words)
+    )
+}
+
+/// The words looked for, each in quotation marks, separated by commas.
+fn quoted(words: &[String]) -> String {
     let quoted: Vec<String> = words
         .iter()
         .map(|w| format!("\u{201c}{w}\u{201d}"))
         .collect();
-    format!(
-        "The wiki does not cover this: no page mentions {}.",
-        quoted.join(", ")
-    )
+    quoted.join(", ")
 }
 
 /// The question as a page title: one line, at most 200 characters.
@@ -234,6 +285,21 @@ impl Wiki {
         events: &ProgressFn,
         cancel: &CancellationToken,
     ) -> Result<AskReport, WikiError> {
+        let compiler = self.compiler(settings)?;
+        self.ask_with(&compiler, question, options, events, cancel)
+            .await
+    }
+
+    /// [`Wiki::ask`] with a compiler of the caller's (its providers, model and settings):
+    /// what the eval measures, model by model.
+    pub async fn ask_with(
+        &self,
+        compiler: &Compiler,
+        question: &str,
+        options: AskOptions,
+        events: &ProgressFn,
+        cancel: &CancellationToken,
+    ) -> Result<AskReport, WikiError> {
         let question = question.trim();
         let store = self.store();
         let retrieval = self.retrieve(question)?;
@@ -242,50 +308,35 @@ impl Wiki {
             report.answer = not_covered(&retrieval.words);
             return Ok(report);
         }
-        let mut pages = Vec::new();
+        let mut blocks = Vec::new();
         for found in retrieval.pages() {
             if let Some(page) = store.page(found.page_id)? {
-                pages.push(page);
+                blocks.push(Block {
+                    title: page.title.clone(),
+                    text: material::page_block(&page),
+                });
             }
         }
-        let compiler = self.compiler(settings)?;
+        let texts = PageTexts::new(store);
+        let grounds = |name: &str, quote: &str| texts.grounds(name, quote);
         let run = compiler
-            .answer_question(question, &pages, events, cancel)
+            .answer_question(question, &blocks, &grounds, events, cancel)
             .await
             .map_err(|e| WikiError::Compile(Box::new(e)))?;
-        report.pages_read = run.pages_read.iter().map(|(_, t)| t.clone()).collect();
-        report.calls = run.calls;
-        report.tokens_in = run.tokens_in;
-        report.tokens_out = run.tokens_out;
-        report.provider = (!run.provider.is_empty()).then(|| run.provider.clone());
-        report.warnings = run.warnings;
-        if !run.pages_cut.is_empty() {
-            report.warnings.push(format!(
-                "read only in part (the model's context is full): {}",
-                run.pages_cut.join(", ")
-            ));
-        }
-        let checked = match run.answer {
-            Ok(checked) => checked,
-            Err(reason) => {
-                report.error = Some(reason);
-                return Ok(report);
-            }
+        let titles = |at: &[usize]| -> Vec<String> {
+            at.iter().map(|&i| blocks[i].title.clone()).collect()
         };
-        report.answer = checked.answer.answer.clone();
-        report.claims = checked.claims;
-        report.follow_up_questions = checked.answer.follow_up_questions;
-        if options.save {
-            let (provider, _) = run
-                .provider
-                .split_once(':')
-                .unwrap_or((run.provider.as_str(), ""));
-            let model = if run.model.is_empty() {
-                run.provider.split_once(':').map_or("", |(_, m)| m)
+        let (read, cut) = (titles(&run.read), titles(&run.cut));
+        let (provider, model) = (run.provider.clone(), run.model.clone());
+        report.take_run(run, read, cut);
+        if options.save && report.ok() {
+            let (provider_kind, _) = provider.split_once(':').unwrap_or((provider.as_str(), ""));
+            let model = if model.is_empty() {
+                provider.split_once(':').map_or("", |(_, m)| m)
             } else {
-                run.model.as_str()
+                model.as_str()
             };
-            let saved = save(store, &report, provider, model)?;
+            let saved = save(store, &report, provider_kind, model)?;
             report.saved = Some(saved.title);
             report.saved_page = Some(saved.page_id);
         }

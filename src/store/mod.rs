@@ -23,6 +23,7 @@ mod names;
 mod page_read;
 mod page_write;
 mod pages;
+mod passages;
 mod read;
 mod scrub;
 mod sources;
@@ -47,6 +48,7 @@ pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
 pub use migrate::{Migration, RustStep, Step, MIGRATIONS};
 pub use page_read::{PageCounts, PageHit};
 pub use page_write::{FeedingDigest, PageMaterial};
+pub use passages::PassageIndex;
 pub use pages::{
     page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
     PageVersion, PageVersionInfo,
