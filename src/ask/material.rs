@@ -78,7 +78,7 @@ pub struct Fitted {
 }
 
 /// Fits `blocks` (best first) into `room` characters: whole while they fit; a block that
-/// does not fit is cut at a line or word when at least [`MIN_PART`] characters are left,
+/// does not fit is cut at a line or word when at least `MIN_PART` (600) characters are left,
 /// else left out, and the next (smaller) blocks are still tried.
 pub fn fit_blocks(blocks: &[Block], room: usize) -> Fitted {
     let mut fitted = Fitted::default();

@@ -323,9 +323,8 @@ impl Wiki {
             .answer_question(question, &blocks, &grounds, events, cancel)
             .await
             .map_err(|e| WikiError::Compile(Box::new(e)))?;
-        let titles = |at: &[usize]| -> Vec<String> {
-            at.iter().map(|&i| blocks[i].title.clone()).collect()
-        };
+        let titles =
+            |at: &[usize]| -> Vec<String> { at.iter().map(|&i| blocks[i].title.clone()).collect() };
         let (read, cut) = (titles(&run.read), titles(&run.cut));
         let (provider, model) = (run.provider.clone(), run.model.clone());
         report.take_run(run, read, cut);

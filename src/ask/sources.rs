@@ -281,8 +281,7 @@ impl SourceIndex {
 /// What a question that no passage matches is told.
 fn not_covered(words: &[String]) -> String {
     if words.is_empty() {
-        return "The question has no words to look for in the sources: ask about a topic."
-            .into();
+        return "The question has no words to look for in the sources: ask about a topic.".into();
     }
     format!(
         "The sources do not cover this: no source mentions {}.",
@@ -355,7 +354,11 @@ mod tests {
         );
         assert_eq!(
             cut_passages(text, 30),
-            ["First para one.\nStill first.", "Second para.", "Third para is here."]
+            [
+                "First para one.\nStill first.",
+                "Second para.",
+                "Third para is here."
+            ]
         );
         let long = "word ".repeat(100);
         let pieces = cut_passages(&long, 42);
@@ -368,7 +371,10 @@ mod tests {
     fn every_word_is_kept_in_order_and_no_passage_is_too_long() {
         let mut text = String::new();
         for i in 0..60 {
-            text.push_str(&format!("Paragraph {i} says café {} ", "ünïcödé ".repeat(i % 7)));
+            text.push_str(&format!(
+                "Paragraph {i} says café {} ",
+                "ünïcödé ".repeat(i % 7)
+            ));
             text.push_str(&"x".repeat(i * 3));
             text.push_str(if i % 5 == 0 { "\n\n\n" } else { "\n\n" });
         }
@@ -378,7 +384,9 @@ mod tests {
             let whole: String = words(&text).concat();
             assert_eq!(words(&joined).concat(), whole, "max {max}");
             assert!(
-                pieces.iter().all(|p| p.len() <= max.max(4) && !p.is_empty()),
+                pieces
+                    .iter()
+                    .all(|p| p.len() <= max.max(4) && !p.is_empty()),
                 "max {max}"
             );
         }
@@ -390,12 +398,23 @@ mod tests {
     fn sources_are_named_by_title_else_file_name_and_told_apart() {
         let id = SourceId(7);
         assert_eq!(source_name(id, Some(" Cold\n Brew "), "x.txt"), "Cold Brew");
-        assert_eq!(source_name(id, None, "/notes/methods/pour-over.md"), "pour-over.md");
+        assert_eq!(
+            source_name(id, None, "/notes/methods/pour-over.md"),
+            "pour-over.md"
+        );
         assert_eq!(source_name(id, Some("  "), "C:\\notes\\tea.md"), "tea.md");
         assert_eq!(source_name(id, None, ""), "source 7");
         let index = SourceIndex::of_texts(vec![
-            (SourceId(1), "Notes".into(), "Espresso is brewed at nine bars.".into()),
-            (SourceId(2), "notes".into(), "Green tea is steamed.\n\nIt is pan-fired too.".into()),
+            (
+                SourceId(1),
+                "Notes".into(),
+                "Espresso is brewed at nine bars.".into(),
+            ),
+            (
+                SourceId(2),
+                "notes".into(),
+                "Green tea is steamed.\n\nIt is pan-fired too.".into(),
+            ),
         ])
         .unwrap();
         assert_eq!((index.sources(), index.passages()), (2, 2));
@@ -405,11 +424,17 @@ mod tests {
             (Some("notes (2)"), true, vec![SourceId(2)])
         );
         let wrong = index.grounds("Notes", "pan-fired too");
-        assert!(!wrong.found && wrong.source_ids.is_empty(), "another source's words");
+        assert!(
+            !wrong.found && wrong.source_ids.is_empty(),
+            "another source's words"
+        );
         assert_eq!(index.grounds("Coffee", "nine bars"), Grounding::default());
         let found = index.retrieve("How is green tea made?").unwrap();
         assert_eq!(found.passages, [1]);
         assert_eq!(index.block(1).title, "notes (2)");
-        assert!(index.block(1).text.starts_with("<<<PAGE notes (2)\nText:\nGreen tea"));
+        assert!(index
+            .block(1)
+            .text
+            .starts_with("<<<PAGE notes (2)\nText:\nGreen tea"));
     }
 }

@@ -48,11 +48,11 @@ pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
 pub use migrate::{Migration, RustStep, Step, MIGRATIONS};
 pub use page_read::{PageCounts, PageHit};
 pub use page_write::{FeedingDigest, PageMaterial};
-pub use passages::PassageIndex;
 pub use pages::{
     page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
     PageVersion, PageVersionInfo,
 };
+pub use passages::PassageIndex;
 pub use read::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, Counts,
     OutgoingLink, WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,

@@ -123,7 +123,10 @@ mod tests {
         let index = PassageIndex::build([
             ("Tea", "Green tea is steamed. Café culture is elsewhere."),
             ("Espresso", "Espresso is brewed at nine bars."),
-            ("Grinders", "Burr grinders crush beans; espresso needs an even grind."),
+            (
+                "Grinders",
+                "Burr grinders crush beans; espresso needs an even grind.",
+            ),
         ])
         .unwrap();
         assert_eq!(index.len(), 3);
@@ -146,7 +149,10 @@ mod tests {
                 .len(),
             2
         );
-        assert!(index.search(&[term("quark", false)], 10).unwrap().is_empty());
+        assert!(index
+            .search(&[term("quark", false)], 10)
+            .unwrap()
+            .is_empty());
         assert!(index.search(&[term("?!", false)], 10).unwrap().is_empty());
         assert!(PassageIndex::build([]).unwrap().is_empty());
     }

@@ -301,7 +301,7 @@ pub fn ask_answer(user_message: &str) -> String {
         .map(|b| (mentions(b.text), b.header, b.text))
         .filter(|(n, _, _)| *n > 0)
         .collect();
-    pages.sort_by(|a, b| b.0.cmp(&a.0));
+    pages.sort_by_key(|p| std::cmp::Reverse(p.0));
     let mut claims = Vec::new();
     let mut answer = Vec::new();
     for (_, title, text) in pages.iter().take(2) {
