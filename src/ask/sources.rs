@@ -17,6 +17,8 @@
 //!    whether or not that passage was shown.
 
 use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::OnceLock;
 
 use crate::compile::{Compiler, GroundingIndex, ProgressFn};
 use crate::llm::CancellationToken;
@@ -39,35 +41,45 @@ pub const PASSAGE_LIMIT: usize = MATCH_LIMIT + NEIGHBOUR_LIMIT;
 /// character when a word is longer than half of `max`). Passages are trimmed; none is
 /// empty.
 pub fn cut_passages(text: &str, max: usize) -> Vec<&str> {
+    passage_ranges(text, max)
+        .into_iter()
+        .map(|r| &text[r])
+        .collect()
+}
+
+/// [`cut_passages`] as byte ranges of `text`.
+pub fn passage_ranges(text: &str, max: usize) -> Vec<Range<usize>> {
     let max = max.max(1);
-    let mut passages: Vec<&str> = Vec::new();
-    // The passage being gathered, as a byte range of `text`.
-    let mut current: Option<(usize, usize)> = None;
+    let mut passages: Vec<Range<usize>> = Vec::new();
+    // The passage being gathered.
+    let mut current: Option<Range<usize>> = None;
     for (start, end) in paragraphs(text) {
-        if let Some((s, e)) = current.take() {
-            if end - s <= max {
-                current = Some((s, end));
+        if let Some(open) = current.take() {
+            if end - open.start <= max {
+                current = Some(open.start..end);
                 continue;
             }
-            passages.push(&text[s..e]);
+            passages.push(open);
         }
         let mut at = start;
         while end - at > max {
             let piece = piece_end(text, at, max);
-            passages.push(&text[at..piece]);
+            passages.push(at..piece);
             at = piece + text[piece..end].len() - text[piece..end].trim_start().len();
         }
         if at < end {
-            current = Some((at, end));
+            current = Some(at..end);
         }
     }
-    if let Some((s, e)) = current {
-        passages.push(&text[s..e]);
-    }
+    passages.extend(current);
     passages
         .into_iter()
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
+        .map(|r| {
+            let piece = &text[r.clone()];
+            let start = r.start + (piece.len() - piece.trim_start().len());
+            start..start + piece.trim().len()
+        })
+        .filter(|r| !r.is_empty())
         .collect()
 }
 
@@ -132,18 +144,19 @@ pub fn source_name(id: SourceId, title: Option<&str>, origin: &str) -> String {
     }
 }
 
-/// One source of the index: its id, the name its blocks are titled with, its text indexed
-/// for quotes.
+/// One source of the index: its id, the name its blocks are titled with, its text, and
+/// that text indexed for quotes on its first citation.
 struct IndexedSource {
     id: SourceId,
     name: String,
-    text: GroundingIndex,
+    text: String,
+    quotes: OnceLock<GroundingIndex>,
 }
 
-/// One passage: its source (by position) and its text.
+/// One passage: its source (by position) and where it lies in the source's text.
 struct Passage {
     source: usize,
-    text: String,
+    range: Range<usize>,
 }
 
 /// The wiki's sources as passages in a full-text index, and their whole texts for checking
@@ -202,23 +215,23 @@ impl SourceIndex {
                 unique = format!("{name} ({n})");
             }
             by_key.insert(page_key(&unique), sources.len());
-            for passage in cut_passages(&text, PASSAGE_BYTES) {
+            for range in passage_ranges(&text, PASSAGE_BYTES) {
                 passages.push(Passage {
                     source: sources.len(),
-                    text: passage.to_owned(),
+                    range,
                 });
             }
             sources.push(IndexedSource {
                 id,
                 name: unique,
-                text: GroundingIndex::new(&text),
+                text,
+                quotes: OnceLock::new(),
             });
         }
-        let index = PassageIndex::build(
-            passages
-                .iter()
-                .map(|p| (sources[p.source].name.as_str(), p.text.as_str())),
-        )?;
+        let index = PassageIndex::build(passages.iter().map(|p| {
+            let source = &sources[p.source];
+            (source.name.as_str(), &source.text[p.range.clone()])
+        }))?;
         Ok(SourceIndex {
             index,
             passages,
@@ -254,10 +267,10 @@ impl SourceIndex {
     /// The block of passage `i`, titled by its source.
     fn block(&self, i: usize) -> Block {
         let passage = &self.passages[i];
-        let name = &self.sources[passage.source].name;
+        let source = &self.sources[passage.source];
         Block {
-            title: name.clone(),
-            text: passage_block(name, &passage.text),
+            title: source.name.clone(),
+            text: passage_block(&source.name, &source.text[passage.range.clone()]),
         }
     }
 
@@ -268,7 +281,11 @@ impl SourceIndex {
             return Grounding::default();
         };
         let source = &self.sources[at];
-        let found = !quote.trim().is_empty() && source.text.contains(quote);
+        let found = !quote.trim().is_empty()
+            && source
+                .quotes
+                .get_or_init(|| GroundingIndex::new(&source.text))
+                .contains(quote);
         Grounding {
             page_id: None,
             title: Some(source.name.clone()),

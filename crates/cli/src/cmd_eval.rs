@@ -36,7 +36,7 @@ pub struct EvalArgs {
     /// Runs per case and model (default: the sidecar's `repeat`, else 1).
     #[arg(long, value_name = "N")]
     repeat: Option<u32>,
-    /// Compiles running at once (default: the compile setting, 2).
+    /// Runs at once: compiles, or questions asked (default: the compile setting, 2).
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
     /// Where to write report.json, results.jsonl and report.html
