@@ -632,9 +632,9 @@ pub fn build_question_report(
     report
 }
 
-/// Lays `rows` (the first is the header) out as a table: the first column left-aligned,
-/// the others right-aligned, a rule under the header.
-fn table(rows: &[Vec<String>]) -> String {
+/// Lays `rows` (the first is the header) out as a table: the first `left` columns
+/// left-aligned, the others right-aligned, a rule under the header.
+fn table(rows: &[Vec<String>], left: usize) -> String {
     let mut out = String::new();
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
@@ -645,7 +645,7 @@ fn table(rows: &[Vec<String>]) -> String {
             .iter()
             .enumerate()
             .map(|(c, cell)| {
-                if c == 0 {
+                if c < left {
                     format!("{cell:<w$}", w = widths[c])
                 } else {
                     format!("{cell:>w$}", w = widths[c])
@@ -709,7 +709,7 @@ impl Report<QuestionModelReport> {
                 ]);
             }
         }
-        let mut out = table(&rows);
+        let mut out = table(&rows, 2);
         if let Some(w) = &self.wiki {
             let _ = writeln!(
                 out,
@@ -769,7 +769,7 @@ impl Report {
                 format!("{:.0}", m.tokens_out.per_compile),
             ]);
         }
-        out.push_str(&table(&rows));
+        out.push_str(&table(&rows, 1));
         for m in &self.models {
             let list = |map: &BTreeMap<String, u32>| {
                 if map.is_empty() {
