@@ -565,6 +565,7 @@ mod tests {
                 Confidence::Inferred
             },
             quote: Some(quote.into()),
+            labelled: Confidence::Sourced,
             page: page.into(),
             grounded,
             page_id: None,
@@ -593,6 +594,8 @@ mod tests {
             tokens_in: 0,
             tokens_out: 0,
             warnings: Vec::new(),
+            attempts: Vec::new(),
+            prompt_version: Some("ask-v1".into()),
         };
         assert_eq!(
             ask_markdown(&report),

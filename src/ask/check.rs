@@ -35,6 +35,9 @@ pub struct CitedClaim {
     /// Its confidence after the check: a `sourced` claim whose quote was not found in the
     /// page it cites reads `inferred`.
     pub confidence: Confidence,
+    /// Its confidence as the model labelled it, before the check.
+    #[serde(skip)]
+    pub labelled: Confidence,
     /// The quote as the model gave it.
     pub quote: Option<String>,
     /// The page it cites, by title (the wiki's spelling when the page exists).
@@ -208,6 +211,7 @@ fn check_claim(written: &crate::contract::AnswerClaim, grounds: &GroundsFn<'_>) 
     CitedClaim {
         claim: checked.claim,
         confidence: checked.confidence,
+        labelled: written.confidence,
         quote: checked.quote,
         page: grounding.title.clone().unwrap_or_else(|| name.to_owned()),
         grounded: checked.grounded,

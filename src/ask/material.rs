@@ -1,8 +1,9 @@
-//! What an ask prompt shows of the pages found, pure: each page as one block (title,
-//! other names, summary, claims with their quotes, text), best page first, as many as the
-//! model's context holds beside a full answer.
+//! What an ask prompt shows, pure: each page found as one block (title, other names,
+//! summary, claims with their quotes, text), or each passage of a raw source as one block
+//! titled by its source ([`passage_block`]), best first, as many as the model's context
+//! holds beside a full answer.
 
-use crate::store::{Page, PageId};
+use crate::store::Page;
 
 /// The fewest characters of a page worth sending when only part of it fits.
 pub const MIN_PART: usize = 600;
@@ -41,41 +42,60 @@ pub fn page_block(page: &Page) -> String {
     block
 }
 
+/// One passage of a raw source as the ask prompt shows it: a block titled by the source's
+/// name, holding the passage as its text (the same markers as a page, so the same `ask`
+/// template reads both).
+pub fn passage_block(source: &str, passage: &str) -> String {
+    format!(
+        "<<<PAGE {}\nText:\n{}\nPAGE>>>\n",
+        one_line(source),
+        passage.trim()
+    )
+}
+
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The pages sent, and the text that sends them.
+/// One block of an ask prompt: the name a claim cites it by, and the text that shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// The page's title, or the source's name for a passage.
+    pub title: String,
+    /// The block as sent ([`page_block`], [`passage_block`]).
+    pub text: String,
+}
+
+/// The blocks sent, and the text that sends them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fitted {
     /// The blocks, in order.
     pub text: String,
-    /// The pages sent (whole or in part), in order, by id and title.
-    pub read: Vec<(PageId, String)>,
-    /// The pages sent only in part.
-    pub cut: Vec<String>,
+    /// The blocks sent (whole or in part), in order, by their index in the blocks given.
+    pub read: Vec<usize>,
+    /// The blocks sent only in part, by index.
+    pub cut: Vec<usize>,
 }
 
-/// Fits `pages` (best first; each with its block) into `room` characters: whole while
-/// they fit; a page that does not fit is cut at a line or word when at least
-/// [`MIN_PART`] characters are left, else left out, and the next (smaller) pages are
-/// still tried.
-pub fn fit_pages(pages: &[(PageId, String, String)], room: usize) -> Fitted {
+/// Fits `blocks` (best first) into `room` characters: whole while they fit; a block that
+/// does not fit is cut at a line or word when at least `MIN_PART` (600) characters are left,
+/// else left out, and the next (smaller) blocks are still tried.
+pub fn fit_blocks(blocks: &[Block], room: usize) -> Fitted {
     let mut fitted = Fitted::default();
-    for (id, title, block) in pages {
+    for (i, block) in blocks.iter().enumerate() {
         let left = room.saturating_sub(fitted.text.len());
-        if block.len() <= left {
-            fitted.text.push_str(block);
-            fitted.read.push((*id, title.clone()));
+        if block.text.len() <= left {
+            fitted.text.push_str(&block.text);
+            fitted.read.push(i);
             continue;
         }
         const CLOSE: &str = "\n[…]\nPAGE>>>\n";
         if left >= MIN_PART + CLOSE.len() {
-            let cut = cut_at_word(block, left - CLOSE.len());
+            let cut = cut_at_word(&block.text, left - CLOSE.len());
             fitted.text.push_str(cut.trim_end());
             fitted.text.push_str(CLOSE);
-            fitted.read.push((*id, title.clone()));
-            fitted.cut.push(title.clone());
+            fitted.read.push(i);
+            fitted.cut.push(i);
         }
     }
     fitted
@@ -102,35 +122,46 @@ fn cut_at_word(text: &str, max: usize) -> &str {
 mod tests {
     use super::*;
 
-    fn page(id: i64, title: &str, body: &str) -> (PageId, String, String) {
-        let block = format!("<<<PAGE {title}\nText:\n{body}\nPAGE>>>\n");
-        (PageId(id), title.to_owned(), block)
+    fn page(title: &str, body: &str) -> Block {
+        Block {
+            title: title.to_owned(),
+            text: passage_block(title, body),
+        }
     }
 
     #[test]
     fn pages_fit_whole_then_in_part_then_not_at_all() {
         let pages = [
-            page(1, "Espresso", &"crema ".repeat(50)),
-            page(2, "Grinders", &"burr ".repeat(400)),
-            page(3, "Tea", "leaves"),
+            page("Espresso", &"crema ".repeat(50)),
+            page("Grinders", &"burr ".repeat(400)),
+            page("Tea", "leaves"),
         ];
-        let fitted = fit_pages(&pages, 1200);
-        let titles: Vec<&str> = fitted.read.iter().map(|(_, t)| t.as_str()).collect();
+        let titles = |read: &[usize]| -> Vec<&str> {
+            read.iter().map(|&i| pages[i].title.as_str()).collect()
+        };
+        let fitted = fit_blocks(&pages, 1200);
         assert_eq!(
-            titles,
+            titles(&fitted.read),
             ["Espresso", "Grinders"],
             "the cut page fills the room"
         );
-        assert_eq!(fitted.cut, ["Grinders"]);
+        assert_eq!(titles(&fitted.cut), ["Grinders"]);
         assert!(fitted.text.len() <= 1200, "{}", fitted.text.len());
         assert!(fitted.text.contains("burr […]") || fitted.text.contains("burr\n[…]"));
 
-        let small = fit_pages(&pages, 400);
-        let titles: Vec<&str> = small.read.iter().map(|(_, t)| t.as_str()).collect();
+        let small = fit_blocks(&pages, 400);
         assert_eq!(
-            titles,
+            titles(&small.read),
             ["Espresso", "Tea"],
             "a page too big to cut is skipped"
+        );
+    }
+
+    #[test]
+    fn a_passage_is_a_block_titled_by_its_source() {
+        assert_eq!(
+            passage_block("Cold\nBrew", "  Steep it for 16 hours.\n"),
+            "<<<PAGE Cold Brew\nText:\nSteep it for 16 hours.\nPAGE>>>\n"
         );
     }
 

@@ -15,14 +15,22 @@
 //! 4. **Saving**, when asked: the answer becomes a page of kind `answer` titled by the
 //!    question, linked to the pages it cites, marked when a claim did not ground. An
 //!    answer page is never read to answer a question and never feeds a topic.
+//!
+//! [`sources`] asks the same question of the raw sources instead of the pages (a
+//! full-text index over passages of their text), with the same template, schema and
+//! check, for the eval's "does the wiki help?" comparison: both are callers of
+//! [`Compiler::answer_question`](crate::compile::Compiler::answer_question), each with its
+//! blocks and its grounding function.
 
 pub mod check;
+pub mod cited;
 pub mod material;
+pub mod sources;
 pub mod words;
 
 use serde::Serialize;
 
-use crate::compile::ProgressFn;
+use crate::compile::{AnswerRun, AttemptRecord, Compiler, ProgressFn};
 use crate::config::Settings;
 use crate::llm::CancellationToken;
 use crate::render::wiki_links;
@@ -32,6 +40,8 @@ use crate::store::{
 use crate::wiki::{Wiki, WikiError};
 
 pub use check::CitedClaim;
+use cited::PageTexts;
+use material::Block;
 
 /// How many pages the question's words find at most.
 pub const MATCH_LIMIT: usize = 8;
@@ -137,6 +147,13 @@ pub struct AskReport {
     pub tokens_out: u64,
     /// Notes for people: pages read only in part, claims marked inferred, retries.
     pub warnings: Vec<String>,
+    /// Every model call, in order (none when the question was not covered).
+    #[serde(skip)]
+    pub attempts: Vec<AttemptRecord>,
+    /// The version of the `ask` template the question was sent with (`None` when no model
+    /// was asked).
+    #[serde(skip)]
+    pub prompt_version: Option<String>,
 }
 
 impl AskReport {
@@ -157,6 +174,35 @@ impl AskReport {
             tokens_in: 0,
             tokens_out: 0,
             warnings: Vec::new(),
+            attempts: Vec::new(),
+            prompt_version: None,
+        }
+    }
+
+    /// Takes what answering cost and returned from `run`: `read` are the names of the
+    /// blocks sent, in order (each once), `cut` those sent only in part.
+    fn take_run(&mut self, run: AnswerRun, read: Vec<String>, cut: Vec<String>) {
+        self.pages_read = read;
+        self.calls = run.calls;
+        self.tokens_in = run.tokens_in;
+        self.tokens_out = run.tokens_out;
+        self.provider = (!run.provider.is_empty()).then(|| run.provider.clone());
+        self.prompt_version = Some(run.prompt_version);
+        self.attempts = run.attempts;
+        self.warnings = run.warnings;
+        if !cut.is_empty() {
+            self.warnings.push(format!(
+                "read only in part (the model's context is full): {}",
+                cut.join(", ")
+            ));
+        }
+        match run.answer {
+            Ok(checked) => {
+                self.answer = checked.answer.answer.clone();
+                self.claims = checked.claims;
+                self.follow_up_questions = checked.answer.follow_up_questions;
+            }
+            Err(reason) => self.error = Some(reason),
         }
     }
 
@@ -177,14 +223,19 @@ fn not_covered(words: &[String]) -> String {
     if words.is_empty() {
         return "The question has no words to look for in the wiki: ask about a topic.".into();
     }
+    format!(
+        "The wiki does not cover this: no page mentions {}.",
+        quoted(words)
+    )
+}
+
+/// The words looked for, each in quotation marks, separated by commas.
+fn quoted(words: &[String]) -> String {
     let quoted: Vec<String> = words
         .iter()
         .map(|w| format!("\u{201c}{w}\u{201d}"))
         .collect();
-    format!(
-        "The wiki does not cover this: no page mentions {}.",
-        quoted.join(", ")
-    )
+    quoted.join(", ")
 }
 
 /// The question as a page title: one line, at most 200 characters.
@@ -220,11 +271,12 @@ impl Wiki {
             .await
     }
 
-    /// [`Wiki::ask`] with a compiler made before (by [`Wiki::compiler`]): a server that
-    /// answers many questions keeps one, and a built-in model stays loaded between them.
+    /// [`Wiki::ask`] with a compiler of the caller's (made by [`Wiki::compiler`], or with
+    /// its own providers and settings): a server that answers many questions keeps one (a
+    /// built-in model stays loaded between them), and the eval measures model by model.
     pub async fn ask_with(
         &self,
-        compiler: &crate::compile::Compiler,
+        compiler: &Compiler,
         question: &str,
         options: AskOptions,
         events: &ProgressFn,
@@ -238,38 +290,25 @@ impl Wiki {
             report.answer = not_covered(&retrieval.words);
             return Ok(report);
         }
-        let mut pages = Vec::new();
+        let mut blocks = Vec::new();
         for found in retrieval.pages() {
             if let Some(page) = store.page(found.page_id)? {
-                pages.push(page);
+                blocks.push(Block {
+                    title: page.title.clone(),
+                    text: material::page_block(&page),
+                });
             }
         }
+        let texts = PageTexts::new(store);
+        let grounds = |name: &str, quote: &str| texts.grounds(name, quote);
         let run = compiler
-            .answer_question(question, &pages, events, cancel)
+            .answer_question(question, &blocks, &grounds, events, cancel)
             .await
             .map_err(|e| WikiError::Compile(Box::new(e)))?;
-        report.pages_read = run.pages_read.iter().map(|(_, t)| t.clone()).collect();
-        report.calls = run.calls;
-        report.tokens_in = run.tokens_in;
-        report.tokens_out = run.tokens_out;
-        report.provider = (!run.provider.is_empty()).then(|| run.provider.clone());
-        report.warnings = run.warnings;
-        if !run.pages_cut.is_empty() {
-            report.warnings.push(format!(
-                "read only in part (the model's context is full): {}",
-                run.pages_cut.join(", ")
-            ));
-        }
-        let checked = match run.answer {
-            Ok(checked) => checked,
-            Err(reason) => {
-                report.error = Some(reason);
-                return Ok(report);
-            }
-        };
-        report.answer = checked.answer.answer.clone();
-        report.claims = checked.claims;
-        report.follow_up_questions = checked.answer.follow_up_questions;
+        let titles =
+            |at: &[usize]| -> Vec<String> { at.iter().map(|&i| blocks[i].title.clone()).collect() };
+        let (read, cut) = (titles(&run.read), titles(&run.cut));
+        report.take_run(run, read, cut);
         if options.save {
             if let Some(saved) = self.save_answer(&report)? {
                 report.saved = Some(saved.title);

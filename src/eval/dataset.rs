@@ -2,6 +2,10 @@
 //! one `.yaml`/`.yml` file holding the defaults and a `cases:` list. Both load to the same
 //! [`Dataset`].
 //!
+//! A dataset is of one [`DatasetKind`]: `articles` (the default; each case a source to
+//! compile, [`Case`]) or `questions` (the sidecar says `kind: questions`; each case a
+//! question to ask the wiki, with the facts its answer should hold, [`QuestionCase`]).
+//!
 //! The sidecar's fields are `dataset` (or `name`), `description`, `kind`, `execution`
 //! (with `target`, or `provider`), `evaluator`, `expected` (or `evaluators`) and `repeat`.
 //! A field a case can carry too (`execution.*` key by key, `expected` check by check,
@@ -17,6 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::compile::templates::ASK;
 use crate::compile::PROMPT_VERSION;
 use crate::config::Target;
 use crate::ingest::{self, IngestOptions, IngestedSource};
@@ -25,8 +30,25 @@ use crate::ingest::{self, IngestOptions, IngestedSource};
 /// ingest limit).
 pub const MAX_DATASET_BYTES: u64 = 64 * 1024 * 1024;
 
-/// The prompt ids a case or sidecar may ask for.
+/// The prompt ids a case or sidecar of an article dataset may ask for.
 pub const KNOWN_PROMPTS: &[&str] = &[crate::compile::templates::COMPILE, PROMPT_VERSION];
+
+/// The prompt ids a case or sidecar of a dataset of `kind` may ask for: the compile
+/// template for articles, the `ask` template (by id or its built-in version) for questions.
+pub fn known_prompts(kind: DatasetKind) -> Vec<String> {
+    match kind {
+        DatasetKind::Articles => KNOWN_PROMPTS.iter().map(|p| p.to_string()).collect(),
+        DatasetKind::Questions => vec![ASK.to_string(), ask_version()],
+    }
+}
+
+/// The built-in `ask` template's version (`ask-v1`).
+pub fn ask_version() -> String {
+    crate::compile::PromptSet::builtin()
+        .get(ASK)
+        .version
+        .clone()
+}
 
 /// A dataset that cannot be loaded: where, and what is wrong.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -84,22 +106,26 @@ impl std::fmt::Display for Location {
     }
 }
 
-/// What the cases of a dataset are. Only articles today; the field exists so that other
-/// kinds can be added without reshaping the sidecar.
+/// What the cases of a dataset are.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum DatasetKind {
     /// `articles`: each case is a source compiled into an article (the default).
     #[default]
     Articles,
+    /// `questions`: each case is a question asked of the wiki of the data dir (and of its
+    /// raw sources), with the facts its answer should hold.
+    Questions,
 }
 
 impl DatasetKind {
-    /// Reads a kind's name; `questions` is known but not supported yet.
+    /// Reads a kind's name.
     pub fn parse(name: &str) -> Result<DatasetKind, String> {
         match name.trim() {
             "articles" => Ok(DatasetKind::Articles),
-            "questions" => Err("question datasets are not supported yet".into()),
-            other => Err(format!("unknown kind {other:?} (expected articles)")),
+            "questions" => Ok(DatasetKind::Questions),
+            other => Err(format!(
+                "unknown kind {other:?} (expected articles or questions)"
+            )),
         }
     }
 
@@ -107,6 +133,16 @@ impl DatasetKind {
     pub fn as_str(self) -> &'static str {
         match self {
             DatasetKind::Articles => "articles",
+            DatasetKind::Questions => "questions",
+        }
+    }
+
+    /// How a case that names no evaluator is judged: `llm_judge` for articles, `checks`
+    /// (the expected facts) for questions.
+    pub fn default_evaluator(self) -> Evaluator {
+        match self {
+            DatasetKind::Articles => Evaluator::LlmJudge,
+            DatasetKind::Questions => Evaluator::Checks,
         }
     }
 }
@@ -188,7 +224,7 @@ pub struct Execution {
     /// The model to ask.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// The prompt id (only `compile` today).
+    /// The prompt id: `compile` for articles, `ask` for questions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     /// Sampling temperature.
@@ -216,12 +252,14 @@ impl Execution {
         }
     }
 
-    fn check(&self) -> Result<(), String> {
+    fn check(&self, kind: DatasetKind) -> Result<(), String> {
         if let Some(p) = &self.prompt {
-            if !KNOWN_PROMPTS.contains(&p.as_str()) {
+            let known = known_prompts(kind);
+            if !known.contains(p) {
                 return Err(format!(
-                    "execution.prompt {p:?} is not a known prompt (known: {})",
-                    KNOWN_PROMPTS.join(", ")
+                    "execution.prompt {p:?} is not a known prompt for {} (known: {})",
+                    kind.as_str(),
+                    known.join(", ")
                 ));
             }
         }
@@ -364,6 +402,23 @@ pub struct Case {
     pub evaluator: Option<Evaluator>,
 }
 
+/// One case of a question dataset: a question to ask the wiki, and what its answer should
+/// say.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QuestionCase {
+    /// The case's unique id.
+    pub id: String,
+    /// Where it was written.
+    pub location: Location,
+    /// The question, trimmed.
+    pub question: String,
+    /// The facts a good answer holds, each a short phrase (see [`super::facts`] for when
+    /// one counts as found).
+    pub expect: Vec<String>,
+    /// The case's own execution overrides.
+    pub execution: Execution,
+}
+
 /// A loaded dataset.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Dataset {
@@ -385,13 +440,25 @@ pub struct Dataset {
     pub evaluator: Evaluator,
     /// Checks applied to every case.
     pub expected: Expected,
-    /// The cases, in file order.
+    /// The cases of an article dataset, in file order (empty for questions).
     pub cases: Vec<Case>,
+    /// The cases of a question dataset, in file order (empty for articles).
+    pub questions: Vec<QuestionCase>,
     /// Things a person should know (a missing sidecar).
     pub warnings: Vec<String>,
 }
 
 impl Dataset {
+    /// How many cases it has, of its kind.
+    pub fn len(&self) -> usize {
+        self.cases.len() + self.questions.len()
+    }
+
+    /// Whether it has no case (a loaded dataset always has one).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The checks of a case: its own `expected` over the dataset's.
     pub fn checks_for(&self, case: &Case) -> Expected {
         case.expected.over(&self.expected)
@@ -517,11 +584,29 @@ fn strip_yaml_location(message: &str) -> String {
 }
 
 fn check_sidecar(path: &Path, sidecar: &Sidecar) -> Result<(), DatasetError> {
+    let kind = sidecar.kind.unwrap_or_default();
     sidecar
         .execution
-        .check()
+        .check(kind)
         .and_then(|_| sidecar.expected.check("expected"))
         .map_err(|m| DatasetError::file(path, m))?;
+    if kind == DatasetKind::Questions {
+        if sidecar.evaluator == Some(Evaluator::LlmJudge) {
+            return Err(DatasetError::file(
+                path,
+                "evaluator llm_judge scores articles against their sources; a question \
+                 dataset is checked against each question's `expect` facts (leave \
+                 `evaluator` out, or write `checks`)",
+            ));
+        }
+        if !sidecar.expected.is_empty() {
+            return Err(DatasetError::file(
+                path,
+                "`expected` holds article checks; in a question dataset each question lists \
+                 the facts its answer should hold in `expect`",
+            ));
+        }
+    }
     if sidecar.repeat == Some(0) {
         return Err(DatasetError::file(path, "repeat must be at least 1"));
     }
@@ -553,6 +638,7 @@ fn load_jsonl(path: &Path) -> Result<Dataset, DatasetError> {
     };
     let dir = base_dir(path);
     let mut cases = Vec::new();
+    let mut questions = Vec::new();
     let mut seen: HashMap<String, Location> = HashMap::new();
     for (i, line) in text.lines().enumerate() {
         let at = Location::Line(i + 1);
@@ -566,10 +652,12 @@ fn load_jsonl(path: &Path) -> Result<Dataset, DatasetError> {
                 format!("not valid JSON: {}", strip_json_location(&e)),
             )
         })?;
-        let case = read_case(path, &dir, at, value, &mut seen)?;
-        cases.push(case);
+        match sidecar.kind.unwrap_or_default() {
+            DatasetKind::Articles => cases.push(read_case(path, &dir, at, value, &mut seen)?),
+            DatasetKind::Questions => questions.push(read_question(path, at, value, &mut seen)?),
+        }
     }
-    finish(path, sidecar_path, sidecar, cases, warnings)
+    finish(path, sidecar_path, sidecar, (cases, questions), warnings)
 }
 
 fn strip_json_location(e: &serde_json::Error) -> String {
@@ -619,22 +707,28 @@ fn load_yaml(path: &Path) -> Result<Dataset, DatasetError> {
     let dir = base_dir(path);
     let mut seen = HashMap::new();
     let mut cases = Vec::new();
+    let mut questions = Vec::new();
     for (i, value) in items.into_iter().enumerate() {
-        cases.push(read_case(path, &dir, Location::Item(i), value, &mut seen)?);
+        let at = Location::Item(i);
+        match sidecar.kind.unwrap_or_default() {
+            DatasetKind::Articles => cases.push(read_case(path, &dir, at, value, &mut seen)?),
+            DatasetKind::Questions => questions.push(read_question(path, at, value, &mut seen)?),
+        }
     }
-    finish(path, None, sidecar, cases, Vec::new())
+    finish(path, None, sidecar, (cases, questions), Vec::new())
 }
 
 fn finish(
     path: &Path,
     sidecar_path: Option<PathBuf>,
     sidecar: Sidecar,
-    cases: Vec<Case>,
+    (cases, questions): (Vec<Case>, Vec<QuestionCase>),
     warnings: Vec<String>,
 ) -> Result<Dataset, DatasetError> {
-    if cases.is_empty() {
+    if cases.is_empty() && questions.is_empty() {
         return Err(DatasetError::file(path, "the dataset has no cases"));
     }
+    let kind = sidecar.kind.unwrap_or_default();
     Ok(Dataset {
         path: path.to_path_buf(),
         sidecar_path,
@@ -643,12 +737,13 @@ fn finish(
             .filter(|n| !n.trim().is_empty())
             .unwrap_or_else(|| file_stem(path)),
         description: sidecar.description.unwrap_or_default(),
-        kind: sidecar.kind.unwrap_or_default(),
+        kind,
         repeat: sidecar.repeat.unwrap_or(1),
         execution: sidecar.execution,
-        evaluator: sidecar.evaluator.unwrap_or_default(),
+        evaluator: sidecar.evaluator.unwrap_or(kind.default_evaluator()),
         expected: sidecar.expected,
         cases,
+        questions,
         warnings,
     })
 }
@@ -689,8 +784,13 @@ fn read_case(
         )));
     };
     if let Some(unknown) = obj.keys().find(|k| !CASE_FIELDS.contains(&k.as_str())) {
+        let hint = if QUESTION_FIELDS.contains(&unknown.as_str()) {
+            "; a question dataset says `kind: questions` in its sidecar"
+        } else {
+            ""
+        };
         return Err(err(format!(
-            "unknown field {unknown:?} (a case has: {})",
+            "unknown field {unknown:?} (a case has: {}){hint}",
             CASE_FIELDS.join(", ")
         )));
     }
@@ -742,7 +842,7 @@ fn read_case(
             )))
         }
     };
-    execution.check().map_err(err)?;
+    execution.check(DatasetKind::Articles).map_err(err)?;
     let evaluator = match obj.remove("evaluator") {
         None | Some(Value::Null) => None,
         Some(Value::String(name)) => Some(Evaluator::parse(&name).map_err(err)?),
@@ -803,6 +903,117 @@ fn read_case(
         expected,
         execution,
         evaluator,
+    })
+}
+
+const QUESTION_FIELDS: &[&str] = &["id", "question", "expect", "execution"];
+
+/// Reads one case of a question dataset: `{id, question, expect: [facts], execution}`.
+fn read_question(
+    path: &Path,
+    at: Location,
+    value: Value,
+    seen: &mut HashMap<String, Location>,
+) -> Result<QuestionCase, DatasetError> {
+    let err = |m: String| DatasetError::at(path, &at, m);
+    let Value::Object(mut obj) = value else {
+        return Err(err(format!(
+            "a question must be a JSON object, not {}",
+            type_name(&value)
+        )));
+    };
+    if let Some(unknown) = obj.keys().find(|k| !QUESTION_FIELDS.contains(&k.as_str())) {
+        let hint = if CASE_FIELDS.contains(&unknown.as_str()) {
+            "; its sidecar says `kind: questions`, and an article dataset leaves `kind` out"
+        } else {
+            ""
+        };
+        return Err(err(format!(
+            "unknown field {unknown:?} (a question has: {}){hint}",
+            QUESTION_FIELDS.join(", ")
+        )));
+    }
+    let id = match obj.remove("id") {
+        None | Some(Value::Null) => return Err(err("missing `id`".into())),
+        Some(Value::String(s)) if s.trim().is_empty() => return Err(err("`id` is empty".into())),
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(err(format!(
+                "`id` must be a string, not {}",
+                type_name(&other)
+            )))
+        }
+    };
+    let err = |m: String| DatasetError::at(path, &at, format!("case {id:?}: {m}"));
+    let question = match obj.remove("question") {
+        None | Some(Value::Null) => return Err(err("missing `question`".into())),
+        Some(Value::String(q)) if q.trim().is_empty() => {
+            return Err(err("`question` is empty".into()))
+        }
+        Some(Value::String(q)) => q.trim().to_owned(),
+        Some(other) => {
+            return Err(err(format!(
+                "`question` must be a string, not {}",
+                type_name(&other)
+            )))
+        }
+    };
+    let expect = match obj.remove("expect") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut facts = Vec::new();
+            for (i, item) in items.into_iter().enumerate() {
+                match item {
+                    Value::String(fact) if super::facts::fact_terms(&fact).is_empty() => {
+                        return Err(err(format!(
+                            "`expect[{i}]` has no words to look for: {fact:?}"
+                        )))
+                    }
+                    Value::String(fact) => facts.push(fact.trim().to_owned()),
+                    other => {
+                        return Err(err(format!(
+                            "`expect[{i}]` must be a string, not {}",
+                            type_name(&other)
+                        )))
+                    }
+                }
+            }
+            facts
+        }
+        Some(other) => {
+            return Err(err(format!(
+                "`expect` must be a list of facts, not {}",
+                type_name(&other)
+            )))
+        }
+    };
+    let execution: Execution = match obj.remove("execution") {
+        None | Some(Value::Null) => Execution::default(),
+        Some(v @ Value::Object(_)) => {
+            serde_json::from_value(v).map_err(|e| err(format!("execution: {e}")))?
+        }
+        Some(other) => {
+            return Err(err(format!(
+                "`execution` must be an object, not {}",
+                type_name(&other)
+            )))
+        }
+    };
+    execution.check(DatasetKind::Questions).map_err(err)?;
+    if let Some(first) = seen.get(&id) {
+        return Err(DatasetError::at(
+            path,
+            &at,
+            format!("duplicate id {id:?} (first used at {first})"),
+        ));
+    }
+    seen.insert(id.clone(), at.clone());
+    Ok(QuestionCase {
+        id,
+        location: at,
+        question,
+        expect,
+        execution,
     })
 }
 
@@ -1177,9 +1388,9 @@ mod tests {
                 "\"bard\" is not a provider",
             ),
             (
-                "kind: questions\n",
+                "kind: questionz\n",
                 1,
-                "question datasets are not supported yet",
+                "unknown kind \"questionz\" (expected articles or questions)",
             ),
             ("kind: recipes\n", 1, "unknown kind \"recipes\""),
         ] {
@@ -1250,5 +1461,117 @@ mod tests {
         ))
         .unwrap_err();
         assert!(e.to_string().contains("cases[1]: missing `id`"), "{e}");
+    }
+
+    /// A question dataset `q.jsonl` holding `lines`, with the sidecar `sidecar`.
+    fn questions(dir: &Path, sidecar: &str, lines: &str) -> Result<Dataset, DatasetError> {
+        write(dir, "q.yaml", sidecar);
+        load_dataset(&write(dir, "q.jsonl", lines))
+    }
+
+    #[test]
+    fn a_question_dataset_loads_its_questions_and_facts() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = questions(
+            dir.path(),
+            "dataset: coffee\ndescription: Coffee questions\nkind: questions\nexecution: {model: small}\n",
+            concat!(
+                "{\"id\":\"pressure\",\"question\":\"  How much pressure does espresso need?\\n\",\"expect\":[\"nine bars\",\" 93 °C \"]}\n",
+                "\n",
+                "{\"id\":\"open\",\"question\":\"What is crema?\",\"execution\":{\"model\":\"big\",\"prompt\":\"ask\"}}\n"
+            ),
+        )
+        .unwrap();
+        assert_eq!(d.kind, DatasetKind::Questions);
+        assert_eq!(d.evaluator, Evaluator::Checks, "facts, not a judge");
+        assert!(d.cases.is_empty());
+        assert_eq!(d.len(), 2);
+        let (a, b) = (&d.questions[0], &d.questions[1]);
+        assert_eq!(a.question, "How much pressure does espresso need?");
+        assert_eq!(a.expect, ["nine bars", "93 °C"]);
+        assert_eq!(b.location, Location::Line(3));
+        assert!(b.expect.is_empty(), "facts are optional");
+        assert_eq!(b.execution.over(&d.execution).model.as_deref(), Some("big"));
+        // The YAML form loads to the same questions.
+        let y = write(
+            dir.path(),
+            "y.yaml",
+            "kind: questions\ncases:\n  - id: pressure\n    question: How much pressure does espresso need?\n    expect: [nine bars, 93 °C]\n",
+        );
+        let y = load_dataset(&y).unwrap();
+        assert_eq!(
+            (&y.questions[0].question, &y.questions[0].expect),
+            (&a.question, &a.expect)
+        );
+    }
+
+    #[test]
+    fn bad_question_lines_are_refused_with_their_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = "{\"id\":\"ok\",\"question\":\"What is crema?\"}\n";
+        for (line, want) in [
+            ("{\"id\":\"a\"}", "case \"a\": missing `question`"),
+            ("{\"id\":\"a\",\"question\":\"  \"}", "`question` is empty"),
+            ("{\"id\":\"a\",\"question\":7}", "`question` must be a string, not a number"),
+            ("{\"question\":\"Why?\"}", "missing `id`"),
+            (
+                "{\"id\":\"a\",\"question\":\"Why?\",\"expect\":\"nine bars\"}",
+                "`expect` must be a list of facts, not a string",
+            ),
+            (
+                "{\"id\":\"a\",\"question\":\"Why?\",\"expect\":[\"ok\",3]}",
+                "`expect[1]` must be a string, not a number",
+            ),
+            (
+                "{\"id\":\"a\",\"question\":\"Why?\",\"expect\":[\" ?! \"]}",
+                "`expect[0]` has no words to look for",
+            ),
+            (
+                "{\"id\":\"a\",\"question\":\"Why?\",\"source\":\"x\"}",
+                "unknown field \"source\" (a question has: id, question, expect, execution)",
+            ),
+            (
+                "{\"id\":\"a\",\"question\":\"Why?\",\"execution\":{\"prompt\":\"compile\"}}",
+                "execution.prompt \"compile\" is not a known prompt for questions (known: ask, ask-v1)",
+            ),
+            ("{\"id\":\"ok\",\"question\":\"Again?\"}", "duplicate id \"ok\" (first used at line 1)"),
+            ("[\"What is crema?\"]", "a question must be a JSON object, not a list"),
+            ("{\"id\":\"a\",\"question\":\"Why?\"", "not valid JSON"),
+        ] {
+            let e = questions(dir.path(), "kind: questions\n", &format!("{ok}{line}\n")).unwrap_err();
+            assert!(e.path.ends_with("q.jsonl"), "{line}: {e}");
+            assert_eq!(e.line, Some(2), "{line}: {e}");
+            assert!(
+                e.to_string().contains("q.jsonl: line 2: ") && e.to_string().contains(want),
+                "{line}: {e}"
+            );
+        }
+        // What only articles have is refused in a question dataset's sidecar.
+        for (sidecar, want) in [
+            (
+                "kind: questions\nevaluator: llm_judge\n",
+                "evaluator llm_judge scores articles",
+            ),
+            (
+                "kind: questions\nexpected: {min_claims: 1}\n",
+                "`expected` holds article checks",
+            ),
+            (
+                "kind: questions\nexecution: {prompt: compile-v2}\n",
+                "not a known prompt for questions",
+            ),
+        ] {
+            let e = questions(dir.path(), sidecar, ok).unwrap_err();
+            assert!(e.path.ends_with("q.yaml"), "{sidecar}: {e}");
+            assert!(e.to_string().contains(want), "{sidecar}: {e}");
+        }
+        assert!(questions(dir.path(), "kind: questions\nevaluator: checks\n", ok).is_ok());
+        // A question written into an article dataset says what is missing.
+        let e = questions(dir.path(), "dataset: x\n", ok).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("unknown field \"question\" (a case has: id, source, source_file, title, expected, execution, evaluator); a question dataset says `kind: questions` in its sidecar"),
+            "{e}"
+        );
     }
 }

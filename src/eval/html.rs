@@ -4,7 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::report::{pct, ModelReport, Report};
+use super::questions::{AnswerResult, QuestionResult};
+use super::report::{pct, share, AnswerFigures, ModelReport, QuestionModelReport, Report};
 use super::run::CaseResult;
 
 use crate::render::escape_html as escape;
@@ -306,8 +307,8 @@ table{border-collapse:collapse;font-size:13px;margin-top:8px}th,td{border-bottom
 th:first-child,td:first-child,.l{text-align:left}.m{white-space:nowrap}p.verdict{font-size:14px}.ok{color:#2a7d2a}.bad{color:#c0392b}\
 figure{margin:8px 0}figcaption{font-size:12px;color:#555}";
 
-/// The whole page.
-pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
+/// The start of the page: its head, the title, the dataset line and the warnings.
+fn head<M>(report: &Report<M>) -> String {
     let mut h = String::new();
     let title = format!("WikiMind eval: {}", report.dataset.name);
     let _ = write!(
@@ -332,7 +333,12 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
     for w in &report.warnings {
         let _ = write!(h, "<div class=\"warn\">{}</div>", escape(w));
     }
+    h
+}
 
+/// The whole page of an article dataset.
+pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
+    let mut h = head(report);
     h.push_str("<h2>Summary</h2><table><tr><th>model</th><th>runs</th><th>first answer valid</th><th>after repair</th><th>after coercion</th><th>final (after retries)</th><th>grounded quotes</th><th>checks passed</th><th>p50 ms</th><th>p95 ms</th><th>tokens in</th><th>tokens out</th></tr>");
     for m in &report.models {
         let _ = write!(
@@ -484,6 +490,262 @@ pub fn render_html(report: &Report, results: &[CaseResult]) -> String {
         );
     }
     h.push_str("</table></body></html>\n");
+    h
+}
+
+const WIKI_COLOR: &str = "#4c78a8";
+const RAW_COLOR: &str = "#f58518";
+
+/// One figure of a model from both materials: its label, the wiki's value, the raw
+/// sources' value (`None`: nothing to show).
+type Pair = (&'static str, Option<f64>, Option<f64>);
+
+/// Bars side by side, per model: each figure from the wiki's pages and from the raw
+/// sources, on one axis from 0 to `max` (`label` writes a value).
+fn pairs_svg(
+    name: &str,
+    models: &[(String, Vec<Pair>)],
+    max: f64,
+    label: &dyn Fn(f64) -> String,
+) -> String {
+    let bar = 14.0;
+    let rows = models.first().map_or(0, |(_, r)| r.len()) as f64;
+    let group = rows * (bar * 2.0 + 8.0) + 22.0;
+    let top = 34.0;
+    let height = top + group * models.len() as f64 + 10.0;
+    let axis_max = if max.is_finite() && max > 0.0 {
+        max
+    } else {
+        1.0
+    };
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{}" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="system-ui, sans-serif" font-size="12">"#,
+        escape(name)
+    );
+    for (i, (series, color)) in [
+        ("from the wiki", WIKI_COLOR),
+        ("from the raw sources", RAW_COLOR),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let x = LABEL_W + i as f64 * 170.0;
+        let _ = write!(
+            s,
+            r#"<rect x="{x}" y="8" width="12" height="12" fill="{color}"/><text x="{}" y="18">{series}</text>"#,
+            x + 16.0
+        );
+    }
+    for (m, (model, figures)) in models.iter().enumerate() {
+        let y0 = top + group * m as f64;
+        let _ = write!(
+            s,
+            r#"<text x="4" y="{}" font-weight="600">{}</text>"#,
+            y0 + 12.0,
+            escape(&shorten(model, 60))
+        );
+        for (f, (figure, wiki, raw)) in figures.iter().enumerate() {
+            let y = y0 + 20.0 + f as f64 * (bar * 2.0 + 8.0);
+            let _ = write!(
+                s,
+                r#"<text x="{}" y="{}" text-anchor="end">{figure}</text>"#,
+                LABEL_W - 10.0,
+                y + bar + 4.0
+            );
+            for (i, (value, color)) in [(wiki, WIKI_COLOR), (raw, RAW_COLOR)].iter().enumerate() {
+                let yb = y + bar * i as f64;
+                let (w, text) = match value {
+                    Some(v) => (
+                        (PLOT_W * (v / axis_max).clamp(0.0, 1.0)).max(0.5),
+                        label(*v),
+                    ),
+                    None => (0.0, "-".to_string()),
+                };
+                let _ = write!(
+                    s,
+                    r##"<rect x="{LABEL_W}" y="{yb}" width="{w:.1}" height="{}" fill="{color}"/><text x="{:.1}" y="{}" fill="#333">{text}</text>"##,
+                    bar - 2.0,
+                    LABEL_W + w + 4.0,
+                    yb + bar - 4.0
+                );
+            }
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// One row of the summary table: one material's figures for a model.
+fn figures_row(
+    h: &mut String,
+    model: Option<&QuestionModelReport>,
+    from: &str,
+    f: &AnswerFigures,
+    runs: u32,
+    facts: u32,
+) {
+    let cell = match model {
+        Some(m) => format!("<td class=\"m\" rowspan=\"2\">{}</td>", escape(&m.model)),
+        None => String::new(),
+    };
+    let _ = write!(
+        h,
+        "<tr>{cell}<td class=\"l m\">{from}</td><td>{}</td><td class=\"m\">{}</td><td class=\"m\">{}</td><td class=\"m\">{}</td><td class=\"m\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td></tr>",
+        f.covered,
+        share(f.valid_answers, runs),
+        share(f.grounded_claims, f.claims),
+        share(f.sourced_grounded_claims, f.sourced_claims),
+        share(f.facts_found, facts),
+        f.calls,
+        f.latency_ms.p50,
+        f.latency_ms.p95,
+        f.tokens_in.per_question,
+        f.tokens_out.per_question
+    );
+}
+
+/// One material's answer in the questions table: valid or not, grounded claims, facts
+/// found, the answer and the facts missed on hover.
+fn answer_cells(a: &AnswerResult) -> String {
+    let outcome = if a.answered {
+        "<span class=\"ok\">valid</span>".to_string()
+    } else if !a.covered && a.error.is_none() {
+        "not covered".to_string()
+    } else {
+        format!(
+            "<span class=\"bad\" title=\"{}\">no valid answer</span>",
+            escape(a.error.as_deref().unwrap_or("failed"))
+        )
+    };
+    let missed: Vec<&str> = a
+        .facts
+        .iter()
+        .filter(|f| !f.found)
+        .map(|f| f.fact.as_str())
+        .collect();
+    let facts_title = if missed.is_empty() {
+        "every fact found".to_string()
+    } else {
+        format!("missed: {}", missed.join("; "))
+    };
+    format!(
+        "<td class=\"l\" title=\"{}\">{outcome}</td><td>{}/{}</td><td title=\"{}\">{}/{}</td>",
+        escape(&shorten(&a.answer, 600)),
+        a.grounded_claims,
+        a.claims.len(),
+        escape(&facts_title),
+        a.facts_found,
+        a.facts.len()
+    )
+}
+
+/// The whole page of a question dataset: the wiki's answers beside the raw sources'.
+pub fn render_question_html(
+    report: &Report<QuestionModelReport>,
+    results: &[QuestionResult],
+) -> String {
+    let mut h = head(report);
+    if let Some(w) = &report.wiki {
+        let _ = write!(
+            h,
+            "<p class=\"meta\">Asked of the wiki in <code>{}</code>: {} topic page(s) from {} source(s). The raw side searched the same sources, cut into {} passage(s) of at most {} bytes.</p>",
+            escape(w.data_dir.as_deref().unwrap_or("memory")),
+            w.pages,
+            w.sources,
+            w.passages,
+            w.passage_bytes
+        );
+    }
+    h.push_str("<h2>Summary</h2><table><tr><th>model</th><th class=\"l\">from</th><th>covered</th><th>valid answers</th><th>grounded claims</th><th>sourced claims grounded</th><th>facts found</th><th>calls</th><th>p50 ms</th><th>p95 ms</th><th>tokens in / question</th><th>tokens out / question</th></tr>");
+    for m in &report.models {
+        figures_row(&mut h, Some(m), "wiki", &m.wiki, m.runs, m.facts_expected);
+        figures_row(
+            &mut h,
+            None,
+            "raw sources",
+            &m.raw,
+            m.runs,
+            m.facts_expected,
+        );
+    }
+    h.push_str("</table>");
+
+    h.push_str("<h2>Does the wiki help?</h2><figure>");
+    let rates: Vec<(String, Vec<Pair>)> = report
+        .models
+        .iter()
+        .map(|m| {
+            (
+                m.model.clone(),
+                vec![
+                    (
+                        "facts found",
+                        m.wiki.facts_found_rate,
+                        m.raw.facts_found_rate,
+                    ),
+                    ("grounded claims", m.wiki.grounded_rate, m.raw.grounded_rate),
+                    (
+                        "valid answers",
+                        Some(m.wiki.valid_rate),
+                        Some(m.raw.valid_rate),
+                    ),
+                ],
+            )
+        })
+        .collect();
+    h.push_str(&pairs_svg(
+        "The wiki against the raw sources, per model",
+        &rates,
+        1.0,
+        &|v| pct(Some(v)),
+    ));
+    h.push_str("<figcaption>The same questions, the same model and prompt: answered from the wiki's pages, and from passages of the raw sources found by the same words. Facts found: expected facts whose content words are all in a valid answer; grounded claims: claims whose quote is found in the page or source they cite.</figcaption></figure>");
+
+    h.push_str("<h2>Tokens per question</h2><figure>");
+    let tokens: Vec<(String, Vec<Pair>)> = report
+        .models
+        .iter()
+        .map(|m| {
+            let per = |f: &AnswerFigures, out: bool| {
+                let t = if out { f.tokens_out } else { f.tokens_in };
+                (t.runs_reported > 0).then_some(t.per_question)
+            };
+            (
+                m.model.clone(),
+                vec![
+                    ("prompt tokens", per(&m.wiki, false), per(&m.raw, false)),
+                    ("answer tokens", per(&m.wiki, true), per(&m.raw, true)),
+                ],
+            )
+        })
+        .collect();
+    let max = tokens
+        .iter()
+        .flat_map(|(_, rows)| rows.iter().flat_map(|(_, a, b)| [*a, *b]))
+        .flatten()
+        .fold(0.0, f64::max);
+    let axis = ticks(max).last().copied().unwrap_or(1.0);
+    h.push_str(&pairs_svg("Tokens per question", &tokens, axis, &|v| {
+        format!("{v:.0}")
+    }));
+    h.push_str("<figcaption>Mean tokens per question a model was asked (retries included), over the questions whose every call reported usage.</figcaption></figure>");
+
+    h.push_str("<h2>Questions</h2><table><tr><th>case</th><th class=\"l\">model</th><th>#</th><th class=\"l\">wiki</th><th>grounded</th><th>facts</th><th class=\"l\">raw sources</th><th>grounded</th><th>facts</th><th class=\"l\">question</th></tr>");
+    for r in results {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=\"l m\">{}</td><td>{}</td>{}{}<td class=\"l\">{}</td></tr>",
+            escape(&r.case_id),
+            escape(&r.model),
+            r.repeat,
+            answer_cells(&r.wiki),
+            answer_cells(&r.raw),
+            escape(&r.question)
+        );
+    }
+    h.push_str("</table><p class=\"meta\">Hover an answer to read it, and the facts to see which were missed. Every answer, claim and fact is in results.jsonl.</p></body></html>\n");
     h
 }
 

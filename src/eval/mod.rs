@@ -9,12 +9,18 @@
 //! aggregates the runs per model; [`html`] renders the self-contained HTML report; [`write_outputs`] writes
 //! `report.json`, `results.jsonl` and `report.html`; [`session`] is one eval as a shell
 //! runs it, from the options checked to the verdict.
+//!
+//! A dataset of `kind: questions` is asked instead ([`questions`]): every question of the
+//! wiki in the data dir and of its raw sources, side by side, with the same model, each
+//! answer's citations checked and its expected facts looked for ([`facts`]).
 
 pub mod checks;
 pub mod dataset;
+pub mod facts;
 pub mod freeform;
 pub mod html;
 pub mod judge;
+pub mod questions;
 pub mod report;
 pub mod run;
 pub mod session;
@@ -26,14 +32,21 @@ use std::path::{Path, PathBuf};
 pub use checks::{run_checks, CheckResult};
 pub use dataset::{
     load_dataset, Case, Dataset, DatasetError, DatasetKind, Evaluator, Execution, Expected,
+    QuestionCase,
 };
 pub use judge::{JudgeVerdict, RubricScore};
-pub use report::{build_report, JudgeSummary, ModelReport, Report};
+pub use questions::{run_questions, AnswerResult, QuestionResult};
+pub use report::{
+    build_question_report, build_report, AnswerFigures, JudgeSummary, ModelReport,
+    QuestionModelReport, Report, WikiInfo,
+};
 pub use run::{
     plan_runs, resolve_execution, resolve_judge, run_eval, CaseResult, EvalOptions, EvalProgress,
     EvalRun, Evaluations, JudgeResult, PlannedRun,
 };
-pub use session::{evaluate, prepare, EvalOutcome, EvalPlan, EvalVerdict};
+pub use session::{
+    evaluate, evaluate_questions, prepare, question_wiki, EvalOutcome, EvalPlan, EvalVerdict,
+};
 
 /// Why an eval could not run.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +57,9 @@ pub enum EvalError {
     /// A provider could not be set up.
     #[error(transparent)]
     Llm(#[from] crate::llm::LlmError),
+    /// The wiki a question dataset is asked of could not be read.
+    #[error(transparent)]
+    Wiki(Box<crate::wiki::WikiError>),
     /// An option is not acceptable.
     #[error("{0}")]
     Invalid(String),
@@ -55,6 +71,12 @@ pub enum EvalError {
         /// Why.
         source: std::io::Error,
     },
+}
+
+impl From<crate::wiki::WikiError> for EvalError {
+    fn from(e: crate::wiki::WikiError) -> Self {
+        EvalError::Wiki(Box::new(e))
+    }
 }
 
 /// The files an eval wrote.
@@ -100,6 +122,31 @@ pub fn write_outputs(
     report: &Report,
     results: &[CaseResult],
 ) -> Result<OutputFiles, EvalError> {
+    write_files(dir, report, results, &html::render_html(report, results))
+}
+
+/// [`write_outputs`] for a question dataset.
+pub fn write_question_outputs(
+    dir: &Path,
+    report: &Report<QuestionModelReport>,
+    results: &[QuestionResult],
+) -> Result<OutputFiles, EvalError> {
+    write_files(
+        dir,
+        report,
+        results,
+        &html::render_question_html(report, results),
+    )
+}
+
+/// Writes `report` as `report.json`, `results` as `results.jsonl` and `html` as
+/// `report.html` into `dir`, creating it.
+fn write_files(
+    dir: &Path,
+    report: &impl serde::Serialize,
+    results: &[impl serde::Serialize],
+    html: &str,
+) -> Result<OutputFiles, EvalError> {
     let err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| EvalError::Write { path, source }
@@ -122,7 +169,6 @@ pub fn write_outputs(
     }
     let mut f = std::fs::File::create(&files.results_jsonl).map_err(err(&files.results_jsonl))?;
     f.write_all(&lines).map_err(err(&files.results_jsonl))?;
-    std::fs::write(&files.report_html, html::render_html(report, results))
-        .map_err(err(&files.report_html))?;
+    std::fs::write(&files.report_html, html).map_err(err(&files.report_html))?;
     Ok(files)
 }

@@ -1,5 +1,7 @@
 //! The eval report: per-model figures aggregated from the runs (`report.json`), and the
-//! terminal table. Pure: the figures are computed from [`CaseResult`]s.
+//! terminal table. Pure: the figures are computed from [`CaseResult`]s (article datasets,
+//! [`ModelReport`]) or [`QuestionResult`]s (question datasets, [`QuestionModelReport`]:
+//! the wiki's answers beside the raw sources'), in the same envelope ([`Report`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -10,15 +12,18 @@ use crate::compile::AnswerClass;
 
 use super::dataset::{Dataset, DatasetKind, Evaluator};
 use super::freeform::FREEFORM_PROMPT_VERSION;
+use super::questions::{AnswerResult, QuestionResult};
 use super::run::{CaseResult, EvalRun};
 
 /// The version of `report.json`'s layout (2: the dataset's `kind` and `evaluator`, and
-/// `evaluators` per model).
-pub const REPORT_SCHEMA_VERSION: u32 = 2;
+/// `evaluators` per model; 3: question datasets, whose models hold `wiki` and `raw`
+/// figures, and the `wiki` they were asked of).
+pub const REPORT_SCHEMA_VERSION: u32 = 3;
 
-/// The whole report (`report.json`).
+/// The whole report (`report.json`): the envelope, and one entry per model —
+/// [`ModelReport`] for an article dataset, [`QuestionModelReport`] for a question dataset.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
+pub struct Report<M = ModelReport> {
     /// The layout version of this file.
     pub schema_version: u32,
     /// The WikiMind version that wrote it.
@@ -35,8 +40,27 @@ pub struct Report {
     pub cancelled: bool,
     /// Things a person should know (a missing sidecar…).
     pub warnings: Vec<String>,
+    /// The wiki a question dataset was asked of (absent for articles).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wiki: Option<WikiInfo>,
     /// One entry per model, in the order they ran.
-    pub models: Vec<ModelReport>,
+    pub models: Vec<M>,
+}
+
+/// The wiki a question dataset was asked of, and its raw sources as the other side of
+/// the comparison saw them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WikiInfo {
+    /// The data dir (`null` for a wiki in memory).
+    pub data_dir: Option<String>,
+    /// Its sources.
+    pub sources: u64,
+    /// Its topic pages.
+    pub pages: u64,
+    /// The passages its sources were cut into for the raw side.
+    pub passages: usize,
+    /// The longest passage, in bytes.
+    pub passage_bytes: usize,
 }
 
 /// What was evaluated.
@@ -202,7 +226,11 @@ pub fn percentile(sorted: &[u64], p: f64) -> u64 {
 }
 
 fn latency(results: &[&CaseResult]) -> LatencyStats {
-    let mut v: Vec<u64> = results.iter().map(|r| r.latency_ms).collect();
+    latency_of(results.iter().map(|r| r.latency_ms).collect())
+}
+
+/// Nearest-rank percentiles, mean and range of `v`.
+fn latency_of(mut v: Vec<u64>) -> LatencyStats {
     v.sort_unstable();
     LatencyStats {
         p50: percentile(&v, 50.0),
@@ -402,6 +430,11 @@ pub fn build_report(dataset: &Dataset, run: &EvalRun) -> Report {
             model_report(m, &of)
         })
         .collect();
+    envelope(dataset, run, models)
+}
+
+/// The report of `run` around its per-model figures.
+fn envelope<M, R>(dataset: &Dataset, run: &EvalRun<R>, models: Vec<M>) -> Report<M> {
     let mut warnings = dataset.warnings.clone();
     if run.cancelled {
         warnings.push("the eval was cancelled: figures cover the runs that finished".into());
@@ -419,14 +452,287 @@ pub fn build_report(dataset: &Dataset, run: &EvalRun) -> Report {
                 .sidecar_path
                 .as_ref()
                 .map(|p| p.display().to_string()),
-            cases: dataset.cases.len(),
+            cases: dataset.len(),
         },
         started_at: run.started_at.clone(),
         elapsed_ms: run.elapsed_ms,
         runs: run.results.len(),
         cancelled: run.cancelled,
         warnings,
+        wiki: None,
         models,
+    }
+}
+
+/// Figures for one model over a question dataset: the same questions answered from the
+/// wiki's pages and from the raw sources, side by side.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QuestionModelReport {
+    /// Provider and model (`ollama:qwen2.5:3b`).
+    pub model: String,
+    /// Questions asked (cases × repetitions), each from both materials.
+    pub runs: u32,
+    /// Expected facts over those runs.
+    pub facts_expected: u32,
+    /// The answers from the wiki's pages.
+    pub wiki: AnswerFigures,
+    /// The answers from the raw sources.
+    pub raw: AnswerFigures,
+}
+
+/// How one material (the wiki's pages, or the raw sources) answered a model's questions.
+/// Rates are shares from 0 to 1, `null` when there is nothing to divide by.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnswerFigures {
+    /// Questions whose words found something to read (the others asked no model).
+    pub covered: u32,
+    /// Questions answered with a valid answer (retries included).
+    pub valid_answers: u32,
+    /// `valid_answers / runs`: a question not covered counts as not answered.
+    pub valid_rate: f64,
+    /// Questions covered whose answer could not be made valid (or whose run failed).
+    pub failed: u32,
+    /// How the first answers fared, by class (questions a model was asked).
+    pub first_answers: BTreeMap<String, u32>,
+    /// Claims of the valid answers.
+    pub claims: u32,
+    /// Of those, claims whose quote was found in what they cite.
+    pub grounded_claims: u32,
+    /// `grounded_claims / claims`.
+    pub grounded_rate: Option<f64>,
+    /// Claims the model labelled `sourced`.
+    pub sourced_claims: u32,
+    /// Of those, claims whose quote was found in what they cite.
+    pub sourced_grounded_claims: u32,
+    /// `sourced_grounded_claims / sourced_claims`.
+    pub sourced_grounded_rate: Option<f64>,
+    /// Expected facts found in the valid answers.
+    pub facts_found: u32,
+    /// `facts_found / facts_expected` (of the model's runs).
+    pub facts_found_rate: Option<f64>,
+    /// Model calls (retries included).
+    pub calls: u32,
+    /// Wall time per question a model was asked (retrieval and retries included).
+    pub latency_ms: LatencyStats,
+    /// Prompt tokens.
+    pub tokens_in: AnswerTokens,
+    /// Answer tokens.
+    pub tokens_out: AnswerTokens,
+}
+
+/// Token figures over the questions a model was asked and whose every call reported usage.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AnswerTokens {
+    /// Questions counted.
+    pub runs_reported: u32,
+    /// Sum over those questions.
+    pub total: u64,
+    /// Mean per question counted.
+    pub per_question: f64,
+    /// The total divided by the valid answers among them (`null` when none).
+    pub per_answer: Option<f64>,
+}
+
+fn ratio(n: u32, of: u32) -> Option<f64> {
+    (of > 0).then(|| rate(n, of))
+}
+
+/// The figures of one material's answers to `runs` questions with `facts` expected facts.
+fn answer_figures(answers: &[&AnswerResult], facts: u32) -> AnswerFigures {
+    let runs = answers.len() as u32;
+    let sum = |f: &dyn Fn(&AnswerResult) -> u32| answers.iter().map(|a| f(a)).sum::<u32>();
+    let mut first_answers = BTreeMap::new();
+    for class in answers.iter().filter_map(|a| a.first_answer) {
+        *first_answers.entry(class.as_str().to_string()).or_insert(0) += 1;
+    }
+    let asked: Vec<&&AnswerResult> = answers.iter().filter(|a| a.asked()).collect();
+    let reported: Vec<&&&AnswerResult> = asked.iter().filter(|a| a.tokens_reported).collect();
+    let tokens = |pick: &dyn Fn(&AnswerResult) -> u64| {
+        let total: u64 = reported.iter().map(|a| pick(a)).sum();
+        let answered = reported.iter().filter(|a| a.answered).count();
+        AnswerTokens {
+            runs_reported: reported.len() as u32,
+            total,
+            per_question: if reported.is_empty() {
+                0.0
+            } else {
+                total as f64 / reported.len() as f64
+            },
+            per_answer: (answered > 0).then(|| total as f64 / answered as f64),
+        }
+    };
+    let valid = sum(&|a| u32::from(a.answered));
+    let claims = sum(&|a| a.claims.len() as u32);
+    let grounded = sum(&|a| a.grounded_claims);
+    let sourced = sum(&|a| a.sourced_claims);
+    let sourced_grounded = sum(&|a| a.sourced_grounded_claims);
+    let found = sum(&|a| a.facts_found);
+    AnswerFigures {
+        covered: sum(&|a| u32::from(a.covered)),
+        valid_answers: valid,
+        valid_rate: rate(valid, runs),
+        failed: sum(&|a| u32::from(a.error.is_some())),
+        first_answers,
+        claims,
+        grounded_claims: grounded,
+        grounded_rate: ratio(grounded, claims),
+        sourced_claims: sourced,
+        sourced_grounded_claims: sourced_grounded,
+        sourced_grounded_rate: ratio(sourced_grounded, sourced),
+        facts_found: found,
+        facts_found_rate: ratio(found, facts),
+        calls: sum(&|a| a.calls),
+        latency_ms: latency_of(asked.iter().map(|a| a.latency_ms).collect()),
+        tokens_in: tokens(&|a| a.tokens_in),
+        tokens_out: tokens(&|a| a.tokens_out),
+    }
+}
+
+/// The figures of one model's questions.
+pub fn question_model_report(model: &str, results: &[&QuestionResult]) -> QuestionModelReport {
+    let facts: u32 = results.iter().map(|r| r.expect.len() as u32).sum();
+    let wiki: Vec<&AnswerResult> = results.iter().map(|r| &r.wiki).collect();
+    let raw: Vec<&AnswerResult> = results.iter().map(|r| &r.raw).collect();
+    QuestionModelReport {
+        model: model.to_string(),
+        runs: results.len() as u32,
+        facts_expected: facts,
+        wiki: answer_figures(&wiki, facts),
+        raw: answer_figures(&raw, facts),
+    }
+}
+
+/// Builds the report of a question eval run over the wiki described by `wiki`.
+pub fn build_question_report(
+    dataset: &Dataset,
+    run: &EvalRun<QuestionResult>,
+    wiki: WikiInfo,
+) -> Report<QuestionModelReport> {
+    let mut order: Vec<&str> = Vec::new();
+    for r in &run.results {
+        if !order.contains(&r.model.as_str()) {
+            order.push(&r.model);
+        }
+    }
+    let models = order
+        .iter()
+        .map(|m| {
+            let of: Vec<&QuestionResult> = run.results.iter().filter(|r| r.model == *m).collect();
+            question_model_report(m, &of)
+        })
+        .collect();
+    let mut report = envelope(dataset, run, models);
+    if wiki.pages == 0 {
+        report.warnings.push(
+            "the wiki has no topic pages: no question is covered by it (run `wikimind compile` first)"
+                .into(),
+        );
+    }
+    report.wiki = Some(wiki);
+    report
+}
+
+/// Lays `rows` (the first is the header) out as a table: the first `left` columns
+/// left-aligned, the others right-aligned, a rule under the header.
+fn table(rows: &[Vec<String>], left: usize) -> String {
+    let mut out = String::new();
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for (i, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if c < left {
+                    format!("{cell:<w$}", w = widths[c])
+                } else {
+                    format!("{cell:>w$}", w = widths[c])
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        if i == 0 {
+            let total: usize = widths.iter().sum::<usize>() + 2 * (widths.len().max(1) - 1);
+            let _ = writeln!(out, "{}", "-".repeat(total));
+        }
+    }
+    out
+}
+
+/// `n/of (rate)`, or `-` when there is nothing to count.
+pub fn share(n: u32, of: u32) -> String {
+    if of == 0 {
+        "-".into()
+    } else {
+        format!("{n}/{of} {}", pct(ratio(n, of)))
+    }
+}
+
+impl Report<QuestionModelReport> {
+    /// The report as a plain-text table for a terminal: per model, the wiki's row and the
+    /// raw sources' row, then how they compare.
+    pub fn to_table(&self) -> String {
+        let header = [
+            "model",
+            "from",
+            "asked",
+            "covered",
+            "valid",
+            "grounded",
+            "sourced ok",
+            "facts",
+            "p50 ms",
+            "tok in",
+            "tok out",
+        ];
+        let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+        for m in &self.models {
+            for (i, (from, f)) in [("wiki", &m.wiki), ("raw", &m.raw)].into_iter().enumerate() {
+                rows.push(vec![
+                    if i == 0 {
+                        m.model.clone()
+                    } else {
+                        String::new()
+                    },
+                    from.to_string(),
+                    m.runs.to_string(),
+                    f.covered.to_string(),
+                    share(f.valid_answers, m.runs),
+                    share(f.grounded_claims, f.claims),
+                    share(f.sourced_grounded_claims, f.sourced_claims),
+                    share(f.facts_found, m.facts_expected),
+                    f.latency_ms.p50.to_string(),
+                    format!("{:.0}", f.tokens_in.per_question),
+                    format!("{:.0}", f.tokens_out.per_question),
+                ]);
+            }
+        }
+        let mut out = table(&rows, 2);
+        if let Some(w) = &self.wiki {
+            let _ = writeln!(
+                out,
+                "
+wiki: {} topic page(s) from {} source(s); raw: the same sources as {} passage(s) of at most {} bytes",
+                w.pages, w.sources, w.passages, w.passage_bytes
+            );
+        }
+        for m in &self.models {
+            let _ = writeln!(
+                out,
+                "
+{}: facts found {} from the wiki, {} from the raw sources; grounded claims {} against {}; prompt tokens per question {:.0} against {:.0}",
+                m.model,
+                pct(m.wiki.facts_found_rate),
+                pct(m.raw.facts_found_rate),
+                pct(m.wiki.grounded_rate),
+                pct(m.raw.grounded_rate),
+                m.wiki.tokens_in.per_question,
+                m.raw.tokens_in.per_question,
+            );
+        }
+        out
     }
 }
 
@@ -463,27 +769,7 @@ impl Report {
                 format!("{:.0}", m.tokens_out.per_compile),
             ]);
         }
-        let widths: Vec<usize> = (0..header.len())
-            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-            .collect();
-        for (i, row) in rows.iter().enumerate() {
-            let cells: Vec<String> = row
-                .iter()
-                .enumerate()
-                .map(|(c, cell)| {
-                    if c == 0 {
-                        format!("{cell:<w$}", w = widths[c])
-                    } else {
-                        format!("{cell:>w$}", w = widths[c])
-                    }
-                })
-                .collect();
-            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
-            if i == 0 {
-                let total: usize = widths.iter().sum::<usize>() + 2 * (widths.len() - 1);
-                let _ = writeln!(out, "{}", "-".repeat(total));
-            }
-        }
+        out.push_str(&table(&rows, 1));
         for m in &self.models {
             let list = |map: &BTreeMap<String, u32>| {
                 if map.is_empty() {
@@ -547,5 +833,57 @@ mod tests {
         assert_eq!(percentile(&[], 50.0), 0);
         assert_eq!(percentile(&[1, 2, 3], 100.0), 3);
         assert_eq!(percentile(&[1, 2, 3], 0.0), 1);
+    }
+
+    fn answer(calls: u32, answered: bool, latency_ms: u64) -> AnswerResult {
+        AnswerResult {
+            covered: calls > 0,
+            answered,
+            error: (calls > 0 && !answered).then(|| "no valid answer".into()),
+            first_answer: (calls > 0).then_some(AnswerClass::StrictValid),
+            answer: String::new(),
+            read: Vec::new(),
+            claims: Vec::new(),
+            grounded_claims: 0,
+            sourced_claims: 0,
+            sourced_grounded_claims: 0,
+            facts: Vec::new(),
+            facts_found: 0,
+            calls,
+            tokens_in: 100 * u64::from(calls),
+            tokens_out: 10 * u64::from(calls),
+            tokens_reported: calls > 0,
+            latency_ms,
+            warnings: Vec::new(),
+            attempts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn questions_not_covered_count_against_valid_answers_but_not_latency_or_tokens() {
+        let answers = [
+            answer(1, true, 400),
+            answer(2, false, 900),
+            answer(0, false, 1),
+        ];
+        let refs: Vec<&AnswerResult> = answers.iter().collect();
+        let f = answer_figures(&refs, 0);
+        assert_eq!((f.covered, f.valid_answers, f.failed), (2, 1, 1));
+        assert!((f.valid_rate - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!((f.latency_ms.min, f.latency_ms.max), (400, 900));
+        assert_eq!(f.tokens_in.runs_reported, 2);
+        assert_eq!(f.tokens_in.per_question, 150.0);
+        assert_eq!(
+            f.tokens_in.per_answer,
+            Some(300.0),
+            "all tokens, one answer"
+        );
+        // Nothing to divide by: no rate, rather than a made-up 0%.
+        assert_eq!(
+            (f.grounded_rate, f.sourced_grounded_rate, f.facts_found_rate),
+            (None, None, None)
+        );
+        assert_eq!(share(0, 0), "-");
+        assert_eq!(share(1, 3), "1/3 33%");
     }
 }

@@ -26,7 +26,7 @@ use crate::store::ArticleDetail;
 use crate::wiki::Wiki;
 
 use super::checks::{run_checks, ArticleFacts, CheckResult};
-use super::dataset::{Case, Dataset, Evaluator, Execution};
+use super::dataset::{Case, Dataset, DatasetKind, Evaluator, Execution};
 use super::freeform::freeform_prompt;
 use super::judge::{judge_prompt, JudgeState, JudgeStep, RubricScore};
 use super::EvalError;
@@ -203,7 +203,7 @@ pub fn resolve_judge(
 /// One run to make: a case, a repetition, and how.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlannedRun {
-    /// Index of the case in the dataset.
+    /// Index of the case in the dataset (in `questions` for a question dataset).
     pub case_index: usize,
     /// The repetition, from 1.
     pub repeat: u32,
@@ -232,6 +232,27 @@ pub fn plan_runs(
         options.models.iter().cloned().map(Some).collect()
     };
     let target = target_flag(options.provider.as_deref(), "--provider")?;
+    // Each case's own execution and evaluator; a question is asked with the `ask` template
+    // and checked against its facts.
+    let cases: Vec<(&Execution, Evaluator)> = match dataset.kind {
+        DatasetKind::Articles => dataset
+            .cases
+            .iter()
+            .map(|c| (&c.execution, dataset.evaluator_for(c)))
+            .collect(),
+        DatasetKind::Questions => dataset
+            .questions
+            .iter()
+            .map(|q| (&q.execution, Evaluator::Checks))
+            .collect(),
+    };
+    let sidecar = match dataset.kind {
+        DatasetKind::Questions if dataset.execution.prompt.is_none() => Execution {
+            prompt: Some(super::dataset::ask_version()),
+            ..dataset.execution.clone()
+        },
+        _ => dataset.execution.clone(),
+    };
     let mut runs = Vec::new();
     for model in &models {
         let flags = Execution {
@@ -240,10 +261,9 @@ pub fn plan_runs(
             model: model.clone(),
             ..Execution::default()
         };
-        for (case_index, case) in dataset.cases.iter().enumerate() {
-            let execution =
-                resolve_execution(&flags, &case.execution, &dataset.execution, settings)?;
-            let evaluator = dataset.evaluator_for(case);
+        for (case_index, (case_execution, evaluator)) in cases.iter().enumerate() {
+            let execution = resolve_execution(&flags, case_execution, &sidecar, settings)?;
+            let evaluator = *evaluator;
             let judge = match evaluator {
                 Evaluator::LlmJudge => Some(resolve_judge(options, settings, &execution)?),
                 Evaluator::Checks => None,
@@ -408,11 +428,12 @@ pub struct EvalProgress {
     pub ok: bool,
 }
 
-/// Everything an eval produced, in plan order.
+/// Everything an eval produced, in plan order: [`CaseResult`]s for an article dataset,
+/// [`QuestionResult`](super::questions::QuestionResult)s for a question dataset.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvalRun {
+pub struct EvalRun<R = CaseResult> {
     /// One result per run.
-    pub results: Vec<CaseResult>,
+    pub results: Vec<R>,
     /// When the eval started (UTC, ISO-8601).
     pub started_at: String,
     /// Wall time of the whole eval.
@@ -460,6 +481,13 @@ pub async fn run_eval(
     progress: &(dyn Fn(EvalProgress) + Send + Sync),
     cancel: &CancellationToken,
 ) -> Result<EvalRun, EvalError> {
+    if dataset.kind != DatasetKind::Articles {
+        return Err(EvalError::Invalid(format!(
+            "{} is a dataset of {}: it is asked of a wiki (see `evaluate_questions`)",
+            dataset.name,
+            dataset.kind.as_str()
+        )));
+    }
     let started_at = super::timestamp::now_iso();
     let started = Instant::now();
     let runs = plan_runs(dataset, settings, options)?;

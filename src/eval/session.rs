@@ -1,16 +1,21 @@
 //! One eval from start to finish, as a shell runs it: the options checked, the servers
 //! asked before anything runs ([`prepare`]), then the runs, the report and its files, and
-//! whether the eval as a whole succeeded ([`evaluate`]).
+//! whether the eval as a whole succeeded ([`evaluate`]; [`evaluate_questions`] for a
+//! question dataset, asked of the wiki [`question_wiki`] opens).
 
 use std::path::Path;
 
+use crate::ask::sources::PASSAGE_BYTES;
 use crate::compile::AnswerClass;
 use crate::config::{Settings, Target};
 use crate::llm::{CancellationToken, KeyStore, LlmError};
+use crate::wiki::Wiki;
 
+use super::questions::{run_questions, QuestionResult};
+use super::report::{build_question_report, ModelReport, QuestionModelReport, WikiInfo};
 use super::run::{plan_runs, providers_for, run_eval, EvalOptions, EvalProgress, EvalRun};
-use super::{build_report, default_out_dir, write_outputs, Dataset, EvalError};
-use super::{OutputFiles, PlannedRun, Report};
+use super::{build_report, default_out_dir, write_outputs, write_question_outputs};
+use super::{Dataset, EvalError, OutputFiles, PlannedRun, Report};
 
 impl EvalOptions {
     /// The first option a person got wrong, naming its flag: an unknown provider (for the
@@ -125,7 +130,27 @@ impl EvalVerdict {
                 .results
                 .iter()
                 .all(|r| r.first_answer == AnswerClass::ProviderError && !r.ok);
-        if run.cancelled {
+        EvalVerdict::judge(run.cancelled, none_answered)
+    }
+
+    /// The verdict on a finished question eval: no model answered when every answer a model
+    /// was asked for (from the wiki or the sources) failed at the provider.
+    pub fn of_questions(run: &EvalRun<QuestionResult>) -> EvalVerdict {
+        let asked: Vec<_> = run
+            .results
+            .iter()
+            .flat_map(|r| [&r.wiki, &r.raw])
+            .filter(|a| a.asked())
+            .collect();
+        let none_answered = !asked.is_empty()
+            && asked
+                .iter()
+                .all(|a| a.first_answer == Some(AnswerClass::ProviderError) && !a.answered);
+        EvalVerdict::judge(run.cancelled, none_answered)
+    }
+
+    fn judge(cancelled: bool, none_answered: bool) -> EvalVerdict {
+        if cancelled {
             EvalVerdict::Interrupted
         } else if none_answered {
             EvalVerdict::NoModelAnswered
@@ -137,9 +162,9 @@ impl EvalVerdict {
 
 /// What an eval produced.
 #[derive(Debug)]
-pub struct EvalOutcome {
+pub struct EvalOutcome<M = ModelReport> {
     /// The report, per model.
-    pub report: Report,
+    pub report: Report<M>,
     /// Where it was written.
     pub files: OutputFiles,
     /// How the eval ended.
@@ -165,6 +190,71 @@ pub async fn evaluate(
         report,
         files,
         verdict: EvalVerdict::of(&run),
+    })
+}
+
+/// Opens the wiki in `data_dir` for a question dataset: it must exist (nothing is created)
+/// and hold sources, or the eval is refused with what to do first.
+pub fn question_wiki(data_dir: &Path) -> Result<Wiki, EvalError> {
+    let compile_first = "a question dataset is asked of a compiled wiki: run `wikimind ingest` \
+                         and `wikimind compile` with this data dir first";
+    if !data_dir.join(crate::store::DATABASE_FILE).is_file() {
+        return Err(EvalError::Invalid(format!(
+            "no wiki in {}: {compile_first}",
+            data_dir.display()
+        )));
+    }
+    let wiki = Wiki::open(data_dir)?;
+    let counts = wiki
+        .store()
+        .page_counts()
+        .map_err(crate::wiki::WikiError::from)?;
+    if counts.sources == 0 {
+        return Err(EvalError::Invalid(format!(
+            "the wiki in {} has no sources: {compile_first}",
+            data_dir.display()
+        )));
+    }
+    Ok(wiki)
+}
+
+/// Asks the questions of `dataset` of `wiki` and of its raw sources ([`run_questions`]),
+/// builds the report and writes it to `out` (default: [`default_out_dir`]), also when
+/// interrupted.
+#[allow(clippy::too_many_arguments)]
+pub async fn evaluate_questions(
+    dataset: &Dataset,
+    wiki: &Wiki,
+    settings: &Settings,
+    keys: &dyn KeyStore,
+    options: &EvalOptions,
+    out: Option<&Path>,
+    progress: &(dyn Fn(EvalProgress) + Send + Sync),
+    cancel: &CancellationToken,
+) -> Result<EvalOutcome<QuestionModelReport>, EvalError> {
+    let index = wiki.source_index()?;
+    let run = run_questions(
+        dataset, wiki, &index, settings, keys, options, progress, cancel,
+    )
+    .await?;
+    let counts = wiki
+        .store()
+        .page_counts()
+        .map_err(crate::wiki::WikiError::from)?;
+    let info = WikiInfo {
+        data_dir: wiki.data_dir().map(|d| d.display().to_string()),
+        sources: counts.sources,
+        pages: counts.pages,
+        passages: index.passages(),
+        passage_bytes: PASSAGE_BYTES,
+    };
+    let report = build_question_report(dataset, &run, info);
+    let out = out.map_or_else(|| default_out_dir(dataset), Path::to_path_buf);
+    let files = write_question_outputs(&out, &report, &run.results)?;
+    Ok(EvalOutcome {
+        report,
+        files,
+        verdict: EvalVerdict::of_questions(&run),
     })
 }
 
@@ -296,5 +386,73 @@ mod tests {
         cancel.cancel();
         let outcome = evaluate_with(&closed_port(), &cancel).await;
         assert_eq!(outcome.verdict, EvalVerdict::Interrupted);
+    }
+
+    /// A wiki in memory holding one source, never compiled, and a question about it.
+    fn uncompiled(dir: &Path) -> (Wiki, Dataset) {
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        wiki.ingest_text("# Tea\n\nGreen tea is steamed or pan-fired.", None)
+            .expect("ingest");
+        std::fs::write(dir.join("q.yaml"), "kind: questions\n").expect("write");
+        let p = dir.join("q.jsonl");
+        std::fs::write(
+            &p,
+            "{\"id\":\"tea\",\"question\":\"How is green tea made?\",\"expect\":[\"steamed\"]}\n",
+        )
+        .expect("write");
+        (wiki, super::super::load_dataset(&p).expect("dataset"))
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn questions_no_model_answered_fail_and_a_wiki_without_pages_is_said() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (wiki, dataset) = uncompiled(dir.path());
+        let outcome = evaluate_questions(
+            &dataset,
+            &wiki,
+            &settings(&closed_port()),
+            &NoKeyStore,
+            &EvalOptions::default(),
+            Some(&dir.path().join("out")),
+            &|_| {},
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("eval");
+        // The wiki has no page, so only the raw sources were asked, of a server that is down.
+        assert_eq!(outcome.verdict, EvalVerdict::NoModelAnswered);
+        let m = &outcome.report.models[0];
+        assert_eq!((m.wiki.covered, m.raw.covered), (0, 1));
+        assert_eq!((m.raw.valid_answers, m.raw.failed), (0, 1));
+        assert_eq!(m.raw.first_answers.get("provider_error"), Some(&1));
+        assert!(outcome
+            .report
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("the wiki has no topic pages")));
+        assert!(outcome.files.report_html.is_file());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_question_answered_from_the_sources_alone_is_complete() {
+        let server = TestServer::start();
+        let dir = tempfile::tempdir().expect("dir");
+        let (wiki, dataset) = uncompiled(dir.path());
+        let outcome = evaluate_questions(
+            &dataset,
+            &wiki,
+            &settings(&server.url()),
+            &NoKeyStore,
+            &EvalOptions::default(),
+            Some(&dir.path().join("out")),
+            &|_| {},
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("eval");
+        assert_eq!(outcome.verdict, EvalVerdict::Complete);
+        let raw = &outcome.report.models[0].raw;
+        assert_eq!((raw.valid_answers, raw.facts_found), (1, 1));
+        assert_eq!(outcome.report.models[0].wiki.facts_found_rate, Some(0.0));
     }
 }

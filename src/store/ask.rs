@@ -58,7 +58,7 @@ pub struct SavedAnswer {
 }
 
 /// The FTS5 query matching any of `terms`, or `None` when no term has a word.
-fn any_of(terms: &[QueryTerm]) -> Option<String> {
+pub(super) fn any_of(terms: &[QueryTerm]) -> Option<String> {
     let parts: Vec<String> = terms
         .iter()
         .filter_map(|t| {

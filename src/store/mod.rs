@@ -23,6 +23,7 @@ mod names;
 mod page_read;
 mod page_write;
 mod pages;
+mod passages;
 mod read;
 mod scrub;
 mod sources;
@@ -51,6 +52,7 @@ pub use pages::{
     page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
     PageVersion, PageVersionInfo,
 };
+pub use passages::PassageIndex;
 pub use read::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, Counts,
     OutgoingLink, WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,

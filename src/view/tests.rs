@@ -681,6 +681,7 @@ fn espresso_answer(wiki: &Wiki) -> (crate::ask::AskReport, PageId) {
             CitedClaim {
                 claim: "Espresso is brewed at nine bars.".into(),
                 confidence: Confidence::Sourced,
+                labelled: Confidence::Sourced,
                 quote: Some(quote.into()),
                 page: "Espresso".into(),
                 grounded: true,
@@ -690,6 +691,7 @@ fn espresso_answer(wiki: &Wiki) -> (crate::ask::AskReport, PageId) {
             CitedClaim {
                 claim: "A shot takes 25 seconds.".into(),
                 confidence: Confidence::Inferred,
+                labelled: Confidence::Sourced,
                 quote: Some("twenty-five seconds".into()),
                 page: "espressos".into(),
                 grounded: false,
@@ -708,6 +710,8 @@ fn espresso_answer(wiki: &Wiki) -> (crate::ask::AskReport, PageId) {
         tokens_in: 10,
         tokens_out: 20,
         warnings: Vec::new(),
+        attempts: Vec::new(),
+        prompt_version: Some("ask-v1".into()),
     };
     (report, espresso)
 }

@@ -14,4 +14,5 @@ mod page_jobs;
 mod page_writing;
 mod pages;
 mod prompt;
+mod questions;
 mod store;

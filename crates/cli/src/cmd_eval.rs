@@ -1,13 +1,15 @@
-//! `wikimind eval`: run a dataset through the real compile pipeline and report how each
-//! model does. Glue over `wikimind::eval`.
+//! `wikimind eval`: run a dataset through the real compile pipeline (or, for a question
+//! dataset, ask its questions of the wiki and of its raw sources) and report how each model
+//! does. Glue over `wikimind::eval`.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
 use wikimind::config::Overrides;
-use wikimind::eval::{self, EvalOptions, EvalOutcome, EvalProgress, EvalVerdict};
+use wikimind::eval::{self, DatasetKind, EvalOptions, EvalProgress, EvalVerdict, OutputFiles};
 use wikimind::llm::CancellationToken;
 
 use crate::context::{self, print_json};
@@ -17,7 +19,8 @@ use crate::{Done, Global, UsageError};
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// The dataset: a .jsonl file (one case per line, optional sidecar .yaml beside it) or a
-    /// .yaml/.yml file with a `cases:` list.
+    /// .yaml/.yml file with a `cases:` list. A question dataset (`kind: questions`) is asked
+    /// of the wiki in --data-dir, which must be compiled.
     #[arg(value_name = "DATASET")]
     dataset: PathBuf,
     /// `default` (your configured provider), `ollama`, `openai` or `builtin` (wins over the
@@ -33,7 +36,7 @@ pub struct EvalArgs {
     /// Runs per case and model (default: the sidecar's `repeat`, else 1).
     #[arg(long, value_name = "N")]
     repeat: Option<u32>,
-    /// Compiles running at once (default: the compile setting, 2).
+    /// Runs at once: compiles, or questions asked (default: the compile setting, 2).
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
     /// Where to write report.json, results.jsonl and report.html
@@ -66,9 +69,25 @@ pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
     for w in &dataset.warnings {
         eprintln!("warning: {w}");
     }
+    let questions = dataset.kind == DatasetKind::Questions;
+    if questions {
+        if let Some(flag) = args.article_only_flag() {
+            return Err(UsageError(format!(
+                "{flag} applies to article datasets; {} is a question dataset",
+                dataset.name
+            ))
+            .into());
+        }
+    }
     // The person's settings are the bottom layer; flags are applied by the eval itself
     // (flags > case > sidecar > settings).
     let settings = context::settings(global, Overrides::default())?;
+    // A question dataset is asked of the wiki in the data dir: it must be there already.
+    let wiki = if questions {
+        Some(eval::question_wiki(&settings.data_dir)?)
+    } else {
+        None
+    };
     let keys = context::keyring();
     let rt = context::runtime()?;
     let plan = rt.block_on(eval::prepare(&dataset, &settings, &keys, &options))?;
@@ -76,13 +95,24 @@ pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
         eprintln!("error: {e}");
         return Ok(Done::Failed);
     }
-    eprintln!(
-        "evaluating {} ({} case(s)) with {}: {} run(s)",
-        dataset.name,
-        dataset.cases.len(),
-        plan.models().join(", "),
-        plan.runs.len()
-    );
+    if questions {
+        eprintln!(
+            "asking {} ({} question(s)) of the wiki in {} and of its raw sources with {}: {} run(s)",
+            dataset.name,
+            dataset.len(),
+            settings.data_dir.display(),
+            plan.models().join(", "),
+            plan.runs.len()
+        );
+    } else {
+        eprintln!(
+            "evaluating {} ({} case(s)) with {}: {} run(s)",
+            dataset.name,
+            dataset.len(),
+            plan.models().join(", "),
+            plan.runs.len()
+        );
+    }
     let judges = plan.judges();
     if !judges.is_empty() {
         eprintln!("judging articles (llm_judge) with {}", judges.join(", "));
@@ -90,21 +120,69 @@ pub fn run(global: &Global, args: EvalArgs) -> anyhow::Result<Done> {
     let bar = progress_bar(global, plan.runs.len());
     let progress = progress_printer(bar.clone());
     let cancel = CancellationToken::new();
-    let outcome = rt.block_on(async {
+    let out = args.out.as_deref();
+    let shown = rt.block_on(async {
         context::cancel_on_signals(cancel.clone());
-        let out = args.out.as_deref();
-        eval::evaluate(
-            &dataset, &settings, &keys, &options, out, &progress, &cancel,
-        )
-        .await
+        match &wiki {
+            Some(wiki) => Shown::of(
+                eval::evaluate_questions(
+                    &dataset, wiki, &settings, &keys, &options, out, &progress, &cancel,
+                )
+                .await?,
+                |r| r.to_table(),
+            ),
+            None => Shown::of(
+                eval::evaluate(
+                    &dataset, &settings, &keys, &options, out, &progress, &cancel,
+                )
+                .await?,
+                |r| r.to_table(),
+            ),
+        }
     })?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    print_outcome(global, &outcome)
+    print_outcome(global, &shown)
+}
+
+/// What is shown of an eval, whatever its kind: the report as JSON and as a table, where
+/// it was written, how it ended.
+struct Shown {
+    json: serde_json::Value,
+    table: String,
+    files: OutputFiles,
+    verdict: EvalVerdict,
+}
+
+impl Shown {
+    /// `outcome`, its report laid out by `table`.
+    fn of<M: Serialize>(
+        outcome: eval::EvalOutcome<M>,
+        table: impl FnOnce(&eval::Report<M>) -> String,
+    ) -> anyhow::Result<Shown> {
+        Ok(Shown {
+            json: serde_json::to_value(&outcome.report)?,
+            table: table(&outcome.report),
+            files: outcome.files,
+            verdict: outcome.verdict,
+        })
+    }
 }
 
 impl EvalArgs {
+    /// The first flag given that only an article dataset uses.
+    fn article_only_flag(&self) -> Option<&'static str> {
+        [
+            (self.compare_freeform, "--compare-freeform"),
+            (self.judge_model.is_some(), "--judge-model"),
+            (self.judge_provider.is_some(), "--judge-provider"),
+            (self.judge_base_url.is_some(), "--judge-base-url"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
     /// The options the eval applies over the dataset.
     fn options(&self) -> EvalOptions {
         EvalOptions {
@@ -154,12 +232,12 @@ fn progress_printer(bar: Option<ProgressBar>) -> impl Fn(EvalProgress) + Send + 
 }
 
 /// The report (a table, or JSON), where it was written, and how the eval ended.
-fn print_outcome(global: &Global, outcome: &EvalOutcome) -> anyhow::Result<Done> {
+fn print_outcome(global: &Global, outcome: &Shown) -> anyhow::Result<Done> {
     if global.json {
-        print_json(&outcome.report)?;
+        print_json(&outcome.json)?;
     } else {
         let mut stdout = crate::context::out();
-        write!(stdout, "{}", outcome.report.to_table())?;
+        write!(stdout, "{}", outcome.table)?;
         writeln!(stdout)?;
     }
     let files = &outcome.files;

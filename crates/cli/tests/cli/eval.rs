@@ -285,6 +285,7 @@ fn an_unknown_sidecar_field_names_the_file_and_line_and_nothing_runs() {
         .code(1)
         .stderr(predicate::str::contains("hidden-ten.yaml: line 3"))
         .stderr(predicate::str::contains("unknown field `judge`"));
+    // Sources in a dataset that says it holds questions: the line says what is wrong.
     std::fs::write(home.path().join("hidden-ten.yaml"), "kind: questions\n").unwrap();
     cmd(home.path(), &server.url())
         .arg("eval")
@@ -292,7 +293,7 @@ fn an_unknown_sidecar_field_names_the_file_and_line_and_nothing_runs() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
-            "question datasets are not supported yet",
+            "hidden-ten.jsonl: line 1: unknown field \"source\" (a question has: id, question, expect, execution); its sidecar says `kind: questions`",
         ));
     assert!(server.chat_requests().is_empty());
 }
@@ -370,4 +371,116 @@ fn sigterm_stops_an_eval_and_keeps_what_finished() {
     assert_eq!(report["cancelled"], true);
     let runs = report["runs"].as_u64().unwrap();
     assert!((1..24).contains(&runs), "{runs} runs reported");
+}
+
+/// The notes shipped in `examples/`.
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+#[test]
+fn the_shipped_questions_are_asked_of_the_compiled_examples_and_of_their_sources() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    cmd(home.path(), &server.url())
+        .arg("ingest")
+        .arg(examples())
+        .assert()
+        .success();
+    cmd(home.path(), &server.url())
+        .arg("compile")
+        .assert()
+        .success();
+    let compiled = server.chat_requests().len();
+    let out = home.path().join("out");
+    let output = cmd(home.path(), &server.url())
+        .arg("--json")
+        .arg("eval")
+        .arg(evals().join("coffee-questions.jsonl"))
+        .args(["--model", "test-model", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "asking coffee-questions (17 question(s)) of the wiki in",
+        ))
+        .stderr(predicate::str::contains("and of its raw sources"))
+        .get_output()
+        .clone();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["dataset"]["kind"], "questions");
+    assert_eq!(report["dataset"]["cases"], 17);
+    assert_eq!(report["wiki"]["sources"], 12);
+    assert!(report["wiki"]["pages"].as_u64().unwrap() >= 12);
+    let m = &report["models"][0];
+    assert_eq!(m["model"], "ollama:test-model");
+    assert_eq!(m["runs"], 17);
+    assert_eq!(m["facts_expected"], 24);
+    for side in ["wiki", "raw"] {
+        let f = &m[side];
+        // The stand-in answers every question it is asked validly, quoting what it read.
+        assert_eq!(f["valid_answers"], f["covered"], "{side}: {f}");
+        assert_eq!(f["grounded_rate"], 1.0, "{side}: {f}");
+        assert!(f["facts_found"].as_u64().unwrap() <= 24, "{side}: {f}");
+    }
+    // Every question but the one about Mongolia has words the sources use; the wiki, made
+    // by the stand-in, keeps less of them.
+    let covered = |side: &str| m[side]["covered"].as_u64().unwrap();
+    assert_eq!(covered("raw"), 16);
+    assert!((1..=16).contains(&covered("wiki")), "{m}");
+    // One answer per question covered on each side, nothing compiled again.
+    assert_eq!(
+        (server.chat_requests().len() - compiled) as u64,
+        covered("wiki") + covered("raw")
+    );
+    let lines: Vec<Value> = std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 17);
+    let mongolia = lines
+        .iter()
+        .find(|l| l["case_id"] == "not-in-the-notes")
+        .unwrap();
+    assert_eq!(mongolia["wiki"]["covered"], false);
+    assert_eq!(mongolia["raw"]["covered"], false);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("Does the wiki help?"));
+
+    // The table, for people: both sides of every model.
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(evals().join("coffee-questions.jsonl"))
+        .args(["--model", "test-model", "--out"])
+        .arg(home.path().join("out2"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ollama:test-model  wiki"))
+        .stdout(predicate::str::contains("from the wiki"))
+        .stdout(predicate::str::contains("from the raw sources"));
+}
+
+#[test]
+fn a_question_dataset_needs_a_compiled_wiki_and_no_article_flags() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(evals().join("coffee-questions.jsonl"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no wiki in"))
+        .stderr(predicate::str::contains("wikimind compile"));
+    assert!(!home.path().join("data").join("wikimind.db").exists());
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(evals().join("coffee-questions.jsonl"))
+        .args(["--judge-model", "big"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--judge-model applies to article datasets; coffee-questions is a question dataset",
+        ));
+    assert!(server.chat_requests().is_empty());
 }
