@@ -300,6 +300,8 @@ mod tests {
             tokens_in: 1,
             tokens_out: 1,
             warnings: Vec::new(),
+            attempts: Vec::new(),
+            prompt_version: Some("ask-v1".into()),
         };
         let (number, _) = h.asking.start();
         h.asking.finish(number, Some(&report));
