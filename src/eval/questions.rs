@@ -5,11 +5,9 @@
 //! citations checked, its expected facts looked for ([`super::facts`]). The wiki is only
 //! read: nothing is compiled, saved or changed.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
 
 use crate::ask::sources::{ask_sources, SourceIndex};
@@ -23,7 +21,10 @@ use crate::wiki::{Wiki, WikiError};
 
 use super::dataset::{Dataset, DatasetKind, QuestionCase};
 use super::facts::AnswerWords;
-use super::run::{plan_runs, providers_for, EvalOptions, EvalProgress, EvalRun, PlannedRun};
+use super::run::{
+    in_plan_order, plan_runs, providers_for, EvalOptions, EvalProgress, EvalRun, PlannedRun,
+    Started,
+};
 use super::EvalError;
 
 /// One claim of an answer, as `results.jsonl` records it.
@@ -246,8 +247,7 @@ pub async fn run_questions(
             dataset.kind.as_str()
         )));
     }
-    let started_at = super::timestamp::now_iso();
-    let started = Instant::now();
+    let started = Started::now();
     let runs = plan_runs(dataset, settings, options)?;
     let providers = providers_for(&runs, settings, keys)?;
     let prompts = wiki.prompts();
@@ -255,8 +255,6 @@ pub async fn run_questions(
         .concurrency
         .unwrap_or(settings.compile.concurrency)
         .max(1);
-    let total = runs.len();
-    let done = AtomicUsize::new(0);
     let asking = Asking {
         wiki,
         index,
@@ -264,46 +262,30 @@ pub async fn run_questions(
         base: &settings.compile,
         cancel,
     };
-    let finished: Vec<(usize, Option<QuestionResult>)> =
-        stream::iter(runs.iter().enumerate().map(|(i, run)| {
+    let results = in_plan_order(
+        &runs,
+        concurrency,
+        cancel,
+        |run: &PlannedRun| {
             let provider = providers
                 .get(&(run.execution.provider, run.execution.base_url.clone()))
                 .cloned();
             let case = &dataset.questions[run.case_index];
-            let (done, asking) = (&done, &asking);
-            async move {
-                let Some(provider) = provider else {
-                    return (i, None);
-                };
-                if cancel.is_cancelled() {
-                    return (i, None);
-                }
-                let result = asking.question(case, run, provider).await;
-                if let Some(r) = &result {
-                    let n = done.fetch_add(1, Ordering::SeqCst) + 1;
-                    progress(EvalProgress {
-                        done: n,
-                        total,
-                        case_id: r.case_id.clone(),
-                        model: r.model.clone(),
-                        ok: r.wiki.error.is_none() && r.raw.error.is_none(),
-                    });
-                }
-                (i, result)
-            }
-        }))
-        .buffer_unordered(concurrency)
-        .collect()
-        .await;
-    let mut finished = finished;
-    finished.sort_by_key(|(i, _)| *i);
-    let results: Vec<QuestionResult> = finished.into_iter().filter_map(|(_, r)| r).collect();
-    Ok(EvalRun {
-        cancelled: results.len() < total,
-        results,
-        started_at,
-        elapsed_ms: started.elapsed().as_millis() as u64,
-    })
+            let asking = &asking;
+            async move { asking.question(case, run, provider?).await }
+        },
+        |r: &QuestionResult, done, total| {
+            progress(EvalProgress {
+                done,
+                total,
+                case_id: r.case_id.clone(),
+                model: r.model.clone(),
+                ok: r.wiki.error.is_none() && r.raw.error.is_none(),
+            })
+        },
+    )
+    .await;
+    Ok(started.finish(results, runs.len()))
 }
 
 /// What every question run shares.

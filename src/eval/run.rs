@@ -488,69 +488,112 @@ pub async fn run_eval(
             dataset.kind.as_str()
         )));
     }
-    let started_at = super::timestamp::now_iso();
-    let started = Instant::now();
+    let started = Started::now();
     let runs = plan_runs(dataset, settings, options)?;
     let providers = providers_for(&runs, settings, keys)?;
     let concurrency = options
         .concurrency
         .unwrap_or(settings.compile.concurrency)
         .max(1);
-    let total = runs.len();
-    let done = AtomicUsize::new(0);
-    let finished: Vec<(usize, Option<CaseResult>)> =
-        stream::iter(runs.iter().enumerate().map(|(i, run)| {
+    let results = in_plan_order(
+        &runs,
+        concurrency,
+        cancel,
+        |run: &PlannedRun| {
             let provider_of =
                 |e: &ResolvedExecution| providers.get(&(e.provider, e.base_url.clone())).cloned();
             let provider = provider_of(&run.execution);
             let judge = run.judge.as_ref().and_then(provider_of);
             let case = &dataset.cases[run.case_index];
-            let done = &done;
             async move {
-                let Some(provider) = provider else {
-                    return (i, None);
-                };
-                if cancel.is_cancelled() {
-                    return (i, None);
-                }
-                let result = run_case(
+                run_case(
                     case,
                     dataset,
                     run,
                     Providers {
-                        compile: provider,
+                        compile: provider?,
                         judge,
                     },
                     &settings.compile,
                     options.compare_freeform,
                     cancel,
                 )
-                .await;
-                if let Some(r) = &result {
-                    let n = done.fetch_add(1, Ordering::SeqCst) + 1;
-                    progress(EvalProgress {
-                        done: n,
-                        total,
-                        case_id: r.case_id.clone(),
-                        model: r.model.clone(),
-                        ok: r.ok,
-                    });
-                }
-                (i, result)
+                .await
             }
+        },
+        |r: &CaseResult, done, total| {
+            progress(EvalProgress {
+                done,
+                total,
+                case_id: r.case_id.clone(),
+                model: r.model.clone(),
+                ok: r.ok,
+            })
+        },
+    )
+    .await;
+    Ok(started.finish(results, runs.len()))
+}
+
+/// When an eval started.
+pub(super) struct Started {
+    at: String,
+    clock: Instant,
+}
+
+impl Started {
+    /// Now.
+    pub(super) fn now() -> Started {
+        Started {
+            at: super::timestamp::now_iso(),
+            clock: Instant::now(),
+        }
+    }
+
+    /// The eval that started then, with `results` of `planned` runs (fewer: cancelled).
+    pub(super) fn finish<R>(self, results: Vec<R>, planned: usize) -> EvalRun<R> {
+        EvalRun {
+            cancelled: results.len() < planned,
+            results,
+            started_at: self.at,
+            elapsed_ms: self.clock.elapsed().as_millis() as u64,
+        }
+    }
+}
+
+/// Does `job` for every planned run, `concurrency` at a time, telling `finished` about
+/// each result as it comes (with how many are done and how many there are), and returns
+/// the results in plan order. A run whose job gives `None` (no provider, cancelled) has
+/// none; once `cancel` fires, runs not started are not started.
+pub(super) async fn in_plan_order<'a, R, Fut>(
+    runs: &'a [PlannedRun],
+    concurrency: usize,
+    cancel: &CancellationToken,
+    job: impl Fn(&'a PlannedRun) -> Fut,
+    finished: impl Fn(&R, usize, usize),
+) -> Vec<R>
+where
+    Fut: std::future::Future<Output = Option<R>>,
+{
+    let total = runs.len();
+    let done = AtomicUsize::new(0);
+    let (done, job, finished) = (&done, &job, &finished);
+    let mut results: Vec<(usize, R)> =
+        stream::iter(runs.iter().enumerate().map(|(i, run)| async move {
+            if cancel.is_cancelled() {
+                return None;
+            }
+            let result = job(run).await?;
+            let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+            finished(&result, n, total);
+            Some((i, result))
         }))
         .buffer_unordered(concurrency)
+        .filter_map(|r| async move { r })
         .collect()
         .await;
-    let mut finished = finished;
-    finished.sort_by_key(|(i, _)| *i);
-    let results: Vec<CaseResult> = finished.into_iter().filter_map(|(_, r)| r).collect();
-    Ok(EvalRun {
-        cancelled: results.len() < total,
-        results,
-        started_at,
-        elapsed_ms: started.elapsed().as_millis() as u64,
-    })
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
 }
 
 /// The clients one run talks to.
