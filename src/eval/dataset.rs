@@ -769,29 +769,45 @@ const CASE_FIELDS: &[&str] = &[
     "evaluator",
 ];
 
-fn read_case(
+/// What one line of a dataset is: a case or a question.
+struct Entry {
+    /// `case` or `question`, for messages.
+    what: &'static str,
+    /// The fields it may have.
+    fields: &'static [&'static str],
+    /// The fields of the other kind, which get `hint` when met.
+    others: &'static [&'static str],
+    /// What to do about a field of the other kind.
+    hint: &'static str,
+}
+
+/// A line as an object of `entry`'s fields, and its `id`: a line of another shape, an
+/// unknown field (with the hint when it belongs to the other kind) or a missing or empty
+/// id is refused where it stands.
+fn entry_head(
     path: &Path,
-    dir: &Path,
-    at: Location,
+    at: &Location,
     value: Value,
-    seen: &mut HashMap<String, Location>,
-) -> Result<Case, DatasetError> {
-    let err = |m: String| DatasetError::at(path, &at, m);
+    entry: Entry,
+) -> Result<(Map<String, Value>, String), DatasetError> {
+    let err = |m: String| DatasetError::at(path, at, m);
     let Value::Object(mut obj) = value else {
         return Err(err(format!(
-            "a case must be a JSON object, not {}",
+            "a {} must be a JSON object, not {}",
+            entry.what,
             type_name(&value)
         )));
     };
-    if let Some(unknown) = obj.keys().find(|k| !CASE_FIELDS.contains(&k.as_str())) {
-        let hint = if QUESTION_FIELDS.contains(&unknown.as_str()) {
-            "; a question dataset says `kind: questions` in its sidecar"
+    if let Some(unknown) = obj.keys().find(|k| !entry.fields.contains(&k.as_str())) {
+        let hint = if entry.others.contains(&unknown.as_str()) {
+            format!("; {}", entry.hint)
         } else {
-            ""
+            String::new()
         };
         return Err(err(format!(
-            "unknown field {unknown:?} (a case has: {}){hint}",
-            CASE_FIELDS.join(", ")
+            "unknown field {unknown:?} (a {} has: {}){hint}",
+            entry.what,
+            entry.fields.join(", ")
         )));
     }
     let id = match obj.remove("id") {
@@ -805,6 +821,44 @@ fn read_case(
             )))
         }
     };
+    Ok((obj, id))
+}
+
+/// Refuses an id used before in the dataset, naming where.
+fn unique_id(
+    path: &Path,
+    at: &Location,
+    id: &str,
+    seen: &HashMap<String, Location>,
+) -> Result<(), DatasetError> {
+    match seen.get(id) {
+        Some(first) => Err(DatasetError::at(
+            path,
+            at,
+            format!("duplicate id {id:?} (first used at {first})"),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn read_case(
+    path: &Path,
+    dir: &Path,
+    at: Location,
+    value: Value,
+    seen: &mut HashMap<String, Location>,
+) -> Result<Case, DatasetError> {
+    let (mut obj, id) = entry_head(
+        path,
+        &at,
+        value,
+        Entry {
+            what: "case",
+            fields: CASE_FIELDS,
+            others: QUESTION_FIELDS,
+            hint: "a question dataset says `kind: questions` in its sidecar",
+        },
+    )?;
     let err = |m: String| DatasetError::at(path, &at, format!("case {id:?}: {m}"));
     let string_field = |obj: &mut Map<String, Value>, name: &str| match obj.remove(name) {
         None | Some(Value::Null) => Ok(None),
@@ -853,13 +907,7 @@ fn read_case(
             )))
         }
     };
-    if let Some(first) = seen.get(&id) {
-        return Err(DatasetError::at(
-            path,
-            &at,
-            format!("duplicate id {id:?} (first used at {first})"),
-        ));
-    }
+    unique_id(path, &at, &id, seen)?;
     let (ingested, resolved) = match (source, source_file) {
         (Some(_), Some(_)) => {
             return Err(err(
@@ -915,35 +963,17 @@ fn read_question(
     value: Value,
     seen: &mut HashMap<String, Location>,
 ) -> Result<QuestionCase, DatasetError> {
-    let err = |m: String| DatasetError::at(path, &at, m);
-    let Value::Object(mut obj) = value else {
-        return Err(err(format!(
-            "a question must be a JSON object, not {}",
-            type_name(&value)
-        )));
-    };
-    if let Some(unknown) = obj.keys().find(|k| !QUESTION_FIELDS.contains(&k.as_str())) {
-        let hint = if CASE_FIELDS.contains(&unknown.as_str()) {
-            "; its sidecar says `kind: questions`, and an article dataset leaves `kind` out"
-        } else {
-            ""
-        };
-        return Err(err(format!(
-            "unknown field {unknown:?} (a question has: {}){hint}",
-            QUESTION_FIELDS.join(", ")
-        )));
-    }
-    let id = match obj.remove("id") {
-        None | Some(Value::Null) => return Err(err("missing `id`".into())),
-        Some(Value::String(s)) if s.trim().is_empty() => return Err(err("`id` is empty".into())),
-        Some(Value::String(s)) => s,
-        Some(other) => {
-            return Err(err(format!(
-                "`id` must be a string, not {}",
-                type_name(&other)
-            )))
-        }
-    };
+    let (mut obj, id) = entry_head(
+        path,
+        &at,
+        value,
+        Entry {
+            what: "question",
+            fields: QUESTION_FIELDS,
+            others: CASE_FIELDS,
+            hint: "its sidecar says `kind: questions`, and an article dataset leaves `kind` out",
+        },
+    )?;
     let err = |m: String| DatasetError::at(path, &at, format!("case {id:?}: {m}"));
     let question = match obj.remove("question") {
         None | Some(Value::Null) => return Err(err("missing `question`".into())),
@@ -1000,13 +1030,7 @@ fn read_question(
         }
     };
     execution.check(DatasetKind::Questions).map_err(err)?;
-    if let Some(first) = seen.get(&id) {
-        return Err(DatasetError::at(
-            path,
-            &at,
-            format!("duplicate id {id:?} (first used at {first})"),
-        ));
-    }
+    unique_id(path, &at, &id, seen)?;
     seen.insert(id.clone(), at.clone());
     Ok(QuestionCase {
         id,
