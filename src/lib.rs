@@ -12,6 +12,12 @@ pub mod contract;
 /// The structured output engine (extraction, repair, validation, coercion, streaming).
 pub use wikimind_structured as structured;
 
+/// The text rules every layer shares (keys, the quote fold, URLs, hashes).
+pub use wikimind_text as text;
+
+/// Model providers (Ollama, OpenAI-compatible, the built-in engine), streamed.
+pub use wikimind_llm as llm;
+
 pub mod ask;
 pub mod compile;
 pub mod compile_run;
@@ -19,9 +25,8 @@ pub mod config;
 pub mod eval;
 pub mod export;
 #[cfg(test)]
-mod hostile_text;
+use wikimind_text::hostile as hostile_text;
 pub mod ingest;
-pub mod llm;
 pub mod markdown;
 pub mod provider_check;
 pub mod queue;

@@ -2,7 +2,7 @@
 
 use encoding_rs::Encoding;
 use reqwest::header::CONTENT_TYPE;
-use url::Url;
+use wikimind_text::url::{parse_http_url, shown_url};
 
 use super::html::readable_html;
 use super::text::{markdown_title, normalise_text};
@@ -163,59 +163,9 @@ pub async fn fetch_url(url: &str, options: &IngestOptions) -> Result<IngestedSou
     })
 }
 
-/// The origin of a web page for a URL as typed: the URL parsed and normalised, without its
-/// fragment and without `user:password@`. The same URL always gives the same origin. Errors
-/// (not a URL, not http or https) never repeat credentials.
+/// The origin of a web page for a URL as typed (see [`wikimind_text::url::url_origin`]).
 pub fn url_origin(url: &str) -> Result<String> {
-    parse_http_url(url).map(|parsed| shown_url(&parsed))
-}
-
-/// Parses an http or https URL and drops its fragment (credentials are kept: they are sent).
-fn parse_http_url(url: &str) -> Result<Url> {
-    let given = url.trim();
-    let mut parsed = Url::parse(given).map_err(|error| IngestError::InvalidUrl {
-        url: without_userinfo(given),
-        reason: error.to_string(),
-    })?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(IngestError::UnsupportedScheme {
-            url: shown_url(&parsed),
-            scheme: parsed.scheme().to_owned(),
-        });
-    }
-    parsed.set_fragment(None);
-    Ok(parsed)
-}
-
-/// A URL fit to store and show: no `user:password@`, no fragment.
-fn shown_url(url: &Url) -> String {
-    let mut shown = url.clone();
-    shown.set_fragment(None);
-    if shown.set_password(None).is_err() || shown.set_username("").is_err() {
-        // A URL that cannot hold credentials (no host) has none to hide.
-        return without_userinfo(url.as_str());
-    }
-    shown.to_string()
-}
-
-/// Text that may be a URL, with anything between `//` and the last `@` of the authority
-/// removed: the form of a URL fit for a message, whether or not it parses.
-pub(crate) fn without_userinfo(text: &str) -> String {
-    let Some(scheme_end) = text.find("//") else {
-        return text.to_owned();
-    };
-    let authority_start = scheme_end + 2;
-    let authority_end = text[authority_start..]
-        .find(['/', '?', '#', '\\'])
-        .map_or(text.len(), |i| authority_start + i);
-    match text[authority_start..authority_end].rfind('@') {
-        Some(at) => format!(
-            "{}{}",
-            &text[..authority_start],
-            &text[authority_start + at + 1..]
-        ),
-        None => text.to_owned(),
-    }
+    Ok(wikimind_text::url::url_origin(url)?)
 }
 
 /// The lowercase essence (`type/subtype`) and the charset parameter of a content type.
@@ -290,29 +240,6 @@ mod tests {
             Some("shift_jis")
         );
         assert_eq!(meta_charset(b"<p>no charset</p>"), None);
-    }
-
-    #[test]
-    fn origins_drop_fragments_and_credentials() {
-        let cases = [
-            ("https://example.com/a#b", "https://example.com/a"),
-            ("  HTTP://Example.COM  ", "http://example.com/"),
-            (
-                "http://alice:pw@example.com/x?q=1",
-                "http://example.com/x?q=1",
-            ),
-            ("http://alice@example.com:8080/", "http://example.com:8080/"),
-            ("http://:pw@example.com/", "http://example.com/"),
-        ];
-        for (given, want) in cases {
-            assert_eq!(url_origin(given).unwrap(), want, "{given}");
-        }
-        assert_eq!(
-            without_userinfo("http://a:b@c@ho st/p@q"),
-            "http://ho st/p@q"
-        );
-        assert_eq!(without_userinfo("no url here"), "no url here");
-        assert_eq!(without_userinfo("mailto:a@b"), "mailto:a@b");
     }
 
     #[tokio::test]

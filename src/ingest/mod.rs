@@ -23,10 +23,10 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
-pub(crate) use fetch::without_userinfo;
 pub use fetch::{fetch_url, url_origin};
 pub use files::{ingest_path, path_origin, BYTES_ORIGIN_PREFIX};
 pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text};
+pub use wikimind_text::url::without_userinfo;
 
 /// The default largest source accepted: 20 MB.
 pub const DEFAULT_MAX_BYTES: u64 = 20 * 1024 * 1024;
@@ -337,3 +337,15 @@ pub enum IngestError {
 
 /// The result type of this module.
 pub type Result<T, E = IngestError> = std::result::Result<T, E>;
+
+impl From<wikimind_text::url::UrlError> for IngestError {
+    fn from(error: wikimind_text::url::UrlError) -> IngestError {
+        use wikimind_text::url::UrlError;
+        match error {
+            UrlError::Invalid { url, reason } => IngestError::InvalidUrl { url, reason },
+            UrlError::UnsupportedScheme { url, scheme } => {
+                IngestError::UnsupportedScheme { url, scheme }
+            }
+        }
+    }
+}

@@ -1,7 +1,5 @@
 //! Plain text and markdown: normalisation, titles, pasted text and stdin.
 
-use sha2::{Digest, Sha256};
-
 use super::{IngestError, IngestedSource, Result, SourceKind};
 
 /// Titles longer than this (in characters) are cut; a title is a label, not a paragraph.
@@ -71,17 +69,8 @@ fn ingest_pasted(text: &str, title: Option<&str>, kind: SourceKind) -> Result<In
 
 /// `text:` followed by the lowercase hex SHA-256 of `text`.
 pub(crate) fn text_origin(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    let mut origin = String::with_capacity(5 + 64);
-    origin.push_str("text:");
-    for byte in digest.iter() {
-        origin.push(char::from(HEX[usize::from(byte >> 4)]));
-        origin.push(char::from(HEX[usize::from(byte & 0x0f)]));
-    }
-    origin
+    format!("text:{}", wikimind_text::hash::content_hash(text))
 }
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Strips a leading UTF-8 byte order mark and turns `\r\n` and lone `\r` into `\n`.
 pub(crate) fn normalise_text(text: &str) -> String {

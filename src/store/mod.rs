@@ -33,7 +33,6 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use rusqlite::{Connection, TransactionBehavior};
-use sha2::{Digest, Sha256};
 
 pub use articles::{
     CompilationRow, CompileOutcome, CompileRecord, NewLink, SaveArticle, SavedArticle,
@@ -197,30 +196,8 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The key titles, concept names and link targets are matched by: trimmed, lowercased,
-/// inner runs of whitespace collapsed to one space.
-pub fn normalize_title(title: &str) -> String {
-    title
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
-/// The SHA-256 of `text` as lowercase hex: the content hash of a source, and the key of
-/// pasted text (`text:<hash>`).
-pub fn content_hash(text: &str) -> String {
-    hex(&Sha256::digest(text.as_bytes()))
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        let _ = write!(out, "{byte:02x}");
-    }
-    out
-}
+pub use wikimind_text::hash::{content_hash, hex};
+pub use wikimind_text::key::normalize_title;
 
 #[cfg(test)]
 mod tests;

@@ -25,23 +25,11 @@ use serde::{Deserialize, Serialize};
 
 use super::articles::NewLink;
 use super::{
-    normalize_title, ArticleId, AuthorKind, PageId, PageKind, Result, SourceId, SourceKind, Store,
-    StoreError, NOW,
+    ArticleId, AuthorKind, PageId, PageKind, Result, SourceId, SourceKind, Store, StoreError, NOW,
 };
 use crate::contract::{CheckedClaim, Confidence};
-use crate::topic::topic_key;
 
-/// The key a page is found by: the [`topic_key`] of its name, or — for a name with no
-/// letter or digit, which has no topic key — its [`normalize_title`] form (which no topic
-/// key can equal, as topic keys hold only letters, digits, `+`, `#` and spaces).
-pub fn page_key(name: &str) -> String {
-    let key = topic_key(name);
-    if key.is_empty() {
-        normalize_title(name)
-    } else {
-        key
-    }
-}
+pub use wikimind_text::key::page_key;
 
 /// A claim of a page, with the sources whose text holds its quote.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

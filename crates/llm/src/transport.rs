@@ -118,7 +118,7 @@ impl Transport {
         Ok(Transport {
             client,
             kind,
-            shown: crate::ingest::without_userinfo(&base),
+            shown: wikimind_text::url::without_userinfo(&base),
             base,
             settings,
         })

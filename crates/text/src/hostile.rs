@@ -58,7 +58,7 @@ const PIECES: &[&str] = &[
 ];
 
 /// Text of up to `max_pieces` hostile pieces and arbitrary characters.
-pub(crate) fn text(max_pieces: usize) -> impl Strategy<Value = String> {
+pub fn text(max_pieces: usize) -> impl Strategy<Value = String> {
     prop::collection::vec(
         prop_oneof![
             4 => prop::sample::select(PIECES).prop_map(str::to_string),

@@ -3,7 +3,7 @@
 //! Keys live in the operating system's keyring, each under the base URL of the one server
 //! it belongs to ([`key_id`]). This module does not read the environment, and does not
 //! decide which provider gets which key: the config module does both, once
-//! ([`crate::config::Settings::with_keys`]), through a [`KeyStore`] its caller passes in.
+//! (`wikimind::config::Settings::with_keys`), through a [`KeyStore`] its caller passes in.
 //! Keys are never written to disk by WikiMind.
 
 /// A secret string (an API key). `Debug` and `Display` print `***`; read it with
@@ -41,7 +41,7 @@ impl std::fmt::Display for Secret {
 pub struct KeyStoreError(pub String);
 
 /// Somewhere API keys are stored, each under the [`key_id`] of the one server it belongs
-/// to. The settings layer ([`crate::config::Settings::with_keys`]) is the only reader: every
+/// to. The settings layer (`wikimind::config::Settings::with_keys`) is the only reader: every
 /// caller gets its keys from there, so the rule of which key goes where lives in one place.
 pub trait KeyStore: Send + Sync {
     /// The key stored under this id, if any.

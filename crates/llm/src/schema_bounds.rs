@@ -278,7 +278,10 @@ mod tests {
     use super::*;
 
     fn contract() -> Value {
-        crate::contract::compilation_schema()
+        serde_json::from_str(include_str!(
+            "../../../schemas/compilation_result.schema.json"
+        ))
+        .expect("the golden compilation schema is JSON")
     }
 
     fn max_len(schema: &Value, pointer: &str) -> u64 {

@@ -437,7 +437,7 @@ fn new_builtin(model_path: &std::path::Path) -> Result<Box<dyn Provider>> {
 /// Checks a base URL and drops trailing slashes.
 fn normalise_base_url(base: &str) -> Result<String> {
     let trimmed = base.trim().trim_end_matches('/');
-    let shown = crate::ingest::without_userinfo(trimmed);
+    let shown = wikimind_text::url::without_userinfo(trimmed);
     let parsed = url::Url::parse(trimmed)
         .map_err(|e| LlmError::InvalidConfig(format!("base URL {shown:?} is not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {

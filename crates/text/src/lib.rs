@@ -1,0 +1,18 @@
+//! The leaf of WikiMind's layers: every rule about text that must agree wherever it is
+//! applied. It does no IO and depends on no other WikiMind crate.
+//!
+//! - [`key`]: which spellings name one topic ([`key::topic_key`]) and the key a page is
+//!   found by ([`key::page_key`]).
+//! - [`names`]: which known names a text speaks of ([`names::NameIndex`]).
+//! - [`fold`]: how a quote is compared with a source (case, whitespace, quote marks, dashes).
+//! - [`url`]: a web page's origin, and URLs with their credentials cut out.
+//! - [`hash`]: content hashes.
+#![deny(missing_docs)]
+
+pub mod fold;
+pub mod hash;
+#[cfg(any(test, feature = "hostile"))]
+pub mod hostile;
+pub mod key;
+pub mod names;
+pub mod url;
