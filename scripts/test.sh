@@ -8,6 +8,9 @@ bash scripts/setup.sh
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
+echo "== crates depend only downward (scripts/check-layers.py)"
+cargo metadata --format-version 1 --no-deps | python3 scripts/check-layers.py
+
 echo "== the core library stays free of tauri and clap"
 if cargo tree -p wikimind -e normal --prefix none | grep -Eq '^(tauri|clap)[ -]'; then
   echo "the core library (package wikimind) depends on tauri or clap" >&2
@@ -45,3 +48,8 @@ bash scripts/test-builtin.sh
 # Last, as the slowest: the desktop app's release build as a .deb, and what it holds.
 echo "== release build of the app and its .deb"
 bash scripts/build-deb.sh
+
+# Benchmarks are code too: build every one (release, sharing the .deb build's dependencies)
+# so none can rot unnoticed. Running them is for people measuring, not for CI.
+echo "== benchmarks build"
+cargo bench --workspace --no-run --quiet

@@ -7,7 +7,8 @@
 //! are thin shells over it.
 #![deny(missing_docs)]
 
-pub mod contract;
+/// The contracts with the model: the records an answer becomes, and their schemas.
+pub use wikimind_contract as contract;
 
 /// The structured output engine (extraction, repair, validation, coercion, streaming).
 pub use wikimind_structured as structured;
@@ -17,6 +18,9 @@ pub use wikimind_text as text;
 
 /// Model providers (Ollama, OpenAI-compatible, the built-in engine), streamed.
 pub use wikimind_llm as llm;
+
+/// SQLite: the wiki's tables, queries, transactions and migrations.
+pub use wikimind_store as store;
 
 pub mod ask;
 pub mod compile;
@@ -32,7 +36,6 @@ pub mod provider_check;
 pub mod queue;
 pub mod reading;
 pub mod render;
-pub mod store;
 pub mod terminal;
 #[cfg(test)]
 mod test_settings;

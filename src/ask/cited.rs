@@ -71,6 +71,9 @@ impl<'a> PageTexts<'a> {
         let cited = match store.find_page(name)? {
             None => None,
             Some(id) => match store.page(id)? {
+                // A saved answer is never evidence: only topic pages, written from sources,
+                // can hold a quote that backs a claim.
+                Some(page) if page.kind != crate::store::PageKind::Topic => None,
                 None => None,
                 Some(page) => {
                     let mut text = format!("{}\n{}\n{}\n", page.title, page.summary, page.body);

@@ -102,20 +102,24 @@ impl GroundingIndex {
             .get_or_init(|| SuffixAutomaton::new(&self.words, self.vocab.len()))
     }
 
-    /// Whether `quote` is found in the source.
+    /// Whether `quote` is found in the source, by the rule of [`quote_pieces`]: a quote of
+    /// one piece has at least two words and is found (verbatim, or with small differences
+    /// from six words on); a quote of several pieces (cut by `...` or `…`) has at least three
+    /// words in each, and they are found verbatim, in order, within a window of
+    /// [`WINDOW_FACTOR`] times the quote's words.
     pub fn contains(&self, quote: &str) -> bool {
-        let pieces: Vec<String> = split_ellipsis(quote)
-            .into_iter()
-            .map(normalise)
-            .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
-            .filter(|p| !p.is_empty())
-            .collect();
-        // One word is not a quote: "the" or "owner" is in almost any source.
-        let words: usize = pieces.iter().map(|p| words_of(p).count()).sum();
-        if words < MIN_QUOTE_WORDS {
+        let Some(pieces) = quote_pieces(quote) else {
             return false;
+        };
+        if let [only] = &pieces[..] {
+            return self.piece_found(&self.piece(only));
         }
-        pieces.iter().all(|p| self.piece_found(&self.piece(p)))
+        let starts: Vec<Vec<usize>> = pieces
+            .iter()
+            .map(|p| self.verbatim_starts(&self.piece(p)))
+            .collect();
+        let lengths: Vec<usize> = pieces.iter().map(|p| words_of(p).count()).collect();
+        in_order_within(&starts, &lengths)
     }
 
     fn piece(&self, piece: &str) -> Piece {
@@ -173,6 +177,20 @@ impl GroundingIndex {
     /// source: checked where its rarest word occurs, unless that is at more than `limit`
     /// places (`None`: not checked).
     fn verbatim(&self, piece: &Piece, limit: usize) -> Option<bool> {
+        self.verbatim_at(piece, limit, true)
+            .map(|starts| !starts.is_empty())
+    }
+
+    /// Every word position where the piece starts verbatim, in order.
+    fn verbatim_starts(&self, piece: &Piece) -> Vec<usize> {
+        self.verbatim_at(piece, usize::MAX, false)
+            .unwrap_or_default()
+    }
+
+    /// The word positions where the piece starts verbatim, in order (only the first when
+    /// `first_only`), checked where its rarest word occurs unless that is at more than
+    /// `limit` places (`None`: not checked).
+    fn verbatim_at(&self, piece: &Piece, limit: usize, first_only: bool) -> Option<Vec<usize>> {
         let (Some(words), Some(separators)) = (
             piece.words.iter().copied().collect::<Option<Vec<u32>>>(),
             piece
@@ -181,7 +199,7 @@ impl GroundingIndex {
                 .copied()
                 .collect::<Option<Vec<u32>>>(),
         ) else {
-            return Some(false);
+            return Some(Vec::new());
         };
         let occurrences = |w: u32| {
             let w = w as usize;
@@ -192,22 +210,26 @@ impl GroundingIndex {
             .enumerate()
             .min_by_key(|(_, &w)| occurrences(w).len())
         else {
-            return Some(false);
+            return Some(Vec::new());
         };
         let candidates = occurrences(words[rarest]);
         if candidates.len() > limit {
             return None;
         }
-        let found = candidates.iter().any(|&at| {
-            let Some(start) = (at as usize).checked_sub(rarest) else {
-                return false;
-            };
+        let at_start = |at: &u32| {
+            let start = (*at as usize).checked_sub(rarest)?;
             let end = start + words.len();
-            end <= self.words.len()
+            (end <= self.words.len()
                 && self.words[start..end] == words[..]
-                && self.separators[start..end - 1] == separators[..]
-        });
-        Some(found)
+                && self.separators[start..end - 1] == separators[..])
+                .then_some(start)
+        };
+        let mut starts = candidates.iter().filter_map(at_start);
+        Some(if first_only {
+            starts.next().into_iter().collect()
+        } else {
+            starts.collect()
+        })
     }
 }
 
@@ -446,8 +468,64 @@ pub fn ground_claims_with(claims: &[Claim], grounds: &dyn Fn(&str) -> bool) -> V
         .collect()
 }
 
-/// The fewest words a quote must have to ground a claim.
+/// The fewest words a quote of one piece must have to ground a claim: one word ("the",
+/// "owner") is in almost any source.
 const MIN_QUOTE_WORDS: usize = 2;
+
+/// The fewest words each piece of a quote cut by an ellipsis must have: pieces of one or two
+/// words, found anywhere, would let a quote stitched from common words ground anything.
+pub const MIN_PIECE_WORDS: usize = 3;
+
+/// How far apart the pieces of a quote may lie: the span from the first piece's first word
+/// to the last piece's last word is at most this many times the quote's words.
+pub const WINDOW_FACTOR: usize = 4;
+
+/// A quote's pieces, normalised, trimmed to letters and digits at both ends, empty pieces
+/// dropped — or `None` when the quote cannot ground anything by its shape: no piece, a
+/// single piece under [`MIN_QUOTE_WORDS`] words, or several pieces one of which is under
+/// [`MIN_PIECE_WORDS`] words.
+fn quote_pieces(quote: &str) -> Option<Vec<String>> {
+    let pieces: Vec<String> = split_ellipsis(quote)
+        .into_iter()
+        .map(normalise)
+        .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let least = if pieces.len() == 1 {
+        MIN_QUOTE_WORDS
+    } else {
+        MIN_PIECE_WORDS
+    };
+    let shaped = !pieces.is_empty() && pieces.iter().all(|p| words_of(p).count() >= least);
+    shaped.then_some(pieces)
+}
+
+/// Whether pieces of `lengths` words, each starting at one of its `starts` (word positions,
+/// ascending), follow each other in order without overlapping, the whole spanning at most
+/// [`WINDOW_FACTOR`] times the words of all pieces. For each start of the first piece, the
+/// earliest start of each next piece ends the chain soonest, so that one chain is checked.
+fn in_order_within(starts: &[Vec<usize>], lengths: &[usize]) -> bool {
+    let window = WINDOW_FACTOR * lengths.iter().sum::<usize>();
+    let Some((first, rest)) = starts.split_first() else {
+        return false;
+    };
+    'first: for &from in first {
+        let mut end = from + lengths[0];
+        for (next, length) in rest.iter().zip(&lengths[1..]) {
+            let at = next.partition_point(|&s| s < end);
+            let Some(&start) = next.get(at) else {
+                // No later start for this piece: none for a later first start either.
+                return false;
+            };
+            end = start + length;
+            if end - from > window {
+                continue 'first;
+            }
+        }
+        return true;
+    }
+    false
+}
 
 /// The words of normalised text: runs of letters and digits.
 fn words_of(text: &str) -> impl Iterator<Item = &str> {
@@ -482,21 +560,38 @@ pub mod reference {
     //! tests and the `ground` fuzz target check it; verbatim matches may overlap a false
     //! start only in the indexed one). Far too slow for real input: never call it there.
 
-    use super::{normalise, split_ellipsis, words_of, MIN_QUOTE_WORDS};
+    use super::{in_order_within, quote_pieces, words_of};
 
     /// Whether `quote` grounds in `source`, by the rule
     /// [`GroundingIndex::contains`](super::GroundingIndex::contains) implements.
     pub fn contains(source: &str, quote: &str) -> bool {
-        let text = normalise(source);
+        let text = super::normalise(source);
         let words: Vec<&str> = words_of(&text).collect();
-        let pieces: Vec<String> = split_ellipsis(quote)
-            .into_iter()
-            .map(normalise)
-            .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
-            .filter(|p| !p.is_empty())
+        let Some(pieces) = quote_pieces(quote) else {
+            return false;
+        };
+        if let [only] = &pieces[..] {
+            return piece_found(&text, &words, only);
+        }
+        let starts: Vec<Vec<usize>> = pieces.iter().map(|p| verbatim_starts(&text, p)).collect();
+        let lengths: Vec<usize> = pieces.iter().map(|p| words_of(p).count()).collect();
+        in_order_within(&starts, &lengths)
+    }
+
+    /// The word positions where `piece` occurs verbatim in `text`, on word boundaries.
+    fn verbatim_starts(text: &str, piece: &str) -> Vec<usize> {
+        let edge = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
+        let mut starts: Vec<usize> = text
+            .char_indices()
+            .filter(|&(at, _)| {
+                text[at..].starts_with(piece)
+                    && edge(text[..at].chars().next_back())
+                    && edge(text[at + piece.len()..].chars().next())
+            })
+            .map(|(at, _)| words_of(&text[..at]).count())
             .collect();
-        let count: usize = pieces.iter().map(|p| words_of(p).count()).sum();
-        count >= MIN_QUOTE_WORDS && pieces.iter().all(|p| piece_found(&text, &words, p))
+        starts.dedup();
+        starts
     }
 
     fn piece_found(text: &str, words: &[&str], piece: &str) -> bool {
@@ -574,6 +669,14 @@ mod tests {
             ("ownership model", true),
             ("", false),
             ("...", false),
+            // Pieces of one or two words, found anywhere, are not evidence.
+            ("ownership ... owner", false),
+            ("the ... the", false),
+            ("Rust … time", false),
+            ("ownership model ... one owner", false),
+            // Pieces of three words or more, in the source's order and near each other.
+            ("Each value in Rust ... called its owner", true),
+            ("one owner at a time ... Rust's ownership model", false),
         ];
         let index = GroundingIndex::new(SOURCE);
         for (quote, want) in cases {
@@ -696,6 +799,13 @@ mod tests {
             "*", "...", "…", "\"", "\t",
         ];
 
+        /// Plain words and separators (no ellipsis, which would cut a quote into pieces).
+        const PLAIN: &[&str] = &[
+            "espresso", "pressure", "the", "water", "grind", "a", "coffee", "crema", "bean", "of",
+            "Café", "42",
+        ];
+        const PLAIN_SEPARATORS: &[&str] = &[" ", ", ", ". ", "\u{A0}", "-", "\n", " — "];
+
         /// Text from a few words and separators, so quotes often match, nearly match or
         /// match with other punctuation.
         fn text(max_words: usize) -> impl Strategy<Value = String> {
@@ -745,6 +855,48 @@ mod tests {
             fn indexed_grounding_agrees_with_the_reference((source, quote) in source_and_quote()) {
                 let index = GroundingIndex::new(&source);
                 prop_assert_eq!(index.contains(&quote), reference::contains(&source, &quote));
+            }
+
+            #[test]
+            fn stitched_words_never_ground_and_real_runs_always_do(
+                parts in prop::collection::vec(
+                    (prop::sample::select(PLAIN), prop::sample::select(PLAIN_SEPARATORS)),
+                    4..80,
+                ),
+                picks in prop::collection::vec((any::<prop::sample::Index>(), 1usize..=2), 1..6),
+                run in (any::<prop::sample::Index>(), 2usize..12),
+            ) {
+                let source: String = parts.iter().map(|(w, s)| format!("{w}{s}")).collect();
+                let index = GroundingIndex::new(&source);
+                // Pieces of one or two consecutive source words, from anywhere: a lone
+                // word, or several pieces joined by an ellipsis, never ground.
+                let pieces: Vec<String> = picks
+                    .iter()
+                    .map(|(at, len)| {
+                        let from = at.index(parts.len());
+                        let to = (from + len).min(parts.len());
+                        let words: Vec<&str> = parts[from..to].iter().map(|(w, _)| *w).collect();
+                        words.join(" ")
+                    })
+                    .collect();
+                let stitched = if pieces.len() == 1 {
+                    pieces[0].split(' ').next().unwrap_or_default().to_string()
+                } else {
+                    pieces.join(" ... ")
+                };
+                prop_assert!(!index.contains(&stitched), "{stitched:?} grounded in {source:?}");
+                prop_assert!(!reference::contains(&source, &stitched));
+                // A run of two words or more, as the source writes it, always grounds.
+                let from = run.0.index(parts.len() - 1);
+                let to = (from + run.1).min(parts.len());
+                let mut quote = String::new();
+                for (i, (word, sep)) in parts[from..to].iter().enumerate() {
+                    quote.push_str(word);
+                    if from + i + 1 < to {
+                        quote.push_str(sep);
+                    }
+                }
+                prop_assert!(index.contains(&quote), "{quote:?} not found in {source:?}");
             }
 
             #[test]

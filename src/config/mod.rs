@@ -93,7 +93,9 @@ pub struct PageSettings {
 
 impl Default for PageSettings {
     fn default() -> Self {
-        PageSettings { min_sources: 2 }
+        PageSettings {
+            min_sources: crate::store::DEFAULT_MIN_SOURCES,
+        }
     }
 }
 

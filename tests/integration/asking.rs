@@ -371,3 +371,48 @@ fn an_upgraded_wiki_finds_pages_by_their_claims_and_other_names() {
         );
     }
 }
+
+/// Regression (hardening, round three): an answer saved with an ungrounded claim became the
+/// evidence of a later answer citing it, shown grounded. Saved answers are never evidence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_saved_answer_is_never_the_evidence_of_a_later_answer() {
+    let s = setup().await;
+    let invented = "espresso is brewed at twelve bars of steam";
+    let question = "How much pressure is espresso brewed at?";
+    s.server.push(Reply::text(
+        json!({
+            "answer": format!("Some say {invented}."),
+            "claims": [
+                {"claim": "Twelve bars", "confidence": "sourced", "quote": invented, "page": "Espresso"}
+            ],
+            "follow_up_questions": []
+        })
+        .to_string(),
+    ));
+    let saved = s.ask(question, true).await;
+    assert_eq!(saved.saved.as_deref(), Some(question));
+    assert!(
+        !saved.claims[0].grounded,
+        "the invented quote did not ground"
+    );
+
+    // A later answer cites the saved answer (whose text holds the invented words) by title.
+    s.server.push(Reply::text(
+        json!({
+            "answer": "Twelve bars.",
+            "claims": [
+                {"claim": "Twelve bars", "confidence": "sourced", "quote": invented, "page": question}
+            ],
+            "follow_up_questions": []
+        })
+        .to_string(),
+    ));
+    let later = s.ask("Is espresso brewed at twelve bars?", false).await;
+    assert_eq!(later.claims.len(), 1);
+    assert_eq!(later.claims[0].confidence, Confidence::Inferred);
+    assert!(
+        !later.claims[0].grounded,
+        "a saved answer vouched for a later answer: {:?}",
+        later.claims[0]
+    );
+}

@@ -117,17 +117,17 @@ pub static MIGRATIONS: &[Migration] = &[
     Migration::sql(
         1,
         "0001_init.sql",
-        include_str!("../../migrations/0001_init.sql"),
+        include_str!("../../../migrations/0001_init.sql"),
     ),
     Migration::rebuild(
         2,
         "0002_job_leases.sql",
-        include_str!("../../migrations/0002_job_leases.sql"),
+        include_str!("../../../migrations/0002_job_leases.sql"),
     ),
     Migration::sql(
         3,
         "0003_source_final_url.sql",
-        include_str!("../../migrations/0003_source_final_url.sql"),
+        include_str!("../../../migrations/0003_source_final_url.sql"),
     ),
     Migration::rust(
         4,
@@ -139,7 +139,7 @@ pub static MIGRATIONS: &[Migration] = &[
     Migration::rebuild(
         5,
         "0005_pages.sql",
-        include_str!("../../migrations/0005_pages.sql"),
+        include_str!("../../../migrations/0005_pages.sql"),
     ),
     Migration::rust(
         6,
@@ -154,7 +154,7 @@ pub static MIGRATIONS: &[Migration] = &[
     Migration::sql(
         7,
         "0007_page_writing.sql",
-        include_str!("../../migrations/0007_page_writing.sql"),
+        include_str!("../../../migrations/0007_page_writing.sql"),
     ),
     Migration::rust(
         8,
@@ -168,17 +168,17 @@ pub static MIGRATIONS: &[Migration] = &[
     Migration::rebuild(
         9,
         "0009_page_jobs.sql",
-        include_str!("../../migrations/0009_page_jobs.sql"),
+        include_str!("../../../migrations/0009_page_jobs.sql"),
     ),
     Migration::sql(
         10,
         "0010_names_generation.sql",
-        include_str!("../../migrations/0010_names_generation.sql"),
+        include_str!("../../../migrations/0010_names_generation.sql"),
     ),
     Migration::sql(
         11,
         "0011_asking.sql",
-        include_str!("../../migrations/0011_asking.sql"),
+        include_str!("../../../migrations/0011_asking.sql"),
     ),
 ];
 

@@ -27,7 +27,7 @@ use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::pages::{digest_content, page_key, write_version, Author};
 use super::{normalize_title, ArticleId, PageId, Result, SourceId, StoreError};
-use crate::structured::{self, Mode, Schema};
+use wikimind_structured::{self as structured, Mode, Schema};
 
 /// The title `stored` without a trailing ` (N)` with N ≥ 2, if it has one and something is
 /// left before it.

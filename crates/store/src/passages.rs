@@ -1,6 +1,6 @@
 //! A throwaway full-text index over passages of text: an FTS5 table in a SQLite database
 //! of its own, in memory, built once by its caller and dropped with it. The eval's raw-source
-//! comparison searches the wiki's sources through it (see [`crate::ask::sources`]).
+//! comparison searches the wiki's sources through it (see `wikimind::ask::sources`).
 //!
 //! It is not part of the wiki's database on purpose: only the eval reads it, it is built in
 //! well under a second for thousands of passages, and a persistent table would have to be

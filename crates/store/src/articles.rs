@@ -9,8 +9,8 @@ use super::sources::{drop_orphan_concepts_among, source_exists};
 use super::{
     normalize_title, ArticleId, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW,
 };
-use crate::contract::{CheckedClaim, CompilationResult};
-use crate::topic::KnownName;
+use wikimind_contract::{CheckedClaim, CompilationResult};
+use wikimind_text::names::KnownName;
 
 /// A `(name, uses)` row as a [`KnownName`].
 fn known_name(row: &rusqlite::Row<'_>) -> rusqlite::Result<KnownName> {
@@ -172,7 +172,7 @@ fn log_compilation(
 impl Store {
     /// Every topic page's title and every other name of it (alias or former title), each
     /// with how many links of other pages reach that page: what a compile prompt chooses
-    /// the titles it lists from ([`crate::topic::NameIndex`]). Digest titles are not
+    /// the titles it lists from ([`wikimind_text::names::NameIndex`]). Digest titles are not
     /// listed (several digests share one page's title), nor saved answers (a question is
     /// no topic to link).
     pub fn title_names(&self) -> Result<Vec<KnownName>> {

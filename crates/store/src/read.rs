@@ -4,7 +4,7 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{normalize_title, ArticleId, Result, SourceId, SourceKind, Store};
-use crate::contract::{CheckedClaim, Confidence};
+use wikimind_contract::{CheckedClaim, Confidence};
 
 /// How many hits [`Store::search_pages`] returns at most.
 pub const SEARCH_LIMIT: usize = 50;

@@ -27,7 +27,7 @@ use super::articles::NewLink;
 use super::{
     ArticleId, AuthorKind, PageId, PageKind, Result, SourceId, SourceKind, Store, StoreError, NOW,
 };
-use crate::contract::{CheckedClaim, Confidence};
+use wikimind_contract::{CheckedClaim, Confidence};
 
 pub use wikimind_text::key::page_key;
 

@@ -11,6 +11,8 @@
 //! inner whitespace) is computed in Rust and stored next to the title, because SQLite's
 //! `lower()` only folds ASCII.
 
+#![deny(missing_docs)]
+
 mod articles;
 mod ask;
 mod backfill;
@@ -124,9 +126,7 @@ impl Store {
         Ok(Store {
             conn: Mutex::new(conn),
             location,
-            min_sources: std::sync::atomic::AtomicU32::new(
-                crate::config::PageSettings::default().min_sources,
-            ),
+            min_sources: std::sync::atomic::AtomicU32::new(DEFAULT_MIN_SOURCES),
         })
     }
 
@@ -195,6 +195,10 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     Ok(())
 }
+
+/// How many sources' digests must name a concept or link target before it gets a page of its
+/// own, until [`Store::set_min_sources`] says otherwise (the default of `pages.min_sources`).
+pub const DEFAULT_MIN_SOURCES: u32 = 2;
 
 pub use wikimind_text::hash::{content_hash, hex};
 pub use wikimind_text::key::normalize_title;

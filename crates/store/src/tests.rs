@@ -3,7 +3,7 @@
 use super::migrate::{apply, Migration};
 use super::read::fts_query;
 use super::*;
-use crate::contract::{CheckedClaim, CompilationResult, Confidence};
+use wikimind_contract::{CheckedClaim, CompilationResult, Confidence};
 
 fn source(store: &Store, origin: &str, text: &str) -> SourceId {
     store
@@ -320,7 +320,7 @@ fn rust_steps_run_in_order_with_the_sql_files() {
 
 #[test]
 fn every_migration_file_is_embedded_in_order() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations");
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .expect("migrations dir")
         .filter_map(|entry| entry.ok())

@@ -4,6 +4,8 @@
 //! providers is generated from these types with schemars and checked in as
 //! `schemas/compilation_result.schema.json`; a test fails when the two disagree.
 
+#![deny(missing_docs)]
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -105,10 +107,10 @@ pub fn compilation_schema() -> serde_json::Value {
 /// There is no fallback: were the generated schema ever one the engine cannot use, this
 /// would fail loudly (and `the_contract_compiles_and_means_what_it_says` fails first)
 /// rather than let every answer through unchecked.
-pub fn compilation_contract() -> &'static crate::structured::Schema {
-    static CONTRACT: std::sync::LazyLock<crate::structured::Schema> =
+pub fn compilation_contract() -> &'static wikimind_structured::Schema {
+    static CONTRACT: std::sync::LazyLock<wikimind_structured::Schema> =
         std::sync::LazyLock::new(|| {
-            crate::structured::Schema::new(compilation_schema())
+            wikimind_structured::Schema::new(compilation_schema())
                 .expect("the CompilationResult schema is a schema the engine can use")
         });
     &CONTRACT
@@ -116,7 +118,7 @@ pub fn compilation_contract() -> &'static crate::structured::Schema {
 
 /// The golden copy of the schema, as checked in.
 pub const COMPILATION_SCHEMA_GOLDEN: &str =
-    include_str!("../schemas/compilation_result.schema.json");
+    include_str!("../../../schemas/compilation_result.schema.json");
 
 /// One claim of an answer to a question, as the model states it: the page it rests on is
 /// named, so the claim can be checked against that page.
@@ -158,17 +160,17 @@ pub fn answer_schema() -> serde_json::Value {
 
 /// [`answer_schema`] compiled for the structured engine, once per process (no fallback,
 /// as for [`compilation_contract`]).
-pub fn answer_contract() -> &'static crate::structured::Schema {
-    static CONTRACT: std::sync::LazyLock<crate::structured::Schema> =
+pub fn answer_contract() -> &'static wikimind_structured::Schema {
+    static CONTRACT: std::sync::LazyLock<wikimind_structured::Schema> =
         std::sync::LazyLock::new(|| {
-            crate::structured::Schema::new(answer_schema())
+            wikimind_structured::Schema::new(answer_schema())
                 .expect("the QuestionAnswer schema is a schema the engine can use")
         });
     &CONTRACT
 }
 
 /// The golden copy of the answer schema, as checked in.
-pub const ANSWER_SCHEMA_GOLDEN: &str = include_str!("../schemas/question_answer.schema.json");
+pub const ANSWER_SCHEMA_GOLDEN: &str = include_str!("../../../schemas/question_answer.schema.json");
 
 #[cfg(test)]
 mod tests {
@@ -182,7 +184,7 @@ mod tests {
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
             let path = concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/schemas/question_answer.schema.json"
+                "/../../schemas/question_answer.schema.json"
             );
             std::fs::write(path, &generated).unwrap();
             return;
@@ -212,7 +214,7 @@ mod tests {
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
             let path = concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/schemas/compilation_result.schema.json"
+                "/../../schemas/compilation_result.schema.json"
             );
             std::fs::write(path, &generated).unwrap();
             return;

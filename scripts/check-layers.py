@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Fails when a WikiMind crate depends on a crate of its own layer or a higher one.
+
+The layers, bottom up (docs/architecture.md says what each owns):
+  0  wikimind-text, wikimind-structured   leaves: rules about text, model-output parsing
+  1  wikimind-contract, wikimind-llm       the records a model answer becomes; providers
+  2  wikimind-store                        SQLite
+  3  wikimind                              the engine and the app (`Wiki`), no Tauri, no clap
+  4  wikimind-cli, wikimind-desktop        shells: parse, one core call, present
+wikimind-testserver is a test tool: any crate may have it as a dev-dependency, and it
+depends on no WikiMind crate.
+
+Reads `cargo metadata` from standard input. Every workspace crate must have a layer here,
+so a new crate cannot slip in unchecked.
+"""
+import json
+import sys
+
+LAYERS = {
+    "wikimind-text": 0,
+    "wikimind-structured": 0,
+    "wikimind-contract": 1,
+    "wikimind-llm": 1,
+    "wikimind-store": 2,
+    "wikimind": 3,
+    "wikimind-cli": 4,
+    "wikimind-desktop": 4,
+}
+TEST_TOOLS = {"wikimind-testserver"}
+
+
+def main() -> int:
+    meta = json.load(sys.stdin)
+    members = set(meta["workspace_members"])
+    problems = []
+    for package in meta["packages"]:
+        if package["id"] not in members:
+            continue
+        name = package["name"]
+        if name in TEST_TOOLS:
+            layer = -1
+        elif name in LAYERS:
+            layer = LAYERS[name]
+        else:
+            problems.append(f"{name}: a workspace crate with no layer in scripts/check-layers.py")
+            continue
+        for dep in package["dependencies"]:
+            target = dep["name"]
+            if target not in LAYERS and target not in TEST_TOOLS:
+                continue
+            kind = dep.get("kind") or "normal"
+            if target in TEST_TOOLS:
+                if kind != "dev":
+                    problems.append(f"{name} -> {target}: the test server is a dev-dependency only")
+                continue
+            if LAYERS[target] >= layer:
+                problems.append(
+                    f"{name} (layer {layer}) -> {target} (layer {LAYERS[target]}): "
+                    f"a {kind} dependency that does not point down"
+                )
+    for problem in problems:
+        print(f"layers: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
