@@ -6,9 +6,10 @@ The layers, bottom up (docs/architecture.md says what each owns):
   1  wikimind-contract, wikimind-llm       the records a model answer becomes; providers
   2  wikimind-store                        SQLite
   3  wikimind                              the engine and the app (`Wiki`), no Tauri, no clap
-  4  wikimind-cli, wikimind-desktop        shells: parse, one core call, present
-wikimind-testserver is a test tool: any crate may have it as a dev-dependency, and it
-depends on no WikiMind crate.
+  4  wikimind-eval                         datasets, runs, reports; only the CLI links it
+  5  wikimind-cli, wikimind-desktop        shells: parse, one core call, present
+wikimind-testserver is a test tool: any crate may have it as a dev-dependency (or as an
+optional dependency behind a test-support feature), and it depends on no WikiMind crate.
 
 Reads `cargo metadata` from standard input. Every workspace crate must have a layer here,
 so a new crate cannot slip in unchecked.
@@ -23,9 +24,12 @@ LAYERS = {
     "wikimind-llm": 1,
     "wikimind-store": 2,
     "wikimind": 3,
-    "wikimind-cli": 4,
-    "wikimind-desktop": 4,
+    "wikimind-eval": 4,
+    "wikimind-cli": 5,
+    "wikimind-desktop": 5,
 }
+# Crates only some crates may link, and which.
+ONLY_LINKED_BY = {"wikimind-eval": {"wikimind-cli"}}
 TEST_TOOLS = {"wikimind-testserver"}
 
 
@@ -50,9 +54,12 @@ def main() -> int:
                 continue
             kind = dep.get("kind") or "normal"
             if target in TEST_TOOLS:
-                if kind != "dev":
+                if kind != "dev" and not dep.get("optional"):
                     problems.append(f"{name} -> {target}: the test server is a dev-dependency only")
                 continue
+            allowed = ONLY_LINKED_BY.get(target)
+            if allowed is not None and name not in allowed:
+                problems.append(f"{name} -> {target}: only {', '.join(sorted(allowed))} may link it")
             if LAYERS[target] >= layer:
                 problems.append(
                     f"{name} (layer {layer}) -> {target} (layer {LAYERS[target]}): "

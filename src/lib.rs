@@ -26,7 +26,6 @@ pub mod ask;
 pub mod compile;
 pub mod compile_run;
 pub mod config;
-pub mod eval;
 pub mod export;
 #[cfg(test)]
 use wikimind_text::hostile as hostile_text;
@@ -37,8 +36,8 @@ pub mod queue;
 pub mod reading;
 pub mod render;
 pub mod terminal;
-#[cfg(test)]
-mod test_settings;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_settings;
 pub mod topic;
 pub mod view;
 pub mod wiki;

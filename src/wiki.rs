@@ -208,6 +208,29 @@ impl Wiki {
         &self.store
     }
 
+    /// What opening did to a wiki of an older build, if it was one: its schema versions
+    /// before and after, and where the copy of the old database is. The shells say so.
+    pub fn upgrade(&self) -> Option<&crate::store::Upgrade> {
+        self.store.upgrade()
+    }
+
+    /// The line a shell shows for [`Wiki::upgrade`], on standard error.
+    pub fn upgrade_notice(&self) -> Option<String> {
+        let upgrade = self.upgrade()?;
+        Some(match &upgrade.backup {
+            Some(backup) => format!(
+                "upgraded the wiki's database from schema {} to {}; the old one is kept at {}",
+                upgrade.from,
+                upgrade.to,
+                backup.display()
+            ),
+            None => format!(
+                "upgraded the wiki's database from schema {} to {}",
+                upgrade.from, upgrade.to
+            ),
+        })
+    }
+
     /// The data directory (None in memory).
     pub fn data_dir(&self) -> Option<&Path> {
         self.data_dir.as_deref()
@@ -680,8 +703,8 @@ impl Wiki {
     }
 
     /// Restores an earlier version of a page as a new version by the person (see
-    /// [`Store::restore_page_version`]); [`WikiError::NoSuchVersion`] when it has no such
-    /// version.
+    /// [`Store::restore_page_version`]), its claims grounded again against the page's
+    /// sources as they are now; [`WikiError::NoSuchVersion`] when it has no such version.
     pub fn restore_page(&self, id: PageId, version: u32) -> Result<Restored> {
         let page = self
             .store
@@ -693,7 +716,11 @@ impl Wiki {
                 version,
             });
         }
-        let new = self.store.restore_page_version(id, version)?;
+        let new = self.store.restore_page_version(
+            id,
+            version,
+            &crate::compile::ground::reground_page_claims,
+        )?;
         let title = self.store.page(id)?.map(|p| p.title).unwrap_or(page.title);
         Ok(Restored {
             page_id: id,

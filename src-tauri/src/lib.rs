@@ -30,8 +30,11 @@ pub const DEBUG_IDENTIFIER: &str = "org.wikimind.desktop.dev";
 /// Opens the app and runs until its window closes. Returns a message when it cannot start.
 pub fn run() -> Result<(), String> {
     let settings = load_settings(&keyring()).map_err(|e| e.to_string())?;
-    let wiki = Wiki::open(&settings.data_dir)
-        .map_err(|e| e.to_string())?
+    let wiki = Wiki::open(&settings.data_dir).map_err(|e| e.to_string())?;
+    if let Some(notice) = wiki.upgrade_notice() {
+        eprintln!("{notice}");
+    }
+    let wiki = wiki
         .with_ingest_options(settings.ingest_options())
         .with_page_settings(&settings.pages);
     let mut context = tauri::generate_context!();

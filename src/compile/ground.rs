@@ -468,6 +468,38 @@ pub fn ground_claims_with(claims: &[Claim], grounds: &dyn Fn(&str) -> bool) -> V
         .collect()
 }
 
+/// Grounds a page's claims again against `sources` (id and text, as they are now): a
+/// claim with a quote is held by the sources whose text holds it, and a `sourced` claim that
+/// none holds becomes `inferred` with `grounded: false`, keeping its quote. Claims of a
+/// saved answer (with a cited page) ground against the page they cite, not these sources,
+/// and are left as they are. What a restored version's claims go through: the source ids
+/// it stored may name sources that left or changed since.
+pub fn reground_page_claims(
+    claims: &mut [crate::store::PageClaim],
+    sources: &[(crate::store::SourceId, String)],
+) {
+    let indexes: Vec<(crate::store::SourceId, GroundingIndex)> = sources
+        .iter()
+        .map(|(id, text)| (*id, GroundingIndex::new(text)))
+        .collect();
+    for claim in claims.iter_mut().filter(|c| c.cited_page.is_none()) {
+        let Some(quote) = claim.claim.quote.as_deref() else {
+            claim.source_ids.clear();
+            continue;
+        };
+        claim.source_ids = indexes
+            .iter()
+            .filter(|(_, index)| index.contains(quote))
+            .map(|(id, _)| *id)
+            .collect();
+        let found = !claim.source_ids.is_empty();
+        if claim.claim.confidence == Confidence::Sourced && !found {
+            claim.claim.confidence = Confidence::Inferred;
+        }
+        claim.claim.grounded = found;
+    }
+}
+
 /// The fewest words a quote of one piece must have to ground a claim: one word ("the",
 /// "owner") is in almost any source.
 const MIN_QUOTE_WORDS: usize = 2;

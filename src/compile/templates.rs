@@ -457,14 +457,14 @@ fn builtin_templates() -> Vec<PromptTemplate> {
 }
 
 /// The `judge` template: scores an article against its source on the rubric of
-/// [`crate::eval::judge`] (its schema is [`crate::eval::judge::verdict_contract`]).
+/// the eval's judge (its schema is [`crate::contract::judge::verdict_contract`]).
 fn judge_template() -> PromptTemplate {
     const JUDGE_VARS: &[&str] = &["source", "source_title", "article"];
     PromptTemplate {
         id: JUDGE.into(),
         version: "judge-v1".into(),
         response: ResponseType::Json,
-        schema: Some(crate::eval::judge::verdict_contract().clone()),
+        schema: Some(crate::contract::judge::verdict_contract().clone()),
         system: "You are a strict reviewer of wiki articles. You compare one article with the source it was written from and score it, answering with a single JSON object and nothing else (no prose, no code fence).\n\nThe rubric, each score an integer from 1 to 5:\n- \"faithfulness\": does the article say only what the source supports? 5: every statement is supported by the source, and every quote is copied exactly from it. 4: one minor statement goes beyond the source. 3: some statements are not supported or slightly distort the source. 2: many statements are unsupported or wrong. 1: the article is mostly invented or contradicts the source.\n- \"coverage\": does the article keep the source's important points? 5: all of them. 4: all but a minor one. 3: about half. 2: few. 1: almost none.\n\nThe JSON object is {\"faithfulness\": {\"score\": 1-5, \"reason\": \"...\"}, \"coverage\": {\"score\": 1-5, \"reason\": \"...\"}}. Each reason is one short sentence naming what decided the score. Judge against the source only, not against what you know.".into(),
         user: "Source title: {{source_title}}\nSource:\n<<<SOURCE\n{{source}}\nSOURCE>>>\n\nArticle written from it:\n<<<ARTICLE\n{{article}}\nARTICLE>>>\n\nScore the article as one JSON object.".into(),
         origin: TemplateOrigin::BuiltIn,

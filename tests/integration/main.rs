@@ -6,7 +6,6 @@
 mod common;
 
 mod asking;
-mod eval;
 mod ingest;
 mod large;
 mod llm;
@@ -14,5 +13,4 @@ mod page_jobs;
 mod page_writing;
 mod pages;
 mod prompt;
-mod questions;
 mod store;

@@ -295,7 +295,9 @@ fn history_keeps_every_version_and_a_restore_is_a_new_version_by_the_person() {
     );
     assert!(history.iter().all(|v| v.author_kind == AuthorKind::Model));
 
-    let restored = store.restore_page_version(id, 1).expect("restore");
+    let restored = store
+        .restore_page_version(id, 1, &|_, _| {})
+        .expect("restore");
     assert_eq!(restored, 4);
     let page = store.page(id).expect("read").expect("page");
     assert_eq!((page.version, page.body.as_str()), (4, "light and dark"));
@@ -327,11 +329,11 @@ fn history_keeps_every_version_and_a_restore_is_a_new_version_by_the_person() {
     );
 
     assert!(matches!(
-        store.restore_page_version(id, 9),
+        store.restore_page_version(id, 9, &|_, _| {}),
         Err(StoreError::PageVersionNotFound { version: 9, .. })
     ));
     assert!(matches!(
-        store.restore_page_version(PageId(999), 1),
+        store.restore_page_version(PageId(999), 1, &|_, _| {}),
         Err(StoreError::PageNotFound(PageId(999)))
     ));
     assert_eq!(store.page_history(id).expect("history").len(), 4);
@@ -779,4 +781,74 @@ fn the_names_generation_moves_with_names_and_the_index_follows() {
     assert!(store.names_generation().expect("generation") > second);
     let (now, _) = cache.known(&store).expect("known");
     assert_eq!(now.relevant("a cup of tea", 1), ["Tea"]);
+}
+
+/// Regression (hardening, round three): `restore` reattached a version's stored source ids
+/// without grounding them again, so a restored claim could name a source that no longer
+/// holds its quote. Restored claims are grounded against the page's sources as they are now.
+#[test]
+fn a_restored_claim_is_grounded_again_against_the_sources_as_they_are_now() {
+    let (_dir, store) = file_store();
+    let s = add(
+        &store,
+        "/n/roast.md",
+        "Dark roasts taste bitter, light ones fruity.",
+    );
+    let grounded = [
+        claim("Dark roasts taste bitter", Confidence::Sourced, true),
+        claim("light ones fruity", Confidence::Sourced, true),
+    ];
+    let first = compile(&store, s, &result("Roast", "v1"), &grounded, &[]);
+    // The note is edited: one quote is still in it, the other is not.
+    add(
+        &store,
+        "/n/roast.md",
+        "Light ones fruity, and nothing else is said.",
+    );
+    compile(&store, s, &result("Roast", "v2"), &[], &[]);
+
+    store
+        .restore_page_version(
+            first.page_id,
+            1,
+            &wikimind::compile::ground::reground_page_claims,
+        )
+        .expect("restore");
+    let page = store.page(first.page_id).expect("read").expect("page");
+    let got: Vec<(&str, Confidence, bool, Vec<SourceId>)> = page
+        .claims
+        .iter()
+        .map(|c| {
+            (
+                c.claim.claim.as_str(),
+                c.claim.confidence,
+                c.claim.grounded,
+                c.source_ids.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "Dark roasts taste bitter",
+                Confidence::Inferred,
+                false,
+                vec![]
+            ),
+            ("light ones fruity", Confidence::Sourced, true, vec![s]),
+        ]
+    );
+}
+
+/// Regression (hardening, round three): source ids were reused after `rm`, so an old
+/// version's claims could name an unrelated new source. Ids are never reused.
+#[test]
+fn a_removed_source_id_is_never_given_to_a_new_source() {
+    let (_dir, store) = file_store();
+    add(&store, "/n/a.md", "First note.");
+    let last = add(&store, "/n/b.md", "Second note.");
+    assert!(store.remove_source(last).expect("remove"));
+    let next = add(&store, "/n/c.md", "Third note.");
+    assert!(next.0 > last.0, "{next:?} reuses or precedes {last:?}");
 }

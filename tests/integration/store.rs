@@ -975,7 +975,35 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
     }
 
     let store = Store::open(&path).expect("upgrade");
+    // The database as it was is kept beside it, once, and said.
+    let upgrade = store.upgrade().expect("an upgrade").clone();
+    let backup = dir.path().join("wikimind.db.bak-v01");
+    assert_eq!(
+        (upgrade.from, upgrade.backup.as_deref()),
+        (1, Some(backup.as_path()))
+    );
+    assert_eq!(
+        upgrade.to,
+        wikimind::store::MIGRATIONS.last().unwrap().version
+    );
     drop(store);
+    let kept = rusqlite::Connection::open(&backup).expect("open the copy");
+    for ((table, columns), rows) in V1_TABLES.iter().zip(&before) {
+        assert_eq!(&rows_of(&kept, table, columns), rows, "the copy's {table}");
+    }
+    drop(kept);
+    assert!(Store::open(&path).expect("reopen").upgrade().is_none());
+    // No source id is given out again: the next is above every id the wiki ever had.
+    let conn = rusqlite::Connection::open(&path).expect("open raw");
+    let (max_seen, next): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT MAX(id) FROM sources), (SELECT seq FROM sqlite_sequence WHERE name = 'sources')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("sequence");
+    assert!(next >= max_seen, "sequence {next} below {max_seen}");
+    drop(conn);
     let conn = rusqlite::Connection::open(&path).expect("open raw");
     for ((table, columns), rows) in V1_TABLES.iter().zip(&before) {
         assert_eq!(&rows_of(&conn, table, columns), rows, "table {table}");

@@ -1,6 +1,6 @@
 //! `wikimind eval`: run a dataset through the real compile pipeline (or, for a question
 //! dataset, ask its questions of the wiki and of its raw sources) and report how each model
-//! does. Glue over `wikimind::eval`.
+//! does. Glue over `wikimind_eval`.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -9,8 +9,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use wikimind::config::Overrides;
-use wikimind::eval::{self, DatasetKind, EvalOptions, EvalProgress, EvalVerdict, OutputFiles};
 use wikimind::llm::CancellationToken;
+use wikimind_eval::{
+    self as eval, DatasetKind, EvalOptions, EvalProgress, EvalVerdict, OutputFiles,
+};
 
 use crate::context::{self, print_json};
 use crate::{Done, Global, UsageError};

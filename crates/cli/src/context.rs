@@ -58,8 +58,12 @@ pub fn keyring() -> SystemKeyring {
 
 /// Opens the wiki in the resolved data directory.
 pub fn open(settings: &Settings) -> anyhow::Result<Wiki> {
-    Ok(Wiki::open(&settings.data_dir)
-        .with_context(|| format!("cannot open the wiki in {}", settings.data_dir.display()))?
+    let wiki = Wiki::open(&settings.data_dir)
+        .with_context(|| format!("cannot open the wiki in {}", settings.data_dir.display()))?;
+    if let Some(notice) = wiki.upgrade_notice() {
+        eprintln!("{notice}");
+    }
+    Ok(wiki
         .with_ingest_options(settings.ingest_options())
         .with_page_settings(&settings.pages))
 }

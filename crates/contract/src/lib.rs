@@ -6,6 +6,8 @@
 
 #![deny(missing_docs)]
 
+pub mod judge;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -177,7 +179,7 @@ mod tests {
     use super::*;
 
     /// The answer schema is a reviewed diff too. Regenerate with
-    /// `UPDATE_GOLDEN=1 cargo test -p wikimind contract`.
+    /// `UPDATE_GOLDEN=1 cargo test -p wikimind-contract`.
     #[test]
     fn answer_schema_matches_golden_file() {
         let generated = serde_json::to_string_pretty(&answer_schema()).unwrap() + "\n";
@@ -192,7 +194,7 @@ mod tests {
         assert_eq!(
             generated, ANSWER_SCHEMA_GOLDEN,
             "the QuestionAnswer type and schemas/question_answer.schema.json disagree; \
-             regenerate with UPDATE_GOLDEN=1 cargo test -p wikimind contract"
+             regenerate with UPDATE_GOLDEN=1 cargo test -p wikimind-contract"
         );
         let contract = answer_contract();
         assert!(contract.is_valid(&serde_json::json!({
@@ -207,7 +209,7 @@ mod tests {
     }
 
     /// The schema sent to models is a visible, reviewed diff: the generated schema must
-    /// equal the golden file. Regenerate with `UPDATE_GOLDEN=1 cargo test -p wikimind contract`.
+    /// equal the golden file. Regenerate with `UPDATE_GOLDEN=1 cargo test -p wikimind-contract`.
     #[test]
     fn schema_matches_golden_file() {
         let generated = serde_json::to_string_pretty(&compilation_schema()).unwrap() + "\n";

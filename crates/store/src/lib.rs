@@ -46,7 +46,7 @@ pub use ids::{
     SourceStatus,
 };
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
-pub use migrate::{Migration, RustStep, Step, MIGRATIONS};
+pub use migrate::{Migration, RustStep, Step, Upgrade, MIGRATIONS};
 pub use page_read::{PageCounts, PageHit};
 pub use page_write::{FeedingDigest, PageMaterial};
 pub use pages::{
@@ -76,6 +76,8 @@ pub struct Store {
     /// `pages.min_sources`: how many sources' digests must name a concept or link target
     /// for it to have a page of its own (see [`Store::set_min_sources`]).
     min_sources: std::sync::atomic::AtomicU32,
+    /// What opening did to a database of an older build (see [`Store::upgrade`]).
+    upgrade: Option<Upgrade>,
 }
 
 impl std::fmt::Debug for Store {
@@ -122,11 +124,12 @@ impl Store {
     }
 
     fn migrated(mut conn: Connection, location: String) -> Result<Store> {
-        migrate::apply(&mut conn, &location, MIGRATIONS)?;
+        let upgrade = migrate::apply(&mut conn, &location, MIGRATIONS)?;
         Ok(Store {
             conn: Mutex::new(conn),
             location,
             min_sources: std::sync::atomic::AtomicU32::new(DEFAULT_MIN_SOURCES),
+            upgrade,
         })
     }
 
@@ -141,6 +144,12 @@ impl Store {
     /// See [`Store::set_min_sources`].
     pub(crate) fn min_sources(&self) -> u32 {
         self.min_sources.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The upgrade opening made, when the database was an older build's: the versions, and
+    /// where the copy of the old database is. The shells say so.
+    pub fn upgrade(&self) -> Option<&Upgrade> {
+        self.upgrade.as_ref()
     }
 
     /// Where the database lives (a file path, or `:memory:`).

@@ -180,10 +180,35 @@ pub static MIGRATIONS: &[Migration] = &[
         "0011_asking.sql",
         include_str!("../../../migrations/0011_asking.sql"),
     ),
+    Migration::rebuild(
+        12,
+        "0012_sources_ids_never_reused.sql",
+        include_str!("../../../migrations/0012_sources_ids_never_reused.sql"),
+    ),
 ];
 
+/// What opening a database of an older build did: its schema version before and after, and
+/// the copy of the old database kept beside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upgrade {
+    /// The newest migration the database had.
+    pub from: i64,
+    /// The newest migration it has now.
+    pub to: i64,
+    /// The copy made before the first pending migration applied (`wikimind.db.bak-vNN`,
+    /// `NN` the version it holds), `None` for a database in memory. A copy already there
+    /// from an earlier attempt at the same upgrade is kept, not replaced.
+    pub backup: Option<std::path::PathBuf>,
+}
+
 /// Checks the applied migrations against `known` and applies the missing ones in order.
-pub(crate) fn apply(conn: &mut Connection, location: &str, known: &[Migration]) -> Result<()> {
+/// Before the first pending migration of a database that has any applied, the database
+/// (a file) is copied once with `VACUUM INTO` to `<file>.bak-vNN`.
+pub(crate) fn apply(
+    conn: &mut Connection,
+    location: &str,
+    known: &[Migration],
+) -> Result<Option<Upgrade>> {
     let db_error = |source| StoreError::Migration {
         name: "schema_migrations".to_owned(),
         location: location.to_owned(),
@@ -230,13 +255,60 @@ pub(crate) fn apply(conn: &mut Connection, location: &str, known: &[Migration]) 
         }
     }
 
-    for migration in known {
-        if applied.iter().any(|(v, _, _)| *v == migration.version) {
-            continue;
+    let pending: Vec<&Migration> = known
+        .iter()
+        .filter(|m| !applied.iter().any(|(v, _, _)| *v == m.version))
+        .collect();
+    let Some(from) = applied.iter().map(|(v, _, _)| *v).max() else {
+        // A new database: nothing to keep a copy of.
+        for migration in pending {
+            apply_one(conn, location, migration)?;
         }
+        return Ok(None);
+    };
+    if pending.is_empty() {
+        return Ok(None);
+    }
+    let backup = backup_before_upgrade(conn, location, from)?;
+    for migration in pending {
         apply_one(conn, location, migration)?;
     }
-    Ok(())
+    Ok(Some(Upgrade {
+        from,
+        to: newest_known,
+        backup,
+    }))
+}
+
+/// Copies the database of `conn` (a file; `None` in memory) to `<file>.bak-vNN`
+/// before an upgrade from version `from`. A copy already there (an earlier attempt at the
+/// same upgrade, or another process upgrading at the same time) is kept.
+fn backup_before_upgrade(
+    conn: &Connection,
+    location: &str,
+    from: i64,
+) -> Result<Option<std::path::PathBuf>> {
+    let Some(file) = conn.path().filter(|p| !p.is_empty()) else {
+        return Ok(None);
+    };
+    let path = std::path::PathBuf::from(format!("{file}.bak-v{from:02}"));
+    if path.exists() {
+        return Ok(Some(path));
+    }
+    let copied = conn.execute("VACUUM INTO ?1", [path.to_string_lossy().as_ref()]);
+    match copied {
+        Ok(_) => Ok(Some(path)),
+        // Another process made it between the check and the copy.
+        Err(_) if path.exists() => Ok(Some(path)),
+        Err(source) => Err(StoreError::Migration {
+            name: format!(
+                "the copy of the database before the upgrade ({})",
+                path.display()
+            ),
+            location: location.to_owned(),
+            source,
+        }),
+    }
 }
 
 /// Applies one migration in its own transaction (with foreign keys off around it for a

@@ -820,9 +820,16 @@ impl Store {
 
     /// Restores an earlier version of a page: its content becomes a new version, written
     /// by the person (history keeps every version in between). The page keeps its title
-    /// when the version's title names another topic, and stays stale if it was. Returns
-    /// the new version's number.
-    pub fn restore_page_version(&self, id: PageId, version: u32) -> Result<u32> {
+    /// when the version's title names another topic, and stays stale if it was. The
+    /// version's claims are first handed to `reground` with the page's sources as they are
+    /// now (id and text), in the same transaction: the sources a claim named then may have
+    /// left or changed. Returns the new version's number.
+    pub fn restore_page_version(
+        &self,
+        id: PageId,
+        version: u32,
+        reground: &dyn Fn(&mut [PageClaim], &[(SourceId, String)]),
+    ) -> Result<u32> {
         self.write(
             || format!("restoring version {version} of page {id}"),
             |tx| {
@@ -840,6 +847,8 @@ impl Store {
                 if page_key(&old.title) != key {
                     old.title = title;
                 }
+                let sources = super::ask::source_texts_of(tx, id)?;
+                reground(&mut old.claims, &sources);
                 write_version(tx, id, &old, Author::Person, Some(version))
             },
         )

@@ -11,19 +11,19 @@ use std::time::Instant;
 use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
 
-use crate::compile::prompt::feedback_message;
-use crate::compile::templates::{PromptSet, JUDGE};
-use crate::compile::{
+use wikimind::compile::prompt::feedback_message;
+use wikimind::compile::templates::{PromptSet, JUDGE};
+use wikimind::compile::{
     AnswerClass, AttemptRecord, CompileError, CompileReport, Compiler, ProviderSlot,
 };
-use crate::config::{default_model, default_url, CompileSettings, Settings, Target};
-use crate::contract::Confidence;
-use crate::llm::{
+use wikimind::config::{default_model, default_url, CompileSettings, Settings, Target};
+use wikimind::contract::Confidence;
+use wikimind::llm::{
     self, CancellationToken, ChatRequest, FinishReason, KeyStore, Message, Provider, ProviderKind,
     Role,
 };
-use crate::store::ArticleDetail;
-use crate::wiki::Wiki;
+use wikimind::store::ArticleDetail;
+use wikimind::wiki::Wiki;
 
 use super::checks::{run_checks, ArticleFacts, CheckResult};
 use super::dataset::{Case, Dataset, DatasetKind, Evaluator, Execution};
@@ -123,7 +123,7 @@ pub fn resolve_execution(
         model,
         prompt: merged
             .prompt
-            .unwrap_or_else(|| crate::compile::PROMPT_VERSION.to_string()),
+            .unwrap_or_else(|| wikimind::compile::PROMPT_VERSION.to_string()),
         temperature: merged.temperature.unwrap_or(settings.compile.temperature),
         max_tokens: merged.max_tokens.unwrap_or(settings.compile.max_tokens),
         retries: merged.retries.unwrap_or(settings.compile.retries),
@@ -875,7 +875,7 @@ async fn freeform(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Overrides;
+    use wikimind::config::Overrides;
 
     fn settings(env: &[(&str, &str)]) -> Settings {
         let vars: HashMap<String, String> = env
@@ -914,15 +914,15 @@ mod tests {
         let bottom = r(&none, &none, &none);
         assert_eq!(bottom.model, "env-model");
         assert_eq!(bottom.temperature, CompileSettings::default().temperature);
-        assert_eq!(bottom.prompt, crate::compile::PROMPT_VERSION);
+        assert_eq!(bottom.prompt, wikimind::compile::PROMPT_VERSION);
         // Another provider kind gets that kind's defaults, not the settings' server.
         let openai = Execution {
             target: Some(Target::Kind(ProviderKind::OpenAiCompatible)),
             ..Execution::default()
         };
         let o = r(&openai, &none, &none);
-        assert_eq!(o.base_url, crate::config::DEFAULT_OPENAI_URL);
-        assert_eq!(o.model, crate::config::DEFAULT_OPENAI_MODEL);
+        assert_eq!(o.base_url, wikimind::config::DEFAULT_OPENAI_URL);
+        assert_eq!(o.model, wikimind::config::DEFAULT_OPENAI_MODEL);
         assert_eq!(o.label(), "openai:default");
         // A case's `target: default` wins over the sidecar's `openai`: the configured one.
         let default = Execution {
@@ -988,7 +988,7 @@ mod tests {
         let s = with_file("[eval]\njudge_provider = \"openai\"\n");
         let j = resolve_judge(&none, &s, &run).unwrap();
         assert_eq!(j.label(), "openai:default");
-        assert_eq!(j.base_url, crate::config::DEFAULT_OPENAI_URL);
+        assert_eq!(j.base_url, wikimind::config::DEFAULT_OPENAI_URL);
         let s = with_file(
             "[eval]\njudge_provider = \"openai\"\njudge_base_url = \"http://judge:8080/v1/\"\njudge_model = \"big\"\n",
         );
@@ -1055,7 +1055,7 @@ mod tests {
             .start();
         let dir = tempfile::tempdir().unwrap();
         let dataset = judged_dataset(dir.path());
-        let mut s = crate::test_settings::settings_at(&server.url());
+        let mut s = wikimind::test_settings::settings_at(&server.url());
         s.compile.retries = 1;
         let options = EvalOptions {
             models: vec!["m".into()],
@@ -1066,7 +1066,7 @@ mod tests {
         let run = run_eval(
             &dataset,
             &s,
-            &crate::llm::NoKeyStore,
+            &wikimind::llm::NoKeyStore,
             &options,
             &|_| {},
             &CancellationToken::new(),

@@ -21,17 +21,17 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::compile::templates::ASK;
-use crate::compile::PROMPT_VERSION;
-use crate::config::Target;
-use crate::ingest::{self, IngestOptions, IngestedSource};
+use wikimind::compile::templates::ASK;
+use wikimind::compile::PROMPT_VERSION;
+use wikimind::config::Target;
+use wikimind::ingest::{self, IngestOptions, IngestedSource};
 
 /// The largest dataset file read, in bytes (sources referenced by `source_file` have the
 /// ingest limit).
 pub const MAX_DATASET_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The prompt ids a case or sidecar of an article dataset may ask for.
-pub const KNOWN_PROMPTS: &[&str] = &[crate::compile::templates::COMPILE, PROMPT_VERSION];
+pub const KNOWN_PROMPTS: &[&str] = &[wikimind::compile::templates::COMPILE, PROMPT_VERSION];
 
 /// The prompt ids a case or sidecar of a dataset of `kind` may ask for: the compile
 /// template for articles, the `ask` template (by id or its built-in version) for questions.
@@ -44,7 +44,7 @@ pub fn known_prompts(kind: DatasetKind) -> Vec<String> {
 
 /// The built-in `ask` template's version (`ask-v1`).
 pub fn ask_version() -> String {
-    crate::compile::PromptSet::builtin()
+    wikimind::compile::PromptSet::builtin()
         .get(ASK)
         .version
         .clone()
@@ -1292,7 +1292,7 @@ mod tests {
         assert_eq!(d.kind, DatasetKind::Articles);
         assert_eq!(
             d.execution.target,
-            Some(Target::Kind(crate::llm::ProviderKind::OpenAiCompatible))
+            Some(Target::Kind(wikimind::llm::ProviderKind::OpenAiCompatible))
         );
         assert_eq!(d.evaluator, Evaluator::LlmJudge);
         assert_eq!(d.evaluator_for(&d.cases[0]), Evaluator::LlmJudge);
@@ -1329,12 +1329,12 @@ mod tests {
         assert_eq!(d.name, "old-names");
         assert_eq!(
             d.execution.target,
-            Some(Target::Kind(crate::llm::ProviderKind::OpenAiCompatible))
+            Some(Target::Kind(wikimind::llm::ProviderKind::OpenAiCompatible))
         );
         assert_eq!(d.expected.min_claims, Some(2));
         assert_eq!(
             d.cases[0].execution.target,
-            Some(Target::Kind(crate::llm::ProviderKind::Ollama))
+            Some(Target::Kind(wikimind::llm::ProviderKind::Ollama))
         );
         write(dir.path(), "old.yaml", "name: a\ndataset: b\n");
         let e = load_dataset(&p).unwrap_err();
@@ -1343,7 +1343,7 @@ mod tests {
 
     #[test]
     fn a_line_wins_over_the_sidecar_which_wins_over_the_defaults() {
-        use crate::llm::ProviderKind;
+        use wikimind::llm::ProviderKind;
         let dir = tempfile::tempdir().unwrap();
         write(
             dir.path(),

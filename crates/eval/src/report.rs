@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::compile::AnswerClass;
+use wikimind::compile::AnswerClass;
 
 use super::dataset::{Dataset, DatasetKind, Evaluator};
 use super::freeform::FREEFORM_PROMPT_VERSION;

@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use serde_json::Value;
-use wikimind::eval::{self, EvalOptions, EvalVerdict};
 use wikimind::llm::CancellationToken;
 use wikimind::wiki::Wiki;
+use wikimind_eval::{self as eval, EvalOptions, EvalVerdict};
 use wikimind_testserver::{RecordedRequest, Reply, TestServer};
 
 /// A small wiki about coffee and tea, each note its own topic.
@@ -51,7 +51,7 @@ struct Setup {
 async fn setup() -> Setup {
     let server = TestServer::builder().responder(respond).start();
     let wiki = Wiki::open_in_memory().expect("wiki");
-    let mut settings = crate::common::settings_for(&server.url(), None);
+    let mut settings = wikimind::test_settings::settings_at(&server.url());
     settings.compile.retries = 1;
     let compiler = wiki.compiler(&settings).expect("compiler");
     for note in NOTES {
@@ -302,7 +302,8 @@ async fn questions_are_asked_of_the_wiki_and_of_the_raw_sources_per_model() {
 /// the real layout.
 fn assert_readme_documents(report: &Value) {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
     let block = readme
         .split("<!-- question report.json -->")
         .nth(1)

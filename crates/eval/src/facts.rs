@@ -6,7 +6,7 @@
 //! punctuation and diacritics do not matter, letters and digits written together are two
 //! words (`93°C` is `93` and `c`), and a regular plural is its singular (`grinders` finds
 //! `grinder`). Content words are the fact's words less the stop words a question's search
-//! leaves out ([`crate::ask::words`]: *the*, *is*, *of*…); a fact made only of stop words
+//! leaves out ([`wikimind::ask::words`]: *the*, *is*, *of*…); a fact made only of stop words
 //! keeps them all.
 //!
 //! So `"nine bars"` is found in "brewed at **Nine** bars of pressure" and in "the pressure,
@@ -18,8 +18,8 @@
 
 use std::collections::HashSet;
 
-use crate::ask::words::content_words;
-use crate::topic::topic_key;
+use wikimind::ask::words::content_words;
+use wikimind::topic::topic_key;
 
 /// The words a fact needs, normalised (see the module documentation), each once, in order;
 /// empty when the fact has no letter or digit.

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use wikimind::config::Settings;
-use wikimind::eval::{self, EvalOptions};
 use wikimind::llm::CancellationToken;
+use wikimind_eval::{self as eval, EvalOptions};
 use wikimind_testserver::{canned, RecordedRequest, Reply, TestServer};
 
 /// The cases: a key (found in the source and so in the prompt), and how model-a answers.
@@ -122,7 +122,7 @@ fn write_dataset(dir: &Path) -> PathBuf {
 }
 
 fn settings(server: &TestServer) -> Settings {
-    crate::common::settings_for(&server.url(), None)
+    wikimind::test_settings::settings_at(&server.url())
 }
 
 /// Runs the mixed dataset with both models and writes the report into `out`.
@@ -186,7 +186,8 @@ fn key_paths(v: &Value, at: &str, out: &mut Vec<String>) {
 /// The README documents `report.json` with an example; it must have the real layout.
 fn assert_readme_documents(report: &Value) {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
     let section = readme
         .split("### `report.json`")
         .nth(1)

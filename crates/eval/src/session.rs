@@ -5,11 +5,11 @@
 
 use std::path::Path;
 
-use crate::ask::sources::PASSAGE_BYTES;
-use crate::compile::AnswerClass;
-use crate::config::{Settings, Target};
-use crate::llm::{CancellationToken, KeyStore, LlmError};
-use crate::wiki::Wiki;
+use wikimind::ask::sources::PASSAGE_BYTES;
+use wikimind::compile::AnswerClass;
+use wikimind::config::{Settings, Target};
+use wikimind::llm::{CancellationToken, KeyStore, LlmError};
+use wikimind::wiki::Wiki;
 
 use super::questions::{run_questions, QuestionResult};
 use super::report::{build_question_report, ModelReport, QuestionModelReport, WikiInfo};
@@ -198,7 +198,7 @@ pub async fn evaluate(
 pub fn question_wiki(data_dir: &Path) -> Result<Wiki, EvalError> {
     let compile_first = "a question dataset is asked of a compiled wiki: run `wikimind ingest` \
                          and `wikimind compile` with this data dir first";
-    if !data_dir.join(crate::store::DATABASE_FILE).is_file() {
+    if !data_dir.join(wikimind::store::DATABASE_FILE).is_file() {
         return Err(EvalError::Invalid(format!(
             "no wiki in {}: {compile_first}",
             data_dir.display()
@@ -208,7 +208,7 @@ pub fn question_wiki(data_dir: &Path) -> Result<Wiki, EvalError> {
     let counts = wiki
         .store()
         .page_counts()
-        .map_err(crate::wiki::WikiError::from)?;
+        .map_err(wikimind::wiki::WikiError::from)?;
     if counts.sources == 0 {
         return Err(EvalError::Invalid(format!(
             "the wiki in {} has no sources: {compile_first}",
@@ -240,7 +240,7 @@ pub async fn evaluate_questions(
     let counts = wiki
         .store()
         .page_counts()
-        .map_err(crate::wiki::WikiError::from)?;
+        .map_err(wikimind::wiki::WikiError::from)?;
     let info = WikiInfo {
         data_dir: wiki.data_dir().map(|d| d.display().to_string()),
         sources: counts.sources,
@@ -261,8 +261,8 @@ pub async fn evaluate_questions(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::NoKeyStore;
-    use crate::test_settings::{closed_port, settings_at as settings};
+    use wikimind::llm::NoKeyStore;
+    use wikimind::test_settings::{closed_port, settings_at as settings};
     use wikimind_testserver::TestServer;
 
     fn dataset(dir: &Path) -> Dataset {

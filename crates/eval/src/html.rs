@@ -8,7 +8,7 @@ use super::questions::{AnswerResult, QuestionResult};
 use super::report::{pct, share, AnswerFigures, ModelReport, QuestionModelReport, Report};
 use super::run::CaseResult;
 
-use crate::render::escape_html as escape;
+use wikimind::render::escape_html as escape;
 
 const STAGES: [(&str, &str); 4] = [
     ("first answer valid", "#4c78a8"),

@@ -10,14 +10,14 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::ask::sources::{ask_sources, SourceIndex};
-use crate::ask::{AskOptions, AskReport};
-use crate::compile::templates::ASK;
-use crate::compile::{AnswerClass, AttemptRecord, Compiler, PromptSet, ProviderSlot};
-use crate::config::{CompileSettings, Settings};
-use crate::contract::Confidence;
-use crate::llm::{CancellationToken, KeyStore, Provider};
-use crate::wiki::{Wiki, WikiError};
+use wikimind::ask::sources::{ask_sources, SourceIndex};
+use wikimind::ask::{AskOptions, AskReport};
+use wikimind::compile::templates::ASK;
+use wikimind::compile::{AnswerClass, AttemptRecord, Compiler, PromptSet, ProviderSlot};
+use wikimind::config::{CompileSettings, Settings};
+use wikimind::contract::Confidence;
+use wikimind::llm::{CancellationToken, KeyStore, Provider};
+use wikimind::wiki::{Wiki, WikiError};
 
 use super::dataset::{Dataset, DatasetKind, QuestionCase};
 use super::facts::AnswerWords;
@@ -143,10 +143,10 @@ impl AnswerResult {
         } else {
             not_found(expect)
         };
-        let count = |f: &dyn Fn(&crate::ask::CitedClaim) -> bool| {
+        let count = |f: &dyn Fn(&wikimind::ask::CitedClaim) -> bool| {
             report.claims.iter().filter(|c| f(c)).count() as u32
         };
-        let sourced = |c: &crate::ask::CitedClaim| c.labelled == Confidence::Sourced;
+        let sourced = |c: &wikimind::ask::CitedClaim| c.labelled == Confidence::Sourced;
         AnswerResult {
             covered: report.covered,
             answered,

@@ -7,14 +7,12 @@
 //! `faithfulness` (says only what the source supports) and `coverage` (keeps the source's
 //! important points), each an integer from 1 to 5 with a one-line reason.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::compile::step::Feedback;
-use crate::compile::templates::{Prompt, PromptTemplate};
-use crate::store::ArticleDetail;
-use crate::structured::{self, Mode, RepairKind, Schema};
+use wikimind::compile::step::Feedback;
+use wikimind::compile::templates::{Prompt, PromptTemplate};
+use wikimind::store::ArticleDetail;
+use wikimind::structured::{self, Mode, RepairKind, Schema};
 
 /// The lowest score of the rubric.
 pub const MIN_SCORE: u8 = 1;
@@ -25,51 +23,9 @@ pub const MAX_SCORE: u8 = 5;
 /// the result says so).
 pub const MAX_JUDGE_SOURCE_CHARS: usize = 60_000;
 
-/// One criterion's score.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct RubricScore {
-    /// From 1 (worst) to 5 (best).
-    #[schemars(range(min = 1, max = 5), transform = plain_integer)]
-    pub score: u8,
-    /// One line saying what decided the score.
-    pub reason: String,
-}
-
-/// Leaves a score's schema `type`, `minimum` and `maximum` only: the `uint8` format
-/// schemars adds is not one every constrained decoder knows.
-fn plain_integer(schema: &mut schemars::Schema) {
-    schema.remove("format");
-}
-
-/// The judge's answer: the article scored against its source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct JudgeVerdict {
-    /// Whether the article says only what the source supports.
-    pub faithfulness: RubricScore,
-    /// Whether the article keeps the source's important points.
-    pub coverage: RubricScore,
-}
-
-/// The JSON Schema of [`JudgeVerdict`], generated from the type.
-///
-/// The checked-in golden copy is `schemas/judge_verdict.schema.json`.
-pub fn verdict_schema() -> Value {
-    serde_json::to_value(schemars::schema_for!(JudgeVerdict))
-        .expect("a generated JSON Schema is plain JSON")
-}
-
-/// [`verdict_schema`] compiled for the structured engine, once per process (no fallback: a
-/// unit test pins that it compiles).
-pub fn verdict_contract() -> &'static Schema {
-    static CONTRACT: std::sync::LazyLock<Schema> = std::sync::LazyLock::new(|| {
-        Schema::new(verdict_schema())
-            .expect("the JudgeVerdict schema is a schema the engine can use")
-    });
-    &CONTRACT
-}
-
-/// The golden copy of the schema, as checked in.
-pub const VERDICT_SCHEMA_GOLDEN: &str = include_str!("../../schemas/judge_verdict.schema.json");
+pub use wikimind::contract::judge::{
+    verdict_contract, verdict_schema, JudgeVerdict, RubricScore, VERDICT_SCHEMA_GOLDEN,
+};
 
 /// The judge prompt for one article: `template` (the `judge` template) filled with the
 /// source (cut at [`MAX_JUDGE_SOURCE_CHARS`]) and the article as the judge reads it
@@ -305,9 +261,9 @@ impl JudgeState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::templates::{PromptSet, JUDGE};
-    use crate::contract::{CheckedClaim, Confidence};
-    use crate::store::ArticleId;
+    use wikimind::compile::templates::{PromptSet, JUDGE};
+    use wikimind::contract::{CheckedClaim, Confidence};
+    use wikimind::store::ArticleId;
 
     fn verdict_json(faithfulness: i64, coverage: i64) -> String {
         serde_json::json!({
@@ -338,26 +294,6 @@ mod tests {
             backlinks: vec![],
             sources: vec![],
         }
-    }
-
-    /// The schema sent to judges is a visible, reviewed diff: the generated schema must
-    /// equal the golden file. Regenerate with `UPDATE_GOLDEN=1 cargo test -p wikimind judge`.
-    #[test]
-    fn verdict_schema_matches_golden_file() {
-        let generated = serde_json::to_string_pretty(&verdict_schema()).unwrap() + "\n";
-        if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            let path = concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/schemas/judge_verdict.schema.json"
-            );
-            std::fs::write(path, &generated).unwrap();
-            return;
-        }
-        assert_eq!(
-            generated, VERDICT_SCHEMA_GOLDEN,
-            "the JudgeVerdict type and schemas/judge_verdict.schema.json disagree; \
-             rerun with UPDATE_GOLDEN=1 and review the diff"
-        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The free-form baseline: the same source, asked for as a markdown article with no schema,
 //! so the output tokens of a structured answer can be compared with a plain one.
 
-use crate::compile::prompt::Prompt;
+use wikimind::compile::prompt::Prompt;
 
 /// The id of the free-form prompt, recorded in reports.
 pub const FREEFORM_PROMPT_VERSION: &str = "freeform-v1";

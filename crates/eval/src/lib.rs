@@ -3,7 +3,7 @@
 //! retries; grounded quotes; the dataset's `expected` checks; latency and tokens.
 //!
 //! [`dataset`] loads `.jsonl` (with an optional sidecar `.yaml`) or `.yaml` datasets
-//! strictly; [`run`] compiles every case with the same [`Compiler`](crate::compile::Compiler)
+//! strictly; [`run`] compiles every case with the same [`Compiler`](wikimind::compile::Compiler)
 //! a real compile uses, each in a throwaway in-memory wiki, then runs the case's checks and
 //! its evaluator ([`judge`]: a model scores the article against its source); [`report`]
 //! aggregates the runs per model; [`html`] renders the self-contained HTML report; [`write_outputs`] writes
@@ -56,10 +56,10 @@ pub enum EvalError {
     Dataset(#[from] DatasetError),
     /// A provider could not be set up.
     #[error(transparent)]
-    Llm(#[from] crate::llm::LlmError),
+    Llm(#[from] wikimind::llm::LlmError),
     /// The wiki a question dataset is asked of could not be read.
     #[error(transparent)]
-    Wiki(Box<crate::wiki::WikiError>),
+    Wiki(Box<wikimind::wiki::WikiError>),
     /// An option is not acceptable.
     #[error("{0}")]
     Invalid(String),
@@ -73,8 +73,8 @@ pub enum EvalError {
     },
 }
 
-impl From<crate::wiki::WikiError> for EvalError {
-    fn from(e: crate::wiki::WikiError) -> Self {
+impl From<wikimind::wiki::WikiError> for EvalError {
+    fn from(e: wikimind::wiki::WikiError) -> Self {
         EvalError::Wiki(Box::new(e))
     }
 }

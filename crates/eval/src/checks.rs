@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use crate::contract::Confidence;
-use crate::store::ArticleDetail;
+use wikimind::contract::Confidence;
+use wikimind::store::ArticleDetail;
 
 use super::dataset::Expected;
 
@@ -152,8 +152,8 @@ pub fn run_checks(expected: &Expected, facts: Option<ArticleFacts<'_>>) -> Vec<C
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::CheckedClaim;
-    use crate::store::ArticleId;
+    use wikimind::contract::CheckedClaim;
+    use wikimind::store::ArticleId;
 
     fn article() -> ArticleDetail {
         let claim = |confidence| CheckedClaim {
