@@ -257,6 +257,19 @@ fn linked_with(conn: &Connection, page: PageId) -> Result<Vec<(PageId, String)>>
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The id and text of every source of `page`, by id.
+pub(crate) fn source_texts_of(
+    conn: &rusqlite::Connection,
+    page: PageId,
+) -> Result<Vec<(SourceId, String)>> {
+    let mut stmt = conn.prepare(
+        "SELECT s.id, s.text FROM page_sources ps JOIN sources s ON s.id = ps.source_id
+         WHERE ps.page_id = ?1 ORDER BY s.id",
+    )?;
+    let rows = stmt.query_map([page], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,17 +293,4 @@ mod tests {
         assert_eq!(any_of(&terms).as_deref(), Some("\"grinder\"* OR \"NEAR\""));
         assert_eq!(any_of(&terms[2..]), None);
     }
-}
-
-/// The id and text of every source of `page`, by id.
-pub(crate) fn source_texts_of(
-    conn: &rusqlite::Connection,
-    page: PageId,
-) -> Result<Vec<(SourceId, String)>> {
-    let mut stmt = conn.prepare(
-        "SELECT s.id, s.text FROM page_sources ps JOIN sources s ON s.id = ps.source_id
-         WHERE ps.page_id = ?1 ORDER BY s.id",
-    )?;
-    let rows = stmt.query_map([page], |row| Ok((row.get(0)?, row.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

@@ -51,7 +51,7 @@ pub use page_read::{PageCounts, PageHit};
 pub use page_write::{FeedingDigest, PageMaterial};
 pub use pages::{
     page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
-    PageVersion, PageVersionInfo,
+    PageVersion, PageVersionInfo, Reground,
 };
 pub use passages::PassageIndex;
 pub use read::{

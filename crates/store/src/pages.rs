@@ -31,6 +31,10 @@ use wikimind_contract::{CheckedClaim, Confidence};
 
 pub use wikimind_text::key::page_key;
 
+/// What grounds a page's claims again against its sources as they are now (id and text):
+/// the engine's rule, handed to [`Store::restore_page_version`].
+pub type Reground<'a> = &'a dyn Fn(&mut [PageClaim], &[(SourceId, String)]);
+
 /// A claim of a page, with the sources whose text holds its quote.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageClaim {
@@ -828,7 +832,7 @@ impl Store {
         &self,
         id: PageId,
         version: u32,
-        reground: &dyn Fn(&mut [PageClaim], &[(SourceId, String)]),
+        reground: Reground<'_>,
     ) -> Result<u32> {
         self.write(
             || format!("restoring version {version} of page {id}"),
