@@ -26,7 +26,7 @@ pub struct KnownName {
 /// every name and a matcher over the keys, which depend only on which names there are:
 /// [`NameIndex::updated`] brings an index to a new list of names reusing the key of every
 /// name it knew, and its matcher while no name brings a new key (a new spelling of a known
-/// topic, a removed page, new use counts), and [`NameCache`] keeps an index between
+/// topic, a removed page, new use counts), and `wikimind::topic::NameCache` keeps an index between
 /// prompts.
 #[derive(Debug)]
 pub struct NameIndex {
