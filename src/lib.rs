@@ -23,6 +23,7 @@ pub use wikimind_llm as llm;
 pub use wikimind_store as store;
 
 pub mod ask;
+pub mod backfill;
 pub mod compile;
 pub mod compile_run;
 pub mod config;

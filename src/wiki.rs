@@ -214,6 +214,13 @@ impl Wiki {
         self.store.upgrade()
     }
 
+    /// Runs the backfills this build has and the wiki has not finished (see
+    /// [`crate::backfill`]); the shells call it after opening. Returns what the ones that
+    /// found work did.
+    pub fn run_backfills(&self) -> Result<Vec<crate::backfill::BackfillReport>> {
+        Ok(crate::backfill::run_backfills(&self.store)?)
+    }
+
     /// The line a shell shows for [`Wiki::upgrade`], on standard error.
     pub fn upgrade_notice(&self) -> Option<String> {
         let upgrade = self.upgrade()?;

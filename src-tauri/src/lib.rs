@@ -34,6 +34,7 @@ pub fn run() -> Result<(), String> {
     if let Some(notice) = wiki.upgrade_notice() {
         eprintln!("{notice}");
     }
+    wiki.run_backfills().map_err(|e| e.to_string())?;
     let wiki = wiki
         .with_ingest_options(settings.ingest_options())
         .with_page_settings(&settings.pages);

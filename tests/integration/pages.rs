@@ -852,3 +852,81 @@ fn a_removed_source_id_is_never_given_to_a_new_source() {
     let next = add(&store, "/n/c.md", "Third note.");
     assert!(next.0 > last.0, "{next:?} reuses or precedes {last:?}");
 }
+
+/// Regression (hardening, round three): claims that earlier builds showed grounded on a
+/// quote stitched from single words are checked again by a backfill after the upgrade, once.
+#[test]
+fn a_backfill_checks_stored_claims_again_by_todays_grounding_rule() {
+    let (_dir, store) = file_store();
+    let s = add(
+        &store,
+        "/n/espresso.md",
+        "Espresso is brewed under pressure. The water is hot and the grind is fine.",
+    );
+    let stitched = CheckedClaim {
+        claim: "Espresso needs pressure".to_owned(),
+        confidence: Confidence::Sourced,
+        quote: Some("espresso ... pressure".to_owned()),
+        // As builds before the piece rule stored it.
+        grounded: true,
+    };
+    let claims = [
+        stitched,
+        claim(
+            "Espresso is brewed under pressure",
+            Confidence::Sourced,
+            true,
+        ),
+        claim("Fine grinds are best", Confidence::Inferred, false),
+    ];
+    let saved = compile(&store, s, &result("Espresso", "body"), &claims, &[]);
+
+    let reports = wikimind::backfill::run_backfills(&store).expect("backfill");
+    let got: Vec<(&str, usize, usize)> = reports
+        .iter()
+        .map(|r| (r.name, r.checked, r.downgraded))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("reground-digest-claims", 2, 1),
+            ("reground-page-claims", 2, 1)
+        ]
+    );
+    let page = store.page(saved.page_id).expect("read").expect("page");
+    let shown: Vec<(Confidence, bool, Vec<SourceId>)> = page
+        .claims
+        .iter()
+        .map(|c| (c.claim.confidence, c.claim.grounded, c.source_ids.clone()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (Confidence::Inferred, false, vec![]),
+            (Confidence::Sourced, true, vec![s]),
+            (Confidence::Inferred, false, vec![]),
+        ]
+    );
+    assert_eq!(
+        page.claims[0].claim.quote.as_deref(),
+        Some("espresso ... pressure"),
+        "the quote is kept"
+    );
+    // Done once: a second run finds nothing to do.
+    assert!(wikimind::backfill::run_backfills(&store)
+        .expect("again")
+        .is_empty());
+    assert_eq!(
+        store
+            .backfill_cursor("reground-page-claims", 1)
+            .expect("cursor"),
+        None
+    );
+    // A newer version of the rule runs again from the start.
+    assert_eq!(
+        store
+            .backfill_cursor("reground-page-claims", 2)
+            .expect("cursor"),
+        Some(0)
+    );
+}

@@ -63,6 +63,17 @@ pub fn open(settings: &Settings) -> anyhow::Result<Wiki> {
     if let Some(notice) = wiki.upgrade_notice() {
         eprintln!("{notice}");
     }
+    for done in wiki
+        .run_backfills()
+        .context("cannot bring the wiki's data up to this version")?
+    {
+        if done.downgraded > 0 {
+            eprintln!(
+                "{}: checked {} claims again; {} no longer ground and are shown inferred",
+                done.name, done.checked, done.downgraded
+            );
+        }
+    }
     Ok(wiki
         .with_ingest_options(settings.ingest_options())
         .with_page_settings(&settings.pages))

@@ -16,6 +16,7 @@
 mod articles;
 mod ask;
 mod backfill;
+mod backfills;
 mod error;
 mod feed;
 mod ids;
@@ -40,6 +41,7 @@ pub use articles::{
     CompilationRow, CompileOutcome, CompileRecord, NewLink, SaveArticle, SavedArticle,
 };
 pub use ask::{AnswerPage, FoundPage, QueryTerm, SavedAnswer};
+pub use backfills::{ClaimTable, GroundedClaim};
 pub use error::{Result, StoreError};
 pub use ids::{
     ArticleId, AuthorKind, JobId, JobState, JobTarget, PageId, PageKind, SourceId, SourceKind,

@@ -185,6 +185,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0012_sources_ids_never_reused.sql",
         include_str!("../../../migrations/0012_sources_ids_never_reused.sql"),
     ),
+    Migration::sql(
+        13,
+        "0013_backfills.sql",
+        include_str!("../../../migrations/0013_backfills.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

@@ -1,0 +1,222 @@
+//! Backfills: data changes that need today's rules, run after the wiki opens.
+//!
+//! A migration changes the schema with frozen SQL; a change that needs the current
+//! algorithms (grounding, the markdown reader, the name rules) cannot be frozen, so it is a
+//! *backfill*: versioned (a newer version runs again from the start), idempotent, and
+//! resumable (it works in batches of rows by id, and each batch's writes and the cursor
+//! that records it are one transaction, so a crash or a second process loses or repeats
+//! nothing). The store keeps the bookkeeping and the queries; the rules are the caller's.
+
+use rusqlite::{params, OptionalExtension, Transaction};
+
+use super::{Result, SourceId, Store, NOW};
+
+/// The claims one backfill batch reads and may downgrade.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimTable {
+    /// A digest's claims (`claims`), checked against its source's text.
+    Digest,
+    /// A page's current claims (`page_claims`), checked against the sources recorded as
+    /// holding each quote, else the page's sources. Claims of saved answers (which cite a
+    /// page) are not read.
+    Page,
+}
+
+/// A claim shown as grounded, and the sources whose text may hold its quote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroundedClaim {
+    /// Its row id in its table.
+    pub id: i64,
+    /// Its quote.
+    pub quote: String,
+    /// The sources to look for the quote in.
+    pub sources: Vec<SourceId>,
+}
+
+impl Store {
+    /// Where the backfill `name` at `version` stands: `None` when it is done at this
+    /// version (or a newer one), else the id of the last row it finished (0 to start; a
+    /// backfill recorded at an older version starts again).
+    pub fn backfill_cursor(&self, name: &str, version: u32) -> Result<Option<i64>> {
+        self.read(
+            || format!("reading the progress of backfill {name}"),
+            |conn| {
+                let row: Option<(u32, i64, Option<String>)> = conn
+                    .query_row(
+                        "SELECT version, cursor, done_at FROM backfills WHERE name = ?1",
+                        [name],
+                        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                    )
+                    .optional()?;
+                Ok(match row {
+                    None => Some(0),
+                    Some((recorded, _, _)) if recorded < version => Some(0),
+                    Some((_, _, Some(_))) => None,
+                    Some((_, cursor, None)) => Some(cursor),
+                })
+            },
+        )
+    }
+
+    /// Up to `limit` claims of `table` shown as grounded with a quote, with ids above
+    /// `after`, in id order, each with the sources to look for its quote in.
+    pub fn grounded_claims_after(
+        &self,
+        table: ClaimTable,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<GroundedClaim>> {
+        let sql = match table {
+            ClaimTable::Digest => {
+                "SELECT c.id, c.quote, a.source_id FROM claims c
+                 JOIN articles a ON a.id = c.article_id
+                 WHERE c.id > ?1 AND c.grounded = 1 AND c.quote IS NOT NULL
+                 ORDER BY c.id LIMIT ?2"
+            }
+            ClaimTable::Page => {
+                "SELECT c.id, c.quote, NULL FROM page_claims c
+                 WHERE c.id > ?1 AND c.grounded = 1 AND c.quote IS NOT NULL
+                   AND c.cited_page IS NULL
+                 ORDER BY c.id LIMIT ?2"
+            }
+        };
+        self.read(
+            || "reading claims to check again".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(sql)?;
+                let rows = stmt.query_map(params![after, limit as i64], |row| {
+                    Ok(GroundedClaim {
+                        id: row.get(0)?,
+                        quote: row.get(1)?,
+                        sources: row.get::<_, Option<SourceId>>(2)?.into_iter().collect(),
+                    })
+                })?;
+                let mut claims: Vec<GroundedClaim> = rows.collect::<rusqlite::Result<_>>()?;
+                if table == ClaimTable::Page {
+                    let mut held = conn.prepare(
+                        "SELECT source_id FROM claim_sources WHERE claim_id = ?1 ORDER BY source_id",
+                    )?;
+                    let mut of_page = conn.prepare(
+                        "SELECT ps.source_id FROM page_claims c
+                         JOIN page_sources ps ON ps.page_id = c.page_id
+                         WHERE c.id = ?1 ORDER BY ps.source_id",
+                    )?;
+                    for claim in &mut claims {
+                        let ids = |stmt: &mut rusqlite::Statement<'_>| {
+                            stmt.query_map([claim.id], |row| row.get(0))?
+                                .collect::<rusqlite::Result<Vec<SourceId>>>()
+                        };
+                        claim.sources = ids(&mut held)?;
+                        if claim.sources.is_empty() {
+                            claim.sources = ids(&mut of_page)?;
+                        }
+                    }
+                }
+                Ok(claims)
+            },
+        )
+    }
+
+    /// The text of source `id`, if it exists.
+    pub fn source_text(&self, id: SourceId) -> Result<Option<String>> {
+        self.read(
+            || format!("reading the text of source {id}"),
+            |conn| {
+                Ok(conn
+                    .query_row("SELECT text FROM sources WHERE id = ?1", [id], |row| {
+                        row.get(0)
+                    })
+                    .optional()?)
+            },
+        )
+    }
+
+    /// Records one batch of the backfill `name` at `version`, in one transaction: the
+    /// claims of `table` in `downgrade` are no longer shown as grounded (a `sourced` one
+    /// becomes `inferred`, its quote kept; a page claim no longer names sources), the
+    /// cursor moves from `from` to `to`, and `done` marks it finished. When another process
+    /// moved the cursor meanwhile, nothing is written and `false` is returned.
+    pub fn record_reground_batch(
+        &self,
+        name: &str,
+        version: u32,
+        table: ClaimTable,
+        (from, to): (i64, i64),
+        downgrade: &[i64],
+        done: bool,
+    ) -> Result<bool> {
+        self.write(
+            || format!("recording a batch of backfill {name}"),
+            |tx| {
+                if !advance(tx, name, version, from, to, done)? {
+                    return Ok(false);
+                }
+                let (update, unlink) = match table {
+                    ClaimTable::Digest => (
+                        "UPDATE claims SET grounded = 0,
+                             confidence = CASE confidence WHEN 'sourced' THEN 'inferred'
+                                          ELSE confidence END
+                         WHERE id = ?1",
+                        None,
+                    ),
+                    ClaimTable::Page => (
+                        "UPDATE page_claims SET grounded = 0,
+                             confidence = CASE confidence WHEN 'sourced' THEN 'inferred'
+                                          ELSE confidence END
+                         WHERE id = ?1",
+                        Some("DELETE FROM claim_sources WHERE claim_id = ?1"),
+                    ),
+                };
+                for id in downgrade {
+                    tx.execute(update, [id])?;
+                    if let Some(unlink) = unlink {
+                        tx.execute(unlink, [id])?;
+                    }
+                }
+                Ok(true)
+            },
+        )
+    }
+}
+
+/// Moves the cursor of backfill `name` from `from` to `to` (creating its row at the first
+/// batch, or resetting one of an older version); `false` when it is not at `from`.
+fn advance(
+    tx: &Transaction<'_>,
+    name: &str,
+    version: u32,
+    from: i64,
+    to: i64,
+    done: bool,
+) -> Result<bool> {
+    let row: Option<(u32, i64, Option<String>)> = tx
+        .query_row(
+            "SELECT version, cursor, done_at FROM backfills WHERE name = ?1",
+            [name],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .optional()?;
+    let at = match row {
+        None => 0,
+        Some((recorded, _, _)) if recorded < version => 0,
+        Some((_, _, Some(_))) => return Ok(false),
+        Some((_, cursor, None)) => cursor,
+    };
+    if at != from {
+        return Ok(false);
+    }
+    tx.execute(
+        &format!(
+            "INSERT INTO backfills (name, version, cursor, started_at, done_at)
+             VALUES (?1, ?2, ?3, {NOW}, CASE WHEN ?4 THEN {NOW} END)
+             ON CONFLICT (name) DO UPDATE SET
+                 version = excluded.version,
+                 cursor = excluded.cursor,
+                 started_at = CASE WHEN backfills.version < excluded.version
+                              THEN excluded.started_at ELSE backfills.started_at END,
+                 done_at = excluded.done_at"
+        ),
+        params![name, version, to, done],
+    )?;
+    Ok(true)
+}
