@@ -1,0 +1,84 @@
+// The one store of the window's state. Screens read it and call the functions here; only
+// what a screen shows of it is repainted when it changes (Svelte's fine-grained updates).
+import type {
+  AnswerView,
+  AskProgress,
+  ConnectionCheck,
+  JobProgress,
+  LibrarySort,
+  LibraryView,
+  SearchResult,
+  SettingsView,
+} from "./bindings";
+
+export const app = $state({
+  /** The library last read, shown while a newer one loads (never emptied to force a reload). */
+  library: null as LibraryView | null,
+  /** Bumped when pages may have changed (a job finished, a page restored, a source removed). */
+  libraryVersion: 0,
+  /** The `libraryVersion` and sort `library` was read at. */
+  libraryRead: { version: -1, sort: "title" as LibrarySort },
+  sort: "title" as LibrarySort,
+  /** The search typed in the header, and its hits (null: no search, the library lists pages). */
+  query: "",
+  hits: null as SearchResult[] | null,
+  /** The selected row of the library list. */
+  selected: 0,
+  /** Bumped when sources may have changed (added, compiled, removed). */
+  sourcesVersion: 0,
+  /** The compile queue since the app started, one row per source and per page. */
+  jobs: [] as JobProgress[],
+  models: [] as string[],
+  settings: null as SettingsView | null,
+  /** The status line; a new object each time, so the same message said twice shows again. */
+  status: { message: "", error: false },
+  /** The model's state over a wiki that has pages; null or fine: no banner. */
+  banner: null as ConnectionCheck | null,
+  /** Files dragged over the window. */
+  drop: { active: false, count: 0 },
+  /** The source whose "Recompile with another model" dialog is open. */
+  recompile: null as number | null,
+  ask: {
+    /** What is in the question box. */
+    draft: "",
+    /** The question asked last (trimmed), whose answer or progress is shown. */
+    question: "",
+    /** Whether its answer is being written. */
+    running: false,
+    /** Whether the person stopped it. */
+    stopped: false,
+    /** Its progress while the model answers. */
+    progress: null as AskProgress | null,
+    /** Its answer, once made. */
+    answer: null as AnswerView | null,
+    /** Why the command failed (not an answer's own error, which the answer carries). */
+    failure: null as string | null,
+    /** Numbers each question, so a late reply to an earlier one is ignored. */
+    seq: 0,
+  },
+});
+
+/** Says `message` in the status line. */
+export function say(message: string, error = false): void {
+  app.status = { message, error };
+}
+
+/** Awaits a command that belongs to no screen; its failure is said in the status line. */
+export async function attempt<T>(what: string, p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (e) {
+    say(`${what}: ${String(e)}`, true);
+    return undefined;
+  }
+}
+
+/** Pages may have changed: the library reloads (in place) when it is on screen or next shown. */
+export function libraryChanged(): void {
+  app.libraryVersion++;
+}
+
+/** Sources may have changed: the lists of sources reload in place. */
+export function sourcesChanged(): void {
+  app.sourcesVersion++;
+}
