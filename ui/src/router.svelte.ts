@@ -5,6 +5,7 @@ import { forScreen, History, sameScreen, type Screen } from "./logic";
 import { say } from "./state.svelte";
 
 const history = new History<Screen>(sameScreen);
+history.push({ kind: "library" });
 
 export const nav = $state({
   screen: { kind: "library" } as Screen,
