@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -36,6 +37,46 @@ function startServer(models = ["--model", "e2e-model", "--model", "other-model"]
   });
 }
 
+/** A proxy to the model server at `target` that holds the first request for `heldPath`
+ * until `release()`: `held` resolves when that request arrived, `answered` once its reply
+ * was sent. */
+function holdingProxy(target, heldPath) {
+  let reached, release, sent;
+  const held = new Promise((r) => (reached = r));
+  const released = new Promise((r) => (release = r));
+  const answered = new Promise((r) => (sent = r));
+  let holding = true;
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const hold = holding && req.url.startsWith(heldPath);
+    if (hold) {
+      holding = false;
+      reached();
+      await released;
+    }
+    const r = await fetch(target + req.url, {
+      method: req.method,
+      headers: { "content-type": req.headers["content-type"] ?? "application/json" },
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
+    res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "application/json" });
+    res.end(Buffer.from(await r.arrayBuffer()));
+    if (hold) sent();
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}`,
+        held,
+        release,
+        answered,
+        close: () => (server.closeAllConnections(), server.close()),
+      }),
+    ),
+  );
+}
+
 function env(baseUrl, name) {
   const home = join(tmp, name);
   mkdirSync(join(home, "config"), { recursive: true });
@@ -59,7 +100,7 @@ after(async () => {
   await s?.quit();
   await stopDriver(driver);
   server?.kill("SIGTERM");
-  rmSync(tmp, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** Whether a queue row's text is that of the page job of `title`. */
@@ -626,4 +667,34 @@ test("a wiki with pages opens on its library, the unreachable model a banner ove
   await shot("12-library-with-model-banner");
   await s.clickOn("#banner-setup");
   await s.wait("#welcome-problem", { text: (t) => t.includes("127.0.0.1:9") });
+});
+
+test("screens: a slow check on the first-run screen does not move a person who went elsewhere", async () => {
+  // On the first-run screen (from the banner), "Check again" against a server whose model
+  // list is held back; the person goes to Settings before it answers. The check succeeds,
+  // but it belongs to a screen they left: it must not take them to the library.
+  const real = await startServer();
+  const proxy = await holdingProxy(real.url, "/api/tags");
+  try {
+    await s.wait("#welcome-problem");
+    await s.fill("#base-url", proxy.url);
+    await s.fill("#model", "e2e-model");
+    await s.clickOn("#welcome-retry");
+    await proxy.held;
+    await s.clickOn("#nav-settings");
+    await s.wait("#connection-result", { text: (t) => t.length > 0 && !t.includes("Testing") });
+    proxy.release();
+    await proxy.answered;
+    // Nothing follows a dropped reply, so there is no event to wait for: the screen is
+    // watched for a while (the old window moved within milliseconds of the reply).
+    for (const until = Date.now() + 2000; Date.now() < until; ) {
+      assert.equal(await s.exec("return document.body.dataset.screen"), "settings", "still on Settings");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await s.findAll("#welcome, .library")).length, 0);
+    await shot("31-settings-after-a-late-check");
+  } finally {
+    proxy.close();
+    real.child.kill("SIGTERM");
+  }
 });
