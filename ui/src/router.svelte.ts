@@ -61,3 +61,25 @@ export async function load<T>(signal: AbortSignal, what: string, p: Promise<T>):
 
 /** Keys the screen on show handles (the library's list: move and open). */
 export const screenKeys: { move?: (delta: number) => void; open?: () => void } = {};
+
+/** Reads data for a screen as it mounts, then again in place each time `version()` changes,
+ * once a burst of changes has settled (`settle` ms). Call while the screen initialises. */
+export function loadEach<T>(
+  signal: AbortSignal,
+  what: string,
+  version: () => number,
+  read: () => Promise<T>,
+  set: (value: T) => void,
+  settle = 150,
+): void {
+  let wait = 0;
+  $effect(() => {
+    version();
+    const timer = setTimeout(async () => {
+      const value = await load(signal, what, read());
+      if (value !== undefined) set(value);
+    }, wait);
+    wait = settle;
+    return () => clearTimeout(timer);
+  });
+}
