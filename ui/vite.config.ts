@@ -11,5 +11,5 @@ export default defineConfig(({ mode }) => ({
   build: { target: "safari15", outDir: "dist", emptyOutDir: true, sourcemap: false, modulePreload: { polyfill: false } },
   // Vitest mounts components in jsdom: Svelte's browser build, not its server one.
   resolve: mode === "test" ? { conditions: ["browser"] } : undefined,
-  test: { environment: "jsdom", include: ["src/**/*.test.ts"] },
+  test: { environment: "jsdom", include: ["src/**/*.test.ts", "src/**/*.test.svelte.ts"] },
 }));

@@ -254,24 +254,6 @@ describe("links in rendered articles", () => {
   });
 });
 
-describe("components", () => {
-  it("put text in as text, never as markup", async () => {
-    const { mount, unmount, flushSync } = await import("svelte");
-    const { default: CitedClaim } = await import("./parts/CitedClaim.svelte");
-    const target = document.createElement("ul");
-    const hostile = "<img src=x onerror=alert(1)>";
-    const c = { claim: hostile, confidence: "sourced" as const, quote: hostile, grounded: false, quote_not_found: true, page: { title: hostile, page_id: 3 } };
-    const app = mount(CitedClaim, { target, props: { c } });
-    flushSync();
-    expect(target.querySelector("img")).toBeNull();
-    expect(target.querySelector(".claim-text")?.textContent).toBe(hostile);
-    expect(target.querySelector(".cited-page")?.textContent).toBe(hostile);
-    expect(target.querySelector(".cited-claim")?.classList.contains("not-found")).toBe(true);
-    void unmount(app);
-    expect(target.children.length).toBe(0);
-  });
-});
-
 describe("source lines", () => {
   it("names pasted text, files and URLs the way a person reads them", () => {
     expect(originLabel("text:f73f2665e1005f9dc0e0547ffacb15a7").label).toBe("Pasted text");

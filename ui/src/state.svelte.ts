@@ -11,34 +11,37 @@ import type {
   SettingsView,
 } from "./bindings";
 
-export const app = $state({
+/** What the core sent is kept as it came (`$state.raw`: replaced whole, never proxied deep,
+ * so ten thousand library entries cost nothing until painted); what the window itself edits
+ * in place (the question being asked) is deep state. */
+class Store {
   /** The library last read, shown while a newer one loads (never emptied to force a reload). */
-  library: null as LibraryView | null,
+  library = $state.raw<LibraryView | null>(null);
   /** Bumped when pages may have changed (a job finished, a page restored, a source removed). */
-  libraryVersion: 0,
+  libraryVersion = $state(0);
   /** The `libraryVersion` and sort `library` was read at. */
-  libraryRead: { version: -1, sort: "title" as LibrarySort },
-  sort: "title" as LibrarySort,
+  libraryRead = $state.raw({ version: -1, sort: "title" as LibrarySort });
+  sort = $state<LibrarySort>("title");
   /** The search typed in the header, and its hits (null: no search, the library lists pages). */
-  query: "",
-  hits: null as SearchResult[] | null,
+  query = $state("");
+  hits = $state.raw<SearchResult[] | null>(null);
   /** The selected row of the library list. */
-  selected: 0,
+  selected = $state(0);
   /** Bumped when sources may have changed (added, compiled, removed). */
-  sourcesVersion: 0,
+  sourcesVersion = $state(0);
   /** The compile queue since the app started, one row per source and per page. */
-  jobs: [] as JobProgress[],
-  models: [] as string[],
-  settings: null as SettingsView | null,
+  jobs = $state.raw<JobProgress[]>([]);
+  models = $state.raw<string[]>([]);
+  settings = $state.raw<SettingsView | null>(null);
   /** The status line; a new object each time, so the same message said twice shows again. */
-  status: { message: "", error: false },
+  status = $state.raw({ message: "", error: false });
   /** The model's state over a wiki that has pages; null or fine: no banner. */
-  banner: null as ConnectionCheck | null,
+  banner = $state.raw<ConnectionCheck | null>(null);
   /** Files dragged over the window. */
-  drop: { active: false, count: 0 },
+  drop = $state.raw({ active: false, count: 0 });
   /** The source whose "Recompile with another model" dialog is open. */
-  recompile: null as number | null,
-  ask: {
+  recompile = $state<number | null>(null);
+  ask = $state({
     /** What is in the question box. */
     draft: "",
     /** The question asked last (trimmed), whose answer or progress is shown. */
@@ -55,8 +58,10 @@ export const app = $state({
     failure: null as string | null,
     /** Numbers each question, so a late reply to an earlier one is ignored. */
     seq: 0,
-  },
-});
+  });
+}
+
+export const app = new Store();
 
 /** Says `message` in the status line. */
 export function say(message: string, error = false): void {
