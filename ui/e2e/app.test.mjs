@@ -553,6 +553,16 @@ test("screens: a reply for a screen the person left is dropped; a finished job k
     await s.wait("#counts", { text: (t) => pagesIn(t) > pages, timeout: 60000 });
     await shot("30-library-scroll-kept");
     assert.deepEqual(await listState(), scrolled, "same scroll position and focus after the job finished");
+
+    // The recompile dialog lists the server's models, and goes when closed.
+    await s.clickOn("#nav-sources");
+    await s.click(await s.waitAny(".source-card", (t) => t.startsWith("Zz Note 13")));
+    await s.clickOn("#source-origin button.link");
+    await s.waitAny("dialog.modal #recompile-model option", (t) => t === "e2e-model");
+    await shot("31-recompile-dialog");
+    await s.clickOn("dialog.modal .buttons button");
+    for (let i = 0; i < 50 && (await s.findAll("dialog.modal")).length; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await s.findAll("dialog.modal")).length, 0, "the dialog is gone");
   } finally {
     await useServer(mainUrl).catch(() => undefined);
     slow.child.kill("SIGTERM");
@@ -692,7 +702,7 @@ test("screens: a slow check on the first-run screen does not move a person who w
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal((await s.findAll("#welcome, .library")).length, 0);
-    await shot("31-settings-after-a-late-check");
+    await shot("32-settings-after-a-late-check");
   } finally {
     proxy.close();
     real.child.kill("SIGTERM");

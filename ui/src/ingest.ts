@@ -1,7 +1,7 @@
 // Adding sources, from any screen (the Add screen, a drop on the window, a wanted page).
 import { commands, type IngestView } from "./bindings";
 import { ingestReport } from "./logic";
-import { app, attempt, libraryChanged, say, sourcesChanged } from "./state.svelte";
+import { attempt, libraryChanged, say, sourcesChanged } from "./state.svelte";
 
 /** Says what an ingest did; the lists of sources and the library reload in place. */
 export function reportIngest(r: IngestView, queued = false): void {
@@ -16,14 +16,4 @@ export async function addPaths(paths: string[]): Promise<void> {
   say(`Reading ${paths.length} item${paths.length === 1 ? "" : "s"}…`);
   const r = await attempt("Adding", commands.add_paths(paths));
   if (r) reportIngest(r);
-}
-
-/** The models the server offers, listed once and kept. */
-export async function loadModels(): Promise<string[]> {
-  const s = app.settings ?? (await attempt("Reading settings", commands.settings()));
-  if (!s) return [];
-  app.settings = s;
-  const check = await attempt("Listing models", commands.check_connection(s.provider));
-  app.models = check?.models ?? [];
-  return app.models;
 }
