@@ -37,7 +37,8 @@ echo "== npm ci (ui/)"
   npm install --no-audit --no-fund --loglevel=error; })
 
 # The app crate embeds ui/dist at compile time, so the front end is built before any
-# cargo step of the app (a fresh clone has no ui/dist).
+# cargo step of the app (a fresh clone has no ui/dist). The build type-checks the Svelte
+# components, refuses an import circle, and checks ui/dist against the CSP.
 echo "== front-end build"
 (cd ui && npm run --silent build)
 

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -36,6 +37,46 @@ function startServer(models = ["--model", "e2e-model", "--model", "other-model"]
   });
 }
 
+/** A proxy to the model server at `target` that holds the first request for `heldPath`
+ * until `release()`: `held` resolves when that request arrived, `answered` once its reply
+ * was sent. */
+function holdingProxy(target, heldPath) {
+  let reached, release, sent;
+  const held = new Promise((r) => (reached = r));
+  const released = new Promise((r) => (release = r));
+  const answered = new Promise((r) => (sent = r));
+  let holding = true;
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const hold = holding && req.url.startsWith(heldPath);
+    if (hold) {
+      holding = false;
+      reached();
+      await released;
+    }
+    const r = await fetch(target + req.url, {
+      method: req.method,
+      headers: { "content-type": req.headers["content-type"] ?? "application/json" },
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
+    res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "application/json" });
+    res.end(Buffer.from(await r.arrayBuffer()));
+    if (hold) sent();
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}`,
+        held,
+        release,
+        answered,
+        close: () => (server.closeAllConnections(), server.close()),
+      }),
+    ),
+  );
+}
+
 function env(baseUrl, name) {
   const home = join(tmp, name);
   mkdirSync(join(home, "config"), { recursive: true });
@@ -59,7 +100,7 @@ after(async () => {
   await s?.quit();
   await stopDriver(driver);
   server?.kill("SIGTERM");
-  rmSync(tmp, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** Whether a queue row's text is that of the page job of `title`. */
@@ -425,6 +466,109 @@ test("ask: the answer streams in as text; a quote the cited page does not hold i
   }
 });
 
+test("screens: a reply for a screen the person left is dropped; a finished job keeps the library's scroll and focus", async () => {
+  // Enough pages for the library to scroll: a folder of notes, compiled by the main server.
+  const folder = join(tmp, "more-notes");
+  mkdirSync(folder, { recursive: true });
+  const sentence = (i) => `Note number ${i} keeps the count of the shelf ${i}.`;
+  for (let i = 1; i <= 12; i++) {
+    writeFileSync(join(folder, `note-${String(i).padStart(2, "0")}.md`), `# Zz Note ${String(i).padStart(2, "0")}\n\n${sentence(i)}\n`);
+  }
+  await s.clickOn("#nav-add");
+  await s.waitCount(".source-row", 4);
+  const before = (await s.findAll(".source-row")).length;
+  await s.fill("#path-input", folder);
+  await s.clickOn("#add-path-btn");
+  await s.waitCount(".source-row", before + 12);
+  await s.clickOn("#compile-all");
+  await s.waitCount('.source-row[data-status="compiled"]', before + 12, 120000);
+
+  // A server that answers slowly: first a question, then the compile of one more note.
+  const answer = {
+    answer: "An [[Espresso]] is brewed at nine bars of pressure.",
+    claims: [{ claim: "Espresso is brewed at nine bars of pressure.", confidence: "sourced", quote: "Espresso is brewed at nine bars of pressure.", page: "Espresso" }],
+    follow_up_questions: [],
+  };
+  const digest = {
+    title: "Zz Note 13",
+    summary: sentence(13),
+    key_claims: [{ claim: sentence(13), confidence: "sourced", quote: sentence(13) }],
+    concepts: [],
+    backlink_suggestions: [],
+    open_questions: [],
+    article_body: sentence(13),
+  };
+  const answers = join(tmp, "slow-screens.jsonl");
+  writeFileSync(
+    answers,
+    [
+      { text: JSON.stringify(answer), chunk_chars: 4, chunk_delay_ms: 60 },
+      { text: JSON.stringify(digest), chunk_chars: 2, chunk_delay_ms: 60 },
+    ]
+      .map((r) => `${JSON.stringify(r)}\n`)
+      .join(""),
+  );
+  const slow = await startServer(["--answers", answers, "--model", "e2e-model"]);
+  const pagesIn = (t) => Number(/(\d+) pages/.exec(t)?.[1] ?? NaN);
+  const listState = () =>
+    s.exec("const l = document.querySelector('#library-list'); return l && { top: l.scrollTop, focused: document.activeElement === l, screen: document.body.dataset.screen };");
+  try {
+    await useServer(slow.url);
+
+    // Ask, and leave for the library while the answer streams in.
+    await s.clickOn("#nav-ask");
+    await s.fill("#ask-input", "How many bars brew an espresso?");
+    await s.clickOn("#ask-btn");
+    await s.wait("#ask-stream", { text: (t) => t.length > 0 });
+    await s.clickOn("#nav-library");
+    await s.wait("#counts");
+    // The answer arrives while the library is on screen: said in the status line, kept for
+    // the Ask screen, never painted over the screen the person moved to.
+    await s.wait("#status", { text: (t) => t === "Answered", timeout: 60000 });
+    assert.equal(await s.exec("return document.body.dataset.screen"), "library");
+    assert.equal((await s.findAll("main #ask-answer, main #ask-stream, main #ask-input")).length, 0, "no part of the Ask screen on the library");
+    await s.wait("#library-list");
+    await shot("29-library-after-a-late-answer");
+    await s.clickOn("#nav-ask");
+    await s.wait("#ask-answer", { text: (t) => t.includes("nine bars") });
+
+    // One more note, compiled slowly; meanwhile the library is scrolled and focused.
+    writeFileSync(join(folder, "note-13.md"), `# Zz Note 13\n\n${sentence(13)}\n`);
+    await s.clickOn("#nav-add");
+    await s.waitCount(".source-row", before + 12);
+    await s.fill("#path-input", join(folder, "note-13.md"));
+    await s.clickOn("#add-path-btn");
+    await s.waitCount(".source-row", before + 13);
+    await s.clickOn("#compile-all");
+    await s.clickOn("#nav-library");
+    await s.wait("#library-list");
+    const pages = pagesIn(await s.text(await s.wait("#counts")));
+    await s.exec("const l = document.querySelector('#library-list'); l.focus(); l.scrollTop = 150; l.dispatchEvent(new Event('scroll'));");
+    const scrolled = await listState();
+    assert.ok(scrolled.top > 0, "the library scrolls");
+    assert.ok(scrolled.focused, "the list has the focus");
+    assert.equal(pagesIn(await s.text(await s.find("#counts"))), pages, "the job is still running (else this test proves nothing)");
+
+    // The job finishes: the library reloads in place (its counts change), scroll and focus kept.
+    await s.wait("#counts", { text: (t) => pagesIn(t) > pages, timeout: 60000 });
+    await shot("30-library-scroll-kept");
+    assert.deepEqual(await listState(), scrolled, "same scroll position and focus after the job finished");
+
+    // The recompile dialog lists the server's models, and goes when closed.
+    await s.clickOn("#nav-sources");
+    await s.click(await s.waitAny(".source-card", (t) => t.startsWith("Zz Note 13")));
+    await s.clickOn("#source-origin button.link");
+    await s.waitAny("dialog.modal #recompile-model option", (t) => t === "e2e-model");
+    await shot("31-recompile-dialog");
+    await s.clickOn("dialog.modal .buttons button");
+    for (let i = 0; i < 50 && (await s.findAll("dialog.modal")).length; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await s.findAll("dialog.modal")).length, 0, "the dialog is gone");
+  } finally {
+    await useServer(mainUrl).catch(() => undefined);
+    slow.child.kill("SIGTERM");
+  }
+});
+
 test("settings: the model picker is filled from the server and the connection test says so", async () => {
   await s.clickOn("#nav-settings");
   await s.wait("#connection-result", { text: (t) => t.includes("answered") });
@@ -533,4 +677,34 @@ test("a wiki with pages opens on its library, the unreachable model a banner ove
   await shot("12-library-with-model-banner");
   await s.clickOn("#banner-setup");
   await s.wait("#welcome-problem", { text: (t) => t.includes("127.0.0.1:9") });
+});
+
+test("screens: a slow check on the first-run screen does not move a person who went elsewhere", async () => {
+  // On the first-run screen (from the banner), "Check again" against a server whose model
+  // list is held back; the person goes to Settings before it answers. The check succeeds,
+  // but it belongs to a screen they left: it must not take them to the library.
+  const real = await startServer();
+  const proxy = await holdingProxy(real.url, "/api/tags");
+  try {
+    await s.wait("#welcome-problem");
+    await s.fill("#base-url", proxy.url);
+    await s.fill("#model", "e2e-model");
+    await s.clickOn("#welcome-retry");
+    await proxy.held;
+    await s.clickOn("#nav-settings");
+    await s.wait("#connection-result", { text: (t) => t.length > 0 && !t.includes("Testing") });
+    proxy.release();
+    await proxy.answered;
+    // Nothing follows a dropped reply, so there is no event to wait for: the screen is
+    // watched for a while (the old window moved within milliseconds of the reply).
+    for (const until = Date.now() + 2000; Date.now() < until; ) {
+      assert.equal(await s.exec("return document.body.dataset.screen"), "settings", "still on Settings");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await s.findAll("#welcome, .library")).length, 0);
+    await shot("32-settings-after-a-late-check");
+  } finally {
+    proxy.close();
+    real.child.kill("SIGTERM");
+  }
 });

@@ -1,7 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import type { JobProgress } from "./bindings";
 import {
+  answerMeta,
   applyJob,
+  batcher,
+  countsLabel,
+  forScreen,
+  ingestReport,
+  versionAuthor,
+  versionText,
   askStageLabel,
   citationMark,
   plainLinks,
@@ -247,15 +254,6 @@ describe("links in rendered articles", () => {
   });
 });
 
-describe("DOM building", () => {
-  it("puts text in as text, never as markup", async () => {
-    const { h } = await import("./dom");
-    const el = h("div", {}, "<img src=x onerror=alert(1)>");
-    expect(el.querySelector("img")).toBeNull();
-    expect(el.textContent).toBe("<img src=x onerror=alert(1)>");
-  });
-});
-
 describe("source lines", () => {
   it("names pasted text, files and URLs the way a person reads them", () => {
     expect(originLabel("text:f73f2665e1005f9dc0e0547ffacb15a7").label).toBe("Pasted text");
@@ -321,5 +319,65 @@ describe("asking", () => {
     expect(sameScreen({ kind: "page", id: 1, quote: "q" }, { kind: "page", id: 1 })).toBe(false);
     expect(sameScreen({ kind: "page", id: 1, quote: "q" }, { kind: "page", id: 1, quote: "q" })).toBe(true);
     expect(sameScreen({ kind: "ask" }, { kind: "ask" })).toBe(true);
+  });
+});
+
+describe("screens and their replies", () => {
+  it("hands a reply to the screen that asked while it is shown", async () => {
+    const ctl = new AbortController();
+    expect(await forScreen(ctl.signal, Promise.resolve(7))).toEqual({ kind: "value", value: 7 });
+    expect(await forScreen(ctl.signal, Promise.reject("boom"))).toEqual({ kind: "error", error: "boom" });
+  });
+  it("drops a reply, or its error, once the person left the screen", async () => {
+    const ctl = new AbortController();
+    let answer!: (v: string) => void;
+    const pending = forScreen(ctl.signal, new Promise<string>((r) => (answer = r)));
+    ctl.abort();
+    answer("late");
+    expect(await pending).toEqual({ kind: "left" });
+    const failing = forScreen(ctl.signal, Promise.reject(new Error("late")));
+    expect(await failing).toEqual({ kind: "left" });
+  });
+});
+
+describe("labels", () => {
+  it("counts the library, saved answers only when there are some", () => {
+    expect(countsLabel({ pages: 2, answers: 0, sources: 3, wanted: 1 })).toBe("2 pages · 3 sources · 1 wanted pages");
+    expect(countsLabel({ pages: 3, answers: 1, sources: 3, wanted: 0 })).toBe("3 pages · 1 saved answer · 3 sources · 0 wanted pages");
+    expect(countsLabel({ pages: 3, answers: 2, sources: 3, wanted: 0 })).toContain("2 saved answers");
+  });
+  it("names a version's author", () => {
+    expect(versionAuthor({ author: "person", restored_from: null, provider: null, model: null })).toBe("you");
+    expect(versionAuthor({ author: "person", restored_from: 1, provider: null, model: null })).toBe("you (restored version 1)");
+    expect(versionAuthor({ author: "model", restored_from: null, provider: "ollama", model: "m" })).toBe("ollama · m");
+  });
+  it("compares versions as title, summary, body and claims", () => {
+    expect(versionText({ title: "T", summary: "S", body: "B", claims: ["c"] })).toBe("# T\n\nS\n\nB\n\n- c");
+  });
+  it("sums an answer's figures, leaving out what is unknown", () => {
+    expect(answerMeta({ provider: "ollama", calls: 1, tokens_out: 0 })).toBe("ollama · 1 call");
+    expect(answerMeta({ provider: "", calls: 2, tokens_out: 40 })).toBe("2 calls · 40 tokens");
+  });
+  it("reports an ingest, an error only when nothing was added", () => {
+    expect(ingestReport({ added: [1], skipped: [], errors: [] }, true)).toEqual({ message: "1 source stored · compiling", error: false });
+    expect(ingestReport({ added: [], skipped: [1, 2], errors: ["bad"] })).toEqual({ message: "0 sources stored · 2 skipped · problems: bad", error: true });
+  });
+});
+
+describe("events faster than frames", () => {
+  it("hands over every event once per tick, in order", () => {
+    const ticks: (() => void)[] = [];
+    const seen: number[][] = [];
+    const push = batcher<number>((e) => seen.push(e), (run) => ticks.push(run));
+    push(1);
+    push(2);
+    push(3);
+    expect(ticks.length).toBe(1);
+    ticks.shift()!();
+    expect(seen).toEqual([[1, 2, 3]]);
+    push(4);
+    expect(ticks.length).toBe(1);
+    ticks.shift()!();
+    expect(seen).toEqual([[1, 2, 3], [4]]);
   });
 });

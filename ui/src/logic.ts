@@ -523,3 +523,66 @@ export function quoteSpans(texts: string[], quote: string): { piece: number; sta
 export function sameQuote(a: string, b: string): boolean {
   return quoteSpans([a], b) !== null && quoteSpans([b], a) !== null;
 }
+
+/** What a reply asked for by a screen comes to: its value or error while the screen is
+ * shown, or `left` once the person moved on (the screen's signal aborted), so a late reply
+ * never reaches the screen that replaced the one that asked. */
+export type ScreenReply<T> = { kind: "value"; value: T } | { kind: "error"; error: unknown } | { kind: "left" };
+
+/** Awaits `p` for the screen whose mount `signal` belongs to (see `ScreenReply`). */
+export async function forScreen<T>(signal: AbortSignal, p: Promise<T>): Promise<ScreenReply<T>> {
+  try {
+    const value = await p;
+    return signal.aborted ? { kind: "left" } : { kind: "value", value };
+  } catch (error) {
+    return signal.aborted ? { kind: "left" } : { kind: "error", error };
+  }
+}
+
+/** The library's counts line: pages, saved answers (when any), sources, wanted pages. */
+export function countsLabel(c: { pages: number; answers: number; sources: number; wanted: number }): string {
+  const answers = c.answers ? `${c.answers} saved answer${c.answers === 1 ? "" : "s"} · ` : "";
+  return `${c.pages} pages · ${answers}${c.sources} sources · ${c.wanted} wanted pages`;
+}
+
+/** Who wrote a page version: the person (perhaps by a restore), else the provider and model. */
+export function versionAuthor(v: { author: string; restored_from: number | null; provider: string | null; model: string | null }): string {
+  if (v.author === "person") return v.restored_from !== null ? `you (restored version ${v.restored_from})` : "you";
+  return `${v.provider ?? "model"} · ${v.model ?? ""}`;
+}
+
+/** A page version as the text the history compares: title, summary, body, claims. */
+export function versionText(t: { title: string; summary: string; body: string; claims: string[] }): string {
+  return [`# ${t.title}`, "", t.summary, "", t.body, "", ...t.claims.map((c) => `- ${c}`)].join("\n");
+}
+
+/** An answer's figures line: provider, model calls, answer tokens (each only when known). */
+export function answerMeta(v: { provider: string | null; calls: number; tokens_out: number }): string {
+  return [v.provider, v.calls ? `${v.calls} call${v.calls === 1 ? "" : "s"}` : "", v.tokens_out ? `${v.tokens_out} tokens` : ""]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+/** What the status line says after sources were added (`queued`: compiling has begun). */
+export function ingestReport(r: { added: unknown[]; skipped: unknown[]; errors: string[] }, queued = false): { message: string; error: boolean } {
+  const parts = [`${r.added.length} source${r.added.length === 1 ? "" : "s"} stored`];
+  if (queued) parts.push("compiling");
+  if (r.skipped.length) parts.push(`${r.skipped.length} skipped`);
+  if (r.errors.length) parts.push(`problems: ${r.errors.join("; ")}`);
+  return { message: parts.join(" · "), error: r.errors.length > 0 && r.added.length === 0 };
+}
+
+/** Collects events that arrive faster than the screen paints (a token each) and hands
+ * them over at most once per `schedule` tick (a frame), in arrival order. */
+export function batcher<E>(apply: (events: E[]) => void, schedule: (run: () => void) => void): (event: E) => void {
+  let pending: E[] = [];
+  return (event) => {
+    pending.push(event);
+    if (pending.length > 1) return;
+    schedule(() => {
+      const events = pending;
+      pending = [];
+      apply(events);
+    });
+  };
+}

@@ -1,0 +1,119 @@
+// The whole window mounted in jsdom over a scripted core: every command waits until the
+// test answers it, so replies can arrive after the person has moved on.
+import { flushSync, mount, tick, unmount } from "svelte";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ConnectionCheck, LibraryView, PageView, SettingsView } from "./bindings";
+
+/** The commands sent so far that wait for an answer, by name. */
+const pending: { name: string; args: unknown[]; answer: (v: unknown) => void }[] = [];
+vi.mock("./bindings", async (original) => {
+  const real = await original<typeof import("./bindings")>();
+  const commands = new Proxy(
+    {},
+    { get: (_, name) => (...args: unknown[]) => new Promise((answer) => pending.push({ name: String(name), args, answer })) },
+  );
+  return { ...real, commands };
+});
+vi.mock("@tauri-apps/api/event", () => ({ listen: async () => () => undefined }));
+vi.mock("@tauri-apps/api/webview", () => ({ getCurrentWebview: () => ({ onDragDropEvent: async () => () => undefined }) }));
+
+const { default: App } = await import("./App.svelte");
+const { go } = await import("./router.svelte");
+
+/** Answers the oldest waiting command named `name`. */
+async function answer(name: string, value: unknown) {
+  const i = pending.findIndex((p) => p.name === name);
+  if (i < 0) throw new Error(`no ${name} waits (waiting: ${pending.map((p) => p.name).join(", ")})`);
+  pending.splice(i, 1)[0].answer(value);
+  for (let n = 0; n < 5; n++) await tick();
+  flushSync();
+}
+/** Lets timers of 0 ms (the library's first read) run. */
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+const library: LibraryView = { counts: { sources: 1, pages: 1, answers: 0, wanted: 0 }, entries: [], wanted: [] };
+const page = (title: string): PageView => ({
+  id: 1,
+  kind: "topic",
+  title,
+  summary: "",
+  html: "<p>body</p>",
+  truncated: false,
+  version: 1,
+  stale_reason: null,
+  flagged: null,
+  claims: [],
+  concepts: [],
+  open_questions: [],
+  links: [],
+  backlinks: [],
+  aliases: [],
+  sources: [],
+  history: [],
+});
+
+const settings: SettingsView = {
+  provider: { kind: "ollama", base_url: "http://127.0.0.1:9", model: "m" },
+  fallbacks: [],
+  has_api_key: false,
+  data_dir: "/data",
+  config_file: null,
+  defaults: [],
+  builtin: { available: false, model_file: null, model_dir: null, hint: "no engine" },
+};
+const answered: ConnectionCheck = { ok: true, message: "answered", models: ["m"], model_available: true };
+
+let app: ReturnType<typeof mount>;
+beforeAll(async () => {
+  app = mount(App, { target: document.body });
+  flushSync();
+  await settle();
+  await answer("library", library);
+});
+afterAll(() => void unmount(app));
+
+describe("the router", () => {
+  it("paints a reply for the screen on show", async () => {
+    go({ kind: "page", id: 1 });
+    flushSync();
+    await answer("page", page("Espresso"));
+    expect(document.querySelector("#article-title")?.textContent).toBe("Espresso");
+    expect(document.body.dataset.screen).toBe("page");
+  });
+
+  it("drops a reply for a screen the person has left", async () => {
+    go({ kind: "page", id: 2 });
+    flushSync();
+    go({ kind: "library" });
+    flushSync();
+    await answer("page", page("Late"));
+    expect(document.querySelector("#article-title")).toBeNull();
+    expect(document.body.dataset.screen).toBe("library");
+    expect(document.querySelector("#counts")?.textContent).toContain("1 pages");
+  });
+
+  it("unmounts the screen it leaves, and a repeat visit is a fresh mount", async () => {
+    go({ kind: "page", id: 1 });
+    flushSync();
+    await answer("page", page("Espresso"));
+    const first = document.querySelector("#article-title");
+    go({ kind: "library" });
+    flushSync();
+    expect(first?.isConnected).toBe(false);
+  });
+
+  it("does not let a late check on the first-run screen take the person elsewhere", async () => {
+    await answer("settings", settings); // the window's own start
+    go({ kind: "welcome" });
+    flushSync();
+    (document.querySelector("#welcome-retry") as HTMLButtonElement).click();
+    flushSync();
+    expect(pending.some((p) => p.name === "check_connection")).toBe(true);
+    go({ kind: "queue" });
+    flushSync();
+    await answer("check_connection", answered);
+    while (pending.some((p) => p.name === "apply_provider")) await answer("apply_provider", settings);
+    expect(document.body.dataset.screen).toBe("queue");
+    expect(document.querySelector("#job-list")).not.toBeNull();
+  });
+});

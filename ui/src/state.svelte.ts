@@ -1,0 +1,89 @@
+// The one store of the window's state. Screens read it and call the functions here; only
+// what a screen shows of it is repainted when it changes (Svelte's fine-grained updates).
+import type {
+  AnswerView,
+  AskProgress,
+  ConnectionCheck,
+  JobProgress,
+  LibrarySort,
+  LibraryView,
+  SearchResult,
+  SettingsView,
+} from "./bindings";
+
+/** What the core sent is kept as it came (`$state.raw`: replaced whole, never proxied deep,
+ * so ten thousand library entries cost nothing until painted); what the window itself edits
+ * in place (the question being asked) is deep state. */
+class Store {
+  /** The library last read, shown while a newer one loads (never emptied to force a reload). */
+  library = $state.raw<LibraryView | null>(null);
+  /** Bumped when pages may have changed (a job finished, a page restored, a source removed). */
+  libraryVersion = $state(0);
+  /** The `libraryVersion` and sort `library` was read at. */
+  libraryRead = $state.raw({ version: -1, sort: "title" as LibrarySort });
+  sort = $state<LibrarySort>("title");
+  /** The search typed in the header, and its hits (null: no search, the library lists pages). */
+  query = $state("");
+  hits = $state.raw<SearchResult[] | null>(null);
+  /** The selected row of the library list. */
+  selected = $state(0);
+  /** Bumped when sources may have changed (added, compiled, removed). */
+  sourcesVersion = $state(0);
+  /** The compile queue since the app started, one row per source and per page. */
+  jobs = $state.raw<JobProgress[]>([]);
+  models = $state.raw<string[]>([]);
+  settings = $state.raw<SettingsView | null>(null);
+  /** The status line; a new object each time, so the same message said twice shows again. */
+  status = $state.raw({ message: "", error: false });
+  /** The model's state over a wiki that has pages; null or fine: no banner. */
+  banner = $state.raw<ConnectionCheck | null>(null);
+  /** Files dragged over the window. */
+  drop = $state.raw({ active: false, count: 0 });
+  /** The source whose "Recompile with another model" dialog is open. */
+  recompile = $state<number | null>(null);
+  ask = $state({
+    /** What is in the question box. */
+    draft: "",
+    /** The question asked last (trimmed), whose answer or progress is shown. */
+    question: "",
+    /** Whether its answer is being written. */
+    running: false,
+    /** Whether the person stopped it. */
+    stopped: false,
+    /** Its progress while the model answers. */
+    progress: null as AskProgress | null,
+    /** Its answer, once made. */
+    answer: null as AnswerView | null,
+    /** Why the command failed (not an answer's own error, which the answer carries). */
+    failure: null as string | null,
+    /** Numbers each question, so a late reply to an earlier one is ignored. */
+    seq: 0,
+  });
+}
+
+export const app = new Store();
+
+/** Says `message` in the status line. */
+export function say(message: string, error = false): void {
+  app.status = { message, error };
+}
+
+/** Awaits a command that belongs to no screen; its failure is said in the status line. */
+export async function attempt<T>(what: string, p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (e) {
+    say(`${what}: ${String(e)}`, true);
+    return undefined;
+  }
+}
+
+/** Pages may have changed: the library reloads (in place) when it is on screen or next shown. */
+export function libraryChanged(): void {
+  app.libraryVersion++;
+}
+
+/** Sources may have changed: the lists of sources reload in place. */
+export function sourcesChanged(): void {
+  app.sourcesVersion++;
+}
