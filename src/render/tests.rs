@@ -451,3 +451,48 @@ fn escaped_text_carries_no_markup_and_no_control_characters() {
         "&lt;b a=&quot;1&quot; b=&#39;2&#39;&gt;&amp;\u{fffd}]0;x\u{fffd}\n\t&lt;/b&gt;"
     );
 }
+
+/// The cases `ui/src/quote-fold-cases.json` holds, one for every character the quote fold
+/// treats specially: the core grounds each quote in the markdown, and renders the markdown
+/// to the text the file says; the UI's test (`logic.test.ts`) marks each quote in that
+/// text. Together: a quote the core grounds is marked on the page the window shows.
+#[test]
+fn a_grounded_quote_is_found_in_the_page_as_rendered() {
+    let raw = include_str!("../../ui/src/quote-fold-cases.json");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(raw).expect("cases");
+    assert!(cases.len() >= 10);
+    for case in &cases {
+        let field = |k: &str| case[k].as_str().expect(k).to_owned();
+        let (markdown, rendered, quote) = (field("markdown"), field("rendered"), field("quote"));
+        assert!(
+            crate::compile::ground::GroundingIndex::new(&markdown).contains(&quote),
+            "{}: {quote:?} does not ground in {markdown:?}",
+            field("why")
+        );
+        let html = render(&markdown);
+        assert_eq!(text_of(&html), rendered, "{}: {html}", field("why"));
+    }
+}
+
+/// The text a webview shows for simple rendered HTML: tags dropped, the entities the
+/// renderer writes decoded, the trailing newline trimmed.
+fn text_of(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&")
+        .trim_end()
+        .to_owned()
+}

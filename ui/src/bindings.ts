@@ -961,6 +961,33 @@ export const JOB_EVENT = "job";
 /** The event carrying an AskProgress while a question is answered. */
 export const ASK_EVENT = "ask";
 
+/** Characters quotes are compared as (wikimind::text::fold::EQUIVALENTS). */
+export const QUOTE_FOLD: Record<string, string> = {
+  "‘": "'",
+  "’": "'",
+  "‚": "'",
+  "‛": "'",
+  "′": "'",
+  "`": "'",
+  "“": "\"",
+  "”": "\"",
+  "„": "\"",
+  "‟": "\"",
+  "″": "\"",
+  "«": "\"",
+  "»": "\"",
+  "‐": "-",
+  "‑": "-",
+  "‒": "-",
+  "–": "-",
+  "—": "-",
+  "―": "-",
+  "−": "-",
+};
+
+/** Characters read as a space when quotes are compared (wikimind::text::fold::READ_AS_SPACE). */
+export const QUOTE_SPACES = "*_";
+
 /** Every command of the app, typed. */
 export const commands = {
   /** The library (every page) in the asked order, with counts and wanted pages. */

@@ -39,6 +39,7 @@ import {
   type DragDropPayload,
   type Screen,
 } from "./logic";
+import foldCases from "./quote-fold-cases.json";
 
 describe("virtualised list", () => {
   it("renders only the rows on screen plus overscan, even with 10 000 rows", () => {
@@ -379,5 +380,13 @@ describe("events faster than frames", () => {
     expect(ticks.length).toBe(1);
     ticks.shift()!();
     expect(seen).toEqual([[1, 2, 3], [4]]);
+  });
+});
+
+describe("the quote fold the core grounds by", () => {
+  // The same cases the core checks (src/render/tests.rs): each quote grounds in the
+  // markdown, and the markdown renders to `rendered`; here each is marked in that text.
+  it.each(foldCases)("marks a quote the core grounded: $why", ({ rendered, quote }) => {
+    expect(quoteSpans([rendered], quote)).not.toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 // View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
 import type { AnswerClaimView, AskProgress, JobProgress, LibraryEntry, PageSourceView, StageView } from "./bindings";
+import { QUOTE_FOLD, QUOTE_SPACES } from "./bindings";
 
 /** Which rows of a fixed-height list are on screen (plus `overscan` rows either side). */
 export function visibleRange(
@@ -444,16 +445,21 @@ export function citationMark(c: Pick<AnswerClaimView, "grounded" | "quote_not_fo
   return { mark: "", label: "no quote", kind: "none" };
 }
 
-/** A character as quotes are compared: curly quotes and dashes as plain ones, lowercase. */
+/** A character as quotes are compared: by the core's fold table (curly quotes, primes and
+ * guillemets as straight quotes, dashes and the minus sign as a hyphen), lowercase. */
 function foldChar(c: string): string {
-  if (/[\u2018\u2019\u201a\u201b\u2032]/.test(c)) return "'";
-  if (/[\u201c\u201d\u201e\u201f\u2033]/.test(c)) return '"';
-  if (/[\u2010-\u2015\u2212]/.test(c)) return "-";
-  return c.toLowerCase();
+  return (QUOTE_FOLD[c] ?? c).toLowerCase();
 }
 
-/** Characters of markdown markup a quote may carry that rendered text does not show. */
-const MARKUP = /[*`]/;
+/** Whether a character reads as a space when quotes are compared: white space, and the
+ * emphasis marks the core reads as spaces. */
+function readsAsSpace(c: string): boolean {
+  return /\s/.test(c) || QUOTE_SPACES.includes(c);
+}
+
+/** A backtick: a code span's marks, which the rendered page does not show, so the quote's
+ * are dropped (the core folds them as quotes, but it compares with the markdown). */
+const MARKUP = /`/;
 
 /** Markdown text as it reads once rendered, for text shown as text (a summary, a quote):
  * `[[Target|shown]]` as its shown text, `[[Target]]` as its target. */
@@ -474,7 +480,7 @@ export function quoteSpans(texts: string[], quote: string): { piece: number; sta
     for (const ch of text) {
       const start = at;
       at += ch.length;
-      if (/\s/.test(ch)) {
+      if (readsAsSpace(ch)) {
         if (!space) {
           norm.push(" ");
           from.push({ piece, start, end: at });
@@ -495,7 +501,7 @@ export function quoteSpans(texts: string[], quote: string): { piece: number; sta
   let wanted = "";
   let gap = true;
   for (const ch of plainLinks(quote)) {
-    if (/\s/.test(ch)) {
+    if (readsAsSpace(ch)) {
       if (!gap) wanted += " ";
       gap = true;
       continue;

@@ -33,16 +33,71 @@ pub fn normalise(text: &str) -> String {
     out
 }
 
-/// One character as [`normalise`] writes it: `None` for whitespace (and markdown emphasis
-/// marks, read as spaces), else its lowercase with quote characters and dashes unified.
+/// The characters the fold writes as another, with what it writes: curly quotes, primes and
+/// the backtick as a straight quote, double ones and guillemets as a double quote, dashes
+/// and the minus sign as a hyphen. The desktop app's quote marking reads this table (it is
+/// generated into the UI's bindings), so both sides fold alike.
+pub const EQUIVALENTS: &[(char, char)] = &[
+    ('\u{2018}', '\''),
+    ('\u{2019}', '\''),
+    ('\u{201A}', '\''),
+    ('\u{201B}', '\''),
+    ('\u{2032}', '\''),
+    ('`', '\''),
+    ('\u{201C}', '"'),
+    ('\u{201D}', '"'),
+    ('\u{201E}', '"'),
+    ('\u{201F}', '"'),
+    ('\u{2033}', '"'),
+    ('\u{AB}', '"'),
+    ('\u{BB}', '"'),
+    ('\u{2010}', '-'),
+    ('\u{2011}', '-'),
+    ('\u{2012}', '-'),
+    ('\u{2013}', '-'),
+    ('\u{2014}', '-'),
+    ('\u{2015}', '-'),
+    ('\u{2212}', '-'),
+];
+
+/// Characters read as a space besides white space: markdown emphasis marks, which a quote
+/// may carry and a rendered page does not show.
+pub const READ_AS_SPACE: &[char] = &['*', '_'];
+
+/// One character as [`normalise`] writes it: `None` for white space and
+/// [`READ_AS_SPACE`], else its lowercase, [`EQUIVALENTS`] applied first.
 pub fn normalise_char(c: char) -> Option<std::char::ToLowercase> {
-    let c = match c {
-        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' | '`' => '\'',
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' | '«' | '»' => '"',
-        '\u{2010}'..='\u{2015}' => '-',
-        '*' | '_' => return None,
-        c if c.is_whitespace() => return None,
-        c => c,
-    };
+    if c.is_whitespace() || READ_AS_SPACE.contains(&c) {
+        return None;
+    }
+    let c = EQUIVALENTS
+        .iter()
+        .find(|(from, _)| *from == c)
+        .map_or(c, |(_, to)| *to);
     Some(c.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quote_marks_dashes_and_emphasis_fold_alike() {
+        let cases = [
+            ("It\u{2019}s \u{201C}fine\u{201D}", "it's \"fine\""),
+            (
+                "\u{AB}Bonjour\u{BB} \u{2014} dit-il",
+                "\"bonjour\" - dit-il",
+            ),
+            ("\u{201B}odd\u{201F} marks", "'odd\" marks"),
+            ("x \u{2212} y", "x - y"),
+            ("`code`", "'code'"),
+            ("*bold* and _em_", "bold and em"),
+            ("a\u{A0}b\u{3000}c", "a b c"),
+            ("  MIXED   Case\n", "mixed case"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(normalise(text), want, "{text:?}");
+        }
+    }
 }
