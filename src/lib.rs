@@ -36,6 +36,7 @@ pub mod provider_check;
 pub mod queue;
 pub mod reading;
 pub mod render;
+pub mod session;
 pub mod terminal;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_settings;

@@ -2,13 +2,14 @@
 //! API keys go, and the questions asked from the window. Commands see a [`Host`], never an
 //! `AppHandle`, so the same bodies run under the window and in tests.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use wikimind::ask::{AskOptions, AskReport};
+use wikimind::ask::AskOptions;
 use wikimind::compile::Progress;
 use wikimind::config::{Overrides, Settings};
-use wikimind::llm::{CancellationToken, KeyStore, SystemKeyring};
+use wikimind::llm::{KeyStore, SystemKeyring};
 use wikimind::queue::JobRunner;
+use wikimind::session::AskSession;
 use wikimind::store::SourceId;
 use wikimind::view::{self, AnswerView, AskProgress, ProviderForm, SettingsView};
 use wikimind::wiki::Wiki;
@@ -32,21 +33,11 @@ pub struct Host {
     pub asking: Asking,
 }
 
-/// Questions asked from the window: where an answer's progress goes, the question being
-/// answered (to stop it), and the last answer (to save it without asking the model again).
+/// Questions asked from the window: where an answer's progress goes, and the session's
+/// rules (one question at a time, the last answer kept to save), which are the core's.
 pub struct Asking {
     events: Arc<dyn Fn(AskProgress) + Send + Sync>,
-    state: Mutex<AskingState>,
-}
-
-#[derive(Default)]
-struct AskingState {
-    /// The number of the last question asked (from 1).
-    asked: u64,
-    /// Stops that question while it is answered.
-    running: Option<CancellationToken>,
-    /// The last answer made.
-    last: Option<AskReport>,
+    session: AskSession,
 }
 
 impl Asking {
@@ -54,48 +45,7 @@ impl Asking {
     pub fn new(events: impl Fn(AskProgress) + Send + Sync + 'static) -> Asking {
         Asking {
             events: Arc::new(events),
-            state: Mutex::default(),
-        }
-    }
-
-    fn state(&self) -> std::sync::MutexGuard<'_, AskingState> {
-        // Plain values: a state a panic left behind is still usable.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The number and stop token of a new question; the one answered until now is stopped
-    /// (one question at a time).
-    fn start(&self) -> (u64, CancellationToken) {
-        let mut state = self.state();
-        let token = CancellationToken::new();
-        if let Some(before) = state.running.replace(token.clone()) {
-            before.cancel();
-        }
-        state.asked += 1;
-        (state.asked, token)
-    }
-
-    /// Question `number` is answered (`Some`) or failed: its answer is kept as the last
-    /// one unless a later question was asked meanwhile.
-    fn finish(&self, number: u64, report: Option<&AskReport>) {
-        let mut state = self.state();
-        if state.asked != number {
-            return;
-        }
-        state.running = None;
-        if let Some(report) = report {
-            state.last = Some(report.clone());
-        }
-    }
-
-    /// Stops the question being answered; false when none is.
-    fn stop(&self) -> bool {
-        match self.state().running.take() {
-            Some(token) => {
-                token.cancel();
-                true
-            }
-            None => false,
+            session: AskSession::new(),
         }
     }
 }
@@ -168,51 +118,40 @@ impl Host {
     /// `answer`. Asking again stops a question still being answered.
     pub async fn ask(&self, question: &str, save: bool) -> Result<AnswerView, String> {
         let question = question.trim();
-        let (number, cancel) = self.asking.start();
         let events = {
             let (send, asked) = (Arc::clone(&self.asking.events), question.to_owned());
             move |p: Progress| send(AskProgress::of(&asked, &p))
         };
         let settings = self.queue.settings();
-        let asked = self
-            .wiki
-            .ask(&settings, question, AskOptions { save }, &events, &cancel)
-            .await;
-        self.asking.finish(number, asked.as_ref().ok());
-        let report = asked.map_err(|e| e.to_string())?;
+        let report = self
+            .asking
+            .session
+            .ask(
+                &self.wiki,
+                &settings,
+                question,
+                AskOptions { save },
+                &events,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
         self.wiki.answer_view(&report).map_err(|e| e.to_string())
     }
 
     /// Stops the question being answered; false when none is.
     pub fn cancel_ask(&self) -> bool {
-        self.asking.stop()
+        self.asking.session.cancel()
     }
 
     /// Keeps the last answer, made for `question`, as a page of kind `answer`, without
     /// asking the model again; the answer as it is now (saved again it stays one page).
     pub fn save_answer(&self, question: &str) -> Result<AnswerView, String> {
-        let mut state = self.asking.state();
-        let report = state
-            .last
-            .as_mut()
-            .filter(|r| r.question == question.trim())
-            .ok_or_else(|| {
-                format!("the answer to {question:?} is no longer kept: ask the question again")
-            })?;
-        if report.saved.is_none() {
-            let saved = self
-                .wiki
-                .save_answer(report)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| {
-                    "nothing to save: the wiki did not cover the question, or no valid answer \
-                     was made"
-                        .to_string()
-                })?;
-            report.saved = Some(saved.title);
-            report.saved_page = Some(saved.page_id);
-        }
-        self.wiki.answer_view(report).map_err(|e| e.to_string())
+        let report = self
+            .asking
+            .session
+            .save_last(&self.wiki, question)
+            .map_err(|e| e.to_string())?;
+        self.wiki.answer_view(&report).map_err(|e| e.to_string())
     }
 
     /// Stores an API key for the form's server in the OS keyring (under its base URL, as
@@ -233,6 +172,7 @@ impl Host {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
     use wikimind::llm::MemoryKeyStore;
     use wikimind::view::{ProviderKindView, StageView};
 
@@ -276,47 +216,6 @@ mod tests {
         assert!(refused.contains("nothing to save"), "{refused}");
         let unknown = h.save_answer("Something never asked").unwrap_err();
         assert!(unknown.contains("ask the question again"), "{unknown}");
-    }
-
-    /// Save keeps the last answer as a page without asking again; saving it twice keeps
-    /// one page with one version.
-    #[test]
-    fn the_last_answer_is_saved_once_as_an_answer_page() {
-        use wikimind::view::{LibrarySort, PageKindView};
-        let h = host();
-        let question = "Why is the sky blue?";
-        let report = AskReport {
-            question: question.into(),
-            answer: "Because of scattering.".into(),
-            claims: Vec::new(),
-            follow_up_questions: Vec::new(),
-            pages_read: Vec::new(),
-            covered: true,
-            saved: None,
-            saved_page: None,
-            error: None,
-            provider: Some("ollama:m".into()),
-            calls: 1,
-            tokens_in: 1,
-            tokens_out: 1,
-            warnings: Vec::new(),
-            attempts: Vec::new(),
-            prompt_version: Some("ask-v1".into()),
-        };
-        let (number, _) = h.asking.start();
-        h.asking.finish(number, Some(&report));
-        let view = h.save_answer(&format!(" {question}")).unwrap();
-        let saved = view.saved.expect("saved");
-        assert_eq!(saved.title, question);
-        assert!(!view.can_save);
-        let again = h.save_answer(question).unwrap();
-        assert_eq!(again.saved.and_then(|s| s.page_id), saved.page_id);
-        let lib = h.wiki.library(LibrarySort::Title).unwrap();
-        assert_eq!(lib.counts.answers, 1);
-        assert_eq!(lib.entries[0].kind, PageKindView::Answer);
-        let page = h.wiki.page_view(saved.page_id.unwrap()).unwrap().unwrap();
-        assert_eq!(page.history.len(), 1, "saved once");
-        assert_eq!(page.history[0].model.as_deref(), Some("m"));
     }
 
     fn openai(base_url: &str) -> ProviderForm {

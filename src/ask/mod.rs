@@ -158,7 +158,7 @@ pub struct AskReport {
 
 impl AskReport {
     /// The report of a question before anything was answered.
-    fn empty(question: &str, covered: bool) -> AskReport {
+    pub(crate) fn empty(question: &str, covered: bool) -> AskReport {
         AskReport {
             question: question.to_owned(),
             answer: String::new(),

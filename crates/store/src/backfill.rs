@@ -5,9 +5,10 @@
 //! [`pages_from_digests`] makes the wiki's pages from them without any model call:
 //!
 //! 1. A digest titled `Title (N)` (N ≥ 2) gets back the title the model asked for: the
-//!    `title` of the last compiled raw answer of its source, read as leniently as the
-//!    compile read it. When that answer asked for `Title (N)` itself the title stays; when
-//!    it cannot be read, the suffix is stripped (the only way a build added one).
+//!    `title` of the last compiled raw answer of its source (its JSON object read strictly,
+//!    see `frozen::v13::asked_title`). When that answer asked for `Title (N)` itself the
+//!    title stays; when it cannot be read, the suffix is stripped (the only way a build
+//!    added one).
 //! 2. Digests are grouped by the [`page_key`] of their titles. Each group becomes one page
 //!    whose id is the id of the group's oldest digest (so `show ID` keeps working for every
 //!    page an older build showed), whose title is that digest's, and whose version 1 is that
@@ -18,6 +19,10 @@
 //!    `Coffee (2)` still lead to the page. A former title whose key some page has as its
 //!    own is left out: that page is what the name means now.
 //!
+//! The rules it applies (page keys, title normalisation, reading an answer's title) are the
+//! frozen copies in `frozen::v13`; the page writer it calls (`write_version`) is still
+//! today's, and must keep working on a version-6 schema.
+//!
 //! Links need no rewriting: a page's links are kept by their target's key and resolved
 //! through page titles and former titles when read.
 
@@ -25,9 +30,9 @@ use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use super::pages::{digest_content, page_key, write_version, Author};
-use super::{normalize_title, ArticleId, PageId, Result, SourceId, StoreError};
-use wikimind_structured::{self as structured, Mode, Schema};
+use super::frozen::v13::{asked_title, normalize_title, page_key};
+use super::pages::{digest_content, write_version, Author};
+use super::{ArticleId, PageId, Result, SourceId, StoreError};
 
 /// The title `stored` without a trailing ` (N)` with N ≥ 2, if it has one and something is
 /// left before it.
@@ -41,14 +46,6 @@ fn without_number(stored: &str) -> Option<&str> {
     let n: u64 = digits.parse().ok()?;
     let base = &stored[..open];
     (n >= 2 && !base.trim().is_empty()).then_some(base)
-}
-
-/// The title a raw compile answer asked for (trimmed, as the store took it), if the answer
-/// can be read.
-fn asked_title(raw_answer: &str) -> Option<String> {
-    let outcome = structured::parse_json(raw_answer, &Schema::any(), Mode::Lenient).ok()?;
-    let title = outcome.value.get("title")?.as_str()?.trim();
-    (!title.is_empty()).then(|| title.to_owned())
 }
 
 /// The title a digest stored as `stored` should have (see the module documentation).
@@ -240,7 +237,7 @@ mod tests {
             restored_title("Symphony (5)", Some(&answer("Symphony (5)"))),
             "Symphony (5)"
         );
-        // An answer wrapped in prose and a fence is read as the compile read it.
+        // An answer wrapped in prose and a fence: its object is read.
         let fenced = format!("Here you go:\n```json\n{}\n```", answer("Tea"));
         assert_eq!(restored_title("Tea (2)", Some(&fenced)), "Tea");
         // No readable answer: the suffix goes.

@@ -19,6 +19,7 @@ mod backfill;
 mod backfills;
 mod error;
 mod feed;
+mod frozen;
 mod ids;
 mod jobs;
 mod migrate;

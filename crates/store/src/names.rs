@@ -12,6 +12,15 @@ use super::{ArticleId, Result, SourceId};
 /// The names `article` gives besides its title, one per key (the first spelling seen):
 /// its concepts, then its link targets. The title's own key is left out.
 pub(crate) fn names_of(conn: &Connection, article: ArticleId) -> Result<BTreeMap<String, String>> {
+    names_keyed_by(conn, article, page_key)
+}
+
+/// [`names_of`] with the names keyed by `key` (migration 8 passes the rule it applied).
+fn names_keyed_by(
+    conn: &Connection,
+    article: ArticleId,
+    page_key: fn(&str) -> String,
+) -> Result<BTreeMap<String, String>> {
     let title: String = conn.query_row(
         "SELECT title FROM articles WHERE id = ?1",
         [article],
@@ -71,7 +80,7 @@ fn fill(tx: &Transaction<'_>) -> Result<()> {
         rows.collect::<rusqlite::Result<_>>()?
     };
     for (article, source) in digests {
-        let names = names_of(tx, article)?;
+        let names = names_keyed_by(tx, article, super::frozen::v13::page_key)?;
         record_names(tx, source, &names)?;
     }
     tx.execute(

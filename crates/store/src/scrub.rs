@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use rusqlite::{params, Transaction};
 
-use wikimind_text::url::{url_origin, without_userinfo};
+use super::frozen::v13::{url_origin, without_userinfo};
 
 /// The origin given to a source whose identity another source already holds: its identity
 /// with `#source-<its id>` after it. An identity never has a fragment, so this never
@@ -37,7 +37,7 @@ pub(crate) fn scrub_url_origins(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
         rows.collect::<rusqlite::Result<_>>()?
     };
-    let identity = |url: &str| url_origin(url).unwrap_or_else(|_| without_userinfo(url));
+    let identity = |url: &str| url_origin(url).unwrap_or_else(|| without_userinfo(url));
 
     let mut changes: Vec<(i64, String, String)> = Vec::new();
     for (id, origin, _) in &urls {

@@ -1,0 +1,3 @@
+//! Frozen copies of the rules released migrations applied (see [`v13`]).
+
+pub(crate) mod v13;
