@@ -339,6 +339,20 @@ async def raw_lines():
         expect("**Grind Size**" in text, text)
         # Structured content came in 2025-06-18: an older client gets the text only.
         expect("structuredContent" not in found["result"], found)
+        # Params of the wrong shape for a method the server has: invalid params, not
+        # "method not found".
+        await send(proc, {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+                          "params": {"arguments": {"query": "grind"}}})
+        nameless = await receive(proc)
+        expect(nameless.get("id") == 6 and nameless["error"]["code"] == -32602, nameless)
+        expect("name" in nameless["error"]["message"], nameless)
+        await send(proc, {"jsonrpc": "2.0", "id": 7, "method": "resources/read",
+                          "params": {"uri": 5}})
+        numeric = await receive(proc)
+        expect(numeric.get("id") == 7 and numeric["error"]["code"] == -32602, numeric)
+        await send(proc, {"jsonrpc": "2.0", "id": 8, "method": "resources/read"})
+        bare = await receive(proc)
+        expect(bare.get("id") == 8 and bare["error"]["code"] == -32602, bare)
     finally:
         proc.stdin.close()
         try:

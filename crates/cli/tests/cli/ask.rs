@@ -129,3 +129,26 @@ fn an_answer_that_cannot_be_made_valid_exits_1_with_the_reason() {
         .stdout(predicate::str::contains("✗ inferred [Crema] Crema is blue"))
         .stdout(predicate::str::contains("not found in \"Crema\""));
 }
+
+/// Regression: an answer saved under a topic's name (`Espresso?` is `Espresso.md` once `?`
+/// is dropped) took the topic's file in an export, so `[[Espresso]]` opened the answer.
+#[test]
+fn export_gives_a_topic_its_own_file_name_before_a_saved_answer() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    coffee(&env);
+    let report = env.json(&["ask", "Espresso?", "--save"]);
+    assert_eq!(report["saved"], "Espresso?", "{report}");
+    let out = env.dir.path().join("export");
+    env.cmd()
+        .args(["export", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let topic = std::fs::read_to_string(out.join("Espresso.md")).unwrap();
+    assert!(topic.starts_with("---\ntitle: \"Espresso\"\n"), "{topic}");
+    let answer = std::fs::read_to_string(out.join("Espresso (2).md")).unwrap();
+    assert!(
+        answer.starts_with("---\ntitle: \"Espresso?\"\n"),
+        "{answer}"
+    );
+}
