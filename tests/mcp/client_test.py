@@ -10,7 +10,8 @@ wanted page "Flat White") and passes it in the environment the server inherits
 Each check prints `ok  NAME` or `FAIL NAME: why`; the last line is `N passed, N failed` and
 the exit code is 0 only when nothing failed. The read-only server is checked first (the
 2026-07-28 protocol, then the initialize handshake, then raw JSON-RPC lines), then a
-server started with `--allow-write`.
+server started with `--allow-write` alone (which refuses the local test page), then one with
+`--allow-write --allow-private-urls`.
 """
 
 import asyncio
@@ -377,7 +378,13 @@ class Site:
                 "<p>Tamping presses ground coffee into an even puck before brewing "
                 "[[Espresso]].</p></main></body></html>"
             )
-        handler = functools.partial(QuietHandler, directory=self.dir.name)
+        self.requests = 0
+
+        def counted(*args, **kwargs):
+            self.requests += 1
+            return QuietHandler(*args, directory=self.dir.name, **kwargs)
+
+        handler = counted
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/tamping.html"
@@ -461,8 +468,31 @@ async def add_wrong(client):
     expect("of 4" in text_of(after), text_of(after))
 
 
-async def writable():
+@check("without --allow-private-urls, add_source refuses loopback and private addresses")
+async def private_refused():
     async with Client(server("--allow-write"), read_timeout_seconds=TIMEOUT) as client:
+        with Site() as site:
+            port = site.url.split(":")[2].split("/")[0]
+            for url in (
+                site.url,
+                f"http://localhost:{port}/tamping.html",
+                f"http://[::1]:{port}/tamping.html",
+                "http://169.254.169.254/latest/meta-data/",
+                "http://10.0.0.1/",
+            ):
+                result = await client.call_tool("add_source", {"url": url})
+                text = text_of(result)
+                expect(result.is_error and "refused" in text, f"{url}: {text}")
+                expect("only public addresses" in text, text)
+            expect(site.requests == 0, f"the page was fetched {site.requests} time(s)")
+        listed = text_of(await client.call_tool("list_pages", {}))
+        expect("Tamping" not in listed, listed)
+
+
+async def writable():
+    async with Client(
+        server("--allow-write", "--allow-private-urls"), read_timeout_seconds=TIMEOUT
+    ) as client:
         print(f"-- server with --allow-write, protocol {client.protocol_version}", flush=True)
         for test in (add_text, add_again, add_url, add_wrong):
             await test(client)
@@ -472,6 +502,7 @@ async def main():
     await read_only_modern()
     await handshake()
     await raw_lines()
+    await private_refused()
     await writable()
     passed = sum(1 for _, ok in results if ok)
     failed = len(results) - passed

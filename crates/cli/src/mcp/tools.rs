@@ -16,7 +16,7 @@ use wikimind::config::Settings;
 use wikimind::ingest::Reach;
 use wikimind::llm::CancellationToken;
 use wikimind::markdown::{
-    ask_markdown, bold_matches, page_list_markdown, page_markdown, search_markdown,
+    ask_markdown, bold_matches, page_list_markdown, page_markdown, search_markdown, shown_query,
 };
 use wikimind::queue::JobRunner;
 use wikimind::reading::{ShownPage, PAGE_WINDOW_DEFAULT, PAGE_WINDOW_MAX};
@@ -216,7 +216,10 @@ pub fn search(wiki: &Wiki, value: Value) -> Answer {
             })
         })
         .collect();
-    Answer::ok(text, json!({ "query": args.query, "hits": hits }))
+    Answer::ok(
+        text,
+        json!({ "query": shown_query(&args.query), "hits": hits }),
+    )
 }
 
 /// Runs `read_page`.
