@@ -269,12 +269,27 @@ async def bad_calls(client):
     expect(not after.is_error and "**Grind Size**" in text_of(after), text_of(after))
 
 
+@check("a 10 MB search query answers at once, searched for its first words and echoed cut")
+async def long_search(client):
+    query = "grind " + " ".join(f"w{i}" for i in range(1_300_000))
+    expect(len(query) > 10_000_000, len(query))
+    result = await client.call_tool("search", {"query": query})
+    text = text_of(result)
+    expect(not result.is_error, text[:300])
+    expect(len(text) < 2_000, f"{len(text)} characters back")
+    expect(text.startswith('No page matches "grind w0 w1'), text[:300])
+    shown = result.structured_content["query"]
+    expect(len(shown) <= 201 and shown.endswith("…"), shown)
+    after = await client.call_tool("search", {"query": "grind"})
+    expect("**Grind Size**" in text_of(after), text_of(after))
+
+
 async def read_only_modern():
     async with Client(server(), read_timeout_seconds=TIMEOUT) as client:
         print(f"-- read-only server, protocol {client.protocol_version}", flush=True)
         for test in (
             listed_tools, search, read_page, missing_page, list_pages, ask, ask_uncovered,
-            resources, bad_calls,
+            resources, bad_calls, long_search,
         ):
             await test(client)
 
