@@ -30,7 +30,8 @@ fn is_stop_word(word: &str) -> bool {
 
 /// The content words of `question`, lowercase, in order, each once: runs of letters and
 /// digits that are not stop words. A single letter counts only when it is not a stop
-/// word either (`C`, `R` are topics). At most [`MAX_QUERY_TERMS`]: the question is read
+/// word either (`C`, `R` are topics), and none longer than [`MAX_WORD_BYTES`]. At most
+/// [`MAX_QUERY_TERMS`]: the question is read
 /// only as far as it takes to find them, so a long question costs no more than a short
 /// one.
 pub fn content_words(question: &str) -> Vec<String> {
@@ -40,7 +41,7 @@ pub fn content_words(question: &str) -> Vec<String> {
         if words.len() >= MAX_QUERY_TERMS {
             break;
         }
-        if word.is_empty() {
+        if word.is_empty() || word.len() > MAX_WORD_BYTES {
             continue;
         }
         let lower = word.to_lowercase();
@@ -51,6 +52,10 @@ pub fn content_words(question: &str) -> Vec<String> {
     }
     words
 }
+
+/// The longest word searched for, in bytes: a run of letters longer than this (a pasted
+/// hash, a megabyte without a space) is no word of any page.
+pub const MAX_WORD_BYTES: usize = 100;
 
 /// The longest name, in words, a question is searched for.
 const MAX_NAME_WORDS: usize = 5;
@@ -67,7 +72,7 @@ pub const NAME_SCAN_WORDS: usize = 100;
 pub fn name_keys(question: &str) -> Vec<String> {
     let words: Vec<&str> = question
         .split(|c: char| !(c.is_alphanumeric() || c == '+' || c == '#' || c == '\'' || c == '-'))
-        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .filter(|w| w.chars().any(char::is_alphanumeric) && w.len() <= MAX_WORD_BYTES)
         .take(NAME_SCAN_WORDS)
         .collect();
     let mut keys: Vec<String> = Vec::new();
@@ -170,6 +175,10 @@ mod tests {
         assert!(!keys.contains(&key("word100")));
         // The same word over and over is one word.
         assert_eq!(content_words(&"crema ".repeat(200_000)), ["crema"]);
+        // A megabyte without a space is no word.
+        let blob = format!("crema {}", "x".repeat(1_000_000));
+        assert_eq!(content_words(&blob), ["crema"]);
+        assert_eq!(name_keys(&blob), [crate::store::page_key("crema")]);
     }
 
     #[test]
