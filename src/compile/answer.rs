@@ -79,8 +79,9 @@ pub fn fit_question(question: &str, context: u64) -> (&str, Option<String>) {
 impl Compiler {
     /// Answers `question` from `blocks` (best first): a question longer than its share of
     /// the context is cut ([`fit_question`], with a warning); as many blocks as fit beside a
-    /// full answer are sent; every claim of the answer is checked with `grounds` (the cited name and
-    /// the quote in, where the quote was found out), whether or not what it cites was sent.
+    /// full answer are sent; every claim of the answer is checked with `grounds` (the cited
+    /// name and the quote in, where the quote was found out), whether or not what it cites
+    /// was sent.
     pub async fn answer_question(
         &self,
         question: &str,

@@ -160,9 +160,9 @@ impl CallBudget {
     /// previous answer when there is one.
     ///
     /// The problems always go back, cut to the room the prompt and a full answer leave
-    /// ([`feedback_message_within`]); the previous answer only when it fits beside them. An answer cut off at the budget gets twice
-    /// the budget, capped at what the context leaves beside what is sent (never less than
-    /// before).
+    /// ([`feedback_message_within`]); the previous answer only when it fits beside them.
+    /// An answer cut off at the budget gets twice the budget, capped at what the context
+    /// leaves beside what is sent (never less than before).
     pub fn plan(&mut self, label: &str, attempt: u32, feedback: Option<&Feedback>) -> CallPlan {
         let prompt_tokens = estimate_tokens(self.prompt_chars);
         let mut plan = CallPlan {

@@ -56,9 +56,10 @@ const MAX_NAME_QUERY_BYTES: usize = 2_000;
 impl Store {
     /// Full-text search over page titles, aliases, summaries, claims and bodies, best
     /// first (bm25, titles weigh most), at most [`SEARCH_LIMIT`] hits. A query that is one of a page's names
-    /// (an alias, a plural, a former title; at most 2,000 bytes) puts that page first. Any text is a valid
-    /// query: only its words are searched, each required, the last as a prefix so results
-    /// follow typing; no words, no hits.
+    /// (an alias, a plural, a former title; at most 2,000 bytes) puts that page first.
+    /// Any text is a valid query: only its first [`MAX_QUERY_TERMS`](super::MAX_QUERY_TERMS)
+    /// distinct words are searched, each required, the last as a prefix so results follow
+    /// typing; no words, no hits.
     pub fn search_pages(&self, query: &str) -> Result<Vec<PageHit>> {
         let Some(fts) = fts_query(query) else {
             return Ok(Vec::new());

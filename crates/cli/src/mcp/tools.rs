@@ -336,8 +336,9 @@ pub async fn ask(
 
 /// Runs `add_source`: stores the text or web page (downloaded only where `reach` allows:
 /// public addresses, unless the server was started with `--allow-private-urls`) as a
-/// source, compiles it and writes the pages it feeds (one at a time: the caller holds the writer's lock). Cancelling the call
-/// leaves the unfinished compile queued, for the next `wikimind compile`.
+/// source, compiles it and writes the pages it feeds (one at a time: the caller holds the
+/// writer's lock). Cancelling the call leaves the unfinished compile queued, for the next
+/// `wikimind compile`.
 pub async fn add_source(
     wiki: &Wiki,
     runner: &JobRunner,
