@@ -84,8 +84,8 @@ pub fn feedback_message(problems: &[String], truncated: bool) -> String {
 }
 
 /// [`feedback_message`] in at most `max_chars` bytes (never less than its fixed sentences):
-/// the first [`MAX_FEEDBACK_PROBLEMS`] problems, each cut at [`MAX_PROBLEM_CHARS`], as many
-/// as fit, then how many were left out.
+/// the first 20 problems, each cut at [`MAX_PROBLEM_CHARS`], as many as fit, then how many
+/// were left out.
 pub fn feedback_message_within(problems: &[String], truncated: bool, max_chars: usize) -> String {
     const HEAD: &str = "Your answer could not be used:\n";
     const CUT_OFF: &str = "The answer was cut off: keep the article shorter so it fits.\n";

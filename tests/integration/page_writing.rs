@@ -500,7 +500,9 @@ async fn a_rewrite_that_loses_many_sources_is_retried_within_the_context() {
     ];
     let mut sources = Vec::new();
     for fact in facts {
-        let id = s.add(&format!("# Espresso\n\nEspresso needs {fact} to taste right."));
+        let id = s.add(&format!(
+            "# Espresso\n\nEspresso needs {fact} to taste right."
+        ));
         s.compile(id).await;
         sources.push(id);
     }
@@ -528,8 +530,14 @@ async fn a_rewrite_that_loses_many_sources_is_retried_within_the_context() {
         .filter_map(|m| m["content"].as_str().map(str::to_owned))
         .collect();
     let feedback = sent.last().unwrap();
-    assert!(feedback.contains("lost every sourced claim of source"), "{feedback}");
-    assert!(feedback.contains("more: keep at least one claim"), "{feedback}");
+    assert!(
+        feedback.contains("lost every sourced claim of source"),
+        "{feedback}"
+    );
+    assert!(
+        feedback.contains("more: keep at least one claim"),
+        "{feedback}"
+    );
     assert!(feedback.matches("source ").count() <= 11, "{feedback}");
     // Everything sent and the answer budget fit the model's context (8,192 tokens, about
     // three characters a token).
