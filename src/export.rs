@@ -69,6 +69,9 @@ pub struct ExportArticle {
     pub claims: Vec<CheckedClaim>,
     /// Questions the sources leave open.
     pub open_questions: Vec<String>,
+    /// A saved answer (a page of kind `answer`): named after every topic, so a topic
+    /// always keeps its own file name and `[[Topic]]` opens the topic.
+    pub answer: bool,
 }
 
 /// One file written.
@@ -109,7 +112,8 @@ pub enum ExportError {
 /// refreshes the folder; other files are left alone. A symlink with a file's name is
 /// replaced by the file, and one named like the digest folder by a folder: never written
 /// through. File names are unique within their folder, compared ignoring case and Unicode
-/// normalisation.
+/// normalisation; topics get theirs first, saved answers after (an answer titled like a
+/// topic gets `Title (2).md`, never the topic's file).
 pub fn export_markdown(
     dir: impl AsRef<Path>,
     pages: &[ExportArticle],
@@ -141,16 +145,26 @@ pub fn export_markdown(
         });
     }
 
+    // Topics first, then answers, so a topic is never pushed off its own name.
     let mut taken: HashSet<String> = HashSet::new();
-    for page in pages {
-        let stem = unique_stem(&file_stem(&page.title), &mut taken);
+    let mut stems: Vec<String> = vec![String::new(); pages.len()];
+    let by_kind = |answer: bool| {
+        pages
+            .iter()
+            .enumerate()
+            .filter(move |(_, p)| p.answer == answer)
+    };
+    for (i, page) in by_kind(false).chain(by_kind(true)) {
+        stems[i] = unique_stem(&file_stem(&page.title), &mut taken);
+    }
+    for (page, stem) in pages.iter().zip(&stems) {
         let path = dir.join(format!("{stem}.md"));
         let links: Vec<&str> = page
             .digests
             .iter()
             .filter_map(|id| digest_links.get(id).map(String::as_str))
             .collect();
-        let contents = article_markdown(page, &stem, &links);
+        let contents = article_markdown(page, stem, &links);
         write_replacing(dir, &path, contents.as_bytes()).map_err(io_error(&path))?;
         report.files.push(ExportedFile {
             title: page.title.clone(),
@@ -176,7 +190,9 @@ fn real_folder(path: &Path) -> io::Result<()> {
 /// may already be there: the bytes go to a new temporary file in `dir` (created exclusively,
 /// so an existing link or file of that name is never opened), which is then renamed over
 /// `path`. A rename replaces the link itself, and readers never see a half-written file.
-fn write_replacing(dir: &Path, path: &Path, contents: &[u8]) -> io::Result<()> {
+/// Every file WikiMind writes into a folder a person names (an export, an eval's report)
+/// is written by this.
+pub fn write_replacing(dir: &Path, path: &Path, contents: &[u8]) -> io::Result<()> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let mut attempt = 0u32;
     let (temp, mut file) = loop {
@@ -432,6 +448,7 @@ mod tests {
             body: "Body.".to_owned(),
             claims: vec![],
             open_questions: vec![],
+            answer: false,
         }
     }
 

@@ -195,10 +195,27 @@ pub fn page_list_markdown(window: &PageWindow) -> String {
     out
 }
 
+/// How many characters of a query a search answer repeats.
+pub const SHOWN_QUERY_CHARS: usize = 200;
+
+/// `query` as a search answer repeats it: on one line, cut after [`SHOWN_QUERY_CHARS`]
+/// characters with `…` (a 10 MB query is not sent back whole).
+pub fn shown_query(query: &str) -> String {
+    let head = match query.char_indices().nth(SHOWN_QUERY_CHARS) {
+        Some((i, _)) => &query[..i],
+        None => query,
+    };
+    let mut shown = one_line(head);
+    if head.len() < query.len() {
+        shown.push('…');
+    }
+    shown
+}
+
 /// Search hits, best first: each page's title and the snippet where it matched, matched
 /// words in bold; or that no page matched.
 pub fn search_markdown(query: &str, hits: &[PageHit]) -> String {
-    let query = one_line(query);
+    let query = shown_query(query);
     if hits.is_empty() {
         return format!("No page matches \"{query}\".\n");
     }

@@ -279,7 +279,19 @@ impl Wiki {
 
     /// Downloads a web page and stores its readable text.
     pub async fn ingest_url(&self, url: &str, options: &IngestOptions) -> Result<IngestSummary> {
-        let source = ingest::fetch_url(url, options).await?;
+        self.ingest_url_within(url, options, &ingest::Reach::Anywhere)
+            .await
+    }
+
+    /// [`Wiki::ingest_url`] for a URL someone else chose (an assistant over MCP): the
+    /// download connects only where `reach` allows ([`ingest::reach`]).
+    pub async fn ingest_url_within(
+        &self,
+        url: &str,
+        options: &IngestOptions,
+        reach: &ingest::Reach,
+    ) -> Result<IngestSummary> {
+        let source = ingest::fetch_url_within(url, options, reach).await?;
         Ok(IngestSummary {
             sources: self.add_sources(std::slice::from_ref(&source))?,
             skipped: Vec::new(),
@@ -486,6 +498,7 @@ impl Wiki {
                 body: page.body,
                 claims: page.claims.into_iter().map(|c| c.claim).collect(),
                 open_questions: page.open_questions,
+                answer: summary.kind == crate::store::PageKind::Answer,
             });
         }
         let mut digests = Vec::new();
@@ -510,6 +523,7 @@ impl Wiki {
                     body: a.body,
                     claims: a.claims,
                     open_questions: a.open_questions,
+                    answer: false,
                 },
             ));
         }

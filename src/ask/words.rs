@@ -1,7 +1,9 @@
 //! The words of a question that are worth searching for: its *content words*, the stop
 //! words (articles, pronouns, auxiliaries, question words, common prepositions) left out.
 
-use crate::store::QueryTerm;
+use std::collections::HashSet;
+
+use crate::store::{QueryTerm, MAX_QUERY_TERMS};
 use crate::topic::topic_key;
 
 /// English words that say nothing about what a question is about. Compared lowercase.
@@ -28,15 +30,22 @@ fn is_stop_word(word: &str) -> bool {
 
 /// The content words of `question`, lowercase, in order, each once: runs of letters and
 /// digits that are not stop words. A single letter counts only when it is not a stop
-/// word either (`C`, `R` are topics).
+/// word either (`C`, `R` are topics), and none longer than [`MAX_WORD_BYTES`]. At most
+/// [`MAX_QUERY_TERMS`]: the question is read
+/// only as far as it takes to find them, so a long question costs no more than a short
+/// one.
 pub fn content_words(question: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for word in question.split(|c: char| !c.is_alphanumeric()) {
-        if word.is_empty() {
+        if words.len() >= MAX_QUERY_TERMS {
+            break;
+        }
+        if word.is_empty() || word.len() > MAX_WORD_BYTES {
             continue;
         }
         let lower = word.to_lowercase();
-        if is_stop_word(&lower) || words.contains(&lower) {
+        if is_stop_word(&lower) || !seen.insert(lower.clone()) {
             continue;
         }
         words.push(lower);
@@ -44,26 +53,37 @@ pub fn content_words(question: &str) -> Vec<String> {
     words
 }
 
+/// The longest word searched for, in bytes: a run of letters longer than this (a pasted
+/// hash, a megabyte without a space) is no word of any page.
+pub const MAX_WORD_BYTES: usize = 100;
+
 /// The longest name, in words, a question is searched for.
 const MAX_NAME_WORDS: usize = 5;
+
+/// How many words at the start of a question are looked at for the names of pages: every
+/// run of them is one lookup, so a pasted book is not looked up run by run.
+pub const NAME_SCAN_WORDS: usize = 100;
 
 /// The page keys of every run of one to five consecutive words of `question` that holds
 /// a content word, longest runs first (then in order): the names a question may give a
 /// page by. `How does a burr grinder work` gives `burr grinder work`, …, `burr grinder`,
-/// `grinder work`, …, `burr`, `grinder`, `work`.
+/// `grinder work`, …, `burr`, `grinder`, `work`. Only the first [`NAME_SCAN_WORDS`] words
+/// are looked at.
 pub fn name_keys(question: &str) -> Vec<String> {
     let words: Vec<&str> = question
         .split(|c: char| !(c.is_alphanumeric() || c == '+' || c == '#' || c == '\'' || c == '-'))
-        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .filter(|w| w.chars().any(char::is_alphanumeric) && w.len() <= MAX_WORD_BYTES)
+        .take(NAME_SCAN_WORDS)
         .collect();
     let mut keys: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for n in (1..=MAX_NAME_WORDS.min(words.len())).rev() {
         for run in words.windows(n) {
             if !run.iter().any(|w| !is_stop_word(&w.to_lowercase())) {
                 continue;
             }
             let key = crate::store::page_key(&run.join(" "));
-            if !key.is_empty() && !keys.contains(&key) {
+            if !key.is_empty() && seen.insert(key.clone()) {
                 keys.push(key);
             }
         }
@@ -80,7 +100,11 @@ const MIN_PREFIX: usize = 4;
 /// `grinder` and `grinders`.
 pub fn query_terms(words: &[String]) -> Vec<QueryTerm> {
     let mut terms: Vec<QueryTerm> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for word in words {
+        if terms.len() >= MAX_QUERY_TERMS {
+            break;
+        }
         let stem = topic_key(word);
         let stem = if stem.is_empty() || stem.contains(' ') {
             word.clone()
@@ -88,7 +112,7 @@ pub fn query_terms(words: &[String]) -> Vec<QueryTerm> {
             stem
         };
         let prefix = stem.chars().count() >= MIN_PREFIX;
-        if terms.iter().any(|t| t.word == stem) {
+        if !seen.insert(stem.clone()) {
             continue;
         }
         terms.push(QueryTerm { word: stem, prefix });
@@ -129,6 +153,32 @@ mod tests {
         assert!(!keys.contains(&"how does a".to_string()), "stop words only");
         assert!(name_keys("What is it?").is_empty());
         assert_eq!(name_keys("C++?"), ["c++"]);
+    }
+
+    /// Regression: a 1 MB question took minutes: `Vec::contains` made de-duplication
+    /// quadratic, and every word (and every run of up to five) was searched for.
+    #[test]
+    fn a_long_question_is_searched_for_its_first_words_only() {
+        let long: String = (0..200_000).map(|i| format!("word{i} ")).collect();
+        let words = content_words(&long);
+        assert_eq!(words.len(), MAX_QUERY_TERMS);
+        assert_eq!(words[0], "word0");
+        assert_eq!(query_terms(&words).len(), MAX_QUERY_TERMS);
+        let keys = name_keys(&long);
+        assert!(
+            keys.len() <= NAME_SCAN_WORDS * MAX_NAME_WORDS,
+            "{}",
+            keys.len()
+        );
+        let key = |w: &str| crate::store::page_key(w);
+        assert!(keys.contains(&key("word99")), "{:?}", &keys[..3]);
+        assert!(!keys.contains(&key("word100")));
+        // The same word over and over is one word.
+        assert_eq!(content_words(&"crema ".repeat(200_000)), ["crema"]);
+        // A megabyte without a space is no word.
+        let blob = format!("crema {}", "x".repeat(1_000_000));
+        assert_eq!(content_words(&blob), ["crema"]);
+        assert_eq!(name_keys(&blob), [crate::store::page_key("crema")]);
     }
 
     #[test]

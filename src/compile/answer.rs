@@ -12,7 +12,7 @@ use crate::llm::CancellationToken;
 use super::attempt::AttemptRecord;
 use super::driver::{Answer, Asking, CallLog, CompileError, Compiler};
 use super::live::ProgressFn;
-use super::plan::Limits;
+use super::plan::{chars_for, Limits};
 use super::report::LastCall;
 use super::templates::ASK;
 
@@ -44,10 +44,44 @@ pub struct AnswerRun {
     pub warnings: Vec<String>,
 }
 
+/// A question takes at most one part in this many of the model's context: the pages it is
+/// answered from and the answer need the rest.
+pub const QUESTION_SHARE: u64 = 4;
+
+/// `question` as it is sent to a model of `context` tokens: whole when it fills at most
+/// [`QUESTION_SHARE`] of the context, else its start (cut at a space when there is one
+/// near the end), with the warning that says so.
+pub fn fit_question(question: &str, context: u64) -> (&str, Option<String>) {
+    let room = chars_for(context / QUESTION_SHARE).max(1);
+    if question.len() <= room {
+        return (question, None);
+    }
+    let mut end = room;
+    while !question.is_char_boundary(end) {
+        end -= 1;
+    }
+    // A cut between words, unless that loses more than a tenth.
+    if let Some(space) = question[..end].rfind(char::is_whitespace) {
+        if space >= end - end / 10 {
+            end = space;
+        }
+    }
+    let sent = question[..end].trim_end();
+    let warning = format!(
+        "the question was cut to its first {} characters of {}: a question may fill at most \
+         a quarter of the model's context ({context} tokens) — ask a shorter question",
+        sent.chars().count(),
+        question.chars().count()
+    );
+    (sent, Some(warning))
+}
+
 impl Compiler {
-    /// Answers `question` from `blocks` (best first): as many as fit beside a full answer
-    /// are sent; every claim of the answer is checked with `grounds` (the cited name and
-    /// the quote in, where the quote was found out), whether or not what it cites was sent.
+    /// Answers `question` from `blocks` (best first): a question longer than its share of
+    /// the context is cut ([`fit_question`], with a warning); as many blocks as fit beside a
+    /// full answer are sent; every claim of the answer is checked with `grounds` (the cited
+    /// name and the quote in, where the quote was found out), whether or not what it cites
+    /// was sent.
     pub async fn answer_question(
         &self,
         question: &str,
@@ -61,6 +95,7 @@ impl Compiler {
             context: self.context_tokens(0).await,
             max_tokens: u64::from(self.settings.max_tokens),
         };
+        let (question, question_cut) = fit_question(question, limits.context);
         let fixed = template.render(&[("question", question), ("pages", "")]);
         let room = limits.notes_room(fixed.system.len() + fixed.user.len());
         let fitted = fit_blocks(blocks, room);
@@ -81,7 +116,8 @@ impl Compiler {
         let answer = self
             .ask_until_done(&asking, limits, &mut log, &mut last)
             .await?;
-        let mut warnings = log.warnings;
+        let mut warnings: Vec<String> = question_cut.into_iter().collect();
+        warnings.extend(log.warnings);
         let answer = match answer {
             Answer::Accepted(accepted) => {
                 warnings.extend(accepted.warnings.iter().cloned());
@@ -102,5 +138,28 @@ impl Compiler {
             prompt_version: template.version.clone(),
             warnings,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_question_fills_at_most_a_quarter_of_the_context() {
+        // 8,192 tokens: a quarter is 2,048 tokens, about 6,144 characters.
+        let short = "How much pressure does espresso need?";
+        assert_eq!(fit_question(short, 8_192), (short, None));
+        let long = "word ".repeat(200_000);
+        let (sent, warning) = fit_question(&long, 8_192);
+        assert!(sent.len() <= 6_144 && sent.len() > 5_000, "{}", sent.len());
+        assert!(sent.ends_with("word"), "cut between words");
+        let warning = warning.unwrap();
+        assert!(warning.contains("cut to its first"), "{warning}");
+        assert!(warning.contains("of 1000000"), "{warning}");
+        // No space to cut at, and letters of several bytes: still a char boundary.
+        let dense = "é".repeat(100_000);
+        let (sent, _) = fit_question(&dense, 1_000);
+        assert!(sent.len() <= 750 && sent.chars().all(|c| c == 'é'));
     }
 }

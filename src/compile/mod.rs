@@ -27,7 +27,7 @@ mod report;
 pub mod step;
 pub mod templates;
 
-pub use answer::AnswerRun;
+pub use answer::{fit_question, AnswerRun, QUESTION_SHARE};
 pub use attempt::{classify, AnswerClass, AttemptRecord};
 pub use driver::{
     estimate_tokens, providers_from_settings, CompileError, CompileReport, Compiler, FailedChunk,

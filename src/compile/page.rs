@@ -141,6 +141,9 @@ pub(crate) struct Guard {
     pub previous_body_chars: usize,
 }
 
+/// How many sources whose claims a rewrite lost are named in its problem.
+const MISSING_NAMED: usize = 10;
+
 impl Guard {
     /// What a rewrite of `material`'s page must keep.
     pub fn of(material: &PageMaterial) -> Guard {
@@ -188,10 +191,14 @@ impl Guard {
             .map(|(_, label)| label.as_str())
             .collect();
         if !missing.is_empty() {
+            // Named up to a few: the problem goes back to the model and into the reason.
+            let mut named = missing[..missing.len().min(MISSING_NAMED)].join(", ");
+            if missing.len() > MISSING_NAMED {
+                named.push_str(&format!(" and {} more", missing.len() - MISSING_NAMED));
+            }
             problems.push(format!(
-                "the page lost every sourced claim of {}: keep at least one claim from each \
-                 with a quote copied exactly from its text",
-                missing.join(", ")
+                "the page lost every sourced claim of {named}: keep at least one claim from \
+                 each with a quote copied exactly from its text"
             ));
         }
         if let Some(min) = self.min_body_chars {

@@ -8,9 +8,10 @@
 
 use crate::llm::Message;
 
-use super::prompt::feedback_message;
+use super::prompt::{feedback_message_within, shorten, MAX_PROBLEM_CHARS};
 use super::step::Feedback;
 use super::templates::{Prompt, PromptTemplate};
+use crate::render::one_line;
 
 /// Tokens kept free in every call's context, beyond the prompt and the answer budget.
 pub(crate) const CONTEXT_MARGIN: u64 = 256;
@@ -158,10 +159,10 @@ impl CallBudget {
     /// The plan of the call `attempt` with provider `label`, after `feedback` on the
     /// previous answer when there is one.
     ///
-    /// The previous answer goes back to the model only when it fits beside the prompt and
-    /// a full answer; the problems always do. An answer cut off at the budget gets twice
-    /// the budget, capped at what the context leaves beside what is sent (never less than
-    /// before).
+    /// The problems always go back, cut to the room the prompt and a full answer leave
+    /// ([`feedback_message_within`]); the previous answer only when it fits beside them.
+    /// An answer cut off at the budget gets twice the budget, capped at what the context
+    /// leaves beside what is sent (never less than before).
     pub fn plan(&mut self, label: &str, attempt: u32, feedback: Option<&Feedback>) -> CallPlan {
         let prompt_tokens = estimate_tokens(self.prompt_chars);
         let mut plan = CallPlan {
@@ -173,22 +174,24 @@ impl CallBudget {
         };
         let mut sent_chars = self.prompt_chars;
         if let Some(f) = feedback {
-            let with_answer = prompt_tokens
-                + estimate_tokens(f.previous_answer.len())
-                + self.budget
-                + CONTEXT_MARGIN
-                <= self.context;
+            // The room the prompt and a full answer leave: the problems always go, cut to
+            // fit it; the rejected answer only when it fits beside them.
+            let room = self
+                .context
+                .saturating_sub(prompt_tokens + self.budget + CONTEXT_MARGIN);
+            let message = feedback_message_within(&f.problems, f.truncated, chars_for(room));
+            let with_answer = estimate_tokens(message.len() + f.previous_answer.len()) <= room;
             if with_answer {
                 sent_chars += f.previous_answer.len();
                 plan.previous_answer = Some(f.previous_answer.clone());
             }
-            let message = feedback_message(&f.problems, f.truncated);
             sent_chars += message.len();
             plan.feedback = Some(message);
+            let first = f.problems.first().map(String::as_str).unwrap_or_default();
             let mut warning = format!(
                 "{label} attempt {} rejected: {}",
                 attempt.saturating_sub(1),
-                f.problems.first().cloned().unwrap_or_default()
+                one_line(&shorten(first, MAX_PROBLEM_CHARS))
             );
             if !with_answer {
                 warning.push_str(
@@ -368,8 +371,11 @@ mod tests {
             context: 10_000,
             max_tokens: 2_000,
         };
-        // 300 prompt tokens + 2,000 + 256: 7,444 tokens (22,332 chars) left for the answer.
-        let table = [(0, true), (22_332, true), (22_335, false), (100_000, false)];
+        // 300 prompt tokens + 2,000 + 256: 7,444 tokens (22,332 chars) left for the
+        // problems and the answer together (the problems go first).
+        let problems = crate::compile::prompt::feedback_message(&["/title: missing".into()], false);
+        let left = 22_332 - problems.len();
+        let table = [(0, true), (left, true), (left + 1, false), (100_000, false)];
         for (answer_chars, sent_back) in table {
             let mut budget = CallBudget::new(limits, &prompt(900));
             let plan = budget.plan("ollama:m", 2, Some(&feedback(answer_chars, false)));
@@ -389,6 +395,54 @@ mod tests {
                 !sent_back,
                 "{warning}"
             );
+        }
+    }
+
+    /// Regression: with 2,000 sources on one page the retry sent one problem of ~52,000
+    /// characters (about 17k tokens) at a context of 8,192, so the server dropped the start
+    /// of the prompt. Whatever the problems, a retry fits the context.
+    #[test]
+    fn a_retry_fits_the_context_whatever_the_problems() {
+        let sources: Vec<String> = (1..=2_000)
+            .map(|i| format!("source {i} (Espresso)"))
+            .collect();
+        let huge = format!(
+            "the page lost every sourced claim of {}: keep at least one claim from each",
+            sources.join(", ")
+        );
+        assert!(huge.len() > 40_000);
+        for (context, max_tokens, prompt_chars) in [
+            (8_192, 2_048, 15_000),
+            (8_192, 1_024, 3_000),
+            (4_096, 2_048, 5_000),
+        ] {
+            let limits = Limits {
+                context,
+                max_tokens,
+            };
+            for problems in [vec![huge.clone()], vec![huge.clone(); 40]] {
+                let mut budget = CallBudget::new(limits, &prompt(prompt_chars));
+                let f = Feedback {
+                    problems,
+                    truncated: false,
+                    previous_answer: "a".repeat(4_000),
+                };
+                let plan = budget.plan("ollama:m", 2, Some(&f));
+                let sent: usize = prompt_chars
+                    + plan
+                        .extra_messages()
+                        .iter()
+                        .map(|m| m.content.len())
+                        .sum::<usize>();
+                assert!(
+                    estimate_tokens(sent) + u64::from(plan.max_tokens) + CONTEXT_MARGIN <= context,
+                    "{sent} chars sent at context {context}"
+                );
+                let message = plan.feedback.unwrap();
+                assert!(message.contains("source 1 (Espresso)"), "{message}");
+                let warning = plan.warning.unwrap();
+                assert!(warning.len() < 700 && !warning.contains('\n'), "{warning}");
+            }
         }
     }
 

@@ -5,11 +5,12 @@
 use serde::Serialize;
 
 use crate::contract::{CheckedClaim, CompilationResult, Confidence};
-use crate::render::wiki_links;
+use crate::render::{one_line, wiki_links};
 use crate::store::NewLink;
 use crate::structured::{self, Mode, Reason, Repair, Schema};
 
 use super::ground::{ground_claims_with, GroundingIndex};
+use super::prompt::{shorten, MAX_PROBLEM_CHARS};
 
 /// An answer turned into an article, ready to store.
 #[derive(Debug, Clone, PartialEq)]
@@ -264,6 +265,31 @@ pub struct Feedback {
     pub previous_answer: String,
 }
 
+/// The most characters of problems a failure reason lists.
+const REASON_PROBLEM_CHARS: usize = 1_000;
+
+/// `problems` as one readable line for a failure reason: joined with `; `, each cut at
+/// [`MAX_PROBLEM_CHARS`], as many as fit [`REASON_PROBLEM_CHARS`], then how many more.
+fn problems_line(problems: &[String]) -> String {
+    let mut line = String::new();
+    let mut listed = 0;
+    for p in problems {
+        let p = one_line(&shorten(p, MAX_PROBLEM_CHARS));
+        if listed > 0 && line.len() + p.len() + 2 > REASON_PROBLEM_CHARS {
+            break;
+        }
+        if listed > 0 {
+            line.push_str("; ");
+        }
+        line.push_str(&p);
+        listed += 1;
+    }
+    if listed < problems.len() {
+        line.push_str(&format!(" (and {} more)", problems.len() - listed));
+    }
+    line
+}
+
 /// The state of one source's compile across attempts and providers.
 #[derive(Debug, Clone)]
 pub struct CompileState {
@@ -307,7 +333,7 @@ impl CompileState {
             } => {
                 let summary = problems
                     .first()
-                    .cloned()
+                    .map(|p| one_line(&shorten(p, MAX_PROBLEM_CHARS)))
                     .unwrap_or_else(|| "invalid answer".into());
                 self.failures.push(format!(
                     "provider {} attempt {}: {summary}",
@@ -328,7 +354,7 @@ impl CompileState {
                 }
                 self.next_provider(format!(
                     "the answer could not be made valid: {}",
-                    problems.join("; ")
+                    problems_line(&problems)
                 ))
             }
         }
@@ -498,6 +524,45 @@ mod tests {
             s.on_answer(Judgement::Accept(accepted), "raw"),
             Step::Save(_)
         ));
+    }
+
+    /// Regression: the failure reason joined every problem whole, so a page that lost 2,000
+    /// sources failed with a reason of tens of thousands of characters.
+    #[test]
+    fn the_failure_reason_is_one_readable_line_whatever_the_problems() {
+        let sources: Vec<String> = (1..=2_000)
+            .map(|i| format!("source {i} (Espresso)"))
+            .collect();
+        let huge = format!(
+            "the page lost every sourced claim of {}",
+            sources.join(", ")
+        );
+        let mut problems = vec![
+            huge,
+            "/article_body: the page shrank\nto 3 characters".into(),
+        ];
+        problems.extend((0..100).map(|i| format!("/claims/{i}: bad")));
+        let mut s = CompileState::new(2, 0);
+        let rejected = || Judgement::<Accepted>::Reject {
+            why: Rejection::Schema,
+            problems: problems.clone(),
+            repairs: vec![],
+            truncated: false,
+        };
+        assert!(matches!(
+            s.on_answer(rejected(), "raw"),
+            Step::Call { provider: 1, .. }
+        ));
+        match s.on_answer(rejected(), "raw") {
+            Step::Fail { reason } => {
+                assert!(!reason.contains('\n'), "{reason}");
+                assert!(reason.len() < 3_000, "{} characters", reason.len());
+                assert!(reason.starts_with("the answer could not be made valid: the page lost"));
+                assert!(reason.contains("source 1 (Espresso)"), "{reason}");
+                assert!(reason.contains("more)"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -4,9 +4,15 @@ use encoding_rs::Encoding;
 use reqwest::header::CONTENT_TYPE;
 use wikimind_text::url::{parse_http_url, shown_url};
 
+use std::sync::Arc;
+
 use super::html::readable_html;
+use super::reach::{literal_not_public, refusal_in, Guarded, NotPublic, Reach};
 use super::text::{markdown_title, normalise_text};
 use super::{IngestError, IngestOptions, IngestedSource, Result, SourceKind};
+
+/// The most redirects followed (reqwest's default).
+const MAX_REDIRECTS: usize = 10;
 
 /// How a downloaded body is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,11 +38,34 @@ enum BodyType {
 /// The charset of the `Content-Type` header (or an HTML `<meta charset>`) is honoured;
 /// UTF-8 is assumed otherwise.
 pub async fn fetch_url(url: &str, options: &IngestOptions) -> Result<IngestedSource> {
+    fetch_url_within(url, options, &Reach::Anywhere).await
+}
+
+/// [`fetch_url`], connecting only where `reach` allows: with [`Reach::PublicOnly`] the URL,
+/// every redirect and every resolved address must be public, or the download is refused
+/// with [`IngestError::NotPublic`] before anything is sent there.
+pub async fn fetch_url_within(
+    url: &str,
+    options: &IngestOptions,
+    reach: &Reach,
+) -> Result<IngestedSource> {
     let parsed = parse_http_url(url)?;
     let origin = shown_url(&parsed);
+    let not_public = |refused: NotPublic| IngestError::NotPublic {
+        url: origin.clone(),
+        reason: refused.to_string(),
+    };
+    if let Reach::PublicOnly(_) = reach {
+        if let Some(refused) = literal_not_public(&parsed) {
+            return Err(not_public(refused));
+        }
+    }
 
     // reqwest's errors name the URL they were for, credentials included: never keep it.
     let request_error = |source: reqwest::Error| {
+        if let Some(refused) = refusal_in(&source) {
+            return not_public(refused);
+        }
         if source.is_timeout() {
             IngestError::Timeout {
                 url: origin.clone(),
@@ -50,12 +79,27 @@ pub async fn fetch_url(url: &str, options: &IngestOptions) -> Result<IngestedSou
         }
     };
 
-    let client = reqwest::Client::builder()
+    let mut builder = reqwest::Client::builder()
         .timeout(options.timeout)
         .connect_timeout(options.timeout)
-        .user_agent(concat!("WikiMind/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(request_error)?;
+        .user_agent(concat!("WikiMind/", env!("CARGO_PKG_VERSION")));
+    if let Reach::PublicOnly(resolver) = reach {
+        // Every connection's name goes through the guard; a redirect to an IP literal
+        // (never resolved) is judged here. No proxy: it would connect on our behalf.
+        builder = builder
+            .dns_resolver(Arc::new(Guarded(Arc::clone(resolver))))
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                if let Some(refused) = literal_not_public(attempt.url()) {
+                    attempt.error(refused)
+                } else if attempt.previous().len() >= MAX_REDIRECTS {
+                    attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+                } else {
+                    attempt.follow()
+                }
+            }));
+    }
+    let client = builder.build().map_err(request_error)?;
     let mut response = client
         .get(parsed.clone())
         .header(

@@ -7,7 +7,8 @@
 //!
 //! - [`ingest_path`] reads one file or a whole folder (recursively, in a deterministic order).
 //! - [`ingest_text`] takes pasted text or stdin.
-//! - [`fetch_url`] downloads one web page (http/https only, size-limited while streaming).
+//! - [`fetch_url`] downloads one web page (http/https only, size-limited while streaming);
+//!   [`fetch_url_within`] only from public addresses when asked ([`reach`]).
 //!
 //! Nothing is half-ingested: each function returns every source it read or an error. Inside a
 //! folder a bad file is not fatal; it is listed in [`IngestReport::skipped`] with its reason.
@@ -15,6 +16,7 @@
 mod fetch;
 mod files;
 mod html;
+pub mod reach;
 mod text;
 
 use std::fmt;
@@ -23,8 +25,9 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
-pub use fetch::{fetch_url, url_origin};
+pub use fetch::{fetch_url, fetch_url_within, url_origin};
 pub use files::{ingest_path, path_origin, BYTES_ORIGIN_PREFIX};
+pub use reach::Reach;
 pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text};
 pub use wikimind_text::url::without_userinfo;
 
@@ -266,6 +269,18 @@ pub enum IngestError {
     EmptyText {
         /// `pasted text` or `stdin`.
         what: &'static str,
+    },
+    /// The URL, a redirect or an address it resolves to is not public, and the download
+    /// may reach public addresses only ([`Reach::PublicOnly`]).
+    #[error(
+        "{url}: refused: {reason} — only public addresses may be fetched here; add a page \
+         from your own network yourself, with `wikimind ingest`"
+    )]
+    NotPublic {
+        /// The URL as given (without credentials).
+        url: String,
+        /// Which host, which address and what kind.
+        reason: String,
     },
     /// The URL could not be parsed.
     #[error("{url}: not a valid URL ({reason})")]

@@ -6,8 +6,10 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
+use wikimind::ingest::reach::{HostResolver, Lookup};
 use wikimind::ingest::{
-    fetch_url, ingest_path, IngestError, IngestOptions, SkipReason, SourceKind,
+    fetch_url, fetch_url_within, ingest_path, IngestError, IngestOptions, Reach, SkipReason,
+    SourceKind,
 };
 
 fn write(path: &Path, bytes: impl AsRef<[u8]>) {
@@ -661,4 +663,125 @@ async fn userinfo_never_shows_in_origins_reports_or_errors() {
         let text = error_chain(&error);
         assert!(!text.contains(secret) && !text.contains("alice"), "{text}");
     }
+}
+
+/// A resolver with fixed answers that records what it was asked: the seam where the
+/// public-only check meets DNS.
+struct FakeDns {
+    answers: Vec<(&'static str, Vec<std::net::IpAddr>)>,
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl FakeDns {
+    fn new(answers: &[(&'static str, &[&str])]) -> std::sync::Arc<FakeDns> {
+        std::sync::Arc::new(FakeDns {
+            answers: answers
+                .iter()
+                .map(|(name, ips)| (*name, ips.iter().map(|ip| ip.parse().unwrap()).collect()))
+                .collect(),
+            asked: Default::default(),
+        })
+    }
+
+    fn asked(&self) -> Vec<String> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+impl HostResolver for FakeDns {
+    fn lookup<'a>(&'a self, host: &'a str) -> Lookup<'a> {
+        self.asked.lock().unwrap().push(host.to_owned());
+        let found = self
+            .answers
+            .iter()
+            .find(|(name, _)| *name == host)
+            .map(|(_, ips)| ips.clone());
+        Box::pin(async move {
+            found.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such host"))
+        })
+    }
+}
+
+/// Regression (SSRF): `add_source` over MCP fetched loopback and private addresses. Under
+/// `Reach::PublicOnly` a name is judged by the addresses it resolves to (any one that is not
+/// public refuses it), an IP literal without resolving, and nothing is sent or stored.
+#[tokio::test]
+async fn public_only_refuses_names_resolving_to_private_addresses_and_private_literals() {
+    let page = serve(ok("text/plain", "the internal admin page")).await;
+    let port = page.rsplit(':').next().unwrap().to_owned();
+    let dns = FakeDns::new(&[
+        ("intranet.test", &["127.0.0.1"]),
+        ("mixed.test", &["93.184.216.34", "10.1.2.3"]),
+        ("six.test", &["::1"]),
+        ("linklocal.test", &["fe80::1"]),
+        ("ula.test", &["fd00::5"]),
+        ("mapped.test", &["::ffff:192.168.0.1"]),
+        ("metadata.test", &["169.254.169.254"]),
+        ("cgnat.test", &["100.64.0.9"]),
+        ("shared.test", &["172.20.0.1"]),
+        ("zero.test", &["0.0.0.0"]),
+    ]);
+    let reach = Reach::PublicOnly(dns.clone());
+    let options = IngestOptions {
+        timeout: Duration::from_secs(5),
+        ..IngestOptions::default()
+    };
+    let names = [
+        ("intranet.test", "127.0.0.1, a loopback address"),
+        ("mixed.test", "10.1.2.3, a private address"),
+        ("six.test", "::1, a loopback address"),
+        ("linklocal.test", "fe80::1, a link-local address"),
+        ("ula.test", "fd00::5, a unique local address"),
+        ("mapped.test", "::ffff:192.168.0.1, a private address"),
+        ("metadata.test", "169.254.169.254, a link-local address"),
+        (
+            "cgnat.test",
+            "100.64.0.9, a shared carrier-grade NAT address",
+        ),
+        (
+            "shared.test",
+            "172.20.0.1, a private address (172.16.0.0/12)",
+        ),
+        ("zero.test", "0.0.0.0, the unspecified network"),
+    ];
+    for (name, why) in names {
+        let url = format!("http://{name}:{port}/admin");
+        let error = fetch_url_within(&url, &options, &reach).await.unwrap_err();
+        assert!(
+            matches!(error, IngestError::NotPublic { .. }),
+            "{name}: {error:?}"
+        );
+        let text = error.to_string();
+        assert!(text.contains(&format!("{name} is {why}")), "{text}");
+        assert!(text.contains("only public addresses"), "{text}");
+    }
+    assert_eq!(dns.asked().len(), names.len(), "every name was resolved");
+
+    // IP literals are judged as they are, without asking the resolver.
+    for url in [
+        page.clone(),
+        format!("http://[::1]:{port}/"),
+        format!("http://[::ffff:127.0.0.1]:{port}/"),
+        "http://10.0.0.1/".to_string(),
+        "http://192.168.1.1/".to_string(),
+        "http://0.0.0.0/".to_string(),
+    ] {
+        let error = fetch_url_within(&url, &options, &reach).await.unwrap_err();
+        assert!(
+            matches!(error, IngestError::NotPublic { .. }),
+            "{url}: {error:?}"
+        );
+    }
+    assert_eq!(dns.asked().len(), names.len());
+
+    // Through the wiki: nothing stored. The same page is fetched when it is trusted.
+    let wiki = wikimind::wiki::Wiki::open_in_memory().unwrap();
+    let url = format!("http://intranet.test:{port}/admin");
+    assert!(wiki
+        .ingest_url_within(&url, &options, &reach)
+        .await
+        .is_err());
+    assert!(wiki.store().sources().unwrap().is_empty());
+    let trusted = wiki.ingest_url(&page, &options).await.unwrap();
+    assert_eq!(trusted.sources.len(), 1);
 }

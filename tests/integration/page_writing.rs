@@ -476,3 +476,75 @@ async fn material_too_large_for_one_call_is_read_in_parts_first() {
         );
     }
 }
+
+/// Regression: a rewrite that lost the claims of many sources was retried with one problem
+/// naming every one of them (52,000 characters for 2,000 sources, beyond an 8,192-token
+/// context). The problem names a few and counts the rest, the retry fits the context, and
+/// the page's flag is one readable line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rewrite_that_loses_many_sources_is_retried_within_the_context() {
+    let s = setup_with(TestServer::start(), |settings| settings.compile.retries = 1);
+    let facts = [
+        "nine bars of pressure",
+        "eighteen grams of coffee",
+        "thirty seconds to pull",
+        "a fine grind",
+        "ninety degrees of heat",
+        "a tamped puck",
+        "a ristretto is shorter",
+        "a lungo is longer",
+        "crema on top",
+        "a double basket",
+        "a portafilter handle",
+        "a single origin bean",
+    ];
+    let mut sources = Vec::new();
+    for fact in facts {
+        let id = s.add(&format!(
+            "# Espresso\n\nEspresso needs {fact} to taste right."
+        ));
+        s.compile(id).await;
+        sources.push(id);
+    }
+    let page = s.page("Espresso");
+    let written = s.write(page.id).await;
+    assert!(
+        matches!(written.outcome, PageOutcome::Written { .. }),
+        "{written:?}"
+    );
+    let more = s.add("# Espresso\n\nEspresso is an Italian word for pressed out.");
+    s.compile(more).await;
+    s.server.push(lossy_page());
+    s.server.push(lossy_page());
+    let report = s.write(page.id).await;
+    let PageOutcome::Flagged { reason } = &report.outcome else {
+        panic!("{report:?}");
+    };
+    assert!(!reason.contains('\n') && reason.len() < 3_000, "{reason}");
+    assert!(reason.contains("more"), "{reason}");
+    let retry = s.server.chat_requests().last().unwrap().clone();
+    let sent: Vec<String> = retry.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str().map(str::to_owned))
+        .collect();
+    let feedback = sent.last().unwrap();
+    assert!(
+        feedback.contains("lost every sourced claim of source"),
+        "{feedback}"
+    );
+    assert!(
+        feedback.contains("more: keep at least one claim"),
+        "{feedback}"
+    );
+    assert!(feedback.matches("source ").count() <= 11, "{feedback}");
+    // Everything sent and the answer budget fit the model's context (8,192 tokens, about
+    // three characters a token).
+    let chars: usize = sent.iter().map(String::len).sum();
+    let budget = retry.body["options"]["num_predict"].as_u64().unwrap_or(0) as usize;
+    assert!(
+        chars.div_ceil(3) + budget <= 8_192,
+        "{chars} characters and {budget} tokens"
+    );
+}

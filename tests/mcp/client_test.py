@@ -10,7 +10,8 @@ wanted page "Flat White") and passes it in the environment the server inherits
 Each check prints `ok  NAME` or `FAIL NAME: why`; the last line is `N passed, N failed` and
 the exit code is 0 only when nothing failed. The read-only server is checked first (the
 2026-07-28 protocol, then the initialize handshake, then raw JSON-RPC lines), then a
-server started with `--allow-write`.
+server started with `--allow-write` alone (which refuses the local test page), then one with
+`--allow-write --allow-private-urls`.
 """
 
 import asyncio
@@ -268,12 +269,27 @@ async def bad_calls(client):
     expect(not after.is_error and "**Grind Size**" in text_of(after), text_of(after))
 
 
+@check("a 10 MB search query answers at once, searched for its first words and echoed cut")
+async def long_search(client):
+    query = "grind " + " ".join(f"w{i}" for i in range(1_300_000))
+    expect(len(query) > 10_000_000, len(query))
+    result = await client.call_tool("search", {"query": query})
+    text = text_of(result)
+    expect(not result.is_error, text[:300])
+    expect(len(text) < 2_000, f"{len(text)} characters back")
+    expect(text.startswith('No page matches "grind w0 w1'), text[:300])
+    shown = result.structured_content["query"]
+    expect(len(shown) <= 201 and shown.endswith("…"), shown)
+    after = await client.call_tool("search", {"query": "grind"})
+    expect("**Grind Size**" in text_of(after), text_of(after))
+
+
 async def read_only_modern():
     async with Client(server(), read_timeout_seconds=TIMEOUT) as client:
         print(f"-- read-only server, protocol {client.protocol_version}", flush=True)
         for test in (
             listed_tools, search, read_page, missing_page, list_pages, ask, ask_uncovered,
-            resources, bad_calls,
+            resources, bad_calls, long_search,
         ):
             await test(client)
 
@@ -339,6 +355,20 @@ async def raw_lines():
         expect("**Grind Size**" in text, text)
         # Structured content came in 2025-06-18: an older client gets the text only.
         expect("structuredContent" not in found["result"], found)
+        # Params of the wrong shape for a method the server has: invalid params, not
+        # "method not found".
+        await send(proc, {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+                          "params": {"arguments": {"query": "grind"}}})
+        nameless = await receive(proc)
+        expect(nameless.get("id") == 6 and nameless["error"]["code"] == -32602, nameless)
+        expect("name" in nameless["error"]["message"], nameless)
+        await send(proc, {"jsonrpc": "2.0", "id": 7, "method": "resources/read",
+                          "params": {"uri": 5}})
+        numeric = await receive(proc)
+        expect(numeric.get("id") == 7 and numeric["error"]["code"] == -32602, numeric)
+        await send(proc, {"jsonrpc": "2.0", "id": 8, "method": "resources/read"})
+        bare = await receive(proc)
+        expect(bare.get("id") == 8 and bare["error"]["code"] == -32602, bare)
     finally:
         proc.stdin.close()
         try:
@@ -363,7 +393,13 @@ class Site:
                 "<p>Tamping presses ground coffee into an even puck before brewing "
                 "[[Espresso]].</p></main></body></html>"
             )
-        handler = functools.partial(QuietHandler, directory=self.dir.name)
+        self.requests = 0
+
+        def counted(*args, **kwargs):
+            self.requests += 1
+            return QuietHandler(*args, directory=self.dir.name, **kwargs)
+
+        handler = counted
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/tamping.html"
@@ -447,8 +483,31 @@ async def add_wrong(client):
     expect("of 4" in text_of(after), text_of(after))
 
 
-async def writable():
+@check("without --allow-private-urls, add_source refuses loopback and private addresses")
+async def private_refused():
     async with Client(server("--allow-write"), read_timeout_seconds=TIMEOUT) as client:
+        with Site() as site:
+            port = site.url.split(":")[2].split("/")[0]
+            for url in (
+                site.url,
+                f"http://localhost:{port}/tamping.html",
+                f"http://[::1]:{port}/tamping.html",
+                "http://169.254.169.254/latest/meta-data/",
+                "http://10.0.0.1/",
+            ):
+                result = await client.call_tool("add_source", {"url": url})
+                text = text_of(result)
+                expect(result.is_error and "refused" in text, f"{url}: {text}")
+                expect("only public addresses" in text, text)
+            expect(site.requests == 0, f"the page was fetched {site.requests} time(s)")
+        listed = text_of(await client.call_tool("list_pages", {}))
+        expect("Tamping" not in listed, listed)
+
+
+async def writable():
+    async with Client(
+        server("--allow-write", "--allow-private-urls"), read_timeout_seconds=TIMEOUT
+    ) as client:
         print(f"-- server with --allow-write, protocol {client.protocol_version}", flush=True)
         for test in (add_text, add_again, add_url, add_wrong):
             await test(client)
@@ -458,6 +517,7 @@ async def main():
     await read_only_modern()
     await handshake()
     await raw_lines()
+    await private_refused()
     await writable()
     passed = sum(1 for _, ok in results if ok)
     failed = len(results) - passed

@@ -59,6 +59,12 @@ pub struct EvalArgs {
     /// The judge's server (default: `[eval] judge_base_url`, else the judge provider's).
     #[arg(long, value_name = "URL")]
     judge_base_url: Option<String>,
+    /// Let the dataset's `execution.base_url` name a server other than yours (your
+    /// configured providers, the judge's, the flags, the built-in defaults). Without it such
+    /// a dataset is refused: a shared dataset must not send its sources where its author
+    /// picks.
+    #[arg(long)]
+    allow_dataset_servers: bool,
 }
 
 /// Runs `wikimind eval`.
@@ -197,6 +203,7 @@ impl EvalArgs {
             judge_provider: self.judge_provider.clone(),
             judge_base_url: self.judge_base_url.clone(),
             judge_model: self.judge_model.clone(),
+            allow_dataset_servers: self.allow_dataset_servers,
         }
     }
 }

@@ -4,6 +4,7 @@
 use clap::Args;
 use rmcp::ServiceExt;
 use wikimind::config::Overrides;
+use wikimind::ingest::Reach;
 
 use crate::context::{self, ProviderFlags};
 use crate::mcp::WikiServer;
@@ -16,6 +17,11 @@ pub struct McpArgs {
     /// compiled while the server runs. Without it the server only reads.
     #[arg(long)]
     allow_write: bool,
+    /// Let `add_source` download from loopback, link-local and private addresses (this
+    /// machine, its network). Without it a URL, a redirect or a name resolving to one is
+    /// refused, so a page the assistant read cannot steer it into an internal service.
+    #[arg(long)]
+    allow_private_urls: bool,
     #[command(flatten)]
     provider: ProviderFlags,
     /// Compiles running at once (for `add_source`).
@@ -41,7 +47,12 @@ pub fn run(global: &Global, args: McpArgs) -> anyhow::Result<Done> {
         "serving the wiki in {} over MCP on standard input and output ({mode})",
         settings.data_dir.display()
     );
-    let server = WikiServer::new(wiki, settings, args.allow_write);
+    let reach = if args.allow_private_urls {
+        Reach::Anywhere
+    } else {
+        Reach::public_only()
+    };
+    let server = WikiServer::new(wiki, settings, args.allow_write, reach);
     context::runtime()?.block_on(async {
         let running = server
             .serve(rmcp::transport::stdio())

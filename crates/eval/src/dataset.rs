@@ -12,7 +12,8 @@
 //! `evaluator`) is taken from the case, else from the sidecar, else from the defaults.
 //!
 //! Loading is strict: every case must be well formed, ids unique, every `source_file`
-//! readable, or the whole dataset is refused with a [`DatasetError`] naming the file, the
+//! readable and inside the dataset's folder (no `..`, no absolute path, no symlink leading
+//! out), or the whole dataset is refused with a [`DatasetError`] naming the file, the
 //! line (or the case's position in a YAML list) and the problem. No partial datasets.
 
 use std::collections::HashMap;
@@ -65,7 +66,7 @@ pub struct DatasetError {
 }
 
 impl DatasetError {
-    fn file(path: &Path, message: impl Into<String>) -> DatasetError {
+    pub(crate) fn file(path: &Path, message: impl Into<String>) -> DatasetError {
         DatasetError {
             path: path.to_path_buf(),
             line: None,
@@ -74,7 +75,7 @@ impl DatasetError {
         }
     }
 
-    fn at(path: &Path, at: &Location, message: impl Into<String>) -> DatasetError {
+    pub(crate) fn at(path: &Path, at: &Location, message: impl Into<String>) -> DatasetError {
         DatasetError {
             path: path.to_path_buf(),
             line: match at {
@@ -925,13 +926,31 @@ fn read_case(
         ),
         (None, Some(file)) => {
             let resolved = dir.join(&file);
+            let outside = || {
+                err(format!(
+                    "source_file {file:?} is outside the dataset's folder ({}): a dataset reads \
+                     only files in its folder and below it — copy the file there",
+                    dir.display()
+                ))
+            };
+            if !stays_below(Path::new(&file)) {
+                return Err(outside());
+            }
             if !resolved.is_file() {
                 return Err(err(format!(
                     "source_file {file:?} does not exist (looked for {})",
                     resolved.display()
                 )));
             }
-            let mut report = ingest::ingest_path(&resolved, &IngestOptions::default())
+            // A symlink inside the folder may point out of it: where it leads counts.
+            let real = resolved
+                .canonicalize()
+                .map_err(|e| err(format!("source_file {file:?}: {e}")))?;
+            match dir.canonicalize() {
+                Ok(real_dir) if real.starts_with(&real_dir) => {}
+                _ => return Err(outside()),
+            }
+            let mut report = ingest::ingest_path(&real, &IngestOptions::default())
                 .map_err(|e| err(format!("source_file {file:?}: {e}")))?;
             let Some(mut source) = report.sources.pop() else {
                 return Err(err(format!("source_file {file:?}: nothing to read")));
@@ -952,6 +971,17 @@ fn read_case(
         execution,
         evaluator,
     })
+}
+
+/// Whether `path`, taken relative to a folder, names something in that folder or below
+/// it by its words alone: not absolute, no `..`, no drive or root (symlinks are checked
+/// where they lead, after this).
+fn stays_below(path: &Path) -> bool {
+    use std::path::Component;
+    !path.as_os_str().is_empty()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
 const QUESTION_FIELDS: &[&str] = &["id", "question", "expect", "execution"];

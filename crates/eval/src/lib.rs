@@ -26,7 +26,6 @@ pub mod run;
 pub mod session;
 pub mod timestamp;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use checks::{run_checks, CheckResult};
@@ -140,7 +139,8 @@ pub fn write_question_outputs(
 }
 
 /// Writes `report` as `report.json`, `results` as `results.jsonl` and `html` as
-/// `report.html` into `dir`, creating it.
+/// `report.html` into `dir`, creating it. A symlink with one of those names is replaced by
+/// the file, never written through ([`wikimind::export::write_replacing`]).
 fn write_files(
     dir: &Path,
     report: &impl serde::Serialize,
@@ -158,17 +158,21 @@ fn write_files(
         results_jsonl: dir.join("results.jsonl"),
         report_html: dir.join("report.html"),
     };
+    // A link already in the folder (`report.json` pointing at a person's file) is replaced,
+    // never written through: the same writer as export.
+    let write = |path: &Path, bytes: &[u8]| {
+        wikimind::export::write_replacing(dir, path, bytes).map_err(err(path))
+    };
     let json = serde_json::to_string_pretty(report)
         .map_err(|e| err(&files.report_json)(std::io::Error::other(e)))?;
-    std::fs::write(&files.report_json, json + "\n").map_err(err(&files.report_json))?;
+    write(&files.report_json, (json + "\n").as_bytes())?;
     let mut lines = Vec::new();
     for r in results {
         serde_json::to_writer(&mut lines, r)
             .map_err(|e| err(&files.results_jsonl)(std::io::Error::other(e)))?;
         lines.push(b'\n');
     }
-    let mut f = std::fs::File::create(&files.results_jsonl).map_err(err(&files.results_jsonl))?;
-    f.write_all(&lines).map_err(err(&files.results_jsonl))?;
-    std::fs::write(&files.report_html, html).map_err(err(&files.report_html))?;
+    write(&files.results_jsonl, &lines)?;
+    write(&files.report_html, html.as_bytes())?;
     Ok(files)
 }

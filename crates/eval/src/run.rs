@@ -26,7 +26,7 @@ use wikimind::store::ArticleDetail;
 use wikimind::wiki::Wiki;
 
 use super::checks::{run_checks, ArticleFacts, CheckResult};
-use super::dataset::{Case, Dataset, DatasetKind, Evaluator, Execution};
+use super::dataset::{Case, Dataset, DatasetError, DatasetKind, Evaluator, Execution};
 use super::freeform::freeform_prompt;
 use super::judge::{judge_prompt, JudgeState, JudgeStep, RubricScore};
 use super::EvalError;
@@ -55,6 +55,9 @@ pub struct EvalOptions {
     pub judge_base_url: Option<String>,
     /// `--judge-model`: the judge's model (wins over `[eval] judge_model`).
     pub judge_model: Option<String>,
+    /// `--allow-dataset-servers`: let the dataset's `execution.base_url` name a server
+    /// other than the configured ones (see [`check_dataset_servers`]).
+    pub allow_dataset_servers: bool,
 }
 
 /// How one run is executed, every setting resolved.
@@ -231,6 +234,7 @@ pub fn plan_runs(
     } else {
         options.models.iter().cloned().map(Some).collect()
     };
+    check_dataset_servers(dataset, settings, options)?;
     let target = target_flag(options.provider.as_deref(), "--provider")?;
     // Each case's own execution and evaluator; a question is asked with the `ask` template
     // and checked against its facts.
@@ -280,6 +284,105 @@ pub fn plan_runs(
         }
     }
     Ok(runs)
+}
+
+/// Refuses a dataset whose `execution.base_url` (in its sidecar or a case) names a server
+/// other than the configured ones, unless the person allowed it
+/// ([`EvalOptions::allow_dataset_servers`]): a shared dataset must not send its sources to
+/// a server its author picks. The configured servers are the settings' providers, the
+/// `[eval]` judge's, the `--base-url` and `--judge-base-url` flags, and each provider
+/// kind's built-in default; `--base-url` overrides every dataset server, so with it there
+/// is nothing to check. Servers compare by scheme, host, port and path (case and a
+/// trailing `/` aside).
+pub fn check_dataset_servers(
+    dataset: &Dataset,
+    settings: &Settings,
+    options: &EvalOptions,
+) -> Result<(), EvalError> {
+    if options.allow_dataset_servers || options.base_url.is_some() {
+        return Ok(());
+    }
+    let kinds = [
+        ProviderKind::Ollama,
+        ProviderKind::OpenAiCompatible,
+        ProviderKind::Builtin,
+    ];
+    let configured: Vec<String> = settings
+        .providers
+        .iter()
+        .map(|p| p.base_url.as_str())
+        .chain(settings.eval.judge_base_url.as_deref())
+        .chain(options.judge_base_url.as_deref())
+        .chain(kinds.iter().map(|&k| default_url(k)))
+        .filter(|u| !u.trim().is_empty())
+        .map(server_key)
+        .collect();
+    let foreign = |execution: &Execution| {
+        execution
+            .base_url
+            .as_deref()
+            .filter(|u| !configured.contains(&server_key(u)))
+            .map(|u| {
+                let yours: Vec<&str> = settings
+                    .providers
+                    .iter()
+                    .map(|p| p.base_url.as_str())
+                    .filter(|u| !u.is_empty())
+                    .collect();
+                format!(
+                    "execution.base_url {u:?} is not a server you configured (yours: {}): a \
+                     dataset may not send its sources elsewhere — pass --allow-dataset-servers \
+                     if you trust it",
+                    if yours.is_empty() {
+                        "none".to_string()
+                    } else {
+                        yours.join(", ")
+                    }
+                )
+            })
+    };
+    if let Some(message) = foreign(&dataset.execution) {
+        let file = dataset.sidecar_path.as_ref().unwrap_or(&dataset.path);
+        return Err(DatasetError::file(file, message).into());
+    }
+    let cases = dataset
+        .cases
+        .iter()
+        .map(|c| (&c.id, &c.location, &c.execution))
+        .chain(
+            dataset
+                .questions
+                .iter()
+                .map(|q| (&q.id, &q.location, &q.execution)),
+        );
+    for (id, location, execution) in cases {
+        if let Some(message) = foreign(execution) {
+            return Err(DatasetError::at(
+                &dataset.path,
+                location,
+                format!("case {id:?}: {message}"),
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// A server's URL as servers compare: scheme, host and port (the scheme's default when
+/// none is written), path without a trailing `/`, all lowercase; an unparsable URL as
+/// written, trimmed.
+fn server_key(url: &str) -> String {
+    match url::Url::parse(url.trim()) {
+        Ok(u) => format!(
+            "{}://{}:{}{}",
+            u.scheme(),
+            u.host_str().unwrap_or_default(),
+            u.port_or_known_default().unwrap_or_default(),
+            u.path().trim_end_matches('/')
+        )
+        .to_lowercase(),
+        Err(_) => url.trim().trim_end_matches('/').to_lowercase(),
+    }
 }
 
 /// The free-form answer to the same source, for the token comparison.

@@ -59,7 +59,7 @@ pub use pages::{
 pub use passages::PassageIndex;
 pub use read::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, OutgoingLink,
-    WantedPage, MATCH_END, MATCH_START, SEARCH_LIMIT,
+    WantedPage, MATCH_END, MATCH_START, MAX_QUERY_TERMS, SEARCH_LIMIT,
 };
 pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
 

@@ -50,17 +50,26 @@ fn count(value: i64) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
 
+/// The longest query [`Store::search_pages`] also looks up as a page's name, in bytes.
+const MAX_NAME_QUERY_BYTES: usize = 2_000;
+
 impl Store {
     /// Full-text search over page titles, aliases, summaries, claims and bodies, best
     /// first (bm25, titles weigh most), at most [`SEARCH_LIMIT`] hits. A query that is one of a page's names
-    /// (an alias, a plural, a former title) puts that page first. Any text is a valid
-    /// query: only its words are searched, each required, the last as a prefix so results
-    /// follow typing; no words, no hits.
+    /// (an alias, a plural, a former title; at most 2,000 bytes) puts that page first.
+    /// Any text is a valid query: only its first [`MAX_QUERY_TERMS`](super::MAX_QUERY_TERMS)
+    /// distinct words are searched, each required, the last as a prefix so results follow
+    /// typing; no words, no hits.
     pub fn search_pages(&self, query: &str) -> Result<Vec<PageHit>> {
         let Some(fts) = fts_query(query) else {
             return Ok(Vec::new());
         };
-        let named = self.find_page(query)?;
+        // No page has a name this long: a 10 MB query is not normalised as one.
+        let named = if query.len() <= MAX_NAME_QUERY_BYTES {
+            self.find_page(query)?
+        } else {
+            None
+        };
         self.read(
             || format!("searching pages for {query:?}"),
             |conn| {

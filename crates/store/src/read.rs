@@ -137,14 +137,22 @@ pub struct WantedPage {
     pub mentions: u32,
 }
 
+/// The most words one full-text query searches for: a search takes its first distinct
+/// words, a question its first distinct content words. FTS5's query parser takes time
+/// quadratic in the number of terms, so a 10 MB query must not reach it whole.
+pub const MAX_QUERY_TERMS: usize = 32;
+
 /// Turns arbitrary user text into a safe FTS5 query: the words (letters and digits) of
 /// the input, each quoted, all required, the last one as a prefix so results follow
 /// typing. Operators, quotes and parentheses in the input are never passed through.
-/// `None` when the input has no words.
+/// Only the first [`MAX_QUERY_TERMS`] distinct words (ignoring case) are searched; the
+/// input is read only as far as it takes to find them. `None` when the input has no words.
 pub(crate) fn fts_query(input: &str) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
     let words: Vec<&str> = input
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
+        .filter(|w| !w.is_empty() && seen.insert(w.to_lowercase()))
+        .take(MAX_QUERY_TERMS)
         .collect();
     let (last, rest) = words.split_last()?;
     let mut query = String::new();

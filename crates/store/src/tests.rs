@@ -388,6 +388,19 @@ fn hostile_search_input_becomes_quoted_words() {
     }
 }
 
+/// Regression: a 10 MB query passed every word to FTS5, whose parser is quadratic in terms.
+#[test]
+fn a_query_searches_its_first_distinct_words_only() {
+    assert_eq!(
+        fts_query("Rust rust RUST borrow").as_deref(),
+        Some("\"Rust\" \"borrow\"*")
+    );
+    let long: String = (0..100_000).map(|i| format!("w{i} ")).collect();
+    let query = fts_query(&long).unwrap();
+    assert_eq!(query.matches('"').count(), 2 * super::MAX_QUERY_TERMS);
+    assert!(query.starts_with("\"w0\" \"w1\" "), "{query}");
+}
+
 #[test]
 fn titles_normalise_case_and_whitespace() {
     assert_eq!(normalize_title("  Rust   Lang \n"), "rust lang");

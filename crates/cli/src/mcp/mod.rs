@@ -10,7 +10,8 @@
 //! Failures a caller can fix (a page that does not exist, an argument of the wrong type) are
 //! tool results marked as errors, so the model reads the message and tries again; a request
 //! the server cannot route (an unknown tool, a resource that is no page) is a JSON-RPC
-//! error. Neither stops the server.
+//! error: an unknown method is `-32601`, params of the wrong shape for `tools/call` or
+//! `resources/read` are `-32602`. Neither stops the server.
 
 mod page_uri;
 mod progress;
@@ -20,14 +21,16 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use wikimind::config::Settings;
+use wikimind::ingest::Reach;
 use wikimind::queue::JobRunner;
 use wikimind::reading::PAGE_WINDOW_MAX;
 use wikimind::wiki::Wiki;
@@ -59,14 +62,16 @@ pub struct WikiServer {
 /// and where the runner's progress goes (the call that holds the lock).
 struct Writer {
     runner: JobRunner,
+    /// Where `add_source` may download from.
+    reach: Reach,
     lock: tokio::sync::Mutex<()>,
     progress: Arc<Mutex<Progress>>,
 }
 
 impl WikiServer {
     /// A server over `wiki`; with `allow_write`, clients may add sources, compiled with
-    /// `settings`.
-    pub fn new(wiki: Wiki, settings: Settings, allow_write: bool) -> WikiServer {
+    /// `settings`, and downloaded from where `reach` allows.
+    pub fn new(wiki: Wiki, settings: Settings, allow_write: bool, reach: Reach) -> WikiServer {
         let writer = allow_write.then(|| {
             let progress = Arc::new(Mutex::new(Progress::default()));
             let to_call = Arc::clone(&progress);
@@ -83,6 +88,7 @@ impl WikiServer {
                 ),
                 lock: tokio::sync::Mutex::new(()),
                 progress,
+                reach,
             }
         });
         WikiServer {
@@ -137,7 +143,8 @@ impl ServerHandler for WikiServer {
                     let _one_at_a_time = w.lock.lock().await;
                     set(&w.progress, progress.clone());
                     let answer =
-                        tools::add_source(&self.wiki, &w.runner, arguments, &context.ct).await;
+                        tools::add_source(&self.wiki, &w.runner, &w.reach, arguments, &context.ct)
+                            .await;
                     set(&w.progress, Progress::default());
                     answer
                 }
@@ -234,6 +241,39 @@ impl ServerHandler for WikiServer {
             ResourceContents::text(text, request.uri).with_mime_type(MARKDOWN)
         ])
         .into())
+    }
+
+    /// A request rmcp could not read as any it knows. For `tools/call` and
+    /// `resources/read` that means their params have the wrong shape (no `name`, a `uri`
+    /// that is a number): invalid params (`-32602`), saying what is wrong, rather than rmcp's
+    /// "method not found" (`-32601`), which is kept for methods this server does not have.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let problem = match request.method.as_str() {
+            "tools/call" => bad_params::<CallToolRequestParams>(&request),
+            "resources/read" => bad_params::<ReadResourceRequestParams>(&request),
+            _ => None,
+        };
+        Err(match problem {
+            Some(problem) => ErrorData::invalid_params(
+                format!("{}: invalid params: {problem}", request.method),
+                None,
+            ),
+            None => ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
+        })
+    }
+}
+
+/// What is wrong with `request`'s params as a `P` (their absence included); `None` when
+/// they read as one after all.
+fn bad_params<P: serde::de::DeserializeOwned>(request: &CustomRequest) -> Option<String> {
+    match request.params_as::<P>() {
+        Ok(Some(_)) => None,
+        Ok(None) => Some("missing params".into()),
+        Err(e) => Some(e.to_string()),
     }
 }
 

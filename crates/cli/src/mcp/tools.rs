@@ -13,9 +13,10 @@ use wikimind::ask::AskOptions;
 use wikimind::compile::{PageOutcome, ProgressFn};
 use wikimind::compile_run::CompilePlan;
 use wikimind::config::Settings;
+use wikimind::ingest::Reach;
 use wikimind::llm::CancellationToken;
 use wikimind::markdown::{
-    ask_markdown, bold_matches, page_list_markdown, page_markdown, search_markdown,
+    ask_markdown, bold_matches, page_list_markdown, page_markdown, search_markdown, shown_query,
 };
 use wikimind::queue::JobRunner;
 use wikimind::reading::{ShownPage, PAGE_WINDOW_DEFAULT, PAGE_WINDOW_MAX};
@@ -215,7 +216,10 @@ pub fn search(wiki: &Wiki, value: Value) -> Answer {
             })
         })
         .collect();
-    Answer::ok(text, json!({ "query": args.query, "hits": hits }))
+    Answer::ok(
+        text,
+        json!({ "query": shown_query(&args.query), "hits": hits }),
+    )
 }
 
 /// Runs `read_page`.
@@ -330,12 +334,15 @@ pub async fn ask(
     Answer::ok(text, serde_json::to_value(&report).unwrap_or(Value::Null))
 }
 
-/// Runs `add_source`: stores the text or web page as a source, compiles it and writes the
-/// pages it feeds (one at a time: the caller holds the writer's lock). Cancelling the call
-/// leaves the unfinished compile queued, for the next `wikimind compile`.
+/// Runs `add_source`: stores the text or web page (downloaded only where `reach` allows:
+/// public addresses, unless the server was started with `--allow-private-urls`) as a
+/// source, compiles it and writes the pages it feeds (one at a time: the caller holds the
+/// writer's lock). Cancelling the call leaves the unfinished compile queued, for the next
+/// `wikimind compile`.
 pub async fn add_source(
     wiki: &Wiki,
     runner: &JobRunner,
+    reach: &Reach,
     value: Value,
     cancel: &CancellationToken,
 ) -> Answer {
@@ -349,7 +356,8 @@ pub async fn add_source(
             wiki.ingest_text(text, args.title.as_deref())
         }
         (None, Some(url)) if args.title.is_none() => {
-            wiki.ingest_url(url, wiki.ingest_options()).await
+            wiki.ingest_url_within(url, wiki.ingest_options(), reach)
+                .await
         }
         (None, Some(_)) => {
             return Answer::error(

@@ -129,3 +129,66 @@ fn an_answer_that_cannot_be_made_valid_exits_1_with_the_reason() {
         .stdout(predicate::str::contains("✗ inferred [Crema] Crema is blue"))
         .stdout(predicate::str::contains("not found in \"Crema\""));
 }
+
+/// Regression: an answer saved under a topic's name (`#Espresso` is `Espresso.md` once `#`
+/// is dropped, and sorts before the topic) took the topic's file in an export, pushing the
+/// topic to `Espresso (2).md`, so `[[Espresso]]` opened the answer.
+#[test]
+fn export_gives_a_topic_its_own_file_name_before_a_saved_answer() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    coffee(&env);
+    let report = env.json(&["ask", "#Espresso", "--save"]);
+    assert_eq!(report["saved"], "#Espresso", "{report}");
+    let out = env.dir.path().join("export");
+    env.cmd()
+        .args(["export", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let topic = std::fs::read_to_string(out.join("Espresso.md")).unwrap();
+    assert!(topic.starts_with("---\ntitle: \"Espresso\"\n"), "{topic}");
+    let answer = std::fs::read_to_string(out.join("Espresso (2).md")).unwrap();
+    assert!(
+        answer.starts_with("---\ntitle: \"#Espresso\"\n"),
+        "{answer}"
+    );
+}
+
+/// Regression: a 1 MB question took minutes before any model was asked (quadratic
+/// de-duplication, every word and every run of words searched for), then went out whole,
+/// far beyond the model's context. Now it is searched for its first words and cut to a
+/// quarter of the context, and the answer says so.
+#[test]
+fn a_one_megabyte_question_is_cut_to_its_share_of_the_context_with_a_warning() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    coffee(&env);
+    // 1 MB of words, in arguments of about 10 KB (one argument may hold at most 128 KB).
+    let mut args = vec!["ask".to_string(), "How is espresso brewed?".to_string()];
+    let mut n = 0;
+    while args.iter().map(String::len).sum::<usize>() < 1_000_000 {
+        let chunk: String = (0..1_000).map(|i| format!("w{} ", n * 1_000 + i)).collect();
+        args.push(chunk);
+        n += 1;
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let report = env.json(&args);
+    assert_eq!(report["covered"], true, "{report}");
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("the question was cut to its first"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("quarter of the model's context"),
+        "{warnings}"
+    );
+    let sent = server.chat_requests().last().unwrap().first_user_message();
+    // The stand-in server's context is 8,192 tokens: a quarter is about 6,144 characters.
+    let question = sent.split("\n").next().unwrap();
+    assert!(
+        question.starts_with("Question: How is espresso brewed?"),
+        "{question}"
+    );
+    assert!(question.len() < 6_200, "{} characters sent", question.len());
+}

@@ -484,3 +484,136 @@ fn a_question_dataset_needs_a_compiled_wiki_and_no_article_flags() {
         ));
     assert!(server.chat_requests().is_empty());
 }
+
+/// Regression: `--out` wrote through a symlink already in the folder, so a report could
+/// overwrite any file the link pointed at.
+#[cfg(unix)]
+#[test]
+fn eval_out_replaces_a_symlink_instead_of_writing_through_it() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("one.jsonl");
+    std::fs::write(&data, "{\"id\":\"a\",\"source\":\"Some text here.\"}\n").unwrap();
+    let out = home.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let victim = home.path().join("precious.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    std::os::unix::fs::symlink(&victim, out.join("report.json")).unwrap();
+    std::os::unix::fs::symlink(home.path().join("new.txt"), out.join("report.html")).unwrap();
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(
+        !home.path().join("new.txt").exists(),
+        "a dangling link was followed"
+    );
+    for f in ["report.json", "results.jsonl", "report.html"] {
+        let meta = std::fs::symlink_metadata(out.join(f)).unwrap();
+        assert!(meta.is_file() && !meta.file_type().is_symlink(), "{f}");
+    }
+}
+
+/// Regression: a case's `source_file` could name any file (`../`, an absolute path, a
+/// symlink out of the folder), and its text was sent to the model.
+#[test]
+fn a_source_file_outside_the_dataset_folder_is_refused_with_file_line_and_field() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let secret = home.path().join("secret.md");
+    std::fs::write(&secret, "# Secret\n\nThe vault code is 1234.\n").unwrap();
+    let dir = home.path().join("datasets");
+    std::fs::create_dir_all(&dir).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&secret, dir.join("link.md")).unwrap();
+    let mut cases = vec![
+        ("up.jsonl", "\"../secret.md\"".to_string()),
+        (
+            "absolute.jsonl",
+            serde_json::to_string(secret.to_str().unwrap()).unwrap(),
+        ),
+    ];
+    if cfg!(unix) {
+        cases.push(("link.jsonl", "\"link.md\"".to_string()));
+    }
+    for (name, file) in cases {
+        let data = dir.join(name);
+        std::fs::write(
+            &data,
+            format!(
+                "{{\"id\":\"ok\",\"source\":\"Some text here.\"}}\n{{\"id\":\"leak\",\"source_file\":{file}}}\n"
+            ),
+        )
+        .unwrap();
+        cmd(home.path(), &server.url())
+            .arg("eval")
+            .arg(&data)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!(
+                "{name}: line 2: case \"leak\": source_file"
+            )))
+            .stderr(predicate::str::contains("outside the dataset's folder"));
+    }
+    assert!(server.chat_requests().is_empty(), "nothing was sent");
+}
+
+/// Regression: a dataset could name its own server, so a shared dataset sent its sources
+/// (or a person's files) to a server its author picked.
+#[test]
+fn a_dataset_naming_another_server_is_refused_unless_allowed() {
+    let server = TestServer::start();
+    let other = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("elsewhere.jsonl");
+    std::fs::write(
+        &data,
+        format!(
+            "{{\"id\":\"a\",\"source\":\"Some text here.\"}}\n{{\"id\":\"b\",\"source\":\"More text.\",\"execution\":{{\"base_url\":\"{}\"}}}}\n",
+            other.url()
+        ),
+    )
+    .unwrap();
+    let out = home.path().join("out");
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "elsewhere.jsonl: line 2: case \"b\": execution.base_url",
+        ))
+        .stderr(predicate::str::contains(other.url()))
+        .stderr(predicate::str::contains("--allow-dataset-servers"));
+    assert!(server.chat_requests().is_empty() && other.chat_requests().is_empty());
+    // The sidecar is checked too.
+    std::fs::write(
+        home.path().join("elsewhere.yaml"),
+        format!("execution:\n  base_url: {}\n", other.url()),
+    )
+    .unwrap();
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "elsewhere.yaml: execution.base_url",
+        ));
+    // The person may allow it.
+    cmd(home.path(), &server.url())
+        .arg("eval")
+        .arg(&data)
+        .args(["--out", out.to_str().unwrap(), "--allow-dataset-servers"])
+        .assert()
+        .success();
+    assert!(
+        !other.chat_requests().is_empty(),
+        "the dataset's server was asked"
+    );
+}
