@@ -2,7 +2,7 @@
 //! with its sources, a source's digest, the source list and a page's history.
 //!
 //! These are the JSON contracts of `wikimind list`, `show`, `sources` and `history` (see
-//! "Wire format" in the README); shells print them as they are, or walk them for people.
+//! `docs/cli.md`); shells print them as they are, or walk them for people.
 //! Everything here is built from the store by [`Wiki`](crate::wiki::Wiki) methods.
 
 use serde::Serialize;

@@ -102,7 +102,7 @@ impl GroundingIndex {
             .get_or_init(|| SuffixAutomaton::new(&self.words, self.vocab.len()))
     }
 
-    /// Whether `quote` is found in the source, by the rule the README states: a quote of
+    /// Whether `quote` is found in the source, by the rule `docs/compiling.md` states: a quote of
     /// one piece has at least two words and is found (verbatim, or with small differences
     /// from six words on); a quote of several pieces (cut by `...` or `…`) has at least three
     /// words in each, and they are found verbatim, in order, within a window of

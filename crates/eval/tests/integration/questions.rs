@@ -295,28 +295,31 @@ async fn questions_are_asked_of_the_wiki_and_of_the_raw_sources_per_model() {
     assert!(html.contains("Does the wiki help?"));
     assert!(html.contains("raw sources"));
     assert!(html.contains("missed: ninety seconds"));
-    assert_readme_documents(&json);
+    assert_docs_document(&json);
 }
 
-/// The README documents a question dataset's `report.json` with an example; it must have
-/// the real layout.
-fn assert_readme_documents(report: &Value) {
+/// `docs/eval.md` (linked from the README) documents a question dataset's `report.json` with
+/// an example; it must have the real layout.
+fn assert_docs_document(report: &Value) {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/eval.md"))
             .unwrap();
     let block = readme
         .split("<!-- question report.json -->")
         .nth(1)
         .and_then(|s| s.split("```json").nth(1))
         .and_then(|b| b.split("```").next())
-        .expect("README documents a question dataset's report.json");
-    let documented: Value = serde_json::from_str(block).expect("the README example parses");
+        .expect("docs/eval.md documents a question dataset's report.json");
+    let documented: Value = serde_json::from_str(block).expect("the docs/eval.md example parses");
     let (mut want, mut got) = (Vec::new(), Vec::new());
     key_paths(&documented, "", &mut want);
     key_paths(report, "", &mut got);
     want.sort();
     got.sort();
-    assert_eq!(want, got, "README's example and the real report differ");
+    assert_eq!(
+        want, got,
+        "docs/eval.md's example and the real report differ"
+    );
 }
 
 /// The keys of every object in `v`, as paths (arrays: their first element).
