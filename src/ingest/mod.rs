@@ -282,22 +282,10 @@ pub enum IngestError {
         /// Which host, which address and what kind.
         reason: String,
     },
-    /// The URL could not be parsed.
-    #[error("{url}: not a valid URL ({reason})")]
-    InvalidUrl {
-        /// The URL as given.
-        url: String,
-        /// The parser's message.
-        reason: String,
-    },
-    /// The URL's scheme is not http or https.
-    #[error("{url}: only http and https URLs can be fetched (got `{scheme}:`)")]
-    UnsupportedScheme {
-        /// The URL.
-        url: String,
-        /// Its scheme.
-        scheme: String,
-    },
+    /// The URL is not one that can be fetched: it does not parse, or its scheme is not
+    /// http or https (the message never repeats credentials).
+    #[error(transparent)]
+    Url(#[from] wikimind_text::url::UrlError),
     /// The server did not answer in time.
     #[error("{url}: no complete answer within {seconds} s — check the address or try again later")]
     Timeout {
@@ -353,14 +341,3 @@ pub enum IngestError {
 /// The result type of this module.
 pub type Result<T, E = IngestError> = std::result::Result<T, E>;
 
-impl From<wikimind_text::url::UrlError> for IngestError {
-    fn from(error: wikimind_text::url::UrlError) -> IngestError {
-        use wikimind_text::url::UrlError;
-        match error {
-            UrlError::Invalid { url, reason } => IngestError::InvalidUrl { url, reason },
-            UrlError::UnsupportedScheme { url, scheme } => {
-                IngestError::UnsupportedScheme { url, scheme }
-            }
-        }
-    }
-}
