@@ -7,6 +7,7 @@ The layers, bottom up (docs/architecture.md says what each owns):
   2  wikimind-store                        SQLite
   3  wikimind                              the engine and the app (`Wiki`), no Tauri, no clap
   4  wikimind-eval                         datasets, runs, reports; only the CLI links it
+  4  wikimind-mcp                          the wiki over MCP, for any transport
   5  wikimind-cli, wikimind-desktop        shells: parse, one core call, present
 wikimind-testserver is a test tool: any crate may have it as a dev-dependency (or as an
 optional dependency behind a test-support feature), and it depends on no WikiMind crate.
@@ -25,6 +26,7 @@ LAYERS = {
     "wikimind-store": 2,
     "wikimind": 3,
     "wikimind-eval": 4,
+    "wikimind-mcp": 4,
     "wikimind-cli": 5,
     "wikimind-desktop": 5,
 }

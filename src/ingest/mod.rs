@@ -340,4 +340,3 @@ pub enum IngestError {
 
 /// The result type of this module.
 pub type Result<T, E = IngestError> = std::result::Result<T, E>;
-

@@ -7,8 +7,8 @@ use wikimind::config::Overrides;
 use wikimind::ingest::Reach;
 
 use crate::context::{self, ProviderFlags};
-use crate::mcp::WikiServer;
 use crate::{Done, Global};
+use wikimind_mcp::WikiServer;
 
 /// Arguments of `wikimind mcp`.
 #[derive(Debug, Args)]
@@ -52,7 +52,8 @@ pub fn run(global: &Global, args: McpArgs) -> anyhow::Result<Done> {
     } else {
         Reach::public_only()
     };
-    let server = WikiServer::new(wiki, settings, args.allow_write, reach);
+    let keys = std::sync::Arc::new(context::keyring());
+    let server = WikiServer::new(wiki, settings, keys, args.allow_write, reach);
     context::runtime()?.block_on(async {
         let running = server
             .serve(rmcp::transport::stdio())

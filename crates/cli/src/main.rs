@@ -25,7 +25,6 @@ mod cmd_mcp;
 mod cmd_parse;
 mod cmd_read;
 mod context;
-mod mcp;
 
 use std::io::Write;
 use std::path::PathBuf;

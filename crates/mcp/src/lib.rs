@@ -2,16 +2,19 @@
 //!
 //! [`WikiServer`] answers tool calls (`search`, `read_page`, `list_pages`, `ask`, and
 //! with `--allow-write` `add_source`) and serves every page as a resource
-//! (`wikimind://page/<title>`, see [`mod@page_uri`]). What a page, a list, a search or an
+//! (`wikimind://page/<title>`, see `page_uri`). What a page, a list, a search or an
 //! answer says is the core's ([`wikimind::markdown`]); this module adds only what is MCP's:
 //! tool names and argument schemas, URIs, how to ask for more, and which failures are
-//! protocol errors.
+//! protocol errors. A library of its own, below the CLI that serves it on standard input
+//! and output (`wikimind mcp`), so it can be driven and fuzzed over any transport.
 //!
 //! Failures a caller can fix (a page that does not exist, an argument of the wrong type) are
 //! tool results marked as errors, so the model reads the message and tries again; a request
 //! the server cannot route (an unknown tool, a resource that is no page) is a JSON-RPC
 //! error: an unknown method is `-32601`, params of the wrong shape for `tools/call` or
 //! `resources/read` are `-32602`. Neither stops the server.
+
+#![deny(missing_docs)]
 
 mod page_uri;
 mod progress;
@@ -31,6 +34,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use wikimind::config::Settings;
 use wikimind::ingest::Reach;
+use wikimind::llm::KeyStore;
 use wikimind::queue::JobRunner;
 use wikimind::reading::PAGE_WINDOW_MAX;
 use wikimind::wiki::Wiki;
@@ -70,8 +74,14 @@ struct Writer {
 
 impl WikiServer {
     /// A server over `wiki`; with `allow_write`, clients may add sources, compiled with
-    /// `settings`, and downloaded from where `reach` allows.
-    pub fn new(wiki: Wiki, settings: Settings, allow_write: bool, reach: Reach) -> WikiServer {
+    /// `settings` (API keys from `keys`), and downloaded from where `reach` allows.
+    pub fn new(
+        wiki: Wiki,
+        settings: Settings,
+        keys: Arc<dyn KeyStore>,
+        allow_write: bool,
+        reach: Reach,
+    ) -> WikiServer {
         let writer = allow_write.then(|| {
             let progress = Arc::new(Mutex::new(Progress::default()));
             let to_call = Arc::clone(&progress);
@@ -79,7 +89,7 @@ impl WikiServer {
                 runner: JobRunner::new(
                     wiki.clone(),
                     settings.clone(),
-                    Arc::new(crate::context::keyring()),
+                    keys,
                     Box::new(move |p| {
                         if let Ok(progress) = to_call.lock() {
                             progress.job(p);
