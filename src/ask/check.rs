@@ -92,15 +92,11 @@ impl Judged for CheckedAnswer {
     }
 }
 
-/// The page name a claim cites, as a person would read it: `[[Espresso|the drink]]` and
-/// `[[Espresso]]` both cite `Espresso`.
-pub fn cited_name(page: &str) -> &str {
-    let name = page.trim();
-    let name = name
-        .strip_prefix("[[")
-        .and_then(|n| n.strip_suffix("]]"))
-        .unwrap_or(name);
-    name.split('|').next().unwrap_or(name).trim()
+/// The page name a claim cites, as a person would read it, by the markdown reader's link
+/// rule: `[[Espresso|the drink]]`, `[[Espresso#History]]` and `[[Espresso]]` all cite
+/// `Espresso`. A name that names no page is returned trimmed (and will not resolve).
+pub fn cited_name(page: &str) -> String {
+    wikimind_text::markdown::reduce_name(page).unwrap_or_else(|| page.trim().to_owned())
 }
 
 /// Judges a raw answer to a question: valid against `schema` and [`QuestionAnswer`], a
@@ -176,7 +172,7 @@ pub fn judge_answer(
 /// needs its quote found, else it reads `inferred`), with the cited page's text and its
 /// sources as the material.
 fn check_claim(written: &crate::contract::AnswerClaim, grounds: &GroundsFn<'_>) -> CitedClaim {
-    let name = cited_name(&written.page);
+    let name = &*cited_name(&written.page);
     let looked_up = std::cell::RefCell::new(Grounding::default());
     let claim = Claim {
         claim: written.claim.clone(),

@@ -63,7 +63,7 @@ impl<'a> PageTexts<'a> {
 
     /// The text of the page `name` names, indexed once; `None` when no page has that name.
     fn cited_text(&self, name: &str) -> crate::store::Result<Option<Arc<CitedText>>> {
-        let key = crate::store::page_key(cited_name(name));
+        let key = crate::store::page_key(&cited_name(name));
         if let Some(hit) = self.cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
             return Ok(hit);
         }

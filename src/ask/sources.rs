@@ -277,7 +277,7 @@ impl SourceIndex {
     /// Where the source named `name` holds `quote`: its name when a source has it, and
     /// whether its whole text holds the quote (an empty quote is found nowhere).
     pub fn grounds(&self, name: &str, quote: &str) -> Grounding {
-        let Some(&at) = self.by_key.get(&page_key(super::check::cited_name(name))) else {
+        let Some(&at) = self.by_key.get(&page_key(&super::check::cited_name(name))) else {
             return Grounding::default();
         };
         let source = &self.sources[at];

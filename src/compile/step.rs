@@ -182,7 +182,8 @@ pub fn judge_with(
         Ok(outcome) => {
             let truncated = outcome.truncated || cut_off;
             match serde_json::from_value::<CompilationResult>(outcome.value) {
-                Ok(result) => {
+                Ok(mut result) => {
+                    reduce_names(&mut result);
                     let mut warnings = outcome.warnings;
                     if result.title.trim().is_empty() {
                         return Judgement::Reject {
@@ -230,6 +231,22 @@ pub fn judge_with(
             truncated: err.truncated || cut_off,
         },
     }
+}
+
+/// The concepts and backlink suggestions of `result` reduced to the pages they name, by the
+/// markdown reader's link rule (`[[T#h|s]]`, `T|shown` and `T#Heading` name `T`); names of
+/// nothing (`#Heading`, `photo.jpg`) and repeats dropped.
+fn reduce_names(result: &mut CompilationResult) {
+    fn reduce(names: &mut Vec<String>) {
+        let mut seen = std::collections::HashSet::new();
+        *names = names
+            .iter()
+            .filter_map(|n| wikimind_text::markdown::reduce_name(n))
+            .filter(|n| seen.insert(crate::text::key::page_key(n)))
+            .collect();
+    }
+    reduce(&mut result.concepts);
+    reduce(&mut result.backlink_suggestions);
 }
 
 /// What the driver should do next.

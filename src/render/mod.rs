@@ -18,16 +18,21 @@
 //!   at, and a remote one would load a resource (a tracker, say) the moment an article is
 //!   opened. A markdown image with an http(s) URL is rendered as an external link labelled
 //!   with its alt text; raw `<img>` tags are removed.
-//! - Classes only from this module: `wikilink`, `wanted`, `external` on `a`; `task`, `done`
-//!   on `span`; `footnote-ref` on `sup`; `footnote` on `div`. Data attributes only
-//!   `data-article-id` and `data-wanted` on `a`. Every link gets
+//! - Classes only from this module: `wikilink`, `wanted`, `external` on `a`; `task`, `done`,
+//!   `attachment` on `span`; `footnote-ref` on `sup`; `footnote` on `div`. Data attributes
+//!   only `data-article-id`, `data-anchor` and `data-wanted` on `a`. Every link gets
 //!   `rel="noopener noreferrer"`; `target` may only be `_blank`. Ids are prefixed `wm-`.
+//! - Headings get ids: `wm-` and the slug of their text
+//!   ([`wikimind_text::markdown::heading_slug`]), `-1`, `-2`, … after a slug already used;
+//!   `[[Page#Heading]]` links to `wikimind://article/ID#wm-SLUG` (with `data-anchor`) and
+//!   `[[#Heading]]` to `#wm-SLUG`.
+//! - Wiki links in every form of the markdown reader ([`wikimind_text::markdown::LinkRef`]);
+//!   a link or embed of an attachment (`![[photo.jpg]]`) is a chip naming the file
+//!   (`<span class="attachment">`): nothing is loaded.
 //!
 //! Raw HTML written in the markdown is kept only as far as this allow-list permits, so a body
 //! could still hand-write an `<a class="wikilink" href="wikimind://article/3">`; that can
 //! only point at an article or a wanted page, which a wiki link could do anyway.
-
-mod wikilinks;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -37,8 +42,8 @@ use std::sync::LazyLock;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use serde::Serialize;
 
-use wikilinks::{split_wiki_links, text_runs, Item, Piece};
-pub use wikilinks::{wiki_links, WikiLink};
+use wikimind_text::markdown::{heading_slug, split_wiki_links, text_runs, Item, LinkRef, Piece};
+pub use wikimind_text::markdown::{wiki_links, Anchor, WikiLink};
 
 /// HTML that went through this module's sanitiser. It has no constructor outside this
 /// module, so holding one proves the HTML is safe to insert into the app's page.
@@ -84,12 +89,9 @@ pub enum LinkTarget {
     Wanted,
 }
 
-/// The markdown extensions articles may use.
+/// The markdown extensions articles may use: the markdown reader's.
 pub(crate) fn markdown_options() -> Options {
-    Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_FOOTNOTES
+    wikimind_text::markdown::options()
 }
 
 /// How a markdown link or image was rewritten, to close it the same way.
@@ -121,6 +123,10 @@ pub fn render_article(markdown: &str, resolve: &dyn Fn(&str) -> LinkTarget) -> S
     };
     // An image's alt text is collected and written as one link label (or dropped).
     let mut image: Option<(Option<String>, String, usize)> = None;
+    // The heading being read (its start event's index and its text), and how many headings
+    // had each slug, so each gets an id of its own.
+    let mut heading: Option<(usize, String)> = None;
+    let mut slugs: HashMap<String, usize> = HashMap::new();
 
     for item in text_runs(Parser::new_ext(markdown, markdown_options())) {
         let event = match item {
@@ -129,18 +135,16 @@ pub fn render_article(markdown: &str, resolve: &dyn Fn(&str) -> LinkTarget) -> S
                     alt.push_str(&text);
                     continue;
                 }
+                if let Some((_, heading)) = heading.as_mut() {
+                    heading.push_str(&link_text(&text));
+                }
                 for piece in split_wiki_links(&text) {
                     match piece {
                         Piece::Text(text) => {
                             events.push(Event::Text(CowStr::from(text.to_owned())))
                         }
-                        Piece::Link { target, .. } => {
-                            let shown = piece.display();
-                            events.push(Event::InlineHtml(CowStr::from(wiki_anchor(
-                                target,
-                                shown,
-                                &resolve(target),
-                            ))));
+                        Piece::Link(link) => {
+                            events.push(Event::InlineHtml(CowStr::from(wiki_html(&link, resolve))));
                         }
                     }
                 }
@@ -177,6 +181,32 @@ pub fn render_article(markdown: &str, resolve: &dyn Fn(&str) -> LinkTarget) -> S
         }
 
         match event {
+            Event::Start(Tag::Heading { .. }) => {
+                heading = Some((events.len(), String::new()));
+                events.push(event);
+            }
+            Event::Text(ref text) | Event::Code(ref text) if heading.is_some() => {
+                if let Some((_, h)) = heading.as_mut() {
+                    h.push_str(text);
+                }
+                events.push(event);
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((at, text)) = heading.take() {
+                    let slug = heading_slug(&text);
+                    let n = slugs.entry(slug.clone()).or_insert(0);
+                    let id = if *n == 0 {
+                        slug.clone()
+                    } else {
+                        format!("{slug}-{n}")
+                    };
+                    *n += 1;
+                    if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[at] {
+                        *slot = Some(CowStr::from(format!("wm-{id}")));
+                    }
+                }
+                events.push(event);
+            }
             Event::Start(Tag::Link {
                 dest_url, title, ..
             }) => {
@@ -242,12 +272,54 @@ pub fn render_article(markdown: &str, resolve: &dyn Fn(&str) -> LinkTarget) -> S
     SafeHtml(SANITIZER.clean(&html).to_string())
 }
 
-fn wiki_anchor(target: &str, shown: &str, resolved: &LinkTarget) -> String {
+/// A wiki link as HTML: a chip naming an attachment (nothing is loaded), a link to a
+/// section of this page, or a link to a page (a section of it) or a wanted page.
+fn wiki_html(link: &LinkRef, resolve: &dyn Fn(&str) -> LinkTarget) -> String {
+    let shown = link.display();
+    if link.attachment {
+        let label = if link.embed { &link.target } else { &shown };
+        return format!(
+            "<span class=\"attachment\" title=\"{}\">{}</span>",
+            escape_html(&link.target),
+            escape_html(label)
+        );
+    }
+    let fragment = match &link.anchor {
+        Some(Anchor::Heading(h)) => Some(heading_slug(h)),
+        _ => None,
+    };
+    if link.is_same_page() {
+        return match fragment {
+            Some(slug) => format!(
+                "<a class=\"wikilink\" href=\"#wm-{}\">{}</a>",
+                escape_html(&slug),
+                escape_html(&shown)
+            ),
+            None => escape_html(&shown),
+        };
+    }
+    wiki_anchor(
+        &link.target,
+        &shown,
+        fragment.as_deref(),
+        &resolve(&link.target),
+    )
+}
+
+fn wiki_anchor(target: &str, shown: &str, fragment: Option<&str>, resolved: &LinkTarget) -> String {
     match resolved {
         LinkTarget::Article { id, title } => {
-            let mut anchor = format!(
-                "<a class=\"wikilink\" href=\"wikimind://article/{id}\" data-article-id=\"{id}\""
-            );
+            let mut anchor = match fragment {
+                Some(slug) => format!(
+                    "<a class=\"wikilink\" href=\"wikimind://article/{id}#wm-{}\" \
+                     data-article-id=\"{id}\" data-anchor=\"wm-{}\"",
+                    percent_encode(slug),
+                    escape_html(slug)
+                ),
+                None => format!(
+                    "<a class=\"wikilink\" href=\"wikimind://article/{id}\" data-article-id=\"{id}\""
+                ),
+            };
             if title != shown {
                 let _ = write!(anchor, " title=\"{}\"", escape_html(title));
             }
@@ -300,10 +372,7 @@ pub(crate) fn one_line(text: &str) -> String {
 /// `text` with each `[[wiki link]]` replaced by what a reader sees of it (`[[Espresso|the
 /// drink]]` reads `the drink`): for summaries shown as plain text.
 pub(crate) fn link_text(text: &str) -> String {
-    wikilinks::split_wiki_links(text)
-        .iter()
-        .map(wikilinks::Piece::display)
-        .collect()
+    split_wiki_links(text).iter().map(Piece::display).collect()
 }
 
 /// Escapes text for HTML content and double- or single-quoted attribute values; control
@@ -404,9 +473,23 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
     let tag_attributes: HashMap<&str, HashSet<&str>> = [
         (
             "a",
-            ["href", "title", "data-article-id", "data-wanted"].as_slice(),
+            [
+                "href",
+                "title",
+                "data-article-id",
+                "data-wanted",
+                "data-anchor",
+            ]
+            .as_slice(),
         ),
         ("div", ["id"].as_slice()),
+        ("span", ["title"].as_slice()),
+        ("h1", ["id"].as_slice()),
+        ("h2", ["id"].as_slice()),
+        ("h3", ["id"].as_slice()),
+        ("h4", ["id"].as_slice()),
+        ("h5", ["id"].as_slice()),
+        ("h6", ["id"].as_slice()),
         ("ol", ["start"].as_slice()),
         ("td", ["colspan", "rowspan"].as_slice()),
         ("th", ["colspan", "rowspan"].as_slice()),
@@ -419,7 +502,7 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         HashMap::from([("a", HashMap::from([("target", HashSet::from(["_blank"]))]))]);
     let allowed_classes: HashMap<&str, HashSet<&str>> = HashMap::from([
         ("a", HashSet::from(["wikilink", "wanted", "external"])),
-        ("span", HashSet::from(["task", "done"])),
+        ("span", HashSet::from(["task", "done", "attachment"])),
         ("sup", HashSet::from(["footnote-ref"])),
         ("div", HashSet::from(["footnote"])),
     ]);

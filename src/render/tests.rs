@@ -22,7 +22,7 @@ fn render(markdown: &str) -> String {
 #[test]
 fn renders_markdown_structure() {
     let cases: &[(&str, &str)] = &[
-        ("# Title\n\n## Sub", "<h1>Title</h1>\n<h2>Sub</h2>\n"),
+        ("# Title\n\n## Sub", "<h1 id=\"wm-title\">Title</h1>\n<h2 id=\"wm-sub\">Sub</h2>\n"),
         ("para *em* **strong** ~~gone~~", "<p>para <em>em</em> <strong>strong</strong> <del>gone</del></p>\n"),
         ("- a\n- b\n\n1. one\n2. two", "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n<ol>\n<li>one</li>\n<li>two</li>\n</ol>\n"),
         ("3. three", "<ol start=\"3\">\n<li>three</li>\n</ol>\n"),
@@ -74,13 +74,58 @@ fn wiki_links_resolve_to_articles_or_wanted_pages() {
 #[test]
 fn wiki_links_in_code_links_and_headings() {
     let html = render("# On [[Rust]]\n\n`[[Rust]]` [text [[Rust]]](https://example.com)");
-    assert!(html.starts_with("<h1>On <a class=\"wikilink\""), "{html}");
+    assert!(
+        html.starts_with("<h1 id=\"wm-on-rust\">On <a class=\"wikilink\""),
+        "{html}"
+    );
     assert!(html.contains("<code>[[Rust]]</code>"), "{html}");
     assert!(
         html.contains(">text [[Rust]]</a>"),
         "links do not nest: {html}"
     );
     assert_eq!(html.matches("class=\"wikilink\"").count(), 1, "{html}");
+}
+
+#[test]
+fn every_wiki_link_form_renders_and_attachments_load_nothing() {
+    let html = render(
+        "# Intro\n\n## Intro\n\nSee [[Rust#Ownership rules|ownership]], [[#Intro]], \
+         [[folder/Cargo.md]], ![[Rust]], ![[diagram.png|200]], [[paper.pdf|the paper]] \
+         and [[Nowhere#Part]].\n\n| a |\n|---|\n| [[Cargo\\|the tool]] |\n",
+    );
+    assert!(
+        html.contains("<h2 id=\"wm-intro-1\">"),
+        "a second heading gets -1: {html}"
+    );
+    assert!(
+        html.contains(
+            "href=\"wikimind://article/1#wm-ownership-rules\" data-article-id=\"1\" \
+             data-anchor=\"wm-ownership-rules\""
+        ),
+        "{html}"
+    );
+    assert!(html.contains(">ownership</a>"), "{html}");
+    assert!(
+        html.contains("<a class=\"wikilink\" href=\"#wm-intro\""),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("data-article-id=\"2\"").count(),
+        2,
+        "folder and .md: {html}"
+    );
+    assert!(
+        html.contains(">the tool</a>"),
+        "a link in a table cell: {html}"
+    );
+    assert!(
+        html.contains("<span class=\"attachment\" title=\"diagram.png\">diagram.png</span>"),
+        "{html}"
+    );
+    assert!(html.contains(">the paper</span>"), "{html}");
+    assert!(html.contains("data-wanted=\"Nowhere\""), "{html}");
+    assert!(!html.contains("<img"), "{html}");
+    assert!(!html.contains("[["), "{html}");
 }
 
 #[test]

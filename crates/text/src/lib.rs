@@ -7,6 +7,8 @@
 //! - [`fold`]: how a quote is compared with a source (case, whitespace, quote marks, dashes).
 //! - [`url`]: a web page's origin, and URLs with their credentials cut out.
 //! - [`hash`]: content hashes.
+//! - [`markdown`]: the one markdown reader (front matter, own titles, readable text, wiki
+//!   links in every form, tags).
 #![deny(missing_docs)]
 
 pub mod fold;
@@ -14,5 +16,6 @@ pub mod hash;
 #[cfg(any(test, feature = "hostile"))]
 pub mod hostile;
 pub mod key;
+pub mod markdown;
 pub mod names;
 pub mod url;

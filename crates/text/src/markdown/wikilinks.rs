@@ -1,4 +1,4 @@
-//! Finding `[[Title]]` and `[[Title|shown text]]` in markdown.
+//! Finding wiki links (every form [`LinkRef`] reads) in markdown.
 //!
 //! Wiki links are found in the text events of pulldown-cmark, so code spans, code blocks,
 //! raw HTML and link destinations never hold one. A link must sit inside one run of text:
@@ -7,17 +7,19 @@
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use serde::Serialize;
 
-/// The longest target plus shown text accepted between `[[` and `]]`, in bytes.
-const MAX_INNER_BYTES: usize = 512;
+use super::link::{Anchor, LinkRef};
 
 /// How long a link's context may be, in characters (not counting the `…` marks).
 const MAX_CONTEXT_CHARS: usize = 200;
 
-/// One `[[wiki link]]` found in an article body.
+/// One wiki link to a page found in a markdown body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WikiLink {
-    /// The linked title, trimmed (`Title` in `[[Title|shown]]`).
+    /// The linked page's name (`Title` in `[[folder/Title#Heading|shown]]`).
     pub target: String,
+    /// The heading or block linked to, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<Anchor>,
     /// The text shown instead of the title, when given and not blank.
     pub shown: Option<String>,
     /// The sentence (or line) around the link, with wiki-link markup replaced by the shown
@@ -25,28 +27,28 @@ pub struct WikiLink {
     pub context: String,
 }
 
-/// A piece of a text run: plain text or a wiki link.
+/// A piece of a text run: plain text or a wiki link (an embed included).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Piece<'a> {
+pub enum Piece<'a> {
+    /// Text as written.
     Text(&'a str),
-    Link {
-        target: &'a str,
-        shown: Option<&'a str>,
-    },
+    /// A link or embed.
+    Link(LinkRef),
 }
 
 impl Piece<'_> {
     /// What a reader sees for this piece.
-    pub(crate) fn display(&self) -> &str {
+    pub fn display(&self) -> String {
         match self {
-            Piece::Text(text) => text,
-            Piece::Link { target, shown } => shown.unwrap_or(target),
+            Piece::Text(text) => (*text).to_owned(),
+            Piece::Link(link) => link.display(),
         }
     }
 }
 
-/// Splits a run of text into plain text and wiki links.
-pub(crate) fn split_wiki_links(text: &str) -> Vec<Piece<'_>> {
+/// Splits a run of text into plain text and wiki links; a `!` right before `[[` makes the
+/// link an embed and belongs to it.
+pub fn split_wiki_links(text: &str) -> Vec<Piece<'_>> {
     let mut pieces = Vec::new();
     let mut plain_from = 0;
     let mut search_from = 0;
@@ -57,11 +59,13 @@ pub(crate) fn split_wiki_links(text: &str) -> Vec<Piece<'_>> {
         // `[[[Title]]]`, `[[a [[b]]`: the link opens at the last `[[` before the `]]`.
         let open = text[open..close].rfind("[[").map_or(open, |i| i + open);
         let inner = &text[open + 2..close];
-        if let Some((target, shown)) = parse_inner(inner) {
-            if plain_from < open {
-                pieces.push(Piece::Text(&text[plain_from..open]));
+        let embed = open > plain_from && text[..open].ends_with('!');
+        if let Some(link) = LinkRef::parse(inner, embed) {
+            let text_end = if embed { open - 1 } else { open };
+            if plain_from < text_end {
+                pieces.push(Piece::Text(&text[plain_from..text_end]));
             }
-            pieces.push(Piece::Link { target, shown });
+            pieces.push(Piece::Link(link));
             plain_from = close + 2;
         }
         search_from = close + 2;
@@ -72,21 +76,8 @@ pub(crate) fn split_wiki_links(text: &str) -> Vec<Piece<'_>> {
     pieces
 }
 
-/// `Title` or `Title|shown` → (trimmed target, non-blank shown text).
-fn parse_inner(inner: &str) -> Option<(&str, Option<&str>)> {
-    if inner.len() > MAX_INNER_BYTES || inner.contains(['[', ']', '\n', '\r']) {
-        return None;
-    }
-    let (target, shown) = match inner.split_once('|') {
-        Some((target, shown)) => (target, Some(shown.trim()).filter(|s| !s.is_empty())),
-        None => (inner, None),
-    };
-    let target = target.trim();
-    (!target.is_empty()).then_some((target, shown))
-}
-
 /// A markdown event, or a run of text where wiki links may appear.
-pub(crate) enum Item<'a> {
+pub enum Item<'a> {
     /// Merged consecutive text events outside code blocks, links and images.
     Text(String),
     /// Any other event; the flag tells whether it is inside a code block.
@@ -96,7 +87,7 @@ pub(crate) enum Item<'a> {
 /// The events of `parser` with the text where wiki links may appear merged into runs
 /// (pulldown-cmark splits text at brackets). Text inside code blocks, links and images stays
 /// an ordinary event.
-pub(crate) fn text_runs(parser: Parser<'_>) -> Vec<Item<'_>> {
+pub fn text_runs(parser: Parser<'_>) -> Vec<Item<'_>> {
     let mut items = Vec::new();
     let mut code_block_depth = 0usize;
     let mut link_depth = 0usize;
@@ -126,11 +117,12 @@ pub(crate) fn text_runs(parser: Parser<'_>) -> Vec<Item<'_>> {
     items
 }
 
-/// Every `[[wiki link]]` in a markdown body, in order, outside code spans and code blocks.
-/// Empty targets (`[[ ]]`, `[[|shown]]`) are not links.
+/// Every wiki link to a page in a markdown body, in order, outside code spans and code
+/// blocks: embeds of notes included; links inside the page (`[[#Heading]]`), attachments
+/// (`![[photo.jpg]]`) and empty targets (`[[ ]]`, `[[|shown]]`) left out.
 pub fn wiki_links(markdown: &str) -> Vec<WikiLink> {
     let mut collector = ContextCollector::default();
-    for item in text_runs(Parser::new_ext(markdown, super::markdown_options())) {
+    for item in text_runs(Parser::new_ext(markdown, super::options())) {
         match item {
             Item::Text(text) => {
                 for piece in split_wiki_links(&text) {
@@ -182,30 +174,28 @@ fn is_inline_end(tag: TagEnd) -> bool {
 struct ContextCollector {
     block: String,
     /// Links of the current block: byte range of the shown text in `block`, target, shown.
-    pending: Vec<(usize, usize, String, Option<String>)>,
+    pending: Vec<(usize, usize, LinkRef)>,
     links: Vec<WikiLink>,
 }
 
 impl ContextCollector {
     fn push_piece(&mut self, piece: &Piece<'_>) {
         let start = self.block.len();
-        self.block.push_str(piece.display());
-        if let Piece::Link { target, shown } = piece {
-            self.pending.push((
-                start,
-                self.block.len(),
-                (*target).to_owned(),
-                shown.map(str::to_owned),
-            ));
+        self.block.push_str(&piece.display());
+        if let Piece::Link(link) = piece {
+            if link.names_page() {
+                self.pending.push((start, self.block.len(), link.clone()));
+            }
         }
     }
 
     fn finish_block(&mut self) {
-        for (start, end, target, shown) in self.pending.drain(..) {
+        for (start, end, link) in self.pending.drain(..) {
             let context = context_around(&self.block, start, end);
             self.links.push(WikiLink {
-                target,
-                shown,
+                target: link.target,
+                anchor: link.anchor,
+                shown: link.shown,
                 context,
             });
         }
@@ -302,6 +292,7 @@ mod tests {
     fn link(target: &str, shown: Option<&str>, context: &str) -> WikiLink {
         WikiLink {
             target: target.to_owned(),
+            anchor: None,
             shown: shown.map(str::to_owned),
             context: context.to_owned(),
         }
@@ -315,36 +306,26 @@ mod tests {
                 "a [[ B ]] c",
                 vec![
                     Piece::Text("a "),
-                    Piece::Link {
-                        target: "B",
-                        shown: None,
-                    },
+                    Piece::Link(LinkRef::parse("B", false).unwrap()),
                     Piece::Text(" c"),
                 ],
             ),
             (
                 "[[T| shown | more ]]",
-                vec![Piece::Link {
-                    target: "T",
-                    shown: Some("shown | more"),
-                }],
+                vec![Piece::Link(
+                    LinkRef::parse("T|shown | more", false).unwrap(),
+                )],
             ),
             (
                 "[[T|  ]]",
-                vec![Piece::Link {
-                    target: "T",
-                    shown: None,
-                }],
+                vec![Piece::Link(LinkRef::parse("T", false).unwrap())],
             ),
             ("[[ ]] [[|x]]", vec![Piece::Text("[[ ]] [[|x]]")]),
             (
                 "[[[T]]]",
                 vec![
                     Piece::Text("["),
-                    Piece::Link {
-                        target: "T",
-                        shown: None,
-                    },
+                    Piece::Link(LinkRef::parse("T", false).unwrap()),
                     Piece::Text("]"),
                 ],
             ),
@@ -352,10 +333,7 @@ mod tests {
                 "[[a [[b]]",
                 vec![
                     Piece::Text("[[a "),
-                    Piece::Link {
-                        target: "b",
-                        shown: None,
-                    },
+                    Piece::Link(LinkRef::parse("b", false).unwrap()),
                 ],
             ),
             ("[[unclosed", vec![Piece::Text("[[unclosed")]),
@@ -389,6 +367,29 @@ mod tests {
                 link("Cargo", None, "a list item with Cargo"),
                 link("Spaced Title", None, "[[not a link]] and Spaced Title"),
                 link("Table link", Some("shown"), "cell shown"),
+            ]
+        );
+    }
+
+    #[test]
+    fn embeds_anchors_and_attachments() {
+        let markdown = "See ![[Espresso]] and ![[photo.png|200]], [[#Local]], \
+            [[Grind#Burr|burrs]], [[Grind#^b1]] and [[notes/Water.md]].";
+        let pieces = split_wiki_links("a ![[x.png]] b");
+        assert_eq!(pieces[0], Piece::Text("a "), "the ! belongs to the embed");
+        assert!(matches!(&pieces[1], Piece::Link(l) if l.embed && l.attachment));
+        let links = wiki_links(markdown);
+        let found: Vec<(&str, Option<String>)> = links
+            .iter()
+            .map(|l| (l.target.as_str(), l.anchor.as_ref().map(Anchor::written)))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("Espresso", None),
+                ("Grind", Some("Burr".to_owned())),
+                ("Grind", Some("^b1".to_owned())),
+                ("Water", None),
             ]
         );
     }

@@ -1,0 +1,232 @@
+//! The one markdown reader: CommonMark, GFM and the Obsidian dialect, read the same way by
+//! ingest, prompts, grounding, rendering and export.
+//!
+//! - [`read_note`]: a note's front matter, own title, aliases, tags and readable text.
+//! - [`readable`]: the text a reader reads, with a map back to the raw bytes.
+//! - [`link`]: what a wiki link points at, in every form, and the same rule for names a
+//!   model gives ([`link::reduce_name`]).
+//! - [`wikilinks`]: finding wiki links in a body, outside code.
+//! - [`front_matter`]: the YAML block at the top.
+
+pub mod front_matter;
+pub mod link;
+pub mod readable;
+pub mod wikilinks;
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+pub use front_matter::{FrontMatter, FrontMatterError};
+pub use link::{heading_slug, reduce_name, Anchor, LinkRef};
+pub use readable::Readable;
+pub use wikilinks::{split_wiki_links, text_runs, wiki_links, Item, Piece, WikiLink};
+
+/// Titles longer than this (in characters) are cut; a title is a label, not a paragraph.
+pub const MAX_TITLE_CHARS: usize = 300;
+
+/// The markdown extensions every reader of WikiMind turns on: tables, strikethrough, task
+/// lists, footnotes.
+pub fn options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
+}
+
+/// A note as read: what its front matter and text say about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The readable text (front matter, comments, block ids, callout markers out).
+    pub readable: Readable,
+    /// Its own title: front matter `title`, else the first H1, else the file stem given.
+    pub title: Option<String>,
+    /// Other names from the front matter (`aliases`).
+    pub aliases: Vec<String>,
+    /// Tags from the front matter and inline `#tags`, without `#`, first spelling of each.
+    pub tags: Vec<String>,
+    /// Front matter that could not be read (it stays in the readable text).
+    pub front_matter_error: Option<FrontMatterError>,
+}
+
+/// Reads a note: `raw` as stored, `file_stem` the name of its file without extension (for
+/// the title of a note with neither front matter title nor H1).
+pub fn read_note(raw: &str, file_stem: Option<&str>) -> Note {
+    let (front, error) = match front_matter::front_matter(raw) {
+        Some(Ok(front)) => (front, None),
+        Some(Err(error)) => (FrontMatter::default(), Some(error)),
+        None => (FrontMatter::default(), None),
+    };
+    let readable = readable::readable(raw, front.range.end);
+    let title = front
+        .title
+        .as_deref()
+        .and_then(clean_title)
+        .or_else(|| first_h1(&readable.text))
+        .or_else(|| file_stem.and_then(clean_title));
+    let mut tags = front.tags;
+    let mut seen: std::collections::HashSet<String> =
+        tags.iter().map(|t| t.to_lowercase()).collect();
+    for tag in inline_tags(&readable.text) {
+        if seen.insert(tag.to_lowercase()) {
+            tags.push(tag);
+        }
+    }
+    Note {
+        readable,
+        title,
+        aliases: front.aliases,
+        tags,
+        front_matter_error: error,
+    }
+}
+
+/// Trims a title, collapses its whitespace and cuts it to [`MAX_TITLE_CHARS`]; `None` when
+/// blank.
+pub fn clean_title(raw: &str) -> Option<String> {
+    let mut title = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    if title.is_empty() {
+        return None;
+    }
+    if let Some((cut, _)) = title.char_indices().nth(MAX_TITLE_CHARS) {
+        title.truncate(cut);
+        title.push('…');
+    }
+    Some(title)
+}
+
+/// The text of the first level-one ATX heading (`# Title`) outside code fences, with
+/// its closing `#`s and block id left out.
+pub fn first_h1(body: &str) -> Option<String> {
+    let mut fence: Option<(char, usize)> = None;
+    for line in body.lines() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let trimmed = line.trim_start_matches(' ');
+        let fence_run = |c: char| trimmed.chars().take_while(|&x| x == c).count();
+        if indent <= 3 {
+            for marker in ['`', '~'] {
+                let run = fence_run(marker);
+                if run >= 3 {
+                    match fence {
+                        None => fence = Some((marker, run)),
+                        Some((open, len)) if open == marker && run >= len => fence = None,
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+        if fence.is_some() || indent > 3 {
+            continue;
+        }
+        let heading = if let Some(rest) = trimmed.strip_prefix("# ") {
+            rest
+        } else if let Some(rest) = trimmed.strip_prefix("#\t") {
+            rest
+        } else {
+            continue;
+        };
+        // A closing sequence of `#` is not part of the heading.
+        let heading = heading.trim_end();
+        let heading = match heading.trim_end_matches('#') {
+            stripped if stripped.is_empty() || stripped.ends_with([' ', '\t']) => stripped,
+            _ => heading,
+        };
+        if let Some(title) = clean_title(heading) {
+            return Some(title);
+        }
+    }
+    None
+}
+
+/// Inline `#tags` of a markdown text, outside code, links and headings' markers: `#` after
+/// a line start or whitespace, then letters, digits, `_`, `-` and `/`, not only digits.
+pub fn inline_tags(markdown: &str) -> Vec<String> {
+    let mut tags = Vec::new();
+    let mut in_code = 0usize;
+    let mut in_link = 0usize;
+    for event in Parser::new_ext(markdown, options()) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => in_code += 1,
+            Event::End(TagEnd::CodeBlock) => in_code = in_code.saturating_sub(1),
+            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => in_link += 1,
+            Event::End(TagEnd::Link | TagEnd::Image) => in_link = in_link.saturating_sub(1),
+            Event::Text(text) if in_code == 0 && in_link == 0 => {
+                let mut prev: Option<char> = None;
+                for (i, c) in text.char_indices() {
+                    if c == '#' && prev.is_none_or(char::is_whitespace) {
+                        let rest = &text[i + 1..];
+                        let len = rest
+                            .char_indices()
+                            .find(|&(_, c)| !(c.is_alphanumeric() || "_-/".contains(c)))
+                            .map_or(rest.len(), |(j, _)| j);
+                        if let Some(tag) = front_matter::clean_tag(&rest[..len]) {
+                            if tag.chars().count() <= 100 && !tags.contains(&tag) {
+                                tags.push(tag);
+                            }
+                        }
+                    }
+                    prev = Some(c);
+                }
+            }
+            _ => {}
+        }
+    }
+    tags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_notes_own_title_comes_from_front_matter_then_h1_then_file() {
+        let cases: &[(&str, Option<&str>, Option<&str>)] = &[
+            (
+                "---\ntitle: From Front\n---\n# From H1\n",
+                Some("f"),
+                Some("From Front"),
+            ),
+            (
+                "---\ntags: [a]\n---\n# From H1\n",
+                Some("f"),
+                Some("From H1"),
+            ),
+            ("Intro\n\n# Later H1 #\n", Some("f"), Some("Later H1")),
+            (
+                "no heading\n## H2 only\n",
+                Some("2024-01-15"),
+                Some("2024-01-15"),
+            ),
+            ("no heading\n", None, None),
+            ("```\n# in code\n```\n", None, None),
+            ("---\ntitle: [broken\n---\n# H1\n", None, Some("H1")),
+        ];
+        for (raw, stem, want) in cases {
+            assert_eq!(read_note(raw, *stem).title.as_deref(), *want, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn a_note_keeps_aliases_and_tags_and_reports_bad_front_matter() {
+        let note = read_note(
+            "---\naliases: [Adv MD]\ntags: [Writing]\n---\n# Advanced\n\nUses #markdown and \
+             #writing, not `#code` or [#link](x) or #123.\n",
+            None,
+        );
+        assert_eq!(note.aliases, ["Adv MD"]);
+        assert_eq!(note.tags, ["Writing", "markdown"]);
+        assert!(!note.readable.text.contains("aliases"));
+        assert!(note.front_matter_error.is_none());
+
+        let note = read_note("---\ntitle: [unclosed\n---\nbody\n", Some("x"));
+        let error = note.front_matter_error.expect("an error");
+        assert!((2..=3).contains(&error.line), "{error:?}");
+        assert!(note.readable.text.starts_with("---\ntitle"), "kept as text");
+    }
+
+    #[test]
+    fn inline_tags_skip_headings_code_and_numbers() {
+        assert_eq!(
+            inline_tags("# Heading\n\n#one two#not #a/b-c_d #1984 `#code`\n\n    #indented\n"),
+            ["one", "a/b-c_d"]
+        );
+    }
+}
