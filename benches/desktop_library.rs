@@ -87,6 +87,8 @@ fn seed(wiki: &Wiki, n: usize) -> Result<(), String> {
                 kind: SourceKind::Text,
                 title: Some(title(i)),
                 text,
+                tags: Vec::new(),
+                aliases: Vec::new(),
             })
             .map_err(|e| e.to_string())?
             .source_id();

@@ -100,6 +100,8 @@ fn per_source() {
                 kind: s.kind,
                 title: s.title.clone(),
                 text: s.text.clone(),
+                tags: Vec::new(),
+                aliases: Vec::new(),
             })
             .unwrap()
             .source_id();

@@ -8,11 +8,28 @@
 //!   words or more, in order, near each other) against the sources that held them; one no
 //!   source holds is shown `inferred`, its quote kept. Saved answers' claims, grounded
 //!   against the page they cite, are not read.
+//! - `note-metadata` (version 1): what the markdown reader says of each source is derived
+//!   again: a markdown file's own title (front matter `title`, first H1, file name), and the
+//!   tags and aliases of markdown files and pasted text; aliases become names of the page
+//!   the source's title names. Web pages and other files are left as they are.
+//! - `names` (version 1): names written with link syntax (`Core plugins|core plugin`,
+//!   `Topic#Heading`) in link targets, concepts, aliases and page titles are reduced to the
+//!   name they give (the markdown reader's link rule); names that are no names (`{`,
+//!   `1:16`, `photo.jpg`) are dropped; a page whose title now names another page is merged
+//!   into it (the one merge operation, `crate::store::Store::merge_pages`), and a page
+//!   whose title is no name is removed, its digests and their claims kept. A source's own
+//!   title is always a name.
 
 use std::collections::HashMap;
 
 use crate::compile::ground::GroundingIndex;
-use crate::store::{ClaimTable, Result, SourceId, Store};
+use crate::store::{ClaimTable, Result, SourceId, SourceKind, SourceMetadata, SourceRow, Store};
+
+/// The backfill that derives own titles, tags and aliases again, and its version.
+const NOTE_METADATA: (&str, u32) = ("note-metadata", 1);
+
+/// The backfill that brings names to today's rules, and its version.
+const NAMES: (&str, u32) = ("names", 1);
 
 /// How many claims one batch (one transaction) checks.
 const BATCH: usize = 500;
@@ -32,6 +49,31 @@ pub struct BackfillReport {
     pub checked: usize,
     /// The claims it no longer shows as grounded.
     pub downgraded: usize,
+    /// The rows it changed otherwise (sources given another title, tags or aliases).
+    pub changed: usize,
+    /// What it changed, for a person, when a count says too little.
+    pub detail: Option<String>,
+}
+
+impl BackfillReport {
+    /// The line a shell shows for this run, when it changed anything a person would notice.
+    pub fn notice(&self) -> Option<String> {
+        if self.downgraded > 0 {
+            return Some(format!(
+                "{}: checked {} claims again; {} no longer ground and are shown inferred",
+                self.name, self.checked, self.downgraded
+            ));
+        }
+        if let Some(detail) = &self.detail {
+            return Some(format!("{}: {detail}", self.name));
+        }
+        (self.changed > 0).then(|| {
+            format!(
+                "{}: read {} sources again; {} got another title, tags or aliases",
+                self.name, self.checked, self.changed
+            )
+        })
+    }
 }
 
 /// Runs every pending backfill to its end; reports the ones that checked anything.
@@ -42,6 +84,8 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
             name,
             checked: 0,
             downgraded: 0,
+            changed: 0,
+            detail: None,
         };
         while let Some(from) = store.backfill_cursor(name, version)? {
             let claims = store.grounded_claims_after(table, from, BATCH)?;
@@ -54,7 +98,7 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
                             .source_text(source)
                             .ok()
                             .flatten()
-                            .map(|text| GroundingIndex::new(&text))
+                            .map(|text| GroundingIndex::new(&crate::compile::readable(&text)))
                     });
                     index.as_ref().is_some_and(|i| i.contains(&claim.quote))
                 });
@@ -75,5 +119,94 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
             reports.push(report);
         }
     }
+    let report = note_metadata(store)?;
+    if report.checked > 0 {
+        reports.push(report);
+    }
+    // After the metadata: own titles (which are always names) are today's.
+    if store.backfill_cursor(NAMES.0, NAMES.1)?.is_some() {
+        let rules = crate::store::NameRules {
+            reduce: &wikimind_text::markdown::reduce_name,
+            is_name: &|n| wikimind_text::name_rule::not_a_name(n).is_none(),
+        };
+        if let Some(cleanup) =
+            store.clean_names(NAMES.0, NAMES.1, &rules, crate::store::DEFAULT_MIN_SOURCES)?
+        {
+            let pages = store.page_counts()?.pages;
+            reports.push(BackfillReport {
+                name: NAMES.0,
+                checked: pages as usize,
+                downgraded: 0,
+                changed: cleanup.total(),
+                detail: None,
+            });
+            if cleanup.total() > 0 {
+                reports.last_mut().expect("pushed").detail = Some(format!(
+                    "{} names fixed, {} dropped; {} pages retitled, {} merged, {} removed, {} flagged",
+                    cleanup.names_fixed,
+                    cleanup.names_dropped,
+                    cleanup.pages_retitled,
+                    cleanup.pages_merged,
+                    cleanup.pages_removed,
+                    cleanup.pages_flagged
+                ));
+            }
+        }
+    }
     Ok(reports)
+}
+
+/// The `note-metadata` backfill (see the module documentation).
+fn note_metadata(store: &Store) -> Result<BackfillReport> {
+    let (name, version) = NOTE_METADATA;
+    let mut report = BackfillReport {
+        name,
+        checked: 0,
+        downgraded: 0,
+        changed: 0,
+        detail: None,
+    };
+    while let Some(from) = store.backfill_cursor(name, version)? {
+        let sources = store.sources_after(from, BATCH)?;
+        let rows: Vec<SourceMetadata> = sources.iter().filter_map(metadata_of).collect();
+        let to = sources.last().map_or(from, |s| s.id.0);
+        let done = sources.len() < BATCH;
+        if let Some(changed) =
+            store.record_metadata_batch(name, version, (from, to), &rows, done)?
+        {
+            report.checked += sources.len();
+            report.changed += changed;
+        }
+    }
+    Ok(report)
+}
+
+/// What the markdown reader says of `source` today: `None` for sources it does not read
+/// (web pages, plain text and HTML files).
+fn metadata_of(source: &SourceRow) -> Option<SourceMetadata> {
+    let (title, stem) = match source.kind {
+        SourceKind::File => {
+            let path = std::path::Path::new(&source.origin);
+            let markdown = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown")
+            });
+            if !markdown {
+                return None;
+            }
+            (
+                true,
+                path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+            )
+        }
+        // A pasted text's title may be the one a person gave: it is kept.
+        SourceKind::Text | SourceKind::Stdin => (false, None),
+        _ => return None,
+    };
+    let note = wikimind_text::markdown::read_note(&source.text, stem.as_deref());
+    Some(SourceMetadata {
+        source: source.id,
+        title: if title { note.title } else { None },
+        tags: note.tags,
+        aliases: note.aliases,
+    })
 }

@@ -1,8 +1,11 @@
 //! Export: the wiki as a folder of Obsidian-friendly markdown files.
 //!
 //! One `.md` file per page, named from its title, with YAML front matter (title, aliases,
-//! summary, concepts, sources, confidence mix), the body with its `[[wiki links]]` as written,
-//! then `## Key claims`, `## Open questions` and `## Sources` (links to the digests). Each
+//! tags, summary, concepts, sources, confidence mix), the body with its wiki links as written
+//! (`[[T#Heading|shown]]`), then `## Key claims`, `## Open questions` and `## Sources`
+//! (markdown links to the digests, so they are no topics when the export is read again).
+//! A `.wikimind-export` file marks the folder, so `wikimind ingest` of an export reads its
+//! pages and skips its `sources/` (and later `notes/`) copies. Each
 //! source's digest (what that one source says) is a file of the same shape in the `sources/`
 //! folder; digests may share a title, so their names get ` (2)`, ` (3)` as needed. Titles are untrusted model output, so file
 //! names are sanitised for every common file system and can never leave the export folder.
@@ -52,6 +55,8 @@ pub struct ExportArticle {
     pub title: String,
     /// Other names of a page (its file also answers to them in Obsidian).
     pub aliases: Vec<String>,
+    /// The tags of the notes whose topic it is (written as `tags`, which Obsidian reads).
+    pub tags: Vec<String>,
     /// The summary.
     pub summary: String,
     /// Concept names.
@@ -126,19 +131,32 @@ pub fn export_markdown(
     };
     fs::create_dir_all(dir).map_err(io_error(dir))?;
     let mut report = ExportReport::default();
+    // The mark by which ingest knows an export (and reads only its pages).
+    let marker = dir.join(crate::ingest::EXPORT_MARKER);
+    write_replacing(
+        dir,
+        &marker,
+        b"This folder was written by `wikimind export`. Ingesting it again reads its pages, \
+          not its sources/ and notes/ copies.\n",
+    )
+    .map_err(io_error(&marker))?;
 
     let digest_dir = dir.join(DIGEST_FOLDER);
     if !digests.is_empty() {
         real_folder(&digest_dir).map_err(io_error(&digest_dir))?;
     }
     let mut taken: HashSet<String> = HashSet::new();
-    let mut digest_links: std::collections::HashMap<ArticleId, String> = Default::default();
+    let mut digest_links: std::collections::HashMap<ArticleId, (String, String)> =
+        Default::default();
     for (id, digest) in digests {
         let stem = unique_stem(&file_stem(&digest.title), &mut taken);
         let path = digest_dir.join(format!("{stem}.md"));
         let contents = article_markdown(digest, &stem, &[]);
         write_replacing(&digest_dir, &path, contents.as_bytes()).map_err(io_error(&path))?;
-        digest_links.insert(*id, format!("{DIGEST_FOLDER}/{stem}"));
+        digest_links.insert(
+            *id,
+            (digest.title.clone(), format!("{DIGEST_FOLDER}/{stem}")),
+        );
         report.digests.push(ExportedFile {
             title: digest.title.clone(),
             path,
@@ -159,10 +177,14 @@ pub fn export_markdown(
     }
     for (page, stem) in pages.iter().zip(&stems) {
         let path = dir.join(format!("{stem}.md"));
-        let links: Vec<&str> = page
+        let links: Vec<(&str, &str)> = page
             .digests
             .iter()
-            .filter_map(|id| digest_links.get(id).map(String::as_str))
+            .filter_map(|id| {
+                digest_links
+                    .get(id)
+                    .map(|(title, link)| (title.as_str(), link.as_str()))
+            })
             .collect();
         let contents = article_markdown(page, stem, &links);
         write_replacing(dir, &path, contents.as_bytes()).map_err(io_error(&path))?;
@@ -333,7 +355,7 @@ fn name_key(name: &str) -> String {
 
 /// The file for a page or digest named `stem`; `digest_links` are the digest files (without
 /// `.md`, relative to the export folder) listed under `## Sources`.
-fn article_markdown(article: &ExportArticle, stem: &str, digest_links: &[&str]) -> String {
+fn article_markdown(article: &ExportArticle, stem: &str, digest_links: &[(&str, &str)]) -> String {
     let mut out = String::from("---\n");
     let _ = writeln!(out, "title: {}", yaml_string(&article.title));
     let mut aliases: Vec<String> = Vec::new();
@@ -347,6 +369,9 @@ fn article_markdown(article: &ExportArticle, stem: &str, digest_links: &[&str]) 
     }
     if !aliases.is_empty() {
         yaml_list(&mut out, "aliases", &aliases);
+    }
+    if !article.tags.is_empty() {
+        yaml_list(&mut out, "tags", &article.tags);
     }
     let _ = writeln!(out, "summary: {}", yaml_string(&article.summary));
     yaml_list(&mut out, "concepts", &article.concepts);
@@ -387,9 +412,15 @@ fn article_markdown(article: &ExportArticle, stem: &str, digest_links: &[&str]) 
         out.push('\n');
     }
     if !digest_links.is_empty() {
+        // Markdown links, not wiki links: a digest is no topic, so ingesting the export
+        // again makes no link (nor wanted page) of it. Obsidian opens them all the same.
         out.push_str("## Sources\n\n");
-        for link in digest_links {
-            let _ = writeln!(out, "- [[{link}]]");
+        for (title, link) in digest_links {
+            let _ = writeln!(
+                out,
+                "- [{}](<{link}.md>)",
+                one_line(title).replace(['[', ']'], "")
+            );
         }
         out.push('\n');
     }
@@ -440,6 +471,7 @@ mod tests {
         ExportArticle {
             title: title.to_owned(),
             aliases: vec![],
+            tags: vec![],
             summary: "A summary.".to_owned(),
             concepts: vec![],
             sources: vec![],
@@ -578,6 +610,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut page = article("Espresso");
         page.aliases = vec!["espresso".to_owned(), "Espressos".to_owned()];
+        page.tags = vec!["coffee".to_owned()];
         page.digests = vec![ArticleId(1), ArticleId(2)];
         page.sources = vec!["/notes/a.md".to_owned(), "/notes/b.md".to_owned()];
         let digests = [
@@ -607,8 +640,16 @@ mod tests {
             text.contains("sources:\n  - \"/notes/a.md\"\n  - \"/notes/b.md\"\n"),
             "{text}"
         );
+        assert!(text.contains("tags:\n  - \"coffee\"\n"), "{text}");
         assert!(
-            text.ends_with("## Sources\n\n- [[sources/Espresso]]\n- [[sources/espresso (2)]]\n"),
+            dir.path().join(crate::ingest::EXPORT_MARKER).is_file(),
+            "ingest knows an export by its marker"
+        );
+        assert!(
+            text.ends_with(
+                "## Sources\n\n- [Espresso](<sources/Espresso.md>)\n\
+                 - [espresso](<sources/espresso (2).md>)\n"
+            ),
             "{text}"
         );
     }

@@ -31,6 +31,10 @@ pub fn page_markdown(page: &ShownPage) -> String {
     if !page.aliases.is_empty() {
         let _ = writeln!(out, "Also called: {}\n", page.aliases.join(", "));
     }
+    if !page.tags.is_empty() {
+        let tags: Vec<String> = page.tags.iter().map(|t| format!("#{t}")).collect();
+        let _ = writeln!(out, "Tags: {}\n", tags.join(" "));
+    }
     if page.is_stale() {
         let _ = writeln!(
             out,
@@ -375,6 +379,7 @@ mod tests {
             kind: PageKind::Topic,
             title: "Espresso".into(),
             aliases: vec!["espressos".into()],
+            tags: vec!["coffee".into()],
             summary: "Coffee brewed\nunder pressure.".into(),
             key_claims: vec![
                 claim(
@@ -518,6 +523,7 @@ mod tests {
 
     fn listed(title: &str, sources: u32) -> ListedPage {
         ListedPage {
+            tags: Vec::new(),
             id: PageId(1),
             kind: PageKind::Topic,
             title: title.into(),

@@ -93,7 +93,7 @@ impl RunReports {
 
 /// The report of one job that ran to its end.
 enum Ran {
-    Source(CompileReport),
+    Source(Box<CompileReport>),
     Page(PageReport),
 }
 
@@ -478,7 +478,7 @@ impl JobRunner {
             }
             if let Some(job) = self.store().start_next(&self.shared.owner)? {
                 match self.run_job(job, stop).await? {
-                    Some(Ran::Source(report)) => reports.sources.push(report),
+                    Some(Ran::Source(report)) => reports.sources.push(*report),
                     Some(Ran::Page(report)) => reports.pages.push(report),
                     None => {}
                 }
@@ -611,7 +611,7 @@ impl JobRunner {
         let result = match job.target {
             JobTarget::Source(source) => catch(compiler.compile_job(source, &events, token))
                 .await
-                .map(|r| r.map(Ran::Source)),
+                .map(|r| r.map(|r| Ran::Source(Box::new(r)))),
             JobTarget::Page(page) => catch(compiler.write_page(page, &events, token))
                 .await
                 .map(|r| r.map(Ran::Page)),
@@ -777,7 +777,7 @@ fn progress_of(job: &Job, me: &JobOwner) -> JobProgress {
 /// The report of a job that ended before its work could say anything.
 fn failed_run(job: &Job, reason: String) -> Ran {
     match job.target {
-        JobTarget::Source(source) => Ran::Source(failed_report(source, reason)),
+        JobTarget::Source(source) => Ran::Source(Box::new(failed_report(source, reason))),
         JobTarget::Page(page) => Ran::Page(PageReport {
             outcome: PageOutcome::Failed { reason },
             ..PageReport::nothing_yet(page, job.page_title.clone().unwrap_or_default())

@@ -32,6 +32,21 @@ pub struct ListedPage {
     pub updated_at: String,
     /// Its claims by confidence.
     pub claims: ClaimCounts,
+    /// The tags of the sources whose topic it is.
+    pub tags: Vec<String>,
+}
+
+impl ListedPage {
+    /// Whether it has `tag` (compared case-insensitively, without a leading `#`; a tag
+    /// `a/b` also has its parent `a`, as nested tags do in Obsidian).
+    pub fn has_tag(&self, tag: &str) -> bool {
+        let wanted = tag.trim().trim_start_matches('#').to_lowercase();
+        !wanted.is_empty()
+            && self.tags.iter().any(|t| {
+                let t = t.to_lowercase();
+                t == wanted || t.starts_with(&format!("{wanted}/"))
+            })
+    }
 }
 
 /// A link going out of a page or digest, resolved to a page now.
@@ -93,6 +108,8 @@ pub struct ShownPage {
     pub title: String,
     /// Its other names: spellings its digests used, and titles it had before.
     pub aliases: Vec<String>,
+    /// The tags of the sources whose topic it is.
+    pub tags: Vec<String>,
     /// Its summary.
     pub summary: String,
     /// Its claims, each with the sources whose text holds its quote (`source_ids`).
@@ -195,6 +212,10 @@ pub struct ListedSource {
     pub updated_at: String,
     /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
     pub final_url: Option<String>,
+    /// Its tags (a note's front matter `tags` and inline `#tags`).
+    pub tags: Vec<String>,
+    /// Other names it gives its topic (a note's front matter `aliases`).
+    pub aliases: Vec<String>,
 }
 
 /// One version of a page as `history` shows it.

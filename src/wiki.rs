@@ -85,6 +85,12 @@ pub struct AddedSource {
     pub outcome: Landed,
     /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
     pub final_url: Option<String>,
+    /// Its tags (front matter and inline `#tags`).
+    pub tags: Vec<String>,
+    /// What was read with a problem but did not stop the ingest (see
+    /// [`IngestedSource::warnings`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// What an ingest call did.
@@ -94,6 +100,12 @@ pub struct IngestSummary {
     pub sources: Vec<AddedSource>,
     /// Entries of a folder that were not read, and why.
     pub skipped: Vec<Skipped>,
+    /// The folder is an Obsidian vault.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub vault: bool,
+    /// The folder is a WikiMind export (only its pages were read).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub export: bool,
 }
 
 impl IngestSummary {
@@ -254,6 +266,8 @@ impl Wiki {
                         kind: s.kind,
                         title: s.title.clone(),
                         text: s.text.clone(),
+                        tags: s.tags.clone(),
+                        aliases: s.aliases.clone(),
                     },
                     s.final_url.as_deref(),
                 )?;
@@ -263,6 +277,8 @@ impl Wiki {
                     title: s.title.clone(),
                     outcome: outcome.landed(),
                     final_url: s.final_url.clone(),
+                    tags: s.tags.clone(),
+                    warnings: s.warnings.clone(),
                 })
             })
             .collect()
@@ -274,6 +290,8 @@ impl Wiki {
         Ok(IngestSummary {
             sources: self.add_sources(&report.sources)?,
             skipped: report.skipped,
+            vault: report.vault,
+            export: report.export,
         })
     }
 
@@ -294,7 +312,7 @@ impl Wiki {
         let source = ingest::fetch_url_within(url, options, reach).await?;
         Ok(IngestSummary {
             sources: self.add_sources(std::slice::from_ref(&source))?,
-            skipped: Vec::new(),
+            ..IngestSummary::default()
         })
     }
 
@@ -311,7 +329,7 @@ impl Wiki {
         let source = ingest::ingest_text(text, title)?;
         Ok(IngestSummary {
             sources: self.add_sources(std::slice::from_ref(&source))?,
-            skipped: Vec::new(),
+            ..IngestSummary::default()
         })
     }
 
@@ -320,7 +338,7 @@ impl Wiki {
         let source = ingest::ingest_stdin(text, title)?;
         Ok(IngestSummary {
             sources: self.add_sources(std::slice::from_ref(&source))?,
-            skipped: Vec::new(),
+            ..IngestSummary::default()
         })
     }
 
@@ -335,7 +353,7 @@ impl Wiki {
         let source = ingest::ingest_stdin_bytes(bytes, title, max_bytes)?;
         Ok(IngestSummary {
             sources: self.add_sources(std::slice::from_ref(&source))?,
-            skipped: Vec::new(),
+            ..IngestSummary::default()
         })
     }
 
@@ -364,6 +382,8 @@ impl Wiki {
                 Ok(mut summary) => {
                     run.summary.sources.append(&mut summary.sources);
                     run.summary.skipped.append(&mut summary.skipped);
+                    run.summary.vault |= summary.vault;
+                    run.summary.export |= summary.export;
                 }
                 Err(e) => run.errors.push(e),
             }
@@ -486,6 +506,7 @@ impl Wiki {
             pages.push(ExportArticle {
                 title: page.title,
                 aliases: page.aliases,
+                tags: page.tags,
                 summary: page.summary,
                 concepts: page.concepts,
                 sources: digests.iter().map(|d| d.origin.clone()).collect(),
@@ -511,6 +532,7 @@ impl Wiki {
                 ExportArticle {
                     title: a.title,
                     aliases: Vec::new(),
+                    tags: Vec::new(),
                     summary: a.summary,
                     concepts: a.concepts,
                     sources: a.sources.into_iter().map(|s| s.origin).collect(),
@@ -568,8 +590,19 @@ impl Wiki {
                 source_count: p.source_count,
                 stale: p.stale,
                 updated_at: p.updated_at,
+                tags: p.tags,
             })
             .collect())
+    }
+
+    /// [`Wiki::page_list`] narrowed to the pages with `tag` ([`ListedPage::has_tag`]);
+    /// every page when `tag` is `None`.
+    pub fn page_list_tagged(&self, tag: Option<&str>) -> Result<Vec<ListedPage>> {
+        let pages = self.page_list()?;
+        Ok(match tag {
+            Some(tag) => pages.into_iter().filter(|p| p.has_tag(tag)).collect(),
+            None => pages,
+        })
     }
 
     /// A window of [`Wiki::page_list`]: at most `limit` pages by title from `offset` on (see
@@ -606,6 +639,7 @@ impl Wiki {
             kind: page.kind,
             title: page.title,
             aliases: page.aliases,
+            tags: page.tags,
             summary: page.summary,
             key_claims: page.claims,
             concepts: page.concepts,
@@ -701,6 +735,8 @@ impl Wiki {
             .into_iter()
             .map(|s| ListedSource {
                 pages: pages.remove(&s.id).unwrap_or_default(),
+                tags: s.tags,
+                aliases: s.aliases,
                 id: s.id,
                 origin: s.origin,
                 kind: s.kind,
@@ -857,6 +893,7 @@ mod tests {
         note(dir.path(), "tea.md", "# Tea\n\nGreen tea is steamed.");
         note(dir.path(), "a.png", "not a note");
         note(dir.path(), "b.png", "not a note either");
+        note(dir.path(), "data.xyz", "not a note either");
         note(dir.path(), ".hidden.md", "# Hidden");
         let folder = dir.path().display().to_string();
         let first = wiki
@@ -864,7 +901,14 @@ mod tests {
             .await;
         assert_eq!(first.summary.count(Landed::Added), 1);
         let skipped: Vec<(&str, usize)> = first.summary.skipped_by_reason().into_iter().collect();
-        assert_eq!(skipped, [("hidden", 1), ("unsupported_extension", 2)]);
+        assert_eq!(
+            skipped,
+            [
+                ("attachment", 2),
+                ("hidden", 1),
+                ("unsupported_extension", 1)
+            ]
+        );
         let again = wiki
             .ingest_inputs(&[folder], &mut std::io::empty(), None)
             .await;

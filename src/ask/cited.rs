@@ -89,7 +89,9 @@ impl<'a> PageTexts<'a> {
                     let sources = store
                         .page_source_texts(id)?
                         .into_iter()
-                        .map(|(sid, text)| (sid, GroundingIndex::new(&text)))
+                        .map(|(sid, text)| {
+                            (sid, GroundingIndex::new(&crate::compile::readable(&text)))
+                        })
                         .collect();
                     Some(Arc::new(CitedText {
                         page_id: id,

@@ -284,7 +284,7 @@ impl SourceIndex {
         let found = !quote.trim().is_empty()
             && source
                 .quotes
-                .get_or_init(|| GroundingIndex::new(&source.text))
+                .get_or_init(|| GroundingIndex::new(&crate::compile::readable(&source.text)))
                 .contains(quote);
         Grounding {
             page_id: None,

@@ -200,6 +200,8 @@ impl Compiler {
             .store
             .source(source_id)?
             .ok_or(CompileError::NoSource(source_id))?;
+        // The model reads, quotes and is grounded against the readable text.
+        let source = readable_source(source);
         let mut report = CompileReport::nothing_yet(source_id);
         let limits = Limits {
             context: self.context_tokens(0).await,
@@ -453,6 +455,20 @@ impl Compiler {
         last: &LastCall,
         report: &mut CompileReport,
     ) -> Result<(), CompileError> {
+        let file_stem = (run.source.kind == crate::store::SourceKind::File)
+            .then(|| std::path::Path::new(&run.source.origin).file_stem())
+            .flatten()
+            .map(|s| s.to_string_lossy().into_owned());
+        let names = super::names::apply_name_rules(
+            &mut accepted.result,
+            &super::names::SourceNames {
+                text: &run.source.text,
+                own_title: run.source.title.as_deref(),
+                file_stem: file_stem.as_deref(),
+            },
+        );
+        report.title_note = names.title_note;
+        report.rejected_names = names.rejected;
         if let Some(note) = &note {
             accepted.result.article_body.push_str(note);
         }
@@ -578,4 +594,17 @@ pub(super) enum Called<A> {
     Answered(Judgement<A>, String, LastCall),
     /// The provider failed, for this reason.
     Failed(String),
+}
+
+/// `source` with its text replaced by its readable text
+/// ([`wikimind_text::markdown::readable_text`]): front matter, comments, block ids and
+/// callout markers out. Prompts, parts and grounding all read this text.
+pub(crate) fn readable_source(mut source: crate::store::Source) -> crate::store::Source {
+    source.text = readable(&source.text);
+    source
+}
+
+/// The readable text of a source's raw text.
+pub(crate) fn readable(raw: &str) -> String {
+    wikimind_text::markdown::readable_text(raw).text
 }

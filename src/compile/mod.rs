@@ -16,6 +16,7 @@ mod extract;
 pub mod ground;
 mod live;
 pub mod locate;
+pub mod names;
 pub mod notes;
 mod page;
 mod page_job;
@@ -29,6 +30,7 @@ pub mod templates;
 
 pub use answer::{fit_question, AnswerRun, QUESTION_SHARE};
 pub use attempt::{classify, AnswerClass, AttemptRecord};
+pub(crate) use driver::readable;
 pub use driver::{
     estimate_tokens, providers_from_settings, CompileError, CompileReport, Compiler, FailedChunk,
     LargeSourceReport, Progress, ProgressFn, ProviderSlot, Stage,

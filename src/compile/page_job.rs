@@ -39,9 +39,12 @@ impl Compiler {
         cancel: &CancellationToken,
     ) -> Result<PageReport, CompileError> {
         let started = Instant::now();
-        let Some(material) = self.store().page_material(page_id)? else {
+        let Some(mut material) = self.store().page_material(page_id)? else {
             return Ok(PageReport::nothing_yet(page_id, String::new()));
         };
+        for digest in &mut material.digests {
+            digest.text = super::driver::readable(&digest.text);
+        }
         let mut report = PageReport::nothing_yet(page_id, material.title.clone());
         report.sources = material.digests.len();
         report.changed = material.changed().count();

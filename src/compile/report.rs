@@ -46,6 +46,11 @@ pub struct CompileReport {
     pub prompt_version: String,
     /// How a large source was read in parts (absent when it fit in one call).
     pub large: Option<LargeSourceReport>,
+    /// Set when the model's title was not a name the source says and the source's own
+    /// title was used (see [`super::names`]).
+    pub title_note: Option<String>,
+    /// Names the model proposed that are not pages' names, with why.
+    pub rejected_names: Vec<super::names::RejectedName>,
 }
 
 impl CompileReport {
@@ -69,6 +74,8 @@ impl CompileReport {
             elapsed_ms: 0,
             prompt_version: String::new(),
             large: None,
+            title_note: None,
+            rejected_names: Vec::new(),
             attempts: Vec::new(),
         }
     }

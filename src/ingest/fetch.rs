@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::html::readable_html;
 use super::reach::{literal_not_public, refusal_in, Guarded, NotPublic, Reach};
-use super::text::{markdown_title, normalise_text};
+use super::text::{markdown_meta, normalise_text, MarkdownMeta};
 use super::{IngestError, IngestOptions, IngestedSource, Result, SourceKind};
 
 /// The most redirects followed (reqwest's default).
@@ -188,20 +188,34 @@ pub async fn fetch_url_within(
     let (decoded, _, _) = encoding.decode(&body);
     let normalised = normalise_text(&decoded);
 
-    let (title, text) = match body_type {
+    let (meta, text) = match body_type {
         BodyType::Html => {
             let readable = readable_html(&normalised);
-            (readable.title, readable.text)
+            (
+                MarkdownMeta {
+                    title: readable.title,
+                    ..MarkdownMeta::default()
+                },
+                readable.text,
+            )
         }
-        _ => (markdown_title(&normalised), normalised),
+        _ => (markdown_meta(&normalised, None), normalised),
     };
     if text.trim().is_empty() {
         return Err(IngestError::EmptyPage { url: origin });
     }
+    let warnings = meta
+        .warning
+        .map(|w| format!("{origin}, {w}"))
+        .into_iter()
+        .collect();
     Ok(IngestedSource {
         origin,
         kind: SourceKind::Url,
-        title,
+        title: meta.title,
+        tags: meta.tags,
+        aliases: meta.aliases,
+        warnings,
         text,
         final_url,
     })

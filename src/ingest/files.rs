@@ -6,7 +6,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::html::readable_html;
-use super::text::{clean_title, markdown_title, normalise_text};
+use super::text::{clean_title, markdown_meta, normalise_text, MarkdownMeta};
 use super::{
     IngestError, IngestOptions, IngestReport, IngestedSource, Result, SkipReason, Skipped,
     SourceKind,
@@ -50,7 +50,7 @@ pub fn ingest_path(path: impl AsRef<Path>, options: &IngestOptions) -> Result<In
             .map_err(|problem| problem.into_error(path))?;
         return Ok(IngestReport {
             sources: vec![source],
-            skipped: Vec::new(),
+            ..IngestReport::default()
         });
     }
     if metadata.is_dir() {
@@ -71,6 +71,8 @@ fn walk_folder(root: &Path, options: &IngestOptions) -> Result<IngestReport> {
         source,
     })?;
     seen_dirs.insert(canonical_root.clone());
+    report.vault = root.join(".obsidian").is_dir();
+    report.export = root.join(super::EXPORT_MARKER).is_file();
     let mut pending: Vec<PathBuf> = Vec::new();
     // The root must be listable; a folder below it that is not is only skipped.
     push_children(root, &mut pending).map_err(|source| IngestError::Io {
@@ -85,11 +87,21 @@ fn walk_folder(root: &Path, options: &IngestOptions) -> Result<IngestReport> {
                 reason,
             });
         };
-        let hidden = path
-            .file_name()
-            .is_some_and(|name| name.as_encoded_bytes().starts_with(b"."));
-        if hidden {
-            skip(&mut report, SkipReason::Hidden);
+        let name = path.file_name().unwrap_or_default();
+        if name.as_encoded_bytes().starts_with(b".") {
+            let reason = match name.to_str() {
+                Some(".obsidian") => SkipReason::VaultSettings,
+                Some(".trash") => SkipReason::Trash,
+                _ => SkipReason::Hidden,
+            };
+            skip(&mut report, reason);
+            continue;
+        }
+        if report.export
+            && path.parent() == Some(root)
+            && matches!(name.to_str(), Some("sources" | "notes"))
+        {
+            skip(&mut report, SkipReason::ExportCopy);
             continue;
         }
         // Every entry is judged by where it really is: a symlink is resolved first, and one
@@ -144,7 +156,17 @@ fn walk_folder(root: &Path, options: &IngestOptions) -> Result<IngestReport> {
             continue;
         }
         if supported_extension(&path).is_none() {
-            skip(&mut report, SkipReason::UnsupportedExtension);
+            let attachment = name
+                .to_str()
+                .is_some_and(crate::text::markdown::link::is_attachment);
+            skip(
+                &mut report,
+                if attachment {
+                    SkipReason::Attachment
+                } else {
+                    SkipReason::UnsupportedExtension
+                },
+            );
             continue;
         }
         if !seen_files.insert(canonical.clone()) {
@@ -261,21 +283,41 @@ fn read_source_file(
     let stem = path
         .file_stem()
         .and_then(|stem| clean_title(&stem.to_string_lossy()));
-    let (title, text) = match file_type {
-        FileType::Markdown => (markdown_title(&normalised).or(stem), normalised),
-        FileType::PlainText => (stem, normalised),
+    let (meta, text) = match file_type {
+        FileType::Markdown => (markdown_meta(&normalised, stem.as_deref()), normalised),
+        FileType::PlainText => (
+            MarkdownMeta {
+                title: stem,
+                ..MarkdownMeta::default()
+            },
+            normalised,
+        ),
         FileType::Html => {
             let readable = readable_html(&normalised);
-            (readable.title.or(stem), readable.text)
+            (
+                MarkdownMeta {
+                    title: readable.title.or(stem),
+                    ..MarkdownMeta::default()
+                },
+                readable.text,
+            )
         }
     };
     if text.trim().is_empty() {
         return Err(FileProblem::Empty);
     }
+    let shown = path.display();
     Ok(IngestedSource {
         origin: path_origin(canonical),
         kind: SourceKind::File,
-        title,
+        title: meta.title,
+        tags: meta.tags,
+        aliases: meta.aliases,
+        warnings: meta
+            .warning
+            .map(|w| format!("{shown}, {w}"))
+            .into_iter()
+            .collect(),
         text,
         final_url: None,
     })

@@ -53,9 +53,21 @@ pub struct IngestedSource {
     pub origin: String,
     /// Where the source came from.
     pub kind: SourceKind,
-    /// The title found in the source (HTML `<title>` or first `<h1>`, markdown first `# `
-    /// heading or front matter `title:`), else the file stem for files.
+    /// The source's own title: for markdown its front matter `title`, else its first `# `
+    /// heading, else the file name without extension (as Obsidian does); for HTML its
+    /// `<title>` or first `<h1>`, else the file stem; for plain text the file stem; none for
+    /// pasted text without a heading or front matter title.
     pub title: Option<String>,
+    /// Tags the source gives itself: front matter `tags` and inline `#tags`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Other names the source gives its topic: front matter `aliases`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// What was read with a problem but did not stop the ingest (front matter that is not
+    /// valid YAML, kept as text), each naming the file or URL and the line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// The readable text: markdown and plain text as written (BOM stripped, line endings
     /// normalised to `\n`), HTML reduced to markdown-like readable text.
     pub text: String,
@@ -90,7 +102,17 @@ pub struct IngestReport {
     pub sources: Vec<IngestedSource>,
     /// Files and folders inside a folder that were not read, with the reason.
     pub skipped: Vec<Skipped>,
+    /// The folder is an Obsidian vault (it holds `.obsidian/`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub vault: bool,
+    /// The folder is a WikiMind export (it holds [`EXPORT_MARKER`]): only its pages were
+    /// read, not its `sources/` and `notes/` copies.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub export: bool,
 }
+
+/// The file at the top of a folder `wikimind export` wrote, by which ingest knows it.
+pub const EXPORT_MARKER: &str = ".wikimind-export";
 
 impl IngestReport {
     /// How many entries were skipped for each reason, keyed by [`SkipReason::label`],
@@ -120,6 +142,16 @@ pub struct Skipped {
 pub enum SkipReason {
     /// A hidden file or folder (its name starts with a dot).
     Hidden,
+    /// An Obsidian vault's settings folder (`.obsidian/`).
+    VaultSettings,
+    /// An Obsidian vault's trash folder (`.trash/`).
+    Trash,
+    /// A file a note embeds or links that is not a note (an image, a PDF, a canvas: see
+    /// [`crate::text::markdown::link::ATTACHMENT_EXTENSIONS`]).
+    Attachment,
+    /// The `sources/` or `notes/` folder of a WikiMind export: copies of what the wiki
+    /// was written from, not pages.
+    ExportCopy,
     /// An extension WikiMind does not read (see [`SUPPORTED_EXTENSIONS`]).
     UnsupportedExtension,
     /// The file contains binary data.
@@ -151,12 +183,16 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
-    /// A short stable name for the reason (`hidden`, `unsupported_extension`, `binary`,
-    /// `not_utf8`, `empty`, `too_large`, `already_seen`, `outside_folder`, `not_a_file`,
-    /// `unreadable`).
+    /// A short stable name for the reason (`hidden`, `vault_settings`, `trash`,
+    /// `attachment`, `export_copy`, `unsupported_extension`, `binary`, `not_utf8`, `empty`,
+    /// `too_large`, `already_seen`, `outside_folder`, `not_a_file`, `unreadable`).
     pub fn label(&self) -> &'static str {
         match self {
             SkipReason::Hidden => "hidden",
+            SkipReason::VaultSettings => "vault_settings",
+            SkipReason::Trash => "trash",
+            SkipReason::Attachment => "attachment",
+            SkipReason::ExportCopy => "export_copy",
             SkipReason::UnsupportedExtension => "unsupported_extension",
             SkipReason::Binary => "binary",
             SkipReason::NotUtf8 => "not_utf8",
@@ -174,6 +210,10 @@ impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SkipReason::Hidden => f.write_str("hidden"),
+            SkipReason::VaultSettings => f.write_str("vault settings (.obsidian)"),
+            SkipReason::Trash => f.write_str("vault trash (.trash)"),
+            SkipReason::Attachment => f.write_str("attachment"),
+            SkipReason::ExportCopy => f.write_str("a WikiMind export's copy of its sources"),
             SkipReason::UnsupportedExtension => f.write_str("unsupported file type"),
             SkipReason::Binary => f.write_str("binary data"),
             SkipReason::NotUtf8 => f.write_str("not UTF-8 text"),

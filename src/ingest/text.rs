@@ -2,8 +2,8 @@
 
 use super::{IngestError, IngestedSource, Result, SourceKind};
 
-/// Titles longer than this (in characters) are cut; a title is a label, not a paragraph.
-const MAX_TITLE_CHARS: usize = 300;
+#[cfg(test)]
+use wikimind_text::markdown::MAX_TITLE_CHARS;
 
 /// Turns pasted text into a source. Its origin is `text:<sha256 hex of the text>`; its title
 /// is `title` when given and not blank, else the first `# ` heading or the front matter
@@ -55,13 +55,15 @@ fn ingest_pasted(text: &str, title: Option<&str>, kind: SourceKind) -> Result<In
             },
         });
     }
-    let title = title
-        .and_then(clean_title)
-        .or_else(|| markdown_title(&text));
+    let meta = markdown_meta(&text, None);
+    let title = title.and_then(clean_title).or(meta.title);
     Ok(IngestedSource {
         origin: text_origin(&text),
         kind,
         title,
+        tags: meta.tags,
+        aliases: meta.aliases,
+        warnings: meta.warning.into_iter().collect(),
         text,
         final_url: None,
     })
@@ -95,109 +97,43 @@ pub(crate) fn normalise_text(text: &str) -> String {
 
 /// Trims a title, collapses its whitespace and cuts it to a sane length; `None` when blank.
 pub(crate) fn clean_title(raw: &str) -> Option<String> {
-    let mut title = String::new();
-    for word in raw.split_whitespace() {
-        if !title.is_empty() {
-            title.push(' ');
-        }
-        title.push_str(word);
-    }
-    if title.is_empty() {
-        return None;
-    }
-    if let Some((cut, _)) = title.char_indices().nth(MAX_TITLE_CHARS) {
-        title.truncate(cut);
-        title.push('…');
-    }
-    Some(title)
+    wikimind_text::markdown::clean_title(raw)
 }
 
-/// The title of a markdown text: its first level-one `# ` heading outside code fences,
-/// else the `title:` of its YAML front matter.
-pub(crate) fn markdown_title(text: &str) -> Option<String> {
-    let (front_matter, body) = split_front_matter(text);
-    first_h1(body).or_else(|| front_matter.and_then(front_matter_title))
+/// What the markdown reader says of a markdown text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct MarkdownMeta {
+    /// Its own title: front matter `title`, else the first H1, else the stem given.
+    pub title: Option<String>,
+    /// Front matter and inline tags.
+    pub tags: Vec<String>,
+    /// Front matter aliases.
+    pub aliases: Vec<String>,
+    /// Why the front matter was not read, when it was not.
+    pub warning: Option<String>,
 }
 
-/// Splits `---` YAML front matter (only at the very start) from the rest.
-fn split_front_matter(text: &str) -> (Option<&str>, &str) {
-    let Some(rest) = text.strip_prefix("---\n") else {
-        return (None, text);
-    };
-    let mut offset = 0;
-    for line in rest.split_inclusive('\n') {
-        let bare = line.trim_end();
-        if bare == "---" || bare == "..." {
-            return (Some(&rest[..offset]), &rest[offset + line.len()..]);
-        }
-        offset += line.len();
+/// Reads a markdown text's own title, tags and aliases ([`wikimind_text::markdown::read_note`]).
+pub(crate) fn markdown_meta(text: &str, stem: Option<&str>) -> MarkdownMeta {
+    let note = wikimind_text::markdown::read_note(text, stem);
+    MarkdownMeta {
+        title: note.title,
+        tags: note.tags,
+        aliases: note.aliases,
+        warning: note.front_matter_error.map(|e| {
+            format!(
+                "line {}: the front matter is not valid YAML ({}); it was kept as text",
+                e.line, e.message
+            )
+        }),
     }
-    (None, text)
 }
 
-fn front_matter_title(front_matter: &str) -> Option<String> {
-    for line in front_matter.lines() {
-        let Some(value) = line.strip_prefix("title:") else {
-            continue;
-        };
-        let value = value.trim();
-        let unquoted = if let Some(inner) =
-            value.strip_prefix('"').and_then(|v| v.strip_suffix('"'))
-        {
-            inner.replace("\\\"", "\"").replace("\\\\", "\\")
-        } else if let Some(inner) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
-            inner.replace("''", "'")
-        } else if value.starts_with('|') || value.starts_with('>') {
-            // Block scalars are rare for titles; not worth a YAML parser.
-            return None;
-        } else {
-            // A plain scalar ends at a comment.
-            value.split(" #").next().unwrap_or(value).to_owned()
-        };
-        return clean_title(&unquoted);
-    }
-    None
-}
-
-fn first_h1(body: &str) -> Option<String> {
-    let mut fence: Option<(char, usize)> = None;
-    for line in body.lines() {
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        let trimmed = line.trim_start_matches(' ');
-        let fence_run = |c: char| trimmed.chars().take_while(|&x| x == c).count();
-        if indent <= 3 {
-            for marker in ['`', '~'] {
-                let run = fence_run(marker);
-                if run >= 3 {
-                    match fence {
-                        None => fence = Some((marker, run)),
-                        Some((open, len)) if open == marker && run >= len => fence = None,
-                        Some(_) => {}
-                    }
-                }
-            }
-        }
-        if fence.is_some() || indent > 3 {
-            continue;
-        }
-        let heading = if let Some(rest) = trimmed.strip_prefix("# ") {
-            rest
-        } else if let Some(rest) = trimmed.strip_prefix("#\t") {
-            rest
-        } else {
-            continue;
-        };
-        // A closing sequence of `#` is not part of the heading.
-        let heading = heading.trim_end();
-        let heading = match heading.trim_end_matches('#') {
-            stripped if stripped.is_empty() || stripped.ends_with([' ', '\t']) => stripped,
-            _ => heading,
-        };
-        if let Some(title) = clean_title(heading) {
-            return Some(title);
-        }
-    }
-    None
+/// The title of a markdown text: its front matter `title:`, else its first level-one `# `
+/// heading outside code fences.
+#[cfg(test)]
+fn markdown_title(text: &str) -> Option<String> {
+    markdown_meta(text, None).title
 }
 
 #[cfg(test)]
@@ -222,8 +158,8 @@ mod tests {
             ),
             ("---\ntitle: 'It''s'\n---\nbody", Some("It's")),
             (
-                "---\ntitle: Plain # comment\n---\n# Heading wins",
-                Some("Heading wins"),
+                "---\ntitle: Plain # comment\n---\n# Heading loses",
+                Some("Plain"),
             ),
             ("---\ntitle: Plain # comment\n---\nbody", Some("Plain")),
             ("#hashtag\nno title", None),

@@ -321,6 +321,8 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
         kind: SourceKind::Url,
         title: Some(title.into()),
         text: format!("{title} text."),
+        tags: Vec::new(),
+        aliases: Vec::new(),
     };
     let moved = wiki
         .store()

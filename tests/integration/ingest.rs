@@ -164,7 +164,7 @@ fn a_folder_is_read_in_order_and_reports_what_it_skipped() {
         (".hidden.md", "hidden"),
         ("blank.md", "empty"),
         ("huge.md", "too_large"),
-        ("image.png", "unsupported_extension"),
+        ("image.png", "attachment"),
         ("latin1.txt", "not_utf8"),
         ("nul.md", "binary"),
     ]
@@ -175,12 +175,12 @@ fn a_folder_is_read_in_order_and_reports_what_it_skipped() {
     assert_eq!(
         report.skipped_counts(),
         [
+            ("attachment", 1),
             ("binary", 1),
             ("empty", 1),
             ("hidden", 2),
             ("not_utf8", 1),
-            ("too_large", 1),
-            ("unsupported_extension", 1)
+            ("too_large", 1)
         ]
     );
     let json = serde_json::to_value(&report).unwrap();

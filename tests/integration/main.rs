@@ -9,6 +9,7 @@ mod asking;
 mod ingest;
 mod large;
 mod llm;
+mod names;
 mod page_jobs;
 mod page_writing;
 mod pages;

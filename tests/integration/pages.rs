@@ -890,7 +890,9 @@ fn a_backfill_checks_stored_claims_again_by_todays_grounding_rule() {
         got,
         [
             ("reground-digest-claims", 2, 1),
-            ("reground-page-claims", 2, 1)
+            ("reground-page-claims", 2, 1),
+            ("note-metadata", 1, 0),
+            ("names", 1, 0)
         ]
     );
     let page = store.page(saved.page_id).expect("read").expect("page");

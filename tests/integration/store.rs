@@ -22,6 +22,8 @@ fn new_source(origin: &str, text: &str) -> NewSource {
         kind: SourceKind::File,
         title: Some(format!("hint for {origin}")),
         text: text.to_owned(),
+        tags: Vec::new(),
+        aliases: Vec::new(),
     }
 }
 

@@ -33,6 +33,9 @@ pub fn run(global: &Global, args: IngestArgs) -> anyhow::Result<Done> {
     for e in &run.errors {
         eprintln!("error: {e}");
     }
+    for warning in run.summary.sources.iter().flat_map(|s| &s.warnings) {
+        eprintln!("warning: {warning}");
+    }
     if global.json {
         print_json(&run.summary)?;
     } else {
@@ -48,6 +51,18 @@ pub fn run(global: &Global, args: IngestArgs) -> anyhow::Result<Done> {
 /// A line per source stored, the counts, and what was skipped, by reason.
 fn print_summary(summary: &IngestSummary) -> anyhow::Result<()> {
     let mut out = crate::context::out();
+    if summary.vault {
+        writeln!(
+            out,
+            "an Obsidian vault: its settings, trash and attachments are not read"
+        )?;
+    }
+    if summary.export {
+        writeln!(
+            out,
+            "a WikiMind export: its pages are read, its sources/ and notes/ copies are not"
+        )?;
+    }
     for s in &summary.sources {
         writeln!(
             out,

@@ -49,10 +49,18 @@ fn redirected<'a>(origin: &str, final_url: Option<&'a str>) -> Option<&'a str> {
     final_url.filter(|url| *url != origin)
 }
 
+/// Arguments of `wikimind list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only pages with this tag (case-insensitive, `#` optional; `a` also matches `a/b`).
+    #[arg(long, value_name = "TAG")]
+    tag: Option<String>,
+}
+
 /// Runs `wikimind list`.
-pub fn list(global: &Global) -> anyhow::Result<Done> {
+pub fn list(global: &Global, args: ListArgs) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
-    let pages = wiki.page_list()?;
+    let pages = wiki.page_list_tagged(args.tag.as_deref())?;
     if global.json {
         print_json(&pages)?;
         return Ok(Done::Success);
@@ -75,6 +83,11 @@ pub fn list(global: &Global) -> anyhow::Result<Done> {
         for p in &answers {
             writeln!(out, "  {}", p.title)?;
         }
+    }
+    if let Some(tag) = &args.tag {
+        let n = pages.len() + answers.len();
+        writeln!(out, "{} tagged {tag}", plural(n as u64, "page", "pages"))?;
+        return Ok(Done::Success);
     }
     let wanted = wiki.store().wanted_page_links()?;
     if !wanted.is_empty() {
@@ -195,6 +208,10 @@ fn print_page(out: &mut impl Write, p: &ShownPage) -> std::io::Result<()> {
     writeln!(out, "# {}\n", p.title)?;
     if !p.aliases.is_empty() {
         writeln!(out, "Also called: {}\n", p.aliases.join(", "))?;
+    }
+    if !p.tags.is_empty() {
+        let tags: Vec<String> = p.tags.iter().map(|t| format!("#{t}")).collect();
+        writeln!(out, "Tags: {}\n", tags.join(" "))?;
     }
     if p.is_stale() {
         writeln!(

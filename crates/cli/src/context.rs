@@ -67,11 +67,8 @@ pub fn open(settings: &Settings) -> anyhow::Result<Wiki> {
         .run_backfills()
         .context("cannot bring the wiki's data up to this version")?
     {
-        if done.downgraded > 0 {
-            eprintln!(
-                "{}: checked {} claims again; {} no longer ground and are shown inferred",
-                done.name, done.checked, done.downgraded
-            );
+        if let Some(notice) = done.notice() {
+            eprintln!("{notice}");
         }
     }
     Ok(wiki

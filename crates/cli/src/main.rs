@@ -55,7 +55,7 @@ enum Command {
     /// Compile sources into digests and pages (no arguments: every source that needs it).
     Compile(cmd_compile::CompileArgs),
     /// List pages (one per topic) with how many sources feed each.
-    List,
+    List(cmd_read::ListArgs),
     /// Show one page with its claims, links, backlinks and sources (or a source's digest).
     Show(cmd_read::ShowArgs),
     /// Full-text search over pages.
@@ -121,7 +121,7 @@ fn main() -> ExitCode {
         Command::Ingest(args) => cmd_ingest::run(&global, args),
         Command::Sources => cmd_read::sources(&global),
         Command::Compile(args) => cmd_compile::run(&global, args),
-        Command::List => cmd_read::list(&global),
+        Command::List(args) => cmd_read::list(&global, args),
         Command::Show(args) => cmd_read::show(&global, args),
         Command::Search(args) => cmd_read::search(&global, args),
         Command::Ask(args) => cmd_ask::run(&global, args),

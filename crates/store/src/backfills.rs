@@ -9,7 +9,33 @@
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use super::{Result, SourceId, Store, NOW};
+use super::{Result, SourceId, SourceKind, Store, NOW};
+
+/// A source as a backfill reads it: enough to derive what the markdown reader says of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRow {
+    /// Its id.
+    pub id: SourceId,
+    /// Its origin.
+    pub origin: String,
+    /// Its kind.
+    pub kind: SourceKind,
+    /// Its raw text.
+    pub text: String,
+}
+
+/// What the markdown reader says of a source, to record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceMetadata {
+    /// The source.
+    pub source: SourceId,
+    /// Its own title; `None` keeps the one stored.
+    pub title: Option<String>,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// Its aliases.
+    pub aliases: Vec<String>,
+}
 
 /// The claims one backfill batch reads and may downgrade.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +157,77 @@ impl Store {
         )
     }
 
+    /// Up to `limit` sources with ids above `after`, in id order.
+    pub fn sources_after(&self, after: i64, limit: usize) -> Result<Vec<SourceRow>> {
+        self.read(
+            || format!("reading sources after {after}"),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT id, origin, kind, text FROM sources WHERE id > ?1 ORDER BY id LIMIT ?2",
+                )?;
+                let rows = stmt.query_map(params![after, limit as i64], |row| {
+                    Ok(SourceRow {
+                        id: row.get(0)?,
+                        origin: row.get(1)?,
+                        kind: row.get(2)?,
+                        text: row.get(3)?,
+                    })
+                })?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// Records one batch of the backfill `name` at `version`, in one transaction: each
+    /// source's own title (when given), tags and aliases, and the aliases as names of the
+    /// page its title names; the cursor moves from `from` to `to`, `done` marks it
+    /// finished. Returns how many sources changed, or `None` when another process moved
+    /// the cursor meanwhile (nothing is written).
+    pub fn record_metadata_batch(
+        &self,
+        name: &str,
+        version: u32,
+        (from, to): (i64, i64),
+        rows: &[SourceMetadata],
+        done: bool,
+    ) -> Result<Option<usize>> {
+        self.write(
+            || format!("recording a batch of backfill {name}"),
+            |tx| {
+                if !advance(tx, name, version, from, to, done)? {
+                    return Ok(None);
+                }
+                let mut changed = 0;
+                for row in rows {
+                    let (tags, aliases) = (
+                        super::sources::to_json_list(&row.tags),
+                        super::sources::to_json_list(&row.aliases),
+                    );
+                    changed += tx.execute(
+                        "UPDATE sources SET title_hint = COALESCE(?2, title_hint), tags = ?3,
+                             aliases = ?4
+                         WHERE id = ?1 AND (title_hint IS NOT COALESCE(?2, title_hint)
+                             OR tags IS NOT ?3 OR aliases IS NOT ?4)",
+                        params![row.source, row.title, tags, aliases],
+                    )?;
+                    let page: Option<(super::PageId, String)> = tx
+                        .query_row(
+                            "SELECT p.id, p.title_key FROM page_sources ps
+                             JOIN pages p ON p.id = ps.page_id
+                             WHERE ps.source_id = ?1 AND ps.by_title = 1",
+                            [row.source],
+                            |r| Ok((r.get(0)?, r.get(1)?)),
+                        )
+                        .optional()?;
+                    if let Some((page, key)) = page {
+                        super::feed::declare_aliases(tx, row.source, page, &key)?;
+                    }
+                }
+                Ok(Some(changed))
+            },
+        )
+    }
+
     /// Records one batch of the backfill `name` at `version`, in one transaction: the
     /// claims of `table` in `downgrade` are no longer shown as grounded (a `sourced` one
     /// becomes `inferred`, its quote kept; a page claim no longer names sources), the
@@ -181,7 +278,7 @@ impl Store {
 
 /// Moves the cursor of backfill `name` from `from` to `to` (creating its row at the first
 /// batch, or resetting one of an older version); `false` when it is not at `from`.
-fn advance(
+pub(crate) fn advance(
     tx: &Transaction<'_>,
     name: &str,
     version: u32,

@@ -227,6 +227,23 @@ fn create_page(conn: &Connection, title: &str, key: &str) -> Result<PageId> {
     Ok(PageId(conn.last_insert_rowid()))
 }
 
+/// The page a name with key `key` names: the page with that title key, else the page one
+/// of whose notes declares it as an alias. (A former title gives way instead: a new topic
+/// of that name gets a page of its own, see `create_page`.)
+fn page_named(conn: &Connection, key: &str) -> Result<Option<(PageId, String)>> {
+    if let Some(page) = page_with_key(conn, key)? {
+        return Ok(Some(page));
+    }
+    Ok(conn
+        .query_row(
+            "SELECT p.id, p.title FROM aliases a JOIN pages p ON p.id = a.page_id
+             WHERE a.name_key = ?1 AND a.former = 1 AND a.source_id IS NOT NULL",
+            [key],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?)
+}
+
 fn page_with_key(conn: &Connection, key: &str) -> Result<Option<(PageId, String)>> {
     Ok(conn
         .query_row(
@@ -262,8 +279,10 @@ pub(crate) fn feed_pages(
         let rows = stmt.query_map([source], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
         rows.collect::<rusqlite::Result<_>>()?
     };
+    // The page its title names now (by title or by another name of that page).
+    let title_page = page_named(conn, &key)?.map(|(page, _)| page);
     for (page, page_key_now, by_title) in &fed {
-        if *page_key_now == key {
+        if *page_key_now == key || Some(*page) == title_page {
             continue;
         }
         if names.contains_key(page_key_now) {
@@ -292,7 +311,7 @@ pub(crate) fn feed_pages(
     }
 
     // The page its title names.
-    let (page, joined) = match page_with_key(conn, &key)? {
+    let (page, joined) = match page_named(conn, &key)? {
         Some((page, page_title)) => {
             if page_title != title {
                 conn.execute(
@@ -325,10 +344,11 @@ pub(crate) fn feed_pages(
         }
     };
     refresh_page(conn, page, &joined_or_changed(source, joined), min_sources)?;
+    declare_aliases(conn, source, page, &key)?;
 
     // The pages of the concepts and link targets it names.
     for (name_key, name) in &names {
-        match page_with_key(conn, name_key)? {
+        match page_named(conn, name_key)? {
             Some((other, _)) => {
                 let added = conn.execute(
                     "INSERT OR IGNORE INTO page_sources (page_id, source_id, by_title)
@@ -383,6 +403,35 @@ pub(crate) fn feed_pages(
         }
     }
     Ok(page)
+}
+
+/// Makes the aliases `source` declares (a note's front matter) names of `page`, the page its
+/// title names, in place of those it declared before. An alias that is a page's own title
+/// (or this page's) or already another page's alias is left out: the first name wins.
+pub(crate) fn declare_aliases(
+    conn: &Connection,
+    source: SourceId,
+    page: PageId,
+    key: &str,
+) -> Result<()> {
+    conn.execute("DELETE FROM aliases WHERE source_id = ?1", [source])?;
+    let declared: String = conn.query_row(
+        "SELECT aliases FROM sources WHERE id = ?1",
+        [source],
+        |row| row.get(0),
+    )?;
+    for alias in super::sources::json_list(&declared) {
+        let alias_key = page_key(&alias);
+        if alias_key.is_empty() || alias_key == key || page_with_key(conn, &alias_key)?.is_some() {
+            continue;
+        }
+        conn.execute(
+            "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former, source_id)
+             VALUES (?1, ?2, ?3, 1, ?4)",
+            params![page, alias, alias_key, source],
+        )?;
+    }
+    Ok(())
 }
 
 fn joined_or_changed(source: SourceId, joined: bool) -> String {

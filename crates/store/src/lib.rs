@@ -17,11 +17,13 @@ mod articles;
 mod ask;
 mod backfill;
 mod backfills;
+mod clean_names;
 mod error;
 mod feed;
 mod frozen;
 mod ids;
 mod jobs;
+mod merge;
 mod migrate;
 mod names;
 mod page_read;
@@ -42,13 +44,15 @@ pub use articles::{
     CompilationRow, CompileOutcome, CompileRecord, NewLink, SaveArticle, SavedArticle,
 };
 pub use ask::{AnswerPage, FoundPage, QueryTerm, SavedAnswer};
-pub use backfills::{ClaimTable, GroundedClaim};
+pub use backfills::{ClaimTable, GroundedClaim, SourceMetadata, SourceRow};
+pub use clean_names::{NameRules, NamesCleanup};
 pub use error::{Result, StoreError};
 pub use ids::{
     ArticleId, AuthorKind, JobId, JobState, JobTarget, PageId, PageKind, SourceId, SourceKind,
     SourceStatus,
 };
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
+pub use merge::{MergeOutcome, MergedPage};
 pub use migrate::{Migration, RustStep, Step, Upgrade, MIGRATIONS};
 pub use page_read::{PageCounts, PageHit};
 pub use page_write::{FeedingDigest, PageMaterial};

@@ -190,6 +190,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0013_backfills.sql",
         include_str!("../../../migrations/0013_backfills.sql"),
     ),
+    Migration::sql(
+        14,
+        "0014_real_notes.sql",
+        include_str!("../../../migrations/0014_real_notes.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

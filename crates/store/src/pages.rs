@@ -90,6 +90,9 @@ pub struct PageSummary {
     /// fine).
     #[serde(default)]
     pub flagged: Option<String>,
+    /// The tags of the sources its title names.
+    #[serde(default)]
+    pub tags: Vec<String>,
 }
 
 /// A link going out of a page.
@@ -149,6 +152,8 @@ pub struct Page {
     pub backlinks: Vec<PageBacklink>,
     /// Its other names: spellings digests used, and titles it had before.
     pub aliases: Vec<String>,
+    /// The tags of the sources whose own topic it is (the sources its title names).
+    pub tags: Vec<String>,
 }
 
 /// A digest feeding a page: one source's compile result.
@@ -556,10 +561,34 @@ pub(crate) fn write_version(
     Ok(version)
 }
 
-const SUMMARY_SELECT: &str = "SELECT p.id, p.kind, p.title, p.summary,
+/// The tags of page `p`, as a JSON array: those of the sources its title names (feeding it
+/// `by_title`), in source order, repeats kept (see [`page_tags`]).
+macro_rules! tags_of_page {
+    () => {
+        "(SELECT json_group_array(j.value) FROM page_sources ps
+          JOIN sources s ON s.id = ps.source_id, json_each(s.tags) j
+          WHERE ps.page_id = p.id AND ps.by_title = 1)"
+    };
+}
+
+const TAGS_OF_PAGE: &str = tags_of_page!();
+
+const SUMMARY_SELECT: &str = concat!(
+    "SELECT p.id, p.kind, p.title, p.summary,
         (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id),
-        p.stale_reason IS NOT NULL, p.updated_at, p.flagged
-    FROM pages p";
+        p.stale_reason IS NOT NULL, p.updated_at, p.flagged, ",
+    tags_of_page!(),
+    " FROM pages p"
+);
+
+/// Tags from a JSON array, each once (compared case-insensitively, first spelling kept).
+fn page_tags(json: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    super::sources::json_list(json)
+        .into_iter()
+        .filter(|t| seen.insert(t.to_lowercase()))
+        .collect()
+}
 
 fn summary_row(row: &Row<'_>) -> rusqlite::Result<PageSummary> {
     Ok(PageSummary {
@@ -571,6 +600,7 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<PageSummary> {
         stale: row.get(5)?,
         updated_at: row.get(6)?,
         flagged: row.get(7)?,
+        tags: page_tags(&row.get::<_, Option<String>>(8)?.unwrap_or_default()),
     })
 }
 
@@ -617,6 +647,7 @@ fn page_in(conn: &Connection, id: PageId) -> Result<Option<Page>> {
                     links: Vec::new(),
                     backlinks: Vec::new(),
                     aliases: Vec::new(),
+                    tags: Vec::new(),
                 };
                 let key: String = row.get(2)?;
                 let concepts: String = row.get(10)?;
@@ -673,6 +704,12 @@ fn page_in(conn: &Connection, id: PageId) -> Result<Option<Page>> {
     page.aliases = stmt
         .query_map([id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
+    let tags: String = conn.query_row(
+        &format!("SELECT {TAGS_OF_PAGE} FROM pages p WHERE p.id = ?1"),
+        [id],
+        |row| row.get(0),
+    )?;
+    page.tags = page_tags(&tags);
     Ok(Some(page))
 }
 
@@ -685,15 +722,30 @@ impl Store {
 
     /// Finds a page by a name a person or a link uses: its title or any spelling of it
     /// (case, whitespace, punctuation, diacritics and regular plurals do not matter;
-    /// numbers do), or a title it had before. Never by id: a page may be named `2001`.
+    /// numbers do), a title it had before, or an alias a note declares; else the name
+    /// written as a link gives (`Espresso|the drink`, `[[Espresso#History]]` find
+    /// `Espresso`). Never by id: a page may be named `2001`.
     pub fn find_page(&self, name: &str) -> Result<Option<PageId>> {
         let key = page_key(name.trim());
-        if key.is_empty() {
+        let reduced = wikimind_text::markdown::reduce_name(name)
+            .map(|n| page_key(&n))
+            .filter(|k| !k.is_empty() && *k != key);
+        if key.is_empty() && reduced.is_none() {
             return Ok(None);
         }
         self.read(
             || format!("looking up the page {name:?}"),
-            |conn| resolve_key(conn, &key),
+            |conn| {
+                if !key.is_empty() {
+                    if let Some(page) = resolve_key(conn, &key)? {
+                        return Ok(Some(page));
+                    }
+                }
+                match &reduced {
+                    Some(reduced) => resolve_key(conn, reduced),
+                    None => Ok(None),
+                }
+            },
         )
     }
 

@@ -20,6 +20,12 @@ pub struct NewSource {
     pub title: Option<String>,
     /// The extracted text.
     pub text: String,
+    /// Tags the source gives itself (a note's front matter and inline `#tags`).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Other names the source gives its topic (a note's front matter `aliases`).
+    #[serde(default)]
+    pub aliases: Vec<String>,
 }
 
 /// What an ingest did.
@@ -98,6 +104,12 @@ pub struct Source {
     pub title: Option<String>,
     /// The text.
     pub text: String,
+    /// Its tags (see [`NewSource::tags`]).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Its aliases (see [`NewSource::aliases`]).
+    #[serde(default)]
+    pub aliases: Vec<String>,
     /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
     #[serde(default)]
     pub final_url: Option<String>,
@@ -137,11 +149,28 @@ pub struct SourceSummary {
     /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
     #[serde(default)]
     pub final_url: Option<String>,
+    /// Its tags (see [`NewSource::tags`]).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Its aliases (see [`NewSource::aliases`]).
+    #[serde(default)]
+    pub aliases: Vec<String>,
 }
 
 const SUMMARY_SELECT: &str = "SELECT s.id, s.origin, s.kind, s.title_hint, s.status, s.reason,
-        a.id, a.title, s.updated_at, s.final_url
+        a.id, a.title, s.updated_at, s.final_url, s.tags, s.aliases
     FROM sources s LEFT JOIN articles a ON a.source_id = s.id";
+
+/// A JSON array of strings as stored in `sources.tags` and `sources.aliases`; anything
+/// else reads as empty.
+pub(crate) fn json_list(text: &str) -> Vec<String> {
+    serde_json::from_str(text).unwrap_or_default()
+}
+
+/// `items` as the JSON array stored in `sources.tags` and `sources.aliases`.
+pub(crate) fn to_json_list(items: &[String]) -> String {
+    serde_json::to_string(items).unwrap_or_else(|_| "[]".to_owned())
+}
 
 fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
     Ok(SourceSummary {
@@ -155,6 +184,8 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
         article_title: row.get(7)?,
         updated_at: row.get(8)?,
         final_url: row.get(9)?,
+        tags: json_list(&row.get::<_, String>(10)?),
+        aliases: json_list(&row.get::<_, String>(11)?),
     })
 }
 
@@ -207,6 +238,7 @@ impl Store {
         final_url: Option<&str>,
     ) -> Result<IngestOutcome> {
         let hash = content_hash(&new.text);
+        let (tags, aliases) = (to_json_list(&new.tags), to_json_list(&new.aliases));
         self.write(
             || format!("ingesting the source {}", new.origin),
             |tx| {
@@ -221,17 +253,26 @@ impl Store {
                     None => {
                         tx.execute(
                             "INSERT INTO sources (origin, kind, title_hint, text, content_hash,
-                                                  final_url)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                            params![new.origin, new.kind, new.title, new.text, hash, final_url],
+                                                  final_url, tags, aliases)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                            params![
+                                new.origin, new.kind, new.title, new.text, hash, final_url, tags,
+                                aliases
+                            ],
                         )?;
                         Ok(IngestOutcome::Added(SourceId(tx.last_insert_rowid())))
                     }
                     Some((id, old_hash, _)) if old_hash == hash => {
+                        // The same text read by a newer reader may give another title, tags
+                        // or aliases: those are kept up to date, the text is not compiled
+                        // again.
                         tx.execute(
-                            "UPDATE sources SET final_url = ?2
-                             WHERE id = ?1 AND final_url IS NOT ?2",
-                            params![id, final_url],
+                            "UPDATE sources SET final_url = ?2,
+                                 title_hint = COALESCE(?3, title_hint), tags = ?4, aliases = ?5
+                             WHERE id = ?1 AND (final_url IS NOT ?2
+                                 OR title_hint IS NOT COALESCE(?3, title_hint)
+                                 OR tags IS NOT ?4 OR aliases IS NOT ?5)",
+                            params![id, final_url, new.title, tags, aliases],
                         )?;
                         Ok(IngestOutcome::Unchanged(id))
                     }
@@ -244,10 +285,13 @@ impl Store {
                             &format!(
                                 "UPDATE sources SET kind = ?2, title_hint = COALESCE(?3, title_hint),
                                      text = ?4, content_hash = ?5, status = ?6, reason = NULL,
-                                     final_url = ?7, updated_at = {NOW}
+                                     final_url = ?7, tags = ?8, aliases = ?9, updated_at = {NOW}
                                  WHERE id = ?1"
                             ),
-                            params![id, new.kind, new.title, new.text, hash, next, final_url],
+                            params![
+                                id, new.kind, new.title, new.text, hash, next, final_url, tags,
+                                aliases
+                            ],
                         )?;
                         Ok(IngestOutcome::Changed(id))
                     }
@@ -276,7 +320,7 @@ impl Store {
                 Ok(conn
                     .query_row(
                         "SELECT id, origin, kind, title_hint, text, content_hash, status, reason,
-                                created_at, updated_at, final_url
+                                created_at, updated_at, final_url, tags, aliases
                          FROM sources WHERE id = ?1",
                         [id],
                         |row| {
@@ -292,6 +336,8 @@ impl Store {
                                 created_at: row.get(8)?,
                                 updated_at: row.get(9)?,
                                 final_url: row.get(10)?,
+                                tags: json_list(&row.get::<_, String>(11)?),
+                                aliases: json_list(&row.get::<_, String>(12)?),
                             })
                         },
                     )

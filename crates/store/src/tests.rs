@@ -12,6 +12,8 @@ fn source(store: &Store, origin: &str, text: &str) -> SourceId {
             kind: SourceKind::File,
             title: None,
             text: text.to_owned(),
+            tags: Vec::new(),
+            aliases: Vec::new(),
         })
         .expect("ingest")
         .source_id()
@@ -445,6 +447,8 @@ fn a_final_url_follows_each_ingest_and_never_changes_the_identity() {
         kind: SourceKind::Url,
         title: None,
         text: "page".to_owned(),
+        tags: Vec::new(),
+        aliases: Vec::new(),
     };
     let final_url = |store: &Store, id| store.source(id).expect("read").expect("source").final_url;
     let first = store

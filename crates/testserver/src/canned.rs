@@ -16,9 +16,24 @@
 
 use serde_json::{json, Value};
 
+/// How a canned compile answer names the source's links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// By target: `[[T|shown]]` gives `T` (the default).
+    Targets,
+    /// As written, as models do: `[[T#h|s]]` and `![[x]]` whole as backlink suggestions,
+    /// `T#h|s` as concepts.
+    AsWritten,
+}
+
 /// The canned answer to a chat: [`page_answer`] for a page prompt (see
 /// [`is_page_prompt`]), else [`compilation_answer`].
 pub fn answer(user_message: &str) -> String {
+    answer_with(user_message, Links::Targets)
+}
+
+/// [`answer`] with the source's links named as `links` says in a compile answer.
+pub fn answer_with(user_message: &str, links: Links) -> String {
     if is_judge_prompt(user_message) {
         judge_answer(user_message)
     } else if is_page_prompt(user_message) {
@@ -29,6 +44,8 @@ pub fn answer(user_message: &str) -> String {
         notes_answer(part)
     } else if source_region(user_message).is_none() && user_message.contains("<<<NOTES\n") {
         notes_compilation_answer(user_message)
+    } else if links == Links::AsWritten {
+        compilation_answer_as_written(user_message)
     } else {
         compilation_answer(user_message)
     }
@@ -722,6 +739,58 @@ fn sentences(text: &str) -> Vec<String> {
     let rest = text[start..].trim();
     if rest.split_whitespace().count() >= 3 {
         out.push(rest.to_string());
+    }
+    out
+}
+
+/// [`compilation_answer`] with the source's links copied as written ([`Links::AsWritten`]).
+pub fn compilation_answer_as_written(user_message: &str) -> String {
+    let mut answer: Value =
+        serde_json::from_str(&compilation_answer(user_message)).unwrap_or_else(|_| json!({}));
+    let source = match source_region(user_message) {
+        Some((open, close)) => &user_message[open + SOURCE_OPEN.len()..close],
+        None => user_message,
+    };
+    let written = links_as_written(source);
+    let insides: Vec<String> = written
+        .iter()
+        .map(|l| {
+            l.trim_start_matches('!')
+                .trim_start_matches("[[")
+                .trim_end_matches("]]")
+                .to_owned()
+        })
+        .collect();
+    // A careful model titles a note as its author did, when the prompt says so.
+    let given = user_message
+        .lines()
+        .find_map(|l| l.strip_prefix("Source title: "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty() && *t != "(untitled)");
+    if let Some(title) = given {
+        answer["title"] = json!(title);
+    }
+    answer["backlink_suggestions"] = json!(written);
+    answer["concepts"] = json!(insides.into_iter().take(8).collect::<Vec<_>>());
+    answer.to_string()
+}
+
+/// The source's `[[links]]` and `![[embeds]]` as written, once each, in order.
+fn links_as_written(source: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = source;
+    while let Some(open) = rest.find("[[") {
+        let bang = rest[..open].ends_with('!');
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("]]") else { break };
+        let inside = &after[..close];
+        if !inside.contains('\n') && !inside.trim().is_empty() {
+            let link = format!("{}[[{inside}]]", if bang { "!" } else { "" });
+            if !out.contains(&link) {
+                out.push(link);
+            }
+        }
+        rest = &after[close + 2..];
     }
     out
 }

@@ -114,6 +114,7 @@ pub struct TestServerBuilder {
     context_length: u64,
     enforce_models: bool,
     reject_json_schema: bool,
+    links_as_written: bool,
     replies: VecDeque<Reply>,
     responder: Option<Responder>,
 }
@@ -150,6 +151,14 @@ impl TestServerBuilder {
         self
     }
 
+    /// Canned compile answers copy the source's links as written, as models do: its
+    /// `[[T#h|s]]` links and `![[x]]` embeds whole into `backlink_suggestions`, their
+    /// insides (`T#h|s`) into `concepts`. Off by default: the links' targets are given.
+    pub fn links_as_written(mut self, yes: bool) -> Self {
+        self.links_as_written = yes;
+        self
+    }
+
     /// Queues a reply (replies are used in order, one per chat request).
     pub fn reply(mut self, reply: Reply) -> Self {
         self.replies.push_back(reply);
@@ -183,6 +192,7 @@ impl TestServerBuilder {
             context_length: self.context_length,
             enforce_models: self.enforce_models,
             reject_json_schema: self.reject_json_schema,
+            links_as_written: self.links_as_written,
         });
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let thread_shared = shared.clone();
@@ -235,6 +245,7 @@ impl TestServer {
             context_length: 8192,
             enforce_models: false,
             reject_json_schema: false,
+            links_as_written: false,
             replies: VecDeque::new(),
             responder: None,
         }
@@ -306,6 +317,7 @@ struct Shared {
     context_length: u64,
     enforce_models: bool,
     reject_json_schema: bool,
+    links_as_written: bool,
 }
 
 /// Locks, ignoring poisoning (a panicking test must not hide its own message behind ours).
@@ -471,7 +483,12 @@ fn next_reply(shared: &Shared, req: &RecordedRequest) -> Reply {
     if let Some(reply) = shared.responder.as_ref().and_then(|f| f(req)) {
         return reply;
     }
-    Reply::text(canned::answer(&req.first_user_message())).chunk_chars(16)
+    let links = if shared.links_as_written {
+        canned::Links::AsWritten
+    } else {
+        canned::Links::Targets
+    };
+    Reply::text(canned::answer_with(&req.first_user_message(), links)).chunk_chars(16)
 }
 
 async fn send_text(stream: &mut TcpStream, status: u16, text: &str) -> std::io::Result<()> {

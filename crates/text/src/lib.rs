@@ -7,6 +7,7 @@
 //! - [`fold`]: how a quote is compared with a source (case, whitespace, quote marks, dashes).
 //! - [`url`]: a web page's origin, and URLs with their credentials cut out.
 //! - [`hash`]: content hashes.
+//! - [`name_rule`]: which names a model proposes may become pages.
 //! - [`markdown`]: the one markdown reader (front matter, own titles, readable text, wiki
 //!   links in every form, tags).
 #![deny(missing_docs)]
@@ -17,5 +18,6 @@ pub mod hash;
 pub mod hostile;
 pub mod key;
 pub mod markdown;
+pub mod name_rule;
 pub mod names;
 pub mod url;

@@ -640,7 +640,7 @@ fn ingest_counts_outcomes_and_groups_skipped_entries_by_reason() {
         .success()
         .stdout(predicate::str::contains("1 added, 0 changed, 0 unchanged"))
         .stdout(predicate::str::contains(
-            "skipped 3: 1 hidden, 2 unsupported_extension",
+            "skipped 3: 2 attachment, 1 hidden",
         ));
     env.cmd()
         .args(["ingest", notes.to_str().unwrap()])

@@ -12,3 +12,4 @@ mod mcp;
 mod page_jobs;
 mod pages;
 mod parse;
+mod vault;

@@ -13,12 +13,14 @@ pub mod link;
 pub mod readable;
 pub mod wikilinks;
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Options, Parser};
 
 pub use front_matter::{FrontMatter, FrontMatterError};
 pub use link::{heading_slug, reduce_name, Anchor, LinkRef};
 pub use readable::Readable;
-pub use wikilinks::{split_wiki_links, text_runs, wiki_links, Item, Piece, WikiLink};
+pub use wikilinks::{
+    rewrite_links, split_wiki_links, text_runs, wiki_links, Item, Piece, WikiLink,
+};
 
 /// Titles longer than this (in characters) are cut; a title is a label, not a paragraph.
 pub const MAX_TITLE_CHARS: usize = 300;
@@ -45,6 +47,16 @@ pub struct Note {
     pub tags: Vec<String>,
     /// Front matter that could not be read (it stays in the readable text).
     pub front_matter_error: Option<FrontMatterError>,
+}
+
+/// The readable text of a source's raw text (see [`readable`]): what prompts, grounding
+/// and quotes use. Front matter is left out when it parses (else it stays, as text).
+pub fn readable_text(raw: &str) -> Readable {
+    let skip = match front_matter::front_matter(raw) {
+        Some(Ok(front)) => front.range.end,
+        _ => 0,
+    };
+    readable::readable(raw, skip)
 }
 
 /// Reads a note: `raw` as stored, `file_stem` the name of its file without extension (for
@@ -140,33 +152,30 @@ pub fn first_h1(body: &str) -> Option<String> {
 /// a line start or whitespace, then letters, digits, `_`, `-` and `/`, not only digits.
 pub fn inline_tags(markdown: &str) -> Vec<String> {
     let mut tags = Vec::new();
-    let mut in_code = 0usize;
-    let mut in_link = 0usize;
-    for event in Parser::new_ext(markdown, options()) {
-        match event {
-            Event::Start(Tag::CodeBlock(_)) => in_code += 1,
-            Event::End(TagEnd::CodeBlock) => in_code = in_code.saturating_sub(1),
-            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => in_link += 1,
-            Event::End(TagEnd::Link | TagEnd::Image) => in_link = in_link.saturating_sub(1),
-            Event::Text(text) if in_code == 0 && in_link == 0 => {
-                let mut prev: Option<char> = None;
-                for (i, c) in text.char_indices() {
-                    if c == '#' && prev.is_none_or(char::is_whitespace) {
-                        let rest = &text[i + 1..];
-                        let len = rest
-                            .char_indices()
-                            .find(|&(_, c)| !(c.is_alphanumeric() || "_-/".contains(c)))
-                            .map_or(rest.len(), |(j, _)| j);
-                        if let Some(tag) = front_matter::clean_tag(&rest[..len]) {
-                            if tag.chars().count() <= 100 && !tags.contains(&tag) {
-                                tags.push(tag);
-                            }
+    for item in text_runs(Parser::new_ext(markdown, options())) {
+        let Item::Text(run) = item else { continue };
+        // A `#` right after a wiki link is not at a word's start.
+        let mut prev: Option<char> = None;
+        for piece in split_wiki_links(&run) {
+            let Piece::Text(text) = piece else {
+                prev = Some(']');
+                continue;
+            };
+            for (i, c) in text.char_indices() {
+                if c == '#' && prev.is_none_or(char::is_whitespace) {
+                    let rest = &text[i + 1..];
+                    let len = rest
+                        .char_indices()
+                        .find(|&(_, c)| !(c.is_alphanumeric() || "_-/".contains(c)))
+                        .map_or(rest.len(), |(j, _)| j);
+                    if let Some(tag) = front_matter::clean_tag(&rest[..len]) {
+                        if tag.chars().count() <= 100 && !tags.contains(&tag) {
+                            tags.push(tag);
                         }
                     }
-                    prev = Some(c);
                 }
+                prev = Some(c);
             }
-            _ => {}
         }
     }
     tags
@@ -225,7 +234,9 @@ mod tests {
     #[test]
     fn inline_tags_skip_headings_code_and_numbers() {
         assert_eq!(
-            inline_tags("# Heading\n\n#one two#not #a/b-c_d #1984 `#code`\n\n    #indented\n"),
+            inline_tags(
+                "# Heading\n\n#one two#not #a/b-c_d #1984 `#code` [[#Local]] [[T|#x]]\n\n    #indented\n"
+            ),
             ["one", "a/b-c_d"]
         );
     }

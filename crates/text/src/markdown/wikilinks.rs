@@ -143,6 +143,62 @@ pub fn wiki_links(markdown: &str) -> Vec<WikiLink> {
     collector.links
 }
 
+/// `markdown` with each wiki link outside code rewritten by `rewrite`: `Some(text)` puts
+/// `text` where the link was written (its `[[…]]` and any `!`), `None` keeps it as it is.
+/// Links are found as [`wiki_links`] finds them, in the raw text of each run outside code
+/// spans, code blocks and markdown links.
+pub fn rewrite_links(markdown: &str, rewrite: &dyn Fn(&LinkRef) -> Option<String>) -> String {
+    // The byte ranges that are code (spans and blocks) or inside markdown links: no wiki
+    // link is read there.
+    let mut closed: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut depth = 0usize;
+    let mut opened_at = 0usize;
+    for (event, range) in Parser::new_ext(markdown, super::options()).into_offset_iter() {
+        match event {
+            Event::Code(_) if depth == 0 => closed.push(range),
+            Event::Start(Tag::CodeBlock(_) | Tag::Link { .. } | Tag::Image { .. }) => {
+                if depth == 0 {
+                    opened_at = range.start;
+                }
+                depth += 1;
+            }
+            Event::End(TagEnd::CodeBlock | TagEnd::Link | TagEnd::Image) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    closed.push(opened_at..range.end);
+                }
+            }
+            _ => {}
+        }
+    }
+    let in_closed = |at: usize| closed.iter().any(|r| r.contains(&at));
+    let mut out = String::with_capacity(markdown.len());
+    let mut copied = 0;
+    let mut search = 0;
+    while let Some(open) = markdown[search..].find("[[").map(|i| i + search) {
+        let Some(close) = markdown[open + 2..].find("]]").map(|i| i + open + 2) else {
+            break;
+        };
+        let open = markdown[open..close].rfind("[[").map_or(open, |i| i + open);
+        search = close + 2;
+        if in_closed(open) {
+            continue;
+        }
+        let embed = open > copied && markdown[..open].ends_with('!');
+        let Some(link) = LinkRef::parse(&markdown[open + 2..close], embed) else {
+            continue;
+        };
+        if let Some(text) = rewrite(&link) {
+            let start = if embed { open - 1 } else { open };
+            out.push_str(&markdown[copied..start]);
+            out.push_str(&text);
+            copied = close + 2;
+        }
+    }
+    out.push_str(&markdown[copied..]);
+    out
+}
+
 fn is_inline(tag: &Tag<'_>) -> bool {
     matches!(
         tag,
@@ -369,6 +425,19 @@ mod tests {
                 link("Table link", Some("shown"), "cell shown"),
             ]
         );
+    }
+
+    #[test]
+    fn links_are_rewritten_outside_code_only() {
+        let markdown = "A [[Keep]] and [[Drop|shown]] and ![[Drop]].\n\n`[[Drop]]`\n\n\
+                        ```\n[[Drop]]\n```\n\n[x [[Drop]]](https://e.com) [[Drop#H]]";
+        let out = rewrite_links(markdown, &|l| (l.target == "Drop").then(|| l.display()));
+        assert_eq!(
+            out,
+            "A [[Keep]] and shown and Drop.\n\n`[[Drop]]`\n\n```\n[[Drop]]\n```\n\n\
+             [x [[Drop]]](https://e.com) Drop > H"
+        );
+        assert_eq!(rewrite_links("[[a", &|_| Some(String::new())), "[[a");
     }
 
     #[test]

@@ -1,0 +1,220 @@
+//! The name rules applied to a digest before it is saved
+//! ([`wikimind_text::name_rule`]): the title, concepts, backlink suggestions and body links
+//! a model proposes become pages only when they are names the source says.
+//!
+//! - **Honest titles**: a title the source does not say (`The 100% Natural Coffee` for a
+//!   note on cold brew) gives way to the source's own title, and the report says so
+//!   ([`NameReport::title_note`]). A title that is the source's own is always kept, whatever
+//!   it looks like (a daily note `2024-01-15`). A source without a title of its own keeps
+//!   the model's.
+//! - **Names**: concepts and backlink suggestions that are not names, or that the source
+//!   does not say, are left out; a body link to one is unlinked (its text stays). Each is
+//!   listed in [`NameReport::rejected`].
+
+use serde::Serialize;
+use wikimind_text::key::topic_key;
+use wikimind_text::markdown::rewrite_links;
+use wikimind_text::name_rule::{NameEvidence, NotAName};
+
+use crate::contract::CompilationResult;
+
+/// A name the rules kept from becoming a page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RejectedName {
+    /// The name as the model wrote it (reduced to its link target).
+    pub name: String,
+    /// Why (`empty`, `no_letters`, `markdown_syntax`, `attachment`, `too_long`,
+    /// `function_word`, `not_in_source`).
+    pub reason: &'static str,
+}
+
+/// What the name rules did to one digest.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct NameReport {
+    /// Set when the model's title was replaced by the source's own:
+    /// `title not in the source: used the source's title 'Cold Brew'`.
+    pub title_note: Option<String>,
+    /// The names left out, in the order met: title, concepts, suggestions, body links.
+    pub rejected: Vec<RejectedName>,
+}
+
+/// What a source offers as evidence for names: its readable text, its own title, and its
+/// file name (without extension) for a file.
+pub struct SourceNames<'a> {
+    /// The readable text.
+    pub text: &'a str,
+    /// Its own title, if it has one.
+    pub own_title: Option<&'a str>,
+    /// Its file's name without extension, for a file.
+    pub file_stem: Option<&'a str>,
+}
+
+/// Applies the name rules (see the module documentation) to `result`, a digest of `source`.
+pub fn apply_name_rules(result: &mut CompilationResult, source: &SourceNames<'_>) -> NameReport {
+    let evidence = NameEvidence::new(
+        [Some(source.text), source.own_title, source.file_stem]
+            .into_iter()
+            .flatten(),
+    );
+    let mut report = NameReport::default();
+    let reject = |report: &mut NameReport, name: &str, reason: NotAName| {
+        if !report.rejected.iter().any(|r| r.name == name) {
+            report.rejected.push(RejectedName {
+                name: name.to_owned(),
+                reason: reason.as_str(),
+            });
+        }
+    };
+
+    // The title.
+    let own = source.own_title.filter(|t| !topic_key(t).is_empty());
+    let is_own = own.is_some_and(|own| topic_key(own) == topic_key(&result.title));
+    if !is_own {
+        if let Some(reason) = evidence.judge(&result.title) {
+            if let Some(own) = own {
+                let proposed = std::mem::replace(&mut result.title, own.to_owned());
+                reject(&mut report, &proposed, reason);
+                report.title_note = Some(match reason {
+                    NotAName::NotInSource => {
+                        format!("title not in the source: used the source's title '{own}'")
+                    }
+                    other => format!(
+                        "title '{}' is not a name ({other}): used the source's title '{own}'",
+                        one_line(&proposed)
+                    ),
+                });
+            }
+        }
+    }
+
+    // Concepts and backlink suggestions.
+    let keep = |names: &mut Vec<String>, report: &mut NameReport| {
+        names.retain(|name| match evidence.judge(name) {
+            None => true,
+            Some(reason) => {
+                reject(report, name, reason);
+                false
+            }
+        });
+    };
+    keep(&mut result.concepts, &mut report);
+    keep(&mut result.backlink_suggestions, &mut report);
+
+    // Body links: one to a name no source says reads as its text.
+    let judged = std::cell::RefCell::new(Vec::new());
+    result.article_body = rewrite_links(&result.article_body, &|link| {
+        if !link.names_page() {
+            return None;
+        }
+        let reason = evidence.judge(&link.target)?;
+        judged.borrow_mut().push((link.target.clone(), reason));
+        Some(link.display())
+    });
+    for (name, reason) in judged.into_inner() {
+        reject(&mut report, &name, reason);
+    }
+    report
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(title: &str, concepts: &[&str], body: &str) -> CompilationResult {
+        serde_json::from_value(serde_json::json!({
+            "title": title,
+            "summary": "s",
+            "key_claims": [],
+            "concepts": concepts,
+            "backlink_suggestions": concepts,
+            "open_questions": [],
+            "article_body": body,
+        }))
+        .unwrap()
+    }
+
+    const COLD_BREW: &str = "# Cold Brew\n\nCold brew steeps coarse grounds in cold water. \
+                             It pairs with [[Water Chemistry]].";
+
+    #[test]
+    fn an_invented_title_gives_way_to_the_sources_own() {
+        let mut r = result("The 100% Natural Coffee", &[], "b");
+        let source = SourceNames {
+            text: COLD_BREW,
+            own_title: Some("Cold Brew"),
+            file_stem: Some("cold-brew"),
+        };
+        let report = apply_name_rules(&mut r, &source);
+        assert_eq!(r.title, "Cold Brew");
+        assert_eq!(
+            report.title_note.as_deref(),
+            Some("title not in the source: used the source's title 'Cold Brew'")
+        );
+        assert_eq!(report.rejected[0].reason, "not_in_source");
+
+        let mut said = result("Coarse Grounds", &[], "b");
+        assert!(apply_name_rules(&mut said, &source).title_note.is_none());
+        assert_eq!(
+            said.title, "Coarse Grounds",
+            "a title the source says is kept"
+        );
+
+        let mut daily = result("2024-01-15", &[], "b");
+        let note = SourceNames {
+            text: "Met Ana.",
+            own_title: Some("2024-01-15"),
+            file_stem: Some("2024-01-15"),
+        };
+        assert!(apply_name_rules(&mut daily, &note).rejected.is_empty());
+        assert_eq!(
+            daily.title, "2024-01-15",
+            "a source's own title is always a name"
+        );
+    }
+
+    #[test]
+    fn names_that_are_not_said_leave_concepts_suggestions_and_links() {
+        let mut r = result(
+            "Cold Brew",
+            &[
+                "Coarse grounds",
+                "{",
+                "1:16",
+                "Espresso",
+                "photo.jpg",
+                "Water Chemistry",
+            ],
+            "Steep it. See [[Espresso]], [[Water Chemistry|water]] and [[1:16]]. `[[Espresso]]`",
+        );
+        let source = SourceNames {
+            text: COLD_BREW,
+            own_title: Some("Cold Brew"),
+            file_stem: None,
+        };
+        let report = apply_name_rules(&mut r, &source);
+        assert_eq!(r.concepts, ["Coarse grounds", "Water Chemistry"]);
+        assert_eq!(r.backlink_suggestions, r.concepts);
+        assert_eq!(
+            r.article_body,
+            "Steep it. See Espresso, [[Water Chemistry|water]] and 1:16. `[[Espresso]]`"
+        );
+        let rejected: Vec<(&str, &str)> = report
+            .rejected
+            .iter()
+            .map(|r| (r.name.as_str(), r.reason))
+            .collect();
+        assert_eq!(
+            rejected,
+            [
+                ("{", "empty"),
+                ("1:16", "no_letters"),
+                ("Espresso", "not_in_source"),
+                ("photo.jpg", "attachment"),
+            ]
+        );
+    }
+}
