@@ -107,6 +107,8 @@ pub struct LibraryEntry {
     /// Why it is marked: a topic page's refused rewrite, or a saved answer's claims that
     /// did not ground in the pages they cite (`null`: not marked).
     pub flagged: Option<String>,
+    /// The tags of the notes whose topic it is (without `#`).
+    pub tags: Vec<String>,
 }
 
 /// The library: every page in the asked order (topics and saved answers, told apart by
@@ -324,6 +326,8 @@ pub struct PageView {
     pub backlinks: Vec<BacklinkView>,
     /// Its other names.
     pub aliases: Vec<String>,
+    /// The tags of the notes whose topic it is (without `#`).
+    pub tags: Vec<String>,
     /// The digests feeding it, oldest first.
     pub sources: Vec<PageSourceView>,
     /// Every version, oldest first.

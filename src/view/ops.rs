@@ -132,6 +132,7 @@ impl Wiki {
                         inferred: mix.inferred,
                         opinion: mix.opinion,
                         flagged: p.flagged,
+                        tags: p.tags,
                     }
                 })
                 .collect(),
@@ -227,6 +228,7 @@ impl Wiki {
                 })
                 .collect(),
             aliases: p.aliases,
+            tags: p.tags,
             sources,
             history,
         }))

@@ -39,7 +39,8 @@ export function followLink(e: MouseEvent): void {
   if (!link) return;
   e.preventDefault();
   const what = linkClick(link);
-  if (what.kind === "page") go({ kind: "page", id: what.id });
+  if (what.kind === "page") go(what.anchor ? { kind: "page", id: what.id, anchor: what.anchor } : { kind: "page", id: what.id });
+  else if (what.kind === "section") document.getElementById(what.anchor)?.scrollIntoView({ block: "start" });
   else if (what.kind === "wanted") go({ kind: "wanted", title: what.title });
   else if (what.kind === "external") void attempt("Opening the link", openUrl(what.url));
 }

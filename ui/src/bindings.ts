@@ -82,7 +82,11 @@ opinion: number,
  * Why it is marked: a topic page's refused rewrite, or a saved answer's claims that
  * did not ground in the pages they cite (`null`: not marked).
  */
-flagged: string | null, };
+flagged: string | null, 
+/**
+ * The tags of the notes whose topic it is (without `#`).
+ */
+tags: Array<string>, };
 
 /**
  * A name that is linked to but has no page yet.
@@ -381,6 +385,10 @@ backlinks: Array<BacklinkView>,
  * Its other names.
  */
 aliases: Array<string>, 
+/**
+ * The tags of the notes whose topic it is (without `#`).
+ */
+tags: Array<string>, 
 /**
  * The digests feeding it, oldest first.
  */

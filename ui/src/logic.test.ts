@@ -26,6 +26,8 @@ import {
   finalUrlLabel,
   lineDiff,
   linkClick,
+  allTags,
+  withTag,
   originLabel,
   sameScreen,
   shortTime,
@@ -252,6 +254,30 @@ describe("links in rendered articles", () => {
     expect(linkClick(a("external", { href: "https://example.org" }))).toEqual({ kind: "external", url: "https://example.org" });
     expect(linkClick(a("external", { href: "javascript:alert(1)" }))).toEqual({ kind: "ignore" });
     expect(linkClick(a("", { href: "file:///etc/passwd" }))).toEqual({ kind: "ignore" });
+  });
+  it("opens a section of a page, or scrolls to one on this page", () => {
+    expect(
+      linkClick(a("wikilink", { "data-article-id": "7", "data-anchor": "wm-burr-grinders", href: "wikimind://article/7#wm-burr-grinders" })),
+    ).toEqual({ kind: "page", id: 7, anchor: "wm-burr-grinders" });
+    expect(linkClick(a("wikilink", { href: "#wm-pressure" }))).toEqual({ kind: "section", anchor: "wm-pressure" });
+    expect(linkClick(a("wikilink", { href: "#wm-überschrift-2" }))).toEqual({ kind: "section", anchor: "wm-überschrift-2" });
+    // Only the renderer's own ids: nothing else is looked up or scrolled to.
+    expect(linkClick(a("wikilink", { "data-article-id": "7", "data-anchor": "x\" onclick" }))).toEqual({ kind: "page", id: 7 });
+    expect(linkClick(a("wikilink", { href: "#main" }))).toEqual({ kind: "ignore" });
+  });
+});
+
+describe("tags", () => {
+  const e = (title: string, ...tags: string[]) => ({ title, tags });
+  const entries = [e("Espresso", "coffee", "method/pressure"), e("Tea", "Drinks"), e("Note")];
+  it("narrows the library as `wikimind list --tag` does", () => {
+    expect(withTag(entries, "").map((x) => x.title)).toEqual(["Espresso", "Tea", "Note"]);
+    expect(withTag(entries, "#METHOD").map((x) => x.title)).toEqual(["Espresso"]);
+    expect(withTag(entries, "drinks").map((x) => x.title)).toEqual(["Tea"]);
+    expect(withTag(entries, "meth").map((x) => x.title)).toEqual([]);
+  });
+  it("lists every tag once, sorted", () => {
+    expect(allTags([...entries, e("Latte", "Coffee")])).toEqual(["coffee", "Drinks", "method/pressure"]);
   });
 });
 

@@ -302,7 +302,7 @@ export function stageLabel(j: JobProgress): string {
 export type Screen =
   | { kind: "library" }
   | { kind: "ask" }
-  | { kind: "page"; id: number; quote?: string }
+  | { kind: "page"; id: number; quote?: string; anchor?: string }
   | { kind: "wanted"; title: string }
   | { kind: "sources" }
   | { kind: "source"; id: number }
@@ -314,7 +314,7 @@ export type Screen =
 /** Whether two screens are the same place. */
 export function sameScreen(a: Screen, b: Screen): boolean {
   if (a.kind !== b.kind) return false;
-  if (a.kind === "page" && b.kind === "page") return a.id === b.id && a.quote === b.quote;
+  if (a.kind === "page" && b.kind === "page") return a.id === b.id && a.quote === b.quote && a.anchor === b.anchor;
   if (a.kind === "source" && b.kind === "source") return a.id === b.id;
   if (a.kind === "wanted" && b.kind === "wanted") return a.title === b.title;
   return true;
@@ -363,7 +363,8 @@ export function keyAction(e: {
 /** What a click on a link inside a rendered page or digest means (a wiki link's
  * `data-article-id` holds a page id). */
 export type LinkClick =
-  | { kind: "page"; id: number }
+  | { kind: "page"; id: number; anchor?: string }
+  | { kind: "section"; anchor: string }
   | { kind: "wanted"; title: string }
   | { kind: "external"; url: string }
   | { kind: "ignore" };
@@ -373,7 +374,12 @@ export function linkClick(a: { className: string; getAttribute(name: string): st
   const classes = a.className.split(/\s+/);
   const id = a.getAttribute("data-article-id");
   if (classes.includes("wikilink") && id !== null && /^\d+$/.test(id)) {
-    return { kind: "page", id: Number(id) };
+    const anchor = a.getAttribute("data-anchor");
+    return anchor && isSectionId(anchor) ? { kind: "page", id: Number(id), anchor } : { kind: "page", id: Number(id) };
+  }
+  const section = (a.getAttribute("href") ?? "").slice(1);
+  if (classes.includes("wikilink") && (a.getAttribute("href") ?? "").startsWith("#") && isSectionId(section)) {
+    return { kind: "section", anchor: section };
   }
   const wanted = a.getAttribute("data-wanted");
   if (classes.includes("wanted") && wanted) return { kind: "wanted", title: wanted };
@@ -382,6 +388,27 @@ export function linkClick(a: { className: string; getAttribute(name: string): st
     return { kind: "external", url: href };
   }
   return { kind: "ignore" };
+}
+
+/** Whether `id` is a heading id the core's renderer writes (`wm-` and a slug of letters,
+ * digits and dashes). */
+export function isSectionId(id: string): boolean {
+  return /^wm-[\p{L}\p{N}-]+$/u.test(id);
+}
+
+/** The pages with `tag` (case-insensitive, `#` optional; `a` also matches `a/b`), every page
+ * when `tag` is empty: the core's rule for `wikimind list --tag`. */
+export function withTag<T extends { tags: string[] }>(entries: T[], tag: string): T[] {
+  const wanted = tag.trim().replace(/^#+/, "").toLowerCase();
+  if (!wanted) return entries;
+  return entries.filter((e) => e.tags.some((t) => t.toLowerCase() === wanted || t.toLowerCase().startsWith(`${wanted}/`)));
+}
+
+/** Every tag of `entries`, each once (first spelling), sorted case-insensitively. */
+export function allTags(entries: { tags: string[] }[]): string[] {
+  const seen = new Map<string, string>();
+  for (const e of entries) for (const t of e.tags) if (!seen.has(t.toLowerCase())) seen.set(t.toLowerCase(), t);
+  return [...seen.values()].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
 }
 
 /** How a source's origin reads to a person: pasted text and stdin by what they are (their

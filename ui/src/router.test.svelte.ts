@@ -47,6 +47,7 @@ const page = (title: string): PageView => ({
   open_questions: [],
   links: [],
   backlinks: [],
+  tags: [],
   aliases: [],
   sources: [],
   history: [],

@@ -19,6 +19,7 @@ const entry = (id: number): LibraryEntry => ({
   sourced: 1,
   inferred: 0,
   opinion: 0,
+  tags: [],
   flagged: null,
 });
 

@@ -22,6 +22,8 @@ class Store {
   /** The `libraryVersion` and sort `library` was read at. */
   libraryRead = $state.raw({ version: -1, sort: "title" as LibrarySort });
   sort = $state<LibrarySort>("title");
+  /** The tag the library's topics are narrowed to ("": every topic). */
+  tag = $state("");
   /** The search typed in the header, and its hits (null: no search, the library lists pages). */
   query = $state("");
   hits = $state.raw<SearchResult[] | null>(null);
