@@ -136,6 +136,8 @@ const MAX_CLAIMS: usize = 50;
 const CLAIM_CHARS: usize = 250;
 /// The shortest body a page may be given room for, in characters.
 const MIN_BODY_CHARS: usize = 600;
+/// The characters of a new digest's excerpt a page call leaves room for at least.
+const MIN_EXCERPT_CHARS: usize = 400;
 /// The most new digests one page call carries.
 const BATCH_MAX: usize = 8;
 
@@ -253,8 +255,9 @@ pub(crate) fn plan_page(material: &PageMaterial, room: &PageRoom) -> PagePlan {
     let mut size = 0usize;
     for i in chosen {
         let digest = &material.digests[i];
+        // Its excerpt shrinks to the room the digests leave; it needs a little.
         let needed = digest_json(&digest.content).to_string().len()
-            + digest.text.len().min(EXCERPT_CHARS)
+            + digest.text.len().min(MIN_EXCERPT_CHARS)
             + 128;
         match batches.last_mut() {
             Some(batch) if batch.len() < BATCH_MAX && size + needed <= room.material_chars => {
