@@ -411,6 +411,12 @@ pub fn compilation_answer(user_message: &str) -> String {
 /// - `concepts`, `backlink_suggestions`, `open_questions`: the old page's and then each
 ///   digest's, once each (case-insensitively; the first spelling wins), in order.
 ///
+/// Within the room the prompt's `Room:` line gives (at most N key claims, an article_body
+/// of at most M characters), as WikiMind's guard asks of a full page: one claim for each
+/// new source first, then the old page's claims, newest first (its oldest let go), then
+/// the digests' other claims; the old body as far as it fits, then new paragraphs while
+/// they fit. A prompt with no `Room:` line gets everything, as above.
+///
 /// A block whose JSON does not parse is skipped, and an unclosed block is ignored. When
 /// the material was read in parts and the prompt holds notes instead of `<<<DIGEST`
 /// blocks, each note's quote becomes a `sourced` claim and its text a paragraph.
@@ -907,6 +913,32 @@ DIGEST>>>"#;
                 "<<<EXCERPT source 12\n{EXCERPT_12}\nEXCERPT>>>\n<<<EXCERPT source 14\n{EXCERPT_14}\nEXCERPT>>>"
             ),
         )
+    }
+
+    #[test]
+    fn a_page_keeps_to_the_room_its_prompt_gives_letting_go_of_its_oldest_claims() {
+        let roomy = two_digest_prompt().replace(
+            "\n\nWrite the page about",
+            "\n\nRoom: the page holds at most 3 key claims and an article_body of at most 90 characters.\n\nWrite the page about",
+        );
+        assert_eq!(page_room(&roomy), (3, 90));
+        assert_eq!(page_room(&two_digest_prompt()), (usize::MAX, usize::MAX));
+        let page = assert_valid(&answer(&roomy));
+        let claims = page["key_claims"].as_array().unwrap();
+        let quotes: Vec<&str> = claims.iter().filter_map(|c| c["quote"].as_str()).collect();
+        assert_eq!(claims.len(), 3, "{claims:?}");
+        // The new sources' claims stay; of the old page's two, the newest (the opinion).
+        assert_eq!(claims[0]["claim"], "Burr grinders are better.");
+        assert!(
+            EXCERPT_12.contains(quotes[0]) && EXCERPT_14.contains(quotes[1]),
+            "{quotes:?}"
+        );
+        // The old body fits and stays; nothing more fits after it.
+        let body = page["article_body"].as_str().unwrap();
+        assert_eq!(
+            body,
+            "Grind size sets how fast water extracts coffee.\n\nFiner grinds extract faster."
+        );
     }
 
     /// What WikiMind's contract demands of an answer: the required fields with their
