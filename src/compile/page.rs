@@ -181,6 +181,41 @@ fn hard_cap(n: usize) -> usize {
     n + n.div_ceil(4)
 }
 
+/// `content` as a page call shows it within `room`: a page over its room by more than a
+/// quarter (written with a larger context, or before pages had a room) keeps its first
+/// [`PageRoom::max_claims`] claims and the paragraphs of its body that fit
+/// [`PageRoom::max_body_chars`] (the first one cut at a word when it alone is longer). The
+/// version it was is kept in the page's history; what the call does not see, the guard
+/// does not ask it to keep.
+pub(crate) fn within_room(content: &PageContent, room: &PageRoom) -> PageContent {
+    let mut out = content.clone();
+    if out.claims.len() > hard_cap(room.max_claims) {
+        out.claims.truncate(room.max_claims);
+    }
+    if out.body.chars().count() > hard_cap(room.max_body_chars) {
+        let mut body = String::new();
+        for paragraph in out.body.split("\n\n").filter(|p| !p.trim().is_empty()) {
+            let grown = body.chars().count() + 2 + paragraph.chars().count();
+            if grown > room.max_body_chars {
+                if body.is_empty() {
+                    let cut: String = paragraph.chars().take(room.max_body_chars).collect();
+                    let cut = cut
+                        .rfind(char::is_whitespace)
+                        .map_or(&cut[..], |i| &cut[..i]);
+                    body = format!("{cut} …");
+                }
+                break;
+            }
+            if !body.is_empty() {
+                body.push_str("\n\n");
+            }
+            body.push_str(paragraph);
+        }
+        out.body = body;
+    }
+    out
+}
+
 /// The page content a rewrite of `material` starts from: the version a model last wrote.
 fn previous(material: &PageMaterial) -> Option<&PageContent> {
     material.last_compiled.as_ref()
@@ -931,6 +966,52 @@ mod tests {
         );
         let four: Vec<PageClaim> = (0..4).map(|i| claim(&i.to_string(), None, &[])).collect();
         assert!(guard.problems(&four, &"y".repeat(80))[0].contains("at most 2"));
+    }
+
+    #[test]
+    fn a_page_over_its_room_is_shown_cut_to_it_and_may_shrink_to_it() {
+        let claims: Vec<PageClaim> = (1..=40)
+            .map(|i| claim(&format!("c{i}"), Some(&format!("quote {i}")), &[i]))
+            .collect();
+        let body = format!(
+            "{}\n\n{}\n\n{}",
+            "a".repeat(60),
+            "b".repeat(30),
+            "c".repeat(60)
+        );
+        let big = content("Espresso", &body, claims);
+        let cut = within_room(&big, &room(6));
+        assert_eq!(cut.claims.len(), 6);
+        assert_eq!(
+            cut.body,
+            format!("{}\n\n{}", "a".repeat(60), "b".repeat(30))
+        );
+        let fits = content("Espresso", "short", big.claims[..7].to_vec());
+        assert_eq!(
+            within_room(&fits, &room(6)),
+            fits,
+            "within a quarter over: as it is"
+        );
+        let one = content("Espresso", &"word ".repeat(50), vec![]);
+        assert!(within_room(&one, &room(6)).body.ends_with("word …"));
+
+        // Its sources all still feed it: the guard asks only what the call was shown.
+        let digests: Vec<FeedingDigest> = (1..=41)
+            .map(|i| {
+                let mut d = digest(i, "Espresso", &format!("quote {i}."), vec![]);
+                d.changed = i == 41;
+                d
+            })
+            .collect();
+        let mut m = material(big, digests);
+        m.last_compiled = Some(cut);
+        let guard = Guard::of(&m, &room(6));
+        assert_eq!((guard.kept.len(), guard.may_drop), (6, 1));
+        assert_eq!(
+            guard.min_body_chars,
+            Some(65),
+            "70% of the 92 characters shown"
+        );
     }
 
     #[test]

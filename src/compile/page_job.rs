@@ -14,7 +14,8 @@ use super::driver::{Answer, Asking, CallLog, CompileError, Compiler};
 use super::extract::reading_notes;
 use super::live::{Live, ProgressFn, Stage};
 use super::page::{
-    adds_nothing, new_holders, page_prompt, plan_page, Guard, PageParts, PageRoom, SourceTexts,
+    adds_nothing, new_holders, page_prompt, plan_page, within_room, Guard, PageParts, PageRoom,
+    SourceTexts,
 };
 use super::page_report::{PageOutcome, PageReport};
 use super::parts::PartSource;
@@ -68,19 +69,21 @@ fn fit_names(names: Vec<String>, room: usize) -> Vec<String> {
 }
 
 /// `material` as one page call sees it: the page as `page` says (the version a model
-/// last wrote, or the one written by this job's previous call), the digests of `batch` as
+/// last wrote, or the one written by this job's previous call) within `room`, the
+/// digests of `batch` as
 /// the new ones, those of `done` (written in or listed earlier) as already written, and
 /// the digests the job has not come to yet left out. A call after the first starts from
 /// a page that already let go of what left.
 fn call_view(
     material: &PageMaterial,
+    room: &PageRoom,
     page: Option<&PageContent>,
     batch: &[usize],
     done: &[usize],
     first: bool,
 ) -> PageMaterial {
     let mut view = material.clone();
-    view.last_compiled = page.cloned();
+    view.last_compiled = page.map(|p| within_room(p, room));
     view.digests = material
         .digests
         .iter()
@@ -171,7 +174,7 @@ impl Compiler {
         let mut written: Option<(String, String, String)> = None;
         let mut failure: Option<(String, bool)> = None;
         for (k, batch) in batches.iter().enumerate() {
-            let view = call_view(&material, page.as_ref(), batch, &done, k == 0);
+            let view = call_view(&material, &room, page.as_ref(), batch, &done, k == 0);
             let prompt = match self
                 .page_prompt(&view, limits, &room, events, cancel, &mut report)
                 .await?
