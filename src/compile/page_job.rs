@@ -41,8 +41,13 @@ enum PageCall {
         model: String,
         author: String,
     },
-    /// No answer could be had: why, and whether the guard refused the last one.
-    GaveUp { reason: String, lost_content: bool },
+    /// No answer could be had: why, whether the guard refused the last one, and who was
+    /// asked last.
+    GaveUp {
+        reason: String,
+        lost_content: bool,
+        author: String,
+    },
 }
 
 /// The room of a page written with `template` within `limits`.
@@ -173,6 +178,7 @@ impl Compiler {
         let mut page: Option<PageContent> = material.last_compiled.clone();
         let mut written: Option<(String, String, String)> = None;
         let mut failure: Option<(String, bool)> = None;
+        let mut last_author = String::new();
         for (k, batch) in batches.iter().enumerate() {
             let view = call_view(&material, &room, page.as_ref(), batch, &done, k == 0);
             let prompt = match self
@@ -212,8 +218,10 @@ impl Compiler {
                 PageCall::GaveUp {
                     reason,
                     lost_content,
+                    author,
                 } => {
                     failure = Some((reason, lost_content));
+                    last_author = author;
                     break;
                 }
             }
@@ -238,13 +246,8 @@ impl Compiler {
             } else {
                 report.outcome = PageOutcome::Failed { reason };
             }
-            Live::new(
-                Some(target),
-                report.provider.clone().unwrap_or_default(),
-                1,
-                events,
-            )
-            .emit(Stage::Failed, report.reason().map(str::to_owned));
+            Live::new(Some(target), last_author, 1, events)
+                .emit(Stage::Failed, report.reason().map(str::to_owned));
         }
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(report)
@@ -399,6 +402,7 @@ impl Compiler {
             Answer::GaveUp { reason, rejection } => PageCall::GaveUp {
                 reason,
                 lost_content: rejection == Some(Rejection::LostContent),
+                author: last.provider.clone(),
             },
         })
     }

@@ -558,3 +558,96 @@ async fn a_rewrite_that_loses_many_sources_is_retried_within_the_context() {
         "{chars} characters and {budget} tokens"
     );
 }
+
+/// A page job of several calls whose second call is refused by the guard keeps what the
+/// first wrote: that version is saved, the page is flagged with the reason and stays stale
+/// for the digests the job did not get to, and a next job takes them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_refused_after_its_first_call_keeps_what_that_call_wrote() {
+    let page_calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&page_calls);
+    let server = TestServer::builder()
+        .responder(move |req| {
+            let user = req.first_user_message();
+            if user.starts_with("Topic: ")
+                && counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= 1
+            {
+                return Some(lossy_page());
+            }
+            Some(Reply::text(wikimind_testserver::canned::answer(&user)))
+        })
+        .start();
+    let s = setup_with(server, |settings| {
+        settings.compile.retries = 1;
+        // A page of 3 claims, one new digest a call.
+        settings.compile.context_tokens = 4_096;
+        settings.compile.max_tokens = 1_000;
+    });
+    let mut sources = Vec::new();
+    for fact in [
+        "nine bars of pressure",
+        "eighteen grams of coffee",
+        "thirty seconds to pull",
+        "a fine grind",
+    ] {
+        let id = s.add(&format!(
+            "# Espresso\n\nEspresso needs {fact} to taste right. It is a sentence about {fact} alone."
+        ));
+        s.compile(id).await;
+        sources.push(id);
+    }
+    let page = s.page("Espresso");
+    let report = s.write(page.id).await;
+    let PageOutcome::Flagged { reason } = &report.outcome else {
+        panic!("{report:?}");
+    };
+    assert!(
+        reason.contains("the page lost") || reason.contains("new source"),
+        "{reason}"
+    );
+    assert_eq!(
+        report.calls, 3,
+        "one call accepted, then one refused twice: {report:?}"
+    );
+
+    let after = s.page("Espresso");
+    assert_eq!(after.version, 2, "the first call's page is saved");
+    assert!(
+        after.flagged.is_some() && after.stale_reason.is_some(),
+        "{after:?}"
+    );
+    assert!(
+        after
+            .claims
+            .iter()
+            .any(|c| c.source_ids.contains(&sources[1])),
+        "the first new source is written in: {:?}",
+        after.claims
+    );
+
+    // The next job starts from that version and takes the digests left (the stand-in
+    // answers its first call well again).
+    page_calls.store(0, std::sync::atomic::Ordering::SeqCst);
+    let again = s.write(page.id).await;
+    assert!(
+        (1..report.changed).contains(&again.changed),
+        "only what the first job did not get to: {again:?}"
+    );
+    assert_eq!(
+        again.outcome,
+        PageOutcome::Written { version: 3 },
+        "{again:?}"
+    );
+    let done = s.page("Espresso");
+    assert!(
+        done.flagged.is_none() && done.stale_reason.is_none(),
+        "{done:?}"
+    );
+    assert!(
+        done.claims
+            .iter()
+            .any(|c| c.source_ids.contains(&sources[3])),
+        "the last source is written in: {:?}",
+        done.claims
+    );
+}
