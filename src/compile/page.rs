@@ -1,7 +1,11 @@
-//! Writing a page from the digests that feed it, the pure half: what the page prompt holds
-//! ([`page_prompt`]), when a page needs no model call at all ([`adds_nothing`]), which
-//! sources hold each quote ([`SourceTexts`]), and the rewrite guard ([`Guard`]) that refuses
-//! an answer losing a source's claims or much of the page. The IO is `page_job`.
+//! Writing a page from the digests that feed it, the pure half: how much a page holds and
+//! one call carries ([`PageRoom`]), which new digests a job writes in and in which calls,
+//! and which it only lists ([`plan_page`]), what the page prompt holds ([`page_prompt`]),
+//! when a page needs no model call at all ([`adds_nothing`]), which sources hold each quote
+//! ([`SourceTexts`]), and the rewrite guard ([`Guard`]) that refuses an answer losing the
+//! claims the page had, missing a new source's, or losing much of the page — within the
+//! page's room, so a page many sources feed is never refused for being popular. The IO is
+//! `page_job`.
 
 use serde_json::{json, Value};
 

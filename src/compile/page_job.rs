@@ -74,11 +74,10 @@ fn fit_names(names: Vec<String>, room: usize) -> Vec<String> {
 }
 
 /// `material` as one page call sees it: the page as `page` says (the version a model
-/// last wrote, or the one written by this job's previous call) within `room`, the
-/// digests of `batch` as
-/// the new ones, those of `done` (written in or listed earlier) as already written, and
-/// the digests the job has not come to yet left out. A call after the first starts from
-/// a page that already let go of what left.
+/// last wrote, or the one written by this job's previous call) within `room`, the digests
+/// of `batch` as the new ones, those of `done` (written in or listed earlier) as already
+/// written, and the digests the job has not come to yet left out. A call after the first
+/// starts from a page that already let go of what left.
 fn call_view(
     material: &PageMaterial,
     room: &PageRoom,
