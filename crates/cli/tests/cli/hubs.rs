@@ -180,4 +180,35 @@ fn a_hub_of_120_notes_is_written_in_bounded_calls_and_lists_every_source() {
         "{}",
         page["key_claims"]
     );
+
+    // Ten more at once: the page holds a handful of claims, so a few are written in, in
+    // a call or two, and the rest are listed; the run's human output says so.
+    let before = hub_calls(&server);
+    for i in 122..=131 {
+        env.write_note(&format!("grinder-{i:03}.md"), &note(i));
+    }
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    let out = env.human(&["compile"]);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("page \"espresso\""))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.starts_with("page \"espresso\": written from 131 sources (v")
+            && line.ends_with(" only listed)"),
+        "{line}"
+    );
+    let calls = hub_calls(&server) - before;
+    eprintln!("ten more notes: {line}");
+    assert!(
+        (1..=3).contains(&calls),
+        "{calls} calls for ten notes: {line}"
+    );
+    assert!(line.contains(&format!("{calls} call")), "{line}");
+    let page = env.json(&["show", "espresso"]);
+    assert_eq!(page["sources"].as_array().unwrap().len(), 131);
+    assert!(page["flagged"].is_null() && page["stale_reason"].is_null());
 }
