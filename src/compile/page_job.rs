@@ -493,3 +493,99 @@ fn page_content(
         links,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{ArticleId, FeedingDigest, PageKind, SourceId};
+
+    fn content(body: &str) -> PageContent {
+        PageContent {
+            title: "Espresso".into(),
+            summary: "About espresso.".into(),
+            body: body.into(),
+            claims: Vec::new(),
+            concepts: Vec::new(),
+            open_questions: Vec::new(),
+            links: Vec::new(),
+        }
+    }
+
+    /// A page fed by five sources: 1 written before, 2 to 5 new (5's text shrank), one
+    /// source lost.
+    fn material() -> PageMaterial {
+        let digests = (1..=5)
+            .map(|i| FeedingDigest {
+                source_id: SourceId(i),
+                article_id: ArticleId(i),
+                by_title: true,
+                changed: i > 1,
+                shrank: i == 5,
+                digest_at: String::new(),
+                content: content("Digest."),
+                text: "Espresso.".into(),
+            })
+            .collect();
+        PageMaterial {
+            page_id: PageId(1),
+            kind: PageKind::Topic,
+            title: "Espresso".into(),
+            aliases: Vec::new(),
+            version: 3,
+            stale_reason: Some("new sources".into()),
+            current: content("Old."),
+            last_compiled: Some(content("Old.")),
+            sources_lost: 1,
+            digests,
+        }
+    }
+
+    fn ids(m: &PageMaterial, changed: bool) -> Vec<i64> {
+        m.digests
+            .iter()
+            .filter(|d| d.changed == changed)
+            .map(|d| d.source_id.0)
+            .collect()
+    }
+
+    #[test]
+    fn each_call_sees_its_batch_as_new_and_what_came_before_as_written() {
+        let m = material();
+        let room = PageRoom::new(20_000, 3_000);
+        // The first call: digests 2 and 3 (indexes 1, 2); 4 and 5 wait for later calls.
+        let first = call_view(&m, &room, m.last_compiled.as_ref(), &[1, 2], &[], true);
+        assert_eq!(
+            (ids(&first, true), ids(&first, false)),
+            (vec![2, 3], vec![1])
+        );
+        assert_eq!(first.sources_lost, 1, "the first call drops what left");
+        // The second call starts from the first's page: 2 and 3 are written, 5 is new.
+        let page = content("Written by the first call.");
+        let second = call_view(&m, &room, Some(&page), &[4], &[1, 2], false);
+        assert_eq!(
+            (ids(&second, true), ids(&second, false)),
+            (vec![5], vec![1, 2, 3])
+        );
+        assert_eq!(second.last_compiled, Some(page));
+        assert_eq!(second.sources_lost, 0);
+        assert!(
+            !second.may_shrink(),
+            "only the first call may shrink the page"
+        );
+        assert!(first.may_shrink());
+
+        // Saved after the second call was refused: what the first call wrote in (sources
+        // 2 and 3) and a listed one (4) are marked as written; 5 waits for the next job.
+        let saved = written_view(&m, &[1, 2, 3]);
+        let marked: Vec<i64> = saved.digests.iter().map(|d| d.source_id.0).collect();
+        assert_eq!(marked, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn known_names_are_cut_to_their_room() {
+        let names: Vec<String> = ["Espresso", "Crema", "Tamping"].map(String::from).to_vec();
+        assert_eq!(fit_names(names.clone(), 100), names);
+        assert_eq!(fit_names(names.clone(), 19), ["Espresso", "Crema"]);
+        assert!(fit_names(names, 5).is_empty());
+    }
+}
