@@ -1,7 +1,11 @@
-//! Writing a page from the digests that feed it, the pure half: what the page prompt holds
-//! ([`page_prompt`]), when a page needs no model call at all ([`adds_nothing`]), which
-//! sources hold each quote ([`SourceTexts`]), and the rewrite guard ([`Guard`]) that refuses
-//! an answer losing a source's claims or much of the page. The IO is `page_job`.
+//! Writing a page from the digests that feed it, the pure half: how much a page holds and
+//! one call carries ([`PageRoom`]), which new digests a job writes in and in which calls,
+//! and which it only lists ([`plan_page`]), what the page prompt holds ([`page_prompt`]),
+//! when a page needs no model call at all ([`adds_nothing`]), which sources hold each quote
+//! ([`SourceTexts`]), and the rewrite guard ([`Guard`]) that refuses an answer losing the
+//! claims the page had, missing a new source's, or losing much of the page — within the
+//! page's room, so a page many sources feed is never refused for being popular. The IO is
+//! `page_job`.
 
 use serde_json::{json, Value};
 
@@ -128,50 +132,300 @@ impl SourceTexts {
     }
 }
 
-/// What a rewrite must keep (see the module documentation).
+/// The least a page holds, in claims, however small the context.
+const MIN_CLAIMS: usize = 3;
+/// The most claims a page holds, however large the context.
+const MAX_CLAIMS: usize = 50;
+/// About how many characters one claim takes in the prompt (its text, quote and sources).
+const CLAIM_CHARS: usize = 250;
+/// The shortest body a page may be given room for, in characters.
+const MIN_BODY_CHARS: usize = 600;
+/// The characters of a new digest's excerpt a page call leaves room for at least.
+const MIN_EXCERPT_CHARS: usize = 400;
+/// The most new digests one page call carries.
+const BATCH_MAX: usize = 8;
+
+/// What a page of bounded length holds and what one page call carries, from the
+/// characters a prompt may have. A page is bounded so that it, a batch of new digests and
+/// the list of its other sources fit one call whatever the number of its sources: two
+/// fifths of the room after the instructions go to the page, two fifths to the new
+/// digests and their excerpts, one fifth to the list of other sources and the known
+/// titles and concepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PageRoom {
+    /// The most key claims a page holds.
+    pub max_claims: usize,
+    /// The longest article body, in characters.
+    pub max_body_chars: usize,
+    /// Characters of new digests and their excerpts one page call carries.
+    pub material_chars: usize,
+    /// Characters of the list of other sources, and as many again for the known titles
+    /// and concepts.
+    pub listing_chars: usize,
+}
+
+impl PageRoom {
+    /// The room of a page whose prompts may have `prompt_chars` characters, of which the
+    /// page template's own text (with nothing filled in) takes `instructions_chars`.
+    pub fn new(prompt_chars: usize, instructions_chars: usize) -> PageRoom {
+        let free = prompt_chars.saturating_sub(instructions_chars);
+        let page = free / 5 * 2;
+        PageRoom {
+            max_claims: (page / 2 / CLAIM_CHARS).clamp(MIN_CLAIMS, MAX_CLAIMS),
+            max_body_chars: (page / 2).max(MIN_BODY_CHARS),
+            material_chars: free / 5 * 2,
+            listing_chars: free / 15,
+        }
+    }
+}
+
+/// The most a rewrite may be over the room it was given (a quarter more, rounded up)
+/// before it is refused: a model counts loosely.
+fn hard_cap(n: usize) -> usize {
+    n + n.div_ceil(4)
+}
+
+/// `content` as a page call shows it within `room`: a page over its room by more than a
+/// quarter (written with a larger context, or before pages had a room) keeps its first
+/// [`PageRoom::max_claims`] claims and the paragraphs of its body that fit
+/// [`PageRoom::max_body_chars`] (the first one cut at a word when it alone is longer). The
+/// version it was is kept in the page's history; what the call does not see, the guard
+/// does not ask it to keep.
+pub(crate) fn within_room(content: &PageContent, room: &PageRoom) -> PageContent {
+    let mut out = content.clone();
+    if out.claims.len() > hard_cap(room.max_claims) {
+        out.claims.truncate(room.max_claims);
+    }
+    if out.body.chars().count() > hard_cap(room.max_body_chars) {
+        let mut body = String::new();
+        for paragraph in out.body.split("\n\n").filter(|p| !p.trim().is_empty()) {
+            let grown = body.chars().count() + 2 + paragraph.chars().count();
+            if grown > room.max_body_chars {
+                if body.is_empty() {
+                    let cut: String = paragraph.chars().take(room.max_body_chars).collect();
+                    let cut = cut
+                        .rfind(char::is_whitespace)
+                        .map_or(&cut[..], |i| &cut[..i]);
+                    body = format!("{cut} …");
+                }
+                break;
+            }
+            if !body.is_empty() {
+                body.push_str("\n\n");
+            }
+            body.push_str(paragraph);
+        }
+        out.body = body;
+    }
+    out
+}
+
+/// The page content a rewrite of `material` starts from: the version a model last wrote.
+fn previous(material: &PageMaterial) -> Option<&PageContent> {
+    material.last_compiled.as_ref()
+}
+
+/// Whether `digest` has a grounded sourced claim about the topic keyed `keys`.
+fn gives_claim(digest: &FeedingDigest, keys: &[String]) -> bool {
+    claims_about(digest, keys)
+        .any(|c| c.claim.grounded && c.claim.confidence == crate::contract::Confidence::Sourced)
+}
+
+/// How a page job goes through the new or changed digests of a page: which are written
+/// in, by call, and which are only listed on the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PagePlan {
+    /// Indexes into the material's digests of those written in, one list per page call,
+    /// in order. Empty when no digest needs a call.
+    pub batches: Vec<Vec<usize>>,
+    /// Indexes of the new or changed digests the page only lists (their title and
+    /// summary): their claims about the topic are all on the page already, or the job had
+    /// no room left for them.
+    pub listed: Vec<usize>,
+    /// How many of `listed` the job had no room for (the rest add nothing).
+    pub over_room: usize,
+}
+
+/// Plans the page calls of one job on `material`'s page within `room`.
+///
+/// A job writes in at most [`PageRoom::max_claims`] new or changed digests, whatever their
+/// number: first those whose title names the topic, then those with a grounded claim
+/// about it, then the others, oldest first within each; a digest whose claims about the
+/// topic are all on the page already needs no call. They go into calls of at most
+/// [`BATCH_MAX`] digests and [`PageRoom::material_chars`] characters (a digest larger
+/// than that goes alone, and is read in parts). The digests left over are listed on the
+/// page with their summaries, so the calls of one job are bounded by the room, not by the
+/// number of sources.
+pub(crate) fn plan_page(material: &PageMaterial, room: &PageRoom) -> PagePlan {
+    let keys = topic_keys(material);
+    let page_claims: &[PageClaim] = previous(material).map_or(&[], |p| &p.claims);
+    let written = material.version > 0 && previous(material).is_some();
+    let mut listed = Vec::new();
+    let mut candidates: Vec<(u8, usize)> = Vec::new();
+    for (i, digest) in material.digests.iter().enumerate() {
+        if !digest.changed {
+            continue;
+        }
+        let adds = !written
+            || claims_about(digest, &keys)
+                .any(|claim| !page_claims.iter().any(|p| same_claim(p, claim)));
+        if !adds {
+            listed.push(i);
+            continue;
+        }
+        let rank = if digest.by_title {
+            0
+        } else if gives_claim(digest, &keys) {
+            1
+        } else {
+            2
+        };
+        candidates.push((rank, i));
+    }
+    candidates.sort();
+    let take = candidates.len().min(room.max_claims);
+    let over_room = candidates.len() - take;
+    let mut chosen: Vec<usize> = candidates[..take].iter().map(|&(_, i)| i).collect();
+    listed.extend(candidates[take..].iter().map(|&(_, i)| i));
+    listed.sort_unstable();
+    // Calls keep the digests' own order (oldest first).
+    chosen.sort_unstable();
+    let mut batches: Vec<Vec<usize>> = Vec::new();
+    let mut size = 0usize;
+    for i in chosen {
+        let digest = &material.digests[i];
+        // Its excerpt shrinks to the room the digests leave; it needs a little.
+        let needed = digest_json(&digest.content).to_string().len()
+            + digest.text.len().min(MIN_EXCERPT_CHARS)
+            + 128;
+        match batches.last_mut() {
+            Some(batch) if batch.len() < BATCH_MAX && size + needed <= room.material_chars => {
+                batch.push(i);
+                size += needed;
+            }
+            _ => {
+                batches.push(vec![i]);
+                size = needed;
+            }
+        }
+    }
+    PagePlan {
+        batches,
+        listed,
+        over_room,
+    }
+}
+
+/// A claim of the page as last written that a rewrite keeps, unless it makes room for a
+/// new source's.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct KeptClaim {
+    /// The sources holding it that still feed the page unchanged: the rewrite keeps a
+    /// claim grounded in one of them.
+    pub holders: Vec<SourceId>,
+    /// It, for the feedback.
+    pub label: String,
+}
+
+/// What a rewrite must keep and gain (see the module documentation), within the page's
+/// room.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Guard {
-    /// Sources whose digest has a grounded sourced claim about the topic, each with a
-    /// label for the feedback: the rewrite keeps a claim grounded in each.
-    pub required: Vec<(SourceId, String)>,
+    /// The grounded claims of the page as last written whose sources still feed it
+    /// unchanged.
+    pub kept: Vec<KeptClaim>,
+    /// The new or changed sources of this call whose digest has a grounded sourced claim
+    /// about the topic, each with a label for the feedback: the rewrite gains a claim
+    /// grounded in each.
+    pub gained: Vec<(SourceId, String)>,
+    /// How many kept claims the rewrite may let go to make room for the new digests' (the
+    /// page holds at most `max_claims`): as many as the previous claims and one for each
+    /// new digest are over that.
+    pub may_drop: usize,
+    /// The most key claims the page holds.
+    pub max_claims: usize,
     /// The body's length (in characters) below which a rewrite lost too much; `None` when
     /// it may shrink (a source left or shrank) or there is nothing to keep.
     pub min_body_chars: Option<usize>,
+    /// The longest body the page has room for, in characters.
+    pub max_body_chars: usize,
     /// The previous body's length, for the feedback.
     pub previous_body_chars: usize,
 }
 
-/// How many sources whose claims a rewrite lost are named in its problem.
+/// How many sources or claims a rewrite lost are named in its problem.
 const MISSING_NAMED: usize = 10;
 
+/// `items` joined, the first [`MISSING_NAMED`] of them and how many more.
+fn named(items: &[&str]) -> String {
+    let mut out = items[..items.len().min(MISSING_NAMED)].join(", ");
+    if items.len() > MISSING_NAMED {
+        out.push_str(&format!(" and {} more", items.len() - MISSING_NAMED));
+    }
+    out
+}
+
 impl Guard {
-    /// What a rewrite of `material`'s page must keep.
-    pub fn of(material: &PageMaterial) -> Guard {
+    /// What a rewrite of `material`'s page must keep within `room`. The new or changed
+    /// digests of `material` are those of this call.
+    pub fn of(material: &PageMaterial, room: &PageRoom) -> Guard {
         let keys = topic_keys(material);
-        let required = material
+        let unchanged: Vec<SourceId> = material
             .digests
             .iter()
-            .filter(|d| {
-                claims_about(d, &keys).any(|c| {
-                    c.claim.grounded && c.claim.confidence == crate::contract::Confidence::Sourced
+            .filter(|d| !d.changed && !d.shrank)
+            .map(|d| d.source_id)
+            .collect();
+        let kept: Vec<KeptClaim> = previous(material)
+            .map_or(&[][..], |p| &p.claims[..])
+            .iter()
+            .filter(|c| c.claim.grounded)
+            .filter_map(|c| {
+                let holders: Vec<SourceId> = c
+                    .source_ids
+                    .iter()
+                    .copied()
+                    .filter(|s| unchanged.contains(s))
+                    .collect();
+                (!holders.is_empty()).then(|| KeptClaim {
+                    label: format!(
+                        "\"{}\" (source {})",
+                        one_line(&c.claim.claim)
+                            .chars()
+                            .take(80)
+                            .collect::<String>(),
+                        holders[0]
+                    ),
+                    holders,
                 })
             })
+            .collect();
+        let gained: Vec<(SourceId, String)> = material
+            .changed()
+            .filter(|d| gives_claim(d, &keys))
             .map(|d| {
                 (
                     d.source_id,
-                    format!("source {} ({})", d.source_id, d.content.title),
+                    format!("source {} ({})", d.source_id, one_line(&d.content.title)),
                 )
             })
             .collect();
-        let previous_body_chars = material
-            .last_compiled
-            .as_ref()
-            .map_or(0, |p| p.body.chars().count());
-        let min_body_chars = (!material.may_shrink() && previous_body_chars > 0)
-            .then(|| (previous_body_chars as f64 * KEEP_BODY).ceil() as usize);
+        // Each new digest may bring a claim; a full page lets go of as many as it must.
+        let previous_claims = previous(material).map_or(0, |p| p.claims.len());
+        let may_drop = (previous_claims + material.changed().count())
+            .saturating_sub(room.max_claims)
+            .min(kept.len());
+        let previous_body_chars = previous(material).map_or(0, |p| p.body.chars().count());
+        let min_body_chars = (!material.may_shrink() && previous_body_chars > 0).then(|| {
+            (previous_body_chars.min(room.max_body_chars) as f64 * KEEP_BODY).ceil() as usize
+        });
         Guard {
-            required,
+            kept,
+            gained,
+            may_drop,
+            max_claims: room.max_claims,
             min_body_chars,
+            max_body_chars: room.max_body_chars,
             previous_body_chars,
         }
     }
@@ -179,30 +433,57 @@ impl Guard {
     /// The problems of a rewrite with `claims` and `body`, one line each (empty: it keeps
     /// what it must).
     pub fn problems(&self, claims: &[PageClaim], body: &str) -> Vec<String> {
+        let holds = |id: &SourceId| {
+            claims
+                .iter()
+                .any(|c| c.claim.grounded && c.source_ids.contains(id))
+        };
         let mut problems = Vec::new();
         let missing: Vec<&str> = self
-            .required
+            .gained
             .iter()
-            .filter(|(id, _)| {
-                !claims
-                    .iter()
-                    .any(|c| c.claim.grounded && c.source_ids.contains(id))
-            })
+            .filter(|(id, _)| !holds(id))
             .map(|(_, label)| label.as_str())
             .collect();
         if !missing.is_empty() {
             // Named up to a few: the problem goes back to the model and into the reason.
-            let mut named = missing[..missing.len().min(MISSING_NAMED)].join(", ");
-            if missing.len() > MISSING_NAMED {
-                named.push_str(&format!(" and {} more", missing.len() - MISSING_NAMED));
-            }
             problems.push(format!(
-                "the page lost every sourced claim of {named}: keep at least one claim from \
-                 each with a quote copied exactly from its text"
+                "the page has no sourced claim of the new {}: add at least one claim from \
+                 each with a quote copied exactly from its text",
+                named(&missing)
             ));
         }
+        let lost: Vec<&str> = self
+            .kept
+            .iter()
+            .filter(|k| !k.holders.iter().any(holds))
+            .map(|k| k.label.as_str())
+            .collect();
+        if lost.len() > self.may_drop {
+            let room = if self.may_drop == 0 {
+                String::new()
+            } else {
+                format!(
+                    " (the page is full: you may let go of {} of them for the new sources)",
+                    self.may_drop
+                )
+            };
+            problems.push(format!(
+                "the page lost {} of the sourced claims it had: {}; keep them{room}",
+                lost.len(),
+                named(&lost)
+            ));
+        }
+        if claims.len() > hard_cap(self.max_claims) {
+            problems.push(format!(
+                "/key_claims: {} claims; the page holds at most {}: merge or let go of the \
+                 least important",
+                claims.len(),
+                self.max_claims
+            ));
+        }
+        let chars = body.chars().count();
         if let Some(min) = self.min_body_chars {
-            let chars = body.chars().count();
             if chars < min {
                 problems.push(format!(
                     "/article_body: the page shrank to {chars} characters from {}; keep what \
@@ -211,12 +492,23 @@ impl Guard {
                 ));
             }
         }
+        if chars > hard_cap(self.max_body_chars) {
+            problems.push(format!(
+                "/article_body: {chars} characters; the page has room for {}: say it more \
+                 briefly",
+                self.max_body_chars
+            ));
+        }
         problems
     }
 }
 
+/// The most concepts, open questions, links and sources of one claim the prompt shows of
+/// the page: a hub's lists would otherwise grow with its sources.
+const SHOWN_NAMES: usize = 24;
+
 /// A page's content as the prompt shows it: one JSON object in the answer's own shape,
-/// each claim naming the sources that hold it.
+/// each claim naming the sources that hold it (the first [`SHOWN_NAMES`] of each list).
 fn content_json(content: &PageContent) -> Value {
     json!({
         "title": content.title,
@@ -225,11 +517,12 @@ fn content_json(content: &PageContent) -> Value {
             "claim": c.claim.claim,
             "confidence": c.claim.confidence.as_str(),
             "quote": c.claim.quote,
-            "sources": c.source_ids.iter().map(|s| s.0).collect::<Vec<_>>(),
+            "sources": c.source_ids.iter().take(SHOWN_NAMES).map(|s| s.0).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-        "concepts": content.concepts,
-        "open_questions": content.open_questions,
-        "backlink_suggestions": content.links.iter().map(|l| &l.target).collect::<Vec<_>>(),
+        "concepts": content.concepts.iter().take(SHOWN_NAMES).collect::<Vec<_>>(),
+        "open_questions": content.open_questions.iter().take(SHOWN_NAMES).collect::<Vec<_>>(),
+        "backlink_suggestions": content.links.iter().take(SHOWN_NAMES).map(|l| &l.target)
+            .collect::<Vec<_>>(),
         "article_body": content.body,
     })
 }
@@ -325,8 +618,9 @@ pub(crate) struct PageParts {
 }
 
 impl PageParts {
-    /// The material of `material`'s page, excerpts within `excerpt_room` characters in all.
-    pub fn of(material: &PageMaterial, excerpt_room: usize) -> PageParts {
+    /// The material of `material`'s page, excerpts within `excerpt_room` characters in all
+    /// and the list of other sources within `listing_room`.
+    pub fn of(material: &PageMaterial, excerpt_room: usize, listing_room: usize) -> PageParts {
         let keys = topic_keys(material);
         let page = match &material.last_compiled {
             Some(content) => content_json(content).to_string(),
@@ -352,19 +646,30 @@ impl PageParts {
                 ));
             }
         }
-        let others: Vec<String> = material
-            .digests
-            .iter()
-            .filter(|d| !d.changed)
-            .map(|d| {
-                format!(
-                    "- source {}: {} — {}",
-                    d.source_id,
-                    one_line(&d.content.title),
-                    one_line(&d.content.summary)
-                )
-            })
-            .collect();
+        // The other sources, as many as the room holds: a hub's hundreds are counted.
+        let mut others: Vec<String> = Vec::new();
+        let mut used = 0usize;
+        let unchanged: Vec<&FeedingDigest> =
+            material.digests.iter().filter(|d| !d.changed).collect();
+        for d in &unchanged {
+            let line = format!(
+                "- source {}: {} — {}",
+                d.source_id,
+                one_line(&d.content.title),
+                one_line(&d.content.summary)
+            );
+            if used + line.len() + 1 > listing_room {
+                break;
+            }
+            used += line.len() + 1;
+            others.push(line);
+        }
+        if others.len() < unchanged.len() {
+            others.push(format!(
+                "- and {} more sources, listed on the page with their summaries",
+                unchanged.len() - others.len()
+            ));
+        }
         PageParts {
             page,
             digests: none_if_empty(digests.trim_end()),
@@ -382,16 +687,20 @@ fn none_if_empty(text: &str) -> String {
     }
 }
 
-/// The page prompt from `template` over `parts`, with the titles and concepts to reuse.
+/// The page prompt from `template` over `parts`, with the titles and concepts to reuse
+/// and the page's room.
 pub(crate) fn page_prompt(
     template: &PromptTemplate,
     topic: &str,
     parts: &PageParts,
     titles: &[String],
     concepts: &[String],
+    room: &PageRoom,
 ) -> Prompt {
     template.render(&[
         ("topic", &one_line(topic)),
+        ("max_claims", &room.max_claims.to_string()),
+        ("max_body_chars", &room.max_body_chars.to_string()),
         ("page", &parts.page),
         ("digests", &parts.digests),
         ("excerpts", &parts.excerpts),
@@ -529,15 +838,32 @@ mod tests {
         assert!(!adds_nothing(&material(page, vec![crema])));
     }
 
+    /// A room of `claims` claims and a body of 100 characters, with plenty for material.
+    fn room(claims: usize) -> PageRoom {
+        PageRoom {
+            max_claims: claims,
+            max_body_chars: 100,
+            material_chars: 10_000,
+            listing_chars: 10_000,
+        }
+    }
+
     #[test]
-    fn the_guard_wants_a_claim_from_each_source_and_most_of_the_body() {
-        let page = content("Espresso", &"x".repeat(100), vec![]);
-        let a = digest(1, "Espresso", "A.", vec![claim("a", Some("a b"), &[1])]);
+    fn the_guard_wants_the_claims_the_page_had_and_one_from_each_new_source() {
+        let page = content(
+            "Espresso",
+            &"x".repeat(100),
+            vec![claim("a", Some("a b"), &[1])],
+        );
+        let mut a = digest(1, "Espresso", "A.", vec![claim("a", Some("a b"), &[1])]);
+        a.changed = false;
         let b = digest(2, "espressos", "B.", vec![claim("b", Some("c d"), &[2])]);
         let no_quote = digest(3, "Espresso", "C.", vec![claim("c", None, &[])]);
         let m = material(page, vec![a, b, no_quote]);
-        let guard = Guard::of(&m);
-        assert_eq!(guard.required.len(), 2, "source 3 has no sourced claim");
+        let guard = Guard::of(&m, &room(10));
+        assert_eq!(guard.kept.len(), 1, "the page's one grounded claim");
+        assert_eq!(guard.gained.len(), 1, "source 3 has no sourced claim");
+        assert_eq!(guard.may_drop, 0, "the page has room");
         assert_eq!(guard.min_body_chars, Some(70));
 
         let ok = [
@@ -545,21 +871,247 @@ mod tests {
             claim("b", Some("c d"), &[2, 1]),
         ];
         assert!(guard.problems(&ok, &"y".repeat(70)).is_empty());
-        let problems = guard.problems(&ok[..1], &"y".repeat(69));
+        let problems = guard.problems(&ok[1..], &"y".repeat(69));
+        assert!(
+            guard.problems(&ok[1..], &"y".repeat(70)).is_empty(),
+            "b holds 1 too"
+        );
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        let problems = guard.problems(&[claim("b", Some("c d"), &[2])], &"y".repeat(69));
         assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(problems[0].contains("source 2 (espressos)"), "{problems:?}");
+        assert!(problems[0].contains("lost 1 of the sourced claims it had: \"a\" (source 1)"));
         assert!(
             problems[1].contains("69 characters from 100"),
+            "{problems:?}"
+        );
+        let problems = guard.problems(&ok[..1], &"y".repeat(70));
+        assert!(
+            problems[0].contains("new source 2 (espressos)"),
             "{problems:?}"
         );
 
         // A source that left lets the page shrink.
         let mut lost = m.clone();
         lost.sources_lost = 1;
-        assert_eq!(Guard::of(&lost).min_body_chars, None);
+        assert_eq!(Guard::of(&lost, &room(10)).min_body_chars, None);
         let mut shrank = m;
         shrank.digests[0].shrank = true;
-        assert_eq!(Guard::of(&shrank).min_body_chars, None);
+        let guard = Guard::of(&shrank, &room(10));
+        assert_eq!(guard.min_body_chars, None);
+        assert!(
+            guard.kept.is_empty(),
+            "a source that shrank holds its claims no more"
+        );
+    }
+
+    #[test]
+    fn a_hub_asks_only_what_a_bounded_page_can_keep() {
+        // A page fed by 200 sources, quoting the 6 it has room for.
+        let held: Vec<PageClaim> = (1..=6)
+            .map(|i| claim(&format!("c{i}"), Some(&format!("quote {i}")), &[i]))
+            .collect();
+        let page = content("Espresso", "Body.", held.clone());
+        let mut digests: Vec<FeedingDigest> = (1..=200)
+            .map(|i| {
+                let mut d = digest(
+                    i,
+                    "Espresso",
+                    &format!("quote {i}."),
+                    vec![claim("c", Some(&format!("quote {i}")), &[i])],
+                );
+                d.changed = false;
+                d
+            })
+            .collect();
+        let m = material(page.clone(), digests.clone());
+        let guard = Guard::of(&m, &room(6));
+        // The old guard wanted a claim from all 200 sources.
+        assert_eq!(guard.kept.len(), 6);
+        assert!(guard.gained.is_empty());
+        assert!(guard.problems(&held, "Body.").is_empty());
+
+        // One new source on a full page: it gains a claim, and one old claim may go.
+        digests.push(digest(
+            201,
+            "Espresso",
+            "quote 201.",
+            vec![claim("new", Some("quote 201"), &[201])],
+        ));
+        let m = material(page, digests);
+        let guard = Guard::of(&m, &room(6));
+        assert_eq!(
+            (guard.kept.len(), guard.gained.len(), guard.may_drop),
+            (6, 1, 1)
+        );
+        let mut rotated = held[1..].to_vec();
+        rotated.push(claim("new", Some("quote 201"), &[201]));
+        assert!(guard.problems(&rotated, "Body.").is_empty());
+        let problems = guard.problems(&held[2..], "Body.");
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("new source 201"), "{problems:?}");
+        assert!(problems[1].contains("lost 2 of"), "{problems:?}");
+        assert!(problems[1].contains("let go of 1 of them"), "{problems:?}");
+    }
+
+    #[test]
+    fn a_rewrite_stays_within_the_room_of_the_page() {
+        let page = content("Espresso", &"x".repeat(400), vec![]);
+        let m = material(page, vec![digest(1, "Espresso", "A.", vec![])]);
+        let guard = Guard::of(&m, &room(2));
+        // The old body was longer than the room: 70% of the room is enough.
+        assert_eq!(guard.min_body_chars, Some(70));
+        assert!(guard.problems(&[], &"y".repeat(125)).is_empty());
+        let too_long = guard.problems(&[], &"y".repeat(126));
+        assert!(too_long[0].contains("room for 100"), "{too_long:?}");
+        let claims: Vec<PageClaim> = (0..3).map(|i| claim(&i.to_string(), None, &[])).collect();
+        assert!(
+            guard.problems(&claims, &"y".repeat(80)).is_empty(),
+            "2 and a quarter"
+        );
+        let four: Vec<PageClaim> = (0..4).map(|i| claim(&i.to_string(), None, &[])).collect();
+        assert!(guard.problems(&four, &"y".repeat(80))[0].contains("at most 2"));
+    }
+
+    #[test]
+    fn a_page_over_its_room_is_shown_cut_to_it_and_may_shrink_to_it() {
+        let claims: Vec<PageClaim> = (1..=40)
+            .map(|i| claim(&format!("c{i}"), Some(&format!("quote {i}")), &[i]))
+            .collect();
+        let body = format!(
+            "{}\n\n{}\n\n{}",
+            "a".repeat(60),
+            "b".repeat(30),
+            "c".repeat(60)
+        );
+        let big = content("Espresso", &body, claims);
+        let cut = within_room(&big, &room(6));
+        assert_eq!(cut.claims.len(), 6);
+        assert_eq!(
+            cut.body,
+            format!("{}\n\n{}", "a".repeat(60), "b".repeat(30))
+        );
+        let fits = content("Espresso", "short", big.claims[..7].to_vec());
+        assert_eq!(
+            within_room(&fits, &room(6)),
+            fits,
+            "within a quarter over: as it is"
+        );
+        let one = content("Espresso", &"word ".repeat(50), vec![]);
+        assert!(within_room(&one, &room(6)).body.ends_with("word …"));
+
+        // Its sources all still feed it: the guard asks only what the call was shown.
+        let digests: Vec<FeedingDigest> = (1..=41)
+            .map(|i| {
+                let mut d = digest(i, "Espresso", &format!("quote {i}."), vec![]);
+                d.changed = i == 41;
+                d
+            })
+            .collect();
+        let mut m = material(big, digests);
+        m.last_compiled = Some(cut);
+        let guard = Guard::of(&m, &room(6));
+        assert_eq!((guard.kept.len(), guard.may_drop), (6, 1));
+        assert_eq!(
+            guard.min_body_chars,
+            Some(65),
+            "70% of the 92 characters shown"
+        );
+    }
+
+    #[test]
+    fn the_room_of_a_page_is_bounded_by_the_context_not_by_its_sources() {
+        let small = PageRoom::new(11_520, 3_500);
+        assert!(
+            small.max_claims >= MIN_CLAIMS && small.max_claims <= 10,
+            "{small:?}"
+        );
+        let used = 2 * small.max_body_chars + small.material_chars + 3 * small.listing_chars;
+        assert!(3_500 + used <= 11_520, "{small:?}");
+        let large = PageRoom::new(300_000, 3_500);
+        assert_eq!(large.max_claims, MAX_CLAIMS);
+        assert!(large.material_chars > small.material_chars);
+        // No room at all still gives a page something to hold.
+        let none = PageRoom::new(0, 3_500);
+        assert_eq!(
+            (none.max_claims, none.max_body_chars),
+            (MIN_CLAIMS, MIN_BODY_CHARS)
+        );
+    }
+
+    #[test]
+    fn a_job_writes_in_what_the_page_holds_and_lists_the_rest() {
+        let page = content(
+            "Espresso",
+            "Body.",
+            vec![claim("old", Some("an old quote"), &[1])],
+        );
+        let mut old = digest(1, "Espresso", "an old quote.", vec![]);
+        old.changed = false;
+        let mut digests = vec![old];
+        for i in 2..=121 {
+            let mut d = digest(
+                i,
+                "Crema",
+                &format!("Espresso note {i}."),
+                vec![claim(
+                    &format!("espresso {i}"),
+                    Some(&format!("Espresso note {i}")),
+                    &[i],
+                )],
+            );
+            d.by_title = false;
+            digests.push(d);
+        }
+        // One repeats the page: it is listed, with no call.
+        digests[5].content.claims = vec![claim("old", Some("an old quote"), &[6])];
+        // One names the topic by its title: it goes first.
+        digests[100].by_title = true;
+        let m = material(page, digests);
+        let mut r = room(6);
+        r.material_chars = 1_000;
+        let plan = plan_page(&m, &r);
+        let written: Vec<usize> = plan.batches.iter().flatten().copied().collect();
+        assert_eq!(written.len(), 6, "{plan:?}");
+        assert!(written.contains(&100), "{plan:?}");
+        assert!(!written.contains(&5), "{plan:?}");
+        assert!(plan.listed.contains(&5));
+        assert_eq!(plan.over_room, 120 - 1 - 6);
+        assert_eq!(plan.listed.len() + written.len(), 120);
+        assert!(
+            plan.batches.len() >= 2,
+            "a thousand characters a call: {plan:?}"
+        );
+        assert!(plan
+            .batches
+            .iter()
+            .all(|b| !b.is_empty() && b.len() <= BATCH_MAX));
+
+        // A page with nothing new lost a source: no batch, a call of its own.
+        let mut quiet = m.clone();
+        quiet.digests.truncate(1);
+        assert!(plan_page(&quiet, &r).batches.is_empty());
+    }
+
+    #[test]
+    fn the_list_of_other_sources_fits_its_room() {
+        let page = content("Espresso", "Body.", vec![]);
+        let digests: Vec<FeedingDigest> = (1..=480)
+            .map(|i| {
+                let mut d = digest(i, "Espresso", "Text.", vec![]);
+                d.changed = i == 480;
+                d
+            })
+            .collect();
+        let parts = PageParts::of(&material(page, digests), 1_000, 2_000);
+        assert!(parts.others.len() <= 2_100, "{}", parts.others.len());
+        assert!(parts.others.starts_with("- source 1: Espresso"));
+        let last = parts.others.lines().last().unwrap();
+        assert!(last.starts_with("- and ") && last.contains(" more sources, listed on the page"));
+        let shown = parts.others.lines().count() - 1;
+        assert!(
+            last.contains(&format!("and {} more", 479 - shown)),
+            "{last}"
+        );
     }
 
     #[test]
@@ -590,7 +1142,7 @@ mod tests {
         let mut old = digest(1, "Espresso", "Espresso one.", vec![]);
         old.changed = false;
         let new = digest(7, "espressos", "Espressos two.", vec![]);
-        let parts = PageParts::of(&material(page, vec![old, new]), 10_000);
+        let parts = PageParts::of(&material(page, vec![old, new]), 10_000, 10_000);
         assert!(parts.page.contains("\"sources\":[1]"), "{}", parts.page);
         assert!(parts
             .digests

@@ -1,8 +1,9 @@
 //! Writing a page from the digests that feed it, the IO half: reads the page's material,
-//! skips the model when the new digests add nothing, else asks for the page with the same
-//! engine, retries and fallbacks as a source's compile, grounds every quote against the
-//! texts of all the page's sources, and saves the new version — or keeps the old one and
-//! flags the page when every answer would lose content. The decisions are `page`'s.
+//! skips the model when the new digests add nothing, else asks for the page — one call per
+//! batch of new digests, as `page::plan_page` plans them within the page's room — with the
+//! same engine, retries and fallbacks as a source's compile, grounds every quote against
+//! the texts of all the page's sources, and saves the new version — or keeps the old one
+//! and flags the page when every answer would lose content. The decisions are `page`'s.
 
 use std::time::Instant;
 
@@ -12,14 +13,17 @@ use crate::store::{JobTarget, NewLink, PageClaim, PageContent, PageId, PageMater
 use super::driver::{Answer, Asking, CallLog, CompileError, Compiler};
 use super::extract::reading_notes;
 use super::live::{Live, ProgressFn, Stage};
-use super::page::{adds_nothing, new_holders, page_prompt, Guard, PageParts, SourceTexts};
+use super::page::{
+    adds_nothing, new_holders, page_prompt, plan_page, within_room, Guard, PageParts, PageRoom,
+    SourceTexts,
+};
 use super::page_report::{PageOutcome, PageReport};
 use super::parts::PartSource;
 use super::plan::{chars_for, estimate_tokens, Limits, Route, CONTEXT_MARGIN};
 use super::prompt::MAX_KNOWN;
 use super::report::LastCall;
 use super::step::{judge_with, Accepted, Judgement, Rejection};
-use super::templates::{Prompt, EXTRACT, PAGE};
+use super::templates::{Prompt, PromptTemplate, EXTRACT, PAGE};
 
 /// The page prompt, and what to append to the page's body when parts of its material
 /// could not be read.
@@ -28,10 +32,100 @@ struct PagePrompt {
     note: Option<String>,
 }
 
+/// How one page call ended.
+enum PageCall {
+    /// The answer was accepted: the page as it now reads, and who wrote it.
+    Accepted {
+        content: Box<PageContent>,
+        provider: String,
+        model: String,
+        author: String,
+    },
+    /// No answer could be had: why, whether the guard refused the last one, and who was
+    /// asked last.
+    GaveUp {
+        reason: String,
+        lost_content: bool,
+        author: String,
+    },
+}
+
+/// The room of a page written with `template` within `limits`.
+fn page_room(template: &PromptTemplate, limits: Limits) -> PageRoom {
+    let prompt_chars = chars_for(
+        limits
+            .context
+            .saturating_sub(limits.max_tokens + CONTEXT_MARGIN),
+    );
+    let bare = template.render(&[]);
+    PageRoom::new(prompt_chars, bare.system.len() + bare.user.len())
+}
+
+/// The first of `names` that fit in `room` characters as the prompt lists them.
+fn fit_names(names: Vec<String>, room: usize) -> Vec<String> {
+    let mut used = 0usize;
+    names
+        .into_iter()
+        .take_while(|n| {
+            used += n.len() + 3;
+            used <= room
+        })
+        .collect()
+}
+
+/// `material` as one page call sees it: the page as `page` says (the version a model
+/// last wrote, or the one written by this job's previous call) within `room`, the digests
+/// of `batch` as the new ones, those of `done` (written in or listed earlier) as already
+/// written, and the digests the job has not come to yet left out. A call after the first
+/// starts from a page that already let go of what left.
+fn call_view(
+    material: &PageMaterial,
+    room: &PageRoom,
+    page: Option<&PageContent>,
+    batch: &[usize],
+    done: &[usize],
+    first: bool,
+) -> PageMaterial {
+    let mut view = material.clone();
+    view.last_compiled = page.map(|p| within_room(p, room));
+    view.digests = material
+        .digests
+        .iter()
+        .enumerate()
+        .filter(|(i, d)| !d.changed || batch.contains(i) || done.contains(i))
+        .map(|(i, d)| {
+            let mut d = d.clone();
+            d.changed = batch.contains(&i);
+            d.shrank &= first;
+            d
+        })
+        .collect();
+    if !first {
+        view.sources_lost = 0;
+    }
+    view
+}
+
+/// `material` with only the digests a job went through (`done`, and those it never
+/// needed to), for marking them as written into the page.
+fn written_view(material: &PageMaterial, done: &[usize]) -> PageMaterial {
+    let mut view = material.clone();
+    view.digests = material
+        .digests
+        .iter()
+        .enumerate()
+        .filter(|(i, d)| !d.changed || done.contains(i))
+        .map(|(_, d)| d.clone())
+        .collect();
+    view
+}
+
 impl Compiler {
     /// Writes a stale page from its digests (a page job the queue has started): with no
-    /// model call when the new digests add nothing, else with one page call (after reading
-    /// the material in parts when it does not fit one call).
+    /// model call when the new digests add nothing, else with one page call per batch of
+    /// the new digests the page has room for (a batch read in parts first when it does not
+    /// fit one call); the others are listed on the page. The version is saved once, at
+    /// the end, or — when a later call fails — as far as the calls before it got.
     pub async fn write_page(
         &self,
         page_id: PageId,
@@ -62,60 +156,135 @@ impl Compiler {
             context: self.context_tokens(0).await,
             max_tokens: u64::from(self.settings.max_tokens),
         };
-        let target = JobTarget::Page(page_id);
-        let prompt = match self
-            .page_prompt(&material, limits, events, cancel, &mut report)
-            .await?
-        {
-            Ok(prompt) => prompt,
-            Err(reason) => {
-                report.outcome = PageOutcome::Failed { reason };
-                report.elapsed_ms = started.elapsed().as_millis() as u64;
-                return Ok(report);
-            }
+        let template = self.prompts.get(PAGE);
+        report.prompt_version = template.version.clone();
+        let room = page_room(template, limits);
+        let plan = plan_page(&material, &room);
+        report.listed = plan.listed.len();
+        if plan.over_room > 0 {
+            report.warnings.push(format!(
+                "{} new sources are listed on the page without being written in: it holds \
+                 {} claims, and one job writes in at most that many sources",
+                plan.over_room, room.max_claims
+            ));
+        }
+        // A page that only lost sources is still rewritten once, with no new digest.
+        let batches = if plan.batches.is_empty() {
+            vec![Vec::new()]
+        } else {
+            plan.batches
         };
-        self.write_page_from(
-            &material,
-            limits,
-            prompt,
-            target,
-            events,
-            cancel,
-            &mut report,
-        )
-        .await?;
+        let texts = SourceTexts::new(&material);
+        let target = JobTarget::Page(page_id);
+        let mut done: Vec<usize> = plan.listed;
+        let mut page: Option<PageContent> = material.last_compiled.clone();
+        let mut written: Option<(String, String, String)> = None;
+        let mut failure: Option<(String, bool)> = None;
+        let mut last_author = String::new();
+        for (k, batch) in batches.iter().enumerate() {
+            let view = call_view(&material, &room, page.as_ref(), batch, &done, k == 0);
+            let prompt = match self
+                .page_prompt(&view, limits, &room, events, cancel, &mut report)
+                .await?
+            {
+                Ok(prompt) => prompt,
+                Err(reason) => {
+                    failure = Some((reason, false));
+                    break;
+                }
+            };
+            let call = self
+                .ask_page(
+                    &view,
+                    &texts,
+                    &room,
+                    limits,
+                    prompt,
+                    target,
+                    events,
+                    cancel,
+                    &mut report,
+                )
+                .await?;
+            match call {
+                PageCall::Accepted {
+                    content,
+                    provider,
+                    model,
+                    author,
+                } => {
+                    page = Some(*content);
+                    done.extend(batch.iter().copied());
+                    written = Some((provider, model, author));
+                }
+                PageCall::GaveUp {
+                    reason,
+                    lost_content,
+                    author,
+                } => {
+                    failure = Some((reason, lost_content));
+                    last_author = author;
+                    break;
+                }
+            }
+        }
+        if let (Some((provider, model, author)), Some(content)) = (written, page.as_ref()) {
+            let live = Live::new(Some(target), author.clone(), 1, events);
+            live.emit(Stage::Saving, Some(material.title.clone()));
+            let version = self.store().save_page_rewrite(
+                &written_view(&material, &done),
+                content,
+                &provider,
+                &model,
+            )?;
+            live.emit(Stage::Compiled, Some(material.title.clone()));
+            report.provider = Some(author);
+            report.outcome = PageOutcome::Written { version };
+        }
+        if let Some((reason, lost_content)) = failure {
+            if lost_content {
+                self.store().flag_page(material.page_id, &reason)?;
+                report.outcome = PageOutcome::Flagged { reason };
+            } else {
+                report.outcome = PageOutcome::Failed { reason };
+            }
+            Live::new(Some(target), last_author, 1, events)
+                .emit(Stage::Failed, report.reason().map(str::to_owned));
+        }
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(report)
     }
 
-    /// The prompt that writes the page: the material in full when it fits one call
-    /// (excerpts as long as the room allows), else notes of reading the digests and
-    /// excerpts in parts. `Err` with a reason when the context is too small for either.
+    /// The prompt of one page call: the material in full when it fits one call (excerpts
+    /// as long as the room allows), else notes of reading the digests and excerpts in
+    /// parts. `Err` with a reason when the context is too small for either.
     async fn page_prompt(
         &self,
         material: &PageMaterial,
         limits: Limits,
+        room: &PageRoom,
         events: &ProgressFn,
         cancel: &CancellationToken,
         report: &mut PageReport,
     ) -> Result<Result<PagePrompt, String>, CompileError> {
         let template = self.prompts.get(PAGE);
-        report.prompt_version = template.version.clone();
-        let bare = PageParts::of(material, 0);
+        let listing = room.listing_chars;
+        let bare = PageParts::of(material, 0, listing);
         let haystack = format!("{}\n{}", bare.page, bare.digests);
         let (title_index, concept_index) = self.names.known(self.store())?;
-        let titles = title_index.relevant(&haystack, MAX_KNOWN);
-        let concepts = concept_index.relevant(&haystack, MAX_KNOWN);
-        let render =
-            |parts: &PageParts| page_prompt(template, &material.title, parts, &titles, &concepts);
+        let titles = fit_names(title_index.relevant(&haystack, MAX_KNOWN), listing);
+        let concepts = fit_names(concept_index.relevant(&haystack, MAX_KNOWN), listing);
+        let render = |parts: &PageParts| {
+            page_prompt(template, &material.title, parts, &titles, &concepts, room)
+        };
         let without_excerpts = render(&bare);
         let used = estimate_tokens(without_excerpts.system.len() + without_excerpts.user.len());
         let left = limits
             .context
             .saturating_sub(used + limits.max_tokens + CONTEXT_MARGIN);
         // Block headers of the excerpts come out of their room too.
-        let room = chars_for(left).saturating_sub(64 * material.digests.len());
-        let full = render(&PageParts::of(material, room));
+        let excerpt_room = chars_for(left).saturating_sub(64 * material.changed().count());
+        let full = render(&PageParts::of(material, excerpt_room, listing));
         let extract = self.prompts.get(EXTRACT);
         match limits.route(&full, extract, &material.title) {
             Route::Direct => {
@@ -128,9 +297,9 @@ impl Compiler {
             Route::InParts { .. } => {}
         }
         // The digests alone do not fit: read them and their sources' excerpts in parts.
-        let whole = PageParts::of(material, usize::MAX);
+        let whole = PageParts::of(material, usize::MAX, listing);
         let text = format!("{}\n\n{}", whole.digests, whole.excerpts);
-        let room = match limits.route(&without_excerpts, extract, &material.title) {
+        let part_room = match limits.route(&without_excerpts, extract, &material.title) {
             Route::InParts { room } => room,
             // The prompt without the digests' text fits: parts as large as the context.
             Route::Direct => limits
@@ -146,7 +315,7 @@ impl Compiler {
             text: &text,
         };
         let reading = self
-            .read_in_parts(&source, limits.context, room, events, cancel)
+            .read_in_parts(&source, limits.context, part_room, events, cancel)
             .await?;
         let mut parts = bare;
         parts.digests = String::new();
@@ -181,25 +350,26 @@ impl Compiler {
     }
 
     /// Asks the providers for the page as a compile asks for an article — an answer the
-    /// rewrite guard refuses is retried with the reason — and saves it, or keeps the page as
-    /// it is (flagged when the guard refused the last answer).
+    /// rewrite guard refuses is retried with the reason — and returns the page it reads as,
+    /// or why no answer would do.
     #[allow(clippy::too_many_arguments)]
-    async fn write_page_from(
+    async fn ask_page(
         &self,
         material: &PageMaterial,
+        texts: &SourceTexts,
+        room: &PageRoom,
         limits: Limits,
         prompt: PagePrompt,
         target: JobTarget,
         events: &ProgressFn,
         cancel: &CancellationToken,
         report: &mut PageReport,
-    ) -> Result<(), CompileError> {
+    ) -> Result<PageCall, CompileError> {
         let schema = self.prompts.get(PAGE).schema();
-        let texts = SourceTexts::new(material);
-        let guard = Guard::of(material);
+        let guard = Guard::of(material, room);
         let judge = |raw: &str, cut_off: bool| -> Judgement {
             let judgement = judge_with(raw, cut_off, &|q| texts.grounds(q), &schema);
-            guarded(judgement, &texts, &guard)
+            guarded(judgement, texts, &guard)
         };
         let asking = Asking {
             target: Some(target),
@@ -220,36 +390,23 @@ impl Compiler {
         report.tokens_out += log.tokens_out;
         report.attempts.append(&mut log.attempts);
         report.warnings.append(&mut log.warnings);
-        let author = last.provider.clone();
-        match answer? {
+        Ok(match answer? {
             Answer::Accepted(accepted) => {
-                let content = page_content(material, &accepted, &texts, prompt.note);
                 report.warnings.extend(accepted.warnings.iter().cloned());
                 let record = last.record(&report.prompt_version, Vec::new(), accepted.truncated);
-                let live = Live::new(Some(target), author.clone(), last.attempt, events);
-                live.emit(Stage::Saving, Some(material.title.clone()));
-                let version = self.store().save_page_rewrite(
-                    material,
-                    &content,
-                    &record.provider,
-                    &record.model,
-                )?;
-                live.emit(Stage::Compiled, Some(material.title.clone()));
-                report.provider = Some(author);
-                report.outcome = PageOutcome::Written { version };
-            }
-            Answer::GaveUp { reason, rejection } => {
-                if rejection == Some(Rejection::LostContent) {
-                    self.store().flag_page(material.page_id, &reason)?;
-                    report.outcome = PageOutcome::Flagged { reason };
-                } else {
-                    report.outcome = PageOutcome::Failed { reason };
+                PageCall::Accepted {
+                    content: Box::new(page_content(material, &accepted, texts, prompt.note)),
+                    provider: record.provider,
+                    model: record.model,
+                    author: last.provider.clone(),
                 }
-                Live::new(Some(target), author, last.attempt, events)
-                    .emit(Stage::Failed, report.reason().map(str::to_owned));
             }
-        }
-        Ok(())
+            Answer::GaveUp { reason, rejection } => PageCall::GaveUp {
+                reason,
+                lost_content: rejection == Some(Rejection::LostContent),
+                author: last.provider.clone(),
+            },
+        })
     }
 }
 
@@ -337,5 +494,101 @@ fn page_content(
         concepts: result.concepts.clone(),
         open_questions: result.open_questions.clone(),
         links,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{ArticleId, FeedingDigest, PageKind, SourceId};
+
+    fn content(body: &str) -> PageContent {
+        PageContent {
+            title: "Espresso".into(),
+            summary: "About espresso.".into(),
+            body: body.into(),
+            claims: Vec::new(),
+            concepts: Vec::new(),
+            open_questions: Vec::new(),
+            links: Vec::new(),
+        }
+    }
+
+    /// A page fed by five sources: 1 written before, 2 to 5 new (5's text shrank), one
+    /// source lost.
+    fn material() -> PageMaterial {
+        let digests = (1..=5)
+            .map(|i| FeedingDigest {
+                source_id: SourceId(i),
+                article_id: ArticleId(i),
+                by_title: true,
+                changed: i > 1,
+                shrank: i == 5,
+                digest_at: String::new(),
+                content: content("Digest."),
+                text: "Espresso.".into(),
+            })
+            .collect();
+        PageMaterial {
+            page_id: PageId(1),
+            kind: PageKind::Topic,
+            title: "Espresso".into(),
+            aliases: Vec::new(),
+            version: 3,
+            stale_reason: Some("new sources".into()),
+            current: content("Old."),
+            last_compiled: Some(content("Old.")),
+            sources_lost: 1,
+            digests,
+        }
+    }
+
+    fn ids(m: &PageMaterial, changed: bool) -> Vec<i64> {
+        m.digests
+            .iter()
+            .filter(|d| d.changed == changed)
+            .map(|d| d.source_id.0)
+            .collect()
+    }
+
+    #[test]
+    fn each_call_sees_its_batch_as_new_and_what_came_before_as_written() {
+        let m = material();
+        let room = PageRoom::new(20_000, 3_000);
+        // The first call: digests 2 and 3 (indexes 1, 2); 4 and 5 wait for later calls.
+        let first = call_view(&m, &room, m.last_compiled.as_ref(), &[1, 2], &[], true);
+        assert_eq!(
+            (ids(&first, true), ids(&first, false)),
+            (vec![2, 3], vec![1])
+        );
+        assert_eq!(first.sources_lost, 1, "the first call drops what left");
+        // The second call starts from the first's page: 2 and 3 are written, 5 is new.
+        let page = content("Written by the first call.");
+        let second = call_view(&m, &room, Some(&page), &[4], &[1, 2], false);
+        assert_eq!(
+            (ids(&second, true), ids(&second, false)),
+            (vec![5], vec![1, 2, 3])
+        );
+        assert_eq!(second.last_compiled, Some(page));
+        assert_eq!(second.sources_lost, 0);
+        assert!(
+            !second.may_shrink(),
+            "only the first call may shrink the page"
+        );
+        assert!(first.may_shrink());
+
+        // Saved after the second call was refused: what the first call wrote in (sources
+        // 2 and 3) and a listed one (4) are marked as written; 5 waits for the next job.
+        let saved = written_view(&m, &[1, 2, 3]);
+        let marked: Vec<i64> = saved.digests.iter().map(|d| d.source_id.0).collect();
+        assert_eq!(marked, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn known_names_are_cut_to_their_room() {
+        let names: Vec<String> = ["Espresso", "Crema", "Tamping"].map(String::from).to_vec();
+        assert_eq!(fit_names(names.clone(), 100), names);
+        assert_eq!(fit_names(names.clone(), 19), ["Espresso", "Crema"]);
+        assert!(fit_names(names, 5).is_empty());
     }
 }

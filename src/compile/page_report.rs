@@ -47,6 +47,9 @@ pub struct PageReport {
     pub sources: usize,
     /// How many of them were new or changed since it was last written.
     pub changed: usize,
+    /// How many of the new or changed ones the page only lists, with their summaries, with
+    /// no call: they add nothing it lacks, or the job had no room left for them.
+    pub listed: usize,
     /// Calls made to models (0 for a page that needed none).
     pub calls: u32,
     /// The provider and model that wrote it.
@@ -74,6 +77,7 @@ impl PageReport {
             outcome: PageOutcome::UpToDate,
             sources: 0,
             changed: 0,
+            listed: 0,
             calls: 0,
             provider: None,
             warnings: Vec::new(),

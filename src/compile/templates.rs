@@ -358,6 +358,8 @@ const NOTES_VARS: &[&str] = &[
 const FREEFORM_VARS: &[&str] = &["source", "source_title"];
 const PAGE_VARS: &[&str] = &[
     "topic",
+    "max_claims",
+    "max_body_chars",
     "page",
     "digests",
     "excerpts",
@@ -422,13 +424,13 @@ fn builtin_templates() -> Vec<PromptTemplate> {
         },
         PromptTemplate {
             id: PAGE.into(),
-            version: "page-v1".into(),
+            version: "page-v2".into(),
             response: ResponseType::Json,
             schema: Some(crate::contract::compilation_contract().clone()),
             system: format!(
-                "You are WikiMind, a careful knowledge compiler. You write one wiki page about one topic from what several sources say of it, answering with a single JSON object and nothing else (no prose, no code fence). You are given the page as it was last written (if any), the digests of sources that are new or changed (each labelled with its source), excerpts of those sources' own text where they mention the topic, and a list of the other sources already written into the page.\n\nRewrite the whole page so it covers every source: keep what the page already says unless a source now contradicts it (then say so), add what the new digests say, and attribute claims to the sources that hold them. Keep at least one sourced claim from every source, and do not make the page shorter. A \"sourced\" claim's quote must be copied exactly from the excerpts, the digests' quotes or the page's existing quotes: those are the sources' own words. The title is the topic's name.\n\n{RULES}"
+                "You are WikiMind, a careful knowledge compiler. You write one wiki page about one topic from what several sources say of it, answering with a single JSON object and nothing else (no prose, no code fence). You are given the page as it was last written (if any), the digests of sources that are new or changed (each labelled with its source), excerpts of those sources' own text where they mention the topic, and a list of the other sources already written into the page.\n\nRewrite the whole page: keep what the page already says unless a source now contradicts it (then say so), add what the new digests say, and attribute claims to the sources that hold them. Keep the sourced claims the page has, add at least one sourced claim from each new digest that has one, and do not make the page shorter. A page has bounded room (given below): when it is full, merge claims or let go of the oldest to make room for the claims of the new sources; every source stays listed on the page with its summary, so a source need not be quoted to be reachable. A \"sourced\" claim's quote must be copied exactly from the excerpts, the digests' quotes or the page's existing quotes: those are the sources' own words. The title is the topic's name.\n\n{RULES}"
             ),
-            user: "Topic: {{topic}}\n\nArticles already in the wiki (link to them by exact title):\n{{known_titles}}\n\nConcepts already in the wiki (reuse these names): {{known_concepts}}\n\nThe page as last written:\n<<<PAGE\n{{page}}\nPAGE>>>\n\nNew or changed digests:\n{{digests}}\n\nExcerpts of their sources where they mention the topic:\n{{excerpts}}\n\nOther sources already written into the page:\n{{others}}\n\nWrite the page about {{topic}} as one JSON object.".into(),
+            user: "Topic: {{topic}}\n\nArticles already in the wiki (link to them by exact title):\n{{known_titles}}\n\nConcepts already in the wiki (reuse these names): {{known_concepts}}\n\nThe page as last written:\n<<<PAGE\n{{page}}\nPAGE>>>\n\nNew or changed digests:\n{{digests}}\n\nExcerpts of their sources where they mention the topic:\n{{excerpts}}\n\nOther sources already written into the page:\n{{others}}\n\nRoom: the page holds at most {{max_claims}} key claims and an article_body of at most {{max_body_chars}} characters.\n\nWrite the page about {{topic}} as one JSON object.".into(),
             origin: TemplateOrigin::BuiltIn,
             allowed: PAGE_VARS,
         },

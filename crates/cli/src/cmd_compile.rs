@@ -208,6 +208,12 @@ fn print_page(out: &mut impl Write, p: &PageReport) -> std::io::Result<()> {
     let sources = |n: usize| format!("{n} source{}", if n == 1 { "" } else { "s" });
     let calls = |n: u32| format!("{n} call{}", if n == 1 { "" } else { "s" });
     let what = match &p.outcome {
+        PageOutcome::Written { version } if p.listed > 0 => format!(
+            "written from {} (v{version}, {}; {} only listed)",
+            sources(p.sources),
+            calls(p.calls),
+            p.listed
+        ),
         PageOutcome::Written { version } => format!(
             "written from {} (v{version}, {})",
             sources(p.sources),

@@ -263,11 +263,18 @@ fn print_page(out: &mut impl Write, p: &ShownPage) -> std::io::Result<()> {
         if let Some(final_url) = redirected(&s.origin, s.final_url.as_deref()) {
             write!(out, " → {final_url}")?;
         }
-        writeln!(
+        write!(
             out,
             " (compiled {} by {} {}) — #{} \"{}\"",
             s.compiled_at, s.provider, s.model, s.source_id, s.title
         )?;
+        // Its one-line summary: a hub lists more sources than its claims quote.
+        let summary = s.summary.split_whitespace().collect::<Vec<_>>().join(" ");
+        if summary.is_empty() {
+            writeln!(out)?;
+        } else {
+            writeln!(out, ": {summary}")?;
+        }
     }
     Ok(())
 }

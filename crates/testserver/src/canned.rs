@@ -428,6 +428,12 @@ pub fn compilation_answer(user_message: &str) -> String {
 /// - `concepts`, `backlink_suggestions`, `open_questions`: the old page's and then each
 ///   digest's, once each (case-insensitively; the first spelling wins), in order.
 ///
+/// Within the room the prompt's `Room:` line gives (at most N key claims, an article_body
+/// of at most M characters), as WikiMind's guard asks of a full page: one claim for each
+/// new source first, then the old page's claims, newest first (its oldest let go), then
+/// the digests' other claims; the old body as far as it fits, then new paragraphs while
+/// they fit. A prompt with no `Room:` line gets everything, as above.
+///
 /// A block whose JSON does not parse is skipped, and an unclosed block is ignored. When
 /// the material was read in parts and the prompt holds notes instead of `<<<DIGEST`
 /// blocks, each note's quote becomes a `sourced` claim and its text a paragraph.
@@ -459,13 +465,17 @@ pub fn page_answer(user_message: &str) -> String {
         .unwrap_or("Untitled")
         .to_string();
 
-    let mut claims: Vec<Value> = old
+    let (max_claims, max_body) = page_room(user_message);
+    let kept: Vec<Value> = old
         .and_then(|p| p["key_claims"].as_array())
         .into_iter()
         .flatten()
         .filter_map(kept_claim)
         .collect();
-    let mut quoted: Vec<String> = claims
+    // One claim for each new source first, then the extra claims of the digests.
+    let mut claims: Vec<Value> = Vec::new();
+    let mut extras: Vec<Value> = Vec::new();
+    let mut quoted: Vec<String> = kept
         .iter()
         .filter_map(|c| c["quote"].as_str())
         .map(quote_key)
@@ -495,6 +505,7 @@ pub fn page_answer(user_message: &str) -> String {
         }
     }
     for (_, digest) in digests.iter().filter(|(id, _)| !excerpted.contains(id)) {
+        let mut first = true;
         for claim in digest["key_claims"].as_array().into_iter().flatten() {
             let Some(quote) = text_field(claim, "quote") else {
                 continue;
@@ -504,9 +515,24 @@ pub fn page_answer(user_message: &str) -> String {
             }
             quoted.push(quote_key(quote));
             let said = text_field(claim, "claim").unwrap_or(quote);
-            claims.push(json!({"claim": said, "confidence": "sourced", "quote": quote}));
+            let claim = json!({"claim": said, "confidence": "sourced", "quote": quote});
+            if first {
+                claims.push(claim);
+                first = false;
+            } else {
+                extras.push(claim);
+            }
         }
     }
+    // Within the page's room: the new sources' claims, then the old page's newest claims
+    // (its oldest let go first), then the extra claims.
+    claims.truncate(max_claims);
+    let from_old = kept.len().min(max_claims - claims.len());
+    let mut all: Vec<Value> = kept[kept.len() - from_old..].to_vec();
+    all.append(&mut claims);
+    let room_left = max_claims - all.len();
+    all.extend(extras.into_iter().take(room_left));
+    let claims = all;
 
     let summary = old
         .and_then(|p| text_field(p, "summary"))
@@ -519,25 +545,41 @@ pub fn page_answer(user_message: &str) -> String {
         .unwrap_or_default()
         .trim();
     let mut written: Vec<String> = paragraphs(old_body);
-    let mut body = old_body.to_string();
+    // The old body as far as the room goes (all of it when it fits), then new paragraphs
+    // while they fit.
+    let add = |body: &mut String, paragraph: &str| {
+        let grown = body.chars().count() + paragraph.chars().count() + 2;
+        if grown > max_body && !body.is_empty() {
+            return false;
+        }
+        if !body.is_empty() {
+            body.push_str("\n\n");
+        }
+        body.push_str(&truncate_chars(paragraph, max_body));
+        true
+    };
+    let mut body = String::new();
+    if old_body.chars().count() <= max_body {
+        body = old_body.to_string();
+    } else {
+        for paragraph in paragraphs(old_body) {
+            if !add(&mut body, &paragraph) {
+                break;
+            }
+        }
+    }
     for (_, digest) in &digests {
         for paragraph in paragraphs(digest["article_body"].as_str().unwrap_or_default()) {
             if written.contains(&paragraph) {
                 continue;
             }
-            if !body.is_empty() {
-                body.push_str("\n\n");
+            if add(&mut body, &paragraph) {
+                written.push(paragraph);
             }
-            body.push_str(&paragraph);
-            written.push(paragraph);
         }
     }
     for (text, _) in note_quotes(user_message) {
-        if !written.contains(&text) {
-            if !body.is_empty() {
-                body.push_str("\n\n");
-            }
-            body.push_str(&text);
+        if !written.contains(&text) && add(&mut body, &text) {
             written.push(text);
         }
     }
@@ -572,6 +614,28 @@ pub fn page_answer(user_message: &str) -> String {
         "article_body": body,
     })
     .to_string()
+}
+
+/// The room a page prompt gives the page (its `Room:` line: at most N key claims and an
+/// article_body of at most M characters); no bound when the prompt has none.
+fn page_room(user_message: &str) -> (usize, usize) {
+    let number_after = |text: &str, marker: &str| -> Option<usize> {
+        let at = text.find(marker)? + marker.len();
+        let digits: String = text[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    };
+    let line = user_message
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("Room: "))
+        .unwrap_or_default();
+    (
+        number_after(line, "holds at most ").unwrap_or(usize::MAX),
+        number_after(line, "article_body of at most ").unwrap_or(usize::MAX),
+    )
 }
 
 /// The line that opens the source of a compile prompt.
@@ -918,6 +982,32 @@ DIGEST>>>"#;
                 "<<<EXCERPT source 12\n{EXCERPT_12}\nEXCERPT>>>\n<<<EXCERPT source 14\n{EXCERPT_14}\nEXCERPT>>>"
             ),
         )
+    }
+
+    #[test]
+    fn a_page_keeps_to_the_room_its_prompt_gives_letting_go_of_its_oldest_claims() {
+        let roomy = two_digest_prompt().replace(
+            "\n\nWrite the page about",
+            "\n\nRoom: the page holds at most 3 key claims and an article_body of at most 90 characters.\n\nWrite the page about",
+        );
+        assert_eq!(page_room(&roomy), (3, 90));
+        assert_eq!(page_room(&two_digest_prompt()), (usize::MAX, usize::MAX));
+        let page = assert_valid(&answer(&roomy));
+        let claims = page["key_claims"].as_array().unwrap();
+        let quotes: Vec<&str> = claims.iter().filter_map(|c| c["quote"].as_str()).collect();
+        assert_eq!(claims.len(), 3, "{claims:?}");
+        // The new sources' claims stay; of the old page's two, the newest (the opinion).
+        assert_eq!(claims[0]["claim"], "Burr grinders are better.");
+        assert!(
+            EXCERPT_12.contains(quotes[0]) && EXCERPT_14.contains(quotes[1]),
+            "{quotes:?}"
+        );
+        // The old body fits and stays; nothing more fits after it.
+        let body = page["article_body"].as_str().unwrap();
+        assert_eq!(
+            body,
+            "Grind size sets how fast water extracts coffee.\n\nFiner grinds extract faster."
+        );
     }
 
     /// What WikiMind's contract demands of an answer: the required fields with their

@@ -8,6 +8,7 @@ mod ask;
 mod crash;
 mod eval;
 mod flow;
+mod hubs;
 mod mcp;
 mod page_jobs;
 mod pages;

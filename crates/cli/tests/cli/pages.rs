@@ -474,8 +474,10 @@ fn a_corpus_of_overlapping_notes_makes_one_page_per_topic() {
     );
     assert_eq!(wanted, ["fines"]);
 
-    // Every page was written from all its sources by the compile, one call per page that
-    // changed, and few pages are orphans (no other page links to them).
+    // Every page was written from all its sources by the compile, in at most two calls
+    // per page that changed (a page of up to 11 sources at the default context: one call
+    // carries the digests that fit, and a page holds 6 claims), and few pages are orphans
+    // (no other page links to them).
     let page_calls = |server: &TestServer| {
         server
             .chat_requests()
@@ -486,7 +488,7 @@ fn a_corpus_of_overlapping_notes_makes_one_page_per_topic() {
     let pages = env.json(&["list"]);
     let pages = pages.as_array().unwrap();
     assert!(pages.iter().all(|p| p["stale"] == false), "{pages:?}");
-    assert!(page_calls(&server) <= pages.len());
+    assert!(page_calls(&server) <= 2 * pages.len());
     let orphans: Vec<&str> = pages
         .iter()
         .filter(|p| {
