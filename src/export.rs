@@ -577,7 +577,11 @@ mod tests {
             assert_eq!(file.path.parent(), Some(out.as_path()));
             assert!(file.path.is_file());
         }
-        assert_eq!(fs::read_dir(&out).unwrap().count(), 4);
+        assert_eq!(
+            fs::read_dir(&out).unwrap().count(),
+            5,
+            "four pages and the export's marker"
+        );
 
         let text = fs::read_to_string(&report.files[0].path).unwrap();
         let want = "---\n\
@@ -708,8 +712,8 @@ mod tests {
         }
         assert_eq!(
             fs::read_dir(&vault).unwrap().count(),
-            2,
-            "no temporary files left"
+            3,
+            "two pages and the marker, no temporary files left"
         );
     }
 
@@ -748,7 +752,11 @@ mod tests {
                 "Kelvin (2).md",
             ]
         );
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), titles.len());
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            titles.len() + 1,
+            "one file per title, and the marker"
+        );
         // The title as given stays findable as an alias when the name had to change.
         let nfd = fs::read_to_string(&report.files[1].path).unwrap();
         assert!(nfd.contains("aliases:\n  - \"cafe\u{301}\""), "{nfd}");

@@ -348,7 +348,7 @@ fn export_writes_one_file_per_page_and_the_digests_in_sources() {
     assert!(page.contains("sources:\n  - \""), "{page}");
     assert_eq!(page.matches("notes/").count(), 3, "{page}");
     assert!(
-        page.contains("## Sources\n\n- [[sources/Espresso]]\n"),
+        page.contains("## Sources\n\n- [Espresso](<sources/Espresso.md>)\n"),
         "{page}"
     );
     let mut digests: Vec<String> = std::fs::read_dir(out.join("sources"))
