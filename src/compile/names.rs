@@ -87,6 +87,34 @@ pub fn apply_name_rules(result: &mut CompilationResult, source: &SourceNames<'_>
         }
     }
 
+    names_said(result, &evidence, &mut report);
+    report
+}
+
+/// The name rules for a page an answer rewrote from its sources: concepts, backlink
+/// suggestions and body links must be names one of `texts` (the sources' readable texts and
+/// the digests' titles) says. The page's title is its topic's and is not judged.
+pub fn apply_page_name_rules<'a>(
+    result: &mut CompilationResult,
+    texts: impl IntoIterator<Item = &'a str>,
+) -> NameReport {
+    let evidence = NameEvidence::new(texts);
+    let mut report = NameReport::default();
+    names_said(result, &evidence, &mut report);
+    report
+}
+
+/// Leaves out of `result` the concepts, suggestions and body links `evidence` does not
+/// allow, recording each in `report`.
+fn names_said(result: &mut CompilationResult, evidence: &NameEvidence, report: &mut NameReport) {
+    let reject = |report: &mut NameReport, name: &str, reason: NotAName| {
+        if !report.rejected.iter().any(|r| r.name == name) {
+            report.rejected.push(RejectedName {
+                name: name.to_owned(),
+                reason: reason.as_str(),
+            });
+        }
+    };
     // Concepts and backlink suggestions.
     let keep = |names: &mut Vec<String>, report: &mut NameReport| {
         names.retain(|name| match evidence.judge(name) {
@@ -97,8 +125,8 @@ pub fn apply_name_rules(result: &mut CompilationResult, source: &SourceNames<'_>
             }
         });
     };
-    keep(&mut result.concepts, &mut report);
-    keep(&mut result.backlink_suggestions, &mut report);
+    keep(&mut result.concepts, report);
+    keep(&mut result.backlink_suggestions, report);
 
     // Body links: one to a name no source says reads as its text.
     let judged = std::cell::RefCell::new(Vec::new());
@@ -111,9 +139,8 @@ pub fn apply_name_rules(result: &mut CompilationResult, source: &SourceNames<'_>
         Some(link.display())
     });
     for (name, reason) in judged.into_inner() {
-        reject(&mut report, &name, reason);
+        reject(report, &name, reason);
     }
-    report
 }
 
 fn one_line(text: &str) -> String {
@@ -216,5 +243,29 @@ mod tests {
                 ("photo.jpg", "attachment"),
             ]
         );
+    }
+
+    #[test]
+    fn a_page_names_only_what_one_of_its_sources_says() {
+        let mut r = result(
+            "Espresso",
+            &["Crema", "Volcanic Ash"],
+            "Pulled with [[Crema]] on top; see [[Volcanic Ash]] and [[Grind Size|the grind]].",
+        );
+        let report = apply_page_name_rules(
+            &mut r,
+            [
+                "A shot has crema on top.",
+                "Grind size matters.",
+                "Espresso",
+            ],
+        );
+        assert_eq!(r.concepts, ["Crema"]);
+        assert_eq!(
+            r.article_body,
+            "Pulled with [[Crema]] on top; see Volcanic Ash and [[Grind Size|the grind]]."
+        );
+        assert_eq!(report.rejected.len(), 1);
+        assert_eq!(report.title_note, None);
     }
 }

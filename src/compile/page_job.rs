@@ -467,14 +467,23 @@ fn page_content(
     texts: &SourceTexts,
     note: Option<String>,
 ) -> PageContent {
-    let result = &accepted.result;
+    // A page names only what its sources say (the name rules, as for a digest).
+    let mut result = accepted.result.clone();
+    super::names::apply_page_name_rules(
+        &mut result,
+        material.digests.iter().flat_map(|d| {
+            [d.text.as_str(), d.content.title.as_str()]
+                .into_iter()
+                .chain(d.content.links.iter().map(|l| l.target.as_str()))
+        }),
+    );
     let mut body = result.article_body.clone();
     if let Some(note) = note {
         body.push_str(&note);
     }
     // The links the digests named by the topic make are the topic's too: an answer that
     // leaves one out (a model reading notes sees no links) does not lose it.
-    let mut links: Vec<NewLink> = accepted.links();
+    let mut links: Vec<NewLink> = super::step::links_of(&result);
     links.extend(
         material
             .digests

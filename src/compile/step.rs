@@ -140,19 +140,25 @@ impl Accepted {
     /// The links the article makes: its `[[wiki links]]` with the sentence around each,
     /// then the model's backlink suggestions (with no sentence).
     pub(crate) fn links(&self) -> Vec<NewLink> {
-        let mut links: Vec<NewLink> = wiki_links(&self.result.article_body)
-            .into_iter()
-            .map(|l| NewLink {
-                target: l.target,
-                context: l.context,
-            })
-            .collect();
-        links.extend(self.result.backlink_suggestions.iter().map(|s| NewLink {
-            target: s.clone(),
-            context: String::new(),
-        }));
-        links
+        links_of(&self.result)
     }
+}
+
+/// The links `result` makes: its body's wiki links with the sentence around each, then its
+/// backlink suggestions (with no sentence).
+pub(crate) fn links_of(result: &CompilationResult) -> Vec<NewLink> {
+    let mut links: Vec<NewLink> = wiki_links(&result.article_body)
+        .into_iter()
+        .map(|l| NewLink {
+            target: l.target,
+            context: l.context,
+        })
+        .collect();
+    links.extend(result.backlink_suggestions.iter().map(|s| NewLink {
+        target: s.clone(),
+        context: String::new(),
+    }));
+    links
 }
 
 /// Judges a raw answer: lenient extraction, repair and validation against the contract,

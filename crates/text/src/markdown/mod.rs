@@ -241,3 +241,69 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod hostile_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Inputs that break naive readers: each is read whole, without a panic, in bounded
+    /// time, and gives what a person would expect.
+    #[test]
+    fn hostile_notes_read_as_text() {
+        let long_line = format!("[[{}", "a".repeat(10 * 1024 * 1024));
+        let nested = format!("{}x{}", "[[".repeat(10_000), "]]".repeat(10_000));
+        let cases: Vec<(&str, String, usize)> = vec![
+            ("unclosed link", "see [[Espresso and more".into(), 0),
+            ("a 10 MB line with an unclosed link", long_line, 0),
+            ("nested brackets", nested, 1),
+            ("link in a code block", "```\n[[Not]]\n```\n".into(), 0),
+            ("link in a code span", "`[[Not]]` and [[Yes]]".into(), 1),
+            ("empty link", "[[]] [[ ]] [[|]] [[#]]".into(), 0),
+            ("only front matter fence", "---\n".into(), 0),
+            (
+                "unclosed front matter",
+                "---\ntitle: x\n[[Link]]\n".into(),
+                1,
+            ),
+            ("unclosed comment", "%% [[Hidden?]]".into(), 1),
+            ("closed comment", "%% [[Hidden]] %% [[Shown]]".into(), 1),
+            ("embed of an image", "![[a.png]] ![[b.svg|20]]".into(), 0),
+            ("control characters", "\u{0}[[A\u{1}]]\u{7f}".into(), 1),
+        ];
+        for (what, raw, links) in cases {
+            let note = read_note(&raw, Some("stem"));
+            let found = wiki_links(&note.readable.text).len();
+            assert_eq!(found, links, "{what}");
+            assert!(note.readable.text.len() <= raw.len(), "{what}");
+            let _ = rewrite_links(&raw, &|l| Some(l.display()));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn reading_any_note_never_panics(
+            text in crate::hostile::text(80),
+            stem in proptest::option::of("[a-z.#|\\[\\] ]{0,12}"),
+        ) {
+            let note = read_note(&text, stem.as_deref());
+            for i in 0..=note.readable.text.len() {
+                prop_assert!(note.readable.raw_offset(i) <= text.len());
+            }
+            for link in wiki_links(&text) {
+                prop_assert!(!link.target.is_empty());
+            }
+            let rewritten = rewrite_links(&text, &|l| Some(l.target.clone()));
+            prop_assert!(!rewritten.contains("[[") || text.contains("[["));
+            let _ = inline_tags(&text);
+            let _ = first_h1(&text);
+            for piece in split_wiki_links(&text) {
+                if let Piece::Link(l) = piece {
+                    let _ = (l.display(), l.written());
+                }
+            }
+            let _ = reduce_name(&text);
+            let _ = crate::name_rule::not_a_name(&text);
+        }
+    }
+}

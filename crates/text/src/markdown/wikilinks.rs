@@ -171,7 +171,12 @@ pub fn rewrite_links(markdown: &str, rewrite: &dyn Fn(&LinkRef) -> Option<String
             _ => {}
         }
     }
-    let in_closed = |at: usize| closed.iter().any(|r| r.contains(&at));
+    // The ranges come in document order and do not overlap: a binary search finds the
+    // one that may hold a position.
+    let in_closed = |at: usize| {
+        let i = closed.partition_point(|r| r.start <= at);
+        i > 0 && closed[i - 1].contains(&at)
+    };
     let mut out = String::with_capacity(markdown.len());
     let mut copied = 0;
     let mut search = 0;
