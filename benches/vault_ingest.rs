@@ -24,13 +24,21 @@ fn write_vault(root: &Path, notes: usize) {
     std::fs::write(root.join(".obsidian/app.json"), "{}").unwrap();
     std::fs::create_dir_all(root.join("attachments")).unwrap();
     for i in 0..notes / 100 {
-        std::fs::write(root.join(format!("attachments/img{i}.png")), [0x89, b'P', 0]).unwrap();
+        std::fs::write(
+            root.join(format!("attachments/img{i}.png")),
+            [0x89, b'P', 0],
+        )
+        .unwrap();
     }
     for i in 0..notes {
         let folder = root.join(format!("f{:02}", i % 100));
         std::fs::create_dir_all(&folder).unwrap();
         let front = match i % 3 {
-            0 => format!("---\ntitle: Note {i}\naliases: [N{i}, Number {i}]\ntags: [t{}, group/{}]\n---\n", i % 50, i % 7),
+            0 => format!(
+                "---\ntitle: Note {i}\naliases: [N{i}, Number {i}]\ntags: [t{}, group/{}]\n---\n",
+                i % 50,
+                i % 7
+            ),
             1 => format!("---\ntags: t{}\n---\n# Note {i}\n", i % 50),
             _ => String::new(),
         };
@@ -120,14 +128,22 @@ fn main() {
     let after_store = peak_rss_kb();
 
     let tagged = report.sources.iter().filter(|s| !s.tags.is_empty()).count();
-    let aliased = report.sources.iter().filter(|s| !s.aliases.is_empty()).count();
-    println!("vault of {notes} notes ({} skipped: {:?})", report.skipped.len(), {
-        let mut counts = std::collections::BTreeMap::new();
-        for s in &report.skipped {
-            *counts.entry(s.reason.label()).or_insert(0) += 1;
+    let aliased = report
+        .sources
+        .iter()
+        .filter(|s| !s.aliases.is_empty())
+        .count();
+    println!(
+        "vault of {notes} notes ({} skipped: {:?})",
+        report.skipped.len(),
+        {
+            let mut counts = std::collections::BTreeMap::new();
+            for s in &report.skipped {
+                *counts.entry(s.reason.label()).or_insert(0) += 1;
+            }
+            counts
         }
-        counts
-    });
+    );
     println!(
         "  sources read {}, with tags {tagged}, with aliases {aliased}, stored {}",
         report.sources.len(),

@@ -94,7 +94,7 @@ impl RunReports {
 /// The report of one job that ran to its end.
 enum Ran {
     Source(Box<CompileReport>),
-    Page(PageReport),
+    Page(Box<PageReport>),
 }
 
 /// Runs the wiki's job queue. Cheap to clone; clones share everything.
@@ -479,7 +479,7 @@ impl JobRunner {
             if let Some(job) = self.store().start_next(&self.shared.owner)? {
                 match self.run_job(job, stop).await? {
                     Some(Ran::Source(report)) => reports.sources.push(*report),
-                    Some(Ran::Page(report)) => reports.pages.push(report),
+                    Some(Ran::Page(report)) => reports.pages.push(*report),
                     None => {}
                 }
                 continue;
@@ -614,7 +614,7 @@ impl JobRunner {
                 .map(|r| r.map(|r| Ran::Source(Box::new(r)))),
             JobTarget::Page(page) => catch(compiler.write_page(page, &events, token))
                 .await
-                .map(|r| r.map(Ran::Page)),
+                .map(|r| r.map(|r| Ran::Page(Box::new(r)))),
         };
         match result {
             Ok(Ok(ran)) => Ok(ran),
@@ -778,10 +778,10 @@ fn progress_of(job: &Job, me: &JobOwner) -> JobProgress {
 fn failed_run(job: &Job, reason: String) -> Ran {
     match job.target {
         JobTarget::Source(source) => Ran::Source(Box::new(failed_report(source, reason))),
-        JobTarget::Page(page) => Ran::Page(PageReport {
+        JobTarget::Page(page) => Ran::Page(Box::new(PageReport {
             outcome: PageOutcome::Failed { reason },
             ..PageReport::nothing_yet(page, job.page_title.clone().unwrap_or_default())
-        }),
+        })),
     }
 }
 
