@@ -270,6 +270,9 @@ fn a_vault_compiles_to_one_page_per_note_with_every_link_resolved() {
     assert_eq!(tagged, BTreeSet::from(["Espresso".to_owned()]));
     let journal = titles(&env.json(&["list", "--tag", "#Journal"]));
     assert_eq!(journal, BTreeSet::from(["2024-01-15".to_owned()]));
+    // `slow` is only a tag of Pour Over, in no note's text.
+    let found = env.json(&["search", "slow"]);
+    assert_eq!(found[0]["title"], "Pour Over", "tags are searched: {found}");
     let sources = env.json(&["sources"]);
     let pour_over = sources
         .as_array()
