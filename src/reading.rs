@@ -239,6 +239,18 @@ pub struct ListedVersion {
     pub restored_from: Option<u32>,
 }
 
+impl ListedVersion {
+    /// Who wrote it, as every shell shows it: `you`, `you (restored version 1)`, or
+    /// `provider:model`. The one home of this label (the CLI's `history` and the app's
+    /// history panel).
+    pub fn author_label(&self) -> String {
+        match (self.author_kind, self.restored_from) {
+            (AuthorKind::Person, Some(from)) => format!("you (restored version {from})"),
+            _ => self.author.clone(),
+        }
+    }
+}
+
 impl From<PageVersionInfo> for ListedVersion {
     fn from(info: PageVersionInfo) -> ListedVersion {
         let author = match info.author_kind {
@@ -319,5 +331,30 @@ impl PageWindow {
             next_offset: (end < total && !pages.is_empty()).then_some(end),
             pages,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_versions_author_reads_the_same_in_every_shell() {
+        let info = |kind, restored_from| PageVersionInfo {
+            version: 2,
+            title: "T".into(),
+            created_at: "2026-11-25T00:00:00Z".into(),
+            author_kind: kind,
+            provider: (kind == AuthorKind::Model).then(|| "ollama".into()),
+            model: (kind == AuthorKind::Model).then(|| "llama3.2".into()),
+            restored_from,
+        };
+        let label = |kind, from| ListedVersion::from(info(kind, from)).author_label();
+        assert_eq!(label(AuthorKind::Person, None), "you");
+        assert_eq!(
+            label(AuthorKind::Person, Some(1)),
+            "you (restored version 1)"
+        );
+        assert_eq!(label(AuthorKind::Model, None), "ollama:llama3.2");
     }
 }

@@ -269,6 +269,9 @@ pub struct PageVersionView {
     pub restored_from: Option<u32>,
     /// When it was written (UTC, ISO-8601).
     pub created_at: String,
+    /// Who wrote it, as the CLI's `history` says it too (`you (restored version 1)`,
+    /// `ollama:llama3.2`).
+    pub label: String,
 }
 
 /// What one version of a page says, as plain text to compare with another (never HTML).

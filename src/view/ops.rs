@@ -61,6 +61,7 @@ fn page_ref(p: &PageSummary) -> PageRefView {
 
 fn version_view(v: ListedVersion) -> PageVersionView {
     PageVersionView {
+        label: v.author_label(),
         version: v.version,
         title: v.title,
         author: match v.author_kind {

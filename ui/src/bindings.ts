@@ -290,7 +290,12 @@ restored_from: number | null,
 /**
  * When it was written (UTC, ISO-8601).
  */
-created_at: string, };
+created_at: string, 
+/**
+ * Who wrote it, as the CLI's `history` says it too (`you (restored version 1)`,
+ * `ollama:llama3.2`).
+ */
+label: string, };
 
 /**
  * What one version of a page says, as plain text to compare with another (never HTML).

@@ -7,7 +7,6 @@ import {
   countsLabel,
   forScreen,
   ingestReport,
-  versionAuthor,
   versionText,
   askStageLabel,
   citationMark,
@@ -372,11 +371,6 @@ describe("labels", () => {
     expect(countsLabel({ pages: 2, answers: 0, sources: 3, wanted: 1 })).toBe("2 pages · 3 sources · 1 wanted pages");
     expect(countsLabel({ pages: 3, answers: 1, sources: 3, wanted: 0 })).toBe("3 pages · 1 saved answer · 3 sources · 0 wanted pages");
     expect(countsLabel({ pages: 3, answers: 2, sources: 3, wanted: 0 })).toContain("2 saved answers");
-  });
-  it("names a version's author", () => {
-    expect(versionAuthor({ author: "person", restored_from: null, provider: null, model: null })).toBe("you");
-    expect(versionAuthor({ author: "person", restored_from: 1, provider: null, model: null })).toBe("you (restored version 1)");
-    expect(versionAuthor({ author: "model", restored_from: null, provider: "ollama", model: "m" })).toBe("ollama · m");
   });
   it("compares versions as title, summary, body and claims", () => {
     expect(versionText({ title: "T", summary: "S", body: "B", claims: ["c"] })).toBe("# T\n\nS\n\nB\n\n- c");

@@ -578,12 +578,6 @@ export function countsLabel(c: { pages: number; answers: number; sources: number
   return `${c.pages} pages · ${answers}${c.sources} sources · ${c.wanted} wanted pages`;
 }
 
-/** Who wrote a page version: the person (perhaps by a restore), else the provider and model. */
-export function versionAuthor(v: { author: string; restored_from: number | null; provider: string | null; model: string | null }): string {
-  if (v.author === "person") return v.restored_from !== null ? `you (restored version ${v.restored_from})` : "you";
-  return `${v.provider ?? "model"} · ${v.model ?? ""}`;
-}
-
 /** A page version as the text the history compares: title, summary, body, claims. */
 export function versionText(t: { title: string; summary: string; body: string; claims: string[] }): string {
   return [`# ${t.title}`, "", t.summary, "", t.body, "", ...t.claims.map((c) => `- ${c}`)].join("\n");

@@ -431,11 +431,14 @@ pub fn history(global: &Global, args: HistoryArgs) -> anyhow::Result<Done> {
     }
     let mut out = crate::context::out();
     for v in &versions {
-        write!(out, "v{:<4} {}  {}", v.version, v.created_at, v.author)?;
-        if let Some(from) = v.restored_from {
-            write!(out, " (restored v{from})")?;
-        }
-        writeln!(out, "  {}", v.title)?;
+        writeln!(
+            out,
+            "v{:<4} {}  {}  {}",
+            v.version,
+            v.created_at,
+            v.author_label(),
+            v.title
+        )?;
     }
     Ok(Done::Success)
 }

@@ -254,7 +254,7 @@ fn history_lists_versions_and_restore_brings_one_back_as_yours() {
         "{shown}"
     );
     let human = env.human(&["history", "Alpha"]);
-    assert!(human.contains("you (restored v1)"), "{human}");
+    assert!(human.contains("you (restored version 1)"), "{human}");
     assert_eq!(human.lines().count(), 3, "{human}");
     let said = env.human(&["restore", "Alpha", "2"]);
     assert_eq!(said, "restored version 2 of \"Alpha\" as version 4\n");
