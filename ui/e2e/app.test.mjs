@@ -569,6 +569,59 @@ test("screens: a reply for a screen the person left is dropped; a finished job k
   }
 });
 
+test("a vault: tags filter the library, a section link opens its page, an embedded image is a named chip", async () => {
+  const vault = join(tmp, "vault");
+  mkdirSync(join(vault, ".obsidian"), { recursive: true });
+  writeFileSync(join(vault, ".obsidian", "app.json"), "{}");
+  writeFileSync(join(vault, "grinder.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]));
+  writeFileSync(
+    join(vault, "Burr Grinder.md"),
+    "---\ntags: [gear, coffee/tools]\n---\n# Burr Grinder\n\nA burr grinder crushes beans evenly.\n" +
+      "Clean it like the wand: [[Steam Wand#Cleaning|cleaning the wand]] and ![[grinder.png|200]].\n",
+  );
+  writeFileSync(
+    join(vault, "Steam Wand.md"),
+    "# Steam Wand\n\nA steam wand heats milk with steam.\nIt sits beside the [[Burr Grinder]].\n\n## Cleaning\n\nWipe the wand after every use.\n",
+  );
+  await s.clickOn("#nav-add");
+  await s.type("#path-input", vault);
+  await s.clickOn("#add-path-btn");
+  await s.waitAny(".source-row", (t) => t.includes("Burr Grinder"));
+  await s.clickOn("#compile-all");
+  await s.waitAny('.source-row[data-status="compiled"]', (t) => t.includes("Steam Wand"), 60000);
+  await s.waitAny('.source-row[data-status="compiled"]', (t) => t.includes("Burr Grinder"), 60000);
+
+  // The library's tag filter: `coffee` also takes the nested `coffee/tools`.
+  await s.clickOn("#nav-library");
+  await s.waitAny("#tag-filter option", (t) => t === "#coffee/tools");
+  await s.exec(
+    "const el = document.querySelector('#tag-filter'); el.value = arguments[0]; el.dispatchEvent(new Event('change'));",
+    ["gear"],
+  );
+  await s.waitCount(".lib-row", 1);
+  await s.waitAny(".lib-row", (t) => t.startsWith("Burr Grinder") && t.includes("#gear"));
+  await shot("33-library-tag-filter");
+
+  await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Burr Grinder")));
+  await s.wait("#article-title", { text: (t) => t === "Burr Grinder" });
+  await s.wait("#tags", { text: (t) => t.includes("#gear") && t.includes("#coffee/tools") });
+  // The embedded image is named, never loaded.
+  await s.wait("#article-body .attachment", { text: (t) => t.includes("grinder.png") });
+  assert.equal((await s.findAll("#article-body img")).length, 0, "no image is loaded");
+  const anchor = await s.exec("return document.querySelector('#article-body a.wikilink[data-anchor]')?.getAttribute('data-anchor')");
+  assert.equal(anchor, "wm-cleaning");
+  await shot("34-page-tags-and-attachment");
+  await s.clickOn("#article-body a.wikilink[data-anchor]");
+  await s.wait("#article-title", { text: (t) => t === "Steam Wand" });
+
+  // Back to every page.
+  await s.clickOn("#nav-library");
+  await s.exec(
+    "const el = document.querySelector('#tag-filter'); el.value = ''; el.dispatchEvent(new Event('change'));",
+  );
+  await s.waitAny(".lib-row", (t) => t.startsWith("Steam Wand"));
+});
+
 test("settings: the model picker is filled from the server and the connection test says so", async () => {
   await s.clickOn("#nav-settings");
   await s.wait("#connection-result", { text: (t) => t.includes("answered") });
