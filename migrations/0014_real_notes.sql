@@ -48,62 +48,52 @@ CREATE TABLE merged_page_versions (
 );
 
 -- A page's tags (those of the notes its title names) are searched with its other names: the
--- full-text index's `aliases` column holds both, kept in step by the triggers below.
+-- full-text index's `aliases` column holds both (`page_search_names`), kept in step by the
+-- triggers below.
+CREATE VIEW page_search_names AS
+SELECT p.id AS page_id,
+       COALESCE((SELECT group_concat(a.name, ' ') FROM aliases a WHERE a.page_id = p.id), '')
+       || ' ' ||
+       COALESCE((SELECT group_concat(j.value, ' ') FROM page_sources ps
+                 JOIN sources s ON s.id = ps.source_id, json_each(s.tags) j
+                 WHERE ps.page_id = p.id AND ps.by_title = 1), '') AS names
+FROM pages p;
+
 DROP TRIGGER pages_fts_alias_insert;
 DROP TRIGGER pages_fts_alias_delete;
 
 CREATE TRIGGER pages_fts_alias_insert AFTER INSERT ON aliases BEGIN
-    UPDATE pages_fts SET aliases = COALESCE((SELECT group_concat(name, ' ') FROM aliases WHERE page_id = new.page_id), '')
-        || ' ' || COALESCE((SELECT group_concat(j.value, ' ') FROM page_sources ps
-                            JOIN sources s ON s.id = ps.source_id, json_each(s.tags) j
-                            WHERE ps.page_id = new.page_id AND ps.by_title = 1), '')
+    UPDATE pages_fts SET aliases = (SELECT names FROM page_search_names WHERE page_id = new.page_id)
     WHERE rowid = new.page_id;
 END;
 
 CREATE TRIGGER pages_fts_alias_delete AFTER DELETE ON aliases BEGIN
-    UPDATE pages_fts SET aliases = COALESCE((SELECT group_concat(name, ' ') FROM aliases WHERE page_id = old.page_id), '')
-        || ' ' || COALESCE((SELECT group_concat(j.value, ' ') FROM page_sources ps
-                            JOIN sources s ON s.id = ps.source_id, json_each(s.tags) j
-                            WHERE ps.page_id = old.page_id AND ps.by_title = 1), '')
+    UPDATE pages_fts SET aliases = (SELECT names FROM page_search_names WHERE page_id = old.page_id)
     WHERE rowid = old.page_id;
 END;
 
 CREATE TRIGGER pages_fts_alias_update AFTER UPDATE ON aliases BEGIN
-    UPDATE pages_fts SET aliases = COALESCE((SELECT group_concat(name, ' ') FROM aliases WHERE page_id = new.page_id), '')
-        || ' ' || COALESCE((SELECT group_concat(j.value, ' ') FROM page_sources ps
-                            JOIN sources s ON s.id = ps.source_id, json_each(s.tags) j
-                            WHERE ps.page_id = new.page_id AND ps.by_title = 1), '')
+    UPDATE pages_fts SET aliases = (SELECT names FROM page_search_names WHERE page_id = pages_fts.rowid)
     WHERE rowid IN (new.page_id, old.page_id);
 END;
 
 CREATE TRIGGER pages_fts_tags_source AFTER UPDATE OF tags ON sources BEGIN
-    UPDATE pages_fts SET aliases = COALESCE((SELECT group_concat(name, ' ') FROM aliases WHERE page_id = pages_fts.rowid), '')
-        || ' ' || COALESCE((SELECT group_concat(j.value, ' ') FROM page_sources ps
-                            JOIN sources s ON s.id = ps.source_id, json_each(s.tags) j
-                            WHERE ps.page_id = pages_fts.rowid AND ps.by_title = 1), '')
-    WHERE rowid IN (SELECT page_id FROM page_sources WHERE source_id = new.id AND by_title = 1);
+    UPDATE pages_fts SET aliases = (SELECT names FROM page_search_names WHERE page_id = pages_fts.rowid)
+    WHERE rowid IN (SELECT page_id FROM page_sources
+                    WHERE source_id = new.id AND by_title = 1);
 END;
 
 CREATE TRIGGER pages_fts_tags_feed_insert AFTER INSERT ON page_sources WHEN new.by_title = 1 BEGIN
-    UPDATE pages_fts SET aliases = COALESCE((SELECT group_concat(name, ' ') FROM aliases WHERE page_id = new.page_id), '')
-        || ' ' || COALESCE((SELECT group_concat(j.value, ' ') FROM page_sources ps
-                            JOIN sources s ON s.id = ps.source_id, json_each(s.tags) j
-                            WHERE ps.page_id = new.page_id AND ps.by_title = 1), '')
+    UPDATE pages_fts SET aliases = (SELECT names FROM page_search_names WHERE page_id = new.page_id)
     WHERE rowid = new.page_id;
 END;
 
 CREATE TRIGGER pages_fts_tags_feed_update AFTER UPDATE OF by_title ON page_sources BEGIN
-    UPDATE pages_fts SET aliases = COALESCE((SELECT group_concat(name, ' ') FROM aliases WHERE page_id = new.page_id), '')
-        || ' ' || COALESCE((SELECT group_concat(j.value, ' ') FROM page_sources ps
-                            JOIN sources s ON s.id = ps.source_id, json_each(s.tags) j
-                            WHERE ps.page_id = new.page_id AND ps.by_title = 1), '')
+    UPDATE pages_fts SET aliases = (SELECT names FROM page_search_names WHERE page_id = new.page_id)
     WHERE rowid = new.page_id;
 END;
 
 CREATE TRIGGER pages_fts_tags_feed_delete AFTER DELETE ON page_sources WHEN old.by_title = 1 BEGIN
-    UPDATE pages_fts SET aliases = COALESCE((SELECT group_concat(name, ' ') FROM aliases WHERE page_id = old.page_id), '')
-        || ' ' || COALESCE((SELECT group_concat(j.value, ' ') FROM page_sources ps
-                            JOIN sources s ON s.id = ps.source_id, json_each(s.tags) j
-                            WHERE ps.page_id = old.page_id AND ps.by_title = 1), '')
+    UPDATE pages_fts SET aliases = (SELECT names FROM page_search_names WHERE page_id = old.page_id)
     WHERE rowid = old.page_id;
 END;

@@ -56,6 +56,17 @@ pub struct BackfillReport {
 }
 
 impl BackfillReport {
+    /// The report of `name` before it did anything.
+    fn new(name: &'static str) -> BackfillReport {
+        BackfillReport {
+            name,
+            checked: 0,
+            downgraded: 0,
+            changed: 0,
+            detail: None,
+        }
+    }
+
     /// The line a shell shows for this run, when it changed anything a person would notice.
     pub fn notice(&self) -> Option<String> {
         if self.downgraded > 0 {
@@ -80,13 +91,7 @@ impl BackfillReport {
 pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
     let mut reports = Vec::new();
     for &(name, version, table) in REGROUND {
-        let mut report = BackfillReport {
-            name,
-            checked: 0,
-            downgraded: 0,
-            changed: 0,
-            detail: None,
-        };
+        let mut report = BackfillReport::new(name);
         while let Some(from) = store.backfill_cursor(name, version)? {
             let claims = store.grounded_claims_after(table, from, BATCH)?;
             let mut indexes: HashMap<SourceId, Option<GroundingIndex>> = HashMap::new();
@@ -133,15 +138,11 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
             store.clean_names(NAMES.0, NAMES.1, &rules, crate::store::DEFAULT_MIN_SOURCES)?
         {
             let pages = store.page_counts()?.pages;
-            reports.push(BackfillReport {
-                name: NAMES.0,
-                checked: pages as usize,
-                downgraded: 0,
-                changed: cleanup.total(),
-                detail: None,
-            });
+            let mut report = BackfillReport::new(NAMES.0);
+            report.checked = pages as usize;
+            report.changed = cleanup.total();
             if cleanup.total() > 0 {
-                reports.last_mut().expect("pushed").detail = Some(format!(
+                report.detail = Some(format!(
                     "{} names fixed, {} dropped; {} pages retitled, {} merged, {} removed, {} flagged",
                     cleanup.names_fixed,
                     cleanup.names_dropped,
@@ -151,6 +152,7 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
                     cleanup.pages_flagged
                 ));
             }
+            reports.push(report);
         }
     }
     Ok(reports)
@@ -159,13 +161,7 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
 /// The `note-metadata` backfill (see the module documentation).
 fn note_metadata(store: &Store) -> Result<BackfillReport> {
     let (name, version) = NOTE_METADATA;
-    let mut report = BackfillReport {
-        name,
-        checked: 0,
-        downgraded: 0,
-        changed: 0,
-        detail: None,
-    };
+    let mut report = BackfillReport::new(name);
     while let Some(from) = store.backfill_cursor(name, version)? {
         let sources = store.sources_after(from, BATCH)?;
         let rows: Vec<SourceMetadata> = sources.iter().filter_map(metadata_of).collect();
