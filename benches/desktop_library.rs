@@ -130,6 +130,7 @@ fn seed(wiki: &Wiki, n: usize) -> Result<(), String> {
                 claims: &claims,
                 links: &links,
                 truncated: false,
+                title_is_page: true,
                 record: &CompileRecord::default(),
             })
             .map_err(|e| e.to_string())?;

@@ -150,6 +150,7 @@ fn per_source() {
                 claims: &accepted.claims,
                 links: &links,
                 truncated: false,
+                title_is_page: true,
                 record: &record,
             })
             .unwrap();

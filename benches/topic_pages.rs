@@ -507,6 +507,7 @@ fn save_without_a_call(lab: &Lab, schema: &Schema, text: &str) {
             claims: &accepted.claims,
             links: &links,
             truncated: false,
+            title_is_page: true,
             record: &record,
         })
         .expect("save");

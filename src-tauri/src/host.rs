@@ -303,6 +303,7 @@ mod tests {
                     claims: &[],
                     links: &[],
                     truncated: false,
+                    title_is_page: true,
                     record: &CompileRecord::default(),
                 })
                 .unwrap();

@@ -487,6 +487,7 @@ impl Compiler {
             claims: &accepted.claims,
             links: &accepted.links(),
             truncated: accepted.truncated,
+            title_is_page: names.title_is_page,
             record: &record,
         })?;
         live.emit(Stage::Compiled, Some(saved.title.clone()));

@@ -29,13 +29,28 @@ pub struct RejectedName {
 }
 
 /// What the name rules did to one digest.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NameReport {
     /// Set when the model's title was replaced by the source's own:
     /// `title not in the source: used the source's title 'Cold Brew'`.
     pub title_note: Option<String>,
     /// The names left out, in the order met: title, concepts, suggestions, body links.
     pub rejected: Vec<RejectedName>,
+    /// Whether the digest's title names a page. False only for a source with no title of
+    /// its own whose model title is not a name it says: the digest keeps that title for
+    /// display and feeds only the pages of the names it gives.
+    pub title_is_page: bool,
+}
+
+impl NameReport {
+    /// A report of rules that changed nothing yet.
+    fn new() -> NameReport {
+        NameReport {
+            title_note: None,
+            rejected: Vec::new(),
+            title_is_page: true,
+        }
+    }
 }
 
 /// What a source offers as evidence for names: its readable text, its own title, and its
@@ -56,7 +71,7 @@ pub fn apply_name_rules(result: &mut CompilationResult, source: &SourceNames<'_>
             .into_iter()
             .flatten(),
     );
-    let mut report = NameReport::default();
+    let mut report = NameReport::new();
     let reject = |report: &mut NameReport, name: &str, reason: NotAName| {
         if !report.rejected.iter().any(|r| r.name == name) {
             report.rejected.push(RejectedName {
@@ -71,6 +86,15 @@ pub fn apply_name_rules(result: &mut CompilationResult, source: &SourceNames<'_>
     let is_own = own.is_some_and(|own| topic_key(own) == topic_key(&result.title));
     if !is_own {
         if let Some(reason) = evidence.judge(&result.title) {
+            if own.is_none() {
+                reject(&mut report, &result.title.clone(), reason);
+                report.title_is_page = false;
+                report.title_note = Some(format!(
+                    "title '{}' is not a name the source says ({reason}) and the source has no \
+                     title of its own: the digest feeds only the pages of the names it gives",
+                    one_line(&result.title)
+                ));
+            }
             if let Some(own) = own {
                 let proposed = std::mem::replace(&mut result.title, own.to_owned());
                 reject(&mut report, &proposed, reason);
@@ -99,7 +123,7 @@ pub fn apply_page_name_rules<'a>(
     texts: impl IntoIterator<Item = &'a str>,
 ) -> NameReport {
     let evidence = NameEvidence::new(texts);
-    let mut report = NameReport::default();
+    let mut report = NameReport::new();
     names_said(result, &evidence, &mut report);
     report
 }
@@ -267,5 +291,26 @@ mod tests {
         );
         assert_eq!(report.rejected.len(), 1);
         assert_eq!(report.title_note, None);
+    }
+
+    #[test]
+    fn a_source_without_a_title_of_its_own_gets_a_page_only_for_a_name_it_says() {
+        let pasted = "Cold brew steeps coarse grounds in cold water.";
+        let source = SourceNames {
+            text: pasted,
+            own_title: None,
+            file_stem: None,
+        };
+        let mut invented = result("The 100% Natural Coffee", &[], "b");
+        let report = apply_name_rules(&mut invented, &source);
+        assert!(!report.title_is_page);
+        assert_eq!(
+            invented.title, "The 100% Natural Coffee",
+            "kept for display"
+        );
+        assert!(report.title_note.unwrap().contains("no title of its own"));
+
+        let mut said = result("Cold Brew", &[], "b");
+        assert!(apply_name_rules(&mut said, &source).title_is_page);
     }
 }

@@ -51,6 +51,7 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
                 claims: &[],
                 links: &links,
                 truncated: false,
+                title_is_page: true,
                 record: &CompileRecord::default(),
             })
             .unwrap();
@@ -254,6 +255,7 @@ fn a_grounded_quote_is_shown_marked_in_its_source() {
             claims: &[],
             links: &[],
             truncated: false,
+            title_is_page: true,
             record: &CompileRecord::default(),
         })
         .unwrap();
@@ -352,6 +354,7 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
             claims: &[],
             links: &[],
             truncated: false,
+            title_is_page: true,
             record: &CompileRecord::default(),
         })
         .unwrap();
@@ -422,6 +425,7 @@ fn digest(
             claims: &claims,
             links: &links,
             truncated: false,
+            title_is_page: true,
             record: &CompileRecord {
                 provider: "ollama".into(),
                 model: "m".into(),
@@ -569,6 +573,7 @@ fn a_page_keeps_its_versions_and_restores_one() {
             claims: &[],
             links: &[],
             truncated: false,
+            title_is_page: true,
             record: &CompileRecord {
                 provider: "openai".into(),
                 model: "other".into(),

@@ -210,3 +210,52 @@ fn a_merge_keeps_both_pages_names_and_never_absorbs_a_persons_page() {
     assert!(store.page(ristretto).unwrap().is_some());
     assert!(store.page(ristretto).unwrap().unwrap().flagged.is_some());
 }
+
+#[test]
+fn a_digest_whose_title_is_no_page_feeds_only_the_pages_of_its_names() {
+    use wikimind::store::SaveArticle;
+    let store = Store::open_in_memory().unwrap();
+    let a = add(&store, "text:a", "a");
+    let b = add(&store, "text:b", "b");
+    digest(&store, a, "Crema", &[], &[]);
+    let mut r = result("The 100% Natural Coffee", "An invented title.");
+    r.concepts = vec!["Crema".to_owned()];
+    let record = wikimind::store::CompileRecord {
+        provider: "ollama".into(),
+        model: "m".into(),
+        prompt_version: "v".into(),
+        tokens_in: None,
+        tokens_out: None,
+        latency_ms: 1,
+        attempt: 1,
+        repairs: Vec::new(),
+        warnings: Vec::new(),
+        truncated: false,
+        raw_answer: String::new(),
+    };
+    let saved = store
+        .save_article(&SaveArticle {
+            source_id: b,
+            result: &r,
+            claims: &[],
+            links: &[],
+            truncated: false,
+            title_is_page: false,
+            record: &record,
+        })
+        .unwrap();
+    assert_eq!(saved.page_id, None);
+    assert_eq!(store.find_page("The 100% Natural Coffee").unwrap(), None);
+    let crema = store.find_page("Crema").unwrap().unwrap();
+    let fed: Vec<SourceId> = store
+        .page_digests(crema)
+        .unwrap()
+        .iter()
+        .map(|d| d.source_id)
+        .collect();
+    assert_eq!(fed, [a, b], "it feeds the page of the concept it names");
+    assert!(
+        store.article(saved.article_id).unwrap().is_some(),
+        "the digest is kept"
+    );
+}

@@ -31,7 +31,7 @@ fn sources_on(store: &Store, title: &str, names: &[&str]) -> (Vec<SourceId>, Pag
     let mut page = None;
     for name in names {
         let id = add(store, &format!("/n/{name}.md"), name);
-        page = Some(save(store, id, &result(title, name), &[]).page_id);
+        page = save(store, id, &result(title, name), &[]).page_id;
         ids.push(id);
     }
     (ids, page.expect("at least one source"))

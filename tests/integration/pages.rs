@@ -48,15 +48,22 @@ fn espresso_espresso_and_espressos_are_one_page_under_the_first_spelling() {
         " ESPRESSO. ",
         "espressos!",
     ] {
-        assert_eq!(found(&store, name), Some(first.page_id), "{name:?}");
+        assert_eq!(
+            found(&store, name),
+            Some(first.page_id.unwrap()),
+            "{name:?}"
+        );
     }
-    let page = store.page(first.page_id).expect("read").expect("page");
+    let page = store
+        .page(first.page_id.unwrap())
+        .expect("read")
+        .expect("page");
     assert_eq!(page.aliases, ["Espressos", "espresso"]);
     assert_eq!(page.kind, PageKind::Topic);
     // The page shows the first digest until it is written from all three.
     assert_eq!(page.body, "one");
     assert!(page.stale_reason.is_some());
-    let digests = store.page_digests(first.page_id).expect("digests");
+    let digests = store.page_digests(first.page_id.unwrap()).expect("digests");
     let feeding: Vec<(SourceId, &str)> = digests
         .iter()
         .map(|d| (d.source_id, d.title.as_str()))
@@ -69,7 +76,7 @@ fn espresso_espresso_and_espressos_are_one_page_under_the_first_spelling() {
     for source in [a, b, c] {
         let pages = store.source_pages(source).expect("source pages");
         assert_eq!(pages.len(), 1);
-        assert_eq!(pages[0].id, first.page_id);
+        assert_eq!(pages[0].id, first.page_id.unwrap());
     }
     assert_eq!(store.stale_pages().expect("stale").len(), 1);
 }
@@ -86,8 +93,8 @@ fn names_that_differ_by_a_number_are_different_pages() {
         page_titles(&store),
         [("Model 2".to_owned(), 1), ("Model 3".to_owned(), 1)]
     );
-    assert_eq!(found(&store, "model-2"), Some(two.page_id));
-    assert_eq!(found(&store, "MODEL3"), Some(three.page_id));
+    assert_eq!(found(&store, "model-2"), Some(two.page_id.unwrap()));
+    assert_eq!(found(&store, "MODEL3"), Some(three.page_id.unwrap()));
     assert_eq!(found(&store, "Model 4"), None);
     assert_eq!(found(&store, "Model"), None);
     assert!(store.stale_pages().expect("stale").is_empty());
@@ -114,7 +121,10 @@ fn a_page_fed_by_one_digest_is_that_digest_and_follows_its_recompiles() {
     ];
     let saved = compile(&store, source, &grinders, &claims, &links);
 
-    let page = store.page(saved.page_id).expect("read").expect("page");
+    let page = store
+        .page(saved.page_id.unwrap())
+        .expect("read")
+        .expect("page");
     assert_eq!(page.title, "Burr Grinders");
     assert_eq!(page.body, grinders.article_body);
     assert_eq!(page.summary, grinders.summary);
@@ -142,27 +152,36 @@ fn a_page_fed_by_one_digest_is_that_digest_and_follows_its_recompiles() {
         .collect();
     assert_eq!(
         resolved,
-        [("Espresso", Some(espresso.page_id)), ("Grind Size", None)],
+        [("Espresso", espresso.page_id), ("Grind Size", None)],
         "a link to the page itself is dropped; an unknown one is wanted"
     );
-    let espresso_page = store.page(espresso.page_id).expect("r").expect("page");
+    let espresso_page = store
+        .page(espresso.page_id.unwrap())
+        .expect("r")
+        .expect("page");
     assert_eq!(espresso_page.backlinks.len(), 1);
     assert_eq!(espresso_page.backlinks[0].title, "Burr Grinders");
 
     // The same answer again: nothing new to keep.
     compile(&store, source, &grinders, &claims, &links);
-    assert_eq!(store.page_history(saved.page_id).expect("h").len(), 1);
+    assert_eq!(
+        store.page_history(saved.page_id.unwrap()).expect("h").len(),
+        1
+    );
     // A changed answer is a new version, by the model that wrote it.
     let mut changed = grinders.clone();
     changed.article_body = "Burrs crush beans evenly.".to_owned();
     let again = compile(&store, source, &changed, &claims[..1], &links[..1]);
     assert_eq!(again.page_id, saved.page_id);
-    let history = store.page_history(saved.page_id).expect("history");
+    let history = store.page_history(saved.page_id.unwrap()).expect("history");
     assert_eq!(history.len(), 2);
     assert_eq!(history[1].version, 2);
     assert_eq!(history[1].author_kind, AuthorKind::Model);
     assert_eq!(history[1].model.as_deref(), Some("llama3"));
-    let page = store.page(saved.page_id).expect("read").expect("page");
+    let page = store
+        .page(saved.page_id.unwrap())
+        .expect("read")
+        .expect("page");
     assert_eq!(
         (page.version, page.body.as_str()),
         (2, "Burrs crush beans evenly.")
@@ -186,7 +205,7 @@ fn a_digest_whose_title_changes_leaves_its_old_page_for_the_new_one() {
         &[link("Flat White", "")],
     );
     assert!(store
-        .page(espresso.page_id)
+        .page(espresso.page_id.unwrap())
         .expect("r")
         .expect("p")
         .stale_reason
@@ -195,7 +214,10 @@ fn a_digest_whose_title_changes_leaves_its_old_page_for_the_new_one() {
     // B now says it is about ristretto: Espresso is A's digest again, and current.
     let ristretto = compile(&store, b, &result("Ristretto", "b"), &[], &[]);
     assert_ne!(ristretto.page_id, espresso.page_id);
-    let page = store.page(espresso.page_id).expect("r").expect("page");
+    let page = store
+        .page(espresso.page_id.unwrap())
+        .expect("r")
+        .expect("page");
     assert_eq!((page.body.as_str(), page.stale_reason), ("a", None));
     assert_eq!(
         page_titles(&store),
@@ -216,10 +238,16 @@ fn a_digest_whose_title_changes_leaves_its_old_page_for_the_new_one() {
         &[link("Latte", "")],
     );
     assert_eq!(found(&store, "Espresso"), None);
-    assert!(store.page(espresso.page_id).expect("read").is_none());
+    assert!(store
+        .page(espresso.page_id.unwrap())
+        .expect("read")
+        .is_none());
     let flat_white = found(&store, "flat white").expect("the new page");
-    assert!(flat_white.0 > ristretto.page_id.0);
-    let latte_page = store.page(latte.page_id).expect("r").expect("page");
+    assert!(flat_white.0 > ristretto.page_id.unwrap().0);
+    let latte_page = store
+        .page(latte.page_id.unwrap())
+        .expect("r")
+        .expect("page");
     assert_eq!(latte_page.links[0].page_id, Some(flat_white));
     assert_eq!(latte_page.backlinks[0].page_id, flat_white);
 }
@@ -239,7 +267,10 @@ fn removing_a_source_updates_every_page_it_fed() {
     let latte = compile(&store, l, &result("Latte", "l"), &[], &[link("Tea", "")]);
     // Until it is rewritten, the page says a source was removed.
     store.remove_source(d).expect("remove d");
-    let page = store.page(coffee.page_id).expect("r").expect("page");
+    let page = store
+        .page(coffee.page_id.unwrap())
+        .expect("r")
+        .expect("page");
     let reason = page.stale_reason.expect("stale");
     assert!(
         reason.contains(&format!("source {d} was removed")),
@@ -250,12 +281,15 @@ fn removing_a_source_updates_every_page_it_fed() {
 
     // A page left with no source is removed, and links to it become wanted.
     store.remove_source(t).expect("remove t");
-    assert!(store.page(tea.page_id).expect("read").is_none());
+    assert!(store.page(tea.page_id.unwrap()).expect("read").is_none());
     assert_eq!(found(&store, "Tea"), None);
-    let latte_page = store.page(latte.page_id).expect("r").expect("page");
+    let latte_page = store
+        .page(latte.page_id.unwrap())
+        .expect("r")
+        .expect("page");
     assert_eq!(latte_page.links[0].page_id, None);
     assert!(store
-        .page(coffee.page_id)
+        .page(coffee.page_id.unwrap())
         .expect("r")
         .expect("page")
         .backlinks
@@ -263,7 +297,10 @@ fn removing_a_source_updates_every_page_it_fed() {
 
     // One digest left whose title names the page: the page is that digest, current.
     store.remove_source(b).expect("remove b");
-    let page = store.page(coffee.page_id).expect("r").expect("page");
+    let page = store
+        .page(coffee.page_id.unwrap())
+        .expect("r")
+        .expect("page");
     assert_eq!((page.body.as_str(), page.stale_reason), ("a", None));
     assert_eq!(page.aliases, ["coffee"], "a spelling seen stays an alias");
     assert!(store.stale_pages().expect("stale").is_empty());
@@ -287,7 +324,7 @@ fn history_keeps_every_version_and_a_restore_is_a_new_version_by_the_person() {
     );
     compile(&store, s, &result("Roast", "light, medium, dark"), &[], &[]);
     compile(&store, s, &result("Roast", "only dark"), &[], &[]);
-    let id = first.page_id;
+    let id = first.page_id.unwrap();
     let history = store.page_history(id).expect("history");
     assert_eq!(
         history.iter().map(|v| v.version).collect::<Vec<_>>(),
@@ -671,8 +708,8 @@ fn an_upgrade_restores_numbered_titles_and_gives_each_topic_one_page() {
     // merge, so `Espresso 2` is not the Espresso page.
     let sequel = add(&store, "/n/espresso-2.md", "the sequel");
     let saved = compile(&store, sequel, &result("Espresso 2", "sequel"), &[], &[]);
-    assert_ne!(saved.page_id, espresso.id);
-    assert_eq!(found(&store, "Espresso (2)"), Some(saved.page_id));
+    assert_ne!(saved.page_id.unwrap(), espresso.id);
+    assert_eq!(found(&store, "Espresso (2)"), Some(saved.page_id.unwrap()));
     let espresso = store.page(espresso.id).expect("read").expect("Espresso");
     assert_eq!(espresso.aliases, ["Espressos"]);
     assert_eq!(espresso.body, article.body, "untouched by the new topic");
@@ -809,12 +846,15 @@ fn a_restored_claim_is_grounded_again_against_the_sources_as_they_are_now() {
 
     store
         .restore_page_version(
-            first.page_id,
+            first.page_id.unwrap(),
             1,
             &wikimind::compile::ground::reground_page_claims,
         )
         .expect("restore");
-    let page = store.page(first.page_id).expect("read").expect("page");
+    let page = store
+        .page(first.page_id.unwrap())
+        .expect("read")
+        .expect("page");
     let got: Vec<(&str, Confidence, bool, Vec<SourceId>)> = page
         .claims
         .iter()
@@ -895,7 +935,10 @@ fn a_backfill_checks_stored_claims_again_by_todays_grounding_rule() {
             ("names", 1, 0)
         ]
     );
-    let page = store.page(saved.page_id).expect("read").expect("page");
+    let page = store
+        .page(saved.page_id.unwrap())
+        .expect("read")
+        .expect("page");
     let shown: Vec<(Confidence, bool, Vec<SourceId>)> = page
         .claims
         .iter()

@@ -92,6 +92,7 @@ pub(crate) fn save_with_claims(
             claims,
             links,
             truncated: false,
+            title_is_page: true,
             record: &record("llama3"),
         })
         .expect("save")
@@ -439,7 +440,7 @@ fn search_finds_body_words_and_survives_hostile_queries() {
 
     let hits = store.search_pages("oceans").expect("search");
     assert_eq!(hits.len(), 1);
-    assert_eq!(hits[0].page_id, tide.page_id);
+    assert_eq!(hits[0].page_id, tide.page_id.unwrap());
     assert!(
         hits[0].snippet.contains("\u{E000}oceans\u{E001}"),
         "{}",
@@ -551,6 +552,7 @@ fn saving_for_an_unknown_source_or_with_an_empty_title_is_an_error() {
             claims: &[],
             links: &[],
             truncated: false,
+            title_is_page: true,
             record: &record("m"),
         })
         .expect_err("unknown source");
@@ -563,6 +565,7 @@ fn saving_for_an_unknown_source_or_with_an_empty_title_is_an_error() {
             claims: &[],
             links: &[],
             truncated: false,
+            title_is_page: true,
             record: &record("m"),
         })
         .expect_err("empty title");

@@ -70,6 +70,9 @@ pub struct SaveArticle<'a> {
     pub links: &'a [NewLink],
     /// Whether the source was truncated to fit the model.
     pub truncated: bool,
+    /// Whether the digest's title names a page (false: a source with no title of its own
+    /// whose model title is not a name; the digest feeds only the pages of its other names).
+    pub title_is_page: bool,
     /// The compile log entry.
     pub record: &'a CompileRecord,
 }
@@ -87,8 +90,9 @@ pub struct SavedArticle {
     /// page), so no ` (2)` is added any more. Kept for the compile report until it speaks
     /// of pages.
     pub collision: bool,
-    /// The page the digest's title names (made if it had none).
-    pub page_id: PageId,
+    /// The page the digest's title names (made if it had none); `None` when its title names
+    /// no page ([`SaveArticle::title_is_page`]).
+    pub page_id: Option<PageId>,
 }
 
 /// The outcome of one logged compile.
@@ -507,7 +511,13 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
     )?;
     // Only the concepts the digest used before can have lost their last use.
     drop_orphan_concepts_among(tx, &replaced_concepts)?;
-    let page_id = feed_pages(tx, source_id, article_id, &title, min_sources)?;
+    let page_id = feed_pages(
+        tx,
+        source_id,
+        article_id,
+        save.title_is_page.then_some(title.as_str()),
+        min_sources,
+    )?;
 
     log_compilation(tx, source_id, record, CompileOutcome::Compiled, None)?;
     tx.execute(

@@ -258,15 +258,16 @@ fn page_with_key(conn: &Connection, key: &str) -> Result<Option<(PageId, String)
 /// (see the module documentation): the source leaves the pages it no longer names, feeds
 /// the page its title names and the pages of the concepts and link targets it names (a
 /// concept named by the digests of `min_sources` sources gets a page now), and each page
-/// it joined, changed or left is refreshed. Returns the page its title names.
+/// it joined, changed or left is refreshed. Returns the page its title names; `title` is
+/// `None` for a digest whose title names no page (it feeds only the pages of its names).
 pub(crate) fn feed_pages(
     conn: &Connection,
     source: SourceId,
     article: ArticleId,
-    title: &str,
+    title: Option<&str>,
     min_sources: u32,
-) -> Result<PageId> {
-    let key = page_key(title);
+) -> Result<Option<PageId>> {
+    let key = title.map(page_key).unwrap_or_default();
     let names: BTreeMap<String, String> = names_of(conn, article)?;
     record_names(conn, source, &names)?;
 
@@ -280,9 +281,12 @@ pub(crate) fn feed_pages(
         rows.collect::<rusqlite::Result<_>>()?
     };
     // The page its title names now (by title or by another name of that page).
-    let title_page = page_named(conn, &key)?.map(|(page, _)| page);
+    let title_page = match title {
+        Some(_) => page_named(conn, &key)?.map(|(page, _)| page),
+        None => None,
+    };
     for (page, page_key_now, by_title) in &fed {
-        if *page_key_now == key || Some(*page) == title_page {
+        if title.is_some() && (*page_key_now == key || Some(*page) == title_page) {
             continue;
         }
         if names.contains_key(page_key_now) {
@@ -310,6 +314,10 @@ pub(crate) fn feed_pages(
         )?;
     }
 
+    let Some(title) = title else {
+        feed_named_pages(conn, source, &names, min_sources)?;
+        return Ok(None);
+    };
     // The page its title names.
     let (page, joined) = match page_named(conn, &key)? {
         Some((page, page_title)) => {
@@ -345,9 +353,19 @@ pub(crate) fn feed_pages(
     };
     refresh_page(conn, page, &joined_or_changed(source, joined), min_sources)?;
     declare_aliases(conn, source, page, &key)?;
+    feed_named_pages(conn, source, &names, min_sources)?;
+    Ok(Some(page))
+}
 
-    // The pages of the concepts and link targets it names.
-    for (name_key, name) in &names {
+/// Feeds `source` into the pages of the concepts and link targets it names (`names`, key
+/// to spelling); a name the digests of `min_sources` sources give gets a page now.
+fn feed_named_pages(
+    conn: &Connection,
+    source: SourceId,
+    names: &BTreeMap<String, String>,
+    min_sources: u32,
+) -> Result<()> {
+    for (name_key, name) in names {
         match page_named(conn, name_key)? {
             Some((other, _)) => {
                 let added = conn.execute(
@@ -402,7 +420,7 @@ pub(crate) fn feed_pages(
             }
         }
     }
-    Ok(page)
+    Ok(())
 }
 
 /// Makes the aliases `source` declares (a note's front matter) names of `page`, the page its

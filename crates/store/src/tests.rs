@@ -43,6 +43,7 @@ fn save(
         claims,
         links: &[],
         truncated: false,
+        title_is_page: true,
         record: &CompileRecord::default(),
     })
 }
@@ -90,13 +91,19 @@ fn a_failed_save_leaves_the_old_article_intact() {
     // The pages too: the old page is as it was, and the new title made none.
     assert_eq!(store.find_page("new title").expect("find"), None);
     let page = store
-        .page(first.page_id)
+        .page(first.page_id.unwrap())
         .expect("read")
         .expect("the old page");
     assert_eq!((page.title.as_str(), page.version), ("Old Title", 1));
     assert_eq!(page.body, "old body words");
     assert_eq!(page.claims[0].source_ids, [id]);
-    assert_eq!(store.page_history(first.page_id).expect("history").len(), 1);
+    assert_eq!(
+        store
+            .page_history(first.page_id.unwrap())
+            .expect("history")
+            .len(),
+        1
+    );
 }
 
 #[test]
