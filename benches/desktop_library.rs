@@ -131,6 +131,7 @@ fn seed(wiki: &Wiki, n: usize) -> Result<(), String> {
                 links: &links,
                 truncated: false,
                 title_is_page: true,
+                unnamed_concepts: &[],
                 record: &CompileRecord::default(),
             })
             .map_err(|e| e.to_string())?;

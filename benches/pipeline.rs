@@ -151,6 +151,7 @@ fn per_source() {
                 links: &links,
                 truncated: false,
                 title_is_page: true,
+                unnamed_concepts: &[],
                 record: &record,
             })
             .unwrap();

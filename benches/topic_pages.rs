@@ -508,6 +508,7 @@ fn save_without_a_call(lab: &Lab, schema: &Schema, text: &str) {
             links: &links,
             truncated: false,
             title_is_page: true,
+            unnamed_concepts: &[],
             record: &record,
         })
         .expect("save");

@@ -14,6 +14,10 @@
 ALTER TABLE sources ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE sources ADD COLUMN aliases TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE aliases ADD COLUMN source_id INTEGER REFERENCES sources(id) ON DELETE CASCADE;
+
+-- A concept a digest gives that no source says is kept on the digest as a chip (`named` = 0)
+-- but names no page: it feeds no page, makes no wanted page and is not offered to prompts.
+ALTER TABLE article_concepts ADD COLUMN named INTEGER NOT NULL DEFAULT 1;
 CREATE INDEX aliases_source ON aliases(source_id) WHERE source_id IS NOT NULL;
 
 -- One merge operation joins two pages of one topic (the names backfill, a person's

@@ -304,6 +304,7 @@ mod tests {
                     links: &[],
                     truncated: false,
                     title_is_page: true,
+                    unnamed_concepts: &[],
                     record: &CompileRecord::default(),
                 })
                 .unwrap();

@@ -488,6 +488,7 @@ impl Compiler {
             links: &accepted.links(),
             truncated: accepted.truncated,
             title_is_page: names.title_is_page,
+            unnamed_concepts: &names.chips,
             record: &record,
         })?;
         live.emit(Stage::Compiled, Some(saved.title.clone()));

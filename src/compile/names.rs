@@ -40,6 +40,8 @@ pub struct NameReport {
     /// its own whose model title is not a name it says: the digest keeps that title for
     /// display and feeds only the pages of the names it gives.
     pub title_is_page: bool,
+    /// Concepts no source says: kept on the digest as chips, never a page's name.
+    pub chips: Vec<String>,
 }
 
 impl NameReport {
@@ -49,6 +51,7 @@ impl NameReport {
             title_note: None,
             rejected: Vec::new(),
             title_is_page: true,
+            chips: Vec::new(),
         }
     }
 }
@@ -149,7 +152,14 @@ fn names_said(result: &mut CompilationResult, evidence: &NameEvidence, report: &
             }
         });
     };
+    let before = result.concepts.clone();
     keep(&mut result.concepts, report);
+    // A concept no source says stays on its digest as a chip; junk (`{`, `#x`) does not.
+    report.chips = before
+        .into_iter()
+        .filter(|c| !result.concepts.contains(c))
+        .filter(|c| evidence.judge(c) == Some(NotAName::NotInSource))
+        .collect();
     keep(&mut result.backlink_suggestions, report);
 
     // Body links: one to a name no source says reads as its text.
@@ -248,6 +258,11 @@ mod tests {
         };
         let report = apply_name_rules(&mut r, &source);
         assert_eq!(r.concepts, ["Coarse grounds", "Water Chemistry"]);
+        assert_eq!(
+            report.chips,
+            ["Espresso"],
+            "said by no source: a chip, not junk"
+        );
         assert_eq!(r.backlink_suggestions, r.concepts);
         assert_eq!(
             r.article_body,

@@ -52,6 +52,7 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
                 links: &links,
                 truncated: false,
                 title_is_page: true,
+                unnamed_concepts: &[],
                 record: &CompileRecord::default(),
             })
             .unwrap();
@@ -256,6 +257,7 @@ fn a_grounded_quote_is_shown_marked_in_its_source() {
             links: &[],
             truncated: false,
             title_is_page: true,
+            unnamed_concepts: &[],
             record: &CompileRecord::default(),
         })
         .unwrap();
@@ -355,6 +357,7 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
             links: &[],
             truncated: false,
             title_is_page: true,
+            unnamed_concepts: &[],
             record: &CompileRecord::default(),
         })
         .unwrap();
@@ -426,6 +429,7 @@ fn digest(
             links: &links,
             truncated: false,
             title_is_page: true,
+            unnamed_concepts: &[],
             record: &CompileRecord {
                 provider: "ollama".into(),
                 model: "m".into(),
@@ -574,6 +578,7 @@ fn a_page_keeps_its_versions_and_restores_one() {
             links: &[],
             truncated: false,
             title_is_page: true,
+            unnamed_concepts: &[],
             record: &CompileRecord {
                 provider: "openai".into(),
                 model: "other".into(),

@@ -241,6 +241,7 @@ fn a_digest_whose_title_is_no_page_feeds_only_the_pages_of_its_names() {
             links: &[],
             truncated: false,
             title_is_page: false,
+            unnamed_concepts: &["Volcanic Ash".to_owned()],
             record: &record,
         })
         .unwrap();
@@ -254,8 +255,35 @@ fn a_digest_whose_title_is_no_page_feeds_only_the_pages_of_its_names() {
         .map(|d| d.source_id)
         .collect();
     assert_eq!(fed, [a, b], "it feeds the page of the concept it names");
+    let digest = store
+        .article(saved.article_id)
+        .unwrap()
+        .expect("the digest is kept");
     assert!(
-        store.article(saved.article_id).unwrap().is_some(),
-        "the digest is kept"
+        digest.concepts.contains(&"Volcanic Ash".to_owned()),
+        "a concept no source says is a chip on its digest: {:?}",
+        digest.concepts
     );
+    // A second digest with the same chip: still no page, no wanted page, no known concept.
+    let c = add(&store, "text:c", "c");
+    let mut other = result("Crema", "Also crema.");
+    other.concepts = Vec::new();
+    store
+        .save_article(&SaveArticle {
+            source_id: c,
+            result: &other,
+            claims: &[],
+            links: &[],
+            truncated: false,
+            title_is_page: true,
+            unnamed_concepts: &["Volcanic Ash".to_owned()],
+            record: &record,
+        })
+        .unwrap();
+    assert_eq!(store.find_page("Volcanic Ash").unwrap(), None);
+    assert!(store
+        .concept_names()
+        .unwrap()
+        .iter()
+        .all(|n| n.name != "Volcanic Ash"));
 }

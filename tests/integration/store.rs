@@ -93,6 +93,7 @@ pub(crate) fn save_with_claims(
             links,
             truncated: false,
             title_is_page: true,
+            unnamed_concepts: &[],
             record: &record("llama3"),
         })
         .expect("save")
@@ -553,6 +554,7 @@ fn saving_for_an_unknown_source_or_with_an_empty_title_is_an_error() {
             links: &[],
             truncated: false,
             title_is_page: true,
+            unnamed_concepts: &[],
             record: &record("m"),
         })
         .expect_err("unknown source");
@@ -566,6 +568,7 @@ fn saving_for_an_unknown_source_or_with_an_empty_title_is_an_error() {
             links: &[],
             truncated: false,
             title_is_page: true,
+            unnamed_concepts: &[],
             record: &record("m"),
         })
         .expect_err("empty title");
@@ -940,7 +943,8 @@ const V1_TABLES: &[(&str, &str)] = &[
     ("articles", "*"),
     ("claims", "*"),
     ("concepts", "*"),
-    ("article_concepts", "*"),
+    // Version 14 adds `named` (1 for every row a version 1 wiki had; checked below).
+    ("article_concepts", "article_id, concept_id, position"),
     ("links", "*"),
     ("open_questions", "*"),
     ("compilations", "*"),
@@ -1015,6 +1019,14 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
     for ((table, columns), rows) in V1_TABLES.iter().zip(&before) {
         assert_eq!(&rows_of(&conn, table, columns), rows, "table {table}");
     }
+    let unnamed: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM article_concepts WHERE named <> 1",
+            [],
+            |r| r.get(0),
+        )
+        .expect("named");
+    assert_eq!(unnamed, 0, "every concept an old wiki had still names its page");
     let with_final_url: i64 = conn
         .query_row(
             "SELECT COUNT(*) FROM sources WHERE final_url IS NOT NULL",

@@ -73,6 +73,9 @@ pub struct SaveArticle<'a> {
     /// Whether the digest's title names a page (false: a source with no title of its own
     /// whose model title is not a name; the digest feeds only the pages of its other names).
     pub title_is_page: bool,
+    /// Concepts the digest gives that no source says: shown on the digest as chips, never a
+    /// page's name (they feed no page and are not offered to prompts).
+    pub unnamed_concepts: &'a [String],
     /// The compile log entry.
     pub record: &'a CompileRecord,
 }
@@ -224,7 +227,7 @@ impl Store {
             |conn| {
                 let mut stmt = conn.prepare(
                     "SELECT c.name, COUNT(*) FROM concepts c
-                     JOIN article_concepts ac ON ac.concept_id = c.id
+                     JOIN article_concepts ac ON ac.concept_id = c.id AND ac.named = 1
                      GROUP BY c.id",
                 )?;
                 let rows = stmt.query_map([], known_name)?;
@@ -444,10 +447,12 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
         )?;
         let mut find = tx.prepare("SELECT id FROM concepts WHERE name_norm = ?1")?;
         let mut attach = tx.prepare(
-            "INSERT OR IGNORE INTO article_concepts (article_id, concept_id, position)
-             VALUES (?1, ?2, ?3)",
+            "INSERT OR IGNORE INTO article_concepts (article_id, concept_id, position, named)
+             VALUES (?1, ?2, ?3, ?4)",
         )?;
-        for (position, name) in result.concepts.iter().enumerate() {
+        let named = result.concepts.iter().map(|c| (c, true));
+        let chips = save.unnamed_concepts.iter().map(|c| (c, false));
+        for (position, (name, named)) in named.chain(chips).enumerate() {
             let name = name.trim();
             let norm = normalize_title(name);
             if norm.is_empty() {
@@ -455,7 +460,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
             }
             upsert.execute(params![name, norm])?;
             let concept_id: i64 = find.query_row([&norm], |row| row.get(0))?;
-            attach.execute(params![article_id, concept_id, position as i64])?;
+            attach.execute(params![article_id, concept_id, position as i64, named])?;
         }
     }
 

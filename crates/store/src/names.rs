@@ -10,16 +10,33 @@ use super::pages::page_key;
 use super::{ArticleId, Result, SourceId};
 
 /// The names `article` gives besides its title, one per key (the first spelling seen):
-/// its concepts, then its link targets. The title's own key is left out.
+/// its concepts (not the chips no source says), then its link targets. The title's own key
+/// is left out.
 pub(crate) fn names_of(conn: &Connection, article: ArticleId) -> Result<BTreeMap<String, String>> {
-    names_keyed_by(conn, article, page_key)
+    names_keyed_by(conn, article, page_key, NAMES_SQL)
 }
 
-/// [`names_of`] with the names keyed by `key` (migration 8 passes the rule it applied).
+/// The names a digest gives: its named concepts, then its link targets.
+const NAMES_SQL: &str =
+    "SELECT c.name FROM article_concepts ac JOIN concepts c ON c.id = ac.concept_id
+     WHERE ac.article_id = ?1 AND ac.named = 1
+     UNION ALL
+     SELECT target_title FROM links WHERE from_article = ?1";
+
+/// [`NAMES_SQL`] as migration 8 ran it, before concepts could be chips (schema 14).
+const NAMES_SQL_V8: &str =
+    "SELECT c.name FROM article_concepts ac JOIN concepts c ON c.id = ac.concept_id
+     WHERE ac.article_id = ?1
+     UNION ALL
+     SELECT target_title FROM links WHERE from_article = ?1";
+
+/// [`names_of`] with the names keyed by `key` and read by `sql` (migration 8 passes the
+/// rule and the query it applied).
 fn names_keyed_by(
     conn: &Connection,
     article: ArticleId,
     page_key: fn(&str) -> String,
+    sql: &str,
 ) -> Result<BTreeMap<String, String>> {
     let title: String = conn.query_row(
         "SELECT title FROM articles WHERE id = ?1",
@@ -27,12 +44,7 @@ fn names_keyed_by(
         |row| row.get(0),
     )?;
     let own = page_key(&title);
-    let mut stmt = conn.prepare(
-        "SELECT c.name FROM article_concepts ac JOIN concepts c ON c.id = ac.concept_id
-         WHERE ac.article_id = ?1
-         UNION ALL
-         SELECT target_title FROM links WHERE from_article = ?1",
-    )?;
+    let mut stmt = conn.prepare(sql)?;
     let names: Vec<String> = stmt
         .query_map([article], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
@@ -80,7 +92,7 @@ fn fill(tx: &Transaction<'_>) -> Result<()> {
         rows.collect::<rusqlite::Result<_>>()?
     };
     for (article, source) in digests {
-        let names = names_keyed_by(tx, article, super::frozen::v13::page_key)?;
+        let names = names_keyed_by(tx, article, super::frozen::v13::page_key, NAMES_SQL_V8)?;
         record_names(tx, source, &names)?;
     }
     tx.execute(

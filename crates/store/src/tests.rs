@@ -44,6 +44,7 @@ fn save(
         links: &[],
         truncated: false,
         title_is_page: true,
+        unnamed_concepts: &[],
         record: &CompileRecord::default(),
     })
 }
