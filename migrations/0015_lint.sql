@@ -1,0 +1,24 @@
+-- WikiMind schema, version 15: keeping the wiki healthy (`wikimind lint`).
+-- Append-only: never edit this file once released.
+--
+-- A file source records the size and modification time (nanoseconds since the Unix epoch)
+-- its file had when it was last read, so the staleness check stats 100,000 files without
+-- reading them: only a file whose size or time differs is read again and its text hash
+-- compared. Sources ingested before this version (and web pages, pasted text) have NULL
+-- here; a file source with no record is read once by the check, and `lint --fix` records
+-- it. Every row is kept as it is.
+--
+-- A finding a person dismissed (`lint --dismiss ID`), or a merge proposal they rejected, is
+-- remembered by its id: a hash of what the finding is about (the page keys, the claim
+-- texts, the two titles' keys), never a row id, so a recompile that renumbers rows does
+-- not bring it back. `about` is what the hash was made of, readable.
+
+ALTER TABLE sources ADD COLUMN file_size INTEGER;
+ALTER TABLE sources ADD COLUMN file_mtime_ns INTEGER;
+
+CREATE TABLE lint_dismissals (
+    id           TEXT PRIMARY KEY,
+    check_name   TEXT NOT NULL,
+    about        TEXT NOT NULL,
+    dismissed_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
