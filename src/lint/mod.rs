@@ -20,7 +20,9 @@ use serde::Serialize;
 
 use crate::compile::ground::GroundingIndex;
 use crate::ingest::FileStamp;
-use crate::store::{ClaimTable, JobSettings, MergeOutcome, PageId, SourceId, Store};
+use crate::store::{
+    ClaimTable, JobSettings, MergeOutcome, PageId, SourceId, Store, UnresolvedLink,
+};
 use crate::wiki::{Result, Wiki, WikiError};
 use wikimind_text::hash::content_hash;
 use wikimind_text::key::page_key;
@@ -390,13 +392,17 @@ fn finding(
 pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
     let store = wiki.store();
     let counts = store.link_counts()?;
+    // One pass over the links that resolve to nothing serves the figures, broken links
+    // and wanted pages.
+    let unresolved = store.unresolved_links()?;
+    let resolved = counts.links.saturating_sub(unresolved.len() as u64);
     let mut summary = Summary {
         pages: counts.pages,
         links: counts.links,
         link_resolution: if counts.links == 0 {
             100.0
         } else {
-            percent(counts.resolved, counts.links)
+            percent(resolved, counts.links)
         },
         ..Summary::default()
     };
@@ -407,8 +413,8 @@ pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
         }
         summary.checks.push(check);
         let found = match check {
-            Check::BrokenLink => broken_links(store)?,
-            Check::Wanted => wanted(store)?,
+            Check::BrokenLink => broken_links(store, &unresolved)?,
+            Check::Wanted => wanted(store, &unresolved)?,
             Check::Orphan => {
                 let (found, orphans) = orphans(store, counts.pages)?;
                 summary.orphans = Some(orphans);
@@ -454,7 +460,7 @@ fn percent(part: u64, whole: u64) -> f64 {
     (part as f64 * 1000.0 / whole as f64).round() / 10.0
 }
 
-fn broken_links(store: &Store) -> Result<Vec<Finding>> {
+fn broken_links(store: &Store, unresolved: &[UnresolvedLink]) -> Result<Vec<Finding>> {
     let mut found = Vec::new();
     // Links to a section or block a page does not have.
     let bodies = store.bodies_with_anchored_links()?;
@@ -513,10 +519,7 @@ fn broken_links(store: &Store) -> Result<Vec<Finding>> {
         ));
     }
     // Links a person wrote to a page that has gone.
-    for link in store.unresolved_links()? {
-        if !link.by_person {
-            continue;
-        }
+    for link in unresolved.iter().filter(|l| l.by_person) {
         let about = format!("{}\n{}\n", page_key(&link.page_title), link.target_key);
         found.push(finding(
             Check::BrokenLink,
@@ -527,7 +530,7 @@ fn broken_links(store: &Store) -> Result<Vec<Finding>> {
                 link.page_title, link.target_title
             ),
             Detail::BrokenLink {
-                target: link.target_title,
+                target: link.target_title.clone(),
                 anchor: None,
                 missing: "page",
             },
@@ -537,42 +540,44 @@ fn broken_links(store: &Store) -> Result<Vec<Finding>> {
     Ok(found)
 }
 
-fn wanted(store: &Store) -> Result<Vec<Finding>> {
+fn wanted(store: &Store, unresolved: &[UnresolvedLink]) -> Result<Vec<Finding>> {
     // target key -> (first spelling, linking pages in order)
-    let mut by_key: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
-    for link in store.unresolved_links()? {
-        if link.by_person {
-            continue;
-        }
+    let mut by_key: BTreeMap<&str, (&str, Vec<&str>)> = BTreeMap::new();
+    for link in unresolved.iter().filter(|l| !l.by_person) {
         let entry = by_key
-            .entry(link.target_key)
-            .or_insert_with(|| (link.target_title, Vec::new()));
-        if !entry.1.contains(&link.page_title) {
-            entry.1.push(link.page_title);
+            .entry(&link.target_key)
+            .or_insert_with(|| (&link.target_title, Vec::new()));
+        // Links come by page, so a page repeats only right after itself.
+        if entry.1.last() != Some(&link.page_title.as_str()) {
+            entry.1.push(&link.page_title);
         }
     }
-    let keys: Vec<String> = by_key.keys().cloned().collect();
+    let keys: Vec<String> = by_key.keys().map(|k| (*k).to_owned()).collect();
     let mut naming = store.sources_naming(&keys, WANTED_SOURCES)?;
     let mut found: Vec<Finding> = by_key
         .into_iter()
         .map(|(key, (target, pages))| {
             let linked_from = pages.len() as u32;
             let sources = naming
-                .remove(&key)
+                .remove(key)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|(id, origin)| SourceRef { id, origin })
                 .collect::<Vec<_>>();
             finding(
                 Check::Wanted,
-                key,
-                pages.into_iter().take(WANTED_PAGES).collect(),
+                key.to_owned(),
+                pages
+                    .into_iter()
+                    .take(WANTED_PAGES)
+                    .map(str::to_owned)
+                    .collect(),
                 format!(
                     "{target:?} is wanted: {linked_from} page(s) link to it, {} source(s) name it",
                     sources.len()
                 ),
                 Detail::Wanted {
-                    target,
+                    target: target.to_owned(),
                     linked_from,
                     sources,
                 },

@@ -31,8 +31,9 @@ impl Likeness {
 
 /// Endings cut to find a word's stem, longest first.
 const ENDINGS: &[&str] = &[
-    "izations", "isations", "ization", "isation", "ations", "ation", "itions", "ition", "ments",
-    "ment", "nesses", "ness", "ings", "ing", "ions", "ion", "ers", "er", "ed", "es", "e", "s",
+    "izations", "isations", "ization", "isation", "ations", "itions", "nesses", "ation", "ition",
+    "ments", "izing", "ising", "ment", "ness", "ings", "ions", "izes", "ises", "ized", "ised",
+    "izer", "iser", "ing", "ion", "ers", "ize", "ise", "er", "ed", "es", "e", "s",
 ];
 
 /// A stem keeps at least this many characters.
@@ -75,15 +76,17 @@ fn stem(word: &str) -> &str {
     word
 }
 
-/// The acronym a title is, when it is one word of 2 to 6 letters written in capitals
-/// (`LLM`, `RAG`), upper-cased.
+/// The acronym a title is, when it is one word of 2 to 6 letters with at least two
+/// capitals (`LLM`, `RAG`, `DoS`): its capitals (a small letter stands for a small word,
+/// as the `o` of `DoS` for `of`).
 pub fn acronym(title: &str) -> Option<String> {
     let title = title.trim();
     let letters = title.chars().count();
+    let capitals: String = title.chars().filter(|c| c.is_uppercase()).collect();
     ((2..=6).contains(&letters)
         && title.chars().all(|c| c.is_alphabetic())
-        && title.chars().filter(|c| c.is_uppercase()).count() >= 2)
-        .then(|| title.to_uppercase())
+        && capitals.chars().count() >= 2)
+        .then_some(capitals)
 }
 
 /// The initials of a title of two words or more (small words skipped), upper-cased: what
@@ -117,7 +120,7 @@ mod tests {
     fn tells_titles_of_one_topic() {
         // (a, b, same words in another order, same stems, acronym of the other)
         let cases: &[(&str, &str, bool, bool, bool)] = &[
-            ("Coffee Roasting", "Roasting Coffee", true, true, false),
+            ("Coffee Roasting", "Roasting Coffee", true, false, false),
             (
                 "Compiler Optimization",
                 "Compiler Optimizing",

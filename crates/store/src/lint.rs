@@ -28,10 +28,8 @@ const BY_PERSON: &str = "EXISTS (SELECT 1 FROM page_versions v
 pub struct LinkCounts {
     /// Topic pages.
     pub pages: u64,
-    /// Links of topic pages.
+    /// Links of topic pages (of them, [`Store::unresolved_links`] resolve to no page).
     pub links: u64,
-    /// Of those, the links that resolve to a page.
-    pub resolved: u64,
 }
 
 /// A page link that resolves to no page.
@@ -153,27 +151,22 @@ pub struct PageName {
 }
 
 impl Store {
-    /// How many topic pages and links there are, and how many of the links resolve.
+    /// How many topic pages and links of topic pages there are.
     pub fn link_counts(&self) -> Result<LinkCounts> {
         self.read(
             || "counting links".to_owned(),
             |conn| {
                 let n = |v: i64| u64::try_from(v).unwrap_or(0);
-                let (pages, links, unresolved): (i64, i64, i64) = conn.query_row(
-                    &format!(
-                        "SELECT (SELECT COUNT(*) FROM pages WHERE kind = 'topic'),
-                                (SELECT COUNT(*) FROM page_links l JOIN pages p ON p.id = l.page_id
-                                 WHERE p.kind = 'topic'),
-                                (SELECT COUNT(*) FROM page_links l JOIN pages p ON p.id = l.page_id
-                                 WHERE p.kind = 'topic' AND {UNRESOLVED})"
-                    ),
+                let (pages, links): (i64, i64) = conn.query_row(
+                    "SELECT (SELECT COUNT(*) FROM pages WHERE kind = 'topic'),
+                            (SELECT COUNT(*) FROM page_links l JOIN pages p ON p.id = l.page_id
+                             WHERE p.kind = 'topic')",
                     [],
-                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                    |row| Ok((row.get(0)?, row.get(1)?)),
                 )?;
                 Ok(LinkCounts {
                     pages: n(pages),
                     links: n(links),
-                    resolved: n(links).saturating_sub(n(unresolved)),
                 })
             },
         )
