@@ -5,7 +5,7 @@
 -- its file had when it was last read, so the staleness check stats 100,000 files without
 -- reading them: only a file whose size or time differs is read again and its text hash
 -- compared. Sources ingested before this version (and web pages, pasted text) have NULL
--- here; a file source with no record is read once by the check, and `lint --fix` records
+-- here; the check reads a file source with no record each time, until an ingest records
 -- it. Every row is kept as it is.
 --
 -- A finding a person dismissed (`lint --dismiss ID`), or a merge proposal they rejected, is
