@@ -12,6 +12,8 @@
 -- remembered by its id: a hash of what the finding is about (the page keys, the claim
 -- texts, the two titles' keys), never a row id, so a recompile that renumbers rows does
 -- not bring it back. `about` is what the hash was made of, readable.
+--
+-- The health figures of each run are kept in `health_runs` (below), for the trend.
 
 ALTER TABLE sources ADD COLUMN file_size INTEGER;
 ALTER TABLE sources ADD COLUMN file_mtime_ns INTEGER;
@@ -21,4 +23,23 @@ CREATE TABLE lint_dismissals (
     check_name   TEXT NOT NULL,
     about        TEXT NOT NULL,
     dismissed_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+-- The wiki's health figures, stored after each compile run and each full `lint`, so a
+-- trend can be shown: one row per run, `trigger` saying which. Percentages are stored as
+-- `lint` reports them (0 to 100, one decimal).
+CREATE TABLE health_runs (
+    id              INTEGER PRIMARY KEY,
+    at              TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    trigger         TEXT NOT NULL CHECK (trigger IN ('compile', 'lint')),
+    pages           INTEGER NOT NULL,
+    links           INTEGER NOT NULL,
+    link_resolution REAL NOT NULL,
+    orphan_share    REAL NOT NULL,
+    wanted          INTEGER NOT NULL,
+    broken_links    INTEGER NOT NULL,
+    stale           INTEGER NOT NULL,
+    ungrounded      INTEGER NOT NULL,
+    duplicates      INTEGER NOT NULL,
+    thin            INTEGER NOT NULL
 );

@@ -1045,6 +1045,61 @@ pub fn fix(wiki: &Wiki, report: &LintReport, settings: &JobSettings) -> Result<V
     Ok(results)
 }
 
+/// What a stored health run was made after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// A compile run.
+    Compile,
+    /// A `lint` run of every check.
+    Lint,
+}
+
+impl Trigger {
+    fn as_str(self) -> &'static str {
+        match self {
+            Trigger::Compile => "compile",
+            Trigger::Lint => "lint",
+        }
+    }
+}
+
+/// Stores the health figures of `report` for the trend, when it is a run of every check
+/// (a `--check` run's figures are partial: it is not stored). Returns whether it stored.
+pub fn record_health(wiki: &Wiki, report: &LintReport, trigger: Trigger) -> Result<bool> {
+    let s = &report.summary;
+    if s.checks.len() < Check::ALL.len() {
+        return Ok(false);
+    }
+    let n = |v: Option<u64>| v.unwrap_or(0);
+    wiki.store().record_health(&crate::store::HealthRun {
+        at: String::new(),
+        trigger: trigger.as_str().to_owned(),
+        pages: s.pages,
+        links: s.links,
+        link_resolution: s.link_resolution,
+        orphan_share: s.orphan_share.unwrap_or(0.0),
+        wanted: n(s.wanted),
+        broken_links: n(s.broken_links),
+        stale: n(s.stale),
+        ungrounded: n(s.ungrounded),
+        duplicates: n(s.duplicates),
+        thin: n(s.thin),
+    })?;
+    Ok(true)
+}
+
+/// Runs every check and stores the figures (what a shell calls after a compile run).
+pub fn check_and_record(wiki: &Wiki, trigger: Trigger) -> Result<LintReport> {
+    let report = lint(wiki, &LintOptions::default())?;
+    record_health(wiki, &report, trigger)?;
+    Ok(report)
+}
+
+/// The last `limit` stored health runs, oldest first: the trend.
+pub fn health_trend(wiki: &Wiki, limit: usize) -> Result<Vec<crate::store::HealthRun>> {
+    Ok(wiki.store().health_runs(limit)?)
+}
+
 /// Why a dismissal could not be recorded.
 #[derive(Debug, thiserror::Error)]
 pub enum DismissError {

@@ -31,7 +31,14 @@ pub struct LintArgs {
     /// again, after recompiles too.
     #[arg(long, value_name = "ID")]
     dismiss: Option<String>,
+    /// Print the health figures stored after each compile run and full lint (the last 30),
+    /// oldest first, instead of linting.
+    #[arg(long, conflicts_with_all = ["fix", "dismiss", "checks", "fail_on"])]
+    trend: bool,
 }
+
+/// How many stored runs `--trend` prints.
+const TREND_RUNS: usize = 30;
 
 fn parse_check(name: &str) -> Result<Check, String> {
     Check::parse(name).ok_or_else(|| {
@@ -72,12 +79,36 @@ pub fn run(global: &Global, args: LintArgs) -> anyhow::Result<Done> {
             Err(e) => Err(e.into()),
         };
     }
+    if args.trend {
+        let runs = lint::health_trend(&wiki, TREND_RUNS)?;
+        if global.json {
+            print_json(&runs)?;
+        } else {
+            let mut out = context::out();
+            if runs.is_empty() {
+                writeln!(
+                    out,
+                    "no health figures stored yet (a compile or `wikimind lint` stores them)"
+                )?;
+            }
+            for r in &runs {
+                writeln!(
+                    out,
+                    "{}  {:<7} {} pages, {}% links resolve, {}% orphans, {} wanted, {} broken, {} stale, {} ungrounded, {} duplicates, {} thin",
+                    r.at, r.trigger, r.pages, r.link_resolution, r.orphan_share, r.wanted,
+                    r.broken_links, r.stale, r.ungrounded, r.duplicates, r.thin
+                )?;
+            }
+        }
+        return Ok(Done::Success);
+    }
     let report = lint::lint(
         &wiki,
         &LintOptions {
             checks: args.checks.clone(),
         },
     )?;
+    lint::record_health(&wiki, &report, lint::Trigger::Lint)?;
     let fixes = if args.fix {
         Some(lint::fix(&wiki, &report, &JobSettings::default())?)
     } else {

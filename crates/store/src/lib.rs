@@ -54,7 +54,7 @@ pub use ids::{
 };
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
 pub use lint::{
-    BehindPage, FileSourceRow, LinkCounts, LintBody, LintPage, PageName, RecheckClaim,
+    BehindPage, FileSourceRow, HealthRun, LinkCounts, LintBody, LintPage, PageName, RecheckClaim,
     ReingestedSource, UnresolvedLink,
 };
 pub use merge::{MergeOutcome, MergedPage};

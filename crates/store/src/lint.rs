@@ -150,7 +150,98 @@ pub struct PageName {
     pub key: Option<String>,
 }
 
+/// The health figures of one run, as stored for the trend.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HealthRun {
+    /// When (UTC, ISO-8601).
+    pub at: String,
+    /// `compile` or `lint`: what ran.
+    pub trigger: String,
+    /// Topic pages.
+    pub pages: u64,
+    /// Links on topic pages.
+    pub links: u64,
+    /// The share of links that resolve, in percent.
+    pub link_resolution: f64,
+    /// The share of topic pages no page links to, in percent.
+    pub orphan_share: f64,
+    /// Wanted pages.
+    pub wanted: u64,
+    /// Broken links.
+    pub broken_links: u64,
+    /// Stale sources and pages.
+    pub stale: u64,
+    /// Claims that no longer ground.
+    pub ungrounded: u64,
+    /// Merge proposals.
+    pub duplicates: u64,
+    /// Thin pages.
+    pub thin: u64,
+}
+
 impl Store {
+    /// Stores the health figures of a run (`at` is ignored: the time is now).
+    pub fn record_health(&self, run: &HealthRun) -> Result<()> {
+        let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        self.write(
+            || "recording the wiki's health".to_owned(),
+            |tx| {
+                tx.execute(
+                    "INSERT INTO health_runs (trigger, pages, links, link_resolution,
+                         orphan_share, wanted, broken_links, stale, ungrounded, duplicates, thin)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    params![
+                        run.trigger,
+                        n(run.pages),
+                        n(run.links),
+                        run.link_resolution,
+                        run.orphan_share,
+                        n(run.wanted),
+                        n(run.broken_links),
+                        n(run.stale),
+                        n(run.ungrounded),
+                        n(run.duplicates),
+                        n(run.thin)
+                    ],
+                )?;
+                Ok(())
+            },
+        )
+    }
+
+    /// The last `limit` stored runs, oldest first.
+    pub fn health_runs(&self, limit: usize) -> Result<Vec<HealthRun>> {
+        self.read(
+            || "reading the wiki's health over time".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT at, trigger, pages, links, link_resolution, orphan_share, wanted,
+                            broken_links, stale, ungrounded, duplicates, thin
+                     FROM (SELECT * FROM health_runs ORDER BY id DESC LIMIT ?1)
+                     ORDER BY id",
+                )?;
+                let n = |v: i64| u64::try_from(v).unwrap_or(0);
+                let rows = stmt.query_map([limit as i64], |row| {
+                    Ok(HealthRun {
+                        at: row.get(0)?,
+                        trigger: row.get(1)?,
+                        pages: n(row.get(2)?),
+                        links: n(row.get(3)?),
+                        link_resolution: row.get(4)?,
+                        orphan_share: row.get(5)?,
+                        wanted: n(row.get(6)?),
+                        broken_links: n(row.get(7)?),
+                        stale: n(row.get(8)?),
+                        ungrounded: n(row.get(9)?),
+                        duplicates: n(row.get(10)?),
+                        thin: n(row.get(11)?),
+                    })
+                })?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
     /// How many topic pages and links of topic pages there are.
     pub fn link_counts(&self) -> Result<LinkCounts> {
         self.read(

@@ -187,6 +187,53 @@ fn lint_json_has_one_pinned_shape_per_check_and_exit_codes_follow_fail_on() {
 }
 
 #[test]
+fn health_figures_are_stored_after_each_compile_and_full_lint() {
+    let server = TestServer::start();
+    let env = wiki(&server);
+    let trend = env.json(&["lint", "--trend"]);
+    let runs = trend.as_array().unwrap();
+    assert_eq!(runs.len(), 1, "the compile stored one: {trend:#}");
+    assert_eq!(
+        keys(&runs[0]),
+        [
+            "at",
+            "broken_links",
+            "duplicates",
+            "link_resolution",
+            "links",
+            "orphan_share",
+            "pages",
+            "stale",
+            "thin",
+            "trigger",
+            "ungrounded",
+            "wanted"
+        ]
+    );
+    assert_eq!(runs[0]["trigger"], "compile");
+    assert_eq!(runs[0]["pages"], 3);
+    assert_eq!(runs[0]["wanted"], 1);
+    assert_eq!(runs[0]["stale"], 0, "the note was edited after the compile");
+    // A run of one check is partial: not stored. A full one is.
+    env.cmd()
+        .args(["lint", "--check", "wanted"])
+        .assert()
+        .success();
+    assert_eq!(env.json(&["lint", "--trend"]).as_array().unwrap().len(), 1);
+    env.cmd().arg("lint").assert().success();
+    let trend = env.json(&["lint", "--trend"]);
+    let runs = trend.as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[1]["trigger"], "lint");
+    assert_eq!(runs[1]["stale"], 1);
+    assert!(runs[0]["at"].as_str() <= runs[1]["at"].as_str());
+    env.cmd()
+        .args(["lint", "--trend", "--fix"])
+        .assert()
+        .code(2);
+}
+
+#[test]
 fn a_dismissed_merge_is_not_proposed_again_and_merge_queues_the_page() {
     let server = TestServer::start();
     let env = wiki(&server);
