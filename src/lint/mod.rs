@@ -215,7 +215,8 @@ pub enum Detail {
         claim: String,
         /// Its quote, no longer found.
         quote: String,
-        /// `page` or `digest`: where the claim is.
+        /// Where the claim is: `page` (a digest's own claims are made again when its
+        /// stale source is compiled, so they are not reported).
         on: &'static str,
         /// The sources it was looked for in.
         source_ids: Vec<SourceId>,
