@@ -830,9 +830,10 @@ fn duplicates(store: &Store) -> Result<Vec<Finding>> {
         by_name.entry(key).or_default().insert(name.page_id);
     }
     let mut group = |map: &HashMap<String, BTreeSet<PageId>>, why: Likeness| {
-        for ids in map.values().filter(|ids| ids.len() > 1) {
-            let first = *ids.iter().next().expect("two or more");
-            for &other in ids.iter().skip(1) {
+        for ids in map.values() {
+            let mut ids = ids.iter();
+            let Some(&first) = ids.next() else { continue };
+            for &other in ids {
                 propose(first, other, why);
             }
         }
