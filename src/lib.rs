@@ -31,6 +31,7 @@ pub mod export;
 #[cfg(test)]
 use wikimind_text::hostile as hostile_text;
 pub mod ingest;
+pub mod lint;
 pub mod markdown;
 pub mod provider_check;
 pub mod queue;

@@ -271,6 +271,13 @@ impl Wiki {
                     },
                     s.final_url.as_deref(),
                 )?;
+                if let Some(stamp) = s.file {
+                    self.store.record_file_stamp(
+                        outcome.source_id(),
+                        stamp.size,
+                        stamp.mtime_ns,
+                    )?;
+                }
                 Ok(AddedSource {
                     source_id: outcome.source_id(),
                     origin: s.origin.clone(),

@@ -218,6 +218,7 @@ pub async fn fetch_url_within(
         warnings,
         text,
         final_url,
+        file: None,
     })
 }
 

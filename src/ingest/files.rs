@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use super::html::readable_html;
 use super::text::{clean_title, markdown_meta, normalise_text, MarkdownMeta};
 use super::{
-    IngestError, IngestOptions, IngestReport, IngestedSource, Result, SkipReason, Skipped,
-    SourceKind,
+    FileStamp, IngestError, IngestOptions, IngestReport, IngestedSource, Result, SkipReason,
+    Skipped, SourceKind,
 };
 
 /// Reads one file or every supported file in a folder.
@@ -266,8 +266,14 @@ fn read_source_file(
     }
     // The file may grow between the size check and the read: never read past the limit.
     let mut bytes = Vec::new();
+    let mut stamp = None;
     open_no_follow(canonical)
-        .and_then(|file| file.take(limit.saturating_add(1)).read_to_end(&mut bytes))
+        .and_then(|file| {
+            // The stamp of the file as opened, before reading: a write during the read
+            // changes the time after it, so the next check reads the file again.
+            stamp = file.metadata().ok().as_ref().and_then(FileStamp::of);
+            file.take(limit.saturating_add(1)).read_to_end(&mut bytes)
+        })
         .map_err(FileProblem::Io)?;
     let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
     if read > limit {
@@ -320,6 +326,7 @@ fn read_source_file(
             .collect(),
         text,
         final_url: None,
+        file: stamp,
     })
 }
 

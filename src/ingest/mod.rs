@@ -75,6 +75,35 @@ pub struct IngestedSource {
     /// credentials); `None` otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_url: Option<String>,
+    /// For a file, its size and modification time as it was read (what the staleness
+    /// check of `lint` compares with the file on disk); `None` otherwise.
+    #[serde(skip)]
+    pub file: Option<FileStamp>,
+}
+
+/// A file's size and modification time, as read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its modification time in nanoseconds since the Unix epoch (negative before it).
+    pub mtime_ns: i64,
+}
+
+impl FileStamp {
+    /// The stamp of a file's metadata; `None` where the platform gives no modification
+    /// time.
+    pub fn of(metadata: &std::fs::Metadata) -> Option<FileStamp> {
+        let modified = metadata.modified().ok()?;
+        let mtime_ns = match modified.duration_since(std::time::UNIX_EPOCH) {
+            Ok(after) => i64::try_from(after.as_nanos()).unwrap_or(i64::MAX),
+            Err(before) => -i64::try_from(before.duration().as_nanos()).unwrap_or(i64::MAX),
+        };
+        Some(FileStamp {
+            size: metadata.len(),
+            mtime_ns,
+        })
+    }
 }
 
 /// Limits and settings for ingestion.

@@ -66,6 +66,7 @@ fn ingest_pasted(text: &str, title: Option<&str>, kind: SourceKind) -> Result<In
         warnings: meta.warning.into_iter().collect(),
         text,
         final_url: None,
+        file: None,
     })
 }
 

@@ -8,6 +8,7 @@ mod common;
 mod asking;
 mod ingest;
 mod large;
+mod lint;
 mod llm;
 mod names;
 mod page_jobs;

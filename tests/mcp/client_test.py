@@ -96,7 +96,7 @@ async def expect_mcp_error(call, *words):
 @check("the tools are listed with their arguments, add_source only with --allow-write")
 async def listed_tools(client):
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    expect(set(tools) == {"search", "read_page", "list_pages", "ask"}, f"tools: {sorted(tools)}")
+    expect(set(tools) == {"search", "read_page", "list_pages", "ask", "lint"}, f"tools: {sorted(tools)}")
     expect(set(tools["search"].input_schema["properties"]) == {"query"}, tools["search"])
     expect(tools["search"].input_schema.get("required") == ["query"], tools["search"])
     expect(set(tools["read_page"].input_schema["properties"]) == {"title"}, tools["read_page"])
@@ -106,6 +106,21 @@ async def listed_tools(client):
     )
     expect(set(tools["ask"].input_schema["properties"]) == {"question"}, tools["ask"])
     expect(tools["read_page"].annotations.read_only_hint is True, tools["read_page"])
+    expect(set(tools["lint"].input_schema["properties"]) == {"checks"}, tools["lint"])
+    expect(tools["lint"].annotations.read_only_hint is True, tools["lint"])
+
+
+@check("lint reports the wiki's health as lint --json does, and refuses an unknown check")
+async def lint_health(client):
+    result = await client.call_tool("lint", {"checks": ["wanted"]})
+    expect(not result.is_error, result)
+    text = text_of(result)
+    expect(text.startswith("# Wiki health"), text)
+    report = result.structured_content
+    expect(report["summary"]["checks"] == ["wanted"], report)
+    expect(all(f["check"] == "wanted" for f in report["findings"]), report)
+    wrong = await client.call_tool("lint", {"checks": ["nope"]})
+    expect(wrong.is_error and 'no check named "nope"' in text_of(wrong), text_of(wrong))
 
 
 @check("search ranks pages and bolds the matched words")
@@ -289,7 +304,7 @@ async def read_only_modern():
         print(f"-- read-only server, protocol {client.protocol_version}", flush=True)
         for test in (
             listed_tools, search, read_page, missing_page, list_pages, ask, ask_uncovered,
-            resources, bad_calls, long_search,
+            resources, bad_calls, long_search, lint_health,
         ):
             await test(client)
 
@@ -421,7 +436,7 @@ FLAT_WHITE = "# Flat White\n\nA flat white is espresso with thin steamed milk.\n
 @check("with --allow-write, add_source is listed and compiles pasted text into a page")
 async def add_text(client):
     tools = [t.name for t in (await client.list_tools()).tools]
-    expect(tools == ["search", "read_page", "list_pages", "ask", "add_source"], tools)
+    expect(tools == ["search", "read_page", "list_pages", "ask", "lint", "add_source"], tools)
     notes = Notes()
     result = await client.call_tool(
         "add_source",

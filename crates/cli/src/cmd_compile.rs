@@ -71,6 +71,11 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
     })?;
     display.finish();
     print_outcome(global, &outcome)?;
+    // The health figures after the run, for the trend (`lint --trend`); a failure here
+    // does not fail the compile.
+    if let Err(e) = wikimind::lint::check_and_record(&wiki, wikimind::lint::Trigger::Compile) {
+        eprintln!("warning: the wiki's health figures were not stored: {e}");
+    }
     Ok(if outcome.succeeded() {
         Done::Success
     } else {

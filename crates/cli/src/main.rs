@@ -20,6 +20,7 @@ mod cmd_ask;
 mod cmd_compile;
 mod cmd_eval;
 mod cmd_ingest;
+mod cmd_lint;
 mod cmd_manage;
 mod cmd_mcp;
 mod cmd_parse;
@@ -69,6 +70,12 @@ enum Command {
     /// Remove a source and its digest (the pages it fed are updated; a page left with no
     /// source is removed and links to it become wanted pages).
     Rm(cmd_manage::RmArgs),
+    /// Check the wiki's health: broken links, wanted pages, orphans, stale sources and
+    /// pages, claims that no longer ground, duplicate topics, thin pages.
+    Lint(cmd_lint::LintArgs),
+    /// Merge page B into page A (A stays; B's sources feed it, B's title leads to it); the
+    /// next `compile` writes the merged page.
+    Merge(cmd_lint::MergeArgs),
     /// Write the wiki as a folder of markdown files (Obsidian-friendly).
     Export(cmd_manage::ExportArgs),
     /// Show the configured providers; `--test` connects and lists models.
@@ -128,6 +135,8 @@ fn main() -> ExitCode {
         Command::History(args) => cmd_read::history(&global, args),
         Command::Restore(args) => cmd_read::restore(&global, args),
         Command::Rm(args) => cmd_manage::rm(&global, args),
+        Command::Lint(args) => cmd_lint::run(&global, args),
+        Command::Merge(args) => cmd_lint::merge(&global, args),
         Command::Export(args) => cmd_manage::export(&global, args),
         Command::Providers(args) => cmd_manage::providers(&global, args),
         Command::Parse(args) => cmd_parse::run(&global, args),

@@ -1,7 +1,7 @@
 //! The wiki over the Model Context Protocol: the glue between `rmcp` and the core.
 //!
-//! [`WikiServer`] answers tool calls (`search`, `read_page`, `list_pages`, `ask`, and
-//! with `--allow-write` `add_source`) and serves every page as a resource
+//! [`WikiServer`] answers tool calls (`search`, `read_page`, `list_pages`, `ask`, `lint`,
+//! and with `--allow-write` `add_source`) and serves every page as a resource
 //! (`wikimind://page/<title>`, see `page_uri`). What a page, a list, a search or an
 //! answer says is the core's ([`wikimind::markdown`]); this module adds only what is MCP's:
 //! tool names and argument schemas, URIs, how to ask for more, and which failures are
@@ -144,6 +144,7 @@ impl ServerHandler for WikiServer {
             tools::SEARCH => tools::search(&self.wiki, arguments),
             tools::READ_PAGE => tools::read_page(&self.wiki, arguments),
             tools::LIST_PAGES => tools::list_pages(&self.wiki, arguments),
+            tools::LINT => tools::lint(&self.wiki, arguments),
             tools::ASK => {
                 let progress = progress.clone();
                 tools::ask(&self.wiki, &self.settings, arguments, &context.ct, progress).await

@@ -33,6 +33,8 @@ pub const READ_PAGE: &str = "read_page";
 pub const LIST_PAGES: &str = "list_pages";
 /// A question answered from the pages, each claim citing its page.
 pub const ASK: &str = "ask";
+/// The wiki's health: `wikimind lint`'s findings (read-only: no fix, no dismissal).
+pub const LINT: &str = "lint";
 /// Ingest text or a web page and compile it (only with `--allow-write`).
 pub const ADD_SOURCE: &str = "add_source";
 
@@ -75,6 +77,16 @@ struct AskArgs {
     question: String,
 }
 
+/// Arguments of `lint`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct LintArgs {
+    /// The checks to run (all when left out): broken_link, wanted, orphan, stale,
+    /// ungrounded, duplicate, thin.
+    #[serde(default)]
+    checks: Option<Vec<String>>,
+}
+
 /// Arguments of `add_source`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -92,7 +104,7 @@ struct AddSourceArgs {
 
 /// The tool names, in the order they are listed.
 pub fn names(write: bool) -> Vec<&'static str> {
-    let mut names = vec![SEARCH, READ_PAGE, LIST_PAGES, ASK];
+    let mut names = vec![SEARCH, READ_PAGE, LIST_PAGES, ASK, LINT];
     if write {
         names.push(ADD_SOURCE);
     }
@@ -154,6 +166,24 @@ pub fn list(write: bool) -> Vec<Tool> {
                 .read_only(true)
                 .destructive(false)
                 .idempotent(false)
+                .open_world(false),
+        ),
+        Tool::new(
+            LINT,
+            "Check the wiki's health, as `wikimind lint` does (no model call, nothing \
+             changed): broken links, wanted pages, orphan pages, stale sources and pages, \
+             claims that no longer ground in their sources, duplicate topics (merge \
+             proposals) and thin pages, with the health figures. Findings a person \
+             dismissed are left out.",
+            serde_json::Map::new(),
+        )
+        .with_input_schema::<LintArgs>()
+        .with_title("Check the wiki's health")
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(true)
+                .destructive(false)
+                .idempotent(true)
                 .open_world(false),
         ),
     ];
@@ -288,6 +318,53 @@ pub fn list_pages(wiki: &Wiki, value: Value) -> Answer {
         );
     }
     let data = serde_json::to_value(&window).unwrap_or(Value::Null);
+    Answer::ok(text, data)
+}
+
+/// Runs `lint`: the findings as markdown, and `{summary, findings}` as data.
+pub fn lint(wiki: &Wiki, value: Value) -> Answer {
+    let takes = "optional `checks`, a list of check names (broken_link, wanted, orphan, \
+                 stale, ungrounded, duplicate, thin)";
+    let args: LintArgs = match arguments(LINT, value, takes) {
+        Ok(a) => a,
+        Err(answer) => return answer,
+    };
+    let mut checks = Vec::new();
+    for name in args.checks.unwrap_or_default() {
+        match wikimind::lint::Check::parse(&name) {
+            Some(check) => checks.push(check),
+            None => {
+                return Answer::error(format!("lint: no check named {name:?}; it takes {takes}"))
+            }
+        }
+    }
+    let report = match wikimind::lint::lint(wiki, &wikimind::lint::LintOptions { checks }) {
+        Ok(report) => report,
+        Err(e) => return Answer::error(e.to_string()),
+    };
+    let s = &report.summary;
+    let mut text = format!(
+        "# Wiki health\n\n{} pages, {} links ({}% resolve); {} error(s), {} warning(s), {} info",
+        s.pages, s.links, s.link_resolution, s.errors, s.warnings, s.infos
+    );
+    if s.dismissed > 0 {
+        let _ = write!(text, " ({} dismissed by the wiki's owner)", s.dismissed);
+    }
+    text.push_str("\n\n");
+    if report.findings.is_empty() {
+        text.push_str("No findings.\n");
+    }
+    for f in &report.findings {
+        let _ = writeln!(
+            text,
+            "- **{}** `{}` ({}): {}",
+            f.severity.as_str(),
+            f.check.as_str(),
+            f.id,
+            f.message
+        );
+    }
+    let data = serde_json::to_value(&report).unwrap_or(Value::Null);
     Answer::ok(text, data)
 }
 
@@ -480,10 +557,20 @@ mod tests {
                 .map(|t| t.name.into_owned())
                 .collect()
         };
-        assert_eq!(names(false), ["search", "read_page", "list_pages", "ask"]);
+        assert_eq!(
+            names(false),
+            ["search", "read_page", "list_pages", "ask", "lint"]
+        );
         assert_eq!(
             names(true),
-            ["search", "read_page", "list_pages", "ask", "add_source"]
+            [
+                "search",
+                "read_page",
+                "list_pages",
+                "ask",
+                "lint",
+                "add_source"
+            ]
         );
         // The names an unknown tool's error offers are the tools listed.
         assert_eq!(names(true), super::names(true));
@@ -503,6 +590,7 @@ mod tests {
                 "read_page" => &["title"],
                 "list_pages" => &["offset", "limit"],
                 "ask" => &["question"],
+                "lint" => &["checks"],
                 "add_source" => &["text", "url", "title"],
                 other => panic!("unexpected tool {other}"),
             };
@@ -528,6 +616,16 @@ mod tests {
         );
         let answer = list_pages(&wiki, json!({ "limit": -1 }));
         assert!(answer.error, "{}", answer.text);
+        let answer = lint(&wiki, json!({ "checks": ["nope"] }));
+        assert!(answer.error);
+        assert!(
+            answer.text.contains("no check named \"nope\""),
+            "{}",
+            answer.text
+        );
+        let answer = lint(&wiki, json!({}));
+        assert!(!answer.error, "{}", answer.text);
+        assert!(answer.text.contains("No findings."), "{}", answer.text);
         let answer = search(&wiki, json!({ "qery": "tea" }));
         assert!(
             answer.text.contains("unknown field `qery`"),

@@ -248,32 +248,43 @@ impl Store {
                 if !advance(tx, name, version, from, to, done)? {
                     return Ok(false);
                 }
-                let (update, unlink) = match table {
-                    ClaimTable::Digest => (
-                        "UPDATE claims SET grounded = 0,
-                             confidence = CASE confidence WHEN 'sourced' THEN 'inferred'
-                                          ELSE confidence END
-                         WHERE id = ?1",
-                        None,
-                    ),
-                    ClaimTable::Page => (
-                        "UPDATE page_claims SET grounded = 0,
-                             confidence = CASE confidence WHEN 'sourced' THEN 'inferred'
-                                          ELSE confidence END
-                         WHERE id = ?1",
-                        Some("DELETE FROM claim_sources WHERE claim_id = ?1"),
-                    ),
-                };
-                for id in downgrade {
-                    tx.execute(update, [id])?;
-                    if let Some(unlink) = unlink {
-                        tx.execute(unlink, [id])?;
-                    }
-                }
+                downgrade_claims(tx, table, downgrade)?;
                 Ok(true)
             },
         )
     }
+}
+
+/// Shows the claims `ids` of `table` as no longer grounded: a `sourced` one becomes
+/// `inferred` (its quote kept), a page claim no longer names sources.
+pub(crate) fn downgrade_claims(
+    conn: &rusqlite::Connection,
+    table: ClaimTable,
+    ids: &[i64],
+) -> Result<()> {
+    let (update, unlink) = match table {
+        ClaimTable::Digest => (
+            "UPDATE claims SET grounded = 0,
+                 confidence = CASE confidence WHEN 'sourced' THEN 'inferred'
+                              ELSE confidence END
+             WHERE id = ?1",
+            None,
+        ),
+        ClaimTable::Page => (
+            "UPDATE page_claims SET grounded = 0,
+                 confidence = CASE confidence WHEN 'sourced' THEN 'inferred'
+                              ELSE confidence END
+             WHERE id = ?1",
+            Some("DELETE FROM claim_sources WHERE claim_id = ?1"),
+        ),
+    };
+    for id in ids {
+        conn.execute(update, [id])?;
+        if let Some(unlink) = unlink {
+            conn.execute(unlink, [id])?;
+        }
+    }
+    Ok(())
 }
 
 /// Moves the cursor of backfill `name` from `from` to `to` (creating its row at the first

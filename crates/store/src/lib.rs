@@ -23,6 +23,7 @@ mod feed;
 mod frozen;
 mod ids;
 mod jobs;
+mod lint;
 mod merge;
 mod migrate;
 mod names;
@@ -52,6 +53,10 @@ pub use ids::{
     SourceStatus,
 };
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
+pub use lint::{
+    BehindPage, FileSourceRow, HealthRun, LinkCounts, LintBody, LintPage, PageName, RecheckClaim,
+    ReingestedSource, UnresolvedLink,
+};
 pub use merge::{MergeOutcome, MergedPage};
 pub use migrate::{Migration, RustStep, Step, Upgrade, MIGRATIONS};
 pub use page_read::{PageCounts, PageHit};
@@ -148,8 +153,8 @@ impl Store {
             .store(n.max(1), std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// See [`Store::set_min_sources`].
-    pub(crate) fn min_sources(&self) -> u32 {
+    /// `pages.min_sources` as set by [`Store::set_min_sources`].
+    pub fn min_sources(&self) -> u32 {
         self.min_sources.load(std::sync::atomic::Ordering::Relaxed)
     }
 

@@ -195,6 +195,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0014_real_notes.sql",
         include_str!("../../../migrations/0014_real_notes.sql"),
     ),
+    Migration::sql(
+        15,
+        "0015_lint.sql",
+        include_str!("../../../migrations/0015_lint.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

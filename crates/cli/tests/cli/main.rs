@@ -9,6 +9,7 @@ mod crash;
 mod eval;
 mod flow;
 mod hubs;
+mod lint;
 mod mcp;
 mod page_jobs;
 mod pages;

@@ -7,7 +7,9 @@
 //!   model gives ([`link::reduce_name`]).
 //! - [`wikilinks`]: finding wiki links in a body, outside code.
 //! - [`front_matter`]: the YAML block at the top.
+//! - [`anchors`]: the headings and block ids a body offers to `[[T#…]]` links.
 
+pub mod anchors;
 pub mod front_matter;
 pub mod link;
 pub mod readable;
@@ -15,6 +17,7 @@ pub mod wikilinks;
 
 use pulldown_cmark::{Options, Parser};
 
+pub use anchors::{body_anchors, BodyAnchors};
 pub use front_matter::{FrontMatter, FrontMatterError};
 pub use link::{heading_slug, reduce_name, Anchor, LinkRef};
 pub use readable::Readable;

@@ -234,7 +234,7 @@ fn callout(line: &str) -> Option<(usize, usize)> {
 }
 
 /// Where a block id (` ^abc-1` at the end of a line, or a line that is only `^abc`) starts.
-fn block_id_start(line: &str) -> Option<usize> {
+pub(crate) fn block_id_start(line: &str) -> Option<usize> {
     let caret = line.rfind('^')?;
     let id = &line[caret + 1..];
     if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
