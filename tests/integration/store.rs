@@ -1026,7 +1026,10 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
             |r| r.get(0),
         )
         .expect("named");
-    assert_eq!(unnamed, 0, "every concept an old wiki had still names its page");
+    assert_eq!(
+        unnamed, 0,
+        "every concept an old wiki had still names its page"
+    );
     let with_final_url: i64 = conn
         .query_row(
             "SELECT COUNT(*) FROM sources WHERE final_url IS NOT NULL",
