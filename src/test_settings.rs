@@ -20,8 +20,7 @@ pub fn settings_at(base_url: &str) -> Settings {
 
 /// A base URL where nothing listens.
 pub fn closed_port() -> String {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    format!("http://127.0.0.1:{}", l.local_addr().expect("addr").port())
+    format!("http://127.0.0.1:{}", wikimind_testserver::closed_port())
 }
 
 /// A server that compiles sources as the canned answer does and answers every page prompt

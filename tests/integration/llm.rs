@@ -78,10 +78,7 @@ fn deltas(events: &[StreamEvent]) -> Vec<String> {
 
 /// A port nothing listens on: bound, then released.
 fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
-    port
+    wikimind_testserver::closed_port()
 }
 
 #[tokio::test]

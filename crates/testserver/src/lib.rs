@@ -41,6 +41,23 @@ mod reply;
 
 pub use reply::{Finish, Reply};
 
+/// A local port nothing listens on, for a test of a server that is down. It lies below the
+/// range the system hands out for port 0, so a server another test starts meanwhile (every
+/// stand-in server binds port 0) can never take it: a port from binding port 0 and letting
+/// go could be given to the next test's server before this test uses it.
+pub fn closed_port() -> u16 {
+    let ephemeral_start = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32768);
+    let below = ephemeral_start.saturating_sub(1).max(1025);
+    (1025..=below)
+        .rev()
+        .step_by(7)
+        .find(|port| std::net::TcpListener::bind(("127.0.0.1", *port)).is_ok())
+        .expect("a free port below the ephemeral range")
+}
+
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::net::SocketAddr;

@@ -303,12 +303,8 @@ fn a_server_that_is_down_is_said_once() {
     let home = tempfile::tempdir().unwrap();
     let data = home.path().join("one.jsonl");
     std::fs::write(&data, "{\"id\":\"a\",\"source\":\"Some text here.\"}\n").unwrap();
-    // A port nothing listens on: bind one, then drop it.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A port nothing listens on.
+    let port = wikimind_testserver::closed_port();
     cmd(home.path(), &format!("http://127.0.0.1:{port}"))
         .arg("eval")
         .arg(&data)

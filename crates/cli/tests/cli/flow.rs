@@ -245,10 +245,7 @@ fn truncated_answer_with_every_required_field_is_kept_and_marked() {
 #[test]
 fn provider_down_says_what_to_start() {
     // A port with nothing listening.
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let port = wikimind_testserver::closed_port();
     let server = TestServer::start();
     let mut env = Env::new(&server);
     env.base_url = format!("http://127.0.0.1:{port}");
@@ -589,10 +586,7 @@ fn a_redirected_page_shows_where_it_was_read_from() {
 /// the built-in engine last: in words, and as the `offer` row of `--json`.
 #[test]
 fn providers_test_with_no_server_fails_and_offers_the_builtin_engine() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let port = wikimind_testserver::closed_port();
     let server = TestServer::start();
     let mut env = Env::new(&server);
     env.base_url = format!("http://127.0.0.1:{port}");
