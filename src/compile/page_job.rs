@@ -6,11 +6,12 @@
 
 use std::time::Instant;
 
-use crate::llm::CancellationToken;
+use crate::llm::{AnswerGrounds, CancellationToken};
 use crate::store::{JobTarget, NewLink, PageClaim, PageContent, PageId, PageMaterial};
 
 use super::driver::{Answer, Asking, CallLog, CompileError, Compiler};
 use super::extract::reading_notes;
+use super::grounds;
 use super::live::{Live, ProgressFn, Stage};
 use super::page::{adds_nothing, new_holders, page_prompt, Guard, PageParts, SourceTexts};
 use super::page_report::{PageOutcome, PageReport};
@@ -26,6 +27,9 @@ use super::templates::{Prompt, EXTRACT, PAGE};
 struct PagePrompt {
     prompt: Prompt,
     note: Option<String>,
+    /// What the answer's quotes and names are drawn from; `None` when the material was
+    /// read in parts.
+    grounds: Option<AnswerGrounds>,
 }
 
 impl Compiler {
@@ -112,13 +116,19 @@ impl Compiler {
             .saturating_sub(used + limits.max_tokens + CONTEXT_MARGIN);
         // Block headers of the excerpts come out of their room too.
         let room = chars_for(left).saturating_sub(64 * material.digests.len());
-        let full = render(&PageParts::of(material, room));
+        let full_parts = PageParts::of(material, room);
+        let full = render(&full_parts);
         let extract = self.prompts.get(EXTRACT);
         match limits.route(&full, extract, &material.title) {
             Route::Direct => {
                 return Ok(Ok(PagePrompt {
                     prompt: full,
                     note: None,
+                    grounds: Some(grounds::page_grounds(
+                        &full_parts.excerpt_texts,
+                        &titles,
+                        &concepts,
+                    )),
                 }))
             }
             Route::TooSmall(reason) => return Ok(Err(reason)),
@@ -174,6 +184,7 @@ impl Compiler {
         Ok(Ok(PagePrompt {
             prompt: render(&parts),
             note,
+            grounds: None,
         }))
     }
 
@@ -206,6 +217,7 @@ impl Compiler {
             schema: &schema,
             judge: &judge,
             shows: None,
+            grounds: prompt.grounds.as_ref(),
         };
         let mut log = CallLog::default();
         let mut last = LastCall::default();
