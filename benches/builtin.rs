@@ -241,7 +241,8 @@ async fn main() {
         std::fs::metadata(&path).map(|m| m.len() >> 20).unwrap_or(0)
     );
 
-    let constrained = BuiltinProvider::new(&path).unwrap();
+    // The schema alone, as before grounded decoding (the requests carry grounds).
+    let constrained = BuiltinProvider::new(&path).unwrap().with_grounding(false);
     let load = constrained.load().await.expect("the model loads");
     println!("model load time: {} ms", load.as_millis());
     let unconstrained = BuiltinProvider::new(&path)
