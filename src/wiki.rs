@@ -13,8 +13,8 @@ use crate::config::Settings;
 use crate::ingest::{self, IngestOptions, IngestedSource, Skipped};
 use crate::llm::LlmError;
 use crate::reading::{
-    ListedPage, ListedSource, ListedVersion, PageRef, PageWindow, Restored, ShownBacklink,
-    ShownDigest, ShownLink, ShownPage, ShownSource,
+    DigestFigures, ListedPage, ListedSource, ListedVersion, PageRef, PageWindow, Restored,
+    ShownBacklink, ShownDigest, ShownLink, ShownPage, ShownSource,
 };
 use crate::render::{render_article, LinkTarget, SafeHtml};
 use crate::store::{
@@ -731,6 +731,17 @@ impl Wiki {
             model: origin.map(|s| s.model.clone()).unwrap_or_default(),
             pages,
         }))
+    }
+
+    /// The [`DigestFigures`] of every compiled source.
+    pub fn digest_figures(&self) -> Result<DigestFigures> {
+        let mut figures = DigestFigures::default();
+        for s in self.store.sources()? {
+            if let Some(digest) = self.shown_digest(s.id)? {
+                figures.add(s.title.as_deref(), &digest);
+            }
+        }
+        Ok(figures)
     }
 
     /// Every source as `sources` shows it, with the pages it feeds.

@@ -4,13 +4,16 @@
 //! JSON that validates against the contract on the first attempt (no retries, no repairs),
 //! and every article must be stored.
 //!
+//! Every `sourced` quote the engine writes must ground in the text the call was about: the
+//! engine draws quotes from it by construction (`wikimind::compile::grounds`).
+//!
 //! Skipped, with a message saying why, when the model file is not in the cache.
 #![cfg(feature = "builtin")]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use wikimind::compile::{Compiler, ProviderSlot};
+use wikimind::compile::{Compiler, GroundingIndex, ProviderSlot};
 use wikimind::config::{model_dir, CompileSettings, DEFAULT_BUILTIN_MODEL};
 use wikimind::llm::{BuiltinProvider, CancellationToken, ChatRequest, FinishReason, Provider};
 use wikimind::queue::JobRunner;
@@ -101,6 +104,7 @@ async fn real_notes_compile_to_valid_stored_articles() {
     assert_eq!(reports.len(), 3);
 
     let schema = Schema::new(wikimind::contract::compilation_schema()).unwrap();
+    let mut sourced = 0;
     for report in &reports {
         assert!(
             report.ok,
@@ -114,7 +118,28 @@ async fn real_notes_compile_to_valid_stored_articles() {
             serde_json::from_str(raw).unwrap_or_else(|e| panic!("not valid JSON ({e}): {raw}"));
         assert!(schema.is_valid(&value), "not schema-valid: {raw}");
         assert!(report.tokens_in > 0 && report.tokens_out > 0);
-        let source = store.source(report.source_id).unwrap().unwrap();
+        let source =
+            wikimind::compile::readable_source(store.source(report.source_id).unwrap().unwrap());
+        // Every quote the model labelled sourced is in the note: none is shown inferred.
+        let index = GroundingIndex::new(wikimind::compile::grounds::quotable_text(&source));
+        for claim in value["key_claims"].as_array().unwrap() {
+            if claim["confidence"] == "sourced" {
+                sourced += 1;
+                let quote = claim["quote"].as_str().unwrap_or_default();
+                assert!(
+                    index.contains(quote),
+                    "the sourced quote {quote:?} is not in {:?}",
+                    source.title
+                );
+            }
+        }
+        // The title is the note's own (its first heading) or words of it.
+        let said = value["title"].as_str().unwrap();
+        assert!(
+            Some(said) == source.title.as_deref() || source.text.contains(said),
+            "the title {said:?} is neither the note's title {:?} nor its words",
+            source.title
+        );
         assert_eq!(source.status, SourceStatus::Compiled);
         let title = report.title.clone().unwrap();
         let article = wiki.article(&title).unwrap();
@@ -122,6 +147,7 @@ async fn real_notes_compile_to_valid_stored_articles() {
         eprintln!("compiled {:?} ({} answer tokens)", title, report.tokens_out);
     }
     assert_eq!(store.articles().unwrap().len(), 3);
+    assert!(sourced > 0, "no claim of the three notes was sourced");
 
     // Asking works with the built-in engine too: the answer is constrained to the answer
     // schema, so the first one is valid, and every claim's citation is checked.
@@ -246,6 +272,7 @@ async fn jsonl_answers_are_constrained_line_by_line() {
     let provider = BuiltinProvider::new(&path).unwrap().with_seed(11);
     let req = ChatRequest::new(DEFAULT_BUILTIN_MODEL, &prompt.system, &prompt.user)
         .with_line_schema(schema.as_value().clone())
+        .with_grounds(wikimind::compile::grounds::part_grounds(&chunk))
         .with_temperature(0.7)
         .with_max_tokens(600);
     let answer = provider.chat(&req, &|_| {}).await.unwrap();
@@ -274,6 +301,15 @@ async fn jsonl_answers_are_constrained_line_by_line() {
         let value: serde_json::Value =
             serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
         assert!(schema.is_valid(&value), "{line}");
+    }
+    // Every sourced quote of the part is the part's own words.
+    let index = GroundingIndex::new(&chunk);
+    for line in complete {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        if value["confidence"] == "sourced" {
+            let quote = value["quote"].as_str().unwrap_or_default();
+            assert!(index.contains(quote), "{quote:?} is not in the part");
+        }
     }
     let parsed = wikimind::structured::parse_jsonl(
         &complete.join("\n"),

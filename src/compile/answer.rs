@@ -86,7 +86,7 @@ impl Compiler {
         &self,
         question: &str,
         blocks: &[Block],
-        grounds: &GroundsFn<'_>,
+        grounds_fn: &GroundsFn<'_>,
         events: &ProgressFn,
         cancel: &CancellationToken,
     ) -> Result<AnswerRun, CompileError> {
@@ -101,7 +101,14 @@ impl Compiler {
         let fitted = fit_blocks(blocks, room);
         let prompt = template.render(&[("question", question), ("pages", &fitted.text)]);
         let schema = template.schema();
-        let judge = |raw: &str, cut_off: bool| judge_answer(raw, cut_off, &schema, grounds);
+        let read: Vec<(String, String)> = fitted
+            .read
+            .iter()
+            .filter_map(|&i| blocks.get(i))
+            .map(|b| (b.title.clone(), b.text.clone()))
+            .collect();
+        let grounds = super::grounds::answer_grounds(&read);
+        let judge = |raw: &str, cut_off: bool| judge_answer(raw, cut_off, &schema, grounds_fn);
         let asking = Asking {
             target: None,
             events,
@@ -110,6 +117,7 @@ impl Compiler {
             schema: &schema,
             judge: &judge,
             shows: Some("answer"),
+            grounds: Some(&grounds),
         };
         let mut log = CallLog::default();
         let mut last = LastCall::default();

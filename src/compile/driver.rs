@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::config::{CompileSettings, Settings};
-use crate::llm::{self, CancellationToken, ChatRequest, FinishReason, LlmError, Provider};
+use crate::llm::{
+    self, AnswerGrounds, CancellationToken, ChatRequest, FinishReason, LlmError, Provider,
+};
 use crate::store::{JobTarget, SaveArticle, Source, SourceId, SourceStatus, Store, StoreError};
 use crate::structured::Schema;
 use crate::topic::NameCache;
@@ -17,6 +19,7 @@ use crate::topic::NameCache;
 use super::attempt::AttemptRecord;
 use super::extract::{notes_prompt, Material};
 use super::ground::GroundingIndex;
+use super::grounds;
 use super::live::Live;
 use super::parts::PartSource;
 use super::plan::{context_from_report, CallBudget, CallPlan, Limits, Route};
@@ -252,6 +255,7 @@ impl Compiler {
                 return Ok(Some(ArticlePrompt {
                     prompt: direct,
                     note: None,
+                    grounds: grounds::source_grounds(source, &titles, &concepts),
                 }));
             }
             Route::InParts { room } => Ok(room),
@@ -289,6 +293,7 @@ impl Compiler {
         Ok(Some(ArticlePrompt {
             prompt: out.prompt,
             note: out.note,
+            grounds: grounds::notes_grounds(source, &out.quotes, &titles, &concepts),
         }))
     }
 
@@ -312,6 +317,7 @@ impl Compiler {
             schema: &self.schema,
             judge: &judge,
             shows: None,
+            grounds: Some(&article.grounds),
         };
         let mut log = CallLog::default();
         let mut last = LastCall::default();
@@ -410,6 +416,7 @@ impl Compiler {
             .with_temperature(self.settings.temperature)
             .with_cancel(asking.cancel.clone());
         request.messages.extend(plan.extra_messages());
+        request.grounds = asking.grounds.cloned();
         request.max_tokens = Some(plan.max_tokens);
         request.num_ctx = Some(plan.num_ctx);
         let label = slot.label();
@@ -534,6 +541,8 @@ struct ArticlePrompt {
     prompt: Prompt,
     /// Markdown appended to the body when parts of a large source are missing.
     note: Option<String>,
+    /// What its answer's quotes and names are drawn from.
+    grounds: AnswerGrounds,
 }
 
 /// One call, as planned.
@@ -558,6 +567,8 @@ pub(super) struct Asking<'a, A = Accepted> {
     pub judge: &'a (dyn Fn(&str, bool) -> Judgement<A> + Sync),
     /// The answer's string field to report as it streams (see [`Live::showing`]).
     pub shows: Option<&'static str>,
+    /// What the answer's quotes and names are drawn from (see [`super::grounds`]).
+    pub grounds: Option<&'a AnswerGrounds>,
 }
 
 /// The calls made while asking, for the report.
@@ -601,7 +612,7 @@ pub(super) enum Called<A> {
 /// `source` with its text replaced by its readable text
 /// ([`wikimind_text::markdown::readable_text`]): front matter, comments, block ids and
 /// callout markers out. Prompts, parts and grounding all read this text.
-pub(crate) fn readable_source(mut source: crate::store::Source) -> crate::store::Source {
+pub fn readable_source(mut source: crate::store::Source) -> crate::store::Source {
     source.text = readable(&source.text);
     source
 }

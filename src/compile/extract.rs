@@ -208,6 +208,9 @@ pub(crate) struct NotesPrompt {
     pub large: LargeSourceReport,
     /// Markdown appended to the article body, when anything is missing.
     pub note: Option<String>,
+    /// The quotes the parts extracted that were found in the source, in order: what the
+    /// final call's quotes are drawn from.
+    pub quotes: Vec<String>,
 }
 
 /// What the final call of a large source is about, beside the notes.
@@ -273,10 +276,22 @@ pub(crate) fn notes_prompt(
         ("coverage", &coverage),
     ]);
     let note = missing_note(&large, &chunks);
+    let quotes = merged
+        .iter()
+        .filter_map(|n| match n {
+            Note::Claim {
+                quote: Some(q),
+                offset: Some(_),
+                ..
+            } => Some(q.trim().to_owned()),
+            _ => None,
+        })
+        .collect();
     NotesPrompt {
         prompt,
         large,
         note,
+        quotes,
     }
 }
 

@@ -4,7 +4,8 @@
 //! next (accept, retry with feedback, next provider, fail) with no IO; `plan` decides what
 //! fits in a model's context and the answer budget of each call; `extract` reads a large
 //! source's parts (their answers, retries and the final notes prompt) with no IO either;
-//! [`ground`] checks quotes against the source; [`driver`] (with `parts` for large sources
+//! [`ground`] checks quotes against the source; [`grounds`] says what each call's quotes
+//! may be drawn from; [`driver`] (with `parts` for large sources
 //! and `live` for progress) calls providers and the store; `report` is what a compile
 //! reports; [`attempt`] classifies each call's answer for reports and evals.
 
@@ -14,6 +15,7 @@ pub mod chunk;
 pub mod driver;
 mod extract;
 pub mod ground;
+pub mod grounds;
 mod live;
 pub mod locate;
 pub mod names;
@@ -31,6 +33,7 @@ pub mod templates;
 pub use answer::{fit_question, AnswerRun, QUESTION_SHARE};
 pub use attempt::{classify, AnswerClass, AttemptRecord};
 pub(crate) use driver::readable;
+pub use driver::readable_source;
 pub use driver::{
     estimate_tokens, providers_from_settings, CompileError, CompileReport, Compiler, FailedChunk,
     LargeSourceReport, Progress, ProgressFn, ProviderSlot, Stage,

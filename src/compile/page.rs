@@ -549,6 +549,18 @@ fn digest_json(content: &PageContent) -> Value {
 /// mention it (the opening paragraph when none does). What does not fit is said, not
 /// silently dropped.
 pub(crate) fn excerpt(text: &str, by_title: bool, keys: &[String], room: usize) -> String {
+    let (mut out, left_out) = excerpt_text(text, by_title, keys, room);
+    if left_out > 0 {
+        out.push_str(&format!(
+            "\n\n[{left_out} more characters of this source about the topic are not shown; \
+             its digest above covers them]"
+        ));
+    }
+    out
+}
+
+/// The source's own words of [`excerpt`], and how many characters were left out.
+fn excerpt_text(text: &str, by_title: bool, keys: &[String], room: usize) -> (String, usize) {
     let paragraphs: Vec<&str> = text
         .split("\n\n")
         .map(str::trim)
@@ -595,13 +607,7 @@ pub(crate) fn excerpt(text: &str, by_title: bool, keys: &[String], room: usize) 
         }
         out.push_str(p);
     }
-    if left_out > 0 {
-        out.push_str(&format!(
-            "\n\n[{left_out} more characters of this source about the topic are not shown; \
-             its digest above covers them]"
-        ));
-    }
-    out
+    (out, left_out)
 }
 
 /// The page prompt's material, rendered: the page as last compiled, the new or changed
@@ -615,6 +621,9 @@ pub(crate) struct PageParts {
     pub excerpts: String,
     /// The `{{others}}` lines.
     pub others: String,
+    /// The sources' own words in the excerpts, one per source (what a page call's quotes
+    /// are drawn from).
+    pub excerpt_texts: Vec<String>,
 }
 
 impl PageParts {
@@ -630,6 +639,7 @@ impl PageParts {
         let changed: Vec<&FeedingDigest> = material.changed().collect();
         let mut digests = String::new();
         let mut excerpts = String::new();
+        let mut excerpt_texts = Vec::new();
         let per_source = (excerpt_room / changed.len().max(1)).min(EXCERPT_CHARS);
         for d in &changed {
             digests.push_str(&format!(
@@ -644,6 +654,7 @@ impl PageParts {
                     d.source_id,
                     excerpt(&d.text, d.by_title, &keys, per_source)
                 ));
+                excerpt_texts.push(excerpt_text(&d.text, d.by_title, &keys, per_source).0);
             }
         }
         // The other sources, as many as the room holds: a hub's hundreds are counted.
@@ -675,6 +686,7 @@ impl PageParts {
             digests: none_if_empty(digests.trim_end()),
             excerpts: none_if_empty(excerpts.trim_end()),
             others: none_if_empty(&others.join("\n")),
+            excerpt_texts,
         }
     }
 }

@@ -7,11 +7,12 @@
 
 use std::time::Instant;
 
-use crate::llm::CancellationToken;
+use crate::llm::{AnswerGrounds, CancellationToken};
 use crate::store::{JobTarget, NewLink, PageClaim, PageContent, PageId, PageMaterial};
 
 use super::driver::{Answer, Asking, CallLog, CompileError, Compiler};
 use super::extract::reading_notes;
+use super::grounds;
 use super::live::{Live, ProgressFn, Stage};
 use super::page::{
     adds_nothing, new_holders, page_prompt, plan_page, within_room, Guard, PageParts, PageRoom,
@@ -30,6 +31,9 @@ use super::templates::{Prompt, PromptTemplate, EXTRACT, PAGE};
 struct PagePrompt {
     prompt: Prompt,
     note: Option<String>,
+    /// What the answer's quotes and names are drawn from; `None` when the material was
+    /// read in parts.
+    grounds: Option<AnswerGrounds>,
 }
 
 /// How one page call ended.
@@ -284,13 +288,19 @@ impl Compiler {
             .saturating_sub(used + limits.max_tokens + CONTEXT_MARGIN);
         // Block headers of the excerpts come out of their room too.
         let excerpt_room = chars_for(left).saturating_sub(64 * material.changed().count());
-        let full = render(&PageParts::of(material, excerpt_room, listing));
+        let full_parts = PageParts::of(material, excerpt_room, listing);
+        let full = render(&full_parts);
         let extract = self.prompts.get(EXTRACT);
         match limits.route(&full, extract, &material.title) {
             Route::Direct => {
                 return Ok(Ok(PagePrompt {
                     prompt: full,
                     note: None,
+                    grounds: Some(grounds::page_grounds(
+                        &full_parts.excerpt_texts,
+                        &titles,
+                        &concepts,
+                    )),
                 }))
             }
             Route::TooSmall(reason) => return Ok(Err(reason)),
@@ -346,6 +356,7 @@ impl Compiler {
         Ok(Ok(PagePrompt {
             prompt: render(&parts),
             note,
+            grounds: None,
         }))
     }
 
@@ -379,6 +390,7 @@ impl Compiler {
             schema: &schema,
             judge: &judge,
             shows: None,
+            grounds: prompt.grounds.as_ref(),
         };
         let mut log = CallLog::default();
         let mut last = LastCall::default();

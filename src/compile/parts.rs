@@ -78,6 +78,7 @@ impl Compiler {
             };
             let request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
                 .with_line_schema(schema.as_value().clone())
+                .with_grounds(super::grounds::part_grounds(chunk.text(source.text)))
                 .with_max_tokens(self.settings.max_tokens)
                 .with_temperature(self.settings.temperature)
                 .with_cancel(cancel.clone());

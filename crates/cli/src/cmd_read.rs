@@ -14,8 +14,17 @@ use crate::context::{self, print_json};
 use crate::{Done, Global, UsageError};
 
 /// Runs `wikimind sources`.
-pub fn sources(global: &Global) -> anyhow::Result<Done> {
+pub fn sources(global: &Global, args: SourcesArgs) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
+    if args.figures {
+        let figures = wiki.digest_figures()?;
+        if global.json {
+            print_json(&figures)?;
+        } else {
+            writeln!(crate::context::out(), "{}", figures.line())?;
+        }
+        return Ok(Done::Success);
+    }
     let sources = wiki.source_list()?;
     if global.json {
         print_json(&sources)?;
@@ -42,6 +51,15 @@ pub fn sources(global: &Global) -> anyhow::Result<Done> {
         writeln!(out, "no sources yet: add some with `wikimind ingest PATH`")?;
     }
     Ok(Done::Success)
+}
+
+/// What `wikimind sources` takes.
+#[derive(Debug, clap::Args)]
+pub struct SourcesArgs {
+    /// Print one line of figures over every compiled source instead: claims shown sourced,
+    /// quotes not found, distinct claims, titles that are the source's own.
+    #[arg(long)]
+    figures: bool,
 }
 
 /// Where a web page was finally read from, when redirects took it away from its origin.

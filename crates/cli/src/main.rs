@@ -52,7 +52,7 @@ enum Command {
     /// Add sources: files, folders, http(s) URLs, or `-` for standard input.
     Ingest(cmd_ingest::IngestArgs),
     /// List sources with their status (and the reason when one failed).
-    Sources,
+    Sources(cmd_read::SourcesArgs),
     /// Compile sources into digests and pages (no arguments: every source that needs it).
     Compile(cmd_compile::CompileArgs),
     /// List pages (one per topic) with how many sources feed each.
@@ -126,7 +126,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Ingest(args) => cmd_ingest::run(&global, args),
-        Command::Sources => cmd_read::sources(&global),
+        Command::Sources(args) => cmd_read::sources(&global, args),
         Command::Compile(args) => cmd_compile::run(&global, args),
         Command::List(args) => cmd_read::list(&global, args),
         Command::Show(args) => cmd_read::show(&global, args),

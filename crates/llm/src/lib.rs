@@ -214,6 +214,65 @@ pub struct ChatRequest {
     pub idle_timeout: Option<Duration>,
     /// Cancels the call: the provider stops reading and returns [`LlmError::Cancelled`].
     pub cancel: Option<CancellationToken>,
+    /// What the answer's quotes and names may be drawn from. The built-in engine holds
+    /// decoding to it (see [`AnswerGrounds`]); servers ignore it, and grounding after the
+    /// answer checks their quotes instead.
+    pub grounds: Option<AnswerGrounds>,
+}
+
+/// The texts a call is about and the names its prompt offered, for a provider that can hold
+/// an answer's strings to them while decoding (the built-in engine). Servers ignore it.
+///
+/// The fields of the answer it applies to are named by the contract's conventions:
+/// - a `quote` string is a contiguous run of at least two words of one of [`Self::texts`]
+///   (never across a `...` or `…`), copied with its punctuation and JSON-escaped; in an
+///   object with a `confidence`, a `"sourced"` claim always has one, so it grounds;
+/// - in an object with a `quote` and a `page`, when every text is named, the quote is from
+///   the text the `page` names;
+/// - the top-level `title` is [`Self::title`] or a run of words of the texts (free when
+///   `title` is `None`);
+/// - the items of `concepts` and `backlink_suggestions` are runs of words of the texts or
+///   one of [`Self::names`].
+///
+/// Everything else (claims, summaries, bodies, questions, confidences) stays free within
+/// the schema.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AnswerGrounds {
+    /// The texts the call is about: a source's text, a part's, the quotes of a large
+    /// source's parts, a page call's excerpts, the pages read for an answer.
+    pub texts: Vec<GroundText>,
+    /// Names the prompt offered (titles of pages, concept names).
+    pub names: Vec<String>,
+    /// The answer's own title, when it has one (a source's title).
+    pub title: Option<String>,
+}
+
+/// One text of [`AnswerGrounds`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GroundText {
+    /// What a `page` field names it by (a page title), when quotes must say where they are
+    /// from.
+    pub name: Option<String>,
+    /// The text.
+    pub text: String,
+}
+
+impl GroundText {
+    /// A text without a name.
+    pub fn new(text: impl Into<String>) -> GroundText {
+        GroundText {
+            name: None,
+            text: text.into(),
+        }
+    }
+
+    /// A text a `page` field names by `name`.
+    pub fn named(name: impl Into<String>, text: impl Into<String>) -> GroundText {
+        GroundText {
+            name: Some(name.into()),
+            text: text.into(),
+        }
+    }
 }
 
 impl ChatRequest {
@@ -241,6 +300,7 @@ impl ChatRequest {
             first_byte_timeout: None,
             idle_timeout: None,
             cancel: None,
+            grounds: None,
         }
     }
 
@@ -266,6 +326,13 @@ impl ChatRequest {
     /// Sets the sampling temperature.
     pub fn with_temperature(mut self, temperature: f32) -> Self {
         self.temperature = Some(temperature);
+        self
+    }
+
+    /// Holds the answer's quotes and names to these texts where the provider can (see
+    /// [`AnswerGrounds`]).
+    pub fn with_grounds(mut self, grounds: AnswerGrounds) -> Self {
+        self.grounds = Some(grounds);
         self
     }
 

@@ -153,6 +153,27 @@ impl Constraint {
     }
 }
 
+/// `logits` with the scores of the `recent` tokens divided by `penalty` (multiplied when
+/// negative, so a penalised token is always less likely), written into `out`.
+pub(super) fn penalise(
+    logits: &[f32],
+    recent: &std::collections::VecDeque<i32>,
+    penalty: f32,
+    out: &mut Vec<f32>,
+) {
+    out.clear();
+    out.extend_from_slice(logits);
+    let mut seen = std::collections::HashSet::with_capacity(recent.len());
+    for &t in recent {
+        if !seen.insert(t) {
+            continue;
+        }
+        if let Some(l) = usize::try_from(t).ok().and_then(|i| out.get_mut(i)) {
+            *l = if *l > 0.0 { *l / penalty } else { *l * penalty };
+        }
+    }
+}
+
 /// Temperature, top-k and top-p sampling from a seeded generator.
 pub(super) struct Sampler {
     state: u64,
@@ -247,6 +268,15 @@ mod tests {
         assert!(pending.is_empty());
         let mut bad = vec![0xff, b'a'];
         assert_eq!(take_utf8(&mut bad), "\u{fffd}a");
+    }
+
+    #[test]
+    fn recent_tokens_are_less_likely() {
+        let logits = [2.0, -1.0, 0.5, 3.0];
+        let recent: std::collections::VecDeque<i32> = [0, 1, 1, 99, -5].into_iter().collect();
+        let mut out = Vec::new();
+        penalise(&logits, &recent, 2.0, &mut out);
+        assert_eq!(out, vec![1.0, -2.0, 0.5, 3.0]);
     }
 
     #[test]

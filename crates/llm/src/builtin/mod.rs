@@ -22,6 +22,7 @@
 //!   prompt, seed and model give the same answer.
 
 mod decode;
+mod grounded;
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -41,13 +42,18 @@ use llguidance::api::TopLevelGrammar;
 use llguidance::{Matcher, ParserFactory};
 use serde_json::Value;
 
-use self::decode::{jsonl_gbnf, jsonl_lark, take_utf8, Constraint, Sampler, LINE_BUDGET};
+use self::decode::{jsonl_gbnf, jsonl_lark, penalise, take_utf8, Constraint, Sampler, LINE_BUDGET};
 use super::gguf::{self, GgufInfo};
 use super::schema_bounds::bound_schema;
 use super::{
     CancellationToken, ChatRequest, ChatResponse, EventCallback, FinishReason, LlmError, ModelInfo,
     OutputConstraint, Provider, ProviderKind, Result,
 };
+
+/// The repetition penalty of a new provider (see [`BuiltinProvider::with_repeat_penalty`]).
+pub const DEFAULT_REPEAT_PENALTY: f32 = 1.0;
+/// How many of the answer's last tokens the repetition penalty looks at.
+pub const REPEAT_WINDOW: usize = 64;
 
 /// The answer budget when the request names none.
 const DEFAULT_MAX_TOKENS: u32 = 2048;
@@ -82,6 +88,11 @@ pub struct EngineStats {
     pub resampled: u64,
     /// The constraint that held the answer (`None` when unconstrained).
     pub constraint: Option<ConstraintEngine>,
+    /// Whether the answer's quotes and names were held to the request's
+    /// [`AnswerGrounds`](super::AnswerGrounds) (llguidance only).
+    pub grounded: bool,
+    /// How long building the request's grammar took.
+    pub grammar_time: Duration,
 }
 
 /// A GGUF model run in-process.
@@ -91,6 +102,8 @@ pub struct BuiltinProvider {
     seed: u64,
     threads: i32,
     constraint: ConstraintEngine,
+    grounding: bool,
+    repeat_penalty: f32,
     engine: Mutex<Option<Arc<Engine>>>,
     last: Arc<Mutex<Option<EngineStats>>>,
 }
@@ -113,6 +126,8 @@ impl BuiltinProvider {
             seed: 42,
             threads,
             constraint: ConstraintEngine::Llguidance,
+            grounding: true,
+            repeat_penalty: DEFAULT_REPEAT_PENALTY,
             engine: Mutex::new(None),
             last: Arc::new(Mutex::new(None)),
         })
@@ -132,6 +147,8 @@ impl BuiltinProvider {
             seed,
             threads: self.threads,
             constraint: self.constraint,
+            grounding: self.grounding,
+            repeat_penalty: self.repeat_penalty,
             engine: Mutex::new(self.engine.lock().ok().and_then(|e| e.clone())),
             last: Arc::new(Mutex::new(None)),
         }
@@ -146,6 +163,25 @@ impl BuiltinProvider {
     /// Chooses how answers are held to the schema.
     pub fn with_constraint(mut self, constraint: ConstraintEngine) -> Self {
         self.constraint = constraint;
+        self
+    }
+
+    /// Whether a request's [`AnswerGrounds`](super::AnswerGrounds) hold its quotes and
+    /// names while decoding (default on; off for comparisons).
+    pub fn with_grounding(mut self, grounding: bool) -> Self {
+        self.grounding = grounding;
+        self
+    }
+
+    /// Sets the repetition penalty: the scores of tokens among the answer's last
+    /// [`REPEAT_WINDOW`] are divided by it (multiplied when negative), so the sampler does
+    /// not loop on a phrase. 1.0 turns it off; the default is [`DEFAULT_REPEAT_PENALTY`].
+    pub fn with_repeat_penalty(mut self, penalty: f32) -> Self {
+        self.repeat_penalty = if penalty.is_finite() {
+            penalty.clamp(1.0, 4.0)
+        } else {
+            1.0
+        };
         self
     }
 
@@ -202,6 +238,12 @@ impl Provider for BuiltinProvider {
                 _ => req.schema.clone().or_else(|| req.line_schema.clone()),
             },
             lines: req.schema.is_none() && req.line_schema.is_some(),
+            grounds: if self.grounding {
+                req.grounds.clone()
+            } else {
+                None
+            },
+            repeat_penalty: self.repeat_penalty,
             temperature: req.temperature.unwrap_or(0.2),
             max_tokens: req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).max(1),
             seed: self.seed,
@@ -244,6 +286,8 @@ impl Provider for BuiltinProvider {
             answer_time: outcome.answer_time,
             resampled: outcome.resampled,
             constraint: outcome.constraint,
+            grounded: outcome.grounded,
+            grammar_time: outcome.grammar_time,
         };
         if let Ok(mut last) = self.last.lock() {
             *last = Some(stats);
@@ -323,6 +367,9 @@ struct Job {
     schema: Option<Value>,
     /// `schema` holds for each line of a JSONL answer, not for the whole answer.
     lines: bool,
+    /// What the answer's quotes and names are drawn from.
+    grounds: Option<super::AnswerGrounds>,
+    repeat_penalty: f32,
     temperature: f32,
     max_tokens: u32,
     seed: u64,
@@ -340,6 +387,8 @@ struct Outcome {
     answer_time: Duration,
     resampled: u64,
     constraint: Option<ConstraintEngine>,
+    grounded: bool,
+    grammar_time: Duration,
 }
 
 fn backend() -> Result<&'static LlamaBackend, String> {
@@ -506,7 +555,8 @@ impl Engine {
         budget: u32,
         wanted: ConstraintEngine,
         lines: bool,
-    ) -> Result<Option<(Constraint, ConstraintEngine)>> {
+        grounds: Option<&super::AnswerGrounds>,
+    ) -> Result<Option<(Constraint, ConstraintEngine, bool)>> {
         // A line is one object: its strings are bounded for a line's share of the budget,
         // so one runaway string cannot eat the whole answer.
         let bounded = if lines {
@@ -515,6 +565,30 @@ impl Engine {
             bound_schema(schema, budget)
         };
         if wanted == ConstraintEngine::Llguidance {
+            // Quotes and names held to the call's texts, when the schema is one the
+            // grounded writer knows and llguidance takes its grammar.
+            if let Some(lark) = grounds.and_then(|g| grounded::grounded_lark(&bounded, g, lines)) {
+                let built = self.factory().and_then(|factory| {
+                    let parser = factory
+                        .create_parser(TopLevelGrammar::from_lark(lark))
+                        .map_err(|e| e.to_string())?;
+                    let matcher = Matcher::new(Ok(parser));
+                    match matcher.get_error() {
+                        Some(e) => Err(e),
+                        None => Ok(matcher),
+                    }
+                });
+                // When llguidance refuses it (a lexer too large, say), the schema alone
+                // holds the answer, grounding checks its quotes after, and the stats say the
+                // answer was not grounded by construction.
+                if let Ok(matcher) = built {
+                    return Ok(Some((
+                        Constraint::Llg(Box::new(matcher)),
+                        ConstraintEngine::Llguidance,
+                        true,
+                    )));
+                }
+            }
             let built = self.factory().and_then(|factory| {
                 let grammar = if lines {
                     TopLevelGrammar::from_lark(jsonl_lark(&bounded))
@@ -532,6 +606,7 @@ impl Engine {
                 return Ok(Some((
                     Constraint::Llg(Box::new(matcher)),
                     ConstraintEngine::Llguidance,
+                    false,
                 )));
             }
             // Fall through to GBNF: llguidance does not take every schema.
@@ -549,7 +624,11 @@ impl Engine {
         };
         let sampler = LlamaSampler::grammar(&self.model, &grammar, root)
             .map_err(|e| self.error(format!("llama.cpp rejected the schema's grammar: {e}")))?;
-        Ok(Some((Constraint::Gbnf(sampler), ConstraintEngine::Gbnf)))
+        Ok(Some((
+            Constraint::Gbnf(sampler),
+            ConstraintEngine::Gbnf,
+            false,
+        )))
     }
 
     fn generate(
@@ -596,12 +675,20 @@ impl Engine {
             .new_context(backend, params)
             .map_err(|e| self.error(format!("no context of {n_ctx} tokens: {e}")))?;
 
-        let mut constraint = match &job.schema {
-            Some(schema) if job.constraint != ConstraintEngine::Off => {
-                self.constraint_for(schema, budget as u32, job.constraint, job.lines)?
-            }
+        let grammar_started = Instant::now();
+        let built = match &job.schema {
+            Some(schema) if job.constraint != ConstraintEngine::Off => self.constraint_for(
+                schema,
+                budget as u32,
+                job.constraint,
+                job.lines,
+                job.grounds.as_ref(),
+            )?,
             _ => None,
         };
+        let grammar_time = grammar_started.elapsed();
+        let grounded = built.as_ref().is_some_and(|(_, _, g)| *g);
+        let mut constraint = built.map(|(c, e, _)| (c, e));
         let used = constraint.as_ref().map(|(_, e)| *e);
 
         // The prompt, in batches; logits for the last token only.
@@ -625,6 +712,8 @@ impl Engine {
         let prompt_time = prompt_started.elapsed();
 
         let mut sampler = Sampler::new(job.seed, job.temperature);
+        let mut recent: std::collections::VecDeque<i32> = std::collections::VecDeque::new();
+        let mut penalised: Vec<f32> = Vec::new();
         let mut text = String::new();
         let mut pending: Vec<u8> = Vec::new();
         let mut logits_index = batch.n_tokens() - 1;
@@ -637,7 +726,11 @@ impl Engine {
             if stop.is_cancelled() {
                 return Err(self.cancelled());
             }
-            let logits = ctx.get_logits_ith(logits_index);
+            let mut logits = ctx.get_logits_ith(logits_index);
+            if job.repeat_penalty > 1.0 && !recent.is_empty() {
+                penalise(logits, &recent, job.repeat_penalty, &mut penalised);
+                logits = &penalised;
+            }
             let Some(first) = sampler.pick(logits, |_| true) else {
                 return Err(self.error("the model produced no usable scores"));
             };
@@ -669,6 +762,10 @@ impl Engine {
                 c.accept(token);
             }
             produced += 1;
+            if recent.len() == REPEAT_WINDOW {
+                recent.pop_front();
+            }
+            recent.push_back(token.0);
             pending.extend(vocab.token_to_piece(token, false, None));
             let piece = take_utf8(&mut pending);
             if !piece.is_empty() {
@@ -705,6 +802,8 @@ impl Engine {
             answer_time: answer_started.elapsed(),
             resampled,
             constraint: used,
+            grounded,
+            grammar_time,
         })
     }
 }
