@@ -203,6 +203,9 @@ impl Compiler {
             .store
             .source(source_id)?
             .ok_or(CompileError::NoSource(source_id))?;
+        // The title a note gives itself (front matter `title`, first H1), read before the
+        // front matter leaves the text: a note is compiled under it.
+        let note_title = wikimind_text::markdown::read_note(&source.text, None).title;
         // The model reads, quotes and is grounded against the readable text.
         let source = readable_source(source);
         let mut report = CompileReport::nothing_yet(source_id);
@@ -212,6 +215,7 @@ impl Compiler {
         };
         let run = Run {
             source: &source,
+            note_title: note_title.as_deref(),
             events,
             cancel,
         };
@@ -471,6 +475,7 @@ impl Compiler {
             &super::names::SourceNames {
                 text: &run.source.text,
                 own_title: run.source.title.as_deref(),
+                note_title: run.note_title,
                 file_stem: file_stem.as_deref(),
             },
         );
@@ -532,6 +537,8 @@ impl Compiler {
 /// The source being compiled and where its progress and cancellation go.
 struct Run<'a> {
     source: &'a Source,
+    /// The title the note gives itself (front matter `title` or first H1), if any.
+    note_title: Option<&'a str>,
     events: &'a ProgressFn,
     cancel: &'a CancellationToken,
 }

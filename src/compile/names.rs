@@ -63,6 +63,9 @@ pub struct SourceNames<'a> {
     pub text: &'a str,
     /// Its own title, if it has one.
     pub own_title: Option<&'a str>,
+    /// The title a note gives itself in its text (front matter `title` or first H1): its
+    /// author named its topic, so its digest takes that title whatever the model proposes.
+    pub note_title: Option<&'a str>,
     /// Its file's name without extension, for a file.
     pub file_stem: Option<&'a str>,
 }
@@ -84,7 +87,20 @@ pub fn apply_name_rules(result: &mut CompilationResult, source: &SourceNames<'_>
         }
     };
 
-    // The title.
+    // The title. A note that names itself is compiled under that name: a model's other
+    // title, however well the note says it (`Coffee` for a note on grind size), would put
+    // unrelated notes on one page.
+    if let Some(named) = source.note_title.filter(|t| !topic_key(t).is_empty()) {
+        if topic_key(named) != topic_key(&result.title) {
+            let proposed = std::mem::replace(&mut result.title, named.to_owned());
+            report.title_note = Some(format!(
+                "the note's own title '{named}' was kept (the model proposed '{}')",
+                one_line(&proposed)
+            ));
+        }
+        names_said(result, &evidence, &mut report);
+        return report;
+    }
     let own = source.own_title.filter(|t| !topic_key(t).is_empty());
     let is_own = own.is_some_and(|own| topic_key(own) == topic_key(&result.title));
     if !is_own {
@@ -207,6 +223,7 @@ mod tests {
         let source = SourceNames {
             text: COLD_BREW,
             own_title: Some("Cold Brew"),
+            note_title: None,
             file_stem: Some("cold-brew"),
         };
         let report = apply_name_rules(&mut r, &source);
@@ -228,6 +245,7 @@ mod tests {
         let note = SourceNames {
             text: "Met Ana.",
             own_title: Some("2024-01-15"),
+            note_title: None,
             file_stem: Some("2024-01-15"),
         };
         assert!(apply_name_rules(&mut daily, &note).rejected.is_empty());
@@ -254,6 +272,7 @@ mod tests {
         let source = SourceNames {
             text: COLD_BREW,
             own_title: Some("Cold Brew"),
+            note_title: None,
             file_stem: None,
         };
         let report = apply_name_rules(&mut r, &source);
@@ -314,6 +333,7 @@ mod tests {
         let source = SourceNames {
             text: pasted,
             own_title: None,
+            note_title: None,
             file_stem: None,
         };
         let mut invented = result("The 100% Natural Coffee", &[], "b");
@@ -327,5 +347,28 @@ mod tests {
 
         let mut said = result("Cold Brew", &[], "b");
         assert!(apply_name_rules(&mut said, &source).title_is_page);
+    }
+
+    #[test]
+    fn a_note_that_names_itself_keeps_its_name() {
+        let source = SourceNames {
+            text: "# Grind Size\n\nA finer grind slows the water through the coffee.",
+            own_title: Some("Grind Size"),
+            note_title: Some("Grind Size"),
+            file_stem: Some("grind-size"),
+        };
+        let mut r = result("Coffee", &[], "b");
+        let report = apply_name_rules(&mut r, &source);
+        assert_eq!(r.title, "Grind Size", "not the word every coffee note says");
+        assert_eq!(
+            report.title_note.as_deref(),
+            Some("the note's own title 'Grind Size' was kept (the model proposed 'Coffee')")
+        );
+        let mut same = result("grind sizes", &[], "b");
+        assert!(apply_name_rules(&mut same, &source).title_note.is_none());
+        assert_eq!(
+            same.title, "grind sizes",
+            "a spelling of the same name stays"
+        );
     }
 }
