@@ -594,6 +594,7 @@ test("a vault: tags filter the library, a section link opens its page, an embedd
   // The library's tag filter: `coffee` also takes the nested `coffee/tools`.
   await s.clickOn("#nav-library");
   await s.waitAny("#tag-filter option", (t) => t === "#coffee/tools");
+  await s.waitAny("#tag-filter option", (t) => t === "#coffee");
   const pickTag = (tag) =>
     s.exec(
       "const el = document.querySelector('#tag-filter'); el.value = arguments[0]; el.dispatchEvent(new Event('change', { bubbles: true }));",

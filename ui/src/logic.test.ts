@@ -276,7 +276,7 @@ describe("tags", () => {
     expect(withTag(entries, "meth").map((x) => x.title)).toEqual([]);
   });
   it("lists every tag once, sorted", () => {
-    expect(allTags([...entries, e("Latte", "Coffee")])).toEqual(["coffee", "Drinks", "method/pressure"]);
+    expect(allTags([...entries, e("Latte", "Coffee")])).toEqual(["coffee", "Drinks", "method", "method/pressure"]);
   });
 });
 

@@ -404,10 +404,18 @@ export function withTag<T extends { tags: string[] }>(entries: T[], tag: string)
   return entries.filter((e) => e.tags.some((t) => t.toLowerCase() === wanted || t.toLowerCase().startsWith(`${wanted}/`)));
 }
 
-/** Every tag of `entries`, each once (first spelling), sorted case-insensitively. */
+/** Every tag of `entries` and every parent of a nested one (`coffee` of `coffee/tools`,
+ * which picks every `coffee/…` page), each once (first spelling), sorted case-insensitively. */
 export function allTags(entries: { tags: string[] }[]): string[] {
   const seen = new Map<string, string>();
-  for (const e of entries) for (const t of e.tags) if (!seen.has(t.toLowerCase())) seen.set(t.toLowerCase(), t);
+  for (const e of entries)
+    for (const t of e.tags) {
+      const parts = t.split("/");
+      for (let i = 1; i <= parts.length; i++) {
+        const tag = parts.slice(0, i).join("/");
+        if (tag && !seen.has(tag.toLowerCase())) seen.set(tag.toLowerCase(), tag);
+      }
+    }
   return [...seen.values()].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
 }
 
