@@ -119,23 +119,8 @@ impl Store {
                 })?;
                 let mut claims: Vec<GroundedClaim> = rows.collect::<rusqlite::Result<_>>()?;
                 if table == ClaimTable::Page {
-                    let mut held = conn.prepare(
-                        "SELECT source_id FROM claim_sources WHERE claim_id = ?1 ORDER BY source_id",
-                    )?;
-                    let mut of_page = conn.prepare(
-                        "SELECT ps.source_id FROM page_claims c
-                         JOIN page_sources ps ON ps.page_id = c.page_id
-                         WHERE c.id = ?1 ORDER BY ps.source_id",
-                    )?;
                     for claim in &mut claims {
-                        let ids = |stmt: &mut rusqlite::Statement<'_>| {
-                            stmt.query_map([claim.id], |row| row.get(0))?
-                                .collect::<rusqlite::Result<Vec<SourceId>>>()
-                        };
-                        claim.sources = ids(&mut held)?;
-                        if claim.sources.is_empty() {
-                            claim.sources = ids(&mut of_page)?;
-                        }
+                        claim.sources = page_claim_sources(conn, claim.id)?;
                     }
                 }
                 Ok(claims)
@@ -327,4 +312,27 @@ pub(crate) fn advance(
         params![name, version, to, done],
     )?;
     Ok(true)
+}
+
+/// The sources whose text may hold page claim `id`'s quote: those recorded as holding it,
+/// else every source of its page.
+pub(crate) fn page_claim_sources(conn: &rusqlite::Connection, id: i64) -> Result<Vec<SourceId>> {
+    let mut held = conn.prepare_cached(
+        "SELECT source_id FROM claim_sources WHERE claim_id = ?1 ORDER BY source_id",
+    )?;
+    let sources = held
+        .query_map([id], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<SourceId>>>()?;
+    if !sources.is_empty() {
+        return Ok(sources);
+    }
+    let mut of_page = conn.prepare_cached(
+        "SELECT ps.source_id FROM page_claims c
+         JOIN page_sources ps ON ps.page_id = c.page_id
+         WHERE c.id = ?1 ORDER BY ps.source_id",
+    )?;
+    let sources = of_page
+        .query_map([id], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<SourceId>>>()?;
+    Ok(sources)
 }

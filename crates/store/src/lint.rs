@@ -622,23 +622,8 @@ impl Store {
                     })
                 })?;
                 let mut page_claims = rows.collect::<rusqlite::Result<Vec<_>>>()?;
-                let mut held = conn.prepare(
-                    "SELECT source_id FROM claim_sources WHERE claim_id = ?1 ORDER BY source_id",
-                )?;
-                let mut of_page = conn.prepare(
-                    "SELECT ps.source_id FROM page_claims c
-                     JOIN page_sources ps ON ps.page_id = c.page_id
-                     WHERE c.id = ?1 ORDER BY ps.source_id",
-                )?;
                 for claim in &mut page_claims {
-                    let ids = |stmt: &mut rusqlite::Statement<'_>| {
-                        stmt.query_map([claim.id], |row| row.get(0))?
-                            .collect::<rusqlite::Result<Vec<SourceId>>>()
-                    };
-                    claim.sources = ids(&mut held)?;
-                    if claim.sources.is_empty() {
-                        claim.sources = ids(&mut of_page)?;
-                    }
+                    claim.sources = super::backfills::page_claim_sources(conn, claim.id)?;
                 }
                 claims.extend(page_claims);
                 Ok(claims)
