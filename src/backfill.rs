@@ -18,7 +18,9 @@
 //!   `1:16`, `photo.jpg`) are dropped; a page whose title now names another page is merged
 //!   into it (the one merge operation, `crate::store::Store::merge_pages`), and a page
 //!   whose title is no name is removed, its digests and their claims kept. A source's own
-//!   title is always a name.
+//!   title is always a name. Version 2 brings the clause and six-word rules (a run of a
+//!   sentence, `The textbook pressure is nine bars`, is no name); a name some source writes
+//!   as a link is its author's and only the rules on form apply to it.
 
 use std::collections::HashMap;
 
@@ -29,7 +31,7 @@ use crate::store::{ClaimTable, Result, SourceId, SourceKind, SourceMetadata, Sou
 const NOTE_METADATA: (&str, u32) = ("note-metadata", 1);
 
 /// The backfill that brings names to today's rules, and its version.
-const NAMES: (&str, u32) = ("names", 1);
+const NAMES: (&str, u32) = ("names", 2);
 
 /// How many claims one batch (one transaction) checks.
 const BATCH: usize = 500;
@@ -130,9 +132,18 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
     }
     // After the metadata: own titles (which are always names) are today's.
     if store.backfill_cursor(NAMES.0, NAMES.1)?.is_some() {
+        let written = written_links(store)?;
+        let is_name = |n: &str| {
+            let key = wikimind_text::key::topic_key(n);
+            if written.contains(&key) {
+                wikimind_text::name_rule::not_a_written_name(n).is_none()
+            } else {
+                wikimind_text::name_rule::not_a_name(n).is_none()
+            }
+        };
         let rules = crate::store::NameRules {
             reduce: &wikimind_text::markdown::reduce_name,
-            is_name: &|n| wikimind_text::name_rule::not_a_name(n).is_none(),
+            is_name: &is_name,
         };
         if let Some(cleanup) =
             store.clean_names(NAMES.0, NAMES.1, &rules, crate::store::DEFAULT_MIN_SOURCES)?
@@ -159,6 +170,24 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
 }
 
 /// The `note-metadata` backfill (see the module documentation).
+/// The keys of every link target the sources write (their authors' names), read in batches.
+fn written_links(store: &Store) -> Result<std::collections::HashSet<String>> {
+    let mut keys = std::collections::HashSet::new();
+    let mut after = 0;
+    loop {
+        let sources = store.sources_after(after, BATCH)?;
+        for source in &sources {
+            for link in wikimind_text::markdown::wiki_links(&source.text) {
+                keys.insert(wikimind_text::key::topic_key(&link.target));
+            }
+        }
+        match sources.last() {
+            Some(last) if sources.len() == BATCH => after = last.id.0,
+            _ => return Ok(keys),
+        }
+    }
+}
+
 fn note_metadata(store: &Store) -> Result<BackfillReport> {
     let (name, version) = NOTE_METADATA;
     let mut report = BackfillReport::new(name);

@@ -6,15 +6,20 @@
 //! 1. **It is a name** ([`not_a_name`]): not empty after normalisation, not only punctuation
 //!    or digits (`{`, `1:16`), not starting with markdown syntax (`#`, `>`, `-`, `|`, `*`,
 //!    `---`), not an attachment's file name (`photo.jpg`), at most [`MAX_NAME_CHARS`]
-//!    characters and [`MAX_NAME_WORDS`] words, and not a bare function word (`This`,
-//!    `What`).
+//!    characters and [`MAX_NAME_WORDS`] words, not a bare function word (`This`, `What`),
+//!    and not a clause: a name holding a finite form of *be*, *have* or *do* or a modal
+//!    (`The textbook pressure is nine bars`) says something about a topic instead of naming
+//!    it. Page names are noun phrases; a model that fills a link or concept with a run of
+//!    a sentence gives neither.
 //! 2. **A source says it** ([`NameEvidence::says`]): every content word of the name (its
 //!    words by [`crate::key::topic_key`], so case, diacritics and plurals do not matter;
 //!    function words aside) appears in the text, own title or file name of the source that
 //!    gives it.
 //!
 //! A source's own title is always a name, and so is the question of a saved answer: these
-//! rules are for the names a model proposes.
+//! rules are for the names a model proposes. So is a name the source itself writes as a
+//! link (`[[Who Is Afraid of Virginia Woolf]]`): its author named it, and only the rules
+//! on form (empty, no letters, markdown syntax, attachment) apply to it.
 
 use std::collections::HashSet;
 
@@ -25,8 +30,10 @@ use crate::markdown::{split_wiki_links, Piece};
 /// The longest name, in characters.
 pub const MAX_NAME_CHARS: usize = 100;
 
-/// The most words in a name.
-pub const MAX_NAME_WORDS: usize = 12;
+/// The most words in a name a model proposes. Page names are short noun phrases (most
+/// encyclopedia titles hold one to four words); a longer run is a sentence's, and a link
+/// the source itself writes is exempt.
+pub const MAX_NAME_WORDS: usize = 6;
 
 /// Why a proposed name is not a page's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,13 +50,16 @@ pub enum NotAName {
     TooLong,
     /// It is a bare function word (`This`, `What`).
     FunctionWord,
+    /// It reads as a clause, not a name: it holds a finite verb of *be*, *have*, *do* or a
+    /// modal (`The textbook pressure is nine bars`).
+    Clause,
     /// No source that gives it says it.
     NotInSource,
 }
 
 impl NotAName {
     /// A short stable name of the reason (`empty`, `no_letters`, `markdown_syntax`,
-    /// `attachment`, `too_long`, `function_word`, `not_in_source`).
+    /// `attachment`, `too_long`, `function_word`, `clause`, `not_in_source`).
     pub fn as_str(self) -> &'static str {
         match self {
             NotAName::Empty => "empty",
@@ -58,6 +68,7 @@ impl NotAName {
             NotAName::Attachment => "attachment",
             NotAName::TooLong => "too_long",
             NotAName::FunctionWord => "function_word",
+            NotAName::Clause => "clause",
             NotAName::NotInSource => "not_in_source",
         }
     }
@@ -72,6 +83,7 @@ impl std::fmt::Display for NotAName {
             NotAName::Attachment => "an attachment's file name",
             NotAName::TooLong => "longer than a title should be",
             NotAName::FunctionWord => "a bare function word",
+            NotAName::Clause => "a clause, not a name",
             NotAName::NotInSource => "not said by the source",
         })
     }
@@ -94,6 +106,27 @@ const FUNCTION_WORDS: &[&str] = &[
     "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom", "whose",
     "why", "will", "with", "within", "without", "would", "yet", "you", "your", "yours",
 ];
+
+/// Finite forms of *be*, *have* and *do*, and modals, as written (lowercased): a name that
+/// holds one says something. Forms that are also common names or nouns (`may`, `will`,
+/// `can`, `must`, `do`) are left out, and so are the infinitive and participles (`Being
+/// and Time`).
+const FINITE_VERBS: &[&str] = &[
+    "is", "are", "was", "were", "am", "isn't", "aren't", "wasn't", "weren't", "has", "have",
+    "had", "hasn't", "haven't", "hadn't", "does", "did", "doesn't", "didn't", "don't", "would",
+    "could", "should", "shall", "might", "wouldn't", "couldn't", "shouldn't", "won't", "can't",
+    "cannot",
+];
+
+/// Whether `name` holds a finite verb of [`FINITE_VERBS`] as a word.
+fn holds_finite_verb(name: &str) -> bool {
+    name.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .any(|w| {
+            let w = w.to_lowercase().replace('’', "'");
+            FINITE_VERBS.contains(&w.as_str())
+        })
+}
 
 /// Whether `word` (a word of a topic key) is a function word.
 fn is_function_word(word: &str) -> bool {
@@ -133,13 +166,33 @@ pub fn not_a_name(name: &str) -> Option<NotAName> {
     if key.split(' ').all(is_function_word) {
         return Some(NotAName::FunctionWord);
     }
+    if holds_finite_verb(trimmed) {
+        return Some(NotAName::Clause);
+    }
     None
+}
+
+/// Whether `reason` is about a name's form alone (empty, no letters, markdown syntax, an
+/// attachment): such a name is none even when its author wrote it as a link.
+fn is_form(reason: NotAName) -> bool {
+    matches!(
+        reason,
+        NotAName::Empty | NotAName::NoLetters | NotAName::MarkdownSyntax | NotAName::Attachment
+    )
+}
+
+/// Why `name`, which its author wrote as a link or a title, names no page; `None` when it
+/// may (only the rules on form apply: see the module documentation).
+pub fn not_a_written_name(name: &str) -> Option<NotAName> {
+    not_a_name(name).filter(|reason| is_form(*reason))
 }
 
 /// The words a source says, by key: of its text, own title and file name.
 #[derive(Debug, Clone, Default)]
 pub struct NameEvidence {
     words: HashSet<String>,
+    /// The keys of the link targets the texts write: names their author gave.
+    linked: HashSet<String>,
 }
 
 impl NameEvidence {
@@ -148,6 +201,7 @@ impl NameEvidence {
     /// says `Grind Size`, `Burrs` and `burrs`), each read on its own.
     pub fn new<'a>(texts: impl IntoIterator<Item = &'a str>) -> NameEvidence {
         let mut words = HashSet::new();
+        let mut linked = HashSet::new();
         let mut add = |text: &str| {
             for word in topic_key(text).split(' ').filter(|w| !w.is_empty()) {
                 words.insert(word.to_owned());
@@ -159,6 +213,7 @@ impl NameEvidence {
                     Piece::Text(text) => add(text),
                     Piece::Link(link) => {
                         add(&link.target);
+                        linked.insert(topic_key(&link.target));
                         if let Some(folder) = &link.folder {
                             add(folder);
                         }
@@ -172,7 +227,12 @@ impl NameEvidence {
                 }
             }
         }
-        NameEvidence { words }
+        NameEvidence { words, linked }
+    }
+
+    /// Whether the texts write `name` as a link's target.
+    pub fn links(&self, name: &str) -> bool {
+        self.linked.contains(&topic_key(name))
     }
 
     /// Whether every content word of `name` is among the source's words.
@@ -187,6 +247,9 @@ impl NameEvidence {
     /// Why `name` may not name a page for this source (both tests of the module
     /// documentation); `None` when it may.
     pub fn judge(&self, name: &str) -> Option<NotAName> {
+        if self.links(name) {
+            return not_a_written_name(name);
+        }
         not_a_name(name).or_else(|| (!self.says(name)).then_some(NotAName::NotInSource))
     }
 }
@@ -217,10 +280,18 @@ mod tests {
             ("These", Some(NotAName::FunctionWord)),
             ("What", Some(NotAName::FunctionWord)),
             ("of the", Some(NotAName::FunctionWord)),
+            ("Being and Time", None),
+            ("May Day", None),
+            ("The Will to Power", None),
+            ("one two three four five six seven", Some(NotAName::TooLong)),
             (
-                "one two three four five six seven eight nine ten eleven twelve thirteen",
+                "A burr grinder crushes coffee between two hardened",
                 Some(NotAName::TooLong),
             ),
+            ("The textbook pressure is nine bars", Some(NotAName::Clause)),
+            ("Why crema doesn't last", Some(NotAName::Clause)),
+            ("Espresso Was Invented", Some(NotAName::Clause)),
+            ("Grinders should be cleaned", Some(NotAName::Clause)),
         ];
         for (name, want) in cases {
             assert_eq!(not_a_name(name), *want, "{name:?}");
@@ -256,5 +327,26 @@ mod tests {
             );
         }
         assert_eq!(evidence.judge("What"), Some(NotAName::FunctionWord));
+    }
+
+    #[test]
+    fn a_name_the_source_links_is_its_authors() {
+        let evidence = NameEvidence::new([
+            "Reread [[Who Is Afraid of Virginia Woolf]] and [[The Long Dark Tea-Time of the \
+             Soul and more]] and [[#heading]] and [[photo.jpg]]. Pressure is nine bars.",
+        ]);
+        assert_eq!(evidence.judge("Who Is Afraid of Virginia Woolf"), None);
+        assert_eq!(
+            evidence.judge("The Long Dark Tea-Time of the Soul and more"),
+            None
+        );
+        assert_eq!(evidence.judge("photo.jpg"), Some(NotAName::Attachment));
+        // Said, but not linked: a clause is no name.
+        assert_eq!(
+            evidence.judge("Pressure is nine bars"),
+            Some(NotAName::Clause)
+        );
+        assert_eq!(not_a_written_name("Who Is Afraid of Virginia Woolf"), None);
+        assert_eq!(not_a_written_name("> quote"), Some(NotAName::MarkdownSyntax));
     }
 }

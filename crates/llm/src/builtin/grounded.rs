@@ -38,8 +38,10 @@ pub(super) const MAX_NAMES: usize = 400;
 const MAX_QUOTE_CHARS: u64 = 300;
 /// The longest name or title drawn from a text, in characters.
 const MAX_NAME_CHARS: u64 = 80;
-/// The most words a name or title drawn from a text has.
-const MAX_NAME_WORDS: u64 = 8;
+/// The most words a name or title drawn from a text has: the name rule's
+/// ([`wikimind_text::name_rule::MAX_NAME_WORDS`]), so the grammar offers no run the rule
+/// would then reject.
+const MAX_NAME_WORDS: u64 = wikimind_text::name_rule::MAX_NAME_WORDS as u64;
 /// A chunk no JSON string may hold: a quote cannot run across it.
 const BARRIER: &str = "\u{1}";
 /// How deep the writer follows a schema.
