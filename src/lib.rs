@@ -44,3 +44,4 @@ pub mod test_settings;
 pub mod topic;
 pub mod view;
 pub mod wiki;
+pub mod writing;

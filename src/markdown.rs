@@ -370,6 +370,7 @@ mod tests {
             },
             source_ids: sources.iter().map(|id| SourceId(*id)).collect(),
             cited_page: None,
+            author: Default::default(),
         }
     }
 

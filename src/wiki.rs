@@ -47,6 +47,12 @@ pub enum WikiError {
     /// No page answers to the name a person gave.
     #[error("no page titled {0:?} (see `wikimind list`)")]
     NoSuchPage(String),
+    /// No note answers to the id or title a person gave.
+    #[error("no note {0:?} (see `wikimind note list`)")]
+    NoSuchNote(String),
+    /// A person's change the wiki cannot take; the message says what and why.
+    #[error("{0}")]
+    Refused(String),
     /// The page has no version with that number.
     #[error("the page {title:?} has no version {version} (see `wikimind history {title:?}`)")]
     NoSuchVersion {
@@ -677,6 +683,7 @@ impl Wiki {
             version: page.version,
             stale_reason: page.stale_reason,
             flagged: page.flagged,
+            suggestions: self.store.page_suggestions(id)?,
         }))
     }
 

@@ -28,7 +28,7 @@ use serde::{Serialize, Serializer};
 pub use fetch::{fetch_url, fetch_url_within, url_origin};
 pub use files::{ingest_path, path_origin, BYTES_ORIGIN_PREFIX};
 pub use reach::Reach;
-pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text};
+pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text, normalise_text};
 pub use wikimind_text::url::without_userinfo;
 
 /// The default largest source accepted: 20 MB.

@@ -189,6 +189,8 @@ pub struct ClaimView {
     /// For a saved answer's claim, the page it cites (its quote was looked for there and
     /// in that page's sources); `null` for a topic page's or a digest's claims.
     pub cited_page: Option<PageNameView>,
+    /// Who wrote it: the model, or a person (never `sourced`, grounds nothing).
+    pub author: AuthorView,
 }
 
 /// A page that links here, with the sentence around the link.
@@ -247,7 +249,7 @@ pub struct PageSourceView {
 pub enum AuthorView {
     /// A model (named by `provider` and `model`).
     Model,
-    /// A person (a restore).
+    /// A person (an edit, a restore, a claim they wrote).
     Person,
 }
 

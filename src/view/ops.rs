@@ -47,6 +47,10 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
         grounded: c.claim.grounded,
         source_ids: c.source_ids.into_iter().map(|s| s.0).collect(),
         cited_page,
+        author: match c.author {
+            AuthorKind::Model => AuthorView::Model,
+            AuthorKind::Person => AuthorView::Person,
+        },
     }
 }
 
@@ -375,6 +379,7 @@ impl Wiki {
                             grounded: c.grounded,
                             source_ids: if held { vec![id] } else { Vec::new() },
                             cited_page: None,
+                            author: AuthorView::Model,
                         }
                     })
                     .collect(),
