@@ -425,6 +425,7 @@ mod tests {
             version: 2,
             stale_reason: None,
             flagged: None,
+            suggestions: Vec::new(),
         }
     }
 

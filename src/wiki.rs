@@ -504,8 +504,8 @@ impl Wiki {
     }
 
     /// Writes the wiki as markdown files in `dir` (Obsidian-friendly): one file per page,
-    /// with its aliases and sources in the front matter, and one file per source's digest
-    /// in its `sources/` folder.
+    /// with its aliases and sources in the front matter, one file per source's digest in
+    /// its `sources/` folder, and one file per note written in the wiki in `notes/`.
     pub fn export_markdown(&self, dir: &Path) -> Result<crate::export::ExportReport> {
         use crate::export::{ConfidenceMix, ExportArticle};
         let counts = self.store.page_claim_counts()?;
@@ -562,7 +562,15 @@ impl Wiki {
                 },
             ));
         }
-        Ok(crate::export::export_markdown(dir, &pages, &digests)?)
+        let mut report = crate::export::export_markdown(dir, &pages, &digests)?;
+        let mut notes = Vec::new();
+        for note in self.notes()? {
+            if let Some(source) = self.store.source(note.source_id)? {
+                notes.push((note.title, source.text));
+            }
+        }
+        report.notes = crate::export::export_notes(dir, &notes)?;
+        Ok(report)
     }
 
     /// Finds a page by what a person types: any spelling of its title or of one of its

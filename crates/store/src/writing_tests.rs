@@ -75,7 +75,7 @@ fn model_claim(text: &str) -> PageClaim {
 
 fn current(store: &Store, page: PageId) -> PageContent {
     store
-        .read(|| String::new(), |c| current_content(c, page))
+        .read(String::new, |c| current_content(c, page))
         .unwrap()
         .unwrap()
 }

@@ -289,3 +289,24 @@ fn a_note_written_in_the_wiki_compiles_into_a_page() {
     assert_eq!(env.json(&["note", "list"]), Value::Array(Vec::new()));
     env.cmd().args(["note", "rm", &id]).assert().failure();
 }
+
+#[test]
+fn notes_are_exported_as_written_in_their_folder() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    env.cmd()
+        .args(["note", "new", "Grind / Size", "-"])
+        .write_stdin("---\ntags: [coffee]\n---\nGrind size matters.\n")
+        .assert()
+        .success();
+    let out = env.dir.path().join("out");
+    let report = env.json(&["export", out.to_str().unwrap()]);
+    let notes = report["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{report}");
+    let path = std::path::PathBuf::from(notes[0]["path"].as_str().unwrap());
+    assert!(path.starts_with(out.join("notes")), "{report}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "---\ntags: [coffee]\n---\nGrind size matters.\n"
+    );
+}
