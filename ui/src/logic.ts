@@ -309,6 +309,7 @@ export type Screen =
   | { kind: "add" }
   | { kind: "queue" }
   | { kind: "settings" }
+  | { kind: "health" }
   | { kind: "welcome" };
 
 /** Whether two screens are the same place. */
@@ -329,7 +330,7 @@ export type KeyAction =
   | "up"
   | "open"
   | "escape"
-  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" };
+  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" | "health" };
 
 /** Maps a key press to an action. Plain letters do nothing while typing in a field. */
 export function keyAction(e: {
@@ -343,8 +344,8 @@ export function keyAction(e: {
   if ((mod && e.key.toLowerCase() === "k") || (!e.inField && e.key === "/")) return "focus-search";
   if (e.altKey && e.key === "ArrowLeft") return "back";
   if (e.altKey && e.key === "ArrowRight") return "forward";
-  if (e.altKey && /^[1-6]$/.test(e.key)) {
-    const go = (["library", "sources", "add", "queue", "settings", "ask"] as const)[Number(e.key) - 1];
+  if (e.altKey && /^[1-7]$/.test(e.key)) {
+    const go = (["library", "sources", "add", "queue", "settings", "ask", "health"] as const)[Number(e.key) - 1];
     return { go };
   }
   if (e.key === "Escape") return "escape";

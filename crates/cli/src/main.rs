@@ -89,6 +89,9 @@ enum Command {
     /// Merge page B into page A (A stays; B's sources feed it, B's title leads to it); the
     /// next `compile` writes the merged page.
     Merge(cmd_lint::MergeArgs),
+    /// Ask for a wanted page: it becomes a topic written from the sources that mention the
+    /// name; the next `compile` writes it.
+    Want(cmd_lint::WantArgs),
     /// Write the wiki as a folder of markdown files (Obsidian-friendly).
     Export(cmd_manage::ExportArgs),
     /// Show the configured providers; `--test` connects and lists models.
@@ -155,6 +158,7 @@ fn main() -> ExitCode {
         Command::Rm(args) => cmd_manage::rm(&global, args),
         Command::Lint(args) => cmd_lint::run(&global, args),
         Command::Merge(args) => cmd_lint::merge(&global, args),
+        Command::Want(args) => cmd_lint::want(&global, args),
         Command::Export(args) => cmd_manage::export(&global, args),
         Command::Providers(args) => cmd_manage::providers(&global, args),
         Command::Parse(args) => cmd_parse::run(&global, args),
