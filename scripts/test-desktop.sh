@@ -7,6 +7,7 @@
 #   WIKIMIND_DEB=1 bash scripts/test-desktop.sh   # also the release build and its .deb
 #
 # Screenshots and driver logs land in $WIKIMIND_ARTIFACTS (default target/desktop-artifacts).
+# WIKIMIND_E2E="ui/e2e/health.test.mjs" runs only the end-to-end files it lists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -56,6 +57,7 @@ cargo test --quiet -p wikimind-desktop
 echo "== build the app and the test server"
 cargo build --quiet -p wikimind-desktop -p wikimind-testserver --bins
 
+E2E_FILES=${WIKIMIND_E2E:-ui/e2e/app.test.mjs ui/e2e/health.test.mjs}
 echo "== end-to-end test of the real window (Xvfb, tauri-driver, WebKitWebDriver)"
 mkdir -p "$ARTIFACTS"
 # API keys go to a real Secret Service: a private D-Bus session with its own GNOME keyring,
@@ -63,12 +65,12 @@ mkdir -p "$ARTIFACTS"
 KEYRING_HOME=$(mktemp -d)
 trap 'rm -rf "$KEYRING_HOME"' EXIT
 APP="$TARGET/debug/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testserver" \
-  ARTIFACTS="$ARTIFACTS" KEYRING_HOME="$KEYRING_HOME" \
+  ARTIFACTS="$ARTIFACTS" KEYRING_HOME="$KEYRING_HOME" E2E_FILES="$E2E_FILES" \
   dbus-run-session -- bash -c '
     printf e2e | XDG_DATA_HOME="$KEYRING_HOME" XDG_CACHE_HOME="$KEYRING_HOME" \
       gnome-keyring-daemon --unlock --components=secrets >/dev/null
     exec xvfb-run -a -s "-screen 0 1280x800x24" \
-      node --test --test-concurrency=1 ui/e2e/app.test.mjs'
+      node --test --test-concurrency=1 $E2E_FILES'
 
 echo "screenshots: $ARTIFACTS"
 
