@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HealthPointView } from "./bindings";
-import { figuresLine, healthFigures, percent, polyline, runTime, TREND_SERIES, trendPoints } from "./health";
+import { figuresLine, healthFigures, pagesLabel, percent, polyline, runTime, TREND_SERIES, trendPoints } from "./health";
 
 const run = (over: Partial<HealthPointView> = {}): HealthPointView => ({
   at: "2026-11-25T07:30:12Z",
@@ -31,6 +31,7 @@ describe("health figures", () => {
     expect(f.filter((x) => x.bad).map((x) => x.key)).toEqual(["links", "wanted", "ungrounded", "duplicates"]);
     expect(figuresLine(run())).toBe("80% links resolve · 20% orphans · 3 wanted · 0 stale · 1 ungrounded · 1 duplicate");
     expect(figuresLine(run({ duplicates: 2 }))).toContain("2 duplicates");
+    expect([pagesLabel(1), pagesLabel(0), pagesLabel(2)]).toEqual(["page", "pages", "pages"]);
   });
 });
 

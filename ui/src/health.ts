@@ -30,6 +30,11 @@ export function healthFigures(p: HealthPointView): Figure[] {
   ];
 }
 
+/** A page count for a person: "1 page", "2 pages". */
+export function pagesLabel(n: number): string {
+  return n === 1 ? "page" : "pages";
+}
+
 /** The figures as one line of text (a tooltip, a screen reader). */
 export function figuresLine(p: HealthPointView): string {
   return healthFigures(p)
