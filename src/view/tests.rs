@@ -941,3 +941,29 @@ fn the_health_screen_groups_findings_and_accepting_a_merge_merges() {
     let again = wiki.accept_merge_view(&proposal.id).unwrap();
     assert!(again.notice.unwrap().contains("gone already"));
 }
+
+/// Rejecting a merge proposal from the Health screen is a dismissal: remembered, so the
+/// proposal is not listed again, and both pages stay.
+#[test]
+fn a_rejected_merge_proposal_stays_rejected_and_both_pages_stay() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    for title in ["Coffee Roasting", "Roasting Coffee"] {
+        let text = format!("# {title}\n\nBeans are roasted hot.");
+        digest(&wiki, &text, title, "Beans are roasted hot.", &[], &[]);
+    }
+    let view = wiki.health_view().unwrap();
+    let group = view.groups.iter().find(|g| g.check == "duplicate").unwrap();
+    let id = group.findings[0].id.clone();
+    let after = wiki.dismiss_finding_view(&id).unwrap();
+    assert!(after.notice.unwrap().starts_with("rejected: "));
+    assert!(after.groups.iter().all(|g| g.check != "duplicate"));
+    assert!(wiki
+        .health_view()
+        .unwrap()
+        .groups
+        .iter()
+        .all(|g| g.check != "duplicate"));
+    assert_eq!(wiki.library(LibrarySort::Title).unwrap().entries.len(), 2);
+    let gone = wiki.dismiss_finding_view(&id).unwrap();
+    assert!(gone.notice.unwrap().contains("gone already"));
+}
