@@ -35,6 +35,21 @@ const COMMANDS: &[&str] = &[
     "ask",
     "cancel_ask",
     "save_answer",
+    "notes",
+    "note",
+    "new_note",
+    "save_note",
+    "rename_note",
+    "remove_note",
+    "preview",
+    "link_names",
+    "edit_page",
+    "accept_suggestion",
+    "dismiss_suggestion",
+    "add_claim",
+    "remove_claim",
+    "rename_page",
+    "revert_page",
 ];
 
 fn main() {

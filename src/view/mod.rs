@@ -337,6 +337,11 @@ pub struct PageView {
     pub sources: Vec<PageSourceView>,
     /// Every version, oldest first.
     pub history: Vec<PageVersionView>,
+    /// The body as written (markdown, for the editor; shown only as `html`).
+    pub markdown: String,
+    /// The model's texts for sections the person edited, waiting to be accepted or
+    /// dismissed.
+    pub suggestions: Vec<SuggestionView>,
 }
 
 /// A page as a source's screen lists it.
@@ -927,10 +932,12 @@ impl ConnectionCheck {
 mod ask;
 mod ops;
 mod settings;
+mod writing;
 
 pub use ask::{AnswerClaimView, AnswerView, AskProgress, PageNameView};
 
 pub use settings::{check_connection, check_form, opening, with_primary};
+pub use writing::{EditedView, LinkNameView, NoteItemView, NoteView, SuggestionView};
 
 #[cfg(test)]
 mod tests;
