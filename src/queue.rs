@@ -1176,7 +1176,11 @@ mod tests {
         let mut unique = keys.clone();
         unique.sort();
         unique.dedup();
-        assert_eq!(unique.len(), keys.len(), "one row per source and page: {keys:?}");
+        assert_eq!(
+            unique.len(),
+            keys.len(),
+            "one row per source and page: {keys:?}"
+        );
         assert_eq!(listed.iter().filter(|j| j.page_id.is_some()).count(), 1);
     }
 

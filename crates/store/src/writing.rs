@@ -183,6 +183,93 @@ pub(crate) fn carry_person_layer(
     )?))
 }
 
+/// Carries the person's work on page `from` into page `into`, as a merge of the two needs:
+/// the sections of `from`'s body that are the person's (not as the model last wrote them)
+/// end `into`'s body, unless `into` has a section of that heading already (then the
+/// person's text comes in as a suggestion for it); the claims they wrote are added; the
+/// claims they removed and the suggestions waiting move. Writes a version of `into` by the
+/// person when its content changed. Returns whether anything was carried.
+pub(crate) fn carry_into(conn: &Connection, from: PageId, into: PageId) -> Result<bool> {
+    let Some(theirs) = current_content(conn, from)? else {
+        return Ok(false);
+    };
+    let compiled = last_compiled(conn, from)?.map(|(_, c)| c.body);
+    let compiled_sections: Vec<String> = compiled
+        .as_deref()
+        .map(|b| {
+            sections(b)
+                .iter()
+                .map(|s| s.text.trim_end().to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut target = current_content(conn, into)?.ok_or(StoreError::PageNotFound(into))?;
+    let original = target.clone();
+    let version = page_version(conn, into)?;
+    let have: Vec<String> = sections(&target.body)
+        .iter()
+        .map(|s| s.name().to_lowercase())
+        .collect();
+    let mut body = target.body.trim_end().to_owned();
+    let mut suggestions = Vec::new();
+    let mut carried = false;
+    for section in sections(&theirs.body) {
+        if compiled_sections.contains(&section.text.trim_end().to_owned()) {
+            continue;
+        }
+        carried = true;
+        if section.heading.is_some() && have.contains(&section.name().to_lowercase()) {
+            suggestions.push(wikimind_text::markdown::SectionSuggestion {
+                section: section.name().to_owned(),
+                text: section.text.trim_end().to_owned(),
+            });
+            continue;
+        }
+        if !body.is_empty() {
+            body.push_str("\n\n");
+        }
+        body.push_str(section.text.trim_end());
+    }
+    store_suggestions(conn, into, version, &suggestions)?;
+    for claim in theirs
+        .claims
+        .iter()
+        .filter(|c| c.author == AuthorKind::Person)
+    {
+        let hash = claim_hash(&claim.claim.claim);
+        if !target
+            .claims
+            .iter()
+            .any(|c| claim_hash(&c.claim.claim) == hash)
+        {
+            target.claims.push(claim.clone());
+            carried = true;
+        }
+    }
+    let moved = conn.execute(
+        "INSERT OR IGNORE INTO page_claim_removals (page_id, claim_hash, claim, removed_at)
+         SELECT ?2, claim_hash, claim, removed_at FROM page_claim_removals WHERE page_id = ?1",
+        params![from, into],
+    )?;
+    let removed = removed_hashes(conn, into)?;
+    target.claims.retain(|c| {
+        c.author == AuthorKind::Person || !removed.contains(&claim_hash(&c.claim.claim))
+    });
+    let moved_suggestions = conn.execute(
+        "UPDATE page_suggestions SET page_id = ?2 WHERE page_id = ?1",
+        params![from, into],
+    )?;
+    body.push('\n');
+    if body.trim_end() != target.body.trim_end() {
+        target.links = body_links(&body);
+        target.body = body;
+    }
+    if target != original {
+        write_version(conn, into, &target, Author::Person, None)?;
+    }
+    Ok(carried || moved > 0 || moved_suggestions > 0 || !suggestions.is_empty())
+}
+
 impl Store {
     /// Saves `body` as the body of page `id`, an edit made on version `on_version`: a new
     /// version the person wrote, its links read from the body. When a newer version landed

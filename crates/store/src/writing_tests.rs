@@ -226,3 +226,136 @@ fn a_page_without_a_persons_work_is_the_models() {
     assert_eq!(history.last().unwrap().author_kind, AuthorKind::Model);
     assert_eq!(current(&store, page).body, "All new.\n");
 }
+
+/// Saves a new digest for the one source of the page `Espresso` (its only source, so the
+/// page is that digest: no page job).
+fn new_digest(store: &Store, body: &str) {
+    let source = store.sources().unwrap()[0].id;
+    let result = CompilationResult {
+        title: "Espresso".to_owned(),
+        summary: "About espresso.".to_owned(),
+        key_claims: Vec::new(),
+        concepts: Vec::new(),
+        backlink_suggestions: Vec::new(),
+        open_questions: Vec::new(),
+        article_body: body.to_owned(),
+    };
+    store
+        .save_article(&SaveArticle {
+            source_id: source,
+            result: &result,
+            claims: &[],
+            links: &[],
+            truncated: false,
+            title_is_page: true,
+            unnamed_concepts: &[],
+            record: &CompileRecord::default(),
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_page_of_one_source_keeps_an_edit_when_its_digest_changes() {
+    let store = Store::open_in_memory().unwrap();
+    store
+        .ingest_source(&NewSource {
+            origin: "/notes/espresso.md".to_owned(),
+            kind: SourceKind::File,
+            title: None,
+            text: "Espresso is coffee under pressure.".to_owned(),
+            tags: Vec::new(),
+            aliases: Vec::new(),
+        })
+        .unwrap();
+    new_digest(&store, "Espresso is coffee.\n");
+    let page = store.find_page("Espresso").unwrap().unwrap();
+    let v = store.page(page).unwrap().unwrap().version;
+    store
+        .edit_page(page, v, "Espresso is coffee.\n\n## Mine\n\nMy notes.\n")
+        .unwrap();
+
+    // The same digest again changes nothing (no new version).
+    let versions = store.page_history(page).unwrap().len();
+    new_digest(&store, "Espresso is coffee.\n");
+    assert_eq!(store.page_history(page).unwrap().len(), versions);
+    assert!(current(&store, page).body.contains("## Mine"));
+
+    // A new digest comes in; the person's section stays.
+    new_digest(&store, "Espresso is coffee under pressure.\n");
+    let body = current(&store, page).body;
+    assert!(body.contains("under pressure"), "{body}");
+    assert!(body.contains("## Mine\n\nMy notes."), "{body}");
+}
+
+#[test]
+fn a_merge_keeps_the_person_sections_and_claims_of_both_pages() {
+    let (store, page) = wiki(BODY, &["Espresso is brewed."]);
+    // A second page, edited by the person.
+    let other = store
+        .ingest_source(&NewSource {
+            origin: "/notes/shot.md".to_owned(),
+            kind: SourceKind::File,
+            title: None,
+            text: "A shot of espresso.".to_owned(),
+            tags: Vec::new(),
+            aliases: Vec::new(),
+        })
+        .unwrap()
+        .source_id();
+    let result = CompilationResult {
+        title: "Shot".to_owned(),
+        summary: "A shot.".to_owned(),
+        key_claims: Vec::new(),
+        concepts: Vec::new(),
+        backlink_suggestions: Vec::new(),
+        open_questions: Vec::new(),
+        article_body: "A shot.\n\n## Grind\n\nCoarse.\n".to_owned(),
+    };
+    let shot = store
+        .save_article(&SaveArticle {
+            source_id: other,
+            result: &result,
+            claims: &[],
+            links: &[],
+            truncated: false,
+            title_is_page: true,
+            unnamed_concepts: &[],
+            record: &CompileRecord::default(),
+        })
+        .unwrap()
+        .page_id
+        .unwrap();
+    let v = store.page(shot).unwrap().unwrap().version;
+    store
+        .edit_page(
+            shot,
+            v,
+            "A shot.\n\n## Grind\n\nCoarse, I think.\n\n## Timing\n\nI pull 28 s.\n",
+        )
+        .unwrap();
+    store
+        .add_person_claim(shot, "My shots are doubles.")
+        .unwrap();
+    let v = store.page(page).unwrap().unwrap().version;
+    store
+        .edit_page(page, v, &format!("{BODY}\n## My machine\n\nA lever.\n"))
+        .unwrap();
+
+    let outcome = store.merge_pages(page, shot, "same topic", 2).unwrap();
+    assert!(
+        matches!(outcome, crate::MergeOutcome::Merged { .. }),
+        "{outcome:?}"
+    );
+    let body = current(&store, page).body;
+    assert!(body.contains("## My machine\n\nA lever."), "{body}");
+    assert!(body.contains("## Timing\n\nI pull 28 s."), "{body}");
+    // `Grind` is a heading the survivor has: the person's text for it is a suggestion.
+    assert!(!body.contains("Coarse, I think."), "{body}");
+    let suggestions = store.page_suggestions(page).unwrap();
+    assert_eq!(suggestions.len(), 1, "{suggestions:?}");
+    assert_eq!(suggestions[0].section, "Grind");
+    assert!(suggestions[0].text.contains("Coarse, I think."));
+    assert!(claims(&store, page)
+        .iter()
+        .any(|(c, a)| c == "My shots are doubles." && *a == AuthorKind::Person));
+}
