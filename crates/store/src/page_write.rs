@@ -183,7 +183,7 @@ impl Store {
     /// `provider`/`model`), and marks the digests it was written from as written in. The
     /// page is current again (not stale, not flagged) unless a digest changed meanwhile.
     /// When the page holds a person's work, it is carried over the model's version as a
-    /// further version (see [`super::writing`]). Returns the page's version now.
+    /// further version (see [`Store::edit_page`] for how edits merge). Returns the page's version now.
     pub fn save_page_rewrite(
         &self,
         material: &PageMaterial,
