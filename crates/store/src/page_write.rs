@@ -80,13 +80,21 @@ impl PageMaterial {
 
 /// The last version of page `id` a model wrote (never a person's edit).
 pub(crate) fn last_compiled_in(conn: &Connection, id: PageId) -> Result<Option<PageContent>> {
+    Ok(last_compiled_version(conn, id)?.map(|(_, content)| content))
+}
+
+/// [`last_compiled_in`] with the version's number.
+pub(crate) fn last_compiled_version(
+    conn: &Connection,
+    id: PageId,
+) -> Result<Option<(u32, PageContent)>> {
     let last: Option<u32> = conn.query_row(
         "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
         [id],
         |row| row.get(0),
     )?;
     Ok(match last {
-        Some(version) => version_in(conn, id, version)?.map(|v| v.content),
+        Some(version) => version_in(conn, id, version)?.map(|v| (version, v.content)),
         None => None,
     })
 }

@@ -27,6 +27,7 @@ use wikimind_contract::{CheckedClaim, Confidence};
 use wikimind_text::markdown::{merge_sections, sections, wiki_links};
 
 use super::articles::NewLink;
+use super::page_write::last_compiled_version;
 use super::pages::{current_content, version_in, write_version, Author, PageClaim, PageContent};
 use super::{page_key, AuthorKind, PageId, Result, Store, StoreError};
 
@@ -84,19 +85,6 @@ fn page_version(conn: &Connection, page: PageId) -> Result<u32> {
     })
     .optional()?
     .ok_or(StoreError::PageNotFound(page))
-}
-
-/// The last version the model wrote, with its number.
-fn last_compiled(conn: &Connection, page: PageId) -> Result<Option<(u32, PageContent)>> {
-    let last: Option<u32> = conn.query_row(
-        "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
-        [page],
-        |row| row.get(0),
-    )?;
-    Ok(match last {
-        Some(v) => version_in(conn, page, v)?.map(|found| (v, found.content)),
-        None => None,
-    })
 }
 
 fn removed_hashes(conn: &Connection, page: PageId) -> Result<Vec<String>> {
@@ -193,7 +181,7 @@ pub(crate) fn carry_into(conn: &Connection, from: PageId, into: PageId) -> Resul
     let Some(theirs) = current_content(conn, from)? else {
         return Ok(false);
     };
-    let compiled = last_compiled(conn, from)?.map(|(_, c)| c.body);
+    let compiled = last_compiled_version(conn, from)?.map(|(_, c)| c.body);
     let compiled_sections: Vec<String> = compiled
         .as_deref()
         .map(|b| {
@@ -523,7 +511,7 @@ impl Store {
                     })
                     .optional()?
                     .ok_or(StoreError::PageNotFound(id))?;
-                let Some((version, mut content)) = last_compiled(tx, id)? else {
+                let Some((version, mut content)) = last_compiled_version(tx, id)? else {
                     return Ok(None);
                 };
                 content.title = title;

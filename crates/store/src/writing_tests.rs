@@ -1,31 +1,19 @@
 use super::*;
-use crate::{CompileRecord, NewSource, SaveArticle, SourceKind};
+use crate::{CompileRecord, NewSource, SaveArticle, SourceId, SourceKind};
 use wikimind_contract::CompilationResult;
 
-/// A store with one page (`Espresso`) the model wrote once with `body` and `claims`.
-fn wiki(body: &str, claims: &[&str]) -> (Store, PageId) {
-    let store = Store::open_in_memory().unwrap();
-    let source = store
-        .ingest_source(&NewSource {
-            origin: "/notes/espresso.md".to_owned(),
-            kind: SourceKind::File,
-            title: None,
-            text: "Espresso is coffee under pressure.".to_owned(),
-            tags: Vec::new(),
-            aliases: Vec::new(),
-        })
-        .unwrap()
-        .source_id();
+/// Saves a digest titled `title` with `body` for `source`; the page its title names.
+fn save_digest(store: &Store, source: SourceId, title: &str, body: &str) -> Option<PageId> {
     let result = CompilationResult {
-        title: "Espresso".to_owned(),
-        summary: "About espresso.".to_owned(),
+        title: title.to_owned(),
+        summary: format!("About {title}."),
         key_claims: Vec::new(),
         concepts: Vec::new(),
         backlink_suggestions: Vec::new(),
         open_questions: Vec::new(),
-        article_body: "Espresso.".to_owned(),
+        article_body: body.to_owned(),
     };
-    let saved = store
+    store
         .save_article(&SaveArticle {
             source_id: source,
             result: &result,
@@ -36,8 +24,34 @@ fn wiki(body: &str, claims: &[&str]) -> (Store, PageId) {
             unnamed_concepts: &[],
             record: &CompileRecord::default(),
         })
-        .unwrap();
-    let page = saved.page_id.unwrap();
+        .unwrap()
+        .page_id
+}
+
+/// Adds a file source at `origin` holding `text`.
+fn add_source(store: &Store, origin: &str, text: &str) -> SourceId {
+    store
+        .ingest_source(&NewSource {
+            origin: origin.to_owned(),
+            kind: SourceKind::File,
+            title: None,
+            text: text.to_owned(),
+            tags: Vec::new(),
+            aliases: Vec::new(),
+        })
+        .unwrap()
+        .source_id()
+}
+
+/// A store with one page (`Espresso`) the model wrote once with `body` and `claims`.
+fn wiki(body: &str, claims: &[&str]) -> (Store, PageId) {
+    let store = Store::open_in_memory().unwrap();
+    let source = add_source(
+        &store,
+        "/notes/espresso.md",
+        "Espresso is coffee under pressure.",
+    );
+    let page = save_digest(&store, source, "Espresso", "Espresso.").unwrap();
     rewrite(&store, page, body, claims);
     (store, page)
 }
@@ -231,42 +245,17 @@ fn a_page_without_a_persons_work_is_the_models() {
 /// page is that digest: no page job).
 fn new_digest(store: &Store, body: &str) {
     let source = store.sources().unwrap()[0].id;
-    let result = CompilationResult {
-        title: "Espresso".to_owned(),
-        summary: "About espresso.".to_owned(),
-        key_claims: Vec::new(),
-        concepts: Vec::new(),
-        backlink_suggestions: Vec::new(),
-        open_questions: Vec::new(),
-        article_body: body.to_owned(),
-    };
-    store
-        .save_article(&SaveArticle {
-            source_id: source,
-            result: &result,
-            claims: &[],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord::default(),
-        })
-        .unwrap();
+    save_digest(store, source, "Espresso", body);
 }
 
 #[test]
 fn a_page_of_one_source_keeps_an_edit_when_its_digest_changes() {
     let store = Store::open_in_memory().unwrap();
-    store
-        .ingest_source(&NewSource {
-            origin: "/notes/espresso.md".to_owned(),
-            kind: SourceKind::File,
-            title: None,
-            text: "Espresso is coffee under pressure.".to_owned(),
-            tags: Vec::new(),
-            aliases: Vec::new(),
-        })
-        .unwrap();
+    add_source(
+        &store,
+        "/notes/espresso.md",
+        "Espresso is coffee under pressure.",
+    );
     new_digest(&store, "Espresso is coffee.\n");
     let page = store.find_page("Espresso").unwrap().unwrap();
     let v = store.page(page).unwrap().unwrap().version;
@@ -291,40 +280,8 @@ fn a_page_of_one_source_keeps_an_edit_when_its_digest_changes() {
 fn a_merge_keeps_the_person_sections_and_claims_of_both_pages() {
     let (store, page) = wiki(BODY, &["Espresso is brewed."]);
     // A second page, edited by the person.
-    let other = store
-        .ingest_source(&NewSource {
-            origin: "/notes/shot.md".to_owned(),
-            kind: SourceKind::File,
-            title: None,
-            text: "A shot of espresso.".to_owned(),
-            tags: Vec::new(),
-            aliases: Vec::new(),
-        })
-        .unwrap()
-        .source_id();
-    let result = CompilationResult {
-        title: "Shot".to_owned(),
-        summary: "A shot.".to_owned(),
-        key_claims: Vec::new(),
-        concepts: Vec::new(),
-        backlink_suggestions: Vec::new(),
-        open_questions: Vec::new(),
-        article_body: "A shot.\n\n## Grind\n\nCoarse.\n".to_owned(),
-    };
-    let shot = store
-        .save_article(&SaveArticle {
-            source_id: other,
-            result: &result,
-            claims: &[],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord::default(),
-        })
-        .unwrap()
-        .page_id
-        .unwrap();
+    let other = add_source(&store, "/notes/shot.md", "A shot of espresso.");
+    let shot = save_digest(&store, other, "Shot", "A shot.\n\n## Grind\n\nCoarse.\n").unwrap();
     let v = store.page(shot).unwrap().unwrap().version;
     store
         .edit_page(
