@@ -853,7 +853,7 @@ fn render_resolved<'a>(
     render_article(
         body,
         &|target: &str| match resolved.get(&page_key(target)) {
-            Some(id) => LinkTarget::Article {
+            Some(id) => LinkTarget::Page {
                 id: *id,
                 title: target.trim().to_string(),
             },

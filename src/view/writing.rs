@@ -138,7 +138,7 @@ impl Wiki {
     /// wiki links resolved to the pages they name now.
     pub fn preview_view(&self, markdown: &str) -> String {
         render_article(markdown, &|target: &str| match self.find_page(target) {
-            Ok(Some(id)) => LinkTarget::Article {
+            Ok(Some(id)) => LinkTarget::Page {
                 id: id.0,
                 title: target.trim().to_owned(),
             },
