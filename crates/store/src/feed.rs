@@ -14,7 +14,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::names::{names_of, record_names};
 use super::page_write::last_compiled_in;
-use super::pages::{current_content, digest_content, page_key, tidy_links, write_version, Author};
+use super::pages::{current_content, digest_content, page_key, tidy_links};
+use super::versions::{write_version, Author};
 use super::writing::carry_person_layer;
 use super::{ArticleId, PageId, PageKind, Result, SourceId, NOW};
 

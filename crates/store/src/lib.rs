@@ -34,6 +34,7 @@ mod passages;
 mod read;
 mod scrub;
 mod sources;
+mod versions;
 mod writing;
 
 use std::path::{Path, PathBuf};
@@ -64,7 +65,6 @@ pub use page_read::{PageCounts, PageHit};
 pub use page_write::{FeedingDigest, PageMaterial};
 pub use pages::{
     page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
-    PageVersion, PageVersionInfo, Reground,
 };
 pub use passages::PassageIndex;
 pub use read::{
@@ -72,6 +72,7 @@ pub use read::{
     WantedPage, MATCH_END, MATCH_START, MAX_QUERY_TERMS, SEARCH_LIMIT,
 };
 pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
+pub use versions::{PageVersion, PageVersionInfo, Reground};
 pub use writing::{claim_hash, EditSaved, Suggestion, MAX_PERSON_CLAIM_CHARS};
 
 /// The database file name inside a data directory.

@@ -12,9 +12,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::feed::mark_written_from;
-use super::pages::{
-    current_content, digest_content, version_in, write_version, Author, PageContent,
-};
+use super::pages::{current_content, digest_content, PageContent};
+use super::versions::{version_in, write_version, Author};
 use super::writing::carry_person_layer;
 use super::{ArticleId, PageId, PageKind, Result, SourceId, Store, StoreError};
 

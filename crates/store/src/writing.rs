@@ -28,7 +28,8 @@ use wikimind_text::markdown::{merge_sections, sections, wiki_links};
 
 use super::articles::NewLink;
 use super::page_write::last_compiled_version;
-use super::pages::{current_content, version_in, write_version, Author, PageClaim, PageContent};
+use super::pages::{current_content, PageClaim, PageContent};
+use super::versions::{version_in, write_version, Author};
 use super::{page_key, AuthorKind, PageId, Result, Store, StoreError};
 
 /// The longest claim a person may add, in characters.
