@@ -1,5 +1,5 @@
 //! SQLite store: connection setup, migrations, sources, digests (articles), pages, links,
-//! compile log, jobs.
+//! compile log, jobs, watched folders.
 //!
 //! The store owns every line of SQL in WikiMind; callers see typed methods and typed
 //! values. One [`Store`] wraps one connection behind a mutex, so it is `Send + Sync` and
@@ -34,6 +34,7 @@ mod passages;
 mod read;
 mod scrub;
 mod sources;
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -71,6 +72,7 @@ pub use read::{
     WantedPage, MATCH_END, MATCH_START, MAX_QUERY_TERMS, SEARCH_LIMIT,
 };
 pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
+pub use watch::{SourceMove, WatchLease};
 
 /// The database file name inside a data directory.
 pub const DATABASE_FILE: &str = "wikimind.db";

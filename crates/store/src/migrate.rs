@@ -200,6 +200,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0015_lint.sql",
         include_str!("../../../migrations/0015_lint.sql"),
     ),
+    Migration::sql(
+        16,
+        "0016_watch.sql",
+        include_str!("../../../migrations/0016_watch.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and
