@@ -43,4 +43,5 @@ pub mod terminal;
 pub mod test_settings;
 pub mod topic;
 pub mod view;
+pub mod watch;
 pub mod wiki;

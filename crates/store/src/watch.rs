@@ -11,7 +11,27 @@ use std::time::Duration;
 use rusqlite::{params, OptionalExtension};
 
 use super::jobs::ago;
-use super::{JobOwner, Result, SourceId, Store, StoreError, NOW};
+use super::{FileSourceRow, JobOwner, Result, SourceId, SourceStatus, Store, StoreError, NOW};
+
+/// A file source as a watcher compares it with its file: the staleness check's row, with
+/// the source's status.
+const FILE_SOURCE_SELECT: &str =
+    "SELECT id, origin, content_hash, file_size, file_mtime_ns, status FROM sources";
+
+fn file_source_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(FileSourceRow, SourceStatus)> {
+    Ok((
+        FileSourceRow {
+            id: row.get(0)?,
+            origin: row.get(1)?,
+            content_hash: row.get(2)?,
+            file_size: row
+                .get::<_, Option<i64>>(3)?
+                .and_then(|n| u64::try_from(n).ok()),
+            file_mtime_ns: row.get(4)?,
+        },
+        row.get(5)?,
+    ))
+}
 
 /// A recorded origin change of a source (a watched file renamed or moved).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,6 +197,39 @@ impl Store {
                     params![id, from, to],
                 )?;
                 Ok(())
+            },
+        )
+    }
+
+    /// The file source whose origin is `origin`, with its status.
+    pub fn file_source_at(&self, origin: &str) -> Result<Option<(FileSourceRow, SourceStatus)>> {
+        self.read(
+            || format!("looking up the file source {origin}"),
+            |conn| {
+                Ok(conn
+                    .query_row(
+                        &format!("{FILE_SOURCE_SELECT} WHERE kind = 'file' AND origin = ?1"),
+                        [origin],
+                        file_source_row,
+                    )
+                    .optional()?)
+            },
+        )
+    }
+
+    /// Every file source whose origin starts with `prefix` (a folder's path and its
+    /// separator: the sources under that folder, however they were ingested), by id, with
+    /// their status.
+    pub fn file_sources_under(&self, prefix: &str) -> Result<Vec<(FileSourceRow, SourceStatus)>> {
+        self.read(
+            || format!("listing the file sources under {prefix}"),
+            |conn| {
+                let mut stmt = conn.prepare(&format!(
+                    "{FILE_SOURCE_SELECT} WHERE kind = 'file'
+                         AND substr(origin, 1, length(?1)) = ?1 ORDER BY id"
+                ))?;
+                let rows = stmt.query_map([prefix], file_source_row)?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
             },
         )
     }
