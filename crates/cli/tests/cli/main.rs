@@ -15,3 +15,4 @@ mod page_jobs;
 mod pages;
 mod parse;
 mod vault;
+mod watch;
