@@ -26,8 +26,11 @@
 //! (paths changed, a rescan after an overflow), and with [`EventSource::Injected`] it is
 //! the only source of events.
 
+mod keeper;
 mod notify_source;
 mod reconcile;
+
+pub use keeper::{WatchKeeper, WatchListener, WatchStateView, WatchedFolderView, WatchedView};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -62,6 +65,12 @@ pub enum WatchError {
     /// A folder named to watch or save is not one.
     #[error("{}: not a folder — watched folders are folders", .path.display())]
     NotAFolder {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// A folder to take off the saved list is not on it.
+    #[error("{} is not a saved watched folder (the list shows the saved ones)", .path.display())]
+    NotSaved {
         /// The path as given.
         path: PathBuf,
     },
