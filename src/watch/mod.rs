@@ -2,7 +2,7 @@
 //!
 //! A [`Watcher`] watches folders (with `notify`, events debounced by
 //! `notify-debouncer-full` so an editor's save-rename-write dance is one change) and
-//! handles what changed in batches ([`reconcile`]): a new or changed file is ingested and
+//! handles what changed in batches (module `reconcile`): a new or changed file is ingested and
 //! compiled, a deleted one removes its source (any source whose origin lies under the
 //! folder), a renamed or moved one keeps its source (the origin moves when the content
 //! hash matches a source that disappeared in the same batch; the move is recorded). Events
