@@ -35,6 +35,9 @@ const COMMANDS: &[&str] = &[
     "ask",
     "cancel_ask",
     "save_answer",
+    "watched_folders",
+    "add_watched_folder",
+    "remove_watched_folder",
 ];
 
 fn main() {

@@ -13,6 +13,8 @@ use wikimind::view::{
     SettingsView, SourceDetailView, SourceView,
 };
 
+use wikimind::watch::WatchedView;
+
 use crate::host::Host;
 
 /// One command as the TypeScript generator sees it.
@@ -164,6 +166,14 @@ define_commands! {
     /// Keeps the last answer (to `question`) as a page of kind `answer` without asking the
     /// model again.
     fn save_answer(question: String) -> AnswerView = |h| h.save_answer(&question);
+    /// The watched folders (watched while the app is open, unless a `wikimind watch`
+    /// watches the wiki), each with its state, and the last change handled.
+    fn watched_folders() -> WatchedView = |h| h.watch.view();
+    /// Saves a folder as watched: what it holds is ingested and compiled, and its changes
+    /// from now on. Its state arrives as WATCH_EVENT events.
+    fn add_watched_folder(path: String) -> WatchedView = |h| h.watch.add(std::path::Path::new(&path));
+    /// Stops watching a folder and takes it off the list; its sources stay.
+    fn remove_watched_folder(path: String) -> WatchedView = |h| h.watch.remove(std::path::Path::new(&path));
 }
 
 #[cfg(test)]
