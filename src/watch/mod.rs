@@ -402,8 +402,8 @@ impl std::fmt::Debug for Watcher {
 
 impl Watcher {
     /// A watcher of `folders` (none: the saved ones) over `wiki`, compiling with `runner`,
-    /// holding the wiki's watch lease from now until it is dropped or stops. A folder that
-    /// does not exist is watched paused; a path that is a file is refused.
+    /// holding the wiki's watch lease from now until it is dropped or stops. A folder named
+    /// must exist; a saved one that does not is watched paused until it returns.
     pub fn new(
         wiki: &Wiki,
         runner: JobRunner,
@@ -422,8 +422,10 @@ impl Watcher {
         if paths.is_empty() {
             return Err(WatchError::NoFolders);
         }
-        if let Some(file) = paths.iter().find(|p| p.exists() && !p.is_dir()) {
-            return Err(WatchError::NotAFolder { path: file.clone() });
+        // A folder named now must be one; a saved one that is gone is watched paused.
+        let named = !folders.is_empty();
+        if let Some(bad) = paths.iter().find(|p| (p.exists() || named) && !p.is_dir()) {
+            return Err(WatchError::NotAFolder { path: bad.clone() });
         }
         let mut list: Vec<Folder> = Vec::new();
         for path in paths {
@@ -672,6 +674,16 @@ impl Watcher {
         }
         for p in &reports.pages {
             sink(&page_event(p));
+        }
+        // The health figures after a run that compiled, as `compile` stores them (the
+        // trend of `lint --trend`); failing to store them fails nothing.
+        if !reports.sources.is_empty() || !reports.pages.is_empty() {
+            if let Err(e) = crate::lint::check_and_record(&self.wiki, crate::lint::Trigger::Compile)
+            {
+                sink(&WatchEvent::Warning {
+                    message: format!("the wiki's health figures were not stored: {e}"),
+                });
+            }
         }
         Ok(stop.is_cancelled())
     }

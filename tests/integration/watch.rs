@@ -214,7 +214,7 @@ async fn a_folder_that_disappears_pauses_keeps_its_sources_and_resumes_when_it_r
 }
 
 #[test]
-fn a_file_is_not_a_folder_to_watch() {
+fn a_file_or_a_missing_path_is_not_a_folder_to_watch() {
     let (dir, notes) = folder();
     let file = notes.join("a.md");
     std::fs::write(&file, "# A").unwrap();
@@ -225,6 +225,9 @@ fn a_file_is_not_a_folder_to_watch() {
         Arc::new(NoKeyStore),
         Box::new(|_| {}),
     );
-    let err = Watcher::new(&wiki, runner, &[file], WatchOptions::default()).unwrap_err();
+    let err = Watcher::new(&wiki, runner.clone(), &[file], WatchOptions::default()).unwrap_err();
+    assert!(matches!(err, WatchError::NotAFolder { .. }), "{err}");
+    let missing = notes.join("missing");
+    let err = Watcher::new(&wiki, runner, &[missing], WatchOptions::default()).unwrap_err();
     assert!(matches!(err, WatchError::NotAFolder { .. }), "{err}");
 }

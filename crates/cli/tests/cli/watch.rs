@@ -196,6 +196,15 @@ fn each_change_is_compiled_once_renames_keep_their_source_and_deletes_remove_it(
             .any(|p| p["title"] == "Alpha"),
         "its page went with its only source"
     );
+    let trend = env.json(&["lint", "--trend"]);
+    assert!(
+        trend
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["trigger"] == "compile"),
+        "the health figures are stored after a watch compiles, as after `compile`: {trend}"
+    );
     assert_eq!(compiles(&server, "marker-a1"), 1);
     assert_eq!(
         compiles(&server, "marker-a2"),
