@@ -290,6 +290,9 @@ pub enum WatchEvent {
 /// Receives each [`WatchEvent`] (called from the watcher's task: keep it quick).
 pub type EventSink = dyn Fn(&WatchEvent) + Send + Sync;
 
+/// What the parts of one batch tell events to (the sink, or a wrapper of it).
+type Say<'a> = dyn Fn(&WatchEvent) + Send + Sync + 'a;
+
 /// One folder being watched.
 #[derive(Debug)]
 struct Folder {
@@ -495,7 +498,7 @@ impl Watcher {
         result
     }
 
-    async fn watch(&mut self, stop: &CancellationToken, sink: &EventSink) -> Result<()> {
+    async fn watch(&mut self, stop: &CancellationToken, sink: &Say<'_>) -> Result<()> {
         let mut os = match self.options.events {
             EventSource::Os => Some(notify_source::OsEvents::start(
                 self.options.debounce,
@@ -525,6 +528,7 @@ impl Watcher {
         let mut interrupted = self
             .handle(
                 reconcile::Batch::rescan_all(RescanReason::Start),
+                false,
                 stop,
                 sink,
             )
@@ -534,6 +538,8 @@ impl Watcher {
         let mut retry = tokio::time::interval(self.options.retry_every);
         retry.reset();
         while !stop.is_cancelled() {
+            // A batch of the retry tick that finds nothing new says nothing, not even idle.
+            let mut quiet = false;
             let batch = tokio::select! {
                 _ = stop.cancelled() => break,
                 signal = self.rx.recv() => {
@@ -552,10 +558,11 @@ impl Watcher {
                     if batch.is_empty() {
                         continue;
                     }
+                    quiet = true;
                     batch
                 }
             };
-            interrupted |= self.handle(batch, stop, sink).await;
+            interrupted |= self.handle(batch, quiet, stop, sink).await;
         }
         drop(os);
         sink(&WatchEvent::Stopped { interrupted });
@@ -566,7 +573,7 @@ impl Watcher {
     fn check_folders(
         &mut self,
         mut os: Option<&mut notify_source::OsEvents>,
-        sink: &EventSink,
+        sink: &Say<'_>,
     ) -> reconcile::Batch {
         let mut batch = reconcile::Batch::default();
         for (index, folder) in self.folders.iter_mut().enumerate() {
@@ -595,14 +602,21 @@ impl Watcher {
         batch
     }
 
-    /// Handles one batch: reconciles it with the store, then compiles what it queued.
+    /// Handles one batch: reconciles it with the store, then compiles what it queued, and
+    /// says `idle` when no signal waits (a `quiet` batch only when it said something).
     /// Returns whether a compile was stopped.
     async fn handle(
         &mut self,
         batch: reconcile::Batch,
+        quiet: bool,
         stop: &CancellationToken,
-        sink: &EventSink,
+        outer: &Say<'_>,
     ) -> bool {
+        let said = std::sync::atomic::AtomicBool::new(false);
+        let sink = &|event: &WatchEvent| {
+            said.store(true, std::sync::atomic::Ordering::Relaxed);
+            outer(event);
+        };
         let start = batch.start();
         for folder in &mut self.folders {
             if !folder.paused && !folder.present() {
@@ -639,8 +653,9 @@ impl Watcher {
                 }),
             }
         }
-        if self.rx.is_empty() && !stop.is_cancelled() {
-            sink(&WatchEvent::Idle);
+        let said = said.load(std::sync::atomic::Ordering::Relaxed);
+        if self.rx.is_empty() && !stop.is_cancelled() && (said || !quiet) {
+            outer(&WatchEvent::Idle);
         }
         interrupted
     }
@@ -651,7 +666,7 @@ impl Watcher {
         &self,
         sources: &[SourceId],
         stop: &CancellationToken,
-        sink: &EventSink,
+        sink: &Say<'_>,
     ) -> crate::wiki::Result<bool> {
         self.runner.enqueue(sources, None)?;
         if self.options.compile == CompileMode::Queue {
@@ -695,7 +710,7 @@ impl Drop for Watcher {
     }
 }
 
-fn pause(folder: &mut Folder, sink: &EventSink) {
+fn pause(folder: &mut Folder, sink: &Say<'_>) {
     folder.paused = true;
     sink(&WatchEvent::Paused {
         folder: folder.shown(),

@@ -8,7 +8,7 @@ use crate::ingest::{self, FolderRules, IngestError, IngestedSource, SkipReason};
 use crate::store::{FileSourceRow, Landed, SourceId, SourceStatus};
 use crate::wiki::{Result, Wiki};
 
-use super::{EventSink, Folder, RescanReason, Signal, WatchEvent};
+use super::{Folder, RescanReason, Say, Signal, WatchEvent};
 
 /// What a batch asks to look at.
 #[derive(Debug, Default)]
@@ -31,7 +31,7 @@ impl Batch {
     }
 
     /// Adds what a signal says (its errors go to `sink` as warnings).
-    pub(super) fn add(&mut self, signal: Signal, sink: &EventSink) {
+    pub(super) fn add(&mut self, signal: Signal, sink: &Say<'_>) {
         match signal {
             Signal::Changed(paths) => self.paths.extend(paths),
             Signal::Rescan => {
@@ -76,7 +76,7 @@ pub(super) fn reconcile(
     wiki: &Wiki,
     folders: &mut [Folder],
     batch: Batch,
-    sink: &EventSink,
+    sink: &Say<'_>,
 ) -> Result<Reconciled> {
     let start = batch.start();
     let mut rescan = batch.rescan;
@@ -237,7 +237,7 @@ fn read_present(
     folders: &[Folder],
     present: Vec<(PathBuf, usize)>,
     done: &mut Reconciled,
-    sink: &EventSink,
+    sink: &Say<'_>,
 ) -> Result<Vec<(IngestedSource, bool)>> {
     let mut seen = BTreeSet::new();
     let mut reads = Vec::new();
