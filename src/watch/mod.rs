@@ -304,6 +304,9 @@ struct Folder {
     rules: FolderRules,
     /// Whether it is gone (paused).
     paused: bool,
+    /// The device it was on when last seen: a mount point left behind by an unmounted
+    /// drive is there, empty, on another device, and counts as gone.
+    device: Option<u64>,
 }
 
 impl Folder {
@@ -317,6 +320,7 @@ impl Folder {
             rules: FolderRules::of(&path),
             prefix,
             paused: false,
+            device: std::fs::metadata(&path).ok().and_then(|m| device_of(&m)),
             path,
         }
     }
@@ -325,8 +329,26 @@ impl Folder {
         self.path.to_string_lossy().into_owned()
     }
 
+    /// Whether it is there: a folder, on the device it was on.
     fn present(&self) -> bool {
-        self.path.is_dir()
+        match std::fs::metadata(&self.path) {
+            Ok(m) if m.is_dir() => self.device.is_none_or(|d| device_of(&m) == Some(d)),
+            _ => false,
+        }
+    }
+}
+
+/// The device a file is on, where the platform says.
+fn device_of(metadata: &std::fs::Metadata) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(metadata.dev())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = metadata;
+        None
     }
 }
 
@@ -580,6 +602,9 @@ impl Watcher {
             let present = folder.present();
             if folder.paused && present {
                 folder.paused = false;
+                folder.device = std::fs::metadata(&folder.path)
+                    .ok()
+                    .and_then(|m| device_of(&m));
                 folder.rules = FolderRules::of(&folder.path);
                 if let Some(os) = os.as_deref_mut() {
                     if let Err(e) = os.watch(&folder.path) {

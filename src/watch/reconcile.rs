@@ -103,26 +103,21 @@ pub(super) fn reconcile(
             rescan.entry(index).or_insert(RescanReason::Rules);
             continue;
         }
-        if rescan.contains_key(&index) {
-            continue;
-        }
         let relative = path.strip_prefix(&folder.path).unwrap_or(&path);
         let is_dir = path.is_dir();
-        if relative.as_os_str().is_empty() {
-            continue;
-        }
-        if folder.rules.skip_reason(relative, is_dir).is_some() {
+        if relative.as_os_str().is_empty() || folder.rules.skip_reason(relative, is_dir).is_some() {
             continue;
         }
         if is_dir {
             // A folder appeared or moved in: what it holds is found by a rescan.
             rescan.entry(index).or_insert(RescanReason::Rules);
-        } else if path.exists() {
-            present.push((path, index));
-        } else {
+        } else if !path.exists() {
+            // What the OS said went is looked up even when its folder is rescanned.
             let origin = ingest::path_origin(&path);
             gone_prefixes.insert(format!("{origin}{}", std::path::MAIN_SEPARATOR));
             gone_origins.insert(origin);
+        } else if !rescan.contains_key(&index) {
+            present.push((path, index));
         }
     }
     let mut done = Reconciled::default();
@@ -145,8 +140,22 @@ pub(super) fn reconcile(
                 continue;
             }
         };
+        let empty = listing.files.is_empty() && listing.skipped.is_empty();
         present.extend(listing.files.into_iter().map(|f| (f.path, index)));
-        for (row, status) in wiki.store().file_sources_under(&folder.prefix)? {
+        let under = wiki.store().file_sources_under(&folder.prefix)?;
+        if empty && !under.is_empty() {
+            // A folder that had notes and now holds nothing at all is more likely a share
+            // or drive not there than notes all deleted: nothing is removed on its word.
+            sink(&WatchEvent::Warning {
+                message: format!(
+                    "{} is empty: its {} source(s) are kept (`wikimind rm` removes one)",
+                    folder.shown(),
+                    under.len()
+                ),
+            });
+            continue;
+        }
+        for (row, status) in under {
             if start && matches!(status, SourceStatus::Pending | SourceStatus::Stale) {
                 done.compile.push(row.id);
             }
@@ -179,7 +188,8 @@ pub(super) fn reconcile(
                 .iter()
                 .any(|f| row.origin.starts_with(&f.prefix) && f.present())
                 && !row.origin.starts_with(ingest::BYTES_ORIGIN_PREFIX)
-                && std::fs::symlink_metadata(&row.origin).is_err()
+                && std::fs::symlink_metadata(&row.origin)
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
         })
         .collect();
     done.compile.retain(|id| !gone.iter().any(|g| g.id == *id));

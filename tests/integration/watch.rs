@@ -231,3 +231,48 @@ fn a_file_or_a_missing_path_is_not_a_folder_to_watch() {
     let err = Watcher::new(&wiki, runner, &[missing], WatchOptions::default()).unwrap_err();
     assert!(matches!(err, WatchError::NotAFolder { .. }), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rescan_that_finds_a_folder_emptied_keeps_its_sources_but_a_deletion_seen_removes_one() {
+    let server = TestServer::start();
+    let (dir, notes) = folder();
+    std::fs::write(
+        notes.join("a.md"),
+        "# Alpha\n\nAlpha is the first letter.\n",
+    )
+    .unwrap();
+    std::fs::write(notes.join("b.md"), "# Beta\n\nBeta is the second letter.\n").unwrap();
+    let wiki = Wiki::open(&dir.path().join("data")).unwrap();
+    let mut watch = Running::start(&wiki, &server, &notes, Duration::from_secs(3600));
+    watch.until(|_| true).await;
+
+    // A share that answers with nothing (or every note gone unseen): kept, and said.
+    std::fs::remove_file(notes.join("a.md")).unwrap();
+    std::fs::remove_file(notes.join("b.md")).unwrap();
+    watch.injector.overflow();
+    let empty = watch.until(|_| true).await;
+    assert_eq!(
+        count(&empty, |e| matches!(e, WatchEvent::Removed { .. })),
+        0
+    );
+    assert!(
+        empty
+            .iter()
+            .any(|e| matches!(e, WatchEvent::Warning { message } if message.contains("is empty"))),
+        "{empty:#?}"
+    );
+    assert_eq!(wiki.store().sources().unwrap().len(), 2);
+
+    // A deletion the OS reported is a person's: that source goes.
+    watch
+        .injector
+        .send(Signal::Changed(vec![notes.join("a.md")]));
+    let seen = watch.until(|_| true).await;
+    assert_eq!(
+        count(&seen, |e| matches!(e, WatchEvent::Removed { .. })),
+        1,
+        "{seen:#?}"
+    );
+    assert_eq!(wiki.store().sources().unwrap().len(), 1);
+    watch.stop().await;
+}
