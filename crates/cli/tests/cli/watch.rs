@@ -443,3 +443,25 @@ fn the_saved_list_is_managed_and_one_watcher_watches_a_wiki() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn a_file_moved_between_two_watched_folders_keeps_its_source() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    let dir = notes(&env);
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    std::fs::write(a.join("tea.md"), note("Tea", "marker-tea")).unwrap();
+    let mut watch = Watch::start(&env, &[a.to_str().unwrap(), b.to_str().unwrap()]);
+    let id = of(&watch.seen, "ingested")[0]["source_id"].clone();
+
+    std::fs::rename(a.join("tea.md"), b.join("tea.md")).unwrap();
+    let moved = watch.until(|e| !of(e, "moved").is_empty());
+    watch.stop();
+    assert_eq!(of(&moved, "moved")[0]["source_id"], id);
+    assert_eq!(of(&moved, "moved")[0]["to"], origin(&b, "tea.md"));
+    assert!(of(&moved, "removed").is_empty(), "{moved:#?}");
+    assert_eq!(env.json(&["sources"])[0]["id"], id);
+    assert_eq!(compiles(&server, "marker-tea"), 1);
+}
