@@ -48,6 +48,40 @@ pub struct ConfidenceMix {
 /// Where the digests go, inside the export folder.
 pub const DIGEST_FOLDER: &str = "sources";
 
+/// Where the notes written in the wiki go, inside the export folder.
+pub const NOTE_FOLDER: &str = "notes";
+
+/// Writes each note (title, markdown as written) to the [`NOTE_FOLDER`] of `dir`, one file
+/// each, named like pages (unique, safe everywhere); a note's text is written as it is.
+pub fn export_notes(
+    dir: impl AsRef<Path>,
+    notes: &[(String, String)],
+) -> Result<Vec<ExportedFile>, ExportError> {
+    let dir = dir.as_ref().join(NOTE_FOLDER);
+    let mut files = Vec::new();
+    if notes.is_empty() {
+        return Ok(files);
+    }
+    real_folder(&dir).map_err(|source| ExportError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut taken: HashSet<String> = HashSet::new();
+    for (title, text) in notes {
+        let stem = unique_stem(&file_stem(title), &mut taken);
+        let path = dir.join(format!("{stem}.md"));
+        write_replacing(&dir, &path, text.as_bytes()).map_err(|source| ExportError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        files.push(ExportedFile {
+            title: title.clone(),
+            path,
+        });
+    }
+    Ok(files)
+}
+
 /// One page or digest to export.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportArticle {
@@ -95,6 +129,9 @@ pub struct ExportReport {
     pub files: Vec<ExportedFile>,
     /// The digests' files (in [`DIGEST_FOLDER`]), in the order of the digests given.
     pub digests: Vec<ExportedFile>,
+    /// The notes written in the wiki (in [`NOTE_FOLDER`]), as [`export_notes`] wrote them.
+    #[serde(default)]
+    pub notes: Vec<ExportedFile>,
 }
 
 /// Why an export failed.

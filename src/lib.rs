@@ -45,3 +45,4 @@ pub mod topic;
 pub mod view;
 pub mod watch;
 pub mod wiki;
+pub mod writing;

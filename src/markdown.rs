@@ -370,6 +370,7 @@ mod tests {
             },
             source_ids: sources.iter().map(|id| SourceId(*id)).collect(),
             cited_page: None,
+            author: Default::default(),
         }
     }
 
@@ -424,6 +425,7 @@ mod tests {
             version: 2,
             stale_reason: None,
             flagged: None,
+            suggestions: Vec::new(),
         }
     }
 

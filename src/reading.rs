@@ -134,6 +134,9 @@ pub struct ShownPage {
     pub stale_reason: Option<String>,
     /// Why its last rewrite was refused and the previous version kept (`null`: fine).
     pub flagged: Option<String>,
+    /// The model's texts for sections a person edited whose edits conflict, waiting to be
+    /// accepted or dismissed.
+    pub suggestions: Vec<crate::store::Suggestion>,
 }
 
 impl ShownPage {

@@ -47,6 +47,12 @@ pub enum WikiError {
     /// No page answers to the name a person gave.
     #[error("no page titled {0:?} (see `wikimind list`)")]
     NoSuchPage(String),
+    /// No note answers to the id or title a person gave.
+    #[error("no note {0:?} (see `wikimind note list`)")]
+    NoSuchNote(String),
+    /// A person's change the wiki cannot take; the message says what and why.
+    #[error("{0}")]
+    Refused(String),
     /// The page has no version with that number.
     #[error("the page {title:?} has no version {version} (see `wikimind history {title:?}`)")]
     NoSuchVersion {
@@ -498,8 +504,8 @@ impl Wiki {
     }
 
     /// Writes the wiki as markdown files in `dir` (Obsidian-friendly): one file per page,
-    /// with its aliases and sources in the front matter, and one file per source's digest
-    /// in its `sources/` folder.
+    /// with its aliases and sources in the front matter, one file per source's digest in
+    /// its `sources/` folder, and one file per note written in the wiki in `notes/`.
     pub fn export_markdown(&self, dir: &Path) -> Result<crate::export::ExportReport> {
         use crate::export::{ConfidenceMix, ExportArticle};
         let counts = self.store.page_claim_counts()?;
@@ -556,7 +562,15 @@ impl Wiki {
                 },
             ));
         }
-        Ok(crate::export::export_markdown(dir, &pages, &digests)?)
+        let mut report = crate::export::export_markdown(dir, &pages, &digests)?;
+        let mut notes = Vec::new();
+        for note in self.notes()? {
+            if let Some(source) = self.store.source(note.source_id)? {
+                notes.push((note.title, source.text));
+            }
+        }
+        report.notes = crate::export::export_notes(dir, &notes)?;
+        Ok(report)
     }
 
     /// Finds a page by what a person types: any spelling of its title or of one of its
@@ -677,6 +691,7 @@ impl Wiki {
             version: page.version,
             stale_reason: page.stale_reason,
             flagged: page.flagged,
+            suggestions: self.store.page_suggestions(id)?,
         }))
     }
 

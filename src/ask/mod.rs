@@ -383,6 +383,7 @@ fn save(
                 },
                 source_ids: c.source_ids.clone(),
                 cited_page: Some(c.page.clone()),
+                author: Default::default(),
             })
             .collect(),
         concepts: Vec::new(),

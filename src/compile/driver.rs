@@ -205,7 +205,12 @@ impl Compiler {
             .ok_or(CompileError::NoSource(source_id))?;
         // The title a note gives itself (front matter `title`, first H1), read before the
         // front matter leaves the text: a note is compiled under it.
-        let note_title = wikimind_text::markdown::read_note(&source.text, None).title;
+        // A note written in the wiki is compiled under the title its person gave it.
+        let note_title = if source.kind == crate::store::SourceKind::Note {
+            source.title.clone()
+        } else {
+            wikimind_text::markdown::read_note(&source.text, None).title
+        };
         // The model reads, quotes and is grounded against the readable text.
         let source = readable_source(source);
         let mut report = CompileReport::nothing_yet(source_id);

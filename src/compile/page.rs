@@ -742,6 +742,7 @@ mod tests {
             },
             source_ids: sources.iter().map(|&s| SourceId(s)).collect(),
             cited_page: None,
+            author: Default::default(),
         }
     }
 

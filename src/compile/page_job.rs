@@ -444,6 +444,7 @@ fn page_claims(accepted: &Accepted, texts: &SourceTexts) -> Vec<PageClaim> {
                 claim,
                 source_ids: holders,
                 cited_page: None,
+                author: Default::default(),
             }
         })
         .collect()

@@ -32,7 +32,7 @@ pub use files::{
 };
 pub use folder_rules::{FolderRules, IGNORE_FILE};
 pub use reach::Reach;
-pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text};
+pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text, normalise_text};
 pub use wikimind_text::url::without_userinfo;
 
 /// The default largest source accepted: 20 MB.

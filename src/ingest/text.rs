@@ -76,7 +76,7 @@ pub(crate) fn text_origin(text: &str) -> String {
 }
 
 /// Strips a leading UTF-8 byte order mark and turns `\r\n` and lone `\r` into `\n`.
-pub(crate) fn normalise_text(text: &str) -> String {
+pub fn normalise_text(text: &str) -> String {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if !text.contains('\r') {
         return text.to_owned();

@@ -189,6 +189,8 @@ pub struct ClaimView {
     /// For a saved answer's claim, the page it cites (its quote was looked for there and
     /// in that page's sources); `null` for a topic page's or a digest's claims.
     pub cited_page: Option<PageNameView>,
+    /// Who wrote it: the model, or a person (never `sourced`, grounds nothing).
+    pub author: AuthorView,
 }
 
 /// A page that links here, with the sentence around the link.
@@ -247,7 +249,7 @@ pub struct PageSourceView {
 pub enum AuthorView {
     /// A model (named by `provider` and `model`).
     Model,
-    /// A person (a restore).
+    /// A person (an edit, a restore, a claim they wrote).
     Person,
 }
 
@@ -335,6 +337,11 @@ pub struct PageView {
     pub sources: Vec<PageSourceView>,
     /// Every version, oldest first.
     pub history: Vec<PageVersionView>,
+    /// The body as written (markdown, for the editor; shown only as `html`).
+    pub markdown: String,
+    /// The model's texts for sections the person edited, waiting to be accepted or
+    /// dismissed.
+    pub suggestions: Vec<SuggestionView>,
 }
 
 /// A page as a source's screen lists it.
@@ -925,10 +932,12 @@ impl ConnectionCheck {
 mod ask;
 mod ops;
 mod settings;
+mod writing;
 
 pub use ask::{AnswerClaimView, AnswerView, AskProgress, PageNameView};
 
 pub use settings::{check_connection, check_form, opening, with_primary};
+pub use writing::{EditedView, LinkNameView, NoteItemView, NoteView, SuggestionView};
 
 #[cfg(test)]
 mod tests;

@@ -47,6 +47,10 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
         grounded: c.claim.grounded,
         source_ids: c.source_ids.into_iter().map(|s| s.0).collect(),
         cited_page,
+        author: match c.author {
+            AuthorKind::Model => AuthorView::Model,
+            AuthorKind::Person => AuthorView::Person,
+        },
     }
 }
 
@@ -232,6 +236,12 @@ impl Wiki {
             tags: p.tags,
             sources,
             history,
+            markdown: p.article_body,
+            suggestions: p
+                .suggestions
+                .into_iter()
+                .map(|s| self.suggestion_view(s))
+                .collect(),
         }))
     }
 
@@ -375,6 +385,7 @@ impl Wiki {
                             grounded: c.grounded,
                             source_ids: if held { vec![id] } else { Vec::new() },
                             cited_page: None,
+                            author: AuthorView::Model,
                         }
                     })
                     .collect(),

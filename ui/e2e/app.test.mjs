@@ -2,13 +2,12 @@
 // tauri-driver + WebKitWebDriver, with a temp data dir and the local Ollama-protocol test
 // server. Run by scripts/test-desktop.sh; needs APP, TESTSERVER and ARTIFACTS set.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
+import { startServer as startHarnessServer, wikiEnv } from "./harness.mjs";
 import { Session, startDriver, stopDriver } from "./webdriver.mjs";
 
 const APP = process.env.APP;
@@ -28,13 +27,8 @@ async function shot(name) {
   writeFileSync(join(ARTIFACTS, `${name}.png`), await s.screenshot());
 }
 
-/** Starts a test server listing `models`; resolves to its process and base URL. */
-function startServer(models = ["--model", "e2e-model", "--model", "other-model"]) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TESTSERVER, ["--port", "0", ...models], { stdio: ["ignore", "pipe", "inherit"] });
-    child.once("error", reject);
-    createInterface({ input: child.stdout }).once("line", (url) => resolve({ child, url: url.trim() }));
-  });
+function startServer(models) {
+  return startHarnessServer(TESTSERVER, models);
 }
 
 /** A proxy to the model server at `target` that holds the first request for `heldPath`
@@ -78,16 +72,7 @@ function holdingProxy(target, heldPath) {
 }
 
 function env(baseUrl, name) {
-  const home = join(tmp, name);
-  mkdirSync(join(home, "config"), { recursive: true });
-  return {
-    WIKIMIND_DATA_DIR: join(home, "data"),
-    WIKIMIND_BASE_URL: baseUrl,
-    WIKIMIND_PROVIDER: "ollama",
-    WIKIMIND_MODEL: "e2e-model",
-    XDG_CONFIG_HOME: join(home, "config"),
-    XDG_DATA_HOME: join(home, "xdg-data"),
-  };
+  return wikiEnv(tmp, baseUrl, name);
 }
 
 before(async () => {

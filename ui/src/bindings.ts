@@ -184,7 +184,11 @@ source_ids: number[],
  * For a saved answer's claim, the page it cites (its quote was looked for there and
  * in that page's sources); `null` for a topic page's or a digest's claims.
  */
-cited_page: PageNameView | null, };
+cited_page: PageNameView | null, 
+/**
+ * Who wrote it: the model, or a person (never `sourced`, grounds nothing).
+ */
+author: AuthorView, };
 
 /**
  * A page that links here, with the sentence around the link.
@@ -298,6 +302,23 @@ created_at: string,
 label: string, };
 
 /**
+ * The model's text for a section a person edited, waiting on the page.
+ */
+export type SuggestionView = { 
+/**
+ * Its id.
+ */
+id: number, 
+/**
+ * The section's heading as the person has it (`""`: the text before the first heading).
+ */
+section: string, 
+/**
+ * The model's whole section as sanitised HTML (the core's renderer).
+ */
+html: string, };
+
+/**
  * What one version of a page says, as plain text to compare with another (never HTML).
  */
 export type PageTextView = { 
@@ -401,7 +422,16 @@ sources: Array<PageSourceView>,
 /**
  * Every version, oldest first.
  */
-history: Array<PageVersionView>, };
+history: Array<PageVersionView>, 
+/**
+ * The body as written (markdown, for the editor; shown only as `html`).
+ */
+markdown: string, 
+/**
+ * The model's texts for sections the person edited, waiting to be accepted or
+ * dismissed.
+ */
+suggestions: Array<SuggestionView>, };
 
 /**
  * A page as a source's screen lists it.
@@ -969,6 +999,79 @@ text: string | null,
 message: string | null, };
 
 /**
+ * A note as the Notes screen lists it.
+ */
+export type NoteItemView = { 
+/**
+ * Its stable id (the `<id>` of its origin `note:<id>`).
+ */
+note_id: string, 
+/**
+ * Its source's id.
+ */
+source_id: number, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * Its source's status: `pending` and `stale` wait for a compile.
+ */
+status: SourceStatusView, 
+/**
+ * When its text or status last changed (UTC, ISO-8601).
+ */
+updated_at: string, };
+
+/**
+ * A note opened in the editor.
+ */
+export type NoteView = { 
+/**
+ * What the list shows of it.
+ */
+item: NoteItemView, 
+/**
+ * Its markdown.
+ */
+text: string, };
+
+/**
+ * A name a `[[` completion offers: a page's title or one of its aliases.
+ */
+export type LinkNameView = { 
+/**
+ * The name to write in the link.
+ */
+name: string, 
+/**
+ * The page's title (the name itself, unless it is an alias).
+ */
+title: string, };
+
+/**
+ * What saving an edit of a page did, and the page now.
+ */
+export type EditedView = { 
+/**
+ * Whether anything changed.
+ */
+changed: boolean, 
+/**
+ * Whether the edit was made on an older version and merged into the newer one.
+ */
+merged: boolean, 
+/**
+ * How many sections of the newer version conflicted: the edit's text was kept and
+ * the newer text became a suggestion.
+ */
+suggestions: number, 
+/**
+ * The page as it is now.
+ */
+page: PageView, };
+
+/**
  * Where a saved folder stands.
  */
 export type WatchStateView = "watching" | "paused" | "waiting";
@@ -1126,6 +1229,51 @@ export const commands = {
   /** Keeps the last answer (to `question`) as a page of kind `answer` without asking the model again. */
   save_answer: (question: string): Promise<AnswerView> =>
     invoke("save_answer", { question }),
+  /** Every note written in the wiki, by title. */
+  notes: (): Promise<Array<NoteItemView>> =>
+    invoke("notes", {  }),
+  /** A note with its text. */
+  note: (note_id: string): Promise<NoteView> =>
+    invoke("note", { note_id }),
+  /** Writes a new note (it waits to be compiled). */
+  new_note: (title: string | null, text: string): Promise<NoteItemView> =>
+    invoke("new_note", { title, text }),
+  /** Saves a note's text: changed text marks a compiled note stale. */
+  save_note: (note_id: string, text: string): Promise<NoteItemView> =>
+    invoke("save_note", { note_id, text }),
+  /** Renames a note (its id, source and pages stay). */
+  rename_note: (note_id: string, title: string): Promise<NoteItemView> =>
+    invoke("rename_note", { note_id, title }),
+  /** Removes a note: its contributions leave the pages it fed. */
+  remove_note: (note_id: string): Promise<boolean> =>
+    invoke("remove_note", { note_id }),
+  /** Markdown as sanitised HTML, by the renderer pages use (the editor's preview). */
+  preview: (markdown: string): Promise<string> =>
+    invoke("preview", { markdown }),
+  /** Every page title and alias, for `[[` completion. */
+  link_names: (): Promise<Array<LinkNameView>> =>
+    invoke("link_names", {  }),
+  /** Saves a page's body, an edit made on `on_version`: merged section by section when a newer version landed meanwhile. */
+  edit_page: (id: number, on_version: number, body: string): Promise<EditedView> =>
+    invoke("edit_page", { id, on_version, body }),
+  /** Puts the model's suggested text in place of the section it is for. */
+  accept_suggestion: (id: number, suggestion: number): Promise<PageView> =>
+    invoke("accept_suggestion", { id, suggestion }),
+  /** Drops a suggestion. */
+  dismiss_suggestion: (id: number, suggestion: number): Promise<PageView> =>
+    invoke("dismiss_suggestion", { id, suggestion }),
+  /** Adds a claim of the person's own to a page (never sourced). */
+  add_claim: (id: number, text: string): Promise<PageView> =>
+    invoke("add_claim", { id, text }),
+  /** Removes a page's claim (by its place in the list, from 0); it stays removed when the page is written again. */
+  remove_claim: (id: number, index: number): Promise<PageView> =>
+    invoke("remove_claim", { id, index }),
+  /** Renames a page; its old title stays as an alias. */
+  rename_page: (id: number, title: string): Promise<PageView> =>
+    invoke("rename_page", { id, title }),
+  /** Drops the person's edits, claims and suggestions: the last compiled version again. */
+  revert_page: (id: number): Promise<PageView> =>
+    invoke("revert_page", { id }),
   /** The watched folders (watched while the app is open, unless a `wikimind watch` watches the wiki), each with its state, and the last change handled. */
   watched_folders: (): Promise<WatchedView> =>
     invoke("watched_folders", {  }),

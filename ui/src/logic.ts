@@ -309,6 +309,7 @@ export type Screen =
   | { kind: "add" }
   | { kind: "queue" }
   | { kind: "settings" }
+  | { kind: "notes"; id?: string }
   | { kind: "welcome" };
 
 /** Whether two screens are the same place. */
@@ -317,6 +318,7 @@ export function sameScreen(a: Screen, b: Screen): boolean {
   if (a.kind === "page" && b.kind === "page") return a.id === b.id && a.quote === b.quote && a.anchor === b.anchor;
   if (a.kind === "source" && b.kind === "source") return a.id === b.id;
   if (a.kind === "wanted" && b.kind === "wanted") return a.title === b.title;
+  if (a.kind === "notes" && b.kind === "notes") return a.id === b.id;
   return true;
 }
 
@@ -329,7 +331,7 @@ export type KeyAction =
   | "up"
   | "open"
   | "escape"
-  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" };
+  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" | "notes" };
 
 /** Maps a key press to an action. Plain letters do nothing while typing in a field. */
 export function keyAction(e: {
@@ -343,8 +345,8 @@ export function keyAction(e: {
   if ((mod && e.key.toLowerCase() === "k") || (!e.inField && e.key === "/")) return "focus-search";
   if (e.altKey && e.key === "ArrowLeft") return "back";
   if (e.altKey && e.key === "ArrowRight") return "forward";
-  if (e.altKey && /^[1-6]$/.test(e.key)) {
-    const go = (["library", "sources", "add", "queue", "settings", "ask"] as const)[Number(e.key) - 1];
+  if (e.altKey && /^[1-7]$/.test(e.key)) {
+    const go = (["library", "sources", "add", "queue", "settings", "ask", "notes"] as const)[Number(e.key) - 1];
     return { go };
   }
   if (e.key === "Escape") return "escape";

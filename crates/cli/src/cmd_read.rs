@@ -258,6 +258,22 @@ fn print_page(out: &mut impl Write, p: &ShownPage) -> std::io::Result<()> {
         writeln!(out, "(written from an answer that was cut off)\n")?;
     }
     writeln!(out, "{}\n", p.article_body.trim_end())?;
+    for s in &p.suggestions {
+        let section = if s.section.is_empty() {
+            "the top"
+        } else {
+            s.section.as_str()
+        };
+        writeln!(
+            out,
+            "## Suggestion {} for \"{section}\" (the model's text; you edited it: \
+             `wikimind suggestion accept|dismiss {:?} {}`)\n{}\n",
+            s.id,
+            p.title,
+            s.id,
+            s.text.trim_end()
+        )?;
+    }
     print_page_claims(out, &p.key_claims)?;
     if answer {
         print_rest(out, &p.concepts, &[], &p.links)?;
@@ -351,10 +367,15 @@ fn print_page_claims(out: &mut impl Write, claims: &[PageClaim]) -> std::io::Res
             .iter()
             .map(|s| format!("#{s}"))
             .collect();
-        if ids.is_empty() {
-            cites
+        let yours = if claims[i].author == wikimind::store::AuthorKind::Person {
+            " [yours]"
         } else {
-            format!("{cites} [source {}]", ids.join(", "))
+            ""
+        };
+        if ids.is_empty() {
+            format!("{cites}{yours}")
+        } else {
+            format!("{cites} [source {}]{yours}", ids.join(", "))
         }
     })
 }
@@ -371,7 +392,8 @@ fn print_claims(
     }
     writeln!(out, "## Key claims")?;
     for (i, c) in claims.iter().enumerate() {
-        write!(out, "- [{}] {}", c.confidence.as_str(), c.claim)?;
+        // Numbered from 1: `wikimind claim rm TITLE N` takes the number.
+        write!(out, "{}. [{}] {}", i + 1, c.confidence.as_str(), c.claim)?;
         if let Some(q) = &c.quote {
             write!(out, " — \"{q}\"")?;
             if !c.grounded {
@@ -468,15 +490,35 @@ pub struct RestoreArgs {
     #[arg(value_name = "TITLE")]
     key: String,
     /// The version to bring back (`wikimind history TITLE` lists them).
-    #[arg(value_name = "VERSION")]
-    version: u32,
+    #[arg(value_name = "VERSION", required_unless_present = "compiled")]
+    version: Option<u32>,
+    /// Bring back the last version the model wrote, dropping your edits, claims you
+    /// added or removed, and waiting suggestions ("revert to compiled").
+    #[arg(long, conflicts_with = "version")]
+    compiled: bool,
 }
 
 /// Runs `wikimind restore`: an earlier version becomes the page's newest, written by you.
 pub fn restore(global: &Global, args: RestoreArgs) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
     let id = wiki.page_named(&args.key)?;
-    let restored = wiki.restore_page(id, args.version)?;
+    let Some(version) = args.version else {
+        let version = wiki.revert_to_compiled(&args.key)?;
+        if global.json {
+            print_json(&serde_json::json!({"page_id": id, "version": version, "compiled": true}))?;
+        } else {
+            match version {
+                Some(v) => writeln!(
+                    crate::context::out(),
+                    "reverted {:?} to its compiled version: version {v}",
+                    args.key
+                )?,
+                None => writeln!(crate::context::out(), "{:?} was never compiled", args.key)?,
+            }
+        }
+        return Ok(Done::Success);
+    };
+    let restored = wiki.restore_page(id, version)?;
     if global.json {
         print_json(&restored)?;
     } else {

@@ -26,6 +26,7 @@ mod cmd_mcp;
 mod cmd_parse;
 mod cmd_read;
 mod cmd_watch;
+mod cmd_write;
 mod context;
 
 use std::io::Write;
@@ -68,6 +69,18 @@ enum Command {
     History(cmd_read::HistoryArgs),
     /// Bring back an earlier version of a page (as its newest version, written by you).
     Restore(cmd_read::RestoreArgs),
+    /// Write notes in the wiki: `note new|edit|list|show|rm` (a note is a source; compile
+    /// turns it into pages).
+    Note(cmd_write::NoteArgs),
+    /// Edit a page's body (editor, `--body-file F`, or `-` for standard input); your edits
+    /// survive the model's rewrites section by section.
+    Edit(cmd_write::EditArgs),
+    /// Accept or dismiss the model's suggestion for a section you edited.
+    Suggestion(cmd_write::SuggestionArgs),
+    /// Add a claim of your own to a page, or remove one (it stays removed).
+    Claim(cmd_write::ClaimArgs),
+    /// Rename a page (the old title stays as an alias, so links still resolve).
+    Rename(cmd_write::RenameArgs),
     /// Remove a source and its digest (the pages it fed are updated; a page left with no
     /// source is removed and links to it become wanted pages).
     Rm(cmd_manage::RmArgs),
@@ -139,6 +152,11 @@ fn main() -> ExitCode {
         Command::Ask(args) => cmd_ask::run(&global, args),
         Command::History(args) => cmd_read::history(&global, args),
         Command::Restore(args) => cmd_read::restore(&global, args),
+        Command::Note(args) => cmd_write::note(&global, args),
+        Command::Edit(args) => cmd_write::edit(&global, args),
+        Command::Suggestion(args) => cmd_write::suggestion(&global, args),
+        Command::Claim(args) => cmd_write::claim(&global, args),
+        Command::Rename(args) => cmd_write::rename(&global, args),
         Command::Rm(args) => cmd_manage::rm(&global, args),
         Command::Lint(args) => cmd_lint::run(&global, args),
         Command::Merge(args) => cmd_lint::merge(&global, args),

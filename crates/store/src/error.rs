@@ -98,6 +98,10 @@ pub enum StoreError {
         /// The version asked for.
         version: u32,
     },
+    /// A person's change the wiki cannot take (a claim too long, a name another page has,
+    /// a suggestion that is not there); the message says what and why.
+    #[error("{0}")]
+    Refused(String),
     /// A compile result whose title is empty after trimming cannot be stored.
     #[error("the article for source {0} has an empty title")]
     EmptyTitle(SourceId),

@@ -228,8 +228,9 @@ fn create_page(conn: &Connection, title: &str, key: &str) -> Result<PageId> {
 }
 
 /// The page a name with key `key` names: the page with that title key, else the page one
-/// of whose notes declares it as an alias. (A former title gives way instead: a new topic
-/// of that name gets a page of its own, see `create_page`.)
+/// of whose notes declares it as an alias, or a person renamed from it. (Another former
+/// title gives way instead: a new topic of that name gets a page of its own, see
+/// `create_page`.)
 fn page_named(conn: &Connection, key: &str) -> Result<Option<(PageId, String)>> {
     if let Some(page) = page_with_key(conn, key)? {
         return Ok(Some(page));
@@ -237,7 +238,8 @@ fn page_named(conn: &Connection, key: &str) -> Result<Option<(PageId, String)>> 
     Ok(conn
         .query_row(
             "SELECT p.id, p.title FROM aliases a JOIN pages p ON p.id = a.page_id
-             WHERE a.name_key = ?1 AND a.former = 1 AND a.source_id IS NOT NULL",
+             WHERE a.name_key = ?1 AND a.former = 1
+               AND (a.source_id IS NOT NULL OR a.renamed = 1)",
             [key],
             |row| Ok((row.get(0)?, row.get(1)?)),
         )

@@ -112,6 +112,8 @@ text_enum!(
         Text => "text",
         /// Text read from standard input.
         Stdin => "stdin",
+        /// A note written in the wiki; the origin is `note:<id>`, stable across renames.
+        Note => "note",
     }
 );
 
@@ -162,10 +164,17 @@ text_enum!(
     AuthorKind {
         /// A model (its provider and model are recorded).
         Model => "model",
-        /// A person (a restore of an earlier version).
+        /// A person (an edit, a restore of an earlier version, a claim they wrote).
         Person => "person",
     }
 );
+
+impl Default for AuthorKind {
+    /// The model: everything written before a person could write.
+    fn default() -> AuthorKind {
+        AuthorKind::Model
+    }
+}
 
 /// What a compile job works on: a source (its digest is compiled) or a page (it is written
 /// from its digests).

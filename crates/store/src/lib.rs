@@ -35,6 +35,7 @@ mod read;
 mod scrub;
 mod sources;
 mod watch;
+mod writing;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -73,6 +74,7 @@ pub use read::{
 };
 pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
 pub use watch::{SourceMove, WatchLease};
+pub use writing::{claim_hash, EditSaved, Suggestion, MAX_PERSON_CLAIM_CHARS};
 
 /// The database file name inside a data directory.
 pub const DATABASE_FILE: &str = "wikimind.db";

@@ -202,8 +202,13 @@ pub static MIGRATIONS: &[Migration] = &[
     ),
     Migration::sql(
         16,
-        "0016_watch.sql",
-        include_str!("../../../migrations/0016_watch.sql"),
+        "0016_writing.sql",
+        include_str!("../../../migrations/0016_writing.sql"),
+    ),
+    Migration::sql(
+        17,
+        "0017_watch.sql",
+        include_str!("../../../migrations/0017_watch.sql"),
     ),
 ];
 

@@ -15,6 +15,7 @@ use super::feed::mark_written_from;
 use super::pages::{
     current_content, digest_content, version_in, write_version, Author, PageContent,
 };
+use super::writing::carry_person_layer;
 use super::{ArticleId, PageId, PageKind, Result, SourceId, Store, StoreError};
 
 /// A digest feeding a page, with its source's text, as a page job reads it.
@@ -77,6 +78,19 @@ impl PageMaterial {
     }
 }
 
+/// The last version of page `id` a model wrote (never a person's edit).
+pub(crate) fn last_compiled_in(conn: &Connection, id: PageId) -> Result<Option<PageContent>> {
+    let last: Option<u32> = conn.query_row(
+        "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
+        [id],
+        |row| row.get(0),
+    )?;
+    Ok(match last {
+        Some(version) => version_in(conn, id, version)?.map(|v| v.content),
+        None => None,
+    })
+}
+
 fn material_in(conn: &Connection, id: PageId) -> Result<Option<PageMaterial>> {
     let head: Option<(PageKind, String, u32, Option<String>, u32)> = conn
         .query_row(
@@ -102,15 +116,7 @@ fn material_in(conn: &Connection, id: PageId) -> Result<Option<PageMaterial>> {
     let aliases = stmt
         .query_map([id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    let last: Option<u32> = conn.query_row(
-        "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
-        [id],
-        |row| row.get(0),
-    )?;
-    let last_compiled = match last {
-        Some(version) => version_in(conn, id, version)?.map(|v| v.content),
-        None => None,
-    };
+    let last_compiled = last_compiled_in(conn, id)?;
     let rows: Vec<(SourceId, ArticleId, bool, bool, bool, String, String)> = {
         let mut stmt = conn.prepare(
             "SELECT ps.source_id, a.id, ps.by_title,
@@ -176,7 +182,8 @@ impl Store {
     /// Saves a page the model wrote from `material` as its next version (authored by
     /// `provider`/`model`), and marks the digests it was written from as written in. The
     /// page is current again (not stale, not flagged) unless a digest changed meanwhile.
-    /// Returns the new version's number.
+    /// When the page holds a person's work, it is carried over the model's version as a
+    /// further version (see [`super::writing`]). Returns the page's version now.
     pub fn save_page_rewrite(
         &self,
         material: &PageMaterial,
@@ -196,8 +203,14 @@ impl Store {
                 if !exists {
                     return Err(StoreError::PageNotFound(page));
                 }
+                // The person's work, read as it is now (an edit may have landed while the
+                // model wrote), is carried over the model's version.
+                let mine = current_content(tx, page)?.ok_or(StoreError::PageNotFound(page))?;
+                let base = last_compiled_in(tx, page)?;
                 let version =
                     write_version(tx, page, content, Author::Model { provider, model }, None)?;
+                let version = carry_person_layer(tx, page, version, content, base.as_ref(), &mine)?
+                    .unwrap_or(version);
                 tx.execute("UPDATE pages SET flagged = NULL WHERE id = ?1", [page])?;
                 mark_written_from(tx, material)?;
                 Ok(version)

@@ -48,6 +48,10 @@ pub struct PageClaim {
     /// `None` for a topic page's claims.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cited_page: Option<String>,
+    /// Who wrote it: the model, or a person (a person's claim is never `sourced` and
+    /// grounds nothing).
+    #[serde(default)]
+    pub author: AuthorKind,
 }
 
 /// What one version of a page says.
@@ -281,6 +285,7 @@ pub(crate) fn digest_content(conn: &Connection, article: ArticleId) -> Result<Pa
                     Vec::new()
                 },
                 cited_page: None,
+                author: Default::default(),
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
@@ -361,6 +366,16 @@ pub(crate) fn current_content(conn: &Connection, page: PageId) -> Result<Option<
     }))
 }
 
+/// Whether `table` has a column `column` (the Rust steps of old migrations run before
+/// later columns exist).
+pub(crate) fn has_column(conn: &Connection, table: &str, column: &str) -> Result<bool> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2)",
+        [table, column],
+        |row| row.get(0),
+    )?)
+}
+
 pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageClaim>> {
     // The Rust steps of migrations before 11 read pages through here, before
     // `cited_page` exists.
@@ -375,12 +390,18 @@ pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageCla
     } else {
         "NULL"
     };
+    // Likewise `author` (migration 16).
+    let author = if has_column(conn, "page_claims", "author")? {
+        "c.author"
+    } else {
+        "'model'"
+    };
     let mut stmt = conn.prepare(&format!(
         "SELECT c.claim, c.confidence, c.quote, c.grounded,
                 (SELECT group_concat(source_id) FROM
                     (SELECT source_id FROM claim_sources cs WHERE cs.claim_id = c.id
                      ORDER BY source_id)),
-                {cited_page}
+                {cited_page}, {author}
          FROM page_claims c WHERE c.page_id = ?1 ORDER BY c.position"
     ))?;
     let claims = stmt
@@ -400,6 +421,7 @@ pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageCla
                     .filter_map(|id| id.parse().ok().map(SourceId))
                     .collect(),
                 cited_page: row.get(5)?,
+                author: row.get(6)?,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
@@ -463,10 +485,15 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
     // `cited_page` (migration 11) is written only for a saved answer's claims: the Rust
     // steps of earlier migrations write topic pages through here before it exists.
     let cites = content.claims.iter().any(|c| c.cited_page.is_some());
-    let mut insert = conn.prepare(if cites {
+    // Likewise `author` (migration 16), written only for a person's claims.
+    let persons = content
+        .claims
+        .iter()
+        .any(|c| c.author == AuthorKind::Person);
+    let mut insert = conn.prepare(if cites || persons {
         "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded,
-                                  cited_page)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                                  cited_page, author)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
     } else {
         "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
@@ -484,9 +511,10 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
             claim.claim.quote,
             claim.claim.grounded,
         ];
-        if cites {
+        if cites || persons {
             let mut all = base.to_vec();
             all.push(&claim.cited_page);
+            all.push(&claim.author);
             insert.execute(all.as_slice())?;
         } else {
             insert.execute(base)?;

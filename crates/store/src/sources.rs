@@ -387,6 +387,26 @@ impl Store {
         )
     }
 
+    /// Gives source `id` the title `title` (a note renamed): a compiled source becomes
+    /// stale, as its digest was compiled under the old title. Returns whether it changed.
+    pub fn retitle_source(&self, id: SourceId, title: &str) -> Result<bool> {
+        self.write(
+            || format!("renaming source {id}"),
+            |tx| {
+                source_exists(tx, id)?;
+                let changed = tx.execute(
+                    &format!(
+                        "UPDATE sources SET title_hint = ?2, updated_at = {NOW},
+                             status = CASE status WHEN 'compiled' THEN 'stale' ELSE status END
+                         WHERE id = ?1 AND title_hint IS NOT ?2"
+                    ),
+                    params![id, title],
+                )?;
+                Ok(changed > 0)
+            },
+        )
+    }
+
     /// Sets a source's status and failure reason (the reason is kept only for `failed`).
     pub fn set_status(
         &self,

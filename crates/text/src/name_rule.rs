@@ -112,9 +112,36 @@ const FUNCTION_WORDS: &[&str] = &[
 /// `can`, `must`, `do`) are left out, and so are the infinitive and participles (`Being
 /// and Time`).
 const FINITE_VERBS: &[&str] = &[
-    "is", "are", "was", "were", "am", "isn't", "aren't", "wasn't", "weren't", "has", "have",
-    "had", "hasn't", "haven't", "hadn't", "does", "did", "doesn't", "didn't", "don't", "would",
-    "could", "should", "shall", "might", "wouldn't", "couldn't", "shouldn't", "won't", "can't",
+    "is",
+    "are",
+    "was",
+    "were",
+    "am",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "weren't",
+    "has",
+    "have",
+    "had",
+    "hasn't",
+    "haven't",
+    "hadn't",
+    "does",
+    "did",
+    "doesn't",
+    "didn't",
+    "don't",
+    "would",
+    "could",
+    "should",
+    "shall",
+    "might",
+    "wouldn't",
+    "couldn't",
+    "shouldn't",
+    "won't",
+    "can't",
     "cannot",
 ];
 
@@ -347,6 +374,9 @@ mod tests {
             Some(NotAName::Clause)
         );
         assert_eq!(not_a_written_name("Who Is Afraid of Virginia Woolf"), None);
-        assert_eq!(not_a_written_name("> quote"), Some(NotAName::MarkdownSyntax));
+        assert_eq!(
+            not_a_written_name("> quote"),
+            Some(NotAName::MarkdownSyntax)
+        );
     }
 }

@@ -16,3 +16,4 @@ mod pages;
 mod parse;
 mod vault;
 mod watch;
+mod writing;

@@ -13,6 +13,7 @@ pub mod anchors;
 pub mod front_matter;
 pub mod link;
 pub mod readable;
+pub mod sections;
 pub mod wikilinks;
 
 use pulldown_cmark::{Options, Parser};
@@ -21,6 +22,7 @@ pub use anchors::{body_anchors, BodyAnchors};
 pub use front_matter::{FrontMatter, FrontMatterError};
 pub use link::{heading_slug, reduce_name, Anchor, LinkRef};
 pub use readable::Readable;
+pub use sections::{merge_sections, sections, Section, SectionMerge, SectionSuggestion};
 pub use wikilinks::{
     rewrite_links, split_wiki_links, text_runs, wiki_links, Item, Piece, WikiLink,
 };

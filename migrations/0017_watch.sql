@@ -1,4 +1,4 @@
--- WikiMind schema, version 16: watched folders (`wikimind watch`, the app's Settings).
+-- WikiMind schema, version 17: watched folders (`wikimind watch`, the app's Settings).
 -- Append-only: never edit this file once released.
 --
 -- `watched_folders` is the list a person saved: the folders `wikimind watch` with no folder

@@ -1,0 +1,228 @@
+use super::*;
+use crate::{CompileRecord, NewSource, SaveArticle, SourceKind};
+use wikimind_contract::CompilationResult;
+
+/// A store with one page (`Espresso`) the model wrote once with `body` and `claims`.
+fn wiki(body: &str, claims: &[&str]) -> (Store, PageId) {
+    let store = Store::open_in_memory().unwrap();
+    let source = store
+        .ingest_source(&NewSource {
+            origin: "/notes/espresso.md".to_owned(),
+            kind: SourceKind::File,
+            title: None,
+            text: "Espresso is coffee under pressure.".to_owned(),
+            tags: Vec::new(),
+            aliases: Vec::new(),
+        })
+        .unwrap()
+        .source_id();
+    let result = CompilationResult {
+        title: "Espresso".to_owned(),
+        summary: "About espresso.".to_owned(),
+        key_claims: Vec::new(),
+        concepts: Vec::new(),
+        backlink_suggestions: Vec::new(),
+        open_questions: Vec::new(),
+        article_body: "Espresso.".to_owned(),
+    };
+    let saved = store
+        .save_article(&SaveArticle {
+            source_id: source,
+            result: &result,
+            claims: &[],
+            links: &[],
+            truncated: false,
+            title_is_page: true,
+            unnamed_concepts: &[],
+            record: &CompileRecord::default(),
+        })
+        .unwrap();
+    let page = saved.page_id.unwrap();
+    rewrite(&store, page, body, claims);
+    (store, page)
+}
+
+/// The model writes `page` again with `body` and `claims`; returns the page's version.
+fn rewrite(store: &Store, page: PageId, body: &str, claims: &[&str]) -> u32 {
+    let material = store.page_material(page).unwrap().unwrap();
+    let content = PageContent {
+        title: material.title.clone(),
+        summary: "About espresso.".to_owned(),
+        body: body.to_owned(),
+        claims: claims.iter().map(|c| model_claim(c)).collect(),
+        concepts: Vec::new(),
+        open_questions: Vec::new(),
+        links: body_links(body),
+    };
+    store
+        .save_page_rewrite(&material, &content, "test", "model")
+        .unwrap()
+}
+
+fn model_claim(text: &str) -> PageClaim {
+    PageClaim {
+        claim: CheckedClaim {
+            claim: text.to_owned(),
+            confidence: Confidence::Sourced,
+            quote: Some("coffee under pressure".to_owned()),
+            grounded: true,
+        },
+        source_ids: Vec::new(),
+        cited_page: None,
+        author: AuthorKind::Model,
+    }
+}
+
+fn current(store: &Store, page: PageId) -> PageContent {
+    store
+        .read(String::new, |c| current_content(c, page))
+        .unwrap()
+        .unwrap()
+}
+
+fn claims(store: &Store, page: PageId) -> Vec<(String, AuthorKind)> {
+    current(store, page)
+        .claims
+        .into_iter()
+        .map(|c| (c.claim.claim, c.author))
+        .collect()
+}
+
+const BODY: &str = "Intro.\n\n## Grind\n\nFine grind.\n\n## Pressure\n\nNine bars.\n";
+
+#[test]
+fn an_edit_survives_a_rewrite_section_by_section() {
+    let (store, page) = wiki(BODY, &["Espresso is brewed."]);
+    let v = store.page(page).unwrap().unwrap().version;
+    let edited = BODY.replace("Fine grind.", "Fine grind, see [[Burr Grinder]].");
+    let saved = store.edit_page(page, v, &edited).unwrap();
+    assert!(saved.changed && !saved.merged);
+
+    // The model changes the other section and the edited one, in conflict.
+    let new = BODY
+        .replace("Nine bars.", "Nine bars, at 93 °C.")
+        .replace("Fine grind.", "A fine, even grind.");
+    rewrite(&store, page, &new, &["Espresso is brewed."]);
+    let body = current(&store, page).body;
+    assert!(body.contains("Fine grind, see [[Burr Grinder]]."), "{body}");
+    assert!(body.contains("Nine bars, at 93 °C."), "{body}");
+    let links: Vec<String> = current(&store, page)
+        .links
+        .into_iter()
+        .map(|l| l.target)
+        .collect();
+    assert_eq!(links, ["Burr Grinder"]);
+    let suggestions = store.page_suggestions(page).unwrap();
+    assert_eq!(suggestions.len(), 1);
+    assert_eq!(suggestions[0].section, "Grind");
+    assert!(suggestions[0].text.contains("A fine, even grind."));
+
+    // The model's own version is kept as it wrote it: the next prompt reads that.
+    let material = store.page_material(page).unwrap().unwrap();
+    assert_eq!(material.last_compiled.unwrap().body, new);
+
+    // Accepting the suggestion puts it in place.
+    store.accept_suggestion(page, suggestions[0].id).unwrap();
+    let body = current(&store, page).body;
+    assert!(body.contains("A fine, even grind."), "{body}");
+    assert!(!body.contains("Burr Grinder"), "{body}");
+    assert!(store.page_suggestions(page).unwrap().is_empty());
+    assert!(store.accept_suggestion(page, suggestions[0].id).is_err());
+}
+
+#[test]
+fn an_edit_on_an_older_version_merges_instead_of_overwriting() {
+    let (store, page) = wiki(BODY, &[]);
+    let old = store.page(page).unwrap().unwrap().version;
+    rewrite(
+        &store,
+        page,
+        &BODY.replace("Nine bars.", "Nine to ten bars."),
+        &[],
+    );
+    let saved = store
+        .edit_page(page, old, &BODY.replace("Intro.", "My intro."))
+        .unwrap();
+    assert!(saved.merged && saved.changed);
+    assert_eq!(saved.suggestions, 0);
+    let body = current(&store, page).body;
+    assert!(
+        body.contains("My intro.") && body.contains("Nine to ten bars."),
+        "{body}"
+    );
+}
+
+#[test]
+fn removed_claims_stay_removed_and_a_persons_claims_are_carried() {
+    let (store, page) = wiki(BODY, &["Espresso is brewed.", "Crema is foam."]);
+    let (_, removed) = store.remove_page_claim(page, 2).unwrap();
+    assert_eq!(removed, "Crema is foam.");
+    store
+        .add_person_claim(page, "  My machine  pulls 25 s shots. ")
+        .unwrap();
+    assert!(store.add_person_claim(page, "   ").is_err());
+    assert!(store.remove_page_claim(page, 9).is_err());
+
+    rewrite(
+        &store,
+        page,
+        BODY,
+        &["Espresso is brewed.", "crema is  FOAM.", "New claim."],
+    );
+    assert_eq!(
+        claims(&store, page),
+        [
+            ("Espresso is brewed.".to_owned(), AuthorKind::Model),
+            ("New claim.".to_owned(), AuthorKind::Model),
+            (
+                "My machine pulls 25 s shots.".to_owned(),
+                AuthorKind::Person
+            ),
+        ]
+    );
+    let person = &current(&store, page).claims[2];
+    assert_eq!(person.claim.confidence, Confidence::Inferred);
+    assert!(!person.claim.grounded && person.source_ids.is_empty());
+
+    // Revert to compiled drops the person's work.
+    store.revert_to_compiled(page).unwrap().unwrap();
+    assert_eq!(claims(&store, page).len(), 3);
+    assert!(claims(&store, page)
+        .iter()
+        .all(|(_, a)| *a == AuthorKind::Model));
+    rewrite(
+        &store,
+        page,
+        BODY,
+        &["Espresso is brewed.", "Crema is foam."],
+    );
+    assert_eq!(
+        claims(&store, page).len(),
+        2,
+        "removals are forgotten on revert"
+    );
+}
+
+#[test]
+fn a_rename_keeps_the_old_title_as_an_alias() {
+    let (store, page) = wiki(BODY, &[]);
+    store.rename_page(page, "Espresso coffee").unwrap();
+    assert_eq!(store.page(page).unwrap().unwrap().title, "Espresso coffee");
+    assert_eq!(store.find_page("Espresso").unwrap(), Some(page));
+    assert_eq!(store.find_page("espresso coffee").unwrap(), Some(page));
+    // Back again: the alias gives way to the title.
+    store.rename_page(page, "Espresso").unwrap();
+    assert_eq!(store.find_page("Espresso coffee").unwrap(), Some(page));
+    assert!(store.rename_page(page, "  ").is_err());
+}
+
+#[test]
+fn a_page_without_a_persons_work_is_the_models() {
+    let (store, page) = wiki(BODY, &["A."]);
+    let before = store.page_history(page).unwrap().len();
+    rewrite(&store, page, "All new.\n", &["B."]);
+    let history = store.page_history(page).unwrap();
+    assert_eq!(history.len(), before + 1);
+    assert_eq!(history.last().unwrap().author_kind, AuthorKind::Model);
+    assert_eq!(current(&store, page).body, "All new.\n");
+}
