@@ -50,6 +50,9 @@ const COMMANDS: &[&str] = &[
     "remove_claim",
     "rename_page",
     "revert_page",
+    "watched_folders",
+    "add_watched_folder",
+    "remove_watched_folder",
 ];
 
 fn main() {

@@ -13,6 +13,8 @@ use wikimind::view::{
     PageView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceDetailView, SourceView,
 };
 
+use wikimind::watch::WatchedView;
+
 use crate::host::Host;
 
 /// One command as the TypeScript generator sees it.
@@ -196,6 +198,14 @@ define_commands! {
     fn rename_page(id: i64, title: String) -> PageView = |h| h.wiki.rename_page_view(id, &title);
     /// Drops the person's edits, claims and suggestions: the last compiled version again.
     fn revert_page(id: i64) -> PageView = |h| h.wiki.revert_page_view(id);
+    /// The watched folders (watched while the app is open, unless a `wikimind watch`
+    /// watches the wiki), each with its state, and the last change handled.
+    fn watched_folders() -> WatchedView = |h| h.watch.view();
+    /// Saves a folder as watched: what it holds is ingested and compiled, and its changes
+    /// from now on. Its state arrives as WATCH_EVENT events.
+    fn add_watched_folder(path: String) -> WatchedView = |h| h.watch.add(std::path::Path::new(&path));
+    /// Stops watching a folder and takes it off the list; its sources stay.
+    fn remove_watched_folder(path: String) -> WatchedView = |h| h.watch.remove(std::path::Path::new(&path));
 }
 
 #[cfg(test)]

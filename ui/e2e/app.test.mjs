@@ -623,6 +623,23 @@ test("settings: the model picker is filled from the server and the connection te
   await shot("09-settings");
 });
 
+test("settings: a watched folder added picks up a new note, compiled into a page", async () => {
+  const folder = join(tmp, "watched-notes");
+  mkdirSync(folder, { recursive: true });
+  await s.clickOn("#nav-settings");
+  await s.fill("#watch-path", folder);
+  await s.clickOn("#watch-add");
+  await s.wait('.watched-folder[data-state="watching"]', { text: (t) => t.includes("watched-notes") });
+  writeFileSync(join(folder, "kettle.md"), "# Kettle\n\nA kettle boils water for tea in a few minutes.\n");
+  await s.wait("#watch-last", { text: (t) => t.includes("kettle.md") });
+  await shot("11-settings-watched-folder");
+  await s.clickOn("#nav-library");
+  await s.waitAny(".lib-row", (t) => t.startsWith("Kettle"), 60000);
+  await s.clickOn("#nav-settings");
+  await s.clickOn(".watch-remove");
+  await s.wait("#watched-none");
+});
+
 test("settings: a key saved for one server is never sent to another; llama3.2 is llama3.2:latest", async () => {
   // Server B lists only llama3.2:latest; server A is the one the app started with.
   const b = await startServer(["--model", "llama3.2:latest"]);

@@ -1071,11 +1071,50 @@ suggestions: number,
  */
 page: PageView, };
 
+/**
+ * Where a saved folder stands.
+ */
+export type WatchStateView = "watching" | "paused" | "waiting";
+
+/**
+ * One saved folder as the settings screen shows it.
+ */
+export type WatchedFolderView = { 
+/**
+ * Its path.
+ */
+path: string, 
+/**
+ * Where it stands.
+ */
+state: WatchStateView, };
+
+/**
+ * The watched folders as the settings screen shows them.
+ */
+export type WatchedView = { 
+/**
+ * The saved folders, by path.
+ */
+folders: Array<WatchedFolderView>, 
+/**
+ * Why they are not watched now (another process watches them), or the last problem
+ * watching met; `null` when all is well.
+ */
+note: string | null, 
+/**
+ * The last change handled, for a person (`added /notes/tea.md`).
+ */
+last: string | null, };
+
 /** The event carrying a JobProgress each time a compile job changes. */
 export const JOB_EVENT = "job";
 
 /** The event carrying an AskProgress while a question is answered. */
 export const ASK_EVENT = "ask";
+
+/** The event carrying a WatchedView each time the watched folders' state changes. */
+export const WATCH_EVENT = "watch";
 
 /** Characters quotes are compared as (wikimind::text::fold::EQUIVALENTS). */
 export const QUOTE_FOLD: Record<string, string> = {
@@ -1235,4 +1274,13 @@ export const commands = {
   /** Drops the person's edits, claims and suggestions: the last compiled version again. */
   revert_page: (id: number): Promise<PageView> =>
     invoke("revert_page", { id }),
+  /** The watched folders (watched while the app is open, unless a `wikimind watch` watches the wiki), each with its state, and the last change handled. */
+  watched_folders: (): Promise<WatchedView> =>
+    invoke("watched_folders", {  }),
+  /** Saves a folder as watched: what it holds is ingested and compiled, and its changes from now on. Its state arrives as WATCH_EVENT events. */
+  add_watched_folder: (path: string): Promise<WatchedView> =>
+    invoke("add_watched_folder", { path }),
+  /** Stops watching a folder and takes it off the list; its sources stay. */
+  remove_watched_folder: (path: string): Promise<WatchedView> =>
+    invoke("remove_watched_folder", { path }),
 };

@@ -25,6 +25,7 @@ mod cmd_manage;
 mod cmd_mcp;
 mod cmd_parse;
 mod cmd_read;
+mod cmd_watch;
 mod cmd_write;
 mod context;
 
@@ -89,6 +90,10 @@ enum Command {
     /// Merge page B into page A (A stays; B's sources feed it, B's title leads to it); the
     /// next `compile` writes the merged page.
     Merge(cmd_lint::MergeArgs),
+    /// Watch folders until Ctrl+C or SIGTERM: new and changed files are ingested and
+    /// compiled, deleted ones removed, renamed ones keep their source (no DIR: the saved
+    /// folders; `--save`, `--list`, `--remove` manage that list).
+    Watch(cmd_watch::WatchArgs),
     /// Write the wiki as a folder of markdown files (Obsidian-friendly).
     Export(cmd_manage::ExportArgs),
     /// Show the configured providers; `--test` connects and lists models.
@@ -155,6 +160,7 @@ fn main() -> ExitCode {
         Command::Rm(args) => cmd_manage::rm(&global, args),
         Command::Lint(args) => cmd_lint::run(&global, args),
         Command::Merge(args) => cmd_lint::merge(&global, args),
+        Command::Watch(args) => cmd_watch::run(&global, args),
         Command::Export(args) => cmd_manage::export(&global, args),
         Command::Providers(args) => cmd_manage::providers(&global, args),
         Command::Parse(args) => cmd_parse::run(&global, args),

@@ -1,5 +1,5 @@
 //! SQLite store: connection setup, migrations, sources, digests (articles), pages, links,
-//! compile log, jobs.
+//! compile log, jobs, watched folders.
 //!
 //! The store owns every line of SQL in WikiMind; callers see typed methods and typed
 //! values. One [`Store`] wraps one connection behind a mutex, so it is `Send + Sync` and
@@ -35,6 +35,7 @@ mod read;
 mod scrub;
 mod sources;
 mod versions;
+mod watch;
 mod writing;
 
 use std::path::{Path, PathBuf};
@@ -73,6 +74,7 @@ pub use read::{
 };
 pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
 pub use versions::{PageVersion, PageVersionInfo, Reground};
+pub use watch::{SourceMove, WatchLease};
 pub use writing::{claim_hash, EditSaved, Suggestion, MAX_PERSON_CLAIM_CHARS};
 
 /// The database file name inside a data directory.

@@ -205,6 +205,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0016_writing.sql",
         include_str!("../../../migrations/0016_writing.sql"),
     ),
+    Migration::sql(
+        17,
+        "0017_watch.sql",
+        include_str!("../../../migrations/0017_watch.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and
