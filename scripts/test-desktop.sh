@@ -57,20 +57,9 @@ cargo test --quiet -p wikimind-desktop
 echo "== build the app and the test server"
 cargo build --quiet -p wikimind-desktop -p wikimind-testserver --bins
 
-E2E_FILES=${WIKIMIND_E2E:-ui/e2e/app.test.mjs ui/e2e/health.test.mjs}
-echo "== end-to-end test of the real window (Xvfb, tauri-driver, WebKitWebDriver)"
-mkdir -p "$ARTIFACTS"
-# API keys go to a real Secret Service: a private D-Bus session with its own GNOME keyring,
-# unlocked with a throwaway password and kept in a temporary folder (never the person's).
-KEYRING_HOME=$(mktemp -d)
-trap 'rm -rf "$KEYRING_HOME"' EXIT
+echo "== end-to-end tests of the real window (Xvfb, tauri-driver, WebKitWebDriver)"
 APP="$TARGET/debug/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testserver" \
-  ARTIFACTS="$ARTIFACTS" KEYRING_HOME="$KEYRING_HOME" E2E_FILES="$E2E_FILES" \
-  dbus-run-session -- bash -c '
-    printf e2e | XDG_DATA_HOME="$KEYRING_HOME" XDG_CACHE_HOME="$KEYRING_HOME" \
-      gnome-keyring-daemon --unlock --components=secrets >/dev/null
-    exec xvfb-run -a -s "-screen 0 1280x800x24" \
-      node --test --test-concurrency=1 $E2E_FILES'
+  ARTIFACTS="$ARTIFACTS" bash scripts/e2e.sh ${WIKIMIND_E2E:-ui/e2e/app.test.mjs ui/e2e/writing.test.mjs ui/e2e/health.test.mjs}
 
 echo "screenshots: $ARTIFACTS"
 

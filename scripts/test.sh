@@ -49,6 +49,14 @@ bash scripts/test-builtin.sh
 echo "== release build of the app and its .deb"
 bash scripts/build-deb.sh
 
+# The release binary differs from the debug one where the CSP does (Tauri adds nonces and
+# hashes to it in release builds): the writing tests (the editor, suggestions, claims) run
+# once more against the binary the .deb holds.
+echo "== end-to-end writing tests against the release binary"
+TARGET=${CARGO_TARGET_DIR:-$PWD/target}
+APP="$TARGET/release/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testserver" \
+  ARTIFACTS="$TARGET/desktop-artifacts" SHOT_PREFIX=release- bash scripts/e2e.sh ui/e2e/writing.test.mjs
+
 # Benchmarks are code too: build every one (release, sharing the .deb build's dependencies)
 # so none can rot unnoticed. Running them is for people measuring, not for CI.
 echo "== benchmarks build"

@@ -43,5 +43,6 @@ pub mod terminal;
 pub mod test_settings;
 pub mod topic;
 pub mod view;
+pub mod watch;
 pub mod wiki;
 pub mod writing;

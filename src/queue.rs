@@ -326,13 +326,16 @@ impl JobRunner {
         Ok(stopped)
     }
 
-    /// The latest state of the newest jobs (whoever runs them), newest first: live
+    /// The latest state of the newest jobs (whoever runs them), newest first, one per
+    /// source and per page (its newest job: a page written three times is one row): live
     /// progress for the jobs this runner runs, the table's state for the others.
     pub fn jobs(&self) -> Result<Vec<JobProgress>> {
         let jobs = self.store().recent_jobs(JOBS_LISTED)?;
         let latest = self.latest();
+        let mut seen = std::collections::HashSet::new();
         Ok(jobs
             .iter()
+            .filter(|job| seen.insert(job.target))
             .map(|job| match latest.get(&job.id) {
                 Some(seen) if job.state == JobState::Running || is_final(seen.stage) => {
                     seen.clone()
@@ -1215,6 +1218,38 @@ mod tests {
         assert_eq!(shown.kind, crate::view::JobKindView::Page);
         assert_eq!(shown.source_id, None);
         assert_eq!(shown.title.as_deref(), Some(title.as_str()));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_queue_lists_one_row_per_page_however_often_it_was_written() {
+        let server = TestServer::start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let (runner, _) = recording(&wiki, settings_for(&server));
+        for note in [
+            "# Espresso\n\nEspresso is brewed by forcing hot water through fine coffee.",
+            "# espresso\n\nA shot of espresso takes about thirty seconds to pull.",
+            "# Espressos\n\nEspressos are served in small demitasse cups.",
+        ] {
+            let id = add(&wiki, note);
+            runner.enqueue(&[id], None).expect("enqueue");
+            runner
+                .run_until_idle(&CancellationToken::new())
+                .await
+                .expect("run");
+        }
+        assert!(page_jobs(&wiki).len() >= 2, "{:?}", page_jobs(&wiki));
+        let listed = runner.jobs().expect("jobs");
+        let keys: Vec<(Option<i64>, Option<i64>)> =
+            listed.iter().map(|j| (j.source_id, j.page_id)).collect();
+        let mut unique = keys.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(
+            unique.len(),
+            keys.len(),
+            "one row per source and page: {keys:?}"
+        );
+        assert_eq!(listed.iter().filter(|j| j.page_id.is_some()).count(), 1);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,6 +4,7 @@
 
 use ts_rs::TS;
 use wikimind::view::*;
+use wikimind::watch::{WatchStateView, WatchedFolderView, WatchedView};
 
 use crate::commands::signatures;
 
@@ -36,6 +37,7 @@ pub fn typescript() -> String {
         decl::<PageSourceView>(),
         decl::<AuthorView>(),
         decl::<PageVersionView>(),
+        decl::<SuggestionView>(),
         decl::<PageTextView>(),
         decl::<PageView>(),
         decl::<PageRefView>(),
@@ -59,6 +61,13 @@ pub fn typescript() -> String {
         decl::<AnswerClaimView>(),
         decl::<AnswerView>(),
         decl::<AskProgress>(),
+        decl::<NoteItemView>(),
+        decl::<NoteView>(),
+        decl::<LinkNameView>(),
+        decl::<EditedView>(),
+        decl::<WatchStateView>(),
+        decl::<WatchedFolderView>(),
+        decl::<WatchedView>(),
         decl::<HealthPageView>(),
         decl::<MergeProposalView>(),
         decl::<FindingView>(),
@@ -83,6 +92,10 @@ pub fn typescript() -> String {
     out.push_str(&format!(
         "/** The event carrying an AskProgress while a question is answered. */\nexport const ASK_EVENT = {:?};\n\n",
         crate::ASK_EVENT
+    ));
+    out.push_str(&format!(
+        "/** The event carrying a WatchedView each time the watched folders' state changes. */\nexport const WATCH_EVENT = {:?};\n\n",
+        crate::WATCH_EVENT
     ));
     out.push_str(&quote_fold());
     out.push_str("/** Every command of the app, typed. */\nexport const commands = {\n");

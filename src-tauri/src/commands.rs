@@ -9,10 +9,13 @@ use tauri::State;
 use wikimind::lint::Asked;
 use wikimind::store::{PageId, SourceId};
 use wikimind::view::{
-    self, AnswerView, CompilationView, ConnectionCheck, HealthView, IngestView, JobProgress,
-    LibrarySort, LibraryView, OpeningView, PageTextView, PageView, ProviderForm, QuoteView,
-    SearchResult, SettingsView, SourceDetailView, SourceView,
+    self, AnswerView, CompilationView, ConnectionCheck, EditedView, HealthView, IngestView,
+    JobProgress, LibrarySort, LibraryView, LinkNameView, NoteItemView, NoteView, OpeningView,
+    PageTextView, PageView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceDetailView,
+    SourceView,
 };
+
+use wikimind::watch::WatchedView;
 
 use crate::host::Host;
 
@@ -176,6 +179,46 @@ define_commands! {
     /// Keeps the last answer (to `question`) as a page of kind `answer` without asking the
     /// model again.
     fn save_answer(question: String) -> AnswerView = |h| h.save_answer(&question);
+    /// Every note written in the wiki, by title.
+    fn notes() -> Vec<NoteItemView> = |h| h.wiki.notes_view();
+    /// A note with its text.
+    fn note(note_id: String) -> NoteView = |h| h.wiki.note_view(&note_id);
+    /// Writes a new note (it waits to be compiled).
+    fn new_note(title: Option<String>, text: String) -> NoteItemView = |h| h.wiki.new_note_view(title.as_deref(), &text);
+    /// Saves a note's text: changed text marks a compiled note stale.
+    fn save_note(note_id: String, text: String) -> NoteItemView = |h| h.wiki.save_note_view(&note_id, &text);
+    /// Renames a note (its id, source and pages stay).
+    fn rename_note(note_id: String, title: String) -> NoteItemView = |h| h.wiki.rename_note_view(&note_id, &title);
+    /// Removes a note: its contributions leave the pages it fed.
+    fn remove_note(note_id: String) -> bool = |h| h.wiki.remove_note_view(&note_id);
+    /// Markdown as sanitised HTML, by the renderer pages use (the editor's preview).
+    fn preview(markdown: String) -> String = |h| Infallible(h.wiki.preview_view(&markdown));
+    /// Every page title and alias, for `[[` completion.
+    fn link_names() -> Vec<LinkNameView> = |h| h.wiki.link_names_view();
+    /// Saves a page's body, an edit made on `on_version`: merged section by section when a
+    /// newer version landed meanwhile.
+    fn edit_page(id: i64, on_version: u32, body: String) -> EditedView = |h| h.wiki.edit_page_view(id, on_version, &body);
+    /// Puts the model's suggested text in place of the section it is for.
+    fn accept_suggestion(id: i64, suggestion: i64) -> PageView = |h| h.wiki.accept_suggestion_view(id, suggestion);
+    /// Drops a suggestion.
+    fn dismiss_suggestion(id: i64, suggestion: i64) -> PageView = |h| h.wiki.dismiss_suggestion_view(id, suggestion);
+    /// Adds a claim of the person's own to a page (never sourced).
+    fn add_claim(id: i64, text: String) -> PageView = |h| h.wiki.add_claim_view(id, &text);
+    /// Removes a page's claim (by its place in the list, from 0); it stays removed when
+    /// the page is written again.
+    fn remove_claim(id: i64, index: u32) -> PageView = |h| h.wiki.remove_claim_view(id, index);
+    /// Renames a page; its old title stays as an alias.
+    fn rename_page(id: i64, title: String) -> PageView = |h| h.wiki.rename_page_view(id, &title);
+    /// Drops the person's edits, claims and suggestions: the last compiled version again.
+    fn revert_page(id: i64) -> PageView = |h| h.wiki.revert_page_view(id);
+    /// The watched folders (watched while the app is open, unless a `wikimind watch`
+    /// watches the wiki), each with its state, and the last change handled.
+    fn watched_folders() -> WatchedView = |h| h.watch.view();
+    /// Saves a folder as watched: what it holds is ingested and compiled, and its changes
+    /// from now on. Its state arrives as WATCH_EVENT events.
+    fn add_watched_folder(path: String) -> WatchedView = |h| h.watch.add(std::path::Path::new(&path));
+    /// Stops watching a folder and takes it off the list; its sources stay.
+    fn remove_watched_folder(path: String) -> WatchedView = |h| h.watch.remove(std::path::Path::new(&path));
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use wikimind::queue::JobRunner;
 use wikimind::session::AskSession;
 use wikimind::store::SourceId;
 use wikimind::view::{self, AnswerView, AskProgress, ProviderForm, SettingsView};
+use wikimind::watch::WatchKeeper;
 use wikimind::wiki::Wiki;
 
 /// The keyring service name: debug builds keep their keys apart from a person's real ones.
@@ -31,6 +32,8 @@ pub struct Host {
     pub keys: std::sync::Arc<dyn KeyStore>,
     /// Questions asked from the window.
     pub asking: Asking,
+    /// The saved watched folders, watched while the app is open.
+    pub watch: WatchKeeper,
 }
 
 /// Questions asked from the window: where an answer's progress goes, and the session's
@@ -172,11 +175,18 @@ mod tests {
         let settings = Settings::resolve(&overrides, &|_| None, None).unwrap();
         let keys: Arc<dyn KeyStore> = Arc::new(MemoryKeyStore::new());
         let queue = JobRunner::new(wiki.clone(), settings, Arc::clone(&keys), Box::new(|_| {}));
+        let watch = WatchKeeper::new(
+            wiki.clone(),
+            queue.clone(),
+            wikimind::watch::WatchOptions::default(),
+            Box::new(|_| {}),
+        );
         Host {
             wiki,
             queue,
             keys,
             asking: Asking::new(|_| {}),
+            watch,
         }
     }
 
@@ -311,5 +321,29 @@ mod tests {
         assert_eq!(jobs[0].stage, StageView::Cancelled);
         assert_eq!(jobs[0].title.as_deref(), Some("Tea"));
         assert!(!h.queue.cancel_page(page).unwrap(), "nothing left to stop");
+    }
+
+    /// The watched-folder commands' calls: a saved folder is listed (waiting while no
+    /// keeper runs), a path that is not a folder is refused, a removed one goes.
+    #[test]
+    fn watched_folders_are_saved_listed_and_removed_by_the_commands() {
+        use wikimind::watch::WatchStateView;
+        let h = host();
+        let dir = tempfile::tempdir().unwrap();
+        let view = h.watch.add(dir.path()).unwrap();
+        assert_eq!(view.folders.len(), 1);
+        assert_eq!(view.folders[0].state, WatchStateView::Waiting);
+        let file = dir.path().join("note.md");
+        std::fs::write(&file, "# Note").unwrap();
+        let refused = h.watch.add(&file).unwrap_err().to_string();
+        assert!(refused.contains("not a folder"), "{refused}");
+        let path = view.folders[0].path.clone();
+        assert!(h
+            .watch
+            .remove(std::path::Path::new(&path))
+            .unwrap()
+            .folders
+            .is_empty());
+        assert!(h.watch.view().unwrap().folders.is_empty());
     }
 }

@@ -4,7 +4,9 @@
 //! client is generated from it, see [`bindings`]); [`host`] holds the open wiki and its
 //! job runner; [`run`] opens the window, recovers interrupted jobs, and forwards every
 //! compile job change (its own and other processes') to the front end as a typed
-//! [`JOB_EVENT`] event, and a question's answer as it streams in as an [`ASK_EVENT`] event.
+//! [`JOB_EVENT`] event, a question's answer as it streams in as an [`ASK_EVENT`] event, and
+//! the state of the watched folders (watched while the window is open) as a
+//! [`WATCH_EVENT`] event.
 //! No SQL and no business rules live here.
 
 pub mod bindings;
@@ -14,6 +16,7 @@ pub mod host;
 use tauri::{Emitter, Manager};
 use wikimind::llm::CancellationToken;
 use wikimind::queue::JobRunner;
+use wikimind::watch::{WatchKeeper, WatchOptions};
 use wikimind::wiki::Wiki;
 
 use crate::host::{keyring, load_settings, Asking, Host};
@@ -23,6 +26,10 @@ pub const JOB_EVENT: &str = "job";
 
 /// The event carrying a [`wikimind::view::AskProgress`] while a question is answered.
 pub const ASK_EVENT: &str = "ask";
+
+/// The event carrying a [`wikimind::watch::WatchedView`] each time the watched folders
+/// state changes.
+pub const WATCH_EVENT: &str = "watch";
 
 /// The app id of debug builds, so their webview data never mixes with a release's.
 pub const DEBUG_IDENTIFIER: &str = "org.wikimind.desktop.dev";
@@ -67,11 +74,24 @@ pub fn run() -> Result<(), String> {
             // Jobs an earlier run (or a killed CLI) left behind go back in line, and run.
             queue.recover().map_err(|e| e.to_string())?;
             queue.start(&runtime, CancellationToken::new());
+            // The saved folders are watched while the window is open (unless a
+            // `wikimind watch` holds the wiki's watch lease); what changes is queued above.
+            let watch_handle = app.handle().clone();
+            let watch = WatchKeeper::new(
+                wiki.clone(),
+                queue.clone(),
+                WatchOptions::default(),
+                Box::new(move |view| {
+                    let _ = watch_handle.emit(WATCH_EVENT, view);
+                }),
+            );
+            watch.start(&runtime, CancellationToken::new());
             app.manage(Host {
                 wiki,
                 queue,
                 keys,
                 asking,
+                watch,
             });
             if cfg!(debug_assertions) {
                 if let Some(window) = app.get_webview_window("main") {

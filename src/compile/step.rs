@@ -191,6 +191,12 @@ pub fn judge_with(
                 Ok(mut result) => {
                     reduce_names(&mut result);
                     let mut warnings = outcome.warnings;
+                    let repeats = drop_repeats(&mut result);
+                    if repeats > 0 {
+                        warnings.push(format!(
+                            "{repeats} repeated claim(s) or open question(s) dropped (the answer said them again)"
+                        ));
+                    }
                     if result.title.trim().is_empty() {
                         return Judgement::Reject {
                             why: Rejection::EmptyTitle,
@@ -253,6 +259,24 @@ fn reduce_names(result: &mut CompilationResult) {
     }
     reduce(&mut result.concepts);
     reduce(&mut result.backlink_suggestions);
+}
+
+/// Drops the claims and open questions of `result` that repeat an earlier one of the same
+/// answer (compared by topic key: case, accents, plurals, spacing and punctuation aside;
+/// the first is kept, with its quote). A small model loops on a phrase; a repeated claim
+/// adds nothing and would count twice. Returns how many were dropped.
+fn drop_repeats(result: &mut CompilationResult) -> usize {
+    let key = |text: &str| crate::text::key::topic_key(text);
+    let before = result.key_claims.len() + result.open_questions.len();
+    let mut seen = std::collections::HashSet::new();
+    result
+        .key_claims
+        .retain(|c| key(&c.claim).is_empty() || seen.insert(key(&c.claim)));
+    let mut seen = std::collections::HashSet::new();
+    result
+        .open_questions
+        .retain(|q| key(q).is_empty() || seen.insert(key(q)));
+    before - result.key_claims.len() - result.open_questions.len()
 }
 
 /// What the driver should do next.
@@ -431,6 +455,42 @@ mod tests {
             "article_body": "See [[Borrowing]]."
         })
         .to_string()
+    }
+
+    #[test]
+    fn repeated_claims_and_questions_in_one_answer_are_kept_once() {
+        let raw = serde_json::json!({
+            "title": "Ownership",
+            "summary": "Rust's ownership.",
+            "key_claims": [
+                {"claim": "Each value has an owner.", "confidence": "sourced", "quote": "Each value has an owner."},
+                {"claim": "each value has an OWNER", "confidence": "sourced", "quote": "Each value has an owner."},
+                {"claim": "  Each value has an owner!!", "confidence": "inferred"},
+                {"claim": "Ownership is unique.", "confidence": "sourced", "quote": "Ownership is Rust's most unique feature."}
+            ],
+            "open_questions": ["Who owns it?", "who owns it", "Why?"],
+            "article_body": "Body."
+        })
+        .to_string();
+        match judge(&raw, false, SOURCE, &schema()) {
+            Judgement::Accept(a) => {
+                let claims: Vec<&str> = a
+                    .result
+                    .key_claims
+                    .iter()
+                    .map(|c| c.claim.as_str())
+                    .collect();
+                assert_eq!(claims, ["Each value has an owner.", "Ownership is unique."]);
+                assert_eq!(a.claims.len(), 2, "grounding sees the distinct claims");
+                assert_eq!(a.result.open_questions, ["Who owns it?", "Why?"]);
+                assert!(
+                    a.warnings.iter().any(|w| w.starts_with("3 repeated")),
+                    "{:?}",
+                    a.warnings
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

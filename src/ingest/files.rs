@@ -62,7 +62,71 @@ pub fn ingest_path(path: impl AsRef<Path>, options: &IngestOptions) -> Result<In
 }
 
 fn walk_folder(root: &Path, options: &IngestOptions) -> Result<IngestReport> {
+    walk(
+        root,
+        &mut |path, canonical, metadata, report| match read_source_file(
+            path,
+            canonical,
+            metadata.len(),
+            options,
+        ) {
+            Ok(source) => report.sources.push(source),
+            Err(problem) => report.skipped.push(Skipped {
+                path: path.to_owned(),
+                reason: problem.into_skip_reason(),
+            }),
+        },
+    )
+}
+
+/// A file a folder holds that ingest would read, found without reading it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedFile {
+    /// Its path as found while walking the folder.
+    pub path: PathBuf,
+    /// Where it really is (its origin is [`path_origin`] of this).
+    pub canonical: PathBuf,
+    /// Its size and modification time now.
+    pub stamp: Option<FileStamp>,
+}
+
+/// What [`list_folder`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FolderListing {
+    /// The files ingest would read, in the order it reads them.
+    pub files: Vec<ListedFile>,
+    /// The entries it would not read, and why (the reasons known without reading).
+    pub skipped: Vec<Skipped>,
+}
+
+/// The files of a folder that [`ingest_path`] would read, by the same rules (hidden
+/// entries, the vault's settings and trash, [`super::IGNORE_FILE`], attachments, other
+/// extensions, symlinks that lead out), each with its size and modification time, and
+/// without reading any: what a rescan compares with the sources it holds.
+pub fn list_folder(root: &Path) -> Result<FolderListing> {
+    let mut files = Vec::new();
+    let report = walk(root, &mut |path, canonical, metadata, _| {
+        files.push(ListedFile {
+            path: path.to_owned(),
+            canonical: canonical.to_owned(),
+            stamp: FileStamp::of(metadata),
+        });
+    })?;
+    Ok(FolderListing {
+        files,
+        skipped: report.skipped,
+    })
+}
+
+/// What the walk hands each file it would read: the path as found, where it really is, its
+/// metadata, and the report to add to.
+type OnFile<'a> = dyn FnMut(&Path, &Path, &fs::Metadata, &mut IngestReport) + 'a;
+
+/// Walks a folder by the rules of [`ingest_path`], calling `on_file` for each file with a
+/// supported extension that it would read, in name order, depth first.
+fn walk(root: &Path, on_file: &mut OnFile<'_>) -> Result<IngestReport> {
     let mut report = IngestReport::default();
+    let rules = super::FolderRules::of(root);
     let mut seen_dirs: HashSet<PathBuf> = HashSet::new();
     let mut seen_files: HashSet<PathBuf> = HashSet::new();
 
@@ -138,6 +202,11 @@ fn walk_folder(root: &Path, options: &IngestOptions) -> Result<IngestReport> {
                 continue;
             }
         };
+        let relative = path.strip_prefix(root).unwrap_or(&path);
+        if let Some(reason) = rules.skip_reason(relative, metadata.is_dir()) {
+            skip(&mut report, reason);
+            continue;
+        }
         if metadata.is_dir() {
             if !seen_dirs.insert(canonical.clone()) {
                 skip(&mut report, SkipReason::AlreadySeen);
@@ -173,10 +242,7 @@ fn walk_folder(root: &Path, options: &IngestOptions) -> Result<IngestReport> {
             skip(&mut report, SkipReason::AlreadySeen);
             continue;
         }
-        match read_source_file(&path, &canonical, metadata.len(), options) {
-            Ok(source) => report.sources.push(source),
-            Err(problem) => skip(&mut report, problem.into_skip_reason()),
-        }
+        on_file(&path, &canonical, &metadata, &mut report);
     }
     Ok(report)
 }

@@ -15,6 +15,7 @@
 
 mod fetch;
 mod files;
+mod folder_rules;
 mod html;
 pub mod reach;
 mod text;
@@ -26,7 +27,10 @@ use std::time::Duration;
 use serde::{Serialize, Serializer};
 
 pub use fetch::{fetch_url, fetch_url_within, url_origin};
-pub use files::{ingest_path, path_origin, BYTES_ORIGIN_PREFIX};
+pub use files::{
+    ingest_path, list_folder, path_origin, FolderListing, ListedFile, BYTES_ORIGIN_PREFIX,
+};
+pub use folder_rules::{FolderRules, IGNORE_FILE};
 pub use reach::Reach;
 pub use text::{ingest_stdin, ingest_stdin_bytes, ingest_text, normalise_text};
 pub use wikimind_text::url::without_userinfo;
@@ -175,6 +179,8 @@ pub enum SkipReason {
     VaultSettings,
     /// An Obsidian vault's trash folder (`.trash/`).
     Trash,
+    /// Named by the folder's [`IGNORE_FILE`] (`.wikimindignore`, gitignore syntax).
+    Ignored,
     /// A file a note embeds or links that is not a note (an image, a PDF, a canvas: see
     /// [`crate::text::markdown::link::ATTACHMENT_EXTENSIONS`]).
     Attachment,
@@ -213,13 +219,14 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// A short stable name for the reason (`hidden`, `vault_settings`, `trash`,
-    /// `attachment`, `export_copy`, `unsupported_extension`, `binary`, `not_utf8`, `empty`,
+    /// `ignored`, `attachment`, `export_copy`, `unsupported_extension`, `binary`, `not_utf8`, `empty`,
     /// `too_large`, `already_seen`, `outside_folder`, `not_a_file`, `unreadable`).
     pub fn label(&self) -> &'static str {
         match self {
             SkipReason::Hidden => "hidden",
             SkipReason::VaultSettings => "vault_settings",
             SkipReason::Trash => "trash",
+            SkipReason::Ignored => "ignored",
             SkipReason::Attachment => "attachment",
             SkipReason::ExportCopy => "export_copy",
             SkipReason::UnsupportedExtension => "unsupported_extension",
@@ -241,6 +248,7 @@ impl fmt::Display for SkipReason {
             SkipReason::Hidden => f.write_str("hidden"),
             SkipReason::VaultSettings => f.write_str("vault settings (.obsidian)"),
             SkipReason::Trash => f.write_str("vault trash (.trash)"),
+            SkipReason::Ignored => f.write_str("ignored by .wikimindignore"),
             SkipReason::Attachment => f.write_str("attachment"),
             SkipReason::ExportCopy => f.write_str("a WikiMind export's copy of its sources"),
             SkipReason::UnsupportedExtension => f.write_str("unsupported file type"),

@@ -1148,7 +1148,7 @@ pub struct Merged {
     pub survivor: String,
     /// The page merged into it (gone; its title now leads to the survivor).
     pub absorbed: String,
-    /// `merged`, or `flagged` when a person's version of the absorbed page stopped it.
+    /// `merged`, or `flagged` when the merge was refused (a page into itself).
     pub outcome: &'static str,
     /// Why it was flagged, for `flagged`.
     pub reason: Option<String>,

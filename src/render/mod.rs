@@ -78,14 +78,15 @@ impl std::fmt::Display for SafeHtml {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum LinkTarget {
-    /// An existing article.
-    Article {
-        /// The article's id.
+    /// An existing page (a topic or a saved answer).
+    Page {
+        /// The page's id (rendered as `data-article-id`, the attribute's name from the
+        /// digest era, which the front end and its tests read).
         id: i64,
-        /// The article's title as stored.
+        /// The title as written in the link, trimmed.
         title: String,
     },
-    /// No article has this title yet: a wanted page.
+    /// No page has this title yet: a wanted page.
     Wanted,
 }
 
@@ -308,7 +309,7 @@ fn wiki_html(link: &LinkRef, resolve: &dyn Fn(&str) -> LinkTarget) -> String {
 
 fn wiki_anchor(target: &str, shown: &str, fragment: Option<&str>, resolved: &LinkTarget) -> String {
     match resolved {
-        LinkTarget::Article { id, title } => {
+        LinkTarget::Page { id, title } => {
             let mut anchor = match fragment {
                 Some(slug) => format!(
                     "<a class=\"wikilink\" href=\"wikimind://article/{id}#wm-{}\" \

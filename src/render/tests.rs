@@ -3,11 +3,11 @@ use super::*;
 /// Resolves "Rust" (id 1) and "Cargo" (id 2), case-insensitively; everything else is wanted.
 fn resolve(title: &str) -> LinkTarget {
     match title.to_lowercase().as_str() {
-        "rust" => LinkTarget::Article {
+        "rust" => LinkTarget::Page {
             id: 1,
             title: "Rust".to_owned(),
         },
-        "cargo" => LinkTarget::Article {
+        "cargo" => LinkTarget::Page {
             id: 2,
             title: "Cargo".to_owned(),
         },

@@ -171,7 +171,7 @@ impl Wiki {
                 .copied()
                 .flatten()
             {
-                Some(id) => LinkTarget::Article {
+                Some(id) => LinkTarget::Page {
                     id: id.0,
                     title: target.trim().to_owned(),
                 },

@@ -339,6 +339,11 @@ pub struct PageView {
     pub sources: Vec<PageSourceView>,
     /// Every version, oldest first.
     pub history: Vec<PageVersionView>,
+    /// The body as written (markdown, for the editor; shown only as `html`).
+    pub markdown: String,
+    /// The model's texts for sections the person edited, waiting to be accepted or
+    /// dismissed.
+    pub suggestions: Vec<SuggestionView>,
 }
 
 /// A page as a source's screen lists it.
@@ -930,6 +935,7 @@ mod ask;
 mod health;
 mod ops;
 mod settings;
+mod writing;
 
 pub use ask::{AnswerClaimView, AnswerView, AskProgress, PageNameView};
 pub use health::{
@@ -938,6 +944,7 @@ pub use health::{
 };
 
 pub use settings::{check_connection, check_form, opening, with_primary};
+pub use writing::{EditedView, LinkNameView, NoteItemView, NoteView, SuggestionView};
 
 #[cfg(test)]
 mod tests;

@@ -240,6 +240,12 @@ impl Wiki {
             tags: p.tags,
             sources,
             history,
+            markdown: p.article_body,
+            suggestions: p
+                .suggestions
+                .into_iter()
+                .map(|s| self.suggestion_view(s))
+                .collect(),
         }))
     }
 

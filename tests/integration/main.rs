@@ -16,3 +16,4 @@ mod page_writing;
 mod pages;
 mod prompt;
 mod store;
+mod watch;

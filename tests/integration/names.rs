@@ -173,7 +173,7 @@ fn an_older_wiki_comes_out_merged_and_clean_with_every_claim_and_source_kept() {
 }
 
 #[test]
-fn a_merge_keeps_both_pages_names_and_never_absorbs_a_persons_page() {
+fn a_merge_keeps_both_pages_names_and_a_persons_work_on_the_absorbed_page() {
     let store = Store::open_in_memory().unwrap();
     let a = add(&store, "/v/a.md", "a");
     let b = add(&store, "/v/b.md", "b");
@@ -193,22 +193,33 @@ fn a_merge_keeps_both_pages_names_and_never_absorbs_a_persons_page() {
     assert!(store.page(short).unwrap().is_none());
     assert_eq!(store.page_digests(espresso).unwrap().len(), 2);
 
-    // A page a person wrote a version of is flagged, never absorbed.
+    // A page a person edited is absorbed with their section carried over.
     let c = add(&store, "/v/c.md", "c");
     digest(&store, c, "Ristretto", &[], &[]);
     let ristretto = store.find_page("Ristretto").unwrap().unwrap();
-    store
-        .restore_page_version(ristretto, 1, &|_, _| {})
-        .unwrap();
+    let page = store.page(ristretto).unwrap().unwrap();
+    let edited = format!("{}\n\n## My ratio\n\n1:1.5, fifteen seconds.\n", page.body);
+    store.edit_page(ristretto, page.version, &edited).unwrap();
     let outcome = store
         .merge_pages(espresso, ristretto, "one drink", 2)
         .unwrap();
     assert!(
+        matches!(outcome, MergeOutcome::Merged { .. }),
+        "{outcome:?}"
+    );
+    assert!(store.page(ristretto).unwrap().is_none());
+    let body = store.page(espresso).unwrap().unwrap().body;
+    assert!(
+        body.contains("## My ratio\n\n1:1.5, fifteen seconds."),
+        "{body}"
+    );
+
+    // A page is never merged into itself.
+    let outcome = store.merge_pages(espresso, espresso, "same", 2).unwrap();
+    assert!(
         matches!(outcome, MergeOutcome::Flagged { .. }),
         "{outcome:?}"
     );
-    assert!(store.page(ristretto).unwrap().is_some());
-    assert!(store.page(ristretto).unwrap().unwrap().flagged.is_some());
 }
 
 #[test]

@@ -2,13 +2,12 @@
 // tauri-driver + WebKitWebDriver, with a temp data dir and the local Ollama-protocol test
 // server. Run by scripts/test-desktop.sh; needs APP, TESTSERVER and ARTIFACTS set.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
+import { startServer as startHarnessServer, wikiEnv } from "./harness.mjs";
 import { Session, startDriver, stopDriver } from "./webdriver.mjs";
 
 const APP = process.env.APP;
@@ -28,13 +27,8 @@ async function shot(name) {
   writeFileSync(join(ARTIFACTS, `${name}.png`), await s.screenshot());
 }
 
-/** Starts a test server listing `models`; resolves to its process and base URL. */
-function startServer(models = ["--model", "e2e-model", "--model", "other-model"]) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TESTSERVER, ["--port", "0", ...models], { stdio: ["ignore", "pipe", "inherit"] });
-    child.once("error", reject);
-    createInterface({ input: child.stdout }).once("line", (url) => resolve({ child, url: url.trim() }));
-  });
+function startServer(models) {
+  return startHarnessServer(TESTSERVER, models);
 }
 
 /** A proxy to the model server at `target` that holds the first request for `heldPath`
@@ -78,16 +72,7 @@ function holdingProxy(target, heldPath) {
 }
 
 function env(baseUrl, name) {
-  const home = join(tmp, name);
-  mkdirSync(join(home, "config"), { recursive: true });
-  return {
-    WIKIMIND_DATA_DIR: join(home, "data"),
-    WIKIMIND_BASE_URL: baseUrl,
-    WIKIMIND_PROVIDER: "ollama",
-    WIKIMIND_MODEL: "e2e-model",
-    XDG_CONFIG_HOME: join(home, "config"),
-    XDG_DATA_HOME: join(home, "xdg-data"),
-  };
+  return wikiEnv(tmp, baseUrl, name);
 }
 
 before(async () => {
@@ -636,6 +621,23 @@ test("settings: the model picker is filled from the server and the connection te
   const options = await s.findAll("#model-picker option");
   assert.ok(options.length >= 3, "placeholder plus the server's two models");
   await shot("09-settings");
+});
+
+test("settings: a watched folder added picks up a new note, compiled into a page", async () => {
+  const folder = join(tmp, "watched-notes");
+  mkdirSync(folder, { recursive: true });
+  await s.clickOn("#nav-settings");
+  await s.fill("#watch-path", folder);
+  await s.clickOn("#watch-add");
+  await s.wait('.watched-folder[data-state="watching"]', { text: (t) => t.includes("watched-notes") });
+  writeFileSync(join(folder, "kettle.md"), "# Kettle\n\nA kettle boils water for tea in a few minutes.\n");
+  await s.wait("#watch-last", { text: (t) => t.includes("kettle.md") });
+  await shot("11-settings-watched-folder");
+  await s.clickOn("#nav-library");
+  await s.waitAny(".lib-row", (t) => t.startsWith("Kettle"), 60000);
+  await s.clickOn("#nav-settings");
+  await s.clickOn(".watch-remove");
+  await s.wait("#watched-none");
 });
 
 test("settings: a key saved for one server is never sent to another; llama3.2 is llama3.2:latest", async () => {

@@ -355,6 +355,23 @@ created_at: string,
 label: string, };
 
 /**
+ * The model's text for a section a person edited, waiting on the page.
+ */
+export type SuggestionView = { 
+/**
+ * Its id.
+ */
+id: number, 
+/**
+ * The section's heading as the person has it (`""`: the text before the first heading).
+ */
+section: string, 
+/**
+ * The model's whole section as sanitised HTML (the core's renderer).
+ */
+html: string, };
+
+/**
  * What one version of a page says, as plain text to compare with another (never HTML).
  */
 export type PageTextView = { 
@@ -458,7 +475,16 @@ sources: Array<PageSourceView>,
 /**
  * Every version, oldest first.
  */
-history: Array<PageVersionView>, };
+history: Array<PageVersionView>, 
+/**
+ * The body as written (markdown, for the editor; shown only as `html`).
+ */
+markdown: string, 
+/**
+ * The model's texts for sections the person edited, waiting to be accepted or
+ * dismissed.
+ */
+suggestions: Array<SuggestionView>, };
 
 /**
  * A page as a source's screen lists it.
@@ -1026,6 +1052,115 @@ text: string | null,
 message: string | null, };
 
 /**
+ * A note as the Notes screen lists it.
+ */
+export type NoteItemView = { 
+/**
+ * Its stable id (the `<id>` of its origin `note:<id>`).
+ */
+note_id: string, 
+/**
+ * Its source's id.
+ */
+source_id: number, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * Its source's status: `pending` and `stale` wait for a compile.
+ */
+status: SourceStatusView, 
+/**
+ * When its text or status last changed (UTC, ISO-8601).
+ */
+updated_at: string, };
+
+/**
+ * A note opened in the editor.
+ */
+export type NoteView = { 
+/**
+ * What the list shows of it.
+ */
+item: NoteItemView, 
+/**
+ * Its markdown.
+ */
+text: string, };
+
+/**
+ * A name a `[[` completion offers: a page's title or one of its aliases.
+ */
+export type LinkNameView = { 
+/**
+ * The name to write in the link.
+ */
+name: string, 
+/**
+ * The page's title (the name itself, unless it is an alias).
+ */
+title: string, };
+
+/**
+ * What saving an edit of a page did, and the page now.
+ */
+export type EditedView = { 
+/**
+ * Whether anything changed.
+ */
+changed: boolean, 
+/**
+ * Whether the edit was made on an older version and merged into the newer one.
+ */
+merged: boolean, 
+/**
+ * How many sections of the newer version conflicted: the edit's text was kept and
+ * the newer text became a suggestion.
+ */
+suggestions: number, 
+/**
+ * The page as it is now.
+ */
+page: PageView, };
+
+/**
+ * Where a saved folder stands.
+ */
+export type WatchStateView = "watching" | "paused" | "waiting";
+
+/**
+ * One saved folder as the settings screen shows it.
+ */
+export type WatchedFolderView = { 
+/**
+ * Its path.
+ */
+path: string, 
+/**
+ * Where it stands.
+ */
+state: WatchStateView, };
+
+/**
+ * The watched folders as the settings screen shows them.
+ */
+export type WatchedView = { 
+/**
+ * The saved folders, by path.
+ */
+folders: Array<WatchedFolderView>, 
+/**
+ * Why they are not watched now (another process watches them), or the last problem
+ * watching met; `null` when all is well.
+ */
+note: string | null, 
+/**
+ * The last change handled, for a person (`added /notes/tea.md`).
+ */
+last: string | null, };
+
+/**
  * A page a finding involves: a link when the page exists.
  */
 export type HealthPageView = { 
@@ -1170,6 +1305,9 @@ export const JOB_EVENT = "job";
 /** The event carrying an AskProgress while a question is answered. */
 export const ASK_EVENT = "ask";
 
+/** The event carrying a WatchedView each time the watched folders' state changes. */
+export const WATCH_EVENT = "watch";
+
 /** Characters quotes are compared as (wikimind::text::fold::EQUIVALENTS). */
 export const QUOTE_FOLD: Record<string, string> = {
   "‘": "'",
@@ -1295,4 +1433,58 @@ export const commands = {
   /** Keeps the last answer (to `question`) as a page of kind `answer` without asking the model again. */
   save_answer: (question: string): Promise<AnswerView> =>
     invoke("save_answer", { question }),
+  /** Every note written in the wiki, by title. */
+  notes: (): Promise<Array<NoteItemView>> =>
+    invoke("notes", {  }),
+  /** A note with its text. */
+  note: (note_id: string): Promise<NoteView> =>
+    invoke("note", { note_id }),
+  /** Writes a new note (it waits to be compiled). */
+  new_note: (title: string | null, text: string): Promise<NoteItemView> =>
+    invoke("new_note", { title, text }),
+  /** Saves a note's text: changed text marks a compiled note stale. */
+  save_note: (note_id: string, text: string): Promise<NoteItemView> =>
+    invoke("save_note", { note_id, text }),
+  /** Renames a note (its id, source and pages stay). */
+  rename_note: (note_id: string, title: string): Promise<NoteItemView> =>
+    invoke("rename_note", { note_id, title }),
+  /** Removes a note: its contributions leave the pages it fed. */
+  remove_note: (note_id: string): Promise<boolean> =>
+    invoke("remove_note", { note_id }),
+  /** Markdown as sanitised HTML, by the renderer pages use (the editor's preview). */
+  preview: (markdown: string): Promise<string> =>
+    invoke("preview", { markdown }),
+  /** Every page title and alias, for `[[` completion. */
+  link_names: (): Promise<Array<LinkNameView>> =>
+    invoke("link_names", {  }),
+  /** Saves a page's body, an edit made on `on_version`: merged section by section when a newer version landed meanwhile. */
+  edit_page: (id: number, on_version: number, body: string): Promise<EditedView> =>
+    invoke("edit_page", { id, on_version, body }),
+  /** Puts the model's suggested text in place of the section it is for. */
+  accept_suggestion: (id: number, suggestion: number): Promise<PageView> =>
+    invoke("accept_suggestion", { id, suggestion }),
+  /** Drops a suggestion. */
+  dismiss_suggestion: (id: number, suggestion: number): Promise<PageView> =>
+    invoke("dismiss_suggestion", { id, suggestion }),
+  /** Adds a claim of the person's own to a page (never sourced). */
+  add_claim: (id: number, text: string): Promise<PageView> =>
+    invoke("add_claim", { id, text }),
+  /** Removes a page's claim (by its place in the list, from 0); it stays removed when the page is written again. */
+  remove_claim: (id: number, index: number): Promise<PageView> =>
+    invoke("remove_claim", { id, index }),
+  /** Renames a page; its old title stays as an alias. */
+  rename_page: (id: number, title: string): Promise<PageView> =>
+    invoke("rename_page", { id, title }),
+  /** Drops the person's edits, claims and suggestions: the last compiled version again. */
+  revert_page: (id: number): Promise<PageView> =>
+    invoke("revert_page", { id }),
+  /** The watched folders (watched while the app is open, unless a `wikimind watch` watches the wiki), each with its state, and the last change handled. */
+  watched_folders: (): Promise<WatchedView> =>
+    invoke("watched_folders", {  }),
+  /** Saves a folder as watched: what it holds is ingested and compiled, and its changes from now on. Its state arrives as WATCH_EVENT events. */
+  add_watched_folder: (path: string): Promise<WatchedView> =>
+    invoke("add_watched_folder", { path }),
+  /** Stops watching a folder and takes it off the list; its sources stay. */
+  remove_watched_folder: (path: string): Promise<WatchedView> =>
+    invoke("remove_watched_folder", { path }),
 };

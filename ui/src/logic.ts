@@ -310,6 +310,7 @@ export type Screen =
   | { kind: "queue" }
   | { kind: "settings" }
   | { kind: "health" }
+  | { kind: "notes"; id?: string }
   | { kind: "welcome" };
 
 /** Whether two screens are the same place. */
@@ -318,6 +319,7 @@ export function sameScreen(a: Screen, b: Screen): boolean {
   if (a.kind === "page" && b.kind === "page") return a.id === b.id && a.quote === b.quote && a.anchor === b.anchor;
   if (a.kind === "source" && b.kind === "source") return a.id === b.id;
   if (a.kind === "wanted" && b.kind === "wanted") return a.title === b.title;
+  if (a.kind === "notes" && b.kind === "notes") return a.id === b.id;
   return true;
 }
 
@@ -330,7 +332,7 @@ export type KeyAction =
   | "up"
   | "open"
   | "escape"
-  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" | "health" };
+  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" | "notes" | "health" };
 
 /** Maps a key press to an action. Plain letters do nothing while typing in a field. */
 export function keyAction(e: {
@@ -344,8 +346,8 @@ export function keyAction(e: {
   if ((mod && e.key.toLowerCase() === "k") || (!e.inField && e.key === "/")) return "focus-search";
   if (e.altKey && e.key === "ArrowLeft") return "back";
   if (e.altKey && e.key === "ArrowRight") return "forward";
-  if (e.altKey && /^[1-7]$/.test(e.key)) {
-    const go = (["library", "sources", "add", "queue", "settings", "ask", "health"] as const)[Number(e.key) - 1];
+  if (e.altKey && /^[1-8]$/.test(e.key)) {
+    const go = (["library", "sources", "add", "queue", "settings", "ask", "notes", "health"] as const)[Number(e.key) - 1];
     return { go };
   }
   if (e.key === "Escape") return "escape";

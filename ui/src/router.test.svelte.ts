@@ -51,6 +51,8 @@ const page = (title: string): PageView => ({
   aliases: [],
   sources: [],
   history: [],
+  markdown: "body",
+  suggestions: [],
 });
 
 const settings: SettingsView = {

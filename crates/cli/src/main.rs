@@ -25,6 +25,7 @@ mod cmd_manage;
 mod cmd_mcp;
 mod cmd_parse;
 mod cmd_read;
+mod cmd_watch;
 mod cmd_write;
 mod context;
 
@@ -92,6 +93,10 @@ enum Command {
     /// Ask for a wanted page: it becomes a topic written from the sources that mention the
     /// name; the next `compile` writes it.
     Want(cmd_lint::WantArgs),
+    /// Watch folders until Ctrl+C or SIGTERM: new and changed files are ingested and
+    /// compiled, deleted ones removed, renamed ones keep their source (no DIR: the saved
+    /// folders; `--save`, `--list`, `--remove` manage that list).
+    Watch(cmd_watch::WatchArgs),
     /// Write the wiki as a folder of markdown files (Obsidian-friendly).
     Export(cmd_manage::ExportArgs),
     /// Show the configured providers; `--test` connects and lists models.
@@ -159,6 +164,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => cmd_lint::run(&global, args),
         Command::Merge(args) => cmd_lint::merge(&global, args),
         Command::Want(args) => cmd_lint::want(&global, args),
+        Command::Watch(args) => cmd_watch::run(&global, args),
         Command::Export(args) => cmd_manage::export(&global, args),
         Command::Providers(args) => cmd_manage::providers(&global, args),
         Command::Parse(args) => cmd_parse::run(&global, args),

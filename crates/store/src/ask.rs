@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::pages::{answer_key, write_version, Author, PageContent};
+use super::pages::{answer_key, PageContent};
+use super::versions::{write_version, Author};
 use super::{PageId, Result, SourceId, Store};
 
 /// One word of a question to search for.

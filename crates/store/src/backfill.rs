@@ -31,7 +31,8 @@ use std::collections::HashMap;
 use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::frozen::v13::{asked_title, normalize_title, page_key};
-use super::pages::{digest_content, write_version, Author};
+use super::pages::digest_content;
+use super::versions::{write_version, Author};
 use super::{ArticleId, PageId, Result, SourceId, StoreError};
 
 /// The title `stored` without a trailing ` (N)` with N ≥ 2, if it has one and something is

@@ -13,7 +13,10 @@ use std::collections::BTreeMap;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::names::{names_of, record_names};
-use super::pages::{current_content, digest_content, page_key, tidy_links, write_version, Author};
+use super::page_write::last_compiled_in;
+use super::pages::{current_content, digest_content, page_key, tidy_links};
+use super::versions::{write_version, Author};
+use super::writing::carry_person_layer;
 use super::{ArticleId, PageId, PageKind, Result, SourceId, NOW};
 
 /// Marks a page stale, adding `reason` to the reasons it already has.
@@ -150,14 +153,25 @@ pub(crate) fn refresh_page(
             let mut content = digest_content(conn, *article)?;
             content.title = title;
             content.links = tidy_links(conn, page, &content.links)?;
-            if current_content(conn, page)?.as_ref() != Some(&content) {
-                write_version(
+            // Compared with what the model wrote last (a person's edit is no change of the
+            // digest); the person's work is carried over a new version, as for a rewrite.
+            let base = last_compiled_in(conn, page)?;
+            let mine = current_content(conn, page)?;
+            let unchanged = match &base {
+                Some(base) => *base == content,
+                None => mine.as_ref() == Some(&content),
+            };
+            if !unchanged {
+                let version = write_version(
                     conn,
                     page,
                     &content,
                     Author::Model { provider, model },
                     None,
                 )?;
+                if let Some(mine) = &mine {
+                    carry_person_layer(conn, page, version, &content, base.as_ref(), mine)?;
+                }
             }
             mark_written(conn, page)?;
             conn.execute("UPDATE pages SET flagged = NULL WHERE id = ?1", [page])?;

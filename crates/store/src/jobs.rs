@@ -238,7 +238,7 @@ fn encode_settings(settings: &JobSettings) -> Result<String> {
 }
 
 /// The SQL time `seconds` ago, in the format of every timestamp column.
-fn ago(seconds: u64) -> String {
+pub(crate) fn ago(seconds: u64) -> String {
     format!("strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-{seconds} seconds')")
 }
 

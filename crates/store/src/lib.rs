@@ -1,5 +1,5 @@
 //! SQLite store: connection setup, migrations, sources, digests (articles), pages, links,
-//! compile log, jobs.
+//! compile log, jobs, watched folders.
 //!
 //! The store owns every line of SQL in WikiMind; callers see typed methods and typed
 //! values. One [`Store`] wraps one connection behind a mutex, so it is `Send + Sync` and
@@ -34,6 +34,8 @@ mod passages;
 mod read;
 mod scrub;
 mod sources;
+mod versions;
+mod watch;
 mod writing;
 
 use std::path::{Path, PathBuf};
@@ -65,7 +67,6 @@ pub use page_read::{PageCounts, PageHit};
 pub use page_write::{FeedingDigest, PageMaterial};
 pub use pages::{
     page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
-    PageVersion, PageVersionInfo, Reground,
 };
 pub use passages::PassageIndex;
 pub use read::{
@@ -73,6 +74,8 @@ pub use read::{
     WantedPage, MATCH_END, MATCH_START, MAX_QUERY_TERMS, SEARCH_LIMIT,
 };
 pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
+pub use versions::{PageVersion, PageVersionInfo, Reground};
+pub use watch::{SourceMove, WatchLease};
 pub use writing::{claim_hash, EditSaved, Suggestion, MAX_PERSON_CLAIM_CHARS};
 
 /// The database file name inside a data directory.

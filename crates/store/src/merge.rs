@@ -10,8 +10,10 @@
 //!   see [`Store::merged_into`]);
 //! - the survivor is refreshed: one digest left makes it that digest, else it is marked
 //!   stale and a page job writes it (nothing here calls a model);
-//! - a page with a version written by a person is never absorbed: both pages are flagged
-//!   with the proposal instead ([`MergeOutcome::Flagged`]).
+//! - the person's work on either page survives: the absorbed page's sections a person wrote
+//!   or changed end the survivor's body (one whose heading the survivor has becomes a
+//!   suggestion for it), its claims a person wrote or removed stay so, its suggestions
+//!   move; the survivor's own edits stay as they are.
 
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
@@ -30,8 +32,7 @@ pub enum MergeOutcome {
         /// The page merged into it (its id is kept in `merged_pages`).
         absorbed: PageId,
     },
-    /// The absorbed page has a version a person wrote: nothing was merged, and both
-    /// pages carry the proposal as their flag.
+    /// Nothing was merged (a page cannot be merged into itself); the reason says so.
     Flagged {
         /// Why, for a person.
         reason: String,
@@ -116,22 +117,10 @@ pub(crate) fn merge_pages(
             reason: format!("{survivor_title} cannot be merged into itself"),
         });
     }
-    let edited: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM page_versions WHERE page_id = ?1 AND author_kind = 'person')",
-        [absorbed],
-        |row| row.get(0),
-    )?;
-    if edited {
-        let why = format!(
-            "a merge of '{absorbed_title}' into '{survivor_title}' ({reason}) waits: \
-             '{absorbed_title}' has a version a person wrote"
-        );
-        conn.execute(
-            "UPDATE pages SET flagged = ?2 WHERE id IN (?1, ?3)",
-            params![absorbed, why, survivor],
-        )?;
-        return Ok(MergeOutcome::Flagged { reason: why });
-    }
+    // The person's work on the absorbed page comes along: their sections end the
+    // survivor's body (a heading it has already: a suggestion), their claims and removals
+    // move. The survivor's next rewrite keeps them as it keeps any edit.
+    super::writing::carry_into(conn, absorbed, survivor)?;
 
     // The absorbed page and its versions, kept readable.
     conn.execute(

@@ -207,8 +207,13 @@ pub static MIGRATIONS: &[Migration] = &[
     ),
     Migration::sql(
         17,
-        "0017_asked_pages.sql",
-        include_str!("../../../migrations/0017_asked_pages.sql"),
+        "0017_watch.sql",
+        include_str!("../../../migrations/0017_watch.sql"),
+    ),
+    Migration::sql(
+        18,
+        "0018_asked_pages.sql",
+        include_str!("../../../migrations/0018_asked_pages.sql"),
     ),
 ];
 

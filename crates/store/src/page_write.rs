@@ -12,9 +12,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::feed::mark_written_from;
-use super::pages::{
-    current_content, digest_content, version_in, write_version, Author, PageContent,
-};
+use super::pages::{current_content, digest_content, PageContent};
+use super::versions::{version_in, write_version, Author};
 use super::writing::carry_person_layer;
 use super::{ArticleId, PageId, PageKind, Result, SourceId, Store, StoreError};
 
@@ -80,13 +79,21 @@ impl PageMaterial {
 
 /// The last version of page `id` a model wrote (never a person's edit).
 pub(crate) fn last_compiled_in(conn: &Connection, id: PageId) -> Result<Option<PageContent>> {
+    Ok(last_compiled_version(conn, id)?.map(|(_, content)| content))
+}
+
+/// [`last_compiled_in`] with the version's number.
+pub(crate) fn last_compiled_version(
+    conn: &Connection,
+    id: PageId,
+) -> Result<Option<(u32, PageContent)>> {
     let last: Option<u32> = conn.query_row(
         "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
         [id],
         |row| row.get(0),
     )?;
     Ok(match last {
-        Some(version) => version_in(conn, id, version)?.map(|v| v.content),
+        Some(version) => version_in(conn, id, version)?.map(|v| (version, v.content)),
         None => None,
     })
 }
@@ -183,7 +190,7 @@ impl Store {
     /// `provider`/`model`), and marks the digests it was written from as written in. The
     /// page is current again (not stale, not flagged) unless a digest changed meanwhile.
     /// When the page holds a person's work, it is carried over the model's version as a
-    /// further version (see [`super::writing`]). Returns the page's version now.
+    /// further version (see [`Store::edit_page`] for how edits merge). Returns the page's version now.
     pub fn save_page_rewrite(
         &self,
         material: &PageMaterial,

@@ -27,7 +27,9 @@ use wikimind_contract::{CheckedClaim, Confidence};
 use wikimind_text::markdown::{merge_sections, sections, wiki_links};
 
 use super::articles::NewLink;
-use super::pages::{current_content, version_in, write_version, Author, PageClaim, PageContent};
+use super::page_write::last_compiled_version;
+use super::pages::{current_content, PageClaim, PageContent};
+use super::versions::{version_in, write_version, Author};
 use super::{page_key, AuthorKind, PageId, Result, Store, StoreError};
 
 /// The longest claim a person may add, in characters.
@@ -84,19 +86,6 @@ fn page_version(conn: &Connection, page: PageId) -> Result<u32> {
     })
     .optional()?
     .ok_or(StoreError::PageNotFound(page))
-}
-
-/// The last version the model wrote, with its number.
-fn last_compiled(conn: &Connection, page: PageId) -> Result<Option<(u32, PageContent)>> {
-    let last: Option<u32> = conn.query_row(
-        "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
-        [page],
-        |row| row.get(0),
-    )?;
-    Ok(match last {
-        Some(v) => version_in(conn, page, v)?.map(|found| (v, found.content)),
-        None => None,
-    })
 }
 
 fn removed_hashes(conn: &Connection, page: PageId) -> Result<Vec<String>> {
@@ -181,6 +170,93 @@ pub(crate) fn carry_person_layer(
         Author::Person,
         None,
     )?))
+}
+
+/// Carries the person's work on page `from` into page `into`, as a merge of the two needs:
+/// the sections of `from`'s body that are the person's (not as the model last wrote them)
+/// end `into`'s body, unless `into` has a section of that heading already (then the
+/// person's text comes in as a suggestion for it); the claims they wrote are added; the
+/// claims they removed and the suggestions waiting move. Writes a version of `into` by the
+/// person when its content changed. Returns whether anything was carried.
+pub(crate) fn carry_into(conn: &Connection, from: PageId, into: PageId) -> Result<bool> {
+    let Some(theirs) = current_content(conn, from)? else {
+        return Ok(false);
+    };
+    let compiled = last_compiled_version(conn, from)?.map(|(_, c)| c.body);
+    let compiled_sections: Vec<String> = compiled
+        .as_deref()
+        .map(|b| {
+            sections(b)
+                .iter()
+                .map(|s| s.text.trim_end().to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut target = current_content(conn, into)?.ok_or(StoreError::PageNotFound(into))?;
+    let original = target.clone();
+    let version = page_version(conn, into)?;
+    let have: Vec<String> = sections(&target.body)
+        .iter()
+        .map(|s| s.name().to_lowercase())
+        .collect();
+    let mut body = target.body.trim_end().to_owned();
+    let mut suggestions = Vec::new();
+    let mut carried = false;
+    for section in sections(&theirs.body) {
+        if compiled_sections.contains(&section.text.trim_end().to_owned()) {
+            continue;
+        }
+        carried = true;
+        if section.heading.is_some() && have.contains(&section.name().to_lowercase()) {
+            suggestions.push(wikimind_text::markdown::SectionSuggestion {
+                section: section.name().to_owned(),
+                text: section.text.trim_end().to_owned(),
+            });
+            continue;
+        }
+        if !body.is_empty() {
+            body.push_str("\n\n");
+        }
+        body.push_str(section.text.trim_end());
+    }
+    store_suggestions(conn, into, version, &suggestions)?;
+    for claim in theirs
+        .claims
+        .iter()
+        .filter(|c| c.author == AuthorKind::Person)
+    {
+        let hash = claim_hash(&claim.claim.claim);
+        if !target
+            .claims
+            .iter()
+            .any(|c| claim_hash(&c.claim.claim) == hash)
+        {
+            target.claims.push(claim.clone());
+            carried = true;
+        }
+    }
+    let moved = conn.execute(
+        "INSERT OR IGNORE INTO page_claim_removals (page_id, claim_hash, claim, removed_at)
+         SELECT ?2, claim_hash, claim, removed_at FROM page_claim_removals WHERE page_id = ?1",
+        params![from, into],
+    )?;
+    let removed = removed_hashes(conn, into)?;
+    target.claims.retain(|c| {
+        c.author == AuthorKind::Person || !removed.contains(&claim_hash(&c.claim.claim))
+    });
+    let moved_suggestions = conn.execute(
+        "UPDATE page_suggestions SET page_id = ?2 WHERE page_id = ?1",
+        params![from, into],
+    )?;
+    body.push('\n');
+    if body.trim_end() != target.body.trim_end() {
+        target.links = body_links(&body);
+        target.body = body;
+    }
+    if target != original {
+        write_version(conn, into, &target, Author::Person, None)?;
+    }
+    Ok(carried || moved > 0 || moved_suggestions > 0 || !suggestions.is_empty())
 }
 
 impl Store {
@@ -436,7 +512,7 @@ impl Store {
                     })
                     .optional()?
                     .ok_or(StoreError::PageNotFound(id))?;
-                let Some((version, mut content)) = last_compiled(tx, id)? else {
+                let Some((version, mut content)) = last_compiled_version(tx, id)? else {
                     return Ok(None);
                 };
                 content.title = title;

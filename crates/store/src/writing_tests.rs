@@ -1,31 +1,19 @@
 use super::*;
-use crate::{CompileRecord, NewSource, SaveArticle, SourceKind};
+use crate::{CompileRecord, NewSource, SaveArticle, SourceId, SourceKind};
 use wikimind_contract::CompilationResult;
 
-/// A store with one page (`Espresso`) the model wrote once with `body` and `claims`.
-fn wiki(body: &str, claims: &[&str]) -> (Store, PageId) {
-    let store = Store::open_in_memory().unwrap();
-    let source = store
-        .ingest_source(&NewSource {
-            origin: "/notes/espresso.md".to_owned(),
-            kind: SourceKind::File,
-            title: None,
-            text: "Espresso is coffee under pressure.".to_owned(),
-            tags: Vec::new(),
-            aliases: Vec::new(),
-        })
-        .unwrap()
-        .source_id();
+/// Saves a digest titled `title` with `body` for `source`; the page its title names.
+fn save_digest(store: &Store, source: SourceId, title: &str, body: &str) -> Option<PageId> {
     let result = CompilationResult {
-        title: "Espresso".to_owned(),
-        summary: "About espresso.".to_owned(),
+        title: title.to_owned(),
+        summary: format!("About {title}."),
         key_claims: Vec::new(),
         concepts: Vec::new(),
         backlink_suggestions: Vec::new(),
         open_questions: Vec::new(),
-        article_body: "Espresso.".to_owned(),
+        article_body: body.to_owned(),
     };
-    let saved = store
+    store
         .save_article(&SaveArticle {
             source_id: source,
             result: &result,
@@ -36,8 +24,34 @@ fn wiki(body: &str, claims: &[&str]) -> (Store, PageId) {
             unnamed_concepts: &[],
             record: &CompileRecord::default(),
         })
-        .unwrap();
-    let page = saved.page_id.unwrap();
+        .unwrap()
+        .page_id
+}
+
+/// Adds a file source at `origin` holding `text`.
+fn add_source(store: &Store, origin: &str, text: &str) -> SourceId {
+    store
+        .ingest_source(&NewSource {
+            origin: origin.to_owned(),
+            kind: SourceKind::File,
+            title: None,
+            text: text.to_owned(),
+            tags: Vec::new(),
+            aliases: Vec::new(),
+        })
+        .unwrap()
+        .source_id()
+}
+
+/// A store with one page (`Espresso`) the model wrote once with `body` and `claims`.
+fn wiki(body: &str, claims: &[&str]) -> (Store, PageId) {
+    let store = Store::open_in_memory().unwrap();
+    let source = add_source(
+        &store,
+        "/notes/espresso.md",
+        "Espresso is coffee under pressure.",
+    );
+    let page = save_digest(&store, source, "Espresso", "Espresso.").unwrap();
     rewrite(&store, page, body, claims);
     (store, page)
 }
@@ -225,4 +239,80 @@ fn a_page_without_a_persons_work_is_the_models() {
     assert_eq!(history.len(), before + 1);
     assert_eq!(history.last().unwrap().author_kind, AuthorKind::Model);
     assert_eq!(current(&store, page).body, "All new.\n");
+}
+
+/// Saves a new digest for the one source of the page `Espresso` (its only source, so the
+/// page is that digest: no page job).
+fn new_digest(store: &Store, body: &str) {
+    let source = store.sources().unwrap()[0].id;
+    save_digest(store, source, "Espresso", body);
+}
+
+#[test]
+fn a_page_of_one_source_keeps_an_edit_when_its_digest_changes() {
+    let store = Store::open_in_memory().unwrap();
+    add_source(
+        &store,
+        "/notes/espresso.md",
+        "Espresso is coffee under pressure.",
+    );
+    new_digest(&store, "Espresso is coffee.\n");
+    let page = store.find_page("Espresso").unwrap().unwrap();
+    let v = store.page(page).unwrap().unwrap().version;
+    store
+        .edit_page(page, v, "Espresso is coffee.\n\n## Mine\n\nMy notes.\n")
+        .unwrap();
+
+    // The same digest again changes nothing (no new version).
+    let versions = store.page_history(page).unwrap().len();
+    new_digest(&store, "Espresso is coffee.\n");
+    assert_eq!(store.page_history(page).unwrap().len(), versions);
+    assert!(current(&store, page).body.contains("## Mine"));
+
+    // A new digest comes in; the person's section stays.
+    new_digest(&store, "Espresso is coffee under pressure.\n");
+    let body = current(&store, page).body;
+    assert!(body.contains("under pressure"), "{body}");
+    assert!(body.contains("## Mine\n\nMy notes."), "{body}");
+}
+
+#[test]
+fn a_merge_keeps_the_person_sections_and_claims_of_both_pages() {
+    let (store, page) = wiki(BODY, &["Espresso is brewed."]);
+    // A second page, edited by the person.
+    let other = add_source(&store, "/notes/shot.md", "A shot of espresso.");
+    let shot = save_digest(&store, other, "Shot", "A shot.\n\n## Grind\n\nCoarse.\n").unwrap();
+    let v = store.page(shot).unwrap().unwrap().version;
+    store
+        .edit_page(
+            shot,
+            v,
+            "A shot.\n\n## Grind\n\nCoarse, I think.\n\n## Timing\n\nI pull 28 s.\n",
+        )
+        .unwrap();
+    store
+        .add_person_claim(shot, "My shots are doubles.")
+        .unwrap();
+    let v = store.page(page).unwrap().unwrap().version;
+    store
+        .edit_page(page, v, &format!("{BODY}\n## My machine\n\nA lever.\n"))
+        .unwrap();
+
+    let outcome = store.merge_pages(page, shot, "same topic", 2).unwrap();
+    assert!(
+        matches!(outcome, crate::MergeOutcome::Merged { .. }),
+        "{outcome:?}"
+    );
+    let body = current(&store, page).body;
+    assert!(body.contains("## My machine\n\nA lever."), "{body}");
+    assert!(body.contains("## Timing\n\nI pull 28 s."), "{body}");
+    // `Grind` is a heading the survivor has: the person's text for it is a suggestion.
+    assert!(!body.contains("Coarse, I think."), "{body}");
+    let suggestions = store.page_suggestions(page).unwrap();
+    assert_eq!(suggestions.len(), 1, "{suggestions:?}");
+    assert_eq!(suggestions[0].section, "Grind");
+    assert!(suggestions[0].text.contains("Coarse, I think."));
+    assert!(claims(&store, page)
+        .iter()
+        .any(|(c, a)| c == "My shots are doubles." && *a == AuthorKind::Person));
 }

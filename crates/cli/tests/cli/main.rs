@@ -15,4 +15,5 @@ mod page_jobs;
 mod pages;
 mod parse;
 mod vault;
+mod watch;
 mod writing;

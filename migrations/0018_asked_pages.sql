@@ -1,4 +1,4 @@
--- WikiMind schema, version 17: pages a person asked for.
+-- WikiMind schema, version 18: pages a person asked for.
 -- Append-only: never edit this file once released.
 --
 -- A wanted name gets a page of its own when the digests of `pages.min_sources` sources name

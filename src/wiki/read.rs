@@ -1,0 +1,301 @@
+//! What a person reads of the wiki: pages and digests found by what they type, as `list`,
+//! `show`, `sources` and `history` show them, and rendered.
+
+use crate::reading::{
+    DigestFigures, ListedPage, ListedSource, ListedVersion, PageRef, PageWindow, Restored,
+    ShownBacklink, ShownDigest, ShownLink, ShownPage, ShownSource,
+};
+use crate::render::{render_article, LinkTarget, SafeHtml};
+use crate::store::{ArticleId, PageId, SourceId};
+
+use super::{Result, Wiki, WikiError};
+
+impl Wiki {
+    /// Finds a page by what a person types: any spelling of its title or of one of its
+    /// aliases (see [`crate::store::Store::find_page`]); failing that, a number is taken as a page id,
+    /// then as the id of a digest, which leads to the page its title names.
+    pub fn find_page(&self, key: &str) -> Result<Option<PageId>> {
+        if let Some(id) = self.store.find_page(key)? {
+            return Ok(Some(id));
+        }
+        let Ok(number) = key.trim().parse::<i64>() else {
+            return Ok(None);
+        };
+        if self.store.page(PageId(number))?.is_some() {
+            return Ok(Some(PageId(number)));
+        }
+        Ok(self.store.digest_page(ArticleId(number))?)
+    }
+
+    /// [`Wiki::find_page`], or [`WikiError::NoSuchPage`].
+    pub fn page_named(&self, key: &str) -> Result<PageId> {
+        self.find_page(key)?
+            .ok_or_else(|| WikiError::NoSuchPage(key.to_owned()))
+    }
+
+    /// Every page as `list` shows it, by title.
+    pub fn page_list(&self) -> Result<Vec<ListedPage>> {
+        let counts = self.store.page_claim_counts()?;
+        Ok(self
+            .store
+            .pages()?
+            .into_iter()
+            .map(|p| ListedPage {
+                claims: counts.get(&p.id).copied().unwrap_or_default(),
+                id: p.id,
+                kind: p.kind,
+                title: p.title,
+                summary: p.summary,
+                source_count: p.source_count,
+                stale: p.stale,
+                updated_at: p.updated_at,
+                tags: p.tags,
+            })
+            .collect())
+    }
+
+    /// [`Wiki::page_list`] narrowed to the pages with `tag` ([`ListedPage::has_tag`]);
+    /// every page when `tag` is `None`.
+    pub fn page_list_tagged(&self, tag: Option<&str>) -> Result<Vec<ListedPage>> {
+        let pages = self.page_list()?;
+        Ok(match tag {
+            Some(tag) => pages.into_iter().filter(|p| p.has_tag(tag)).collect(),
+            None => pages,
+        })
+    }
+
+    /// A window of [`Wiki::page_list`]: at most `limit` pages by title from `offset` on (see
+    /// [`PageWindow::of`] for the default and the cap), with the total and where the next
+    /// window starts.
+    pub fn page_window(&self, offset: usize, limit: Option<usize>) -> Result<PageWindow> {
+        Ok(PageWindow::of(self.page_list()?, offset, limit))
+    }
+
+    /// One page as `show` shows it, with the sources feeding it (`None`: no such page).
+    pub fn shown_page(&self, id: PageId) -> Result<Option<ShownPage>> {
+        let Some(page) = self.store.page(id)? else {
+            return Ok(None);
+        };
+        let mut truncated = false;
+        let mut sources = Vec::new();
+        for d in self.store.page_digests(id)? {
+            if let Some(digest) = self.store.article(d.article_id)? {
+                truncated |= digest.truncated;
+            }
+            sources.push(ShownSource {
+                source_id: d.source_id,
+                origin: d.origin,
+                final_url: d.final_url,
+                compiled_at: d.compiled_at,
+                provider: d.provider,
+                model: d.model,
+                title: d.title,
+                summary: d.summary,
+            });
+        }
+        Ok(Some(ShownPage {
+            id: page.id,
+            kind: page.kind,
+            title: page.title,
+            aliases: page.aliases,
+            tags: page.tags,
+            summary: page.summary,
+            key_claims: page.claims,
+            concepts: page.concepts,
+            open_questions: page.open_questions,
+            links: page
+                .links
+                .into_iter()
+                .map(|l| ShownLink {
+                    target: l.target,
+                    page_id: l.page_id,
+                    article_id: l.page_id,
+                    context: l.context,
+                })
+                .collect(),
+            backlinks: page
+                .backlinks
+                .into_iter()
+                .map(|b| ShownBacklink {
+                    page_id: b.page_id,
+                    article_id: b.page_id,
+                    title: b.title,
+                    context: b.context,
+                })
+                .collect(),
+            article_body: page.body,
+            sources,
+            truncated,
+            version: page.version,
+            stale_reason: page.stale_reason,
+            flagged: page.flagged,
+            suggestions: self.store.page_suggestions(id)?,
+        }))
+    }
+
+    /// A source's digest as `show --source` shows it (`None`: the source has not been
+    /// compiled, or there is no such source).
+    pub fn shown_digest(&self, source: SourceId) -> Result<Option<ShownDigest>> {
+        let Some(summary) = self.store.find_source(&source.to_string())? else {
+            return Ok(None);
+        };
+        let Some(article) = summary.article_id else {
+            return Ok(None);
+        };
+        let Some(a) = self.store.article(article)? else {
+            return Ok(None);
+        };
+        let mut links = Vec::with_capacity(a.links.len());
+        for l in a.links {
+            let page = self.store.find_page(&l.target)?;
+            links.push(ShownLink {
+                target: l.target,
+                page_id: page,
+                article_id: page,
+                context: l.context,
+            });
+        }
+        let pages = self
+            .store
+            .source_pages(source)?
+            .into_iter()
+            .map(|p| PageRef {
+                id: p.id,
+                title: p.title,
+            })
+            .collect();
+        let origin = a.sources.first();
+        Ok(Some(ShownDigest {
+            kind: "digest",
+            id: a.id,
+            source_id: source,
+            origin: summary.origin,
+            final_url: summary.final_url,
+            title: a.title,
+            summary: a.summary,
+            key_claims: a.claims,
+            concepts: a.concepts,
+            open_questions: a.open_questions,
+            links,
+            article_body: a.body,
+            truncated: a.truncated,
+            compiled_at: a.updated_at,
+            provider: origin.map(|s| s.provider.clone()).unwrap_or_default(),
+            model: origin.map(|s| s.model.clone()).unwrap_or_default(),
+            pages,
+        }))
+    }
+
+    /// The [`DigestFigures`] of every compiled source.
+    pub fn digest_figures(&self) -> Result<DigestFigures> {
+        let mut figures = DigestFigures::default();
+        for s in self.store.sources()? {
+            if let Some(digest) = self.shown_digest(s.id)? {
+                figures.add(s.title.as_deref(), &digest);
+            }
+        }
+        Ok(figures)
+    }
+
+    /// Every source as `sources` shows it, with the pages it feeds.
+    pub fn source_list(&self) -> Result<Vec<ListedSource>> {
+        let mut pages = self.store.pages_by_source()?;
+        Ok(self
+            .store
+            .sources()?
+            .into_iter()
+            .map(|s| ListedSource {
+                pages: pages.remove(&s.id).unwrap_or_default(),
+                tags: s.tags,
+                aliases: s.aliases,
+                id: s.id,
+                origin: s.origin,
+                kind: s.kind,
+                title: s.title,
+                status: s.status,
+                reason: s.reason,
+                updated_at: s.updated_at,
+                final_url: s.final_url,
+            })
+            .collect())
+    }
+
+    /// Every version of the page, oldest first.
+    pub fn page_history(&self, id: PageId) -> Result<Vec<ListedVersion>> {
+        Ok(self
+            .store
+            .page_history(id)?
+            .into_iter()
+            .map(ListedVersion::from)
+            .collect())
+    }
+
+    /// Restores an earlier version of a page as a new version by the person (see
+    /// [`crate::store::Store::restore_page_version`]), its claims grounded again against the page's
+    /// sources as they are now; [`WikiError::NoSuchVersion`] when it has no such version.
+    pub fn restore_page(&self, id: PageId, version: u32) -> Result<Restored> {
+        let page = self
+            .store
+            .page(id)?
+            .ok_or_else(|| WikiError::NoSuchPage(id.to_string()))?;
+        if self.store.page_version(id, version)?.is_none() {
+            return Err(WikiError::NoSuchVersion {
+                title: page.title,
+                version,
+            });
+        }
+        let new = self.store.restore_page_version(
+            id,
+            version,
+            &crate::compile::ground::reground_page_claims,
+        )?;
+        let title = self.store.page(id)?.map(|p| p.title).unwrap_or(page.title);
+        Ok(Restored {
+            page_id: id,
+            title,
+            restored_from: version,
+            version: new,
+        })
+    }
+
+    /// A page's body as sanitised HTML, its wiki links resolved to pages through the
+    /// page's own links (by any name of their target), never a list of every title: the
+    /// one renderer, for `show --html` and every other shell.
+    pub fn render_page(&self, page: &ShownPage) -> SafeHtml {
+        let own = std::iter::once(&page.title).chain(&page.aliases);
+        render_resolved(&page.article_body, &page.links, own.map(|n| (n, page.id)))
+    }
+
+    /// A digest's body as sanitised HTML, its wiki links resolved to pages.
+    pub fn render_digest(&self, digest: &ShownDigest) -> SafeHtml {
+        render_resolved(&digest.article_body, &digest.links, std::iter::empty())
+    }
+}
+
+/// Renders `body`, resolving its wiki links through `links` (resolved already) and `own`
+/// (names that lead to a page of their own, such as the page's own title, which its links
+/// never hold).
+fn render_resolved<'a>(
+    body: &str,
+    links: &[ShownLink],
+    own: impl Iterator<Item = (&'a String, PageId)>,
+) -> SafeHtml {
+    use crate::store::page_key;
+    let mut resolved: std::collections::HashMap<String, i64> = links
+        .iter()
+        .filter_map(|l| Some((page_key(&l.target), l.page_id?.0)))
+        .collect();
+    for (name, id) in own {
+        resolved.insert(page_key(name), id.0);
+    }
+    render_article(
+        body,
+        &|target: &str| match resolved.get(&page_key(target)) {
+            Some(id) => LinkTarget::Page {
+                id: *id,
+                title: target.trim().to_string(),
+            },
+            None => LinkTarget::Wanted,
+        },
+    )
+}

@@ -1,0 +1,29 @@
+// What every end-to-end file starts from: the local model server, and a fresh home for the
+// app (data dir, config) under a temp folder.
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+/** Starts the test server `testserver` listing `models`; resolves to its process and base URL. */
+export function startServer(testserver, models = ["--model", "e2e-model", "--model", "other-model"]) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(testserver, ["--port", "0", ...models], { stdio: ["ignore", "pipe", "inherit"] });
+    child.once("error", reject);
+    createInterface({ input: child.stdout }).once("line", (url) => resolve({ child, url: url.trim() }));
+  });
+}
+
+/** The environment of an app whose home is `name` under `tmp`, using the model server at `baseUrl`. */
+export function wikiEnv(tmp, baseUrl, name) {
+  const home = join(tmp, name);
+  mkdirSync(join(home, "config"), { recursive: true });
+  return {
+    WIKIMIND_DATA_DIR: join(home, "data"),
+    WIKIMIND_BASE_URL: baseUrl,
+    WIKIMIND_PROVIDER: "ollama",
+    WIKIMIND_MODEL: "e2e-model",
+    XDG_CONFIG_HOME: join(home, "config"),
+    XDG_DATA_HOME: join(home, "xdg-data"),
+  };
+}
