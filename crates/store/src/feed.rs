@@ -95,7 +95,8 @@ pub(crate) fn mark_written_from(
 /// Brings a page in step with the digests feeding it, after one joined, changed, left or
 /// was removed (`reason` says which, for a page that becomes stale): no digest left — or,
 /// for a page no digest's title names, a single one while `min_sources` is 2 or more (unless a
-/// person asked for the page) — the page is removed (a name one source gives is a concept chip or a wanted page); one digest
+/// person asked for the page) — the page is removed (a name one source gives is a concept
+/// chip or a wanted page); one digest
 /// whose title names the page, the page is that digest (copied as a new version when it
 /// differs) and current; otherwise the page is stale.
 pub(crate) fn refresh_page(
