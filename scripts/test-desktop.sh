@@ -7,6 +7,7 @@
 #   WIKIMIND_DEB=1 bash scripts/test-desktop.sh   # also the release build and its .deb
 #
 # Screenshots and driver logs land in $WIKIMIND_ARTIFACTS (default target/desktop-artifacts).
+# WIKIMIND_E2E="ui/e2e/health.test.mjs" runs only the end-to-end files it lists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -58,7 +59,7 @@ cargo build --quiet -p wikimind-desktop -p wikimind-testserver --bins
 
 echo "== end-to-end tests of the real window (Xvfb, tauri-driver, WebKitWebDriver)"
 APP="$TARGET/debug/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testserver" \
-  ARTIFACTS="$ARTIFACTS" bash scripts/e2e.sh ui/e2e/app.test.mjs ui/e2e/writing.test.mjs
+  ARTIFACTS="$ARTIFACTS" bash scripts/e2e.sh ${WIKIMIND_E2E:-ui/e2e/app.test.mjs ui/e2e/writing.test.mjs ui/e2e/health.test.mjs}
 
 echo "screenshots: $ARTIFACTS"
 

@@ -73,6 +73,9 @@ struct Shared {
     /// built-in engine's model is shared only while someone holds it, and loading it for
     /// every job would cost seconds each time.
     warm: Mutex<Option<Arc<Compiler>>>,
+    /// Whether this runner finished a job since the queue was last idle: an always-on
+    /// runner ([`JobRunner::start`]) stores the wiki's health figures when its run ends.
+    ran_since_idle: std::sync::atomic::AtomicBool,
 }
 
 /// What the jobs a runner ran reported, by kind, each in the order they ended.
@@ -185,6 +188,7 @@ impl JobRunner {
                 latest: Mutex::new(HashMap::new()),
                 wake: Notify::new(),
                 warm: Mutex::new(None),
+                ran_since_idle: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -453,7 +457,13 @@ impl JobRunner {
             // A store error ends a round of workers; the queue is picked up again after a
             // pause, so the app never loses its workers for good.
             while !workers_stop.is_cancelled() {
-                let _ = me.run_until(&workers_stop, |_| false).await;
+                let idle = me.clone();
+                let _ = me
+                    .run_until(&workers_stop, move |store| {
+                        idle.record_health_when_idle(store);
+                        false
+                    })
+                    .await;
                 tokio::select! {
                     _ = tokio::time::sleep(POLL) => {}
                     _ = workers_stop.cancelled() => {}
@@ -467,6 +477,19 @@ impl JobRunner {
                 _ = stop.cancelled() => {}
             }
         });
+    }
+
+    /// Ends a compile run of an always-on runner: once no job is queued or running anywhere
+    /// and this runner finished one since the last time, the wiki's health figures are
+    /// stored for the trend, as `wikimind compile` stores them after its run
+    /// ([`crate::lint::check_and_record`]). A failure to store them is not the queue's.
+    pub fn record_health_when_idle(&self, store: &Store) -> bool {
+        use std::sync::atomic::Ordering;
+        let idle = store.recent_jobs(0).is_ok_and(|jobs| jobs.is_empty());
+        if !idle || !self.shared.ran_since_idle.swap(false, Ordering::SeqCst) {
+            return false;
+        }
+        crate::lint::check_and_record(&self.shared.wiki, crate::lint::Trigger::Compile).is_ok()
     }
 
     async fn work(
@@ -578,6 +601,9 @@ impl JobRunner {
             ),
         };
         self.store().finish_job(job.id, &end)?;
+        self.shared
+            .ran_since_idle
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         self.report(job.id, progress);
         Ok(ran)
     }
@@ -1047,6 +1073,48 @@ mod tests {
         assert!(states.contains(&JobState::Cancelled), "{states:?}");
         assert!(states.contains(&JobState::Done), "{states:?}");
     }
+    /// The app's always-on runner stores the wiki's health figures when its compile run
+    /// ends (the queue idle after it finished a job), once per run, as `compile` does.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_always_on_runner_stores_health_figures_when_its_run_ends() {
+        let server = TestServer::start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let id = add(
+            &wiki,
+            "# Espresso\n\nEspresso is brewed by forcing hot water.",
+        );
+        let runner = JobRunner::new(
+            wiki.clone(),
+            settings_for(&server),
+            Arc::new(NoKeyStore),
+            Box::new(|_| {}),
+        );
+        let stop = CancellationToken::new();
+        runner.start(&tokio::runtime::Handle::current(), stop.clone());
+        assert!(wiki.store().health_runs(10).expect("runs").is_empty());
+        runner.enqueue(&[id], None).expect("enqueue");
+        let stored = tokio::time::timeout(Duration::from_secs(120), async {
+            loop {
+                let runs = wiki.store().health_runs(10).expect("runs");
+                if !runs.is_empty() {
+                    return runs;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .expect("the run ended and stored its figures");
+        stop.cancel();
+        assert_eq!(status(&wiki, id).0, SourceStatus::Compiled);
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].trigger, "compile");
+        assert_eq!(stored[0].pages, 1);
+        assert!(
+            !runner.record_health_when_idle(wiki.store()),
+            "nothing ran since: nothing more is stored"
+        );
+    }
+
     /// A change of a job as the runner reported it, and whether a source job was queued or
     /// running in the store at that moment.
     type Seen = Arc<Mutex<Vec<(JobTarget, StageView, Option<String>, bool)>>>;

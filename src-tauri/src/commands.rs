@@ -6,11 +6,13 @@
 //! compile error on both sides. Every body is one call into the core through the [`Host`].
 
 use tauri::State;
+use wikimind::lint::Asked;
 use wikimind::store::{PageId, SourceId};
 use wikimind::view::{
-    self, AnswerView, CompilationView, ConnectionCheck, EditedView, IngestView, JobProgress,
-    LibrarySort, LibraryView, LinkNameView, NoteItemView, NoteView, OpeningView, PageTextView,
-    PageView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceDetailView, SourceView,
+    self, AnswerView, CompilationView, ConnectionCheck, EditedView, HealthView, IngestView,
+    JobProgress, LibrarySort, LibraryView, LinkNameView, NoteItemView, NoteView, OpeningView,
+    PageTextView, PageView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceDetailView,
+    SourceView,
 };
 
 use wikimind::watch::WatchedView;
@@ -131,8 +133,19 @@ define_commands! {
     fn add_paths(paths: Vec<String>) -> IngestView = |h| Infallible(h.wiki.ingest_paths_view(&paths));
     /// Downloads a web page and stores its readable text.
     fn add_url(url: String) -> IngestView = |h| Infallible(h.wiki.ingest_url_view(&url).await);
-    /// Stores a note for a wanted page built from its mentions, and queues it.
-    fn create_wanted(title: String) -> IngestView = |h| h.create_wanted(&title);
+    /// Asks for the wanted page `name`: it becomes a topic written from the sources that
+    /// mention it, its page job queued (a person's request; never made on its own).
+    fn ask_for_page(name: String) -> Asked = |h| h.wiki.ask_for_page_view(&name);
+    /// The wiki's health: one lint run (stored for the trend), findings grouped by check.
+    fn health() -> HealthView = |h| h.wiki.health_view();
+    /// Dismisses a finding by its id (a merge proposal: rejects it), remembered after
+    /// recompiles too; the Health screen after.
+    fn dismiss_finding(id: String) -> HealthView = |h| h.wiki.dismiss_finding_view(&id);
+    /// Accepts the merge proposal `id`: the one merge, the merged page's job queued; the
+    /// Health screen after.
+    fn accept_merge(id: String) -> HealthView = |h| h.wiki.accept_merge_view(&id);
+    /// Applies the safe fixes (as `wikimind lint --fix`); the Health screen after.
+    fn fix_health() -> HealthView = |h| h.wiki.fix_health_view();
     /// Removes a source; the pages it fed are rewritten from the others or go.
     fn remove_source(id: i64) -> bool = |h| h.wiki.remove_source_view(id);
     /// Queues sources (all pending, failed and stale ones when the list is empty), with

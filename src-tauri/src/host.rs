@@ -103,19 +103,6 @@ impl Host {
         Ok(u32::try_from(queued).unwrap_or(u32::MAX))
     }
 
-    /// Stores a note for a wanted page built from its mentions, and queues its compile.
-    pub fn create_wanted(&self, title: &str) -> Result<view::IngestView, String> {
-        let note = self
-            .wiki
-            .create_wanted_view(title)
-            .map_err(|e| e.to_string())?;
-        let added: Vec<_> = note.added.iter().map(|a| SourceId(a.source_id)).collect();
-        self.queue
-            .enqueue(&added, None)
-            .map_err(|e| e.to_string())?;
-        Ok(note)
-    }
-
     /// Answers `question` from the wiki's pages with the current settings, its progress
     /// sent to the window as it streams; with `save`, keeps the answer as a page of kind
     /// `answer`. Asking again stops a question still being answered.

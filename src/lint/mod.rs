@@ -12,6 +12,7 @@
 //! one more [`Check`] whose findings come from a driver, merged into the same report.
 
 mod names;
+mod want;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -29,6 +30,7 @@ use wikimind_text::key::page_key;
 use wikimind_text::markdown::{body_anchors, wiki_links, Anchor};
 
 pub use names::Likeness;
+pub use want::{ask_for_page, Asked};
 
 /// How many sources a `wanted` finding names at most.
 const WANTED_SOURCES: usize = 10;
@@ -264,6 +266,13 @@ pub struct Finding {
     /// Where `--fix` may act (not serialised).
     #[serde(skip)]
     fix: Option<SafeFix>,
+}
+
+impl Finding {
+    /// Whether `--fix` ([`fix`]) acts on this finding (the others are proposals).
+    pub fn has_safe_fix(&self) -> bool {
+        self.fix.is_some()
+    }
 }
 
 /// What `--fix` may do for a finding: only what needs no judgement.

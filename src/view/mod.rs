@@ -113,7 +113,7 @@ pub struct LibraryEntry {
 
 /// The library: every page in the asked order (topics and saved answers, told apart by
 /// their `kind`), with the counts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct LibraryView {
     /// The counts shown above the list.
@@ -122,6 +122,8 @@ pub struct LibraryView {
     pub entries: Vec<LibraryEntry>,
     /// Names pages link to that no page has, most mentioned first.
     pub wanted: Vec<WantedView>,
+    /// The health figures of the last compile run or lint (`null`: none stored yet).
+    pub health: Option<HealthPointView>,
 }
 
 /// A name that is linked to but has no page yet.
@@ -930,11 +932,16 @@ impl ConnectionCheck {
 }
 
 mod ask;
+mod health;
 mod ops;
 mod settings;
 mod writing;
 
 pub use ask::{AnswerClaimView, AnswerView, AskProgress, PageNameView};
+pub use health::{
+    CheckGroupView, FindingView, HealthPageView, HealthPointView, HealthView, MergeProposalView,
+    TREND_POINTS,
+};
 
 pub use settings::{check_connection, check_form, opening, with_primary};
 pub use writing::{EditedView, LinkNameView, NoteItemView, NoteView, SuggestionView};

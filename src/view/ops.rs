@@ -149,6 +149,10 @@ impl Wiki {
                     mentions: w.mentions,
                 })
                 .collect(),
+            health: store
+                .health_runs(1)?
+                .pop()
+                .map(super::HealthPointView::from),
         })
     }
 
@@ -426,20 +430,6 @@ impl Wiki {
             })
             .collect())
     }
-
-    /// A note to compile into the wanted page `title`: the sentences of every article that
-    /// links to it. Returns `None` when nothing links to that title.
-    pub fn wanted_page_note(&self, title: &str) -> Result<Option<String>> {
-        let mentions = self.store().mentions_of(title)?;
-        if mentions.is_empty() {
-            return Ok(None);
-        }
-        let mut note = format!("# {}\n\n", title.trim());
-        for m in mentions {
-            note.push_str(&format!("From [[{}]]: {}\n\n", m.title, m.context.trim()));
-        }
-        Ok(Some(note))
-    }
 }
 
 impl Wiki {
@@ -470,16 +460,6 @@ impl Wiki {
         let url = url.trim();
         view.absorb(url, self.ingest_url(url, self.ingest_options()).await);
         view
-    }
-
-    /// Stores a note built from the mentions of the wanted page `title`, ready to compile.
-    pub fn create_wanted_view(&self, title: &str) -> Result<IngestView> {
-        let mut view = IngestView::default();
-        match self.wanted_page_note(title)? {
-            Some(note) => view.absorb(title, self.ingest_text(&note, Some(title.trim()))),
-            None => view.errors.push(format!("nothing links to {title:?}")),
-        }
-        Ok(view)
     }
 
     /// Removes a source; a page it alone fed goes (links to it become wanted pages), and a

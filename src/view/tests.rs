@@ -8,7 +8,12 @@ fn an_empty_wiki_has_an_empty_library() {
     assert!(lib.entries.is_empty());
     assert!(wiki.search_view("anything").unwrap().is_empty());
     assert_eq!(wiki.page_view(1).unwrap(), None);
-    assert_eq!(wiki.wanted_page_note("Nothing").unwrap(), None);
+    assert_eq!(lib.health, None, "no health figures stored yet");
+    let asked = wiki.ask_for_page_view("Nothing").unwrap();
+    assert_eq!(
+        (asked.outcome.as_str(), asked.page, asked.job),
+        ("unnamed", None, None)
+    );
 }
 
 #[test]
@@ -93,8 +98,20 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
     let lib = wiki.library(LibrarySort::Title).unwrap();
     assert_eq!(lib.counts.pages, 2);
     assert_eq!(lib.wanted[0].title, "Jam");
-    let note = wiki.wanted_page_note("jam").unwrap().unwrap();
-    assert!(note.contains("From [[Tea]]"), "{note}");
+    // Asking for the wanted page makes it from the one source that mentions it (below
+    // pages.min_sources: a person asked) and queues its write; no source is filed.
+    let sources_before = wiki.source_views().unwrap().len();
+    let asked = wiki.ask_for_page_view("jam").unwrap();
+    assert_eq!((asked.outcome.as_str(), asked.sources), ("asked", 1));
+    assert!(asked.job.is_some());
+    let jam = wiki.find_page("Jam").unwrap().expect("Jam has a page");
+    assert_eq!(asked.page, Some(jam.0));
+    let jobs = wiki.store().recent_jobs(10).unwrap();
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].target, crate::store::JobTarget::Page(jam));
+    assert_eq!(wiki.source_views().unwrap().len(), sources_before);
+    assert!(wiki.library(LibrarySort::Title).unwrap().wanted.is_empty());
+    assert_eq!(wiki.ask_for_page_view("Jam").unwrap().outcome, "exists");
 }
 
 #[test]
@@ -854,4 +871,99 @@ fn progress_of_an_answer_carries_its_text_so_far() {
         },
     );
     assert_eq!(parsing.received, 0);
+}
+
+/// The Health screen from one lint run: findings grouped by check with their pages as
+/// links, the run stored for the trend, and a merge proposal accepted merges the pages
+/// while a dismissed finding is not listed again.
+#[test]
+fn the_health_screen_groups_findings_and_accepting_a_merge_merges() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    digest(
+        &wiki,
+        "# Coffee Roasting\n\nBeans are roasted hot.",
+        "Coffee Roasting",
+        "Beans are roasted hot.",
+        &[],
+        &[],
+    );
+    digest(
+        &wiki,
+        "# Roasting Coffee\n\nRoasting takes minutes.",
+        "Roasting Coffee",
+        "Roasting takes minutes.",
+        &[],
+        &[],
+    );
+    let first = wiki.health_view().unwrap();
+    assert_eq!(first.trend.len(), 1, "a look is a lint run, stored");
+    assert_eq!(first.notice, None);
+    let checks: Vec<&str> = first.groups.iter().map(|g| g.check.as_str()).collect();
+    assert!(checks.contains(&"duplicate"), "{checks:?}");
+    let duplicates = first
+        .groups
+        .iter()
+        .find(|g| g.check == "duplicate")
+        .unwrap();
+    assert_eq!(duplicates.label, "Merge proposals");
+    assert_eq!(duplicates.findings.len(), 1);
+    let proposal = &duplicates.findings[0];
+    let merge = proposal.merge.as_ref().expect("a merge proposal");
+    assert_eq!(merge.reason, "the same words in another order");
+    assert!(proposal
+        .pages
+        .iter()
+        .all(|p| p
+            .page_id
+            .is_some_and(|id| wiki.store().page(PageId(id)).unwrap().is_some())));
+    assert_eq!(first.now.duplicates, 1);
+
+    // Thin pages (bodies of one sentence): dismiss one, it stays away.
+    let thin = first.groups.iter().find(|g| g.check == "thin").unwrap();
+    let thin_id = thin.findings[0].id.clone();
+    let after = wiki.dismiss_finding_view(&thin_id).unwrap();
+    assert!(after.notice.as_deref().unwrap().starts_with("dismissed: "));
+    assert_eq!(after.dismissed, 1);
+    assert!(after
+        .groups
+        .iter()
+        .flat_map(|g| &g.findings)
+        .all(|f| f.id != thin_id));
+    assert_eq!(after.trend.len(), 1, "an action is not a stored run");
+
+    let merged = wiki.accept_merge_view(&proposal.id).unwrap();
+    let notice = merged.notice.unwrap();
+    assert!(notice.starts_with("merged "), "{notice}");
+    assert!(merged.groups.iter().all(|g| g.check != "duplicate"));
+    let lib = wiki.library(LibrarySort::Title).unwrap();
+    assert_eq!(lib.entries.len(), 1, "one page is left");
+    assert_eq!(lib.health.unwrap().duplicates, 1, "the last stored run");
+    let again = wiki.accept_merge_view(&proposal.id).unwrap();
+    assert!(again.notice.unwrap().contains("gone already"));
+}
+
+/// Rejecting a merge proposal from the Health screen is a dismissal: remembered, so the
+/// proposal is not listed again, and both pages stay.
+#[test]
+fn a_rejected_merge_proposal_stays_rejected_and_both_pages_stay() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    for title in ["Coffee Roasting", "Roasting Coffee"] {
+        let text = format!("# {title}\n\nBeans are roasted hot.");
+        digest(&wiki, &text, title, "Beans are roasted hot.", &[], &[]);
+    }
+    let view = wiki.health_view().unwrap();
+    let group = view.groups.iter().find(|g| g.check == "duplicate").unwrap();
+    let id = group.findings[0].id.clone();
+    let after = wiki.dismiss_finding_view(&id).unwrap();
+    assert!(after.notice.unwrap().starts_with("rejected: "));
+    assert!(after.groups.iter().all(|g| g.check != "duplicate"));
+    assert!(wiki
+        .health_view()
+        .unwrap()
+        .groups
+        .iter()
+        .all(|g| g.check != "duplicate"));
+    assert_eq!(wiki.library(LibrarySort::Title).unwrap().entries.len(), 2);
+    let gone = wiki.dismiss_finding_view(&id).unwrap();
+    assert!(gone.notice.unwrap().contains("gone already"));
 }

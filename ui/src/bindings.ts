@@ -102,6 +102,55 @@ title: string,
 mentions: number, };
 
 /**
+ * The health figures of one stored run (after a compile run or a lint).
+ */
+export type HealthPointView = { 
+/**
+ * When (UTC, ISO-8601).
+ */
+at: string, 
+/**
+ * `compile` or `lint`.
+ */
+trigger: string, 
+/**
+ * Topic pages.
+ */
+pages: number, 
+/**
+ * The share of links that resolve, in percent.
+ */
+link_resolution: number, 
+/**
+ * The share of topic pages no page links to, in percent.
+ */
+orphan_share: number, 
+/**
+ * Wanted pages.
+ */
+wanted: number, 
+/**
+ * Broken links.
+ */
+broken_links: number, 
+/**
+ * Stale sources and pages.
+ */
+stale: number, 
+/**
+ * Claims that no longer ground.
+ */
+ungrounded: number, 
+/**
+ * Merge proposals.
+ */
+duplicates: number, 
+/**
+ * Thin pages.
+ */
+thin: number, };
+
+/**
  * The library: every page in the asked order (topics and saved answers, told apart by
  * their `kind`), with the counts.
  */
@@ -117,7 +166,11 @@ entries: Array<LibraryEntry>,
 /**
  * Names pages link to that no page has, most mentioned first.
  */
-wanted: Array<WantedView>, };
+wanted: Array<WantedView>, 
+/**
+ * The health figures of the last compile run or lint (`null`: none stored yet).
+ */
+health: HealthPointView | null, };
 
 /**
  * One search hit.
@@ -1107,6 +1160,145 @@ note: string | null,
  */
 last: string | null, };
 
+/**
+ * A page a finding involves: a link when the page exists.
+ */
+export type HealthPageView = { 
+/**
+ * Its title as the finding names it.
+ */
+title: string, 
+/**
+ * The page it leads to (`null`: no page answers to it).
+ */
+page_id: number | null, };
+
+/**
+ * A merge proposal (a `duplicate` finding).
+ */
+export type MergeProposalView = { 
+/**
+ * The page a merge keeps.
+ */
+survivor: string, 
+/**
+ * The page merged into it.
+ */
+absorbed: string, 
+/**
+ * Why they look like one topic, for a person.
+ */
+reason: string, };
+
+/**
+ * One finding as the Health screen lists it.
+ */
+export type FindingView = { 
+/**
+ * Its stable id (what dismissing it remembers).
+ */
+id: string, 
+/**
+ * `error`, `warning` or `info`.
+ */
+severity: string, 
+/**
+ * One line for a person.
+ */
+message: string, 
+/**
+ * The pages involved.
+ */
+pages: Array<HealthPageView>, 
+/**
+ * For a `duplicate`: the merge it proposes.
+ */
+merge: MergeProposalView | null, 
+/**
+ * For a `wanted` finding: the name to ask a page for.
+ */
+wanted: string | null, 
+/**
+ * Whether the safe fixes act on it.
+ */
+fixable: boolean, };
+
+/**
+ * The findings of one check.
+ */
+export type CheckGroupView = { 
+/**
+ * The check's name as `lint --check` takes it (`broken_link`, `wanted`, …).
+ */
+check: string, 
+/**
+ * Its name for a person.
+ */
+label: string, 
+/**
+ * How much its findings matter: `error`, `warning` or `info`.
+ */
+severity: string, 
+/**
+ * Its findings, as lint orders them.
+ */
+findings: Array<FindingView>, };
+
+/**
+ * The Health screen.
+ */
+export type HealthView = { 
+/**
+ * The figures of this run.
+ */
+now: HealthPointView, 
+/**
+ * The checks that found something, in a fixed order.
+ */
+groups: Array<CheckGroupView>, 
+/**
+ * How many findings a person dismissed (not listed).
+ */
+dismissed: number, 
+/**
+ * How many findings the safe fixes act on.
+ */
+fixable: number, 
+/**
+ * The stored runs, oldest first (at most [`TREND_POINTS`]).
+ */
+trend: Array<HealthPointView>, 
+/**
+ * What the action that returned this view did, for a person (`null` for a plain look).
+ */
+notice: string | null, };
+
+/**
+ * What asking for a wanted page did.
+ */
+export type Asked = { 
+/**
+ * The name asked for, as given.
+ */
+name: string, 
+/**
+ * `asked` (the page was made and its job queued), `exists` (the name already leads to
+ * a page) or `unnamed` (no source's digest names it: nothing to write it from).
+ */
+outcome: string, 
+/**
+ * The page, when there is one.
+ */
+page: number | null, 
+/**
+ * How many sources the new page is written from (0 unless `asked`).
+ */
+sources: number, 
+/**
+ * The page job queued to write it (`null` unless `asked`).
+ */
+job: number | null, };
+
 /** The event carrying a JobProgress each time a compile job changes. */
 export const JOB_EVENT = "job";
 
@@ -1187,9 +1379,21 @@ export const commands = {
   /** Downloads a web page and stores its readable text. */
   add_url: (url: string): Promise<IngestView> =>
     invoke("add_url", { url }),
-  /** Stores a note for a wanted page built from its mentions, and queues it. */
-  create_wanted: (title: string): Promise<IngestView> =>
-    invoke("create_wanted", { title }),
+  /** Asks for the wanted page `name`: it becomes a topic written from the sources that mention it, its page job queued (a person's request; never made on its own). */
+  ask_for_page: (name: string): Promise<Asked> =>
+    invoke("ask_for_page", { name }),
+  /** The wiki's health: one lint run (stored for the trend), findings grouped by check. */
+  health: (): Promise<HealthView> =>
+    invoke("health", {  }),
+  /** Dismisses a finding by its id (a merge proposal: rejects it), remembered after recompiles too; the Health screen after. */
+  dismiss_finding: (id: string): Promise<HealthView> =>
+    invoke("dismiss_finding", { id }),
+  /** Accepts the merge proposal `id`: the one merge, the merged page's job queued; the Health screen after. */
+  accept_merge: (id: string): Promise<HealthView> =>
+    invoke("accept_merge", { id }),
+  /** Applies the safe fixes (as `wikimind lint --fix`); the Health screen after. */
+  fix_health: (): Promise<HealthView> =>
+    invoke("fix_health", {  }),
   /** Removes a source; the pages it fed are rewritten from the others or go. */
   remove_source: (id: number): Promise<boolean> =>
     invoke("remove_source", { id }),

@@ -239,7 +239,8 @@ describe("keyboard", () => {
     expect(k("4", { altKey: true })).toEqual({ go: "queue" });
     expect(k("6", { altKey: true })).toEqual({ go: "ask" });
     expect(k("7", { altKey: true })).toEqual({ go: "notes" });
-    expect(k("8", { altKey: true })).toBeNull();
+    expect(k("8", { altKey: true })).toEqual({ go: "health" });
+    expect(k("9", { altKey: true })).toBeNull();
     expect(k("j")).toBe("down");
     expect(k("j", { inField: true })).toBeNull();
     expect(k("Enter")).toBe("open");

@@ -309,6 +309,7 @@ export type Screen =
   | { kind: "add" }
   | { kind: "queue" }
   | { kind: "settings" }
+  | { kind: "health" }
   | { kind: "notes"; id?: string }
   | { kind: "welcome" };
 
@@ -331,7 +332,7 @@ export type KeyAction =
   | "up"
   | "open"
   | "escape"
-  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" | "notes" };
+  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" | "notes" | "health" };
 
 /** Maps a key press to an action. Plain letters do nothing while typing in a field. */
 export function keyAction(e: {
@@ -345,8 +346,8 @@ export function keyAction(e: {
   if ((mod && e.key.toLowerCase() === "k") || (!e.inField && e.key === "/")) return "focus-search";
   if (e.altKey && e.key === "ArrowLeft") return "back";
   if (e.altKey && e.key === "ArrowRight") return "forward";
-  if (e.altKey && /^[1-7]$/.test(e.key)) {
-    const go = (["library", "sources", "add", "queue", "settings", "ask", "notes"] as const)[Number(e.key) - 1];
+  if (e.altKey && /^[1-8]$/.test(e.key)) {
+    const go = (["library", "sources", "add", "queue", "settings", "ask", "notes", "health"] as const)[Number(e.key) - 1];
     return { go };
   }
   if (e.key === "Escape") return "escape";

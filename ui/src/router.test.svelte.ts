@@ -31,7 +31,7 @@ async function answer(name: string, value: unknown) {
 /** Lets timers of 0 ms (the library's first read) run. */
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
-const library: LibraryView = { counts: { sources: 1, pages: 1, answers: 0, wanted: 0 }, entries: [], wanted: [] };
+const library: LibraryView = { counts: { sources: 1, pages: 1, answers: 0, wanted: 0 }, entries: [], wanted: [], health: null };
 const page = (title: string): PageView => ({
   id: 1,
   kind: "topic",

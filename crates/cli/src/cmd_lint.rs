@@ -249,3 +249,32 @@ pub fn merge(global: &Global, args: MergeArgs) -> anyhow::Result<Done> {
         Done::Success
     })
 }
+
+/// Arguments of `wikimind want`.
+#[derive(Debug, Args)]
+pub struct WantArgs {
+    /// The wanted name (as pages link to it).
+    #[arg(value_name = "TITLE")]
+    title: String,
+}
+
+/// Runs `wikimind want TITLE`: exits 0 when the page was asked for or already exists, 1
+/// when no source mentions the name.
+pub fn want(global: &Global, args: WantArgs) -> anyhow::Result<Done> {
+    let wiki = context::open(&context::settings(global, Overrides::default())?)?;
+    let asked = lint::ask_for_page(&wiki, &args.title, &JobSettings::default())?;
+    if global.json {
+        print_json(&asked)?;
+    } else {
+        let mut line = asked.message();
+        if asked.job.is_some() {
+            line.push_str("; the next `wikimind compile` writes it");
+        }
+        writeln!(context::out(), "{line}")?;
+    }
+    Ok(if asked.outcome == "unnamed" {
+        Done::Failed
+    } else {
+        Done::Success
+    })
+}

@@ -90,6 +90,9 @@ enum Command {
     /// Merge page B into page A (A stays; B's sources feed it, B's title leads to it); the
     /// next `compile` writes the merged page.
     Merge(cmd_lint::MergeArgs),
+    /// Ask for a wanted page: it becomes a topic written from the sources that mention the
+    /// name; the next `compile` writes it.
+    Want(cmd_lint::WantArgs),
     /// Watch folders until Ctrl+C or SIGTERM: new and changed files are ingested and
     /// compiled, deleted ones removed, renamed ones keep their source (no DIR: the saved
     /// folders; `--save`, `--list`, `--remove` manage that list).
@@ -160,6 +163,7 @@ fn main() -> ExitCode {
         Command::Rm(args) => cmd_manage::rm(&global, args),
         Command::Lint(args) => cmd_lint::run(&global, args),
         Command::Merge(args) => cmd_lint::merge(&global, args),
+        Command::Want(args) => cmd_lint::want(&global, args),
         Command::Watch(args) => cmd_watch::run(&global, args),
         Command::Export(args) => cmd_manage::export(&global, args),
         Command::Providers(args) => cmd_manage::providers(&global, args),

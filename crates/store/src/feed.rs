@@ -94,8 +94,9 @@ pub(crate) fn mark_written_from(
 
 /// Brings a page in step with the digests feeding it, after one joined, changed, left or
 /// was removed (`reason` says which, for a page that becomes stale): no digest left — or,
-/// for a page no digest's title names, a single one while `min_sources` is 2 or more — the
-/// page is removed (a name one source gives is a concept chip or a wanted page); one digest
+/// for a page no digest's title names, a single one while `min_sources` is 2 or more (unless a
+/// person asked for the page) — the page is removed (a name one source gives is a concept
+/// chip or a wanted page); one digest
 /// whose title names the page, the page is that digest (copied as a new version when it
 /// differs) and current; otherwise the page is stale.
 pub(crate) fn refresh_page(
@@ -104,14 +105,14 @@ pub(crate) fn refresh_page(
     reason: &str,
     min_sources: u32,
 ) -> Result<()> {
-    let head: Option<(PageKind, String, String)> = conn
+    let head: Option<(PageKind, String, String, bool)> = conn
         .query_row(
-            "SELECT kind, title_key, title FROM pages WHERE id = ?1",
+            "SELECT kind, title_key, title, asked FROM pages WHERE id = ?1",
             [page],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
         )
         .optional()?;
-    let Some((kind, key, title)) = head else {
+    let Some((kind, key, title, asked)) = head else {
         return Ok(());
     };
     let feeding: Vec<(ArticleId, String, String, String)> = {
@@ -136,8 +137,12 @@ pub(crate) fn refresh_page(
         |row| row.get(0),
     )?;
     // Raising the threshold keeps the pages that exist: a concept page goes only when a
-    // single source is left to name it.
-    let keep_with = i64::from(min_sources.clamp(1, 2));
+    // single source is left to name it (a page a person asked for stays with one).
+    let keep_with = if asked {
+        1
+    } else {
+        i64::from(min_sources.clamp(1, 2))
+    };
     if sources == 0 || (by_title == 0 && sources < keep_with) {
         conn.execute("DELETE FROM pages WHERE id = ?1", [page])?;
         return Ok(());
@@ -405,38 +410,100 @@ fn feed_named_pages(
                 if naming < i64::from(min_sources.max(1)) {
                     continue;
                 }
-                // Titled as the oldest digest naming it spells it.
-                let spelling: String = conn
-                    .query_row(
-                        "SELECT dn.name FROM digest_names dn
-                         JOIN articles a ON a.source_id = dn.source_id
-                         WHERE dn.name_key = ?1 ORDER BY a.created_at, a.id LIMIT 1",
-                        [name_key],
-                        |row| row.get(0),
-                    )
-                    .optional()?
-                    .unwrap_or_else(|| name.clone());
-                let other = create_page(conn, &spelling, name_key)?;
-                conn.execute(
-                    "INSERT INTO page_sources (page_id, source_id, by_title)
-                     SELECT ?1, source_id, 0 FROM digest_names WHERE name_key = ?2",
-                    params![other, name_key],
-                )?;
-                conn.execute(
-                    "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former)
-                     SELECT ?1, name, name_key, 0 FROM digest_names
-                     WHERE name_key = ?2 AND name <> ?3",
-                    params![other, name_key, spelling],
-                )?;
-                mark_stale(
-                    conn,
-                    other,
-                    &format!("the digests of {naming} sources name this topic"),
-                )?;
+                let why = format!("the digests of {naming} sources name this topic");
+                create_named_page(conn, name_key, name, &why)?;
             }
         }
     }
     Ok(())
+}
+
+/// Makes the page of the name `name_key` (spelled `name` when no digest spells it), fed by
+/// every source whose digest names it, with the digests' other spellings as aliases, and
+/// stale with `reason` so a page job writes it.
+fn create_named_page(
+    conn: &Connection,
+    name_key: &str,
+    name: &str,
+    reason: &str,
+) -> Result<PageId> {
+    // Titled as the oldest digest naming it spells it.
+    let spelling: String = conn
+        .query_row(
+            "SELECT dn.name FROM digest_names dn
+             JOIN articles a ON a.source_id = dn.source_id
+             WHERE dn.name_key = ?1 ORDER BY a.created_at, a.id LIMIT 1",
+            [name_key],
+            |row| row.get(0),
+        )
+        .optional()?
+        .unwrap_or_else(|| name.to_owned());
+    let page = create_page(conn, &spelling, name_key)?;
+    conn.execute(
+        "INSERT INTO page_sources (page_id, source_id, by_title)
+         SELECT ?1, source_id, 0 FROM digest_names WHERE name_key = ?2",
+        params![page, name_key],
+    )?;
+    conn.execute(
+        "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former)
+         SELECT ?1, name, name_key, 0 FROM digest_names
+         WHERE name_key = ?2 AND name <> ?3",
+        params![page, name_key, spelling],
+    )?;
+    mark_stale(conn, page, reason)?;
+    Ok(page)
+}
+
+/// What asking for a wanted page did ([`Store::ask_for_page`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AskedPage {
+    /// The page was made, fed by this many sources whose digests name it; it waits for
+    /// its page job.
+    Made {
+        /// The new page.
+        page: PageId,
+        /// How many sources feed it.
+        sources: u32,
+    },
+    /// The name already leads to this page.
+    Exists(PageId),
+    /// No source's digest names it: there is nothing to write the page from.
+    Unnamed,
+}
+
+impl super::Store {
+    /// A person asks for the page of the wanted name `name`: it becomes a topic page fed by
+    /// every source whose digest names it (however few: the request stands in for
+    /// `pages.min_sources`, for this one name), stale so its page job writes it from those
+    /// digests. Nothing is made when the name already leads to a page or no digest names it.
+    pub fn ask_for_page(&self, name: &str) -> Result<AskedPage> {
+        let key = page_key(name);
+        self.write(
+            || format!("making the page {name:?} a person asked for"),
+            |tx| {
+                if key.is_empty() {
+                    return Ok(AskedPage::Unnamed);
+                }
+                if let Some((page, _)) = page_named(tx, &key)? {
+                    return Ok(AskedPage::Exists(page));
+                }
+                let naming: i64 = tx.query_row(
+                    "SELECT COUNT(*) FROM digest_names WHERE name_key = ?1",
+                    [&key],
+                    |row| row.get(0),
+                )?;
+                if naming == 0 {
+                    return Ok(AskedPage::Unnamed);
+                }
+                let page = create_named_page(tx, &key, name.trim(), "asked for by you")?;
+                tx.execute("UPDATE pages SET asked = 1 WHERE id = ?1", [page])?;
+                Ok(AskedPage::Made {
+                    page,
+                    sources: u32::try_from(naming).unwrap_or(u32::MAX),
+                })
+            },
+        )
+    }
 }
 
 /// Makes the aliases `source` declares (a note's front matter) names of `page`, the page its

@@ -51,6 +51,7 @@ pub use ask::{AnswerPage, FoundPage, QueryTerm, SavedAnswer};
 pub use backfills::{ClaimTable, GroundedClaim, SourceMetadata, SourceRow};
 pub use clean_names::{NameRules, NamesCleanup};
 pub use error::{Result, StoreError};
+pub use feed::AskedPage;
 pub use ids::{
     ArticleId, AuthorKind, JobId, JobState, JobTarget, PageId, PageKind, SourceId, SourceKind,
     SourceStatus,

@@ -210,6 +210,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0017_watch.sql",
         include_str!("../../../migrations/0017_watch.sql"),
     ),
+    Migration::sql(
+        18,
+        "0018_asked_pages.sql",
+        include_str!("../../../migrations/0018_asked_pages.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

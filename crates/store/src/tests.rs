@@ -615,3 +615,39 @@ fn a_version_8_queue_is_carried_into_page_jobs_with_every_job_kept() {
     let first = store.start_next(&owner).expect("start").expect("job 4");
     assert_eq!(first.id.0, 4);
 }
+
+/// A person asks for a wanted name: it gets a page fed by the one source whose digest
+/// names it (below `pages.min_sources`, for this one request), waiting to be written; a
+/// name with a page or that no digest names makes nothing.
+#[test]
+fn asking_for_a_wanted_name_makes_its_page_from_the_sources_that_name_it() {
+    let store = Store::open_in_memory().expect("open");
+    store.set_min_sources(2);
+    let id = source(&store, "/notes/a.md", "alpha");
+    save(&store, id, &result("Alpha", "Alpha is tested."), &[]).expect("save");
+    assert_eq!(
+        store.find_page("Testing").unwrap(),
+        None,
+        "one source: no page"
+    );
+
+    let asked = store.ask_for_page(" testing ").unwrap();
+    let page = store.find_page("Testing").unwrap().expect("made");
+    assert_eq!(asked, AskedPage::Made { page, sources: 1 });
+    let made = store.page(page).unwrap().unwrap();
+    assert_eq!(made.title, "Testing", "titled as the digest spells it");
+    assert_eq!(made.stale_reason.as_deref(), Some("asked for by you"));
+
+    assert_eq!(
+        store.ask_for_page("Testing").unwrap(),
+        AskedPage::Exists(page)
+    );
+    // Compiled again, the one source still names it: the page asked for stays.
+    save(&store, id, &result("Alpha", "Alpha is tested again."), &[]).expect("save");
+    assert_eq!(store.find_page("Testing").unwrap(), Some(page));
+    assert_eq!(
+        store.ask_for_page("Nothing Named").unwrap(),
+        AskedPage::Unnamed
+    );
+    assert_eq!(store.ask_for_page("  ").unwrap(), AskedPage::Unnamed);
+}

@@ -273,3 +273,33 @@ fn a_dismissed_merge_is_not_proposed_again_and_merge_queues_the_page() {
         .assert()
         .code(1);
 }
+
+/// `wikimind want`: a wanted name becomes a page written from the one source that mentions
+/// it (a person's request, below `pages.min_sources`), which the next compile writes; a
+/// name no source mentions exits 1.
+#[test]
+fn want_asks_for_a_wanted_page_and_the_next_compile_writes_it() {
+    let server = TestServer::start();
+    let env = wiki(&server);
+    let before = env.json(&["lint", "--check", "wanted"]);
+    assert_eq!(findings(&before, "wanted")[0]["target"], "Grind Size");
+
+    let asked = env.json(&["want", "grind size"]);
+    assert_eq!(asked["outcome"], "asked");
+    assert_eq!(asked["sources"], 1);
+    assert!(asked["job"].is_i64(), "{asked}");
+    assert!(asked["page"].is_i64(), "{asked}");
+    let out = env.human(&["compile"]);
+    assert!(out.contains("page \"Grind Size\""), "{out}");
+    let shown = env.json(&["show", "Grind Size"]);
+    assert_eq!(shown["title"], "Grind Size");
+    let after = env.json(&["lint", "--check", "wanted"]);
+    assert!(findings(&after, "wanted").is_empty(), "{after:#}");
+
+    let again = env.json(&["want", "Grind Size"]);
+    assert_eq!(again["outcome"], "exists");
+    env.cmd()
+        .args(["want", "Nothing Mentions This"])
+        .assert()
+        .code(1);
+}
