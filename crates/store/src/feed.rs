@@ -454,7 +454,7 @@ fn create_named_page(
     Ok(page)
 }
 
-/// What asking for a wanted page did ([`Store::ask_for_page`]).
+/// What asking for a wanted page did ([`super::Store::ask_for_page`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AskedPage {
     /// The page was made, fed by this many sources whose digests name it; it waits for
