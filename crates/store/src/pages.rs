@@ -338,13 +338,7 @@ pub(crate) fn has_column(conn: &Connection, table: &str, column: &str) -> Result
 pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageClaim>> {
     // The Rust steps of migrations before 11 read pages through here, before
     // `cited_page` exists.
-    let has_cited_page: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('page_claims')
-                        WHERE name = 'cited_page')",
-        [],
-        |row| row.get(0),
-    )?;
-    let cited_page = if has_cited_page {
+    let cited_page = if has_column(conn, "page_claims", "cited_page")? {
         "c.cited_page"
     } else {
         "NULL"
