@@ -58,6 +58,11 @@ pub struct WatchedView {
     pub note: Option<String>,
     /// The last change handled, for a person (`added /notes/tea.md`).
     pub last: Option<String>,
+    /// Orders the views: each change of the list or of the state takes the next number,
+    /// and a view is a snapshot at one number. Replies and events travel apart, so a
+    /// screen keeps the view with the highest number it has seen.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub seq: u64,
 }
 
 /// Receives the view each time it changes (keep it quick).
@@ -65,6 +70,8 @@ pub type WatchListener = dyn Fn(&WatchedView) + Send + Sync;
 
 #[derive(Debug, Default)]
 struct State {
+    /// Counts the changes; see [`WatchedView::seq`].
+    seq: u64,
     watching: bool,
     paused: BTreeSet<String>,
     note: Option<String>,
@@ -124,8 +131,13 @@ impl WatchKeeper {
 
     /// What the settings screen shows.
     pub fn view(&self) -> Result<WatchedView> {
-        let state = self.state();
-        let folders = saved_folders(&self.inner.wiki)?
+        Self::snapshot(&self.inner.wiki, &self.state())
+    }
+
+    /// The view at the state's number: read under the state's lock, which every change of
+    /// the saved list also holds, so one number always shows one list.
+    fn snapshot(wiki: &Wiki, state: &State) -> Result<WatchedView> {
+        let folders = saved_folders(wiki)?
             .into_iter()
             .map(|f| WatchedFolderView {
                 state: if !f.present || state.paused.contains(&f.path) {
@@ -142,25 +154,36 @@ impl WatchKeeper {
             folders,
             note: state.note.clone(),
             last: state.last.clone(),
+            seq: state.seq,
         })
     }
 
     /// Saves a folder as watched and watches it from now on.
     pub fn add(&self, folder: &Path) -> Result<WatchedView> {
-        save_folder(&self.inner.wiki, folder)?;
+        let view = {
+            let mut state = self.state();
+            save_folder(&self.inner.wiki, folder)?;
+            state.seq += 1;
+            Self::snapshot(&self.inner.wiki, &state)?
+        };
         self.inner.changed.notify_one();
-        self.view()
+        Ok(view)
     }
 
     /// Stops watching a folder and takes it off the saved list (its sources stay).
     pub fn remove(&self, folder: &Path) -> Result<WatchedView> {
-        if forget_folder(&self.inner.wiki, folder)?.is_none() {
-            return Err(WatchError::NotSaved {
-                path: folder.to_owned(),
-            });
-        }
+        let view = {
+            let mut state = self.state();
+            if forget_folder(&self.inner.wiki, folder)?.is_none() {
+                return Err(WatchError::NotSaved {
+                    path: folder.to_owned(),
+                });
+            }
+            state.seq += 1;
+            Self::snapshot(&self.inner.wiki, &state)?
+        };
         self.inner.changed.notify_one();
-        self.view()
+        Ok(view)
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -170,8 +193,18 @@ impl WatchKeeper {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn tell(&self) {
-        if let Ok(view) = self.view() {
+    /// Changes the state (unless `change` says nothing changed), takes the next number and
+    /// tells the listener the view at that number.
+    fn change(&self, change: impl FnOnce(&mut State) -> bool) {
+        let view = {
+            let mut state = self.state();
+            if !change(&mut state) {
+                return;
+            }
+            state.seq += 1;
+            Self::snapshot(&self.inner.wiki, &state)
+        };
+        if let Ok(view) = view {
             (self.inner.listener)(&view);
         }
     }
@@ -193,12 +226,11 @@ impl WatchKeeper {
             let watcher = match watcher {
                 Ok(w) => w,
                 Err(e) => {
-                    {
-                        let mut state = self.state();
+                    self.change(|state| {
                         state.watching = false;
                         state.note = (!empty).then(|| e.to_string());
-                    }
-                    self.tell();
+                        true
+                    });
                     tokio::select! {
                         _ = stop.cancelled() => break,
                         _ = self.inner.changed.notified() => {}
@@ -212,29 +244,27 @@ impl WatchKeeper {
             let sink = move |event: &WatchEvent| me.on_event(event);
             let run = watcher.run(&run_stop, &sink);
             tokio::pin!(run);
-            tokio::select! {
-                result = &mut run => {
-                    if let Err(e) = result {
-                        self.state().note = Some(e.to_string());
-                    }
-                }
+            let failed = tokio::select! {
+                result = &mut run => result.err(),
                 _ = self.inner.changed.notified() => {
                     run_stop.cancel();
                     let _ = run.await;
+                    None
                 }
-            }
-            {
-                let mut state = self.state();
+            };
+            self.change(|state| {
+                if let Some(e) = failed {
+                    state.note = Some(e.to_string());
+                }
                 state.watching = false;
                 state.paused.clear();
-            }
-            self.tell();
+                true
+            });
         }
     }
 
     fn on_event(&self, event: &WatchEvent) {
-        {
-            let mut state = self.state();
+        self.change(|state| {
             match event {
                 WatchEvent::Watching { .. } => {
                     state.watching = true;
@@ -261,10 +291,10 @@ impl WatchKeeper {
                 WatchEvent::Warning { message } => state.note = Some(message.clone()),
                 // Everything seen is handled (and queued): said, so a screen is current.
                 WatchEvent::Idle => {}
-                _ => return,
+                _ => return false,
             }
-        }
-        self.tell();
+            true
+        });
     }
 }
 
@@ -325,13 +355,34 @@ mod tests {
 
         let view = keeper.add(&notes).unwrap();
         assert_eq!(view.folders.len(), 1);
-        until(&mut told, |v| {
-            v.folders
-                .iter()
-                .any(|f| f.state == WatchStateView::Watching)
-                && v.last.as_deref().is_some_and(|l| l.starts_with("added "))
-        })
-        .await;
+        // Views are numbered in the order they were taken, the add's reply among them: a
+        // view without the new folder (taken before the add) is numbered below the reply,
+        // one with it above, so a screen keeping the highest number shows the newest.
+        let mut last_told = 0;
+        loop {
+            let v = told.recv().await.expect("the keeper stopped");
+            assert!(v.seq > last_told, "told {} after {}", v.seq, last_told);
+            last_told = v.seq;
+            if v.folders.is_empty() {
+                assert!(
+                    v.seq < view.seq,
+                    "{} without the folder, reply {}",
+                    v.seq,
+                    view.seq
+                );
+                continue;
+            }
+            assert!(
+                v.seq > view.seq,
+                "{} with the folder, reply {}",
+                v.seq,
+                view.seq
+            );
+            let watching = v.folders[0].state == WatchStateView::Watching;
+            if watching && v.last.as_deref().is_some_and(|l| l.starts_with("added ")) {
+                break;
+            }
+        }
         // Then the batch ends (idle): its source is queued for the shell's runner.
         until(&mut told, |_| true).await;
         assert_eq!(wiki.store().recent_jobs(0).unwrap().len(), 1);

@@ -1158,7 +1158,13 @@ note: string | null,
 /**
  * The last change handled, for a person (`added /notes/tea.md`).
  */
-last: string | null, };
+last: string | null, 
+/**
+ * Orders the views: each change of the list or of the state takes the next number,
+ * and a view is a snapshot at one number. Replies and events travel apart, so a
+ * screen keeps the view with the highest number it has seen.
+ */
+seq: number, };
 
 /**
  * A page a finding involves: a link when the page exists.

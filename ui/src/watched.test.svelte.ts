@@ -39,6 +39,7 @@ describe("watched folders", () => {
       ],
       note: null,
       last: `added ${hostile}/tea.md`,
+      seq: 3,
     });
     const rows = [...target.querySelectorAll(".watched-folder")];
     expect(rows.map((r) => r.querySelector(".watched-path")?.textContent)).toEqual([hostile, "/mnt/usb/notes"]);
@@ -52,14 +53,14 @@ describe("watched folders", () => {
 
   it("says why nothing is watched while another process watches the wiki", () => {
     const note = "another WikiMind process (pid 42 on here) is watching this wiki's folders";
-    const { target, done } = render({ folders: [{ path: "/notes", state: "waiting" }], note, last: null });
+    const { target, done } = render({ folders: [{ path: "/notes", state: "waiting" }], note, last: null, seq: 1 });
     expect(target.querySelector("#watch-note")?.textContent).toBe(note);
     expect(target.querySelector(".watched-state")?.textContent).toBe("not watched now");
     done();
   });
 
   it("asks to add a typed folder (trimmed, once), to pick one, and to remove one", () => {
-    const { target, asked, done } = render({ folders: [{ path: "/notes", state: "watching" }], note: null, last: null });
+    const { target, asked, done } = render({ folders: [{ path: "/notes", state: "watching" }], note: null, last: null, seq: 1 });
     const input = target.querySelector<HTMLInputElement>("#watch-path")!;
     input.value = "  /more/notes  ";
     input.dispatchEvent(new Event("input"));
@@ -74,7 +75,7 @@ describe("watched folders", () => {
   });
 
   it("says what watching does when no folder is watched", () => {
-    const { target, done } = render({ folders: [], note: null, last: null });
+    const { target, done } = render({ folders: [], note: null, last: null, seq: 1 });
     expect(target.querySelector("#watched-none")?.textContent).toContain("renamed ones keep their pages");
     done();
   });
