@@ -158,7 +158,7 @@ define_commands! {
     fn cancel_page(page_id: i64) -> bool = |h| h.queue.cancel_page(PageId(page_id));
     /// The newest jobs, whoever runs them: live progress for this app's, the queue's
     /// state for other processes'.
-    fn jobs() -> Vec<JobProgress> = |h| h.queue.jobs();
+    fn jobs() -> Vec<JobProgress> = |h| wikimind::view::job_list(&h.queue);
     /// The current settings.
     fn settings() -> SettingsView = |h| Infallible(h.settings_view());
     /// Uses another primary provider from now on.

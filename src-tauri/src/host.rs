@@ -261,7 +261,7 @@ mod tests {
         let first = h.wiki.ingest_text_view("# One\n\nThe first note.", None);
         h.wiki.ingest_text_view("# Two\n\nThe second note.", None);
         assert_eq!(h.compile(&[], None).unwrap(), 2);
-        let jobs = h.queue.jobs().unwrap();
+        let jobs = wikimind::view::job_list(&h.queue).unwrap();
         assert_eq!(jobs.len(), 2);
         assert!(
             jobs.iter().all(|j| j.stage == StageView::Queued),
@@ -308,7 +308,7 @@ mod tests {
         }
         let page = h.wiki.store().find_page("Tea").unwrap().unwrap();
         assert_eq!(h.queue.enqueue_stale_pages().unwrap(), 1);
-        let jobs = h.queue.jobs().unwrap();
+        let jobs = wikimind::view::job_list(&h.queue).unwrap();
         assert_eq!(jobs.len(), 1);
         let job = &jobs[0];
         assert_eq!(job.kind, JobKindView::Page);
@@ -317,7 +317,7 @@ mod tests {
         assert_eq!(job.stage, StageView::Queued);
 
         assert!(h.queue.cancel_page(page).unwrap());
-        let jobs = h.queue.jobs().unwrap();
+        let jobs = wikimind::view::job_list(&h.queue).unwrap();
         assert_eq!(jobs[0].stage, StageView::Cancelled);
         assert_eq!(jobs[0].title.as_deref(), Some("Tea"));
         assert!(!h.queue.cancel_page(page).unwrap(), "nothing left to stop");

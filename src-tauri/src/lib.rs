@@ -68,7 +68,7 @@ pub fn run() -> Result<(), String> {
                 std::sync::Arc::clone(&keys),
                 Box::new(move |job| {
                     // The window may be gone while a job finishes; nothing to tell then.
-                    let _ = handle.emit(JOB_EVENT, job);
+                    let _ = handle.emit(JOB_EVENT, wikimind::view::JobProgress::from(job));
                 }),
             );
             // Jobs an earlier run (or a killed CLI) left behind go back in line, and run.

@@ -1,4 +1,7 @@
 use super::*;
+use crate::compile::{PageOutcome, PageReport, Progress, Stage};
+use crate::queue::{JobEvent, JobPhase};
+use crate::store::{JobTarget, PageId};
 
 #[test]
 fn an_empty_wiki_has_an_empty_library() {
@@ -640,15 +643,52 @@ fn progress_of_a_page_job_names_its_page_and_never_a_source() {
         message: None,
         text: None,
     };
-    let view = JobProgress::of(JobTarget::Page(PageId(7)), &progress);
+    let job = |target, phase| JobEvent {
+        target,
+        provider: "ollama:m".into(),
+        page_title: match target {
+            JobTarget::Page(_) => Some("Espresso".into()),
+            JobTarget::Source(_) => None,
+        },
+        phase,
+    };
+    let view = JobProgress::from(&job(
+        JobTarget::Page(PageId(7)),
+        JobPhase::Working(progress),
+    ));
     assert_eq!(view.kind, JobKindView::Page);
     assert_eq!((view.page_id, view.source_id), (Some(7), None));
     assert_eq!(view.target(), Some(JobTarget::Page(PageId(7))));
     assert_eq!(view.received, 30);
+    assert_eq!(view.stage, StageView::Receiving);
+    assert_eq!(
+        view.title.as_deref(),
+        Some("Espresso"),
+        "the page's title, not the answer's"
+    );
 
-    let source = JobProgress::queued(JobTarget::Source(SourceId(3)), String::new());
+    let source = JobProgress::from(&job(JobTarget::Source(SourceId(3)), JobPhase::Queued));
     assert_eq!(source.kind, JobKindView::Source);
     assert_eq!((source.source_id, source.page_id), (Some(3), None));
+    assert_eq!(source.stage, StageView::Queued);
+    let cancelled = JobProgress::from(&job(JobTarget::Source(SourceId(3)), JobPhase::Cancelled));
+    assert_eq!(cancelled.stage, StageView::Cancelled);
+    assert_eq!(
+        cancelled.message.as_deref(),
+        Some("cancelled; the source is pending again")
+    );
+    let owner = crate::store::JobOwner {
+        pid: 42,
+        host: "desk".into(),
+    };
+    let elsewhere = JobProgress::from(&job(
+        JobTarget::Page(PageId(7)),
+        JobPhase::Running(Some(owner)),
+    ));
+    assert_eq!(
+        elsewhere.message.as_deref(),
+        Some("writing in another process (pid 42 on desk)")
+    );
     let json = serde_json::to_value(&view).unwrap();
     assert_eq!(json["kind"], "page");
     assert_eq!(json["source_id"], serde_json::Value::Null);
@@ -663,7 +703,15 @@ fn a_page_job_says_what_it_did_to_the_page() {
         calls: 1,
         ..PageReport::nothing_yet(PageId(2), "Espresso".into())
     };
-    let written = JobProgress::page_finished(&report(PageOutcome::Written { version: 2 }));
+    let finished = |outcome| {
+        JobProgress::from(&JobEvent {
+            target: JobTarget::Page(PageId(2)),
+            provider: String::new(),
+            page_title: Some("Espresso".into()),
+            phase: JobPhase::Written(Box::new(report(outcome))),
+        })
+    };
+    let written = finished(PageOutcome::Written { version: 2 });
     assert_eq!(written.stage, StageView::Compiled);
     assert_eq!(written.title.as_deref(), Some("Espresso"));
     assert_eq!(
@@ -671,14 +719,14 @@ fn a_page_job_says_what_it_did_to_the_page() {
         Some("written from 3 sources (version 2)")
     );
     assert_eq!(written.calls, Some(1));
-    let same = JobProgress::page_finished(&report(PageOutcome::NoNewInformation));
+    let same = finished(PageOutcome::NoNewInformation);
     assert_eq!(
         same.message.as_deref(),
         Some("no new information (gained 1 source)")
     );
-    let flagged = JobProgress::page_finished(&report(PageOutcome::Flagged {
+    let flagged = finished(PageOutcome::Flagged {
         reason: "the rewrite lost every claim of source 4".into(),
-    }));
+    });
     assert_eq!(flagged.stage, StageView::Failed);
     assert_eq!(
         flagged.message.as_deref(),

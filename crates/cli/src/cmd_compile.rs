@@ -11,7 +11,7 @@ use wikimind::compile::{CompileReport, PageOutcome, PageReport};
 use wikimind::compile_run::{CompileOutcome, CompilePlan};
 use wikimind::config::{Overrides, Settings};
 use wikimind::llm::CancellationToken;
-use wikimind::queue::JobRunner;
+use wikimind::queue::{JobEvent, JobRunner};
 use wikimind::store::JobTarget;
 use wikimind::view::{JobProgress, StageView};
 
@@ -48,7 +48,7 @@ pub fn run(global: &Global, args: CompileArgs) -> anyhow::Result<Done> {
             wiki.clone(),
             settings.clone(),
             Arc::new(context::keyring()),
-            Box::new(move |p: &JobProgress| display.update(p)),
+            Box::new(move |e: &JobEvent| display.update(&JobProgress::from(e))),
         )
     };
     let rt = context::runtime()?;

@@ -8,6 +8,7 @@ use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio::task::JoinHandle;
+use wikimind::queue::JobEvent;
 use wikimind::store::JobTarget;
 use wikimind::view::{JobProgress, StageView};
 
@@ -63,7 +64,8 @@ impl Progress {
     }
 
     /// A compile job's progress, in words.
-    pub fn job(&self, p: &JobProgress) {
+    pub fn job(&self, event: &JobEvent) {
+        let p = JobProgress::from(event);
         let Some(target) = p.target() else {
             return;
         };
