@@ -464,6 +464,22 @@ fn an_upgraded_wiki_has_one_page_per_article_with_its_id_and_links() {
         assert_eq!(page.backlinks.len(), article.backlinks.len(), "{title}");
         let history = store.page_history(page.id).expect("history");
         assert_eq!(history.len(), 1);
+        // Version 1, as migration 6's frozen writer stored it, reads back as the page.
+        let first = store
+            .page_version(page.id, 1)
+            .expect("r")
+            .expect("version 1");
+        assert_eq!(first.content.title, page.title);
+        assert_eq!(first.content.body, page.body);
+        assert_eq!(first.content.claims, page.claims, "claims of {title}");
+        let targets: Vec<&str> = first
+            .content
+            .links
+            .iter()
+            .map(|l| l.target.as_str())
+            .collect();
+        let shown: Vec<&str> = page.links.iter().map(|l| l.target.as_str()).collect();
+        assert_eq!(targets, shown, "links of version 1 of {title}");
         assert_eq!(history[0].author_kind, AuthorKind::Model);
         assert_eq!(history[0].created_at, article.updated_at);
         assert_eq!(found(&store, &title.to_uppercase()), Some(page.id));

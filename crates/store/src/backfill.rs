@@ -20,8 +20,8 @@
 //!    own is left out: that page is what the name means now.
 //!
 //! The rules it applies (page keys, title normalisation, reading an answer's title) are the
-//! frozen copies in `frozen::v13`; the page writer it calls (`write_version`) is still
-//! today's, and must keep working on a version-6 schema.
+//! frozen copies in `frozen::v13`, and the page writer is the one it used then
+//! (`frozen::v6`): nothing here follows today's code.
 //!
 //! Links need no rewriting: a page's links are kept by their target's key and resolved
 //! through page titles and former titles when read.
@@ -31,8 +31,7 @@ use std::collections::HashMap;
 use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::frozen::v13::{asked_title, normalize_title, page_key};
-use super::pages::digest_content;
-use super::versions::{write_version, Author};
+use super::frozen::v6::digest_as_first_version;
 use super::{ArticleId, PageId, Result, SourceId, StoreError};
 
 /// The title `stored` without a trailing ` (N)` with N ≥ 2, if it has one and something is
@@ -200,13 +199,14 @@ fn backfill(tx: &Transaction<'_>) -> Result<()> {
     for (_, members) in &groups {
         let seed = &digests[members[0]];
         let page = PageId(seed.id.0);
-        let mut content = digest_content(tx, seed.id)?;
-        content.title = seed.title.clone();
-        let author = Author::Model {
-            provider: &seed.provider,
-            model: &seed.model,
-        };
-        write_version(tx, page, &content, author, None)?;
+        digest_as_first_version(
+            tx,
+            page.0,
+            seed.id.0,
+            &seed.title,
+            &seed.provider,
+            &seed.model,
+        )?;
         tx.execute(
             "UPDATE pages SET updated_at = ?2 WHERE id = ?1",
             params![page, seed.updated_at],
