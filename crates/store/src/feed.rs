@@ -15,6 +15,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::names::{names_of, record_names};
 use super::page_write::last_compiled_in;
 use super::pages::{current_content, digest_content, page_key, tidy_links};
+use super::policy::{page_fate, PageFacts, PageFate};
 use super::versions::{write_version, Author};
 use super::writing::carry_person_layer;
 use super::{ArticleId, PageId, PageKind, Result, SourceId, NOW};
@@ -93,12 +94,9 @@ pub(crate) fn mark_written_from(
 }
 
 /// Brings a page in step with the digests feeding it, after one joined, changed, left or
-/// was removed (`reason` says which, for a page that becomes stale): no digest left — or,
-/// for a page no digest's title names, a single one while `min_sources` is 2 or more (unless a
-/// person asked for the page) — the page is removed (a name one source gives is a concept
-/// chip or a wanted page); one digest
-/// whose title names the page, the page is that digest (copied as a new version when it
-/// differs) and current; otherwise the page is stale.
+/// was removed (`reason` says which, for a page that becomes stale): the page policy
+/// ([`page_fate`]) decides whether it goes, is its one digest (copied as a new version when
+/// it differs, a person's work carried over) or is stale.
 pub(crate) fn refresh_page(
     conn: &Connection,
     page: PageId,
@@ -136,21 +134,21 @@ pub(crate) fn refresh_page(
         [page],
         |row| row.get(0),
     )?;
-    // Raising the threshold keeps the pages that exist: a concept page goes only when a
-    // single source is left to name it (a page a person asked for stays with one).
-    let keep_with = if asked {
-        1
-    } else {
-        i64::from(min_sources.clamp(1, 2))
-    };
-    if sources == 0 || (by_title == 0 && sources < keep_with) {
-        conn.execute("DELETE FROM pages WHERE id = ?1", [page])?;
-        return Ok(());
-    }
-    match feeding.as_slice() {
-        [(article, digest_title, provider, model)]
-            if sources == 1 && kind == PageKind::Topic && page_key(digest_title) == key =>
-        {
+    let digest_keys: Vec<String> = feeding.iter().map(|(_, t, _, _)| page_key(t)).collect();
+    let fate = page_fate(&PageFacts {
+        kind,
+        key: &key,
+        asked,
+        sources: usize::try_from(sources).unwrap_or(0),
+        by_title: usize::try_from(by_title).unwrap_or(0),
+        digest_keys: &digest_keys,
+        min_sources,
+    });
+    match (fate, feeding.as_slice()) {
+        (PageFate::Removed, _) => {
+            conn.execute("DELETE FROM pages WHERE id = ?1", [page])?;
+        }
+        (PageFate::IsItsDigest, [(article, _, provider, model)]) => {
             let mut content = digest_content(conn, *article)?;
             content.title = title;
             content.links = tidy_links(conn, page, &content.links)?;

@@ -31,6 +31,7 @@ mod page_read;
 mod page_write;
 mod pages;
 mod passages;
+mod policy;
 mod read;
 mod scrub;
 mod sources;
