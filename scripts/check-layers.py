@@ -5,10 +5,11 @@ The layers, bottom up (docs/architecture.md says what each owns):
   0  wikimind-text, wikimind-structured   leaves: rules about text, model-output parsing
   1  wikimind-contract, wikimind-llm       the records a model answer becomes; providers
   2  wikimind-store                        SQLite
-  3  wikimind                              the engine and the app (`Wiki`), no Tauri, no clap
-  4  wikimind-eval                         datasets, runs, reports; only the CLI links it
-  4  wikimind-mcp                          the wiki over MCP, for any transport
-  5  wikimind-cli, wikimind-desktop        shells: parse, one core call, present
+  3  wikimind-engine                       prompts, the call loop, grounding; digest, page, answer, judge
+  4  wikimind                              the app (`Wiki`, the job queue, settings), no Tauri, no clap
+  5  wikimind-eval                         datasets, runs, reports; only the CLI links it
+  5  wikimind-mcp                          the wiki over MCP, for any transport
+  6  wikimind-cli, wikimind-desktop        shells: parse, one core call, present
 wikimind-testserver is a test tool: any crate may have it as a dev-dependency (or as an
 optional dependency behind a test-support feature), and it depends on no WikiMind crate.
 
@@ -24,11 +25,12 @@ LAYERS = {
     "wikimind-contract": 1,
     "wikimind-llm": 1,
     "wikimind-store": 2,
-    "wikimind": 3,
-    "wikimind-eval": 4,
-    "wikimind-mcp": 4,
-    "wikimind-cli": 5,
-    "wikimind-desktop": 5,
+    "wikimind-engine": 3,
+    "wikimind": 4,
+    "wikimind-eval": 5,
+    "wikimind-mcp": 5,
+    "wikimind-cli": 6,
+    "wikimind-desktop": 6,
 }
 # Crates only some crates may link, and which.
 ONLY_LINKED_BY = {"wikimind-eval": {"wikimind-cli"}}

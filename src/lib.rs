@@ -41,7 +41,7 @@ pub mod session;
 pub mod terminal;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_settings;
-pub mod topic;
+pub use wikimind_engine::topic;
 pub mod view;
 pub mod watch;
 pub mod wiki;

@@ -22,9 +22,8 @@
 //! [`Compiler::answer_question`](crate::compile::Compiler::answer_question), each with its
 //! blocks and its grounding function.
 
-pub mod check;
+pub use wikimind_engine::ask::{check, material};
 pub mod cited;
-pub mod material;
 pub mod sources;
 pub mod words;
 

@@ -127,15 +127,14 @@ fn piece_end(text: &str, at: usize, max: usize) -> usize {
 /// A source as its blocks are titled: its title, else the last part of its origin (a file
 /// name), else its id.
 pub fn source_name(id: SourceId, title: Option<&str>, origin: &str) -> String {
-    let one_line = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
-    if let Some(t) = title.map(one_line).filter(|t| !t.is_empty()) {
+    if let Some(t) = title.map(crate::render::one_line).filter(|t| !t.is_empty()) {
         return t;
     }
     let last = origin
         .trim_end_matches(['/', '\\'])
         .rsplit(['/', '\\'])
         .next()
-        .map(one_line)
+        .map(crate::render::one_line)
         .unwrap_or_default();
     if last.is_empty() {
         format!("source {id}")

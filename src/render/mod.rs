@@ -42,6 +42,7 @@ use std::sync::LazyLock;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use serde::Serialize;
 
+pub use wikimind_text::line::one_line;
 use wikimind_text::markdown::{heading_slug, split_wiki_links, text_runs, Item, LinkRef, Piece};
 pub use wikimind_text::markdown::{wiki_links, Anchor, WikiLink};
 
@@ -362,12 +363,6 @@ fn is_web(url: &str) -> bool {
 
 fn is_external(url: &str) -> bool {
     is_web(url) || has_scheme(url, "mailto")
-}
-
-/// `text` on one line: every run of whitespace (line breaks included) one space, so a
-/// list item stays one item and a title cannot start a line of its own in a prompt.
-pub(crate) fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// `text` with each `[[wiki link]]` replaced by what a reader sees of it (`[[Espresso|the

@@ -5,9 +5,10 @@
 use serde::Serialize;
 
 use crate::contract::{CheckedClaim, CompilationResult, Confidence};
-use crate::render::{one_line, wiki_links};
 use crate::store::NewLink;
 use crate::structured::{self, Mode, Reason, Repair, Schema};
+use crate::text::line::one_line;
+use crate::text::markdown::wiki_links;
 
 use super::ground::{ground_claims_with, GroundingIndex};
 use super::prompt::{shorten, MAX_PROBLEM_CHARS};

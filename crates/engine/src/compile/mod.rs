@@ -27,20 +27,21 @@ mod parts;
 mod plan;
 pub mod prompt;
 mod report;
+pub mod settings;
 pub mod step;
 pub mod templates;
 
 pub use answer::{fit_question, AnswerRun, QUESTION_SHARE};
 pub use attempt::{classify, AnswerClass, AttemptRecord};
-pub(crate) use driver::readable;
-pub use driver::readable_source;
 pub use driver::{
-    estimate_tokens, providers_from_settings, CompileError, CompileReport, Compiler, FailedChunk,
-    LargeSourceReport, Progress, ProgressFn, ProviderSlot, Stage,
+    estimate_tokens, CompileError, CompileReport, Compiler, FailedChunk, LargeSourceReport,
+    Progress, ProgressFn, ProviderSlot, Stage,
 };
+pub use driver::{readable, readable_source};
 pub use ground::{ground_claims, ground_claims_in, GroundingIndex};
 pub use locate::locate_quote;
 pub use page_report::{PageOutcome, PageReport};
 pub use prompt::{build_prompt, build_prompt_with, PromptInput, PROMPT_VERSION};
+pub use settings::CompileSettings;
 pub use step::{judge, judge_in, Accepted, CompileState, Judgement, Rejection, Step};
 pub use templates::{PromptSet, PromptTemplate};

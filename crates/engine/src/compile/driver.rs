@@ -1,5 +1,5 @@
 //! The driver: performs what the compile step decides — calls providers, streams progress,
-//! stores the article or the failure. The job queue that calls it is [`crate::queue`].
+//! stores the article or the failure. The app's job queue calls it.
 //!
 //! Every decision is made by pure code: `compile::plan` (fit and budget), [`super::step`]
 //! (judge, retry with feedback, next provider), `compile::extract` (reading a large source
@@ -8,10 +8,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::config::{CompileSettings, Settings};
-use crate::llm::{
-    self, AnswerGrounds, CancellationToken, ChatRequest, FinishReason, LlmError, Provider,
-};
+use super::settings::CompileSettings;
+use crate::llm::{AnswerGrounds, CancellationToken, ChatRequest, FinishReason, Provider};
 use crate::store::{JobTarget, SaveArticle, Source, SourceId, SourceStatus, Store, StoreError};
 use crate::structured::Schema;
 use crate::topic::NameCache;
@@ -64,28 +62,6 @@ impl ProviderSlot {
     pub fn label(&self) -> String {
         format!("{}:{}", self.provider.kind().as_str(), self.model)
     }
-}
-
-/// Builds the configured providers (the primary first, then the fallbacks), each sending
-/// the API key its settings carry (see [`Settings::with_keys`]) and no other.
-pub fn providers_from_settings(settings: &Settings) -> Result<Vec<ProviderSlot>, LlmError> {
-    settings
-        .providers
-        .iter()
-        .map(|p| {
-            // The key as the settings resolved it (`Settings::with_keys`): this server's
-            // own key, or none.
-            let provider = llm::new_provider(
-                p.kind,
-                &p.base_url,
-                settings.compile.provider_settings(p.api_key.clone()),
-            )?;
-            Ok(ProviderSlot {
-                provider: Arc::from(provider),
-                model: p.model.clone(),
-            })
-        })
-        .collect()
 }
 
 /// Compiles sources with the configured providers into the store.
@@ -165,7 +141,7 @@ impl Compiler {
     }
 
     /// Compiles the source of a job the queue has started (the source is `compiling`);
-    /// the caller ends the job. See [`crate::queue::JobRunner`].
+    /// the caller ends the job (the app's job runner).
     pub async fn compile_job(
         &self,
         source_id: SourceId,
@@ -630,6 +606,6 @@ pub fn readable_source(mut source: crate::store::Source) -> crate::store::Source
 }
 
 /// The readable text of a source's raw text.
-pub(crate) fn readable(raw: &str) -> String {
+pub fn readable(raw: &str) -> String {
     wikimind_text::markdown::readable_text(raw).text
 }

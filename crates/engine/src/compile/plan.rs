@@ -11,7 +11,7 @@ use crate::llm::Message;
 use super::prompt::{feedback_message_within, shorten, MAX_PROBLEM_CHARS};
 use super::step::Feedback;
 use super::templates::{Prompt, PromptTemplate};
-use crate::render::one_line;
+use crate::text::line::one_line;
 
 /// Tokens kept free in every call's context, beyond the prompt and the answer budget.
 pub(crate) const CONTEXT_MARGIN: u64 = 256;

@@ -9,8 +9,8 @@
 
 use serde_json::{json, Value};
 
-use crate::render::one_line;
 use crate::store::{FeedingDigest, PageClaim, PageContent, PageMaterial, SourceId};
+use crate::text::line::one_line;
 use crate::topic::topic_key;
 
 use super::ground::{normalise, GroundingIndex};
