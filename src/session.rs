@@ -125,7 +125,7 @@ mod tests {
     /// one page with one version.
     #[test]
     fn the_last_answer_is_saved_once_as_an_answer_page() {
-        use crate::view::{LibrarySort, PageKindView};
+        use crate::view::{LibrarySort, PageKind};
         let wiki = Wiki::open_in_memory().unwrap();
         let session = AskSession::new();
         let question = "Why is the sky blue?";
@@ -154,7 +154,7 @@ mod tests {
         assert_eq!(again.saved_page, saved.saved_page);
         let lib = wiki.library(LibrarySort::Title).unwrap();
         assert_eq!(lib.counts.answers, 1);
-        assert_eq!(lib.entries[0].kind, PageKindView::Answer);
+        assert_eq!(lib.entries[0].kind, PageKind::Answer);
         let page = wiki
             .page_view(saved.saved_page.unwrap().0)
             .unwrap()

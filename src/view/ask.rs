@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "ts")]
 use ts_rs::TS;
 
-use super::{ConfidenceView, StageView};
+use super::{Confidence, StageView};
 use crate::ask::{AskReport, CitedClaim};
 use crate::compile::{Progress, Stage};
 use crate::render::{render_article, wiki_links, LinkTarget};
@@ -36,7 +36,7 @@ pub struct AnswerClaimView {
     pub claim: String,
     /// Its confidence after the check: a `sourced` claim whose quote was not found in the
     /// page it cites reads `inferred`.
-    pub confidence: ConfidenceView,
+    pub confidence: Confidence,
     /// The quote the model gave, if any (text, never HTML).
     pub quote: Option<String>,
     /// The page it cites: its title as the wiki writes it, and its id when it exists.
@@ -208,7 +208,7 @@ fn answer_claim(c: &CitedClaim, page_id: Option<PageId>) -> AnswerClaimView {
     let has_quote = c.quote.as_deref().is_some_and(|q| !q.trim().is_empty());
     AnswerClaimView {
         claim: c.claim.clone(),
-        confidence: c.confidence.into(),
+        confidence: c.confidence,
         quote: c.quote.clone(),
         page: PageNameView {
             title: c.page.clone(),

@@ -19,10 +19,13 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use crate::config::Settings;
-use crate::contract::Confidence;
+/// Domain types that cross the wire as they are (with the `ts` feature each derives
+/// `ts_rs::TS` in its own crate): no mirror enum copies them here.
+pub use crate::contract::Confidence;
 use crate::llm::KeyStore;
 use crate::llm::ProviderKind;
-use crate::store::{PageKind, SourceId};
+use crate::store::SourceId;
+pub use crate::store::{AuthorKind, PageKind, SourceStatus};
 use crate::wiki::{Result, Wiki};
 
 #[cfg(feature = "ts")]
@@ -58,26 +61,6 @@ pub enum LibrarySort {
     Updated,
 }
 
-/// What a page is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-#[serde(rename_all = "snake_case")]
-pub enum PageKindView {
-    /// A page about one topic, written from the digests of the sources that name it.
-    Topic,
-    /// A saved answer to a question (titled by the question), citing topic pages.
-    Answer,
-}
-
-impl From<PageKind> for PageKindView {
-    fn from(kind: PageKind) -> Self {
-        match kind {
-            PageKind::Topic => PageKindView::Topic,
-            PageKind::Answer => PageKindView::Answer,
-        }
-    }
-}
-
 /// One row of the library: a page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
@@ -86,7 +69,7 @@ pub struct LibraryEntry {
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub id: i64,
     /// A topic, or a saved answer (listed apart).
-    pub kind: PageKindView,
+    pub kind: PageKind,
     /// Its title.
     pub title: String,
     /// Its one-paragraph summary.
@@ -149,29 +132,6 @@ pub struct SearchResult {
     pub snippet: String,
 }
 
-/// How sure a claim is, after grounding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-#[serde(rename_all = "snake_case")]
-pub enum ConfidenceView {
-    /// A quote from the source backs it.
-    Sourced,
-    /// Inferred by the model.
-    Inferred,
-    /// An opinion.
-    Opinion,
-}
-
-impl From<Confidence> for ConfidenceView {
-    fn from(c: Confidence) -> Self {
-        match c {
-            Confidence::Sourced => ConfidenceView::Sourced,
-            Confidence::Inferred => ConfidenceView::Inferred,
-            Confidence::Opinion => ConfidenceView::Opinion,
-        }
-    }
-}
-
 /// One key claim of a page or digest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
@@ -179,7 +139,7 @@ pub struct ClaimView {
     /// The claim.
     pub claim: String,
     /// Its confidence after grounding.
-    pub confidence: ConfidenceView,
+    pub confidence: Confidence,
     /// The quote the model gave, if any.
     pub quote: Option<String>,
     /// Whether the quote was found in the source text.
@@ -191,7 +151,7 @@ pub struct ClaimView {
     /// in that page's sources); `null` for a topic page's or a digest's claims.
     pub cited_page: Option<PageNameView>,
     /// Who wrote it: the model, or a person (never `sourced`, grounds nothing).
-    pub author: AuthorView,
+    pub author: AuthorKind,
 }
 
 /// A page that links here, with the sentence around the link.
@@ -243,17 +203,6 @@ pub struct PageSourceView {
     pub model: String,
 }
 
-/// Who wrote a version of a page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-#[serde(rename_all = "snake_case")]
-pub enum AuthorView {
-    /// A model (named by `provider` and `model`).
-    Model,
-    /// A person (an edit, a restore, a claim they wrote).
-    Person,
-}
-
 /// One version of a page in its history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
@@ -263,7 +212,7 @@ pub struct PageVersionView {
     /// The title it showed.
     pub title: String,
     /// Who wrote it.
-    pub author: AuthorView,
+    pub author: AuthorKind,
     /// The provider, when a model wrote it.
     pub provider: Option<String>,
     /// The model, when a model wrote it.
@@ -301,7 +250,7 @@ pub struct PageView {
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub id: i64,
     /// A topic, or a saved answer (titled by its question; no source feeds it).
-    pub kind: PageKindView,
+    pub kind: PageKind,
     /// Its title.
     pub title: String,
     /// Its summary.
@@ -399,23 +348,6 @@ pub struct SourceDetailView {
     pub digest: Option<DigestView>,
 }
 
-/// Where a source is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-#[serde(rename_all = "snake_case")]
-pub enum SourceStatusView {
-    /// Not compiled yet.
-    Pending,
-    /// Being compiled.
-    Compiling,
-    /// Compiled into a digest.
-    Compiled,
-    /// The last compile failed (see the reason).
-    Failed,
-    /// Changed since it was compiled.
-    Stale,
-}
-
 /// One source in the sources list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
@@ -433,7 +365,7 @@ pub struct SourceView {
     /// Its title, if one was found.
     pub title: Option<String>,
     /// Where it is.
-    pub status: SourceStatusView,
+    pub status: SourceStatus,
     /// Why it failed.
     pub reason: Option<String>,
     /// Its digest, once compiled.

@@ -42,15 +42,12 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
     });
     ClaimView {
         claim: c.claim.claim,
-        confidence: c.claim.confidence.into(),
+        confidence: c.claim.confidence,
         quote: c.claim.quote,
         grounded: c.claim.grounded,
         source_ids: c.source_ids.into_iter().map(|s| s.0).collect(),
         cited_page,
-        author: match c.author {
-            AuthorKind::Model => AuthorView::Model,
-            AuthorKind::Person => AuthorView::Person,
-        },
+        author: c.author,
     }
 }
 
@@ -68,10 +65,7 @@ fn version_view(v: ListedVersion) -> PageVersionView {
         label: v.author_label(),
         version: v.version,
         title: v.title,
-        author: match v.author_kind {
-            AuthorKind::Model => AuthorView::Model,
-            AuthorKind::Person => AuthorView::Person,
-        },
+        author: v.author_kind,
         provider: v.provider,
         model: v.model,
         restored_from: v.restored_from,
@@ -80,20 +74,13 @@ fn version_view(v: ListedVersion) -> PageVersionView {
 }
 
 fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> SourceView {
-    use crate::store::SourceStatus as S;
     SourceView {
         id: s.id.0,
         origin: s.origin,
         final_url: s.final_url,
         kind: s.kind.as_str().to_string(),
         title: s.title,
-        status: match s.status {
-            S::Pending => SourceStatusView::Pending,
-            S::Compiling => SourceStatusView::Compiling,
-            S::Compiled => SourceStatusView::Compiled,
-            S::Failed => SourceStatusView::Failed,
-            S::Stale => SourceStatusView::Stale,
-        },
+        status: s.status,
         reason: s.reason,
         article_id: s.article_id.map(|a| a.0),
         article_title: s.article_title,
@@ -127,7 +114,7 @@ impl Wiki {
                     let mix = claims.get(&p.id).copied().unwrap_or_default();
                     LibraryEntry {
                         id: p.id.0,
-                        kind: p.kind.into(),
+                        kind: p.kind,
                         title: p.title,
                         summary: p.summary,
                         updated_at: p.updated_at,
@@ -208,7 +195,7 @@ impl Wiki {
         }
         Ok(Some(PageView {
             id: p.id.0,
-            kind: p.kind.into(),
+            kind: p.kind,
             title: p.title,
             summary: p.summary,
             html,
@@ -384,12 +371,12 @@ impl Wiki {
                         let held = c.grounded && c.confidence == Confidence::Sourced;
                         ClaimView {
                             claim: c.claim,
-                            confidence: c.confidence.into(),
+                            confidence: c.confidence,
                             quote: c.quote,
                             grounded: c.grounded,
                             source_ids: if held { vec![id] } else { Vec::new() },
                             cited_page: None,
-                            author: AuthorView::Model,
+                            author: AuthorKind::Model,
                         }
                     })
                     .collect(),

@@ -215,7 +215,7 @@ fn ingested_text_shows_as_a_pending_source_with_its_text() {
     );
     assert_eq!(view.added.len(), 1);
     let sources = wiki.source_views().unwrap();
-    assert_eq!(sources[0].status, SourceStatusView::Pending);
+    assert_eq!(sources[0].status, SourceStatus::Pending);
     let text = wiki.source_text(sources[0].id).unwrap().unwrap();
     assert!(text.text.contains("Tea is brewed."));
     view.absorb("", wiki.ingest_text("   ", None));
@@ -510,7 +510,7 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
     assert_eq!(page.sources[1].title, "espressos");
     assert_eq!(page.aliases, ["espressos"]);
     assert_eq!(page.history.len(), 1);
-    assert_eq!(page.history[0].author, AuthorView::Model);
+    assert_eq!(page.history[0].author, AuthorKind::Model);
     assert_eq!(page.claims.len(), 1, "{page:?}");
     assert_eq!(page.claims[0].source_ids, [first.0]);
     let text = wiki.page_text_view(espresso, 1).unwrap().unwrap();
@@ -625,7 +625,7 @@ fn a_page_keeps_its_versions_and_restores_one() {
     let last = &restored.history[2];
     assert_eq!(
         (last.author, last.restored_from),
-        (AuthorView::Person, Some(1))
+        (AuthorKind::Person, Some(1))
     );
     assert!(wiki.restore_page_view(page, 9).is_err(), "no such version");
 }
@@ -820,7 +820,7 @@ fn an_answer_is_shown_sanitised_with_its_citations_leading_to_their_pages() {
         "`espressos` cites the page Espresso"
     );
     assert!(view.claims[1].quote_not_found);
-    assert_eq!(view.claims[1].confidence, ConfidenceView::Inferred);
+    assert_eq!(view.claims[1].confidence, Confidence::Inferred);
     assert_eq!(
         view.pages_read,
         vec![PageNameView {
@@ -848,7 +848,7 @@ fn a_saved_answer_is_listed_apart_from_topics_and_marked_when_a_quote_was_not_fo
     let answer = lib
         .entries
         .iter()
-        .find(|e| e.kind == PageKindView::Answer)
+        .find(|e| e.kind == PageKind::Answer)
         .expect("the answer is listed");
     assert_eq!(answer.id, saved.page_id.0);
     assert_eq!(answer.title, "How is espresso brewed?");
@@ -857,12 +857,12 @@ fn a_saved_answer_is_listed_apart_from_topics_and_marked_when_a_quote_was_not_fo
     let topic = lib
         .entries
         .iter()
-        .find(|e| e.kind == PageKindView::Topic)
+        .find(|e| e.kind == PageKind::Topic)
         .unwrap();
     assert_eq!((topic.id, topic.flagged.as_deref()), (espresso.0, None));
 
     let page = wiki.page_view(saved.page_id.0).unwrap().unwrap();
-    assert_eq!(page.kind, PageKindView::Answer);
+    assert_eq!(page.kind, PageKind::Answer);
     assert!(page.flagged.is_some());
     assert!(page.sources.is_empty(), "no source feeds an answer");
     let cited: Vec<Option<i64>> = page
@@ -875,7 +875,7 @@ fn a_saved_answer_is_listed_apart_from_topics_and_marked_when_a_quote_was_not_fo
         .html
         .contains(&format!("data-article-id=\"{}\"", espresso.0)));
     let topic_page = wiki.page_view(espresso.0).unwrap().unwrap();
-    assert_eq!(topic_page.kind, PageKindView::Topic);
+    assert_eq!(topic_page.kind, PageKind::Topic);
     assert!(topic_page.claims.iter().all(|c| c.cited_page.is_none()));
 
     let mut not_covered = report.clone();
@@ -946,6 +946,8 @@ fn the_health_screen_groups_findings_and_accepting_a_merge_merges() {
     let first = wiki.health_view().unwrap();
     assert_eq!(first.trend.len(), 1, "a look is a lint run, stored");
     assert_eq!(first.notice, None);
+    let second = wiki.health_view().unwrap();
+    assert_eq!(second.trend.len(), 1, "a look that finds nothing new adds no point");
     let checks: Vec<&str> = first.groups.iter().map(|g| g.check.as_str()).collect();
     assert!(checks.contains(&"duplicate"), "{checks:?}");
     let duplicates = first

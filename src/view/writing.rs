@@ -8,7 +8,7 @@ use crate::store::{PageId, SourceStatus};
 use crate::wiki::{Result, Wiki};
 use crate::writing::NoteSummary;
 
-use super::{PageView, SourceStatusView};
+use super::PageView;
 
 #[cfg(feature = "ts")]
 use ts_rs::TS;
@@ -25,7 +25,7 @@ pub struct NoteItemView {
     /// Its title.
     pub title: String,
     /// Its source's status: `pending` and `stale` wait for a compile.
-    pub status: SourceStatusView,
+    pub status: SourceStatus,
     /// When its text or status last changed (UTC, ISO-8601).
     pub updated_at: String,
 }
@@ -78,22 +78,12 @@ pub struct LinkNameView {
     pub title: String,
 }
 
-pub(super) fn status_view(status: SourceStatus) -> SourceStatusView {
-    match status {
-        SourceStatus::Pending => SourceStatusView::Pending,
-        SourceStatus::Compiling => SourceStatusView::Compiling,
-        SourceStatus::Compiled => SourceStatusView::Compiled,
-        SourceStatus::Failed => SourceStatusView::Failed,
-        SourceStatus::Stale => SourceStatusView::Stale,
-    }
-}
-
 fn item(n: NoteSummary) -> NoteItemView {
     NoteItemView {
         note_id: n.note_id,
         source_id: n.source_id.0,
         title: n.title,
-        status: status_view(n.status),
+        status: n.status,
         updated_at: n.updated_at,
     }
 }

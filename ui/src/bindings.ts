@@ -30,9 +30,9 @@ wanted: number, };
 export type LibrarySort = "title" | "updated";
 
 /**
- * What a page is.
+ * What a wiki page is.
  */
-export type PageKindView = "topic" | "answer";
+export type PageKind = "topic" | "answer";
 
 /**
  * One row of the library: a page.
@@ -45,7 +45,7 @@ id: number,
 /**
  * A topic, or a saved answer (listed apart).
  */
-kind: PageKindView, 
+kind: PageKind, 
 /**
  * Its title.
  */
@@ -191,9 +191,9 @@ title: string,
 snippet: string, };
 
 /**
- * How sure a claim is, after grounding.
+ * How a claim is supported.
  */
-export type ConfidenceView = "sourced" | "inferred" | "opinion";
+export type Confidence = "sourced" | "inferred" | "opinion";
 
 /**
  * A page an answer names: one it read, the one a claim cites, or the page it was saved
@@ -220,7 +220,7 @@ claim: string,
 /**
  * Its confidence after grounding.
  */
-confidence: ConfidenceView, 
+confidence: Confidence, 
 /**
  * The quote the model gave, if any.
  */
@@ -241,7 +241,7 @@ cited_page: PageNameView | null,
 /**
  * Who wrote it: the model, or a person (never `sourced`, grounds nothing).
  */
-author: AuthorView, };
+author: AuthorKind, };
 
 /**
  * A page that links here, with the sentence around the link.
@@ -314,7 +314,7 @@ model: string, };
 /**
  * Who wrote a version of a page.
  */
-export type AuthorView = "model" | "person";
+export type AuthorKind = "model" | "person";
 
 /**
  * One version of a page in its history.
@@ -331,7 +331,7 @@ title: string,
 /**
  * Who wrote it.
  */
-author: AuthorView, 
+author: AuthorKind, 
 /**
  * The provider, when a model wrote it.
  */
@@ -407,7 +407,7 @@ id: number,
 /**
  * A topic, or a saved answer (titled by its question; no source feeds it).
  */
-kind: PageKindView, 
+kind: PageKind, 
 /**
  * Its title.
  */
@@ -508,9 +508,9 @@ source_count: number,
 stale: boolean, };
 
 /**
- * Where a source is.
+ * Where a source is in its life.
  */
-export type SourceStatusView = "pending" | "compiling" | "compiled" | "failed" | "stale";
+export type SourceStatus = "pending" | "compiling" | "compiled" | "failed" | "stale";
 
 /**
  * One source in the sources list.
@@ -540,7 +540,7 @@ title: string | null,
 /**
  * Where it is.
  */
-status: SourceStatusView, 
+status: SourceStatus, 
 /**
  * Why it failed.
  */
@@ -933,7 +933,7 @@ claim: string,
  * Its confidence after the check: a `sourced` claim whose quote was not found in the
  * page it cites reads `inferred`.
  */
-confidence: ConfidenceView, 
+confidence: Confidence, 
 /**
  * The quote the model gave, if any (text, never HTML).
  */
@@ -1070,7 +1070,7 @@ title: string,
 /**
  * Its source's status: `pending` and `stale` wait for a compile.
  */
-status: SourceStatusView, 
+status: SourceStatus, 
 /**
  * When its text or status last changed (UTC, ISO-8601).
  */

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// How a claim is supported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Confidence {
     /// A short verbatim `quote` from the source backs the claim.
