@@ -102,14 +102,17 @@ impl Trigger {
 }
 
 /// Stores the health figures of `report` for the trend, when it is a run of every check
-/// (a `--check` run's figures are partial: it is not stored). Returns whether it stored.
+/// (a `--check` run's figures are partial: it is not stored) and it tells something new: a
+/// lint run that finds exactly the figures the last stored lint run found adds no point (a
+/// person opening the Health view ten times is not ten runs). A compile run is always
+/// stored. Returns whether it stored.
 pub fn record_health(wiki: &Wiki, report: &LintReport, trigger: Trigger) -> Result<bool> {
     let s = &report.summary;
     if s.checks.len() < Check::ALL.len() {
         return Ok(false);
     }
     let n = |v: Option<u64>| v.unwrap_or(0);
-    wiki.store().record_health(&crate::store::HealthRun {
+    let run = crate::store::HealthRun {
         at: String::new(),
         trigger: trigger.as_str().to_owned(),
         pages: s.pages,
@@ -122,7 +125,20 @@ pub fn record_health(wiki: &Wiki, report: &LintReport, trigger: Trigger) -> Resu
         ungrounded: n(s.ungrounded),
         duplicates: n(s.duplicates),
         thin: n(s.thin),
-    })?;
+    };
+    if trigger == Trigger::Lint {
+        let last = wiki.store().health_runs(1)?.pop();
+        if last.is_some_and(|last| {
+            last.trigger == run.trigger
+                && crate::store::HealthRun {
+                    at: String::new(),
+                    ..last
+                } == run
+        }) {
+            return Ok(false);
+        }
+    }
+    wiki.store().record_health(&run)?;
     Ok(true)
 }
 

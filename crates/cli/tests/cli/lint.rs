@@ -187,7 +187,7 @@ fn lint_json_has_one_pinned_shape_per_check_and_exit_codes_follow_fail_on() {
 }
 
 #[test]
-fn health_figures_are_stored_after_each_compile_and_full_lint() {
+fn health_figures_are_stored_after_each_compile_and_each_full_lint_that_finds_something_new() {
     let server = TestServer::start();
     let env = wiki(&server);
     let trend = env.json(&["lint", "--trend"]);
@@ -227,6 +227,9 @@ fn health_figures_are_stored_after_each_compile_and_full_lint() {
     assert_eq!(runs[1]["trigger"], "lint");
     assert_eq!(runs[1]["stale"], 1);
     assert!(runs[0]["at"].as_str() <= runs[1]["at"].as_str());
+    // The same lint again finds the same figures: no second point for them.
+    env.cmd().arg("lint").assert().success();
+    assert_eq!(env.json(&["lint", "--trend"]).as_array().unwrap().len(), 2);
     env.cmd()
         .args(["lint", "--trend", "--fix"])
         .assert()
