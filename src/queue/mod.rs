@@ -481,14 +481,24 @@ impl JobRunner {
     /// Ends a compile run of an always-on runner: once no job is queued or running anywhere
     /// and this runner finished one since the last time, the wiki's health figures are
     /// stored for the trend, as `wikimind compile` stores them after its run
-    /// ([`crate::lint::check_and_record`]). A failure to store them is not the queue's.
+    /// ([`crate::lint::check_and_record`]). The checks read the whole wiki, so inside a
+    /// runtime they run on its blocking pool, never on a worker the queue's tasks need.
+    /// Returns whether a run was started. A failure to store them is not the queue's.
     pub fn record_health_when_idle(&self, store: &Store) -> bool {
         use std::sync::atomic::Ordering;
         let idle = store.recent_jobs(0).is_ok_and(|jobs| jobs.is_empty());
         if !idle || !self.shared.ran_since_idle.swap(false, Ordering::SeqCst) {
             return false;
         }
-        crate::lint::check_and_record(&self.shared.wiki, crate::lint::Trigger::Compile).is_ok()
+        let wiki = self.shared.wiki.clone();
+        let record = move || {
+            let _ = crate::lint::check_and_record(&wiki, crate::lint::Trigger::Compile);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(record)),
+            Err(_) => record(),
+        }
+        true
     }
 
     async fn work(
