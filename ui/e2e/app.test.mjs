@@ -494,7 +494,7 @@ test("screens: a reply for a screen the person left is dropped; a finished job k
       .join(""),
   );
   const slow = await startServer(["--answers", answers, "--model", "e2e-model"]);
-  const pagesIn = (t) => Number(/(\d+) pages/.exec(t)?.[1] ?? NaN);
+  const pagesIn = (t) => Number(/(\d+) pages?\b/.exec(t)?.[1] ?? NaN);
   const listState = () =>
     s.exec("const l = document.querySelector('#library-list'); return l && { top: l.scrollTop, focused: document.activeElement === l, screen: document.body.dataset.screen };");
   try {
@@ -592,6 +592,8 @@ test("a vault: tags filter the library, a section link opens its page, an embedd
   await pickTag("gear");
   assert.equal(await rowCount(1), 1, "only the page tagged #gear");
   await s.waitAny(".lib-row", (t) => t.startsWith("Burr Grinder") && t.includes("#gear"));
+  // The counts say what the filter shows of all.
+  await s.wait("#counts", { text: (t) => /^1 of \d+ pages tagged #gear · /.test(t) });
   await shot("33-library-tag-filter");
 
   await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Burr Grinder")));

@@ -370,9 +370,15 @@ describe("screens and their replies", () => {
 
 describe("labels", () => {
   it("counts the library, saved answers only when there are some", () => {
-    expect(countsLabel({ pages: 2, answers: 0, sources: 3, wanted: 1 })).toBe("2 pages · 3 sources · 1 wanted pages");
+    expect(countsLabel({ pages: 2, answers: 0, sources: 3, wanted: 1 })).toBe("2 pages · 3 sources · 1 wanted page");
     expect(countsLabel({ pages: 3, answers: 1, sources: 3, wanted: 0 })).toBe("3 pages · 1 saved answer · 3 sources · 0 wanted pages");
     expect(countsLabel({ pages: 3, answers: 2, sources: 3, wanted: 0 })).toContain("2 saved answers");
+    expect(countsLabel({ pages: 1, answers: 0, sources: 1, wanted: 1 })).toBe("1 page · 1 source · 1 wanted page");
+  });
+  it("says how many pages a tag filter shows of all", () => {
+    const c = { pages: 18, answers: 0, sources: 12, wanted: 3 };
+    expect(countsLabel(c, { tag: "gear", shown: 1 })).toBe("1 of 18 pages tagged #gear · 12 sources · 3 wanted pages");
+    expect(countsLabel(c, { tag: "", shown: 18 })).toBe("18 pages · 12 sources · 3 wanted pages");
   });
   it("compares versions as title, summary, body and claims", () => {
     expect(versionText({ title: "T", summary: "S", body: "B", claims: ["c"] })).toBe("# T\n\nS\n\nB\n\n- c");

@@ -584,9 +584,17 @@ export async function forScreen<T>(signal: AbortSignal, p: Promise<T>): Promise<
 }
 
 /** The library's counts line: pages, saved answers (when any), sources, wanted pages. */
-export function countsLabel(c: { pages: number; answers: number; sources: number; wanted: number }): string {
-  const answers = c.answers ? `${c.answers} saved answer${c.answers === 1 ? "" : "s"} · ` : "";
-  return `${c.pages} pages · ${answers}${c.sources} sources · ${c.wanted} wanted pages`;
+export function countsLabel(
+  c: { pages: number; answers: number; sources: number; wanted: number },
+  filter?: { tag: string; shown: number },
+): string {
+  const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
+  const tag = filter?.tag.trim().replace(/^#+/, "");
+  const pages = tag
+    ? `${filter!.shown} of ${n(c.pages, "page", "pages")} tagged #${tag}`
+    : n(c.pages, "page", "pages");
+  const answers = c.answers ? `${n(c.answers, "saved answer", "saved answers")} · ` : "";
+  return `${pages} · ${answers}${n(c.sources, "source", "sources")} · ${n(c.wanted, "wanted page", "wanted pages")}`;
 }
 
 /** A page version as the text the history compares: title, summary, body, claims. */

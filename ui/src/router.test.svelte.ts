@@ -92,7 +92,7 @@ describe("the router", () => {
     await answer("page", page("Late"));
     expect(document.querySelector("#article-title")).toBeNull();
     expect(document.body.dataset.screen).toBe("library");
-    expect(document.querySelector("#counts")?.textContent).toContain("1 pages");
+    expect(document.querySelector("#counts")?.textContent).toContain("1 page ·");
   });
 
   it("unmounts the screen it leaves, and a repeat visit is a fresh mount", async () => {
