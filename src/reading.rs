@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use crate::contract::CheckedClaim;
 use crate::store::{
-    ArticleId, AuthorKind, ClaimCounts, PageClaim, PageId, PageKind, PageVersionInfo, SourceId,
-    SourceKind, SourceStatus,
+    ArticleId, AuthorKind, ClaimCounts, PageClaim, PageId, PageKind, PageVersionInfo, PersonChange,
+    SourceId, SourceKind, SourceStatus,
 };
 
 /// A page as `list` shows it.
@@ -240,15 +240,35 @@ pub struct ListedVersion {
     pub model: Option<String>,
     /// The version it copies, when it is a restore.
     pub restored_from: Option<u32>,
+    /// What a person's version did: `edited`, `kept` (the person's work kept over a
+    /// model's rewrite), `merged`, `accepted`, `claim_added`, `claim_removed`, `renamed`,
+    /// `reverted`, `restored`; `null` for a model's version and for a person's version
+    /// older than the record.
+    pub change: Option<PersonChange>,
 }
 
 impl ListedVersion {
-    /// Who wrote it, as every shell shows it: `you`, `you (restored version 1)`, or
-    /// `provider:model`. The one home of this label (the CLI's `history` and the app's
+    /// Who wrote it, as every shell shows it: `provider:model`, or `you` with what the
+    /// version did (`you (edited)`, `your work kept over the rewrite`, `you (restored
+    /// version 1)`, …). The one home of this label (the CLI's `history` and the app's
     /// history panel).
     pub fn author_label(&self) -> String {
-        match (self.author_kind, self.restored_from) {
-            (AuthorKind::Person, Some(from)) => format!("you (restored version {from})"),
+        if self.author_kind == AuthorKind::Model {
+            return self.author.clone();
+        }
+        let from = self.restored_from;
+        match (self.change, from) {
+            (Some(PersonChange::Kept), _) => "your work, kept over the rewrite".to_owned(),
+            (Some(PersonChange::Merged), _) => "you (merged a page into it)".to_owned(),
+            (Some(PersonChange::Edited), _) => "you (edited)".to_owned(),
+            (Some(PersonChange::Accepted), _) => "you (accepted a suggestion)".to_owned(),
+            (Some(PersonChange::ClaimAdded), _) => "you (added a claim)".to_owned(),
+            (Some(PersonChange::ClaimRemoved), _) => "you (removed a claim)".to_owned(),
+            (Some(PersonChange::Renamed), _) => "you (renamed it)".to_owned(),
+            (Some(PersonChange::Reverted), Some(v)) => {
+                format!("you (back to compiled version {v})")
+            }
+            (_, Some(v)) => format!("you (restored version {v})"),
             _ => self.author.clone(),
         }
     }
@@ -273,6 +293,7 @@ impl From<PageVersionInfo> for ListedVersion {
             provider: info.provider,
             model: info.model,
             restored_from: info.restored_from,
+            change: info.change,
         }
     }
 }
@@ -472,7 +493,7 @@ mod tests {
 
     #[test]
     fn a_versions_author_reads_the_same_in_every_shell() {
-        let info = |kind, restored_from| PageVersionInfo {
+        let info = |kind, restored_from, change| PageVersionInfo {
             version: 2,
             title: "T".into(),
             created_at: "2026-11-25T00:00:00Z".into(),
@@ -480,13 +501,30 @@ mod tests {
             provider: (kind == AuthorKind::Model).then(|| "ollama".into()),
             model: (kind == AuthorKind::Model).then(|| "llama3.2".into()),
             restored_from,
+            change,
         };
-        let label = |kind, from| ListedVersion::from(info(kind, from)).author_label();
-        assert_eq!(label(AuthorKind::Person, None), "you");
+        let label =
+            |kind, from, change| ListedVersion::from(info(kind, from, change)).author_label();
+        let person = |from, change| label(AuthorKind::Person, from, change);
+        assert_eq!(person(None, None), "you", "a version older than the record");
         assert_eq!(
-            label(AuthorKind::Person, Some(1)),
+            person(Some(1), Some(PersonChange::Restored)),
             "you (restored version 1)"
         );
-        assert_eq!(label(AuthorKind::Model, None), "ollama:llama3.2");
+        assert_eq!(person(Some(1), None), "you (restored version 1)");
+        assert_eq!(person(None, Some(PersonChange::Edited)), "you (edited)");
+        assert_eq!(
+            person(None, Some(PersonChange::Kept)),
+            "your work, kept over the rewrite"
+        );
+        assert_eq!(
+            person(Some(3), Some(PersonChange::Reverted)),
+            "you (back to compiled version 3)"
+        );
+        assert_eq!(
+            person(None, Some(PersonChange::Accepted)),
+            "you (accepted a suggestion)"
+        );
+        assert_eq!(label(AuthorKind::Model, None, None), "ollama:llama3.2");
     }
 }

@@ -947,7 +947,11 @@ fn the_health_screen_groups_findings_and_accepting_a_merge_merges() {
     assert_eq!(first.trend.len(), 1, "a look is a lint run, stored");
     assert_eq!(first.notice, None);
     let second = wiki.health_view().unwrap();
-    assert_eq!(second.trend.len(), 1, "a look that finds nothing new adds no point");
+    assert_eq!(
+        second.trend.len(),
+        1,
+        "a look that finds nothing new adds no point"
+    );
     let checks: Vec<&str> = first.groups.iter().map(|g| g.check.as_str()).collect();
     assert!(checks.contains(&"duplicate"), "{checks:?}");
     let duplicates = first

@@ -170,6 +170,30 @@ text_enum!(
     }
 );
 
+text_enum!(
+    /// What a person's version of a page did.
+    PersonChange {
+        /// The person edited the page.
+        Edited => "edited",
+        /// The person's work, kept over a model's rewrite (section by section).
+        Kept => "kept",
+        /// Another page was merged into this one, with the person's work on it.
+        Merged => "merged",
+        /// The person accepted a suggestion.
+        Accepted => "accepted",
+        /// The person added a claim of their own.
+        ClaimAdded => "claim_added",
+        /// The person removed a claim.
+        ClaimRemoved => "claim_removed",
+        /// The person renamed the page.
+        Renamed => "renamed",
+        /// The person went back to the last compiled version.
+        Reverted => "reverted",
+        /// The person restored an earlier version.
+        Restored => "restored",
+    }
+);
+
 impl Default for AuthorKind {
     /// The model: everything written before a person could write.
     fn default() -> AuthorKind {

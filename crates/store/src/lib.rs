@@ -54,8 +54,8 @@ pub use clean_names::{NameRules, NamesCleanup};
 pub use error::{Result, StoreError};
 pub use feed::AskedPage;
 pub use ids::{
-    ArticleId, AuthorKind, JobId, JobState, JobTarget, PageId, PageKind, SourceId, SourceKind,
-    SourceStatus,
+    ArticleId, AuthorKind, JobId, JobState, JobTarget, PageId, PageKind, PersonChange, SourceId,
+    SourceKind, SourceStatus,
 };
 pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
 pub use lint::{

@@ -215,6 +215,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0018_asked_pages.sql",
         include_str!("../../../migrations/0018_asked_pages.sql"),
     ),
+    Migration::sql(
+        19,
+        "0019_version_changes.sql",
+        include_str!("../../../migrations/0019_version_changes.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

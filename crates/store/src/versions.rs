@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::pages::{
     current_content, from_json, page_key, tidy_links, to_json, PageClaim, PageContent,
 };
-use super::{AuthorKind, PageId, Result, SourceId, Store, StoreError, NOW};
+use super::{AuthorKind, PageId, PersonChange, Result, SourceId, Store, StoreError, NOW};
 
 /// What grounds a page's claims again against its sources as they are now (id and text):
 /// the engine's rule, handed to [`Store::restore_page_version`].
@@ -31,6 +31,10 @@ pub struct PageVersionInfo {
     pub restored_from: Option<u32>,
     /// When it was written (UTC, ISO-8601).
     pub created_at: String,
+    /// What a person's version did (`None` for a model's, and for a person's version
+    /// written before version 19 of the schema).
+    #[serde(default)]
+    pub change: Option<PersonChange>,
 }
 
 /// One version of a page with its content.
@@ -48,8 +52,8 @@ pub struct PageVersion {
 pub(crate) enum Author<'a> {
     /// A model, named.
     Model { provider: &'a str, model: &'a str },
-    /// A person.
-    Person,
+    /// A person, doing this.
+    Person(PersonChange),
 }
 
 /// Makes `content` the page's current content (title, text, claims with their sources,
@@ -147,14 +151,14 @@ pub(crate) fn write_version(
         [page],
         |row| row.get(0),
     )?;
-    let (kind, provider, model) = match author {
-        Author::Model { provider, model } => (AuthorKind::Model, Some(provider), Some(model)),
-        Author::Person => (AuthorKind::Person, None, None),
+    let (kind, provider, model, change) = match author {
+        Author::Model { provider, model } => (AuthorKind::Model, Some(provider), Some(model), None),
+        Author::Person(change) => (AuthorKind::Person, None, None, Some(change)),
     };
     conn.execute(
         "INSERT INTO page_versions (page_id, version, title, summary, body, claims, concepts,
-             open_questions, links, author_kind, provider, model, restored_from)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             open_questions, links, author_kind, provider, model, restored_from, change)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         params![
             page,
             version,
@@ -169,6 +173,7 @@ pub(crate) fn write_version(
             provider,
             model,
             restored_from,
+            change,
         ],
     )?;
     conn.execute(
@@ -187,6 +192,7 @@ fn version_info(row: &Row<'_>) -> rusqlite::Result<PageVersionInfo> {
         model: row.get(4)?,
         restored_from: row.get(5)?,
         created_at: row.get(6)?,
+        change: row.get(7)?,
     })
 }
 
@@ -198,7 +204,7 @@ impl Store {
             |conn| {
                 let mut stmt = conn.prepare(
                     "SELECT version, title, author_kind, provider, model, restored_from,
-                            created_at
+                            created_at, change
                      FROM page_versions WHERE page_id = ?1 ORDER BY version",
                 )?;
                 let rows = stmt.query_map([id], version_info)?;
@@ -246,7 +252,13 @@ impl Store {
                 }
                 let sources = super::ask::source_texts_of(tx, id)?;
                 reground(&mut old.claims, &sources);
-                write_version(tx, id, &old, Author::Person, Some(version))
+                write_version(
+                    tx,
+                    id,
+                    &old,
+                    Author::Person(PersonChange::Restored),
+                    Some(version),
+                )
             },
         )
     }
@@ -260,18 +272,18 @@ pub(crate) fn version_in(
     let row = conn
         .query_row(
             "SELECT version, title, author_kind, provider, model, restored_from, created_at,
-                    summary, body, claims, concepts, open_questions, links
+                    change, summary, body, claims, concepts, open_questions, links
              FROM page_versions WHERE page_id = ?1 AND version = ?2",
             params![id, version],
             |row| {
                 let info = version_info(row)?;
                 let texts: [String; 6] = [
-                    row.get(7)?,
                     row.get(8)?,
                     row.get(9)?,
                     row.get(10)?,
                     row.get(11)?,
                     row.get(12)?,
+                    row.get(13)?,
                 ];
                 Ok((info, texts))
             },

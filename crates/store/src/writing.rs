@@ -30,7 +30,7 @@ use super::articles::NewLink;
 use super::page_write::last_compiled_version;
 use super::pages::{current_content, PageClaim, PageContent};
 use super::versions::{version_in, write_version, Author};
-use super::{page_key, AuthorKind, PageId, Result, Store, StoreError};
+use super::{page_key, AuthorKind, PageId, PersonChange, Result, Store, StoreError};
 
 /// The longest claim a person may add, in characters.
 pub const MAX_PERSON_CLAIM_CHARS: usize = 2_000;
@@ -167,7 +167,7 @@ pub(crate) fn carry_person_layer(
         conn,
         page,
         &merged,
-        Author::Person,
+        Author::Person(PersonChange::Kept),
         None,
     )?))
 }
@@ -254,7 +254,13 @@ pub(crate) fn carry_into(conn: &Connection, from: PageId, into: PageId) -> Resul
         target.body = body;
     }
     if target != original {
-        write_version(conn, into, &target, Author::Person, None)?;
+        write_version(
+            conn,
+            into,
+            &target,
+            Author::Person(PersonChange::Merged),
+            None,
+        )?;
     }
     Ok(carried || moved > 0 || moved_suggestions > 0 || !suggestions.is_empty())
 }
@@ -293,7 +299,8 @@ impl Store {
                 }
                 current.links = body_links(&body);
                 current.body = body;
-                let version = write_version(tx, id, &current, Author::Person, None)?;
+                let version =
+                    write_version(tx, id, &current, Author::Person(PersonChange::Edited), None)?;
                 Ok(EditSaved {
                     version,
                     changed: true,
@@ -354,7 +361,13 @@ impl Store {
                 }
                 current.body = format!("{}\n", body.trim_end());
                 current.links = body_links(&current.body);
-                write_version(tx, id, &current, Author::Person, None)
+                write_version(
+                    tx,
+                    id,
+                    &current,
+                    Author::Person(PersonChange::Accepted),
+                    None,
+                )
             },
         )
     }
@@ -397,7 +410,13 @@ impl Store {
                     cited_page: None,
                     author: AuthorKind::Person,
                 });
-                write_version(tx, id, &current, Author::Person, None)
+                write_version(
+                    tx,
+                    id,
+                    &current,
+                    Author::Person(PersonChange::ClaimAdded),
+                    None,
+                )
             },
         )
     }
@@ -425,7 +444,13 @@ impl Store {
                         params![id, claim_hash(&text), text],
                     )?;
                 }
-                let version = write_version(tx, id, &current, Author::Person, None)?;
+                let version = write_version(
+                    tx,
+                    id,
+                    &current,
+                    Author::Person(PersonChange::ClaimRemoved),
+                    None,
+                )?;
                 Ok((version, text))
             },
         )
@@ -491,7 +516,13 @@ impl Store {
                 let mut current = current_content(tx, id)?.ok_or(StoreError::PageNotFound(id))?;
                 if current.title != title {
                     current.title = title.clone();
-                    write_version(tx, id, &current, Author::Person, None)?;
+                    write_version(
+                        tx,
+                        id,
+                        &current,
+                        Author::Person(PersonChange::Renamed),
+                        None,
+                    )?;
                 }
                 Ok(())
             },
@@ -522,7 +553,7 @@ impl Store {
                     tx,
                     id,
                     &content,
-                    Author::Person,
+                    Author::Person(PersonChange::Reverted),
                     Some(version),
                 )?))
             },

@@ -64,6 +64,23 @@ fn a_persons_edits_survive_rewrites_with_a_suggestion_for_the_conflict() {
         .map(|v| v["author_kind"].as_str().unwrap())
         .collect();
     assert_eq!(authors, ["model", "person", "model", "person"], "{history}");
+    // Each person's version says what it did: the edit, then the edit kept over the rewrite.
+    let changes: Vec<&serde_json::Value> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["change"])
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            &serde_json::Value::Null,
+            &serde_json::json!("edited"),
+            &serde_json::Value::Null,
+            &serde_json::json!("kept")
+        ],
+        "{history}"
+    );
 
     // The person rewords the new paragraph; the model adds another right after it: both
     // changed the same place, so the person's text stays and the model's is a suggestion.
