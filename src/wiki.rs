@@ -208,8 +208,14 @@ impl Wiki {
 
     /// A wiki in memory, for tests.
     pub fn open_in_memory() -> Result<Wiki> {
+        Wiki::open_in_memory_with_clock(Arc::new(crate::store::SystemClock))
+    }
+
+    /// A fresh wiki in memory whose store reads the time from `clock` (a test moves a
+    /// [`ManualClock`](crate::store::ManualClock) instead of sleeping).
+    pub fn open_in_memory_with_clock(clock: Arc<dyn crate::store::Clock>) -> Result<Wiki> {
         Ok(Wiki {
-            store: Arc::new(Store::open_in_memory()?),
+            store: Arc::new(Store::open_in_memory()?.with_clock(clock)?),
             data_dir: None,
             ingest: IngestOptions::default(),
             names: Arc::default(),

@@ -433,7 +433,8 @@ async fn the_queue_lists_one_row_per_page_however_often_it_was_written() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_job_that_fails_is_not_run_again_until_the_page_changes() {
     let server = crate::test_settings::server_failing_pages();
-    let wiki = Wiki::open_in_memory().expect("wiki");
+    let clock = crate::store::ManualClock::starting_now();
+    let wiki = Wiki::open_in_memory_with_clock(clock.clone()).expect("wiki");
     let a = add(
         &wiki,
         "# Tea\n\nGreen tea is steamed or pan-fired soon after picking.",
@@ -469,8 +470,9 @@ async fn a_page_job_that_fails_is_not_run_again_until_the_page_changes() {
     assert_eq!(again, RunReports::default());
     assert_eq!(server.chat_requests().len(), asked);
 
-    // A third source on tea changes the page: it is written again.
-    tokio::time::sleep(Duration::from_millis(5)).await;
+    // A third source on tea changes the page (a moment after the failure, which times
+    // are kept to the millisecond): it is written again.
+    clock.advance(Duration::from_millis(1));
     let c = add(&wiki, "# Teas\n\nOolong tea is only partly oxidised.");
     runner.enqueue(&[c], None).expect("enqueue");
     let third = runner

@@ -51,10 +51,18 @@ fn page_jobs(store: &Store, page: PageId) -> Vec<(JobState, Option<String>)> {
         .collect()
 }
 
-/// `stale_at` and a job's end are both kept to the millisecond: a change made in the same
-/// millisecond as a failure would count as seen by it.
-fn next_millisecond() {
-    std::thread::sleep(Duration::from_millis(5));
+/// A store on a clock the test moves: `stale_at` and a job's end are both kept to the
+/// millisecond, so a change must come at least a millisecond after a failure to count as
+/// new.
+fn store_on_a_clock() -> (
+    tempfile::TempDir,
+    Store,
+    std::sync::Arc<wikimind::store::ManualClock>,
+) {
+    let (dir, store) = store();
+    let clock = wikimind::store::ManualClock::starting_now();
+    let store = store.with_clock(clock.clone()).expect("clock");
+    (dir, store, clock)
 }
 
 #[test]
@@ -137,7 +145,7 @@ fn a_page_is_queued_once_however_many_of_its_sources_changed() {
 
 #[test]
 fn a_failed_page_job_is_not_queued_again_until_the_page_changes() {
-    let (_dir, store) = store();
+    let (_dir, store, clock) = store_on_a_clock();
     let (sources, page) = sources_on(&store, "Espresso", &["a", "b"]);
     let job = store
         .enqueue_page(page, &JobSettings::default())
@@ -156,7 +164,7 @@ fn a_failed_page_job_is_not_queued_again_until_the_page_changes() {
         "the model is not asked again for nothing new"
     );
 
-    next_millisecond();
+    clock.advance(Duration::from_millis(1));
     let c = add(&store, "/n/c.md", "c");
     save(&store, c, &result("Espressos", "c"), &[]);
     assert_eq!(store.pages_to_queue().expect("to queue"), [page]);
@@ -175,7 +183,7 @@ fn a_failed_page_job_is_not_queued_again_until_the_page_changes() {
 
 #[test]
 fn a_cancelled_page_job_leaves_the_page_stale_until_it_changes() {
-    let (_dir, store) = store();
+    let (_dir, store, clock) = store_on_a_clock();
     let (sources, page) = sources_on(&store, "Espresso", &["a", "b"]);
     // Cancelled while queued.
     let queued = store
@@ -186,7 +194,7 @@ fn a_cancelled_page_job_leaves_the_page_stale_until_it_changes() {
     assert!(store.pages_to_queue().expect("to queue").is_empty());
 
     // Cancelled while running, by another process: the owner hears it at its heartbeat.
-    next_millisecond();
+    clock.advance(Duration::from_millis(1));
     save(&store, sources[1], &result("Espresso", "b changed"), &[]);
     assert_eq!(store.pages_to_queue().expect("to queue"), [page]);
     let running = store

@@ -734,20 +734,19 @@ fn jobs_queue_once_run_and_recover_after_a_crash() {
 #[test]
 fn a_lease_expires_when_its_heartbeat_stops_and_not_before() {
     let (_dir, store) = file_store();
+    let clock = wikimind::store::ManualClock::starting_now();
+    let store = store.with_clock(clock.clone()).expect("clock");
     let a = add(&store, "/n/a.md", "a");
     let job = store.enqueue(a, &JobSettings::default()).expect("enqueue");
     store.start_next(&owner(1)).expect("start").expect("job");
     // Nobody says the owner is dead, and its heartbeat is fresh.
     assert_eq!(store.recover_interrupted(STALE, &|_| false).expect("r"), 0);
     assert!(store.heartbeat(&owner(1)).expect("beat").is_empty());
-    // Seen from a minute on with a one-second limit, the heartbeat is stale.
-    std::thread::sleep(Duration::from_millis(1100));
-    assert_eq!(
-        store
-            .recover_interrupted(Duration::from_secs(1), &|_| false)
-            .expect("r"),
-        1
-    );
+    // 59 seconds on, the heartbeat is not stale yet; 61 seconds on, it is.
+    clock.advance(Duration::from_secs(59));
+    assert_eq!(store.recover_interrupted(STALE, &|_| false).expect("r"), 0);
+    clock.advance(Duration::from_secs(2));
+    assert_eq!(store.recover_interrupted(STALE, &|_| false).expect("r"), 1);
     let recovered = store.job(job).expect("job").expect("exists");
     assert_eq!((recovered.state, recovered.owner), (JobState::Queued, None));
 }
@@ -794,11 +793,14 @@ fn an_interrupted_job_goes_back_in_line() {
 
 #[test]
 fn articles_sort_by_title_or_by_update() {
-    let store = Store::open_in_memory().expect("open");
+    let clock = wikimind::store::ManualClock::starting_now();
+    let store = Store::open_in_memory()
+        .and_then(|s| s.with_clock(clock.clone()))
+        .expect("open");
     let a = add(&store, "/n/a.md", "a");
     let b = add(&store, "/n/b.md", "b");
     save(&store, a, &result("zebra", "a"), &[]);
-    std::thread::sleep(std::time::Duration::from_millis(5));
+    clock.advance(Duration::from_millis(5));
     save(&store, b, &result("Aardvark", "b"), &[]);
     let titles = |sort| -> Vec<String> {
         store
@@ -810,7 +812,7 @@ fn articles_sort_by_title_or_by_update() {
     };
     assert_eq!(titles(ArticleSort::Title), vec!["Aardvark", "zebra"]);
     assert_eq!(titles(ArticleSort::Updated), vec!["Aardvark", "zebra"]);
-    std::thread::sleep(std::time::Duration::from_millis(5));
+    clock.advance(Duration::from_millis(5));
     save(&store, a, &result("zebra", "a2"), &[]);
     assert_eq!(titles(ArticleSort::Updated), vec!["zebra", "Aardvark"]);
 }

@@ -404,9 +404,11 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
         }
         None => {
             tx.execute(
-                "INSERT INTO articles (source_id, title, title_norm, summary, body, truncated,
-                     provider, model, prompt_version)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                &format!(
+                    "INSERT INTO articles (source_id, title, title_norm, summary, body,
+                         truncated, provider, model, prompt_version, created_at, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, {NOW}, {NOW})"
+                ),
                 params![
                     source_id,
                     title,

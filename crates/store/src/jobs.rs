@@ -239,7 +239,7 @@ fn encode_settings(settings: &JobSettings) -> Result<String> {
 
 /// The SQL time `seconds` ago, in the format of every timestamp column.
 pub(crate) fn ago(seconds: u64) -> String {
-    format!("strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-{seconds} seconds')")
+    format!("strftime('%Y-%m-%dT%H:%M:%fZ', wm_now(), 'unixepoch', '-{seconds} seconds')")
 }
 
 impl Store {

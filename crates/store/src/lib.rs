@@ -18,6 +18,7 @@ mod ask;
 mod backfill;
 mod backfills;
 mod clean_names;
+mod clock;
 mod error;
 mod feed;
 mod frozen;
@@ -40,7 +41,7 @@ mod watch;
 mod writing;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rusqlite::{Connection, TransactionBehavior};
@@ -86,7 +87,7 @@ pub const DATABASE_FILE: &str = "wikimind.db";
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The current time as stored in every timestamp column (UTC, ISO-8601, milliseconds).
-pub(crate) const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+pub(crate) const NOW: &str = clock::now_sql!();
 
 /// The WikiMind database: one SQLite connection, migrated on open.
 pub struct Store {
@@ -98,6 +99,8 @@ pub struct Store {
     /// What opening did to a database of an older build (see [`Store::upgrade`]).
     upgrade: Option<Upgrade>,
 }
+
+pub use clock::{Clock, ManualClock, SystemClock};
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -143,6 +146,10 @@ impl Store {
     }
 
     fn migrated(mut conn: Connection, location: String) -> Result<Store> {
+        clock::register(&conn, Arc::new(SystemClock)).map_err(|source| StoreError::Open {
+            path: PathBuf::from(&location),
+            source,
+        })?;
         let upgrade = migrate::apply(&mut conn, &location, MIGRATIONS)?;
         Ok(Store {
             conn: Mutex::new(conn),
@@ -150,6 +157,15 @@ impl Store {
             min_sources: std::sync::atomic::AtomicU32::new(DEFAULT_MIN_SOURCES),
             upgrade,
         })
+    }
+
+    /// This store, reading every time it writes from `clock` instead of the system's (a
+    /// test moves a [`ManualClock`] rather than sleeping).
+    pub fn with_clock(self, clock: Arc<dyn Clock>) -> Result<Store> {
+        clock::register(&self.lock(), clock).map_err(|e| {
+            StoreError::from(e).within(|| "setting the clock".to_owned(), &self.location)
+        })?;
+        Ok(self)
     }
 
     /// Sets how many sources' digests must name a concept or link target before it gets a

@@ -21,7 +21,11 @@
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 use sha2::{Digest, Sha256};
 
-use super::{hex, Result, StoreError, NOW};
+use super::{hex, Result, StoreError};
+
+/// When a migration applied: the system's time (the runner works on a bare connection,
+/// before the store's clock is set).
+const APPLIED_AT: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
 /// A migration step written in Rust: it gets the migration's transaction.
 pub type RustStep = fn(&Transaction<'_>) -> rusqlite::Result<()>;
@@ -404,7 +408,7 @@ fn run_in_transaction(conn: &mut Connection, location: &str, migration: &Migrati
     tx.execute(
         &format!(
             "INSERT INTO schema_migrations (version, name, checksum, applied_at)
-             VALUES (?1, ?2, ?3, {NOW})"
+             VALUES (?1, ?2, ?3, {APPLIED_AT})"
         ),
         (migration.version, migration.name, migration.checksum()),
     )
