@@ -17,7 +17,7 @@ pub use wikimind_text::names::{KnownName, NameIndex};
 /// index is always that of the wiki as it is now: whatever changed the names (this
 /// process, another one, a restore) is seen at the next prompt.
 ///
-/// Shared by every compiler of one wiki (see [`crate::wiki::Wiki::compiler`]); safe to use
+/// Shared by every compiler of one wiki (the app's `Wiki::compiler` hands it to each); safe to use
 /// from concurrent compiles (two may build the same index at once; either result is kept).
 #[derive(Default)]
 pub struct NameCache {

@@ -7,7 +7,7 @@
 //! - [`fold`]: how a quote is compared with a source (case, whitespace, quote marks, dashes).
 //! - [`url`]: a web page's origin, and URLs with their credentials cut out.
 //! - [`hash`]: content hashes.
-//! - [`line`]: text kept on one line (titles and list items in prompts and exports).
+//! - [`line`](mod@line): text kept on one line (titles and list items in prompts and exports).
 //! - [`name_rule`]: which names a model proposes may become pages.
 //! - [`markdown`]: the one markdown reader (front matter, own titles, readable text, wiki
 //!   links in every form, tags).
