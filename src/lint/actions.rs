@@ -111,21 +111,7 @@ pub fn record_health(wiki: &Wiki, report: &LintReport, trigger: Trigger) -> Resu
     if s.checks.len() < Check::ALL.len() {
         return Ok(false);
     }
-    let n = |v: Option<u64>| v.unwrap_or(0);
-    let run = crate::store::HealthRun {
-        at: String::new(),
-        trigger: trigger.as_str().to_owned(),
-        pages: s.pages,
-        links: s.links,
-        link_resolution: s.link_resolution,
-        orphan_share: s.orphan_share.unwrap_or(0.0),
-        wanted: n(s.wanted),
-        broken_links: n(s.broken_links),
-        stale: n(s.stale),
-        ungrounded: n(s.ungrounded),
-        duplicates: n(s.duplicates),
-        thin: n(s.thin),
-    };
+    let run = report.health_run(trigger);
     if trigger == Trigger::Lint {
         let last = wiki.store().health_runs(1)?.pop();
         if last.is_some_and(|last| {
@@ -140,6 +126,29 @@ pub fn record_health(wiki: &Wiki, report: &LintReport, trigger: Trigger) -> Resu
     }
     wiki.store().record_health(&run)?;
     Ok(true)
+}
+
+impl LintReport {
+    /// The report's figures as a run of the trend, stored after `trigger` (its time is the
+    /// store's to set).
+    pub fn health_run(&self, trigger: Trigger) -> crate::store::HealthRun {
+        let s = &self.summary;
+        let n = |v: Option<u64>| v.unwrap_or(0);
+        crate::store::HealthRun {
+            at: String::new(),
+            trigger: trigger.as_str().to_owned(),
+            pages: s.pages,
+            links: s.links,
+            link_resolution: s.link_resolution,
+            orphan_share: s.orphan_share.unwrap_or(0.0),
+            wanted: n(s.wanted),
+            broken_links: n(s.broken_links),
+            stale: n(s.stale),
+            ungrounded: n(s.ungrounded),
+            duplicates: n(s.duplicates),
+            thin: n(s.thin),
+        }
+    }
 }
 
 /// Runs every check and stores the figures (what a shell calls after a compile run).

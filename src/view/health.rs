@@ -237,21 +237,7 @@ impl Wiki {
     }
 
     fn shape_health(&self, report: &LintReport, notice: Option<String>) -> Result<HealthView> {
-        let s = &report.summary;
-        let n = |v: Option<u64>| v.unwrap_or(0);
-        let now = HealthPointView {
-            at: String::new(),
-            trigger: "lint".to_owned(),
-            pages: s.pages,
-            link_resolution: s.link_resolution,
-            orphan_share: s.orphan_share.unwrap_or(0.0),
-            wanted: n(s.wanted),
-            broken_links: n(s.broken_links),
-            stale: n(s.stale),
-            ungrounded: n(s.ungrounded),
-            duplicates: n(s.duplicates),
-            thin: n(s.thin),
-        };
+        let now = HealthPointView::from(report.health_run(Trigger::Lint));
         let mut groups = Vec::new();
         for check in Check::ALL {
             let findings = report
@@ -273,7 +259,7 @@ impl Wiki {
         Ok(HealthView {
             now,
             groups,
-            dismissed: s.dismissed,
+            dismissed: report.summary.dismissed,
             fixable: u32::try_from(fixable).unwrap_or(u32::MAX),
             trend: lint::health_trend(self, TREND_POINTS)?
                 .into_iter()
