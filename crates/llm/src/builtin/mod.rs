@@ -78,6 +78,11 @@ pub enum RepeatScope {
     Words,
 }
 
+/// The most lexer work llguidance may do for one token's mask (about 14,000 units a
+/// millisecond): ten times its default, so computing a grounded quote's first mask over a
+/// 262k-token vocabulary does not give up.
+const STEP_LEXER_FUEL: u64 = 2_000_000;
+
 /// The answer budget when the request names none.
 const DEFAULT_MAX_TOKENS: u32 = 2048;
 /// Prompt tokens decoded per llama.cpp call.
@@ -513,6 +518,11 @@ impl Engine {
                 let env = LlamaSampler::llguidance_tok_env(&self.model);
                 let mut factory = ParserFactory::new_simple(&env).map_err(|e| e.to_string())?;
                 factory.quiet();
+                // More lexer work per token than llguidance's default (200,000, about 14 ms):
+                // at the start of a grounded quote over a long text, Gemma 3's 262k-token
+                // vocabulary ran the default out ("too many expressions constructed"), and
+                // the request ended as a grammar dead end. Only a step that needs it pays.
+                factory.limits_mut().step_lexer_fuel = STEP_LEXER_FUEL;
                 Ok(factory)
             })
             .as_ref()
