@@ -55,8 +55,8 @@ use super::{
 
 /// The repetition penalty of a new provider (see [`BuiltinProvider::with_repeat_penalty`]):
 /// off. Measured on real notes with grounded decoding (`docs/compiling.md`), a penalty
-/// made no digest more distinct, pushed claims away from `sourced` when it counted every
-/// token, and led Gemma 3 270M into grammar dead ends.
+/// made no digest more distinct and cost sourced claims: on every token it pushed
+/// SmolLM2-135M's claims away from `sourced`, on words at 1.3 Gemma 3 270M's.
 pub const DEFAULT_REPEAT_PENALTY: f32 = 1.0;
 /// How many of the answer's last tokens the repetition penalty looks at (of the tokens
 /// its [`RepeatScope`] counts).
