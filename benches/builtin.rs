@@ -22,7 +22,15 @@
 //! BENCH_RUNS=20 BENCH_MAX_TOKENS=768 BENCH_GBNF=1 cargo bench ...   # knobs
 //! WIKIMIND_TEST_MODEL=gemma-3-270m.gguf cargo bench ...               # another model
 //! cargo bench -p wikimind --features builtin --bench builtin -- examples
+//! BENCH_NOTES=6 cargo bench -p wikimind --features builtin --bench builtin -- penalties
+//! BENCH_CONFIGS="off,words 1.3" BENCH_MAX_TOKENS=1024 cargo bench ... -- penalties  # knobs
 //! ```
+//!
+//! `-- penalties` asks for the digest of each note of `examples/` (the first `BENCH_NOTES`,
+//! default all) with grounded decoding at the compile's temperature and answer budget, once
+//! per repetition penalty (off; 1.1 and 1.3 on every token; 1.1 and 1.3 on words only, see
+//! [`RepeatScope`]), interleaved note by note, and prints the quality figures of the raw
+//! answers (before the judge drops repeated claims) and the answer speed of each.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,7 +40,7 @@ use wikimind::compile::{build_prompt, Compiler, GroundingIndex, PromptInput, Pro
 use wikimind::config::{model_dir, CompileSettings, DEFAULT_BUILTIN_MODEL};
 use wikimind::llm::{
     AnswerGrounds, BuiltinProvider, CancellationToken, ChatRequest, ConstraintEngine, FinishReason,
-    GroundText, Provider,
+    GroundText, Provider, RepeatScope,
 };
 use wikimind::structured::Schema;
 
@@ -231,6 +239,9 @@ async fn main() {
     };
     if std::env::args().any(|a| a == "examples") {
         return examples(&path).await;
+    }
+    if std::env::args().any(|a| a == "penalties") {
+        return penalties(&path).await;
     }
     let runs = env_num("BENCH_RUNS", 20);
     let max_tokens = env_num("BENCH_MAX_TOKENS", 768);
@@ -462,5 +473,99 @@ async fn examples(path: &Path) {
             "{name:<14} answer speed {:.1} tok/s over {tokens} tokens",
             tokens as f64 / answer_time.as_secs_f64().max(1e-9)
         );
+    }
+}
+
+/// Asks for the digest of each note of `examples/` once per repetition penalty, interleaved
+/// note by note, and prints what a person would notice of each (see the module
+/// documentation).
+async fn penalties(path: &Path) {
+    let mut settings = CompileSettings::default();
+    settings.max_tokens = env_num("BENCH_MAX_TOKENS", settings.max_tokens);
+    let only = std::env::var("BENCH_CONFIGS").unwrap_or_default();
+    let configs: Vec<(String, f32, RepeatScope)> = [
+        ("off", 1.0, RepeatScope::All),
+        ("all 1.1", 1.1, RepeatScope::All),
+        ("all 1.3", 1.3, RepeatScope::All),
+        ("words 1.1", 1.1, RepeatScope::Words),
+        ("words 1.3", 1.3, RepeatScope::Words),
+    ]
+    .into_iter()
+    .filter(|(name, _, _)| only.is_empty() || only.split(',').any(|o| o.trim() == *name))
+    .map(|(name, penalty, scope)| (name.to_owned(), penalty, scope))
+    .collect();
+    let providers: Vec<BuiltinProvider> = configs
+        .iter()
+        .map(|(_, penalty, scope)| {
+            BuiltinProvider::new(path)
+                .unwrap()
+                .with_seed(42)
+                .with_repeat_penalty(*penalty)
+                .with_repeat_scope(*scope)
+        })
+        .collect();
+    let load = providers[0].load().await.expect("the model loads");
+    println!(
+        "model {} loaded in {} ms; temperature {}, answer budget {} tokens",
+        path.display(),
+        load.as_millis(),
+        settings.temperature,
+        settings.max_tokens
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let wiki = wikimind::wiki::Wiki::open(dir.path()).unwrap();
+    let examples_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let summary = wiki
+        .ingest_path(&examples_dir, &Default::default())
+        .unwrap();
+    let limit = env_num("BENCH_NOTES", summary.sources.len() as u32) as usize;
+    let contract = wikimind::contract::compilation_schema();
+    let schema = Schema::new(contract.clone()).unwrap();
+    let mut tallies: Vec<Tally> = configs.iter().map(|_| Tally::default()).collect();
+    for (n, s) in summary.sources.iter().take(limit).enumerate() {
+        let source =
+            wikimind::compile::readable_source(wiki.store().source(s.source_id).unwrap().unwrap());
+        let text = wikimind::compile::grounds::quotable_text(&source).to_owned();
+        let title = source.title.clone().unwrap_or_default();
+        let prompt = build_prompt(&PromptInput {
+            source_title: source.title.as_deref(),
+            source_text: &text,
+            known_titles: &[],
+            known_concepts: &[],
+        });
+        let req = ChatRequest::new(DEFAULT_BUILTIN_MODEL, prompt.system, prompt.user)
+            .with_schema(contract.clone())
+            .with_temperature(settings.temperature)
+            .with_max_tokens(settings.max_tokens)
+            .with_grounds(wikimind::compile::grounds::source_grounds(
+                &source,
+                &[],
+                &[],
+            ));
+        // Rotate which goes first so none always runs on a warm cache.
+        for k in 0..configs.len() {
+            let i = (k + n) % configs.len();
+            let before = tallies[i].quality.distinct;
+            let claims = tallies[i].quality.claims;
+            run(
+                &providers[i],
+                &req,
+                &schema,
+                &mut tallies[i],
+                (&title, &text),
+            )
+            .await;
+            eprintln!(
+                "{title:?} {:<10} distinct {}/{}",
+                configs[i].0,
+                tallies[i].quality.distinct - before,
+                tallies[i].quality.claims - claims
+            );
+        }
+    }
+    println!();
+    for ((name, _, _), tally) in configs.iter().zip(&tallies) {
+        tally.quality.report(name);
+        tally.report(name);
     }
 }

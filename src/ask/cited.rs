@@ -76,16 +76,8 @@ impl<'a> PageTexts<'a> {
                 Some(page) if page.kind != crate::store::PageKind::Topic => None,
                 None => None,
                 Some(page) => {
-                    let mut text = format!("{}\n{}\n{}\n", page.title, page.summary, page.body);
-                    for c in &page.claims {
-                        text.push_str(&c.claim.claim);
-                        text.push('\n');
-                        // Only a quote grounding confirmed is the page's own words.
-                        if let Some(q) = c.claim.quote.as_ref().filter(|_| c.claim.grounded) {
-                            text.push_str(q);
-                            text.push('\n');
-                        }
-                    }
+                    // Only a quote grounding confirmed is the page's own words.
+                    let text = super::material::page_words(&page);
                     let sources = store
                         .page_source_texts(id)?
                         .into_iter()

@@ -292,10 +292,7 @@ impl Wiki {
         let mut blocks = Vec::new();
         for found in retrieval.pages() {
             if let Some(page) = store.page(found.page_id)? {
-                blocks.push(Block {
-                    title: page.title.clone(),
-                    text: material::page_block(&page),
-                });
+                blocks.push(Block::page(&page));
             }
         }
         let texts = PageTexts::new(store);

@@ -9,8 +9,8 @@
 //!    terms as the pages' search) rank the passages by BM25; the best [`PASSAGE_LIMIT`]
 //!    (as many blocks as a question may read of the wiki: its matches and their
 //!    neighbours) are shown, as many as fit the model's context, each as a block titled by
-//!    its source ([`passage_block`]). No passage matching a word: the sources do not cover
-//!    the question, and no model is called.
+//!    its source ([`passage_block`](super::material::passage_block)). No passage matching
+//!    a word: the sources do not cover the question, and no model is called.
 //! 3. **The answer and the check**: the same `ask` template, schema and engine as asking
 //!    the wiki ([`Compiler::answer_question`]); a `sourced` claim's quote must be found in
 //!    the whole text of the source it cites (by the name its blocks are titled with),
@@ -26,7 +26,7 @@ use crate::store::{page_key, PassageIndex, SourceId, Store};
 use crate::wiki::{Wiki, WikiError};
 
 use super::check::Grounding;
-use super::material::{passage_block, Block};
+use super::material::Block;
 use super::{quoted, words, AskReport, MATCH_LIMIT, NEIGHBOUR_LIMIT};
 
 /// The longest passage, in bytes (characters, for most text): a few paragraphs.
@@ -267,10 +267,7 @@ impl SourceIndex {
     fn block(&self, i: usize) -> Block {
         let passage = &self.passages[i];
         let source = &self.sources[passage.source];
-        Block {
-            title: source.name.clone(),
-            text: passage_block(&source.name, &source.text[passage.range.clone()]),
-        }
+        Block::passage(&source.name, &source.text[passage.range.clone()])
     }
 
     /// Where the source named `name` holds `quote`: its name when a source has it, and

@@ -35,7 +35,7 @@ mod strict_schema;
 mod transport;
 
 #[cfg(feature = "builtin")]
-pub use builtin::{BuiltinProvider, ConstraintEngine, EngineStats};
+pub use builtin::{BuiltinProvider, ConstraintEngine, EngineStats, RepeatScope};
 pub use error::{LlmError, TimeoutPhase};
 pub use keys::{
     key_id, stored_key, KeyStore, KeyStoreError, MemoryKeyStore, NoKeyStore, Secret, SystemKeyring,

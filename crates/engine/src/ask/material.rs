@@ -57,13 +57,54 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// One block of an ask prompt: the name a claim cites it by, and the text that shows it.
+/// A page's own words, as a citation of it is checked: its title, summary and body, then
+/// each claim and the quote grounding confirmed for it (a quote never confirmed is not the
+/// page's words), a line each. The one place that says which text of a page a quote may
+/// come from; the block's wrapper lines (`<<<PAGE`, `Summary:`, `Claims:`, …) are not in it.
+pub fn page_words(page: &Page) -> String {
+    let mut text = format!("{}\n{}\n{}\n", page.title, page.summary, page.body);
+    for c in &page.claims {
+        text.push_str(&c.claim.claim);
+        text.push('\n');
+        if let Some(q) = c.claim.quote.as_ref().filter(|_| c.claim.grounded) {
+            text.push_str(q);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// One block of an ask prompt: the name a claim cites it by, the text that shows it, and
+/// the words in it a quote may be drawn from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
     /// The page's title, or the source's name for a passage.
     pub title: String,
     /// The block as sent ([`page_block`], [`passage_block`]).
     pub text: String,
+    /// What the block shows of the page's own words ([`page_words`]) or the passage,
+    /// without the block's wrapper lines: what an answer's quotes are drawn from.
+    pub quotable: String,
+}
+
+impl Block {
+    /// The block of a wiki page.
+    pub fn page(page: &Page) -> Block {
+        Block {
+            title: page.title.clone(),
+            text: page_block(page),
+            quotable: page_words(page),
+        }
+    }
+
+    /// The block of one passage of the raw source named `source`.
+    pub fn passage(source: &str, passage: &str) -> Block {
+        Block {
+            title: source.to_owned(),
+            text: passage_block(source, passage),
+            quotable: passage.trim().to_owned(),
+        }
+    }
 }
 
 /// The blocks sent, and the text that sends them.
@@ -123,10 +164,7 @@ mod tests {
     use super::*;
 
     fn page(title: &str, body: &str) -> Block {
-        Block {
-            title: title.to_owned(),
-            text: passage_block(title, body),
-        }
+        Block::passage(title, body)
     }
 
     #[test]
@@ -155,6 +193,84 @@ mod tests {
             ["Espresso", "Tea"],
             "a page too big to cut is skipped"
         );
+    }
+
+    fn espresso_page() -> Page {
+        use crate::contract::{CheckedClaim, Confidence};
+        use crate::store::{PageClaim, PageId, PageKind};
+        let claim = |text: &str, quote: &str, grounded| PageClaim {
+            claim: CheckedClaim {
+                claim: text.into(),
+                confidence: Confidence::Sourced,
+                quote: Some(quote.into()),
+                grounded,
+            },
+            source_ids: Vec::new(),
+            cited_page: None,
+            author: Default::default(),
+        };
+        Page {
+            id: PageId(1),
+            kind: PageKind::Topic,
+            title: "Espresso".into(),
+            summary: "Coffee forced through fine grounds.".into(),
+            body: "Espresso is brewed at nine bars.".into(),
+            version: 1,
+            stale_reason: None,
+            flagged: None,
+            created_at: String::new(),
+            updated_at: String::new(),
+            claims: vec![
+                claim("It needs pressure.", "brewed at nine bars", true),
+                claim("It is bitter.", "an invented quote", false),
+            ],
+            concepts: Vec::new(),
+            open_questions: Vec::new(),
+            links: Vec::new(),
+            backlinks: Vec::new(),
+            aliases: vec!["Caffè espresso".into()],
+            tags: Vec::new(),
+        }
+    }
+
+    /// Regression: an answer's quotes were drawn from the blocks as sent, so a quote could
+    /// be a wrapper line (`<<<PAGE Espresso`, `Summary: …`) that no page holds.
+    #[test]
+    fn an_answer_quotes_a_pages_own_words_never_the_blocks_wrapper_lines() {
+        let page = espresso_page();
+        let block = Block::page(&page);
+        assert!(
+            block.text.starts_with("<<<PAGE Espresso\n"),
+            "{}",
+            block.text
+        );
+        for wrapper in [
+            "<<<PAGE",
+            "PAGE>>>",
+            "Summary:",
+            "Claims:",
+            "Text:",
+            "(quote:",
+            "Also called:",
+        ] {
+            assert!(block.text.contains(wrapper), "{wrapper} is in the block");
+            assert!(!block.quotable.contains(wrapper), "{wrapper} is quotable");
+        }
+        for words in [
+            "Coffee forced through fine grounds.",
+            "Espresso is brewed at nine bars.",
+            "It needs pressure.",
+            "brewed at nine bars",
+        ] {
+            assert!(block.quotable.contains(words), "{words}");
+        }
+        // A quote grounding never confirmed is not the page's words.
+        assert!(!block.quotable.contains("an invented quote"));
+        assert_eq!(block.quotable, page_words(&page));
+
+        let passage = Block::passage("Cold Brew", "  Steep it for 16 hours.\n");
+        assert_eq!(passage.quotable, "Steep it for 16 hours.");
+        assert_eq!(passage.title, "Cold Brew");
     }
 
     #[test]

@@ -105,7 +105,7 @@ impl Compiler {
             .read
             .iter()
             .filter_map(|&i| blocks.get(i))
-            .map(|b| (b.title.clone(), b.text.clone()))
+            .map(|b| (b.title.clone(), b.quotable.clone()))
             .collect();
         let grounds = super::grounds::answer_grounds(&read);
         let judge = |raw: &str, cut_off: bool| judge_answer(raw, cut_off, &schema, grounds_fn);

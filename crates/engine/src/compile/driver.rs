@@ -260,6 +260,7 @@ impl Compiler {
                     target: JobTarget::Source(source.id),
                     title: source.title.as_deref(),
                     text: &source.text,
+                    quotable: None,
                 },
                 limits.context,
                 room,

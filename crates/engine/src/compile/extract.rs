@@ -276,7 +276,19 @@ pub(crate) fn notes_prompt(
         ("coverage", &coverage),
     ]);
     let note = missing_note(&large, &chunks);
-    let quotes = merged
+    let quotes = found_quotes(&merged);
+    NotesPrompt {
+        prompt,
+        large,
+        note,
+        quotes,
+    }
+}
+
+/// The quotes of `notes` that were found in the text read, in order: what the final
+/// call's quotes are drawn from.
+fn found_quotes(notes: &[Note]) -> Vec<String> {
+    notes
         .iter()
         .filter_map(|n| match n {
             Note::Claim {
@@ -286,22 +298,16 @@ pub(crate) fn notes_prompt(
             } => Some(q.trim().to_owned()),
             _ => None,
         })
-        .collect();
-    NotesPrompt {
-        prompt,
-        large,
-        note,
-        quotes,
-    }
+        .collect()
 }
 
 /// The notes of a reading merged and rendered within `room` characters (for a page whose
-/// material was read in parts), with the report of the reading and the note for the
-/// reader when parts are missing.
+/// material was read in parts), with the report of the reading, the note for the reader
+/// when parts are missing, and the quotes found in the text read.
 pub(crate) fn reading_notes(
     reading: Reading,
     room: usize,
-) -> (String, LargeSourceReport, Option<String>) {
+) -> (String, LargeSourceReport, Option<String>, Vec<String>) {
     let Reading {
         context,
         chunks,
@@ -314,7 +320,7 @@ pub(crate) fn reading_notes(
     let (text, left_out) = notes::render(&merged, room);
     large.notes_left_out = left_out;
     let note = missing_note(&large, &chunks);
-    (text, large, note)
+    (text, large, note, found_quotes(&merged))
 }
 
 /// The report of a reading (without the merged-notes counts) and each part's notes.

@@ -624,6 +624,9 @@ pub(crate) struct PageParts {
     /// The sources' own words in the excerpts, one per source (what a page call's quotes
     /// are drawn from).
     pub excerpt_texts: Vec<String>,
+    /// Where each of `excerpt_texts` stands in `excerpts` (byte ranges): what a call
+    /// reading the excerpts in parts may quote, never the blocks' wrapper lines.
+    pub excerpt_spans: Vec<std::ops::Range<usize>>,
 }
 
 impl PageParts {
@@ -640,6 +643,7 @@ impl PageParts {
         let mut digests = String::new();
         let mut excerpts = String::new();
         let mut excerpt_texts = Vec::new();
+        let mut excerpt_spans = Vec::new();
         let per_source = (excerpt_room / changed.len().max(1)).min(EXCERPT_CHARS);
         for d in &changed {
             digests.push_str(&format!(
@@ -649,12 +653,17 @@ impl PageParts {
                 digest_json(&d.content)
             ));
             if per_source > 0 {
-                excerpts.push_str(&format!(
-                    "<<<EXCERPT source {}\n{}\nEXCERPT>>>\n",
-                    d.source_id,
-                    excerpt(&d.text, d.by_title, &keys, per_source)
-                ));
-                excerpt_texts.push(excerpt_text(&d.text, d.by_title, &keys, per_source).0);
+                // The excerpt as shown starts with the source's own words (then, maybe, a
+                // line saying what it leaves out).
+                let shown = excerpt(&d.text, d.by_title, &keys, per_source);
+                let own = excerpt_text(&d.text, d.by_title, &keys, per_source).0;
+                excerpts.push_str(&format!("<<<EXCERPT source {}\n", d.source_id));
+                if shown.starts_with(&own) {
+                    excerpt_spans.push(excerpts.len()..excerpts.len() + own.len());
+                }
+                excerpts.push_str(&shown);
+                excerpts.push_str("\nEXCERPT>>>\n");
+                excerpt_texts.push(own);
             }
         }
         // The other sources, as many as the room holds: a hub's hundreds are counted.
@@ -681,12 +690,15 @@ impl PageParts {
                 unchanged.len() - others.len()
             ));
         }
+        // Trimming the end keeps every span: the last block ends with its wrapper line.
+        let excerpts = excerpts.trim_end();
         PageParts {
             page,
             digests: none_if_empty(digests.trim_end()),
-            excerpts: none_if_empty(excerpts.trim_end()),
+            excerpts: none_if_empty(excerpts),
             others: none_if_empty(&others.join("\n")),
             excerpt_texts,
+            excerpt_spans,
         }
     }
 }
@@ -1165,6 +1177,13 @@ mod tests {
             parts.excerpts,
             "<<<EXCERPT source 7\nEspressos two.\nEXCERPT>>>"
         );
+        // What a part call may quote: the excerpt's own words, not its wrapper lines.
+        let quotable: Vec<&str> = parts
+            .excerpt_spans
+            .iter()
+            .map(|r| &parts.excerpts[r.clone()])
+            .collect();
+        assert_eq!(quotable, ["Espressos two."]);
         assert_eq!(parts.others, "- source 1: Espresso — About Espresso.");
     }
 }

@@ -309,6 +309,13 @@ impl Compiler {
         // The digests alone do not fit: read them and their sources' excerpts in parts.
         let whole = PageParts::of(material, usize::MAX, listing);
         let text = format!("{}\n\n{}", whole.digests, whole.excerpts);
+        // Parts quote the excerpts' own words, never a digest or a wrapper line.
+        let shift = whole.digests.len() + 2;
+        let spans: Vec<std::ops::Range<usize>> = whole
+            .excerpt_spans
+            .iter()
+            .map(|r| r.start + shift..r.end + shift)
+            .collect();
         let part_room = match limits.route(&without_excerpts, extract, &material.title) {
             Route::InParts { room } => room,
             // The prompt without the digests' text fits: parts as large as the context.
@@ -323,6 +330,7 @@ impl Compiler {
             target: JobTarget::Page(material.page_id),
             title: Some(&material.title),
             text: &text,
+            quotable: Some(&spans),
         };
         let reading = self
             .read_in_parts(&source, limits.context, part_room, events, cancel)
@@ -332,7 +340,12 @@ impl Compiler {
         parts.excerpts = "(read in parts: see the notes above)".to_owned();
         let fixed = render(&parts);
         let notes_room = limits.notes_room(fixed.system.len() + fixed.user.len() + 64);
-        let (notes, large, note) = reading_notes(reading, notes_room);
+        let (notes, large, note, quotes) = reading_notes(reading, notes_room);
+        // The final call quotes what the parts quoted of the excerpts.
+        let quotes: Vec<String> = quotes
+            .into_iter()
+            .filter(|q| spans.iter().any(|r| text[r.clone()].contains(q.as_str())))
+            .collect();
         report.calls += large.calls;
         report.tokens_in += large.tokens_in;
         report.tokens_out += large.tokens_out;
@@ -356,7 +369,7 @@ impl Compiler {
         Ok(Ok(PagePrompt {
             prompt: render(&parts),
             note,
-            grounds: None,
+            grounds: Some(grounds::page_grounds(&quotes, &titles, &concepts)),
         }))
     }
 

@@ -78,7 +78,14 @@ impl Compiler {
             };
             let request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
                 .with_line_schema(schema.as_value().clone())
-                .with_grounds(super::grounds::part_grounds(chunk.text(source.text)))
+                .with_grounds(match source.quotable {
+                    None => super::grounds::part_grounds(chunk.text(source.text)),
+                    Some(spans) => super::grounds::part_grounds_within(
+                        source.text,
+                        chunk.start..chunk.end,
+                        spans,
+                    ),
+                })
                 .with_max_tokens(self.settings.max_tokens)
                 .with_temperature(self.settings.temperature)
                 .with_cancel(cancel.clone());
@@ -116,6 +123,8 @@ pub(super) struct PartSource<'a> {
     pub title: Option<&'a str>,
     /// The text.
     pub text: &'a str,
+    /// The byte ranges of `text` its quotes may come from; `None`: all of it.
+    pub quotable: Option<&'a [std::ops::Range<usize>]>,
 }
 
 /// Progress of one extraction call: the claims streamed in so far, over all parts.
