@@ -22,10 +22,8 @@
 //!   sentence, `The textbook pressure is nine bars`, is no name); a name some source writes
 //!   as a link is its author's and only the rules on form apply to it.
 
-use std::collections::HashMap;
-
-use crate::compile::ground::GroundingIndex;
-use crate::store::{ClaimTable, Result, SourceId, SourceKind, SourceMetadata, SourceRow, Store};
+use crate::compile::ground::SourceIndexes;
+use crate::store::{ClaimTable, Result, SourceKind, SourceMetadata, SourceRow, Store};
 
 /// The backfill that derives own titles, tags and aliases again, and its version.
 const NOTE_METADATA: (&str, u32) = ("note-metadata", 1);
@@ -96,20 +94,10 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
         let mut report = BackfillReport::new(name);
         while let Some(from) = store.backfill_cursor(name, version)? {
             let claims = store.grounded_claims_after(table, from, BATCH)?;
-            let mut indexes: HashMap<SourceId, Option<GroundingIndex>> = HashMap::new();
+            let mut indexes = SourceIndexes::new(store);
             let mut downgrade = Vec::new();
             for claim in &claims {
-                let found = claim.sources.iter().any(|&source| {
-                    let index = indexes.entry(source).or_insert_with(|| {
-                        store
-                            .source_text(source)
-                            .ok()
-                            .flatten()
-                            .map(|text| GroundingIndex::new(&crate::compile::readable(&text)))
-                    });
-                    index.as_ref().is_some_and(|i| i.contains(&claim.quote))
-                });
-                if !found {
+                if !indexes.holds(&claim.sources, &claim.quote) {
                     downgrade.push(claim.id);
                 }
             }

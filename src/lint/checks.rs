@@ -306,20 +306,10 @@ pub(super) fn stale(wiki: &Wiki) -> Result<Vec<Finding>> {
 }
 
 pub(super) fn ungrounded(store: &Store) -> Result<Vec<Finding>> {
-    let mut indexes: HashMap<SourceId, Option<GroundingIndex>> = HashMap::new();
+    let mut indexes = crate::compile::ground::SourceIndexes::new(store);
     let mut found = Vec::new();
     for claim in store.claims_to_recheck()? {
-        let holds = claim.sources.iter().any(|&source| {
-            let index = indexes.entry(source).or_insert_with(|| {
-                store
-                    .source_text(source)
-                    .ok()
-                    .flatten()
-                    .map(|text| GroundingIndex::new(&crate::compile::readable(&text)))
-            });
-            index.as_ref().is_some_and(|i| i.contains(&claim.quote))
-        });
-        if holds {
+        if indexes.holds(&claim.sources, &claim.quote) {
             continue;
         }
         let on = match claim.table {

@@ -21,7 +21,6 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::compile::ground::GroundingIndex;
 use crate::ingest::FileStamp;
 use crate::store::{
     ClaimTable, JobSettings, MergeOutcome, PageId, SourceId, Store, UnresolvedLink,

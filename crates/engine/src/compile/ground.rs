@@ -664,6 +664,43 @@ pub mod reference {
     }
 }
 
+/// The grounding indexes of sources' current texts (their readable text, as a compile reads
+/// it), each read from the store once: what asks whether a stored quote still holds in one
+/// of the sources it was found in (the `ungrounded` check, the re-grounding backfill).
+pub struct SourceIndexes<'a> {
+    store: &'a crate::store::Store,
+    indexes: HashMap<crate::store::SourceId, Option<GroundingIndex>>,
+}
+
+impl<'a> SourceIndexes<'a> {
+    /// No source read yet.
+    pub fn new(store: &'a crate::store::Store) -> Self {
+        SourceIndexes {
+            store,
+            indexes: HashMap::new(),
+        }
+    }
+
+    /// Whether `quote` is found in the current text of one of `sources` (a source gone or
+    /// unreadable holds nothing).
+    pub fn holds(&mut self, sources: &[crate::store::SourceId], quote: &str) -> bool {
+        sources.iter().any(|&source| {
+            let store = self.store;
+            self.indexes
+                .entry(source)
+                .or_insert_with(|| {
+                    store
+                        .source_text(source)
+                        .ok()
+                        .flatten()
+                        .map(|text| GroundingIndex::new(&super::readable(&text)))
+                })
+                .as_ref()
+                .is_some_and(|index| index.contains(quote))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
