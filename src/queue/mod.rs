@@ -478,15 +478,19 @@ impl JobRunner {
         });
     }
 
-    /// Ends a compile run of an always-on runner: once no job is queued or running anywhere
-    /// and this runner finished one since the last time, the wiki's health figures are
+    /// Ends a compile run of an always-on runner: once no job is queued or running anywhere,
+    /// no stale page waits for its job, and this runner finished one since the last time, the wiki's health figures are
     /// stored for the trend, as `wikimind compile` stores them after its run
     /// ([`crate::lint::check_and_record`]). The checks read the whole wiki, so inside a
     /// runtime they run on its blocking pool, never on a worker the queue's tasks need.
     /// Returns whether a run was started. A failure to store them is not the queue's.
     pub fn record_health_when_idle(&self, store: &Store) -> bool {
         use std::sync::atomic::Ordering;
-        let idle = store.recent_jobs(0).is_ok_and(|jobs| jobs.is_empty());
+        // The run has ended only when no job waits or runs and no stale page waits for its
+        // job: between the last source job and the page jobs it leaves, another worker
+        // would otherwise see the queue empty and store figures of half a run.
+        let idle = store.recent_jobs(0).is_ok_and(|jobs| jobs.is_empty())
+            && store.pages_to_queue().is_ok_and(|pages| pages.is_empty());
         if !idle || !self.shared.ran_since_idle.swap(false, Ordering::SeqCst) {
             return false;
         }
