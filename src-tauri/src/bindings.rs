@@ -97,7 +97,6 @@ pub fn typescript() -> String {
         "/** The event carrying a WatchedView each time the watched folders' state changes. */\nexport const WATCH_EVENT = {:?};\n\n",
         crate::WATCH_EVENT
     ));
-    out.push_str(&quote_fold());
     out.push_str("/** Every command of the app, typed. */\nexport const commands = {\n");
     for c in signatures() {
         let params: Vec<String> = c.args.iter().map(|(n, t)| format!("{n}: {t}")).collect();
@@ -120,25 +119,6 @@ pub fn typescript() -> String {
     }
     out.push_str("};\n");
     out
-}
-
-/// The quote fold's tables (`wikimind::text::fold`), so the window marks a quote on a page by
-/// the same character rules the core grounds it by.
-fn quote_fold() -> String {
-    use wikimind::text::fold::{EQUIVALENTS, READ_AS_SPACE};
-    let pairs: Vec<String> = EQUIVALENTS
-        .iter()
-        .map(|(from, to)| format!("  {:?}: {:?},", from.to_string(), to.to_string()))
-        .collect();
-    let spaces: String = READ_AS_SPACE.iter().collect();
-    format!(
-        "/** Characters quotes are compared as (wikimind::text::fold::EQUIVALENTS). */\n\
-         export const QUOTE_FOLD: Record<string, string> = {{\n{}\n}};\n\n\
-         /** Characters read as a space when quotes are compared (wikimind::text::fold::READ_AS_SPACE). */\n\
-         export const QUOTE_SPACES = {:?};\n\n",
-        pairs.join("\n"),
-        spaces
-    )
 }
 
 #[cfg(test)]

@@ -109,8 +109,10 @@ define_commands! {
     fn library(sort: LibrarySort) -> LibraryView = |h| h.wiki.library(sort);
     /// Full-text search over pages, best first.
     fn search(query: String) -> Vec<SearchResult> = |h| h.wiki.search_view(&query);
-    /// One page, its body rendered by the core's sanitiser, with its sources and history.
-    fn page(id: i64) -> Option<PageView> = |h| h.wiki.page_view(id);
+    /// One page, its body rendered by the core's sanitiser, with its sources and history;
+    /// opened from a citation, with the cited `quote` marked where the page holds it.
+    fn page(id: i64, quote: Option<String>) -> Option<PageView> =
+        |h| h.wiki.page_view_citing(id, quote.as_deref());
     /// The id of the page a name leads to (title, alias, other spelling, former title).
     fn page_id_by_name(name: String) -> Option<i64> = |h| h.wiki.page_id_by_name(&name);
     /// What one version of a page says, as text to compare with another.

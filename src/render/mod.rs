@@ -19,7 +19,8 @@
 //!   opened. A markdown image with an http(s) URL is rendered as an external link labelled
 //!   with its alt text; raw `<img>` tags are removed.
 //! - Classes only from this module: `wikilink`, `wanted`, `external` on `a`; `task`, `done`,
-//!   `attachment` on `span`; `footnote-ref` on `sup`; `footnote` on `div`. Data attributes
+//!   `attachment` on `span`; `footnote-ref` on `sup`; `footnote` on `div`; `cited-quote` on
+//!   `mark` (a quote a citation points at, [`render_article_marked`]). Data attributes
 //!   only `data-article-id`, `data-anchor` and `data-wanted` on `a`. Every link gets
 //!   `rel="noopener noreferrer"`; `target` may only be `_blank`. Ids are prefixed `wm-`.
 //! - Headings get ids: `wm-` and the slug of their text
@@ -116,6 +117,165 @@ enum Opened {
 /// `class="external"`, `rel="noopener noreferrer"` and `target="_blank"`. See the module
 /// documentation for everything else the output may and may not contain.
 pub fn render_article(markdown: &str, resolve: &dyn Fn(&str) -> LinkTarget) -> SafeHtml {
+    to_safe_html(markdown, article_events(markdown, resolve))
+}
+
+/// Renders an article body as [`render_article`] does, with `quote` marked where a reader
+/// sees it: each run of text it covers wrapped in `<mark class="cited-quote">`, the first
+/// with the id `wm-cited-quote`. The quote is looked for by the quote fold as a person reads
+/// the rendered page ([`wikimind_text::fold::find_as_read`]): its wiki links read as their
+/// shown text, and case, white space, quote marks, dashes and the marks of emphasis and
+/// code do not count; it may run across emphasis, links and blocks. Returns the HTML and
+/// whether the quote was marked (`false`: the body does not hold it, and the HTML is
+/// [`render_article`]'s).
+pub fn render_article_marked(
+    markdown: &str,
+    resolve: &dyn Fn(&str) -> LinkTarget,
+    quote: &str,
+) -> (SafeHtml, bool) {
+    let events = article_events(markdown, resolve);
+    match mark_quote(&events, quote) {
+        Some(marked) => (to_safe_html(markdown, marked), true),
+        None => (to_safe_html(markdown, events), false),
+    }
+}
+
+/// Writes events as HTML and cleans it: the one way to a [`SafeHtml`] from markdown.
+fn to_safe_html(markdown: &str, events: Vec<Event<'_>>) -> SafeHtml {
+    let mut html = String::with_capacity(markdown.len() * 3 / 2);
+    pulldown_cmark::html::push_html(&mut html, events.into_iter());
+    SafeHtml(SANITIZER.clean(&html).to_string())
+}
+
+/// `events` with `quote` marked (see [`render_article_marked`]), or `None` when the text
+/// they show does not hold it.
+fn mark_quote<'a>(events: &[Event<'a>], quote: &str) -> Option<Vec<Event<'a>>> {
+    // Adjacent text runs as one (the parser splits text at line ends, and a CR LF split
+    // into two marks would read as two line breaks): the same HTML, cut only where marked.
+    let mut joined: Vec<Event<'a>> = Vec::with_capacity(events.len());
+    for event in events {
+        match (joined.last_mut(), event) {
+            (Some(Event::Text(text)), Event::Text(more)) => {
+                *text = CowStr::from(format!("{text}{more}"));
+            }
+            _ => joined.push(event.clone()),
+        }
+    }
+    let events = &joined;
+    // The text a reader sees, piece by piece: text and code runs, and a space wherever a
+    // block or a line break separates them (the page shows one there).
+    let mut pieces: Vec<&str> = Vec::new();
+    let mut owner: Vec<Option<usize>> = Vec::new();
+    for (i, event) in events.iter().enumerate() {
+        let piece = match event {
+            Event::Text(text) | Event::Code(text) => Some(text.as_ref()),
+            Event::SoftBreak | Event::HardBreak | Event::Rule | Event::Html(_) => None,
+            Event::Start(tag) if !is_inline(tag) => None,
+            Event::End(tag) if !is_inline_end(*tag) => None,
+            _ => continue,
+        };
+        match piece {
+            Some(text) => {
+                pieces.push(text);
+                owner.push(Some(i));
+            }
+            None => {
+                pieces.push(" ");
+                owner.push(None);
+            }
+        }
+    }
+    let wanted = link_text(quote);
+    let spans = wikimind_text::fold::find_as_read(&pieces, &wanted)?;
+    let mut cut: HashMap<usize, (usize, usize)> = HashMap::new();
+    for span in &spans {
+        let Some(at) = owner[span.piece] else {
+            continue;
+        };
+        // Never between the two characters of a CR LF, which reads as one line break
+        // together and as two apart.
+        let text = pieces[span.piece];
+        let inside_crlf = |i: usize| text[..i].ends_with('\r') && text[i..].starts_with('\n');
+        let start = span.start + usize::from(inside_crlf(span.start));
+        let end = span.end + usize::from(inside_crlf(span.end));
+        if start < end {
+            cut.insert(at, (start, end));
+        }
+    }
+    if cut.is_empty() {
+        return None;
+    }
+    let mut first = true;
+    let mut marked = Vec::with_capacity(events.len() + 4 * cut.len());
+    for (i, event) in events.iter().enumerate() {
+        let Some(&(start, end)) = cut.get(&i) else {
+            marked.push(event.clone());
+            continue;
+        };
+        let (text, code) = match event {
+            Event::Text(text) => (text, false),
+            Event::Code(text) => (text, true),
+            other => {
+                marked.push(other.clone());
+                continue;
+            }
+        };
+        let run = |part: &str| {
+            let part = CowStr::from(part.to_owned());
+            if code {
+                Event::Code(part)
+            } else {
+                Event::Text(part)
+            }
+        };
+        if start > 0 {
+            marked.push(run(&text[..start]));
+        }
+        marked.push(Event::InlineHtml(CowStr::from(if first {
+            "<mark class=\"cited-quote\" id=\"wm-cited-quote\">"
+        } else {
+            "<mark class=\"cited-quote\">"
+        })));
+        first = false;
+        marked.push(run(&text[start..end]));
+        marked.push(Event::InlineHtml(CowStr::from("</mark>")));
+        if end < text.len() {
+            marked.push(run(&text[end..]));
+        }
+    }
+    Some(marked)
+}
+
+/// Whether a tag sits inside a line of text (no space is shown at its edges).
+fn is_inline(tag: &Tag<'_>) -> bool {
+    matches!(
+        tag,
+        Tag::Emphasis
+            | Tag::Strong
+            | Tag::Strikethrough
+            | Tag::Link { .. }
+            | Tag::Image { .. }
+            | Tag::Superscript
+            | Tag::Subscript
+    )
+}
+
+/// Whether a tag's end sits inside a line of text (see [`is_inline`]).
+fn is_inline_end(tag: TagEnd) -> bool {
+    matches!(
+        tag,
+        TagEnd::Emphasis
+            | TagEnd::Strong
+            | TagEnd::Strikethrough
+            | TagEnd::Link
+            | TagEnd::Image
+            | TagEnd::Superscript
+            | TagEnd::Subscript
+    )
+}
+
+/// The events of an article body, links resolved and rewritten (see [`render_article`]).
+fn article_events<'a>(markdown: &'a str, resolve: &dyn Fn(&str) -> LinkTarget) -> Vec<Event<'a>> {
     let mut events: Vec<Event<'_>> = Vec::new();
     let mut opened: Vec<Opened> = Vec::new();
     let mut footnotes: HashMap<String, usize> = HashMap::new();
@@ -146,7 +306,16 @@ pub fn render_article(markdown: &str, resolve: &dyn Fn(&str) -> LinkTarget) -> S
                             events.push(Event::Text(CowStr::from(text.to_owned())))
                         }
                         Piece::Link(link) => {
-                            events.push(Event::InlineHtml(CowStr::from(wiki_html(&link, resolve))));
+                            // The shown text is a text run of its own, so a cited quote
+                            // can be marked inside a link.
+                            let html = wiki_html(&link, resolve);
+                            if !html.open.is_empty() {
+                                events.push(Event::InlineHtml(CowStr::from(html.open)));
+                            }
+                            events.push(Event::Text(CowStr::from(html.shown)));
+                            if !html.close.is_empty() {
+                                events.push(Event::InlineHtml(CowStr::from(html.close)));
+                            }
                         }
                     }
                 }
@@ -268,23 +437,31 @@ pub fn render_article(markdown: &str, resolve: &dyn Fn(&str) -> LinkTarget) -> S
     if let Some((_, alt, _)) = image {
         events.push(Event::Text(CowStr::from(alt)));
     }
+    events
+}
 
-    let mut html = String::with_capacity(markdown.len() * 3 / 2);
-    pulldown_cmark::html::push_html(&mut html, events.into_iter());
-    SafeHtml(SANITIZER.clean(&html).to_string())
+/// A wiki link as the page shows it: the HTML that opens it, the text a reader sees, and
+/// the HTML that closes it (both empty when it reads as plain text).
+struct WikiHtml {
+    open: String,
+    shown: String,
+    close: &'static str,
 }
 
 /// A wiki link as HTML: a chip naming an attachment (nothing is loaded), a link to a
 /// section of this page, or a link to a page (a section of it) or a wanted page.
-fn wiki_html(link: &LinkRef, resolve: &dyn Fn(&str) -> LinkTarget) -> String {
+fn wiki_html(link: &LinkRef, resolve: &dyn Fn(&str) -> LinkTarget) -> WikiHtml {
     let shown = link.display();
     if link.attachment {
         let label = if link.embed { &link.target } else { &shown };
-        return format!(
-            "<span class=\"attachment\" title=\"{}\">{}</span>",
-            escape_html(&link.target),
-            escape_html(label)
-        );
+        return WikiHtml {
+            open: format!(
+                "<span class=\"attachment\" title=\"{}\">",
+                escape_html(&link.target)
+            ),
+            shown: label.clone(),
+            close: "</span>",
+        };
     }
     let fragment = match &link.anchor {
         Some(Anchor::Heading(h)) => Some(heading_slug(h)),
@@ -292,23 +469,37 @@ fn wiki_html(link: &LinkRef, resolve: &dyn Fn(&str) -> LinkTarget) -> String {
     };
     if link.is_same_page() {
         return match fragment {
-            Some(slug) => format!(
-                "<a class=\"wikilink\" href=\"#wm-{}\">{}</a>",
-                escape_html(&slug),
-                escape_html(&shown)
-            ),
-            None => escape_html(&shown),
+            Some(slug) => WikiHtml {
+                open: format!("<a class=\"wikilink\" href=\"#wm-{}\">", escape_html(&slug)),
+                shown,
+                close: "</a>",
+            },
+            None => WikiHtml {
+                open: String::new(),
+                shown,
+                close: "",
+            },
         };
     }
-    wiki_anchor(
-        &link.target,
-        &shown,
-        fragment.as_deref(),
-        &resolve(&link.target),
-    )
+    WikiHtml {
+        open: wiki_anchor_open(
+            &link.target,
+            &shown,
+            fragment.as_deref(),
+            &resolve(&link.target),
+        ),
+        shown,
+        close: "</a>",
+    }
 }
 
-fn wiki_anchor(target: &str, shown: &str, fragment: Option<&str>, resolved: &LinkTarget) -> String {
+/// The opening tag of a link to a page (a section of it) or a wanted page.
+fn wiki_anchor_open(
+    target: &str,
+    shown: &str,
+    fragment: Option<&str>,
+    resolved: &LinkTarget,
+) -> String {
     match resolved {
         LinkTarget::Page { id, title } => {
             let mut anchor = match fragment {
@@ -325,14 +516,13 @@ fn wiki_anchor(target: &str, shown: &str, fragment: Option<&str>, resolved: &Lin
             if title != shown {
                 let _ = write!(anchor, " title=\"{}\"", escape_html(title));
             }
-            let _ = write!(anchor, ">{}</a>", escape_html(shown));
+            anchor.push('>');
             anchor
         }
         LinkTarget::Wanted => format!(
-            "<a class=\"wikilink wanted\" href=\"wikimind://wanted/{}\" data-wanted=\"{}\">{}</a>",
+            "<a class=\"wikilink wanted\" href=\"wikimind://wanted/{}\" data-wanted=\"{}\">",
             percent_encode(target),
-            escape_html(target),
-            escape_html(shown)
+            escape_html(target)
         ),
     }
 }
@@ -480,6 +670,7 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         ),
         ("div", ["id"].as_slice()),
         ("span", ["title"].as_slice()),
+        ("mark", ["id"].as_slice()),
         ("h1", ["id"].as_slice()),
         ("h2", ["id"].as_slice()),
         ("h3", ["id"].as_slice()),
@@ -501,6 +692,7 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         ("span", HashSet::from(["task", "done", "attachment"])),
         ("sup", HashSet::from(["footnote-ref"])),
         ("div", HashSet::from(["footnote"])),
+        ("mark", HashSet::from(["cited-quote"])),
     ]);
     let mut builder = ammonia::Builder::empty();
     builder

@@ -19,6 +19,25 @@ fn render(markdown: &str) -> String {
     render_article(markdown, &resolve).into_string()
 }
 
+/// Renders with `quote` marked: the HTML, or `None` when it was not marked.
+fn render_marked(markdown: &str, quote: &str) -> Option<String> {
+    let (html, marked) = render_article_marked(markdown, &resolve, quote);
+    marked.then(|| html.into_string())
+}
+
+/// The text inside the marks of rendered HTML, the marks' runs joined by `|`.
+fn marked_text(html: &str) -> String {
+    let mut runs = Vec::new();
+    let mut rest = html;
+    while let Some(at) = rest.find("<mark class=\"cited-quote\"") {
+        let open_end = at + rest[at..].find('>').expect("mark opens") + 1;
+        let close = open_end + rest[open_end..].find("</mark>").expect("mark closes");
+        runs.push(shown_text(&rest[open_end..close]));
+        rest = &rest[close..];
+    }
+    runs.join("|")
+}
+
 #[test]
 fn renders_markdown_structure() {
     let cases: &[(&str, &str)] = &[
@@ -479,6 +498,17 @@ mod hostile {
         /// Link contexts are cut from the text at byte offsets: any text renders, and
         /// every link keeps a target and a short context.
         #[test]
+        fn any_quote_marks_without_changing_the_text(
+            text in hostile_text::text(200),
+            from in 0usize..200,
+            len in 0usize..60,
+        ) {
+            // A quote cut from the text itself (so often found), or a hostile one.
+            let quote: String = text.chars().skip(from % (text.chars().count() + 1)).take(len).collect();
+            let (plain, (marked, _)) = (render(&text), render_article_marked(&text, &resolve, &quote));
+            prop_assert_eq!(text_of(&plain), text_of(marked.as_str()));
+        }
+
         fn any_text_renders_and_yields_links(text in hostile_text::text(300)) {
             let _ = render(&text);
             for link in wiki_links(&text) {
@@ -497,13 +527,14 @@ fn escaped_text_carries_no_markup_and_no_control_characters() {
     );
 }
 
-/// The cases `ui/src/quote-fold-cases.json` holds, one for every character the quote fold
-/// treats specially: the core grounds each quote in the markdown, and renders the markdown
-/// to the text the file says; the UI's test (`logic.test.ts`) marks each quote in that
-/// text. Together: a quote the core grounds is marked on the page the window shows.
+/// The cases `quote-fold-cases.json` holds, one for every character the quote fold treats
+/// specially (curly and straight quotes, dashes, guillemets, the backtick, `_`, U+2212,
+/// NBSP, ...): the core grounds each quote in the markdown, renders the markdown to the
+/// text the file says, and marks the quote on that page, covering exactly the quote as
+/// read. A quote the core grounds is marked on the page the window shows.
 #[test]
 fn a_grounded_quote_is_found_in_the_page_as_rendered() {
-    let raw = include_str!("../../ui/src/quote-fold-cases.json");
+    let raw = include_str!("quote-fold-cases.json");
     let cases: Vec<serde_json::Value> = serde_json::from_str(raw).expect("cases");
     assert!(cases.len() >= 10);
     for case in &cases {
@@ -516,12 +547,94 @@ fn a_grounded_quote_is_found_in_the_page_as_rendered() {
         );
         let html = render(&markdown);
         assert_eq!(text_of(&html), rendered, "{}: {html}", field("why"));
+        let marked = render_marked(&markdown, &quote)
+            .unwrap_or_else(|| panic!("{}: {quote:?} is not marked in {html}", field("why")));
+        assert_eq!(
+            text_of(&marked),
+            rendered,
+            "{}: marking changes no text",
+            field("why")
+        );
+        let read = wikimind_text::fold::normalise(&link_text(&quote).replace('`', ""));
+        assert_eq!(
+            wikimind_text::fold::normalise(&marked_text(&marked).replace('|', "")),
+            read,
+            "{}: {marked}",
+            field("why")
+        );
     }
+}
+
+#[test]
+fn a_cited_quote_is_marked_where_a_reader_sees_it() {
+    // Across emphasis, a wiki link (its shown text) and a code span.
+    let html = render_marked(
+        "It\u{2019}s the **base** of a cappuccino \u{2014} with [[Cargo|the foam]] on `top` today.",
+        "It's the base of a cappuccino - with [[Cargo|the foam]] on `top`",
+    )
+    .expect("marked");
+    assert_eq!(
+        marked_text(&html),
+        "It\u{2019}s the |base| of a cappuccino \u{2014} with |the foam| on |top"
+    );
+    assert!(
+        html.contains("<mark class=\"cited-quote\" id=\"wm-cited-quote\">It"),
+        "{html}"
+    );
+    assert_eq!(html.matches("id=\"wm-cited-quote\"").count(), 1, "{html}");
+    assert!(html.contains("data-article-id=\"2\""), "{html}");
+    assert!(
+        html.contains("<code><mark class=\"cited-quote\">top</mark></code>")
+            || html.contains("<mark class=\"cited-quote\"><code>top</code></mark>"),
+        "{html}"
+    );
+
+    // Across two paragraphs and inside a heading, whose id stays.
+    let html = render_marked(
+        "# Nine Bars\n\nEspresso is brewed.\n\nAt nine bars.",
+        "brewed. At nine",
+    )
+    .expect("marked");
+    assert_eq!(marked_text(&html), "brewed.|At nine");
+    let html = render_marked("# Nine Bars\n\nText.", "nine bars").expect("marked");
+    assert!(html.contains("<h1 id=\"wm-nine-bars\"><mark class=\"cited-quote\" id=\"wm-cited-quote\">Nine Bars</mark></h1>"), "{html}");
+
+    // Part of a word, a line break, and the first of two places.
+    assert_eq!(
+        marked_text(&render_marked("one\ntwo two", "ne tw").unwrap()),
+        "ne|tw"
+    );
+    assert_eq!(
+        render_marked("a b a b", "a b")
+            .unwrap()
+            .matches("<mark")
+            .count(),
+        1
+    );
+
+    // Not there, or nothing to mark: the page as rendered unmarked.
+    assert_eq!(render_marked("Espresso is brewed.", "Tea is brewed."), None);
+    assert_eq!(render_marked("Espresso is brewed.", " ** `` _ "), None);
+    let (html, marked) = render_article_marked("Tea.", &resolve, "Coffee");
+    assert!(!marked);
+    assert_eq!(html.into_string(), render("Tea."));
+
+    // A body cannot smuggle attributes onto a mark.
+    let html = render("<mark class=\"cited-quote evil\" onclick=\"x()\" style=\"a\">t</mark>");
+    assert!(
+        !html.contains("onclick") && !html.contains("style") && !html.contains("evil"),
+        "{html}"
+    );
 }
 
 /// The text a webview shows for simple rendered HTML: tags dropped, the entities the
 /// renderer writes decoded, the trailing newline trimmed.
 fn text_of(html: &str) -> String {
+    shown_text(html).trim_end().to_owned()
+}
+
+/// [`text_of`], untrimmed.
+fn shown_text(html: &str) -> String {
     let mut text = String::new();
     let mut in_tag = false;
     for c in html.chars() {
@@ -538,6 +651,4 @@ fn text_of(html: &str) -> String {
         .replace("&gt;", ">")
         .replace("&nbsp;", "\u{a0}")
         .replace("&amp;", "&")
-        .trim_end()
-        .to_owned()
 }

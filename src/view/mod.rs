@@ -152,6 +152,9 @@ pub struct ClaimView {
     pub cited_page: Option<PageNameView>,
     /// Who wrote it: the model, or a person (never `sourced`, grounds nothing).
     pub author: AuthorKind,
+    /// Whether it holds the quote the page was opened for (its quote or its text, read as
+    /// the quote fold reads a rendered page); always `false` when no quote was cited.
+    pub cited: bool,
 }
 
 /// A page that links here, with the sentence around the link.
@@ -259,6 +262,13 @@ pub struct PageView {
     /// against pages (titles and aliases): `a.wikilink[data-article-id]` holds a *page* id,
     /// `a.wikilink.wanted[data-wanted]` is a wanted page, `a.external` a web link.
     pub html: String,
+    /// Whether `html` marks the quote the page was opened for (`mark.cited-quote`, the
+    /// first with the id `wm-cited-quote`); `false` when no quote was cited or the body
+    /// does not hold it (a claim may: see [`ClaimView::cited`]).
+    pub quote_marked: bool,
+    /// Whether the summary holds the quote the page was opened for (read as the quote fold
+    /// reads a rendered page); `false` when no quote was cited.
+    pub summary_cited: bool,
     /// Whether a digest feeding it was written from an answer that was cut off.
     pub truncated: bool,
     /// The number of its current version.

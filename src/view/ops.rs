@@ -48,7 +48,18 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
         source_ids: c.source_ids.into_iter().map(|s| s.0).collect(),
         cited_page,
         author: c.author,
+        cited: false,
     }
+}
+
+/// Whether any of `texts` (markdown shown as text: its wiki links as their shown text)
+/// holds `quote`, as a person reads them.
+fn holds_quote(texts: &[&str], quote: &str) -> bool {
+    let read = crate::render::link_text(quote);
+    texts.iter().any(|text| {
+        let shown = crate::render::link_text(text);
+        wikimind_text::fold::find_as_read(&[&shown], &read).is_some()
+    })
 }
 
 fn page_ref(p: &PageSummary) -> PageRefView {
@@ -160,10 +171,23 @@ impl Wiki {
     /// One page with its body rendered by the one renderer (as `show --html` renders it),
     /// the digests feeding it and its history, or `None` when no page has this id.
     pub fn page_view(&self, id: i64) -> Result<Option<PageView>> {
+        self.page_view_citing(id, None)
+    }
+
+    /// [`Self::page_view`] for a page opened from a citation: `quote` marked where the
+    /// rendered body holds it ([`PageView::quote_marked`]), and the claims that hold it
+    /// marked ([`ClaimView::cited`]), by the quote fold grounding uses, so a quote the core
+    /// grounded is marked on the page as a person reads it.
+    pub fn page_view_citing(&self, id: i64, quote: Option<&str>) -> Result<Option<PageView>> {
         let Some(p) = self.shown_page(PageId(id))? else {
             return Ok(None);
         };
-        let html = self.render_page(&p).into_string();
+        let quote = quote.filter(|q| !q.trim().is_empty());
+        let (html, quote_marked) = match quote {
+            Some(q) => self.render_page_marked(&p, q),
+            None => (self.render_page(&p), false),
+        };
+        let html = html.into_string();
         let sources = self
             .store()
             .page_digests(p.id)?
@@ -191,14 +215,21 @@ impl Wiki {
                 Some(name) => store.find_page(name)?.map(|id| id.0),
                 None => None,
             };
-            claims.push(claim_view(c, cited));
+            let mut view = claim_view(c, cited);
+            view.cited = quote.is_some_and(|q| {
+                holds_quote(&[view.quote.as_deref().unwrap_or_default(), &view.claim], q)
+            });
+            claims.push(view);
         }
+        let summary_cited = quote.is_some_and(|q| holds_quote(&[&p.summary], q));
         Ok(Some(PageView {
             id: p.id.0,
             kind: p.kind,
             title: p.title,
             summary: p.summary,
             html,
+            quote_marked,
+            summary_cited,
             truncated: p.truncated,
             version: p.version,
             stale_reason: p.stale_reason,
@@ -377,6 +408,7 @@ impl Wiki {
                             source_ids: if held { vec![id] } else { Vec::new() },
                             cited_page: None,
                             author: AuthorKind::Model,
+                            cited: false,
                         }
                     })
                     .collect(),

@@ -524,6 +524,34 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
     assert!(quote.found);
     assert_eq!(quote.source_id, first.0);
 
+    // Opened from a citation, the core marks the quote where the page holds it: in the
+    // body (as read: the link as its text), else the claim whose quote holds it.
+    assert!(!page.quote_marked && !page.claims[0].cited);
+    let cited = wiki
+        .page_view_citing(espresso, Some("goes UNDER [[Milk Foam]]"))
+        .unwrap()
+        .unwrap();
+    assert!(cited.quote_marked, "{}", cited.html);
+    assert!(
+        cited.html.contains(
+            "<mark class=\"cited-quote\" id=\"wm-cited-quote\">goes under </mark><a class=\"wikilink\""
+        ) && cited.html.contains("><mark class=\"cited-quote\">Milk Foam</mark></a>"),
+        "{}",
+        cited.html
+    );
+    let in_claim = wiki
+        .page_view_citing(espresso, Some("Brewed at  nine bars"))
+        .unwrap()
+        .unwrap();
+    assert!(!in_claim.quote_marked, "the body does not hold it");
+    assert!(in_claim.claims[0].cited, "{:?}", in_claim.claims);
+    let nowhere = wiki
+        .page_view_citing(espresso, Some("brewed at ten bars"))
+        .unwrap()
+        .unwrap();
+    assert!(!nowhere.quote_marked && !nowhere.claims[0].cited);
+    assert_eq!(nowhere.html, page.html);
+
     // `[[espressos]]` in another page leads to the Espresso page, as does the name.
     let foam_page = wiki.store().digest_page(foam_digest).unwrap().unwrap();
     let foam_view = wiki.page_view(foam_page.0).unwrap().unwrap();

@@ -5,7 +5,7 @@ use crate::reading::{
     DigestFigures, ListedPage, ListedSource, ListedVersion, PageRef, PageWindow, Restored,
     ShownBacklink, ShownDigest, ShownLink, ShownPage, ShownSource,
 };
-use crate::render::{render_article, LinkTarget, SafeHtml};
+use crate::render::{render_article, render_article_marked, LinkTarget, SafeHtml};
 use crate::store::{ArticleId, PageId, SourceId};
 
 use super::{Result, Wiki, WikiError};
@@ -266,6 +266,14 @@ impl Wiki {
         render_resolved(&page.article_body, &page.links, own.map(|n| (n, page.id)))
     }
 
+    /// [`Self::render_page`] with `quote` marked where the body holds it
+    /// ([`crate::render::render_article_marked`]), and whether it does.
+    pub fn render_page_marked(&self, page: &ShownPage, quote: &str) -> (SafeHtml, bool) {
+        let own = std::iter::once(&page.title).chain(&page.aliases);
+        let resolve = page_resolver(&page.links, own.map(|n| (n, page.id)));
+        render_article_marked(&page.article_body, &resolve, quote)
+    }
+
     /// A digest's body as sanitised HTML, its wiki links resolved to pages.
     pub fn render_digest(&self, digest: &ShownDigest) -> SafeHtml {
         render_resolved(&digest.article_body, &digest.links, std::iter::empty())
@@ -280,6 +288,14 @@ fn render_resolved<'a>(
     links: &[ShownLink],
     own: impl Iterator<Item = (&'a String, PageId)>,
 ) -> SafeHtml {
+    render_article(body, &page_resolver(links, own))
+}
+
+/// Resolves a wiki link's target through `links` (resolved already) and `own`.
+fn page_resolver<'a>(
+    links: &[ShownLink],
+    own: impl Iterator<Item = (&'a String, PageId)>,
+) -> impl Fn(&str) -> LinkTarget {
     use crate::store::page_key;
     let mut resolved: std::collections::HashMap<String, i64> = links
         .iter()
@@ -288,14 +304,11 @@ fn render_resolved<'a>(
     for (name, id) in own {
         resolved.insert(page_key(name), id.0);
     }
-    render_article(
-        body,
-        &|target: &str| match resolved.get(&page_key(target)) {
-            Some(id) => LinkTarget::Page {
-                id: *id,
-                title: target.trim().to_string(),
-            },
-            None => LinkTarget::Wanted,
+    move |target: &str| match resolved.get(&page_key(target)) {
+        Some(id) => LinkTarget::Page {
+            id: *id,
+            title: target.trim().to_string(),
         },
-    )
+        None => LinkTarget::Wanted,
+    }
 }

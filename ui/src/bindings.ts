@@ -241,7 +241,12 @@ cited_page: PageNameView | null,
 /**
  * Who wrote it: the model, or a person (never `sourced`, grounds nothing).
  */
-author: AuthorKind, };
+author: AuthorKind, 
+/**
+ * Whether it holds the quote the page was opened for (its quote or its text, read as
+ * the quote fold reads a rendered page); always `false` when no quote was cited.
+ */
+cited: boolean, };
 
 /**
  * A page that links here, with the sentence around the link.
@@ -422,6 +427,17 @@ summary: string,
  * `a.wikilink.wanted[data-wanted]` is a wanted page, `a.external` a web link.
  */
 html: string, 
+/**
+ * Whether `html` marks the quote the page was opened for (`mark.cited-quote`, the
+ * first with the id `wm-cited-quote`); `false` when no quote was cited or the body
+ * does not hold it (a claim may: see [`ClaimView::cited`]).
+ */
+quote_marked: boolean, 
+/**
+ * Whether the summary holds the quote the page was opened for (read as the quote fold
+ * reads a rendered page); `false` when no quote was cited.
+ */
+summary_cited: boolean, 
 /**
  * Whether a digest feeding it was written from an answer that was cut off.
  */
@@ -1314,33 +1330,6 @@ export const ASK_EVENT = "ask";
 /** The event carrying a WatchedView each time the watched folders' state changes. */
 export const WATCH_EVENT = "watch";
 
-/** Characters quotes are compared as (wikimind::text::fold::EQUIVALENTS). */
-export const QUOTE_FOLD: Record<string, string> = {
-  "‘": "'",
-  "’": "'",
-  "‚": "'",
-  "‛": "'",
-  "′": "'",
-  "`": "'",
-  "“": "\"",
-  "”": "\"",
-  "„": "\"",
-  "‟": "\"",
-  "″": "\"",
-  "«": "\"",
-  "»": "\"",
-  "‐": "-",
-  "‑": "-",
-  "‒": "-",
-  "–": "-",
-  "—": "-",
-  "―": "-",
-  "−": "-",
-};
-
-/** Characters read as a space when quotes are compared (wikimind::text::fold::READ_AS_SPACE). */
-export const QUOTE_SPACES = "*_";
-
 /** Every command of the app, typed. */
 export const commands = {
   /** The library (every page) in the asked order, with counts and wanted pages. */
@@ -1349,9 +1338,9 @@ export const commands = {
   /** Full-text search over pages, best first. */
   search: (query: string): Promise<Array<SearchResult>> =>
     invoke("search", { query }),
-  /** One page, its body rendered by the core's sanitiser, with its sources and history. */
-  page: (id: number): Promise<PageView | null> =>
-    invoke("page", { id }),
+  /** One page, its body rendered by the core's sanitiser, with its sources and history; opened from a citation, with the cited `quote` marked where the page holds it. */
+  page: (id: number, quote: string | null): Promise<PageView | null> =>
+    invoke("page", { id, quote }),
   /** The id of the page a name leads to (title, alias, other spelling, former title). */
   page_id_by_name: (name: string): Promise<number | null> =>
     invoke("page_id_by_name", { name }),

@@ -11,8 +11,6 @@ import {
   askStageLabel,
   citationMark,
   plainLinks,
-  quoteSpans,
-  sameQuote,
   claimBadges,
   confidenceMix,
   dropReducer,
@@ -40,7 +38,6 @@ import {
   type DragDropPayload,
   type Screen,
 } from "./logic";
-import foldCases from "./quote-fold-cases.json";
 
 describe("virtualised list", () => {
   it("renders only the rows on screen plus overscan, even with 10 000 rows", () => {
@@ -306,26 +303,6 @@ describe("source lines", () => {
 });
 
 describe("asking", () => {
-  it("finds a cited quote across text pieces, as a person reads it", () => {
-    const pieces = ["Espresso is brewed at ", "nine", "  bars of\npressure. A shot takes thirty seconds."];
-    const spans = quoteSpans(pieces, "espresso is brewed at nine bars of pressure.");
-    expect(spans).toEqual([
-      { piece: 0, start: 0, end: 22 },
-      { piece: 1, start: 0, end: 4 },
-      { piece: 2, start: 0, end: 19 },
-    ]);
-    const marked = spans!.map((s) => pieces[s.piece].slice(s.start, s.end)).join("");
-    expect(marked).toBe("Espresso is brewed at nine  bars of\npressure.");
-    // Curly quotes, dashes, markdown markup and wiki links as rendered.
-    expect(quoteSpans(["It\u2019s the base of a cappuccino \u2014 with ", "Milk Foam", " on top."], "It's the *base* of a cappuccino - with [[Milk Foam]] on top")).not.toBeNull();
-    expect(quoteSpans(["Shown here"], "[[Target|Shown]] here")).toEqual([{ piece: 0, start: 0, end: 10 }]);
-    expect(quoteSpans(["Espresso is brewed."], "Tea is brewed.")).toBeNull();
-    expect(quoteSpans(["anything"], "   ")).toBeNull();
-    // Characters outside the basic plane keep their offsets.
-    expect(quoteSpans(["😀 caf\u00e9 cr\u00e8me"], "CRÈME")).toEqual([{ piece: 0, start: 8, end: 13 }]);
-    expect(sameQuote("Nine  bars.", "nine bars.")).toBe(true);
-    expect(sameQuote("Nine bars.", "nine bars of pressure.")).toBe(false);
-  });
   it("shows wiki links in a summary as the text they show", () => {
     expect(plainLinks("A cappuccino is an [[Espresso]] under [[Milk Foam|foam]].")).toBe("A cappuccino is an Espresso under foam.");
     expect(plainLinks("No [[ link")).toBe("No [[ link");
@@ -408,13 +385,5 @@ describe("events faster than frames", () => {
     expect(ticks.length).toBe(1);
     ticks.shift()!();
     expect(seen).toEqual([[1, 2, 3], [4]]);
-  });
-});
-
-describe("the quote fold the core grounds by", () => {
-  // The same cases the core checks (src/render/tests.rs): each quote grounds in the
-  // markdown, and the markdown renders to `rendered`; here each is marked in that text.
-  it.each(foldCases)("marks a quote the core grounded: $why", ({ rendered, quote }) => {
-    expect(quoteSpans([rendered], quote)).not.toBeNull();
   });
 });

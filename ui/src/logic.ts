@@ -1,6 +1,5 @@
 // View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
 import type { AnswerClaimView, AskProgress, JobProgress, LibraryEntry, PageSourceView, StageView } from "./bindings";
-import { QUOTE_FOLD, QUOTE_SPACES } from "./bindings";
 
 /** Which rows of a fixed-height list are on screen (plus `overscan` rows either side). */
 export function visibleRange(
@@ -483,89 +482,10 @@ export function citationMark(c: Pick<AnswerClaimView, "grounded" | "quote_not_fo
   return { mark: "", label: "no quote", kind: "none" };
 }
 
-/** A character as quotes are compared: by the core's fold table (curly quotes, primes and
- * guillemets as straight quotes, dashes and the minus sign as a hyphen), lowercase. */
-function foldChar(c: string): string {
-  return (QUOTE_FOLD[c] ?? c).toLowerCase();
-}
-
-/** Whether a character reads as a space when quotes are compared: white space, and the
- * emphasis marks the core reads as spaces. */
-function readsAsSpace(c: string): boolean {
-  return /\s/.test(c) || QUOTE_SPACES.includes(c);
-}
-
-/** A backtick: a code span's marks, which the rendered page does not show, so the quote's
- * are dropped (the core folds them as quotes, but it compares with the markdown). */
-const MARKUP = /`/;
-
 /** Markdown text as it reads once rendered, for text shown as text (a summary, a quote):
  * `[[Target|shown]]` as its shown text, `[[Target]]` as its target. */
 export function plainLinks(text: string): string {
   return text.replace(/\[\[([^\]|]*)\|([^\]]*)\]\]/g, "$2").replace(/\[\[([^\]]*)\]\]/g, "$1");
-}
-
-/** Where `quote` is in a text split over pieces (the text nodes of a rendered page, in
- * order), compared as a person reads it: case, runs of white space, curly quotes, dashes
- * and markdown markup do not matter. Returns the part of each piece it covers, or null
- * when it is not there. */
-export function quoteSpans(texts: string[], quote: string): { piece: number; start: number; end: number }[] | null {
-  const norm: string[] = [];
-  const from: { piece: number; start: number; end: number }[] = [];
-  let space = true; // no space at the start
-  texts.forEach((text, piece) => {
-    let at = 0;
-    for (const ch of text) {
-      const start = at;
-      at += ch.length;
-      if (readsAsSpace(ch)) {
-        if (!space) {
-          norm.push(" ");
-          from.push({ piece, start, end: at });
-        }
-        space = true;
-        continue;
-      }
-      if (MARKUP.test(ch)) continue;
-      space = false;
-      // One entry per UTF-16 unit of the folded character, so that `norm.join("")` indexes it.
-      const folded = foldChar(ch);
-      for (let i = 0; i < folded.length; i++) {
-        norm.push(folded[i]);
-        from.push({ piece, start, end: at });
-      }
-    }
-  });
-  let wanted = "";
-  let gap = true;
-  for (const ch of plainLinks(quote)) {
-    if (readsAsSpace(ch)) {
-      if (!gap) wanted += " ";
-      gap = true;
-      continue;
-    }
-    if (MARKUP.test(ch)) continue;
-    gap = false;
-    wanted += foldChar(ch);
-  }
-  wanted = wanted.trimEnd();
-  if (!wanted) return null;
-  const at = norm.join("").indexOf(wanted);
-  if (at < 0) return null;
-  const first = from[at];
-  const last = from[at + wanted.length - 1];
-  const spans: { piece: number; start: number; end: number }[] = [];
-  for (let piece = first.piece; piece <= last.piece; piece++) {
-    const start = piece === first.piece ? first.start : 0;
-    const end = piece === last.piece ? last.end : texts[piece].length;
-    if (end > start) spans.push({ piece, start, end });
-  }
-  return spans;
-}
-
-/** Whether two quotes are the same as a person reads them (see quoteSpans). */
-export function sameQuote(a: string, b: string): boolean {
-  return quoteSpans([a], b) !== null && quoteSpans([b], a) !== null;
 }
 
 /** What a reply asked for by a screen comes to: its value or error while the screen is

@@ -38,6 +38,8 @@ const page = (title: string): PageView => ({
   title,
   summary: "",
   html: "<p>body</p>",
+  quote_marked: false,
+  summary_cited: false,
   truncated: false,
   version: 1,
   stale_reason: null,

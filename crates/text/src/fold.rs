@@ -77,6 +77,77 @@ pub fn normalise_char(c: char) -> Option<std::char::ToLowercase> {
     Some(c.to_lowercase())
 }
 
+/// Part of one piece of a text read in pieces: bytes `start..end` of piece `piece`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// Which piece.
+    pub piece: usize,
+    /// Where the part starts in it (a byte offset on a character boundary).
+    pub start: usize,
+    /// Where the part ends in it (a byte offset on a character boundary).
+    pub end: usize,
+}
+
+/// Where `quote` is in a text read as `pieces` in order (the text runs of a rendered page,
+/// say), compared by the fold as a person reads rendered text: as [`normalise`] does, and
+/// with backticks unseen (a rendered code span does not show its marks; the fold writes a
+/// backtick as a quote only to compare markdown with markdown). White space may fall
+/// between pieces only where a piece holds it, so a caller puts a piece of white space
+/// between blocks. Returns the part of each piece the first match covers, in order (white
+/// space included), or `None` when the quote is not there or reads as nothing.
+pub fn find_as_read(pieces: &[&str], quote: &str) -> Option<Vec<Span>> {
+    let mut text = String::new();
+    // For each byte of `text`, the piece and the bytes of the character it was folded from.
+    let mut from: Vec<Span> = Vec::new();
+    let mut space = true;
+    for (piece, part) in pieces.iter().enumerate() {
+        for (start, c) in part.char_indices() {
+            let span = Span {
+                piece,
+                start,
+                end: start + c.len_utf8(),
+            };
+            if c == '`' {
+                continue;
+            }
+            match normalise_char(c) {
+                None if space => {}
+                None => {
+                    space = true;
+                    text.push(' ');
+                    from.push(span);
+                }
+                Some(lower) => {
+                    space = false;
+                    for folded in lower {
+                        text.push(folded);
+                        from.extend(std::iter::repeat_n(span, folded.len_utf8()));
+                    }
+                }
+            }
+        }
+    }
+    let wanted = normalise(&quote.replace('`', ""));
+    if wanted.is_empty() {
+        return None;
+    }
+    let at = text.find(&wanted)?;
+    let (first, last) = (from[at], from[at + wanted.len() - 1]);
+    let spans = (first.piece..=last.piece)
+        .map(|piece| Span {
+            piece,
+            start: if piece == first.piece { first.start } else { 0 },
+            end: if piece == last.piece {
+                last.end
+            } else {
+                pieces[piece].len()
+            },
+        })
+        .filter(|s| s.end > s.start)
+        .collect();
+    Some(spans)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,5 +170,53 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(normalise(text), want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_quote_is_found_across_pieces_as_read() {
+        let pieces = [
+            "It\u{2019}s the ",
+            "base",
+            " of a cappuccino \u{2014} with ",
+            "Milk Foam",
+            " on top.",
+        ];
+        let spans = find_as_read(
+            &pieces,
+            "it's the *base* of a cappuccino - with `Milk Foam` on",
+        )
+        .unwrap();
+        let marked: Vec<&str> = spans
+            .iter()
+            .map(|s| &pieces[s.piece][s.start..s.end])
+            .collect();
+        assert_eq!(
+            marked,
+            [
+                "It\u{2019}s the ",
+                "base",
+                " of a cappuccino \u{2014} with ",
+                "Milk Foam",
+                " on"
+            ]
+        );
+        // Multibyte characters keep their byte bounds; case folds.
+        let cafe = ["\u{1F600} caf\u{e9} cr\u{e8}me"];
+        assert_eq!(
+            find_as_read(&cafe, "CR\u{c8}ME"),
+            Some(vec![Span {
+                piece: 0,
+                start: 11,
+                end: 17
+            }])
+        );
+        assert_eq!(
+            find_as_read(&["Espresso is brewed."], "Tea is brewed."),
+            None
+        );
+        assert_eq!(find_as_read(&["anything"], "  * _ ` "), None);
+        // No space is read between pieces that hold none.
+        assert_eq!(find_as_read(&["end.", "Next"], "end. Next"), None);
+        assert!(find_as_read(&["end.", " ", "Next"], "end. Next").is_some());
     }
 }
