@@ -553,7 +553,16 @@ fn an_upgrade_restores_numbered_titles_and_gives_each_topic_one_page() {
         .iter()
         .map(|t| count(&conn, &format!("SELECT COUNT(*) FROM {t}")))
         .collect();
-        assert_eq!(tables, tables_before, "every row kept");
+        // Every row is kept but one: the link of the digest titled `Espresso (2)` to
+        // `Espresso`, which is its own title once restored, and a digest stores no link to
+        // itself (migration 20).
+        let mut expected = tables_before.clone();
+        expected[3] -= 1;
+        assert_eq!(tables, expected, "every row kept");
+        assert_eq!(
+            count(&conn, "SELECT COUNT(*) FROM links WHERE from_article = 20"),
+            0
+        );
         assert_eq!(
             count(&conn, "SELECT COUNT(*) FROM compilations"),
             compilations_before

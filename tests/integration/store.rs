@@ -942,12 +942,21 @@ const V1_TABLES: &[(&str, &str)] = &[
         "id, origin, kind, title_hint, text, content_hash, status, reason, created_at, \
          updated_at",
     ),
-    ("articles", "*"),
+    // Version 20 re-keys `title_norm`, `name_norm` and `target_norm` to the page key
+    // (checked below).
+    (
+        "articles",
+        "id, source_id, title, summary, body, truncated, provider, model, prompt_version, \
+         created_at, updated_at",
+    ),
     ("claims", "*"),
-    ("concepts", "*"),
+    ("concepts", "id, name"),
     // Version 14 adds `named` (1 for every row a version 1 wiki had; checked below).
     ("article_concepts", "article_id, concept_id, position"),
-    ("links", "*"),
+    (
+        "links",
+        "id, from_article, position, target_title, to_article, context",
+    ),
     ("open_questions", "*"),
     ("compilations", "*"),
     (
@@ -1020,6 +1029,29 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
     let conn = rusqlite::Connection::open(&path).expect("open raw");
     for ((table, columns), rows) in V1_TABLES.iter().zip(&before) {
         assert_eq!(&rows_of(&conn, table, columns), rows, "table {table}");
+    }
+    // Every title, concept name and link target is keyed by the one title key.
+    for (table, name, key) in [
+        ("articles", "title", "title_norm"),
+        ("concepts", "name", "name_norm"),
+        ("links", "target_title", "target_norm"),
+    ] {
+        let mut stmt = conn
+            .prepare(&format!("SELECT {name}, {key} FROM {table}"))
+            .expect("prepare");
+        let pairs: Vec<(String, String)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("query")
+            .collect::<rusqlite::Result<_>>()
+            .expect("rows");
+        assert!(!pairs.is_empty(), "{table}");
+        for (name, key) in pairs {
+            assert_eq!(
+                key,
+                wikimind::text::key::page_key(&name),
+                "{table}: {name:?}"
+            );
+        }
     }
     let unnamed: i64 = conn
         .query_row(

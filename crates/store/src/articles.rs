@@ -6,9 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::feed::feed_pages;
 use super::sources::{drop_orphan_concepts_among, source_exists};
-use super::{
-    normalize_title, ArticleId, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW,
-};
+use super::{page_key, ArticleId, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW};
 use wikimind_contract::{CheckedClaim, CompilationResult};
 use wikimind_text::names::KnownName;
 
@@ -352,7 +350,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
         )
         .optional()?;
     let title = requested_title.clone();
-    let title_norm = normalize_title(&title);
+    let title_norm = page_key(&title);
     let record = save.record;
 
     let mut replaced_concepts: Vec<i64> = Vec::new();
@@ -456,7 +454,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
         let chips = save.unnamed_concepts.iter().map(|c| (c, false));
         for (position, (name, named)) in named.chain(chips).enumerate() {
             let name = name.trim();
-            let norm = normalize_title(name);
+            let norm = page_key(name);
             if norm.is_empty() {
                 continue;
             }
@@ -485,7 +483,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
         let mut links: Vec<(String, String, String)> = Vec::new();
         for link in save.links {
             let target = link.target.trim();
-            let norm = normalize_title(target);
+            let norm = page_key(target);
             if norm.is_empty() || norm == title_norm {
                 continue;
             }

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::merge::{merge_pages, MergeOutcome};
 use super::names::{names_of, record_names};
-use super::{normalize_title, page_key, PageId, Result, SourceId, Store};
+use super::{page_key, PageId, Result, SourceId, Store};
 
 /// The rules a cleanup applies: `reduce` gives the name a written name gives (`None`: it
 /// names no page), `is_name` whether a name may be a page's.
@@ -103,12 +103,7 @@ impl Store {
 /// Digest links and page links.
 fn clean_links(conn: &Connection, rules: &NameRules<'_>, done: &mut NamesCleanup) -> Result<()> {
     for (table, id_cols, key_col, key_fn) in [
-        (
-            "links",
-            "id",
-            "target_norm",
-            normalize_title as fn(&str) -> String,
-        ),
+        ("links", "id", "target_norm", page_key as fn(&str) -> String),
         ("page_links", "page_id, position", "target_key", page_key),
     ] {
         let rows: Vec<(i64, i64, String)> = {
@@ -184,7 +179,7 @@ fn clean_concepts(conn: &Connection, rules: &NameRules<'_>, done: &mut NamesClea
         match rules.name(&written) {
             Some(name) if name == written => {}
             Some(name) => {
-                let norm = normalize_title(&name);
+                let norm = page_key(&name);
                 let same: Option<i64> = conn
                     .query_row(
                         "SELECT id FROM concepts WHERE name_norm = ?1 AND id <> ?2",

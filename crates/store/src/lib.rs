@@ -7,9 +7,10 @@
 //! short, and a multi-step write is one transaction. Other processes on the same file
 //! wait up to five seconds for a lock (`busy_timeout`).
 //!
-//! Titles are matched case-insensitively: [`normalize_title`] (trim, lowercase, collapse
-//! inner whitespace) is computed in Rust and stored next to the title, because SQLite's
-//! `lower()` only folds ASCII.
+//! Titles, concept names and link targets are matched by one key, [`page_key`] (every
+//! spelling of a topic shares it: case, accents, apostrophes and regular plurals do not
+//! count), computed in Rust and stored next to the name (`title_norm`, `name_norm`,
+//! `target_norm`, `target_key`), because SQLite's `lower()` only folds ASCII.
 
 #![deny(missing_docs)]
 
@@ -34,6 +35,7 @@ mod pages;
 mod passages;
 mod policy;
 mod read;
+mod rekey;
 mod scrub;
 mod sources;
 mod versions;
@@ -245,7 +247,6 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
 pub const DEFAULT_MIN_SOURCES: u32 = 2;
 
 pub use wikimind_text::hash::{content_hash, hex};
-pub use wikimind_text::key::normalize_title;
 
 #[cfg(test)]
 mod tests;

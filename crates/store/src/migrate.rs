@@ -224,6 +224,16 @@ pub static MIGRATIONS: &[Migration] = &[
         "0019_version_changes.sql",
         include_str!("../../../migrations/0019_version_changes.sql"),
     ),
+    Migration::rust(
+        20,
+        "0020_one_title_key.rs",
+        "articles.title_norm, concepts.name_norm and links.target_norm become page_key of \
+         title, name and target_title; concepts sharing a key merge into the oldest (digests \
+         keep their first position); a digest's links sharing a key merge into the first, \
+         links to the digest's own key go; every link resolves again to the oldest digest \
+         with its key",
+        super::rekey::one_title_key,
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

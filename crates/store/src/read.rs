@@ -3,7 +3,7 @@
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::{normalize_title, ArticleId, Result, SourceId, SourceKind, Store};
+use super::{page_key, ArticleId, Result, SourceId, SourceKind, Store};
 use wikimind_contract::{CheckedClaim, Confidence};
 
 /// How many hits [`Store::search_pages`] returns at most.
@@ -347,7 +347,7 @@ impl Store {
                 Ok(conn
                     .query_row(
                         "SELECT id FROM articles WHERE title_norm = ?1 ORDER BY id LIMIT 1",
-                        [normalize_title(key)],
+                        [page_key(key)],
                         |row| row.get(0),
                     )
                     .optional()?)
@@ -358,7 +358,7 @@ impl Store {
     /// The articles that link to `title` (matched like any link: case-insensitively after
     /// trimming), each with the sentence around its link; used to start a wanted page.
     pub fn mentions_of(&self, title: &str) -> Result<Vec<Backlink>> {
-        let norm = normalize_title(title);
+        let norm = page_key(title);
         self.read(
             || format!("listing mentions of {title:?}"),
             |conn| {

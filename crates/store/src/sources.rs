@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::feed::{pages_fed_by, refresh_page};
 use super::{
-    content_hash, normalize_title, ArticleId, Result, SourceId, SourceKind, SourceStatus, Store,
+    content_hash, page_key, ArticleId, Result, SourceId, SourceKind, SourceStatus, Store,
     StoreError, NOW,
 };
 
@@ -379,7 +379,7 @@ impl Store {
                 Ok(conn
                     .query_row(
                         &format!("{SUMMARY_SELECT} WHERE a.title_norm = ?1 ORDER BY a.id LIMIT 1"),
-                        [normalize_title(key)],
+                        [page_key(key)],
                         summary_row,
                     )
                     .optional()?)

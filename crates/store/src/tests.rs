@@ -412,10 +412,12 @@ fn a_query_searches_its_first_distinct_words_only() {
 }
 
 #[test]
-fn titles_normalise_case_and_whitespace() {
-    assert_eq!(normalize_title("  Rust   Lang \n"), "rust lang");
-    assert_eq!(normalize_title("ÄRGER"), "ärger");
-    assert_eq!(normalize_title("   "), "");
+fn titles_are_matched_by_the_page_key() {
+    assert_eq!(page_key("  Rust   Lang \n"), "rust lang");
+    assert_eq!(page_key("ÄRGER"), "arger");
+    assert_eq!(page_key("Espressos"), page_key("espresso"));
+    assert_eq!(page_key("   "), "");
+    assert_eq!(page_key(" ??  ! "), "?? !");
 }
 
 #[test]
@@ -650,4 +652,110 @@ fn asking_for_a_wanted_name_makes_its_page_from_the_sources_that_name_it() {
         AskedPage::Unnamed
     );
     assert_eq!(store.ask_for_page("  ").unwrap(), AskedPage::Unnamed);
+}
+
+/// Migration 20: digest titles, concept names and link targets keyed by the page key, so a
+/// digest's `[[espressos]]` finds the `Espresso` digest; names that now share a key are one.
+#[test]
+fn a_version_19_wiki_is_rekeyed_to_the_one_title_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    {
+        let mut conn = rusqlite::Connection::open(&path).expect("open");
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .expect("fk on");
+        let v19: Vec<Migration> = MIGRATIONS
+            .iter()
+            .copied()
+            .filter(|m| m.version <= 19)
+            .collect();
+        apply(&mut conn, "v19.db", &v19).expect("a version 19 database");
+        conn.execute_batch(
+            "INSERT INTO sources (id, origin, kind, text, content_hash, status) VALUES
+                 (1, '/n/a.md', 'file', 'a', 'h1', 'compiled'),
+                 (2, '/n/b.md', 'file', 'b', 'h2', 'compiled'),
+                 (3, '/n/c.md', 'file', 'c', 'h3', 'compiled');
+             INSERT INTO articles (id, source_id, title, title_norm, summary, body, provider,
+                                   model, prompt_version) VALUES
+                 (1, 1, 'Espresso', 'espresso', 's', 'b', 'p', 'm', 'v'),
+                 (2, 2, 'Café Crème', 'café crème', 's', 'b', 'p', 'm', 'v'),
+                 (3, 3, 'Milk Foam', 'milk foam', 's', 'b', 'p', 'm', 'v');
+             INSERT INTO concepts (id, name, name_norm) VALUES
+                 (1, 'Crema', 'crema'), (2, 'cremas', 'cremas'), (3, 'Tamper', 'tamper'),
+                 (4, 'Crèma', 'crèma');
+             INSERT INTO article_concepts (article_id, concept_id, position, named) VALUES
+                 (1, 1, 2, 1), (1, 2, 0, 0), (2, 2, 1, 1), (2, 3, 0, 1), (3, 4, 0, 1);
+             INSERT INTO links (id, from_article, position, target_title, target_norm,
+                                to_article, context) VALUES
+                 (1, 3, 0, 'espressos', 'espressos', NULL, ''),
+                 (2, 3, 1, 'Espresso', 'espresso', 1, 'on an espresso'),
+                 (3, 3, 2, 'Cafe Creme', 'cafe creme', NULL, 'with a cafe creme'),
+                 (4, 2, 0, 'cafe crèmes', 'cafe crèmes', NULL, 'its own plural'),
+                 (5, 1, 0, 'Milk foams', 'milk foams', NULL, '');",
+        )
+        .expect("a version 19 wiki");
+    }
+    drop(Store::open(&path).expect("upgrade"));
+    let conn = rusqlite::Connection::open(&path).expect("open raw");
+    let rows = |sql: &str| -> Vec<String> {
+        let mut stmt = conn.prepare(sql).expect(sql);
+        let n = stmt.column_count();
+        stmt.query_map([], |r| {
+            (0..n)
+                .map(|i| {
+                    r.get::<_, rusqlite::types::Value>(i)
+                        .map(|v| format!("{v:?}"))
+                })
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map(|cells| cells.join("|"))
+        })
+        .expect(sql)
+        .collect::<rusqlite::Result<_>>()
+        .expect(sql)
+    };
+    assert_eq!(
+        rows("SELECT title_norm FROM articles ORDER BY id"),
+        [
+            "Text(\"espresso\")",
+            "Text(\"cafe creme\")",
+            "Text(\"milk foam\")"
+        ]
+    );
+    // Crema, cremas and Crèma are one concept, the oldest; each digest names it once, at
+    // the first place it named any of them, named when it named any by name.
+    assert_eq!(
+        rows("SELECT id, name, name_norm FROM concepts ORDER BY id"),
+        [
+            "Integer(1)|Text(\"Crema\")|Text(\"crema\")",
+            "Integer(3)|Text(\"Tamper\")|Text(\"tamper\")"
+        ]
+    );
+    assert_eq!(
+        rows("SELECT article_id, concept_id, position, named FROM article_concepts ORDER BY 1, 2"),
+        [
+            "Integer(1)|Integer(1)|Integer(0)|Integer(1)",
+            "Integer(2)|Integer(1)|Integer(1)|Integer(1)",
+            "Integer(2)|Integer(3)|Integer(0)|Integer(1)",
+            "Integer(3)|Integer(1)|Integer(0)|Integer(1)"
+        ]
+    );
+    // Milk Foam's two links to Espresso are one (the first, with the other's context),
+    // resolved; Café Crème's link to its own plural is gone; every link resolves by key.
+    assert_eq!(
+        rows("SELECT id, from_article, target_norm, to_article, context FROM links ORDER BY id"),
+        [
+            "Integer(1)|Integer(3)|Text(\"espresso\")|Integer(1)|Text(\"on an espresso\")",
+            "Integer(3)|Integer(3)|Text(\"cafe creme\")|Integer(2)|Text(\"with a cafe creme\")",
+            "Integer(5)|Integer(1)|Text(\"milk foam\")|Integer(3)|Text(\"\")"
+        ]
+    );
+    let check: Option<String> = conn
+        .query_row("PRAGMA foreign_key_check", [], |r| r.get(0))
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        })
+        .expect("check");
+    assert_eq!(check, None);
 }

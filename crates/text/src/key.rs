@@ -96,9 +96,10 @@ fn singular(word: &str) -> String {
     w.to_string()
 }
 
-/// The key a page is found by: the [`topic_key`] of its name, or — for a name with no
-/// letter or digit, which has no topic key — its [`normalize_title`] form (which no topic
-/// key can equal, as topic keys hold only letters, digits, `+`, `#` and spaces).
+/// The one title key: pages, digests, concepts and link targets are all found by it. The
+/// [`topic_key`] of a name, or — for a name with no letter or digit, which has no topic
+/// key — the name trimmed, lowercased and with runs of white space as one space (which no
+/// topic key can equal, as topic keys hold only letters, digits, `+`, `#` and spaces).
 pub fn page_key(name: &str) -> String {
     let key = topic_key(name);
     if key.is_empty() {
@@ -108,9 +109,10 @@ pub fn page_key(name: &str) -> String {
     }
 }
 
-/// The key titles, concept names and link targets are matched by: trimmed, lowercased,
-/// inner runs of whitespace collapsed to one space.
-pub fn normalize_title(title: &str) -> String {
+/// The fallback of [`page_key`] for a name with no letter or digit (`+`, `???`): trimmed,
+/// lowercased, inner runs of whitespace collapsed to one space. Never a key on its own:
+/// every title, concept name and link target is matched by [`page_key`].
+fn normalize_title(title: &str) -> String {
     title
         .split_whitespace()
         .collect::<Vec<_>>()

@@ -1,4 +1,4 @@
-//! The rules migrations 4, 6 and 8 applied, as they were when those migrations were
+//! The rules migrations 4, 6, 8 and 20 applied, as they were when those migrations were
 //! written: a migration's result must not change when today's code changes, so its Rust
 //! step calls these copies, never `wikimind_text` (whose rules may move on; the next
 //! change to a rule there is a backfill, not an edit here). Never edit this file: a
