@@ -70,7 +70,7 @@ fn run(name: &str, files: &[PathBuf], answers: Answers) -> Run {
     let mut read_in_parts = 0;
     for &id in &sources {
         let report = lab.try_compile(id);
-        compile_calls += u64::from(report.calls);
+        compile_calls += u64::from(report.usage.calls);
         read_in_parts += usize::from(report.large.is_some());
         if !report.ok {
             failed_sources.push(format!(

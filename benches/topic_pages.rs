@@ -240,7 +240,7 @@ fn ten_more(grown: &Grown, round: usize) -> Ten {
     let started = Instant::now();
     let ids: Vec<SourceId> = texts.iter().map(|t| lab.add(t)).collect();
     for &id in &ids {
-        ten.compile_calls += u64::from(lab.compile(id).calls);
+        ten.compile_calls += u64::from(lab.compile(id).usage.calls);
     }
     ten.compile_wall = started.elapsed();
     ten.compile_model = lab.model.busy() - mark.busy;
@@ -605,7 +605,7 @@ fn five_thousand() {
     println!();
     println!("| measure | value |");
     println!("|---|---|");
-    println!("| compile calls for the source | {} |", report.calls);
+    println!("| compile calls for the source | {} |", report.usage.calls);
     println!(
         "| read in parts | {} |",
         if report.large.is_some() { "yes" } else { "no" }
@@ -650,7 +650,10 @@ fn five_thousand() {
         ms(wall.saturating_sub(model))
     );
     println!("| choosing the names of one prompt | {} |", cost.line());
-    assert!(report.large.is_none() && report.calls == 1, "one call");
+    assert!(
+        report.large.is_none() && report.usage.calls == 1,
+        "one call"
+    );
     assert!(
         prompt_tokens + answer_tokens <= SERVER_CONTEXT,
         "within budget"
@@ -699,9 +702,9 @@ fn write_hub(lab: &Lab) -> HubCost {
         let report = lab.write_page(page.id);
         assert!(report.ok(), "{} not written: {report:?}", page.title);
         if page.title.eq_ignore_ascii_case("espresso") {
-            cost.calls = u64::from(report.calls);
-            cost.tokens_in = report.tokens_in;
-            cost.tokens_out = report.tokens_out;
+            cost.calls = u64::from(report.usage.calls);
+            cost.tokens_in = report.usage.tokens_in;
+            cost.tokens_out = report.usage.tokens_out;
             cost.listed = report.listed;
         }
     }

@@ -111,13 +111,13 @@ async fn real_notes_compile_to_valid_stored_articles() {
             "source {} failed: {:?}",
             report.source_id, report.reason
         );
-        assert_eq!(report.calls, 1, "no retry was needed");
+        assert_eq!(report.usage.calls, 1, "no retry was needed");
         let log = store.compilations(report.source_id).unwrap();
         let raw = &log.last().unwrap().record.raw_answer;
         let value: serde_json::Value =
             serde_json::from_str(raw).unwrap_or_else(|e| panic!("not valid JSON ({e}): {raw}"));
         assert!(schema.is_valid(&value), "not schema-valid: {raw}");
-        assert!(report.tokens_in > 0 && report.tokens_out > 0);
+        assert!(report.usage.tokens_in > 0 && report.usage.tokens_out > 0);
         let source =
             wikimind::compile::readable_source(store.source(report.source_id).unwrap().unwrap());
         // Every quote the model labelled sourced is in the note: none is shown inferred.
@@ -144,7 +144,10 @@ async fn real_notes_compile_to_valid_stored_articles() {
         let title = report.title.clone().unwrap();
         let article = wiki.article(&title).unwrap();
         assert!(article.is_some(), "article {title:?} is stored");
-        eprintln!("compiled {:?} ({} answer tokens)", title, report.tokens_out);
+        eprintln!(
+            "compiled {:?} ({} answer tokens)",
+            title, report.usage.tokens_out
+        );
     }
     assert_eq!(store.articles().unwrap().len(), 3);
     assert!(sourced > 0, "no claim of the three notes was sourced");
@@ -176,7 +179,7 @@ async fn real_notes_compile_to_valid_stored_articles() {
         .unwrap();
     assert!(report.covered, "{report:?}");
     assert!(report.ok(), "no valid answer: {:?}", report.error);
-    assert_eq!(report.calls, 1, "no retry was needed");
+    assert_eq!(report.usage.calls, 1, "no retry was needed");
     assert!(!report.answer.trim().is_empty());
     assert!(!report.pages_read.is_empty());
     for claim in &report.claims {

@@ -201,9 +201,9 @@ impl Lab {
         let mut run = PageRun::default();
         for page in self.store().stale_pages().expect("stale pages") {
             let report = self.write_page(page.id);
-            run.calls += u64::from(report.calls);
+            run.calls += u64::from(report.usage.calls);
             // Calls beyond the attempts at the page itself read its material in parts.
-            let parts = u64::from(report.calls).saturating_sub(report.attempts.len() as u64);
+            let parts = u64::from(report.usage.calls).saturating_sub(report.attempts.len() as u64);
             run.parts_calls += parts;
             run.read_in_parts += usize::from(parts > 0);
             run.pages.insert(page.id);

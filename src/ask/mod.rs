@@ -138,12 +138,10 @@ pub struct AskReport {
     pub error: Option<String>,
     /// The provider and model that answered (`ollama:qwen2.5:3b`), when one did.
     pub provider: Option<String>,
-    /// Model calls made.
-    pub calls: u32,
-    /// Prompt tokens the servers reported.
-    pub tokens_in: u64,
-    /// Answer tokens the servers reported.
-    pub tokens_out: u64,
+    /// Model calls made and the tokens the servers reported (`calls`, `tokens_in`,
+    /// `tokens_out`).
+    #[serde(flatten)]
+    pub usage: crate::compile::Usage,
     /// Notes for people: pages read only in part, claims marked inferred, retries.
     pub warnings: Vec<String>,
     /// Every model call, in order (none when the question was not covered).
@@ -169,9 +167,7 @@ impl AskReport {
             saved_page: None,
             error: None,
             provider: None,
-            calls: 0,
-            tokens_in: 0,
-            tokens_out: 0,
+            usage: crate::compile::Usage::default(),
             warnings: Vec::new(),
             attempts: Vec::new(),
             prompt_version: None,
@@ -182,9 +178,7 @@ impl AskReport {
     /// blocks sent, in order (each once), `cut` those sent only in part.
     fn take_run(&mut self, run: AnswerRun, read: Vec<String>, cut: Vec<String>) {
         self.pages_read = read;
-        self.calls = run.calls;
-        self.tokens_in = run.tokens_in;
-        self.tokens_out = run.tokens_out;
+        self.usage = run.usage;
         self.provider = (!run.provider.is_empty()).then(|| run.provider.clone());
         self.prompt_version = Some(run.prompt_version);
         self.attempts = run.attempts;

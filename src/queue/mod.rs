@@ -376,7 +376,7 @@ impl JobRunner {
             if job.state == JobState::Done {
                 report.ok = true;
                 report.reason = None;
-                report.calls = job.attempts;
+                report.usage.calls = job.attempts;
                 report
                     .warnings
                     .push("compiled by another WikiMind process".to_owned());

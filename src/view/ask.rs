@@ -197,8 +197,8 @@ impl Wiki {
                 && saved.is_none(),
             saved,
             provider: report.provider.clone(),
-            calls: report.calls,
-            tokens_out: report.tokens_out,
+            calls: report.usage.calls,
+            tokens_out: report.usage.tokens_out,
             warnings: report.warnings.clone(),
         })
     }

@@ -728,7 +728,7 @@ fn a_page_job_says_what_it_did_to_the_page() {
         outcome,
         sources: 3,
         changed: 1,
-        calls: 1,
+        usage: crate::compile::Usage::call(None, None),
         ..PageReport::nothing_yet(PageId(2), "Espresso".into())
     };
     let finished = |outcome| {
@@ -811,9 +811,11 @@ fn espresso_answer(wiki: &Wiki) -> (crate::ask::AskReport, PageId) {
         saved_page: None,
         error: None,
         provider: Some("ollama:m".into()),
-        calls: 1,
-        tokens_in: 10,
-        tokens_out: 20,
+        usage: crate::compile::Usage {
+            calls: 1,
+            tokens_in: 10,
+            tokens_out: 20,
+        },
         warnings: Vec::new(),
         attempts: Vec::new(),
         prompt_version: Some("ask-v1".into()),

@@ -264,9 +264,9 @@ fn a_300_kb_source_is_compiled_through_chunks_with_quotes_from_everywhere() {
     eprintln!(
         "300 KB source: {} chunks, {} calls, {} tokens in, {} tokens out, {} notes ({} left out of the final call), {:.0} ms wall time against the local server",
         large.chunks,
-        report.calls,
-        report.tokens_in,
-        report.tokens_out,
+        report.usage.calls,
+        report.usage.tokens_in,
+        report.usage.tokens_out,
         large.notes,
         large.notes_left_out,
         elapsed.as_secs_f64() * 1000.0

@@ -96,7 +96,10 @@ async fn two_notes_on_one_topic_make_one_page_written_from_both() {
         PageOutcome::Written { version: 2 },
         "{report:?}"
     );
-    assert_eq!((report.calls, report.sources, report.changed), (1, 2, 1));
+    assert_eq!(
+        (report.usage.calls, report.sources, report.changed),
+        (1, 2, 1)
+    );
     assert_eq!(s.page_calls(), 1);
 
     let page = s.page("espressos");
@@ -159,7 +162,7 @@ async fn a_note_that_repeats_the_page_adds_its_source_with_no_call() {
     assert!(s.page("Espresso").stale_reason.is_some());
     let report = s.write(page.id).await;
     assert_eq!(report.outcome, PageOutcome::NoNewInformation, "{report:?}");
-    assert_eq!((report.calls, s.page_calls()), (0, calls));
+    assert_eq!((report.usage.calls, s.page_calls()), (0, calls));
     let after = s.page("Espresso");
     assert!(after.stale_reason.is_none());
     assert_eq!(after.version, 2, "no new version");
@@ -215,7 +218,7 @@ async fn a_rewrite_that_loses_content_is_retried_with_the_reason_then_flagged() 
     };
     assert!(reason.contains(&format!("source {b}")), "{reason}");
     assert!(reason.contains("shrank"), "{reason}");
-    assert_eq!(report.calls, 2, "one retry with the reason");
+    assert_eq!(report.usage.calls, 2, "one retry with the reason");
     let retry = s.server.chat_requests().last().unwrap().clone();
     let sent: Vec<String> = retry.body["messages"]
         .as_array()
@@ -256,7 +259,7 @@ async fn a_rewrite_refused_once_and_then_complete_is_saved() {
         PageOutcome::Written { version: 3 },
         "{report:?}"
     );
-    assert_eq!(report.calls, 2);
+    assert_eq!(report.usage.calls, 2);
     assert!(
         report.warnings.iter().any(|w| w.contains("rejected")),
         "{:?}",
@@ -471,7 +474,7 @@ async fn material_too_large_for_one_call_is_read_in_parts_first() {
         .filter(|r| r.first_user_message().contains("<<<PART"))
         .count();
     assert!(extract_calls >= 2, "{extract_calls}");
-    assert_eq!(report.calls as usize, extract_calls + 1, "{report:?}");
+    assert_eq!(report.usage.calls as usize, extract_calls + 1, "{report:?}");
     let last = requests.last().unwrap().first_user_message();
     assert!(
         last.contains("<<<NOTES") && last.contains("Espresso fact 2 is stated"),
@@ -606,7 +609,7 @@ async fn a_job_refused_after_its_first_call_keeps_what_that_call_wrote() {
         "{reason}"
     );
     assert_eq!(
-        report.calls, 3,
+        report.usage.calls, 3,
         "one call accepted, then one refused twice: {report:?}"
     );
 

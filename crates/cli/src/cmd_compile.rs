@@ -216,13 +216,13 @@ fn print_page(out: &mut impl Write, p: &PageReport) -> std::io::Result<()> {
         PageOutcome::Written { version } if p.listed > 0 => format!(
             "written from {} (v{version}, {}; {} only listed)",
             sources(p.sources),
-            calls(p.calls),
+            calls(p.usage.calls),
             p.listed
         ),
         PageOutcome::Written { version } => format!(
             "written from {} (v{version}, {})",
             sources(p.sources),
-            calls(p.calls)
+            calls(p.usage.calls)
         ),
         PageOutcome::NoNewInformation => {
             format!("no new information (gained {})", sources(p.changed))

@@ -168,9 +168,9 @@ impl AnswerResult {
                     grounded: c.grounded,
                 })
                 .collect(),
-            calls: report.calls,
-            tokens_in: report.tokens_in,
-            tokens_out: report.tokens_out,
+            calls: report.usage.calls,
+            tokens_in: report.usage.tokens_in,
+            tokens_out: report.usage.tokens_out,
             tokens_reported: !report.attempts.is_empty()
                 && report
                     .attempts

@@ -26,12 +26,8 @@ pub struct AnswerRun {
     pub read: Vec<usize>,
     /// The blocks sent only in part, by index.
     pub cut: Vec<usize>,
-    /// Calls made.
-    pub calls: u32,
-    /// Prompt tokens the servers reported.
-    pub tokens_in: u64,
-    /// Answer tokens the servers reported.
-    pub tokens_out: u64,
+    /// Calls made and the tokens the servers reported.
+    pub usage: super::Usage,
     /// Every call, in order: how its answer fared, its tokens and time.
     pub attempts: Vec<AttemptRecord>,
     /// The provider and model that answered last (`ollama:qwen2.5:3b`).
@@ -137,9 +133,7 @@ impl Compiler {
             answer,
             read: fitted.read,
             cut: fitted.cut,
-            calls: log.calls,
-            tokens_in: log.tokens_in,
-            tokens_out: log.tokens_out,
+            usage: log.usage,
             attempts: log.attempts,
             provider: last.provider.clone(),
             model: last.model.clone(),

@@ -25,6 +25,7 @@ use super::prompt::{build_prompt_with, Prompt, PromptInput, MAX_KNOWN};
 use super::report::LastCall;
 use super::step::{judge_in, Accepted, CompileState, Judged, Judgement, Rejection, Step};
 use super::templates::{PromptSet, COMPILE, COMPILE_NOTES, EXTRACT};
+use super::usage::Usage;
 
 pub use super::live::{Progress, ProgressFn, Stage};
 pub use super::plan::estimate_tokens;
@@ -310,9 +311,7 @@ impl Compiler {
         let answer = self
             .ask_until_done(&asking, limits, &mut log, &mut last)
             .await;
-        report.calls += log.calls;
-        report.tokens_in += log.tokens_in;
-        report.tokens_out += log.tokens_out;
+        report.usage += log.usage;
         report.attempts.append(&mut log.attempts);
         report.warnings.append(&mut log.warnings);
         match answer? {
@@ -356,10 +355,8 @@ impl Compiler {
                             prompt: asking.prompt,
                             plan,
                         };
-                        log.calls += 1;
                         let asked = self.ask(asking, call).await?;
-                        log.tokens_in += asked.tokens_in;
-                        log.tokens_out += asked.tokens_out;
+                        log.usage += asked.usage;
                         log.attempts.push(asked.record);
                         match asked.called {
                             Called::Answered(judgement, raw, answered) => {
@@ -418,8 +415,7 @@ impl Compiler {
                 let record = AttemptRecord::answered(&label, attempt, &resp, &judgement, schema);
                 let last = LastCall::answered(&label, attempt, &resp, &judgement, cut_off);
                 Ok(Asked {
-                    tokens_in: resp.prompt_tokens.unwrap_or(0),
-                    tokens_out: resp.completion_tokens.unwrap_or(0),
+                    usage: Usage::call(resp.prompt_tokens, resp.completion_tokens),
                     record,
                     called: Called::Answered(judgement, resp.text, last),
                 })
@@ -429,8 +425,7 @@ impl Compiler {
                 live.emit(Stage::Failed, Some(e.to_string()));
                 let latency = call_started.elapsed();
                 Ok(Asked {
-                    tokens_in: 0,
-                    tokens_out: 0,
+                    usage: Usage::call(None, None),
                     record: AttemptRecord::provider_error(&label, attempt, e.to_string(), latency),
                     called: Called::Failed(e.to_string()),
                 })
@@ -563,9 +558,7 @@ pub(super) struct Asking<'a, A = Accepted> {
 /// The calls made while asking, for the report.
 #[derive(Debug, Default)]
 pub(super) struct CallLog {
-    pub calls: u32,
-    pub tokens_in: u64,
-    pub tokens_out: u64,
+    pub usage: Usage,
     pub attempts: Vec<AttemptRecord>,
     pub warnings: Vec<String>,
 }
@@ -586,8 +579,8 @@ pub(super) enum Answer<A = Accepted> {
 pub(super) struct Asked<A> {
     pub called: Called<A>,
     pub record: AttemptRecord,
-    pub tokens_in: u64,
-    pub tokens_out: u64,
+    /// The call, with the tokens its server reported (none when it failed).
+    pub usage: Usage,
 }
 
 /// What one call came to.

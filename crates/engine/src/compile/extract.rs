@@ -35,12 +35,8 @@ pub(crate) struct PartResult {
     pub index: usize,
     /// The notes of the kept answer.
     pub notes: Vec<Note>,
-    /// Extraction calls made for it.
-    pub calls: u32,
-    /// Prompt tokens over its calls, when reported.
-    pub tokens_in: u64,
-    /// Answer tokens over its calls, when reported.
-    pub tokens_out: u64,
+    /// Extraction calls made for it and the tokens reported over them.
+    pub usage: super::Usage,
     /// Why it could not be read, when it could not.
     pub failure: Option<String>,
     /// The kept answer reached the output limit (its complete lines are kept).
@@ -156,8 +152,7 @@ impl PartReading {
         tokens_out: Option<u64>,
         answer: Result<PartNotes, String>,
     ) -> PartStep {
-        self.result.tokens_in += tokens_in.unwrap_or(0);
-        self.result.tokens_out += tokens_out.unwrap_or(0);
+        self.result.usage += super::Usage::tokens(tokens_in, tokens_out);
         match answer {
             Ok(read) => {
                 self.result.notes = read.notes;
@@ -193,7 +188,7 @@ impl PartReading {
             self.tries = 0;
         }
         self.tries += 1;
-        self.result.calls += 1;
+        self.result.usage.calls += 1;
         PartStep::Call { provider }
     }
 }
@@ -336,9 +331,7 @@ fn tally(
     };
     let mut per_chunk = Vec::with_capacity(parts.len());
     for part in parts {
-        large.calls += part.calls;
-        large.tokens_in += part.tokens_in;
-        large.tokens_out += part.tokens_out;
+        large.usage += part.usage;
         if part.cut_off {
             large.cut_off_chunks.push(part.index + 1);
         }
@@ -393,6 +386,7 @@ fn join(items: impl Iterator<Item = String>) -> String {
 mod tests {
     use super::*;
     use crate::compile::templates::{PromptSet, COMPILE_NOTES, EXTRACT};
+    use crate::compile::Usage;
 
     const TEXT: &str =
         "# Intro\nOwnership is Rust's most unique feature.\n# Rules\nEach value has an owner.\n";
@@ -498,7 +492,7 @@ mod tests {
         for (providers, outcomes, want_asked, want_read) in table {
             let (asked, result) = read(providers, &outcomes);
             assert_eq!(asked, want_asked, "{outcomes:?}");
-            assert_eq!(result.calls as usize, asked.len());
+            assert_eq!(result.usage.calls as usize, asked.len());
             assert_eq!(result.failure.is_none(), want_read, "{outcomes:?}");
             // Tokens are counted for every answer, kept or not.
             let answers = outcomes
@@ -506,7 +500,7 @@ mod tests {
                 .take(asked.len())
                 .filter(|o| o.is_ok())
                 .count();
-            assert_eq!(result.tokens_in, 10 * answers as u64);
+            assert_eq!(result.usage.tokens_in, 10 * answers as u64);
         }
     }
 
@@ -517,7 +511,7 @@ mod tests {
         assert!(result.notes.is_empty());
         let (asked, result) = read(0, &[]);
         assert!(asked.is_empty());
-        assert_eq!(result.calls, 0);
+        assert_eq!(result.usage.calls, 0);
         assert_eq!(result.failure.as_deref(), Some("no provider is configured"));
     }
 
@@ -565,9 +559,11 @@ mod tests {
         PartResult {
             index,
             notes,
-            calls: 2,
-            tokens_in: 7,
-            tokens_out: 3,
+            usage: Usage {
+                calls: 2,
+                tokens_in: 7,
+                tokens_out: 3,
+            },
             failure: failure.map(str::to_string),
             cut_off,
             skipped_lines: 1,
@@ -582,8 +578,8 @@ mod tests {
         parts[1] = part(1, Some("down"), false);
         let out = compose(parts);
         assert_eq!(out.large.chunks, n);
-        assert_eq!(out.large.calls, 2 * n as u32);
-        assert_eq!(out.large.tokens_in, 7 * n as u64);
+        assert_eq!(out.large.usage.calls, 2 * n as u32);
+        assert_eq!(out.large.usage.tokens_in, 7 * n as u64);
         assert_eq!(out.large.skipped_lines, n);
         assert_eq!(out.large.failed_chunks.len(), 1);
         assert_eq!(out.large.failed_chunks[0].part, 2);

@@ -30,6 +30,7 @@ mod report;
 pub mod settings;
 pub mod step;
 pub mod templates;
+mod usage;
 
 pub use answer::{fit_question, AnswerRun, QUESTION_SHARE};
 pub use attempt::{classify, AnswerClass, AttemptRecord};
@@ -45,3 +46,4 @@ pub use prompt::{build_prompt, build_prompt_with, PromptInput, PROMPT_VERSION};
 pub use settings::CompileSettings;
 pub use step::{judge, judge_in, Accepted, CompileState, Judgement, Rejection, Step};
 pub use templates::{PromptSet, PromptTemplate};
+pub use usage::Usage;

@@ -346,9 +346,7 @@ impl Compiler {
             .into_iter()
             .filter(|q| spans.iter().any(|r| text[r.clone()].contains(q.as_str())))
             .collect();
-        report.calls += large.calls;
-        report.tokens_in += large.tokens_in;
-        report.tokens_out += large.tokens_out;
+        report.usage += large.usage;
         report.warnings.push(format!(
             "the new digests were too long for one call: read in {} parts ({} notes)",
             large.chunks, large.notes
@@ -410,9 +408,7 @@ impl Compiler {
         let answer = self
             .ask_until_done(&asking, limits, &mut log, &mut last)
             .await;
-        report.calls += log.calls;
-        report.tokens_in += log.tokens_in;
-        report.tokens_out += log.tokens_out;
+        report.usage += log.usage;
         report.attempts.append(&mut log.attempts);
         report.warnings.append(&mut log.warnings);
         Ok(match answer? {

@@ -50,16 +50,14 @@ pub struct PageReport {
     /// How many of the new or changed ones the page only lists, with their summaries, with
     /// no call: they add nothing it lacks, or the job had no room left for them.
     pub listed: usize,
-    /// Calls made to models (0 for a page that needed none).
-    pub calls: u32,
+    /// Calls made to models (0 for a page that needed none) and the tokens reported over
+    /// them (`calls`, `tokens_in`, `tokens_out`).
+    #[serde(flatten)]
+    pub usage: super::Usage,
     /// The provider and model that wrote it.
     pub provider: Option<String>,
     /// Warnings (downgraded quotes, material read in parts, refused answers).
     pub warnings: Vec<String>,
-    /// Prompt tokens over all calls, when reported.
-    pub tokens_in: u64,
-    /// Answer tokens over all calls, when reported.
-    pub tokens_out: u64,
     /// Wall time of the job.
     pub elapsed_ms: u64,
     /// Every model call made, in order, with how its answer fared.
@@ -78,11 +76,9 @@ impl PageReport {
             sources: 0,
             changed: 0,
             listed: 0,
-            calls: 0,
+            usage: super::Usage::default(),
             provider: None,
             warnings: Vec::new(),
-            tokens_in: 0,
-            tokens_out: 0,
             elapsed_ms: 0,
             attempts: Vec::new(),
             prompt_version: String::new(),

@@ -24,8 +24,9 @@ pub struct CompileReport {
     pub collision_with: Option<String>,
     /// Why it failed.
     pub reason: Option<String>,
-    /// Calls made to models.
-    pub calls: u32,
+    /// Calls made to models and the tokens reported (`calls`, `tokens_in`, `tokens_out`).
+    #[serde(flatten)]
+    pub usage: super::Usage,
     /// The provider and model that wrote the article.
     pub provider: Option<String>,
     /// Whether the article was written from a cut-off answer.
@@ -34,10 +35,6 @@ pub struct CompileReport {
     pub repairs: Vec<String>,
     /// Warnings (downgraded quotes, truncation, earlier rejected attempts).
     pub warnings: Vec<String>,
-    /// Prompt and answer tokens over all calls, when reported.
-    pub tokens_in: u64,
-    /// Answer tokens over all calls, when reported.
-    pub tokens_out: u64,
     /// Wall time of the compile.
     pub elapsed_ms: u64,
     /// Every model call made, in order, with how its answer fared.
@@ -64,13 +61,11 @@ impl CompileReport {
             title: None,
             collision_with: None,
             reason: None,
-            calls: 0,
+            usage: super::Usage::default(),
             provider: None,
             truncated: false,
             repairs: Vec::new(),
             warnings: Vec::new(),
-            tokens_in: 0,
-            tokens_out: 0,
             elapsed_ms: 0,
             prompt_version: String::new(),
             large: None,
@@ -83,9 +78,7 @@ impl CompileReport {
     /// Adds the reading of a large source: its calls, tokens and warnings.
     pub(crate) fn add_reading(&mut self, large: LargeSourceReport) {
         self.warnings.extend(large.warnings());
-        self.calls += large.calls;
-        self.tokens_in += large.tokens_in;
-        self.tokens_out += large.tokens_out;
+        self.usage += large.usage;
         self.large = Some(large);
     }
 
@@ -130,8 +123,10 @@ pub struct LargeSourceReport {
     pub context_tokens: u64,
     /// How many chunks the source was split into.
     pub chunks: usize,
-    /// Extraction calls made (retries included).
-    pub calls: u32,
+    /// Extraction calls made (retries included) and the tokens reported over them
+    /// (`calls`, `tokens_in`, `tokens_out`).
+    #[serde(flatten)]
+    pub usage: super::Usage,
     /// Notes kept after merging (duplicates across chunks dropped).
     pub notes: usize,
     /// Claims among them.
@@ -145,10 +140,6 @@ pub struct LargeSourceReport {
     pub cut_off_chunks: Vec<usize>,
     /// Lines of the kept extraction answers that were not valid notes (skipped).
     pub skipped_lines: usize,
-    /// Prompt tokens over the extraction calls, when reported.
-    pub tokens_in: u64,
-    /// Answer tokens over the extraction calls, when reported.
-    pub tokens_out: u64,
 }
 
 impl LargeSourceReport {
@@ -276,6 +267,7 @@ impl LastCall {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile::Usage;
 
     #[test]
     fn a_reading_tells_what_is_missing_from_the_article() {
@@ -291,9 +283,11 @@ mod tests {
             }],
             cut_off_chunks: vec![1],
             skipped_lines: 2,
-            calls: 6,
-            tokens_in: 100,
-            tokens_out: 40,
+            usage: Usage {
+                calls: 6,
+                tokens_in: 100,
+                tokens_out: 40,
+            },
             ..LargeSourceReport::default()
         };
         let mut report = CompileReport::nothing_yet(SourceId(1));
@@ -308,7 +302,11 @@ mod tests {
             ]
         );
         assert_eq!(
-            (report.calls, report.tokens_in, report.tokens_out),
+            (
+                report.usage.calls,
+                report.usage.tokens_in,
+                report.usage.tokens_out
+            ),
             (6, 100, 40)
         );
         assert!(report.large.is_some());

@@ -407,9 +407,9 @@ async fn run_case(
             result.ok = report.ok;
             result.title = report.title.clone();
             result.reason = report.reason.clone();
-            result.calls = report.calls;
-            result.tokens_in = report.tokens_in;
-            result.tokens_out = report.tokens_out;
+            result.calls = report.usage.calls;
+            result.tokens_in = report.usage.tokens_in;
+            result.tokens_out = report.usage.tokens_out;
             result.tokens_reported = !report.attempts.is_empty()
                 && report
                     .attempts
