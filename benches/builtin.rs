@@ -465,7 +465,7 @@ async fn examples(path: &Path) {
             }
             eprintln!(
                 "{name}: {title:?} -> {:?} ({} answer tokens)",
-                report.title, report.tokens_out
+                report.title, report.usage.tokens_out
             );
         }
         quality.report(&name);
