@@ -44,6 +44,7 @@ use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use serde::Serialize;
 
 pub use wikimind_text::line::one_line;
+use wikimind_text::markdown::wikilinks::{is_inline, is_inline_end};
 use wikimind_text::markdown::{heading_slug, split_wiki_links, text_runs, Item, LinkRef, Piece};
 pub use wikimind_text::markdown::{wiki_links, Anchor, WikiLink};
 
@@ -244,34 +245,6 @@ fn mark_quote<'a>(events: &[Event<'a>], quote: &str) -> Option<Vec<Event<'a>>> {
         }
     }
     Some(marked)
-}
-
-/// Whether a tag sits inside a line of text (no space is shown at its edges).
-fn is_inline(tag: &Tag<'_>) -> bool {
-    matches!(
-        tag,
-        Tag::Emphasis
-            | Tag::Strong
-            | Tag::Strikethrough
-            | Tag::Link { .. }
-            | Tag::Image { .. }
-            | Tag::Superscript
-            | Tag::Subscript
-    )
-}
-
-/// Whether a tag's end sits inside a line of text (see [`is_inline`]).
-fn is_inline_end(tag: TagEnd) -> bool {
-    matches!(
-        tag,
-        TagEnd::Emphasis
-            | TagEnd::Strong
-            | TagEnd::Strikethrough
-            | TagEnd::Link
-            | TagEnd::Image
-            | TagEnd::Superscript
-            | TagEnd::Subscript
-    )
 }
 
 /// The events of an article body, links resolved and rewritten (see [`render_article`]).

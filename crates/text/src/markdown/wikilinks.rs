@@ -204,7 +204,9 @@ pub fn rewrite_links(markdown: &str, rewrite: &dyn Fn(&LinkRef) -> Option<String
     out
 }
 
-fn is_inline(tag: &Tag<'_>) -> bool {
+/// Whether a tag sits inside a line of text (emphasis, a link, an image): its start and end
+/// separate no blocks, and a rendered page shows no space at its edges.
+pub fn is_inline(tag: &Tag<'_>) -> bool {
     matches!(
         tag,
         Tag::Emphasis
@@ -217,7 +219,8 @@ fn is_inline(tag: &Tag<'_>) -> bool {
     )
 }
 
-fn is_inline_end(tag: TagEnd) -> bool {
+/// Whether a tag's end sits inside a line of text (see [`is_inline`]).
+pub fn is_inline_end(tag: TagEnd) -> bool {
     matches!(
         tag,
         TagEnd::Emphasis
