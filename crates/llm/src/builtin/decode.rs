@@ -13,6 +13,7 @@ use serde_json::Value;
 const TOP_K: usize = 40;
 const TOP_P: f32 = 0.95;
 
+/// The answer budget one JSONL line's strings are bounded for.
 pub(super) const LINE_BUDGET: u32 = 384;
 
 /// An llguidance (Lark) grammar for JSONL: one or more lines of one object of `schema` each. The
@@ -153,93 +154,6 @@ impl Constraint {
     }
 }
 
-/// `logits` with the scores of the `recent` tokens divided by `penalty` (multiplied when
-/// negative, so a penalised token is always less likely), written into `out`.
-pub(super) fn penalise(
-    logits: &[f32],
-    recent: &std::collections::VecDeque<i32>,
-    penalty: f32,
-    out: &mut Vec<f32>,
-) {
-    out.clear();
-    out.extend_from_slice(logits);
-    let mut seen = std::collections::HashSet::with_capacity(recent.len());
-    for &t in recent {
-        if !seen.insert(t) {
-            continue;
-        }
-        if let Some(l) = usize::try_from(t).ok().and_then(|i| out.get_mut(i)) {
-            *l = if *l > 0.0 { *l / penalty } else { *l * penalty };
-        }
-    }
-}
-
-/// The words of a schema's keys and enum values (`claim`, `confidence`, `sourced`, …),
-/// lowercased: the answer says them again in every item by design, so the repetition
-/// penalty of [`RepeatScope::Words`](super::RepeatScope::Words) leaves them alone (else
-/// a second claim would be pushed away from `sourced`). Bounded: at most 512 words.
-pub(super) fn schema_words(schema: Option<&serde_json::Value>) -> Vec<String> {
-    fn walk(v: &serde_json::Value, out: &mut Vec<String>, depth: usize) {
-        if depth > 32 || out.len() >= 512 {
-            return;
-        }
-        match v {
-            serde_json::Value::Object(map) => {
-                if let Some(props) = map.get("properties").and_then(|p| p.as_object()) {
-                    out.extend(props.keys().map(|k| k.to_lowercase()));
-                }
-                for e in map
-                    .get("enum")
-                    .and_then(|e| e.as_array())
-                    .into_iter()
-                    .flatten()
-                {
-                    out.extend(e.as_str().map(str::to_lowercase));
-                }
-                if let Some(c) = map.get("const").and_then(|c| c.as_str()) {
-                    out.push(c.to_lowercase());
-                }
-                for child in map.values() {
-                    walk(child, out, depth + 1);
-                }
-            }
-            serde_json::Value::Array(items) => {
-                for child in items {
-                    walk(child, out, depth + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    if let Some(schema) = schema {
-        walk(schema, &mut out, 0);
-    }
-    out.truncate(512);
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// Whether the repetition penalty remembers a token whose text is `piece`: every token for
-/// [`RepeatScope::All`](super::RepeatScope::All); for
-/// [`RepeatScope::Words`](super::RepeatScope::Words) only one that holds a letter or a
-/// digit and is not part of one of the schema's `keywords` ([`schema_words`]), so JSON's
-/// punctuation, spaces, keys and enum values are never penalised.
-pub(super) fn remembered(piece: &[u8], scope: super::RepeatScope, keywords: &[String]) -> bool {
-    match scope {
-        super::RepeatScope::All => true,
-        super::RepeatScope::Words => {
-            let core: String = String::from_utf8_lossy(piece)
-                .chars()
-                .filter(|c| c.is_alphanumeric())
-                .flat_map(char::to_lowercase)
-                .collect();
-            !core.is_empty() && !keywords.iter().any(|k| k.contains(&core))
-        }
-    }
-}
-
 /// Temperature, top-k and top-p sampling from a seeded generator.
 pub(super) struct Sampler {
     state: u64,
@@ -334,93 +248,6 @@ mod tests {
         assert!(pending.is_empty());
         let mut bad = vec![0xff, b'a'];
         assert_eq!(take_utf8(&mut bad), "\u{fffd}a");
-    }
-
-    #[test]
-    fn recent_tokens_are_less_likely() {
-        let logits = [2.0, -1.0, 0.5, 3.0];
-        let recent: std::collections::VecDeque<i32> = [0, 1, 1, 99, -5].into_iter().collect();
-        let mut out = Vec::new();
-        penalise(&logits, &recent, 2.0, &mut out);
-        assert_eq!(out, vec![1.0, -2.0, 0.5, 3.0]);
-    }
-
-    #[test]
-    fn only_the_answers_own_words_are_remembered_when_the_scope_is_words() {
-        use super::super::RepeatScope::{All, Words};
-        let schema = serde_json::json!({
-            "type": "object",
-            "properties": {
-                "title": {"type": "string"},
-                "key_claims": {"type": "array", "items": {
-                    "type": "object",
-                    "properties": {
-                        "claim": {"type": "string"},
-                        "confidence": {"enum": ["sourced", "inferred", "opinion"]}
-                    }
-                }}
-            }
-        });
-        let keywords = schema_words(Some(&schema));
-        assert_eq!(
-            keywords,
-            [
-                "claim",
-                "confidence",
-                "inferred",
-                "key_claims",
-                "opinion",
-                "sourced",
-                "title"
-            ]
-        );
-        // JSON's structure, keys and enum values: the grammar needs them in every item.
-        for structure in [
-            "\"",
-            "\", \"",
-            "{",
-            "}]",
-            ": ",
-            " ",
-            "\n",
-            "",
-            "sourced",
-            "\"confidence",
-            " claim",
-            "sour",
-        ] {
-            assert!(
-                !remembered(structure.as_bytes(), Words, &keywords),
-                "{structure:?}"
-            );
-            assert!(
-                remembered(structure.as_bytes(), All, &keywords),
-                "{structure:?}"
-            );
-        }
-        // The words of a claim said again.
-        for word in ["coffee", " Coffee", "100", "\"Natural", "é", " café"] {
-            assert!(remembered(word.as_bytes(), Words, &keywords), "{word:?}");
-        }
-        // Half a character (a token can end inside one) is not a word.
-        assert!(!remembered(&"é".as_bytes()[..1], Words, &keywords));
-        assert!(schema_words(None).is_empty());
-        // A hostile schema, deep and wide, stays bounded.
-        let mut deep = serde_json::json!({"enum": ["x"]});
-        for i in 0..200 {
-            deep = serde_json::json!({"properties": {format!("p{i}"): deep}});
-        }
-        assert!(schema_words(Some(&deep)).len() <= 512);
-        let wide: serde_json::Map<String, serde_json::Value> = (0..5_000)
-            .map(|i| {
-                (
-                    format!("p{i}"),
-                    serde_json::json!({"enum": [format!("e{i}")]}),
-                )
-            })
-            .collect();
-        let wide = serde_json::json!({ "properties": wide });
-        assert!(schema_words(Some(&wide)).len() <= 512);
     }
 
     #[test]
