@@ -69,19 +69,58 @@ pub(super) enum Constraint {
     Gbnf(LlamaSampler),
 }
 
+/// The most characters of the grammar engine's own words a failure message quotes.
+const MAX_FAILURE_CHARS: usize = 300;
+
+/// The grammar engine failed (llguidance, or llama.cpp's grammar sampler): which, and its
+/// own words. A failed llguidance matcher stays failed, so the answer cannot go on under its
+/// grammar; a mask allowing nothing instead would hide why the request ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct GrammarFailure {
+    engine: &'static str,
+    message: String,
+}
+
+impl GrammarFailure {
+    fn llguidance(m: &Matcher, e: impl std::fmt::Display) -> GrammarFailure {
+        // The matcher keeps its first error; `e` may only repeat it. Its first line says
+        // what failed; the lines after dump the parser's state and grammar (a grounded
+        // grammar holds the source's text), too much for a message.
+        let full = m.get_error().unwrap_or_else(|| e.to_string());
+        let first = full.lines().next().unwrap_or_default().trim();
+        let mut message: String = first.chars().take(MAX_FAILURE_CHARS).collect();
+        if message.len() < first.len() {
+            message.push('…');
+        }
+        if message.is_empty() {
+            message = "no reason given".into();
+        }
+        GrammarFailure {
+            engine: "llguidance",
+            message,
+        }
+    }
+
+    /// The message for a request that had `produced` answer tokens when the grammar failed.
+    pub(super) fn after(&self, produced: usize) -> String {
+        format!(
+            "the grammar engine ({}) failed after {produced} answer tokens, so the answer was stopped there: {}",
+            self.engine, self.message
+        )
+    }
+}
+
 impl Constraint {
-    /// Whether `token` may come next.
-    pub(super) fn allows(
-        &mut self,
-        token: i32,
-        vocab: &llama_cpp_2::vocab::LlamaVocab<'_>,
-    ) -> bool {
+    /// Whether `token` (an end-of-generation token when `eog`) may come next.
+    pub(super) fn allows(&mut self, token: i32, eog: bool) -> Result<bool, GrammarFailure> {
         match self {
             Constraint::Llg(m) => {
-                if vocab.is_eog(LlamaToken(token)) {
-                    return m.is_accepting().unwrap_or(false);
-                }
-                m.validate_tokens(&[token as u32]).unwrap_or(0) == 1
+                let result = if eog {
+                    m.is_accepting()
+                } else {
+                    m.validate_tokens(&[token as u32]).map(|n| n == 1)
+                };
+                result.map_err(|e| GrammarFailure::llguidance(m, e))
             }
             Constraint::Gbnf(g) => {
                 let mut one = LlamaTokenDataArray::new(
@@ -89,29 +128,29 @@ impl Constraint {
                     false,
                 );
                 one.apply_sampler(g);
-                one.data.first().is_some_and(|d| d.logit().is_finite())
+                Ok(one.data.first().is_some_and(|d| d.logit().is_finite()))
             }
         }
     }
 
-    /// Which tokens may come next, indexed by token id.
+    /// Which tokens may come next, indexed by token id (`is_eog` tells the end-of-generation
+    /// tokens, allowed when the grammar may end here).
     pub(super) fn mask(
         &mut self,
         logits: &[f32],
-        vocab: &llama_cpp_2::vocab::LlamaVocab<'_>,
-    ) -> Vec<bool> {
+        is_eog: &dyn Fn(i32) -> bool,
+    ) -> Result<Vec<bool>, GrammarFailure> {
         match self {
             Constraint::Llg(m) => {
-                let accepting = m.is_accepting().unwrap_or(false);
-                match m.compute_mask() {
-                    Ok(mask) => (0..logits.len())
-                        .map(|i| {
-                            mask.is_allowed(i as u32)
-                                || (accepting && vocab.is_eog(LlamaToken(i as i32)))
-                        })
-                        .collect(),
-                    Err(_) => vec![false; logits.len()],
-                }
+                let accepting = m
+                    .is_accepting()
+                    .map_err(|e| GrammarFailure::llguidance(m, e))?;
+                let mask = m
+                    .compute_mask()
+                    .map_err(|e| GrammarFailure::llguidance(m, e))?;
+                Ok((0..logits.len())
+                    .map(|i| mask.is_allowed(i as u32) || (accepting && is_eog(i as i32)))
+                    .collect())
             }
             Constraint::Gbnf(g) => {
                 let mut all = LlamaTokenDataArray::new(
@@ -131,26 +170,65 @@ impl Constraint {
                         }
                     }
                 }
-                allowed
+                Ok(allowed)
             }
         }
     }
 
-    pub(super) fn accept(&mut self, token: LlamaToken) {
+    /// Moves the grammar past `token`.
+    pub(super) fn accept(&mut self, token: LlamaToken) -> Result<(), GrammarFailure> {
         match self {
-            Constraint::Llg(m) => {
-                let _ = m.consume_token(token.0 as u32);
-            }
-            Constraint::Gbnf(g) => g.accept(token),
+            Constraint::Llg(m) => m
+                .consume_token(token.0 as u32)
+                .map_err(|e| GrammarFailure::llguidance(m, e)),
+            Constraint::Gbnf(g) => g.try_accept(token).map_err(|e| GrammarFailure {
+                engine: "llama.cpp's GBNF grammar",
+                message: format!("taking token {}: {e}", token.0),
+            }),
         }
     }
 
-    /// Whether the grammar is complete and allows nothing more.
-    pub(super) fn finished(&self) -> bool {
+    /// Whether the grammar is complete and allows nothing more. A failed matcher is not
+    /// complete (llguidance counts it as stopped): its failure is the error.
+    pub(super) fn finished(&self) -> Result<bool, GrammarFailure> {
         match self {
-            Constraint::Llg(m) => m.is_stopped(),
-            Constraint::Gbnf(_) => false,
+            Constraint::Llg(m) => match m.get_error() {
+                Some(e) => Err(GrammarFailure::llguidance(m, e)),
+                None => Ok(m.is_stopped()),
+            },
+            Constraint::Gbnf(_) => Ok(false),
         }
+    }
+}
+
+/// The answer's next token: drawn from `logits`; when `constraint` refuses it, drawn again
+/// among the tokens it allows (sample-then-check). With it, whether it was drawn again.
+/// The error says why there is no next token, `produced` (answer tokens so far) included.
+pub(super) fn next_token(
+    sampler: &mut Sampler,
+    logits: &[f32],
+    constraint: Option<&mut Constraint>,
+    is_eog: &dyn Fn(i32) -> bool,
+    produced: usize,
+) -> Result<(i32, bool), String> {
+    let Some(first) = sampler.pick(logits, |_| true) else {
+        return Err(format!(
+            "the model produced no usable scores (after {produced} answer tokens)"
+        ));
+    };
+    let Some(c) = constraint else {
+        return Ok((first, false));
+    };
+    let fail = |e: GrammarFailure| e.after(produced);
+    if c.allows(first, is_eog(first)).map_err(fail)? {
+        return Ok((first, false));
+    }
+    let allowed = c.mask(logits, is_eog).map_err(fail)?;
+    match sampler.pick(logits, |i| allowed.get(i).copied().unwrap_or(false)) {
+        Some(t) => Ok((t, true)),
+        None => Err(format!(
+            "the schema's grammar allows no next token (a dead end, after {produced} answer tokens)"
+        )),
     }
 }
 
@@ -248,6 +326,58 @@ mod tests {
         assert!(pending.is_empty());
         let mut bad = vec![0xff, b'a'];
         assert_eq!(take_utf8(&mut bad), "\u{fffd}a");
+    }
+
+    /// A matcher over a one-byte-per-token vocabulary (token id = byte, end = 261) whose
+    /// lexer may do `fuel` units of work per mask.
+    fn matcher(lark: &str, fuel: u64) -> Matcher {
+        let env = toktrie::ApproximateTokEnv::single_byte_env();
+        let mut factory = llguidance::ParserFactory::new_simple(&env).unwrap();
+        factory.quiet();
+        factory.limits_mut().step_lexer_fuel = fuel;
+        let parser = factory
+            .create_parser(llguidance::api::TopLevelGrammar::from_lark(lark.into()))
+            .unwrap();
+        let m = Matcher::new(Ok(parser));
+        assert_eq!(m.get_error(), None);
+        m
+    }
+
+    /// Regression: when llguidance failed computing a mask, the mask allowed nothing and the
+    /// request ended as "a dead end" of the schema, or — had the sampler taken any token —
+    /// went on unconstrained. Now the request ends saying the grammar engine failed, after
+    /// how many tokens, in llguidance's own words, and the failed grammar never counts as
+    /// finished.
+    #[test]
+    fn a_grammar_engine_failure_ends_the_answer_saying_so() {
+        // A lexeme whose automaton has thousands of states: no mask fits in 1 unit of fuel.
+        let lark = "start: /[a-z]*a[a-z]{14}/\n";
+        let is_eog = |t: i32| t == 261;
+        // The model wants `!`, which the grammar refuses: the whole mask is needed.
+        let mut logits = vec![0.0f32; 262];
+        logits[usize::from(b'!')] = 9.0;
+        logits[usize::from(b'a')] = 1.0;
+        let mut c = Constraint::Llg(Box::new(matcher(lark, 1)));
+        for &b in b"ab" {
+            c.accept(LlamaToken(i32::from(b))).unwrap();
+        }
+        let err =
+            next_token(&mut Sampler::new(1, 0.0), &logits, Some(&mut c), &is_eog, 2).unwrap_err();
+        assert_eq!(
+            err,
+            "the grammar engine (llguidance) failed after 2 answer tokens, so the answer was stopped there: lexer error: too many expressions constructed"
+        );
+        // Failed for good: nothing may follow, and it is not a finished answer.
+        assert!(c.finished().is_err());
+        assert!(c.allows(i32::from(b'a'), false).is_err());
+        assert!(c.accept(LlamaToken(i32::from(b'a'))).is_err());
+
+        // With its usual fuel the same grammar masks, and the refused `!` is drawn again.
+        let mut c = Constraint::Llg(Box::new(matcher(lark, 2_000_000)));
+        let (token, again) =
+            next_token(&mut Sampler::new(1, 0.0), &logits, Some(&mut c), &is_eog, 0).unwrap();
+        assert_eq!((token, again), (i32::from(b'a'), true));
+        assert_eq!(c.finished(), Ok(false));
     }
 
     #[test]

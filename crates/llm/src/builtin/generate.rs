@@ -1,6 +1,9 @@
 //! One request on a loaded model: the constraint built for its schema (grounded llguidance,
 //! llguidance, else GBNF) and the decode loop that evaluates the prompt and samples the
 //! answer token by token, sample-then-check, streaming whole characters as they come.
+//! When the grammar engine fails mid-answer (llguidance out of lexer fuel, say), the
+//! request ends with an error that says so, after how many tokens and in the engine's own
+//! words: a failed grammar neither allows nothing (a "dead end") nor counts as finished.
 
 use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
@@ -13,7 +16,9 @@ use llguidance::api::TopLevelGrammar;
 use llguidance::Matcher;
 use serde_json::Value;
 
-use super::decode::{jsonl_gbnf, jsonl_lark, take_utf8, Constraint, Sampler, LINE_BUDGET};
+use super::decode::{
+    jsonl_gbnf, jsonl_lark, next_token, take_utf8, Constraint, Sampler, LINE_BUDGET,
+};
 use super::repeat::{RepeatScope, Repetition};
 use super::{backend, grounded, ConstraintEngine, Engine, BATCH};
 use crate::schema_bounds::bound_schema;
@@ -227,41 +232,29 @@ impl Engine {
         let mut produced = 0usize;
         let mut resampled = 0u64;
         let mut finish = FinishReason::Length;
+        let is_eog = |t: i32| vocab.is_eog(LlamaToken(t));
         let answer_started = Instant::now();
         while produced < budget {
             if stop.is_cancelled() {
                 return Err(self.cancelled());
             }
             let logits = repetition.scores(ctx.get_logits_ith(logits_index));
-            let Some(first) = sampler.pick(logits, |_| true) else {
-                return Err(self.error("the model produced no usable scores"));
-            };
-            let token = match constraint.as_mut() {
-                None => first,
-                Some((c, _)) => {
-                    if c.allows(first, &vocab) {
-                        first
-                    } else {
-                        resampled += 1;
-                        let allowed = c.mask(logits, &vocab);
-                        match sampler.pick(logits, |i| allowed.get(i).copied().unwrap_or(false)) {
-                            Some(t) => t,
-                            None => {
-                                return Err(self.error(
-                                    "the schema's grammar allows no next token (a dead end)",
-                                ))
-                            }
-                        }
-                    }
-                }
-            };
+            let (token, again) = next_token(
+                &mut sampler,
+                logits,
+                constraint.as_mut().map(|(c, _)| c),
+                &is_eog,
+                produced,
+            )
+            .map_err(|e| self.error(e))?;
+            resampled += u64::from(again);
             let token = LlamaToken(token);
             if vocab.is_eog(token) {
                 finish = FinishReason::Stop;
                 break;
             }
             if let Some((c, _)) = constraint.as_mut() {
-                c.accept(token);
+                c.accept(token).map_err(|e| self.error(e.after(produced)))?;
             }
             produced += 1;
             let bytes = vocab.token_to_piece(token, false, None);
@@ -272,7 +265,11 @@ impl Engine {
                 text.push_str(&piece);
                 let _ = tx.send(piece);
             }
-            if constraint.as_ref().is_some_and(|(c, _)| c.finished()) {
+            let finished = match constraint.as_ref() {
+                Some((c, _)) => c.finished().map_err(|e| self.error(e.after(produced)))?,
+                None => false,
+            };
+            if finished {
                 finish = FinishReason::Stop;
                 break;
             }
