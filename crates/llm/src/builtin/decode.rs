@@ -13,6 +13,7 @@ use serde_json::Value;
 const TOP_K: usize = 40;
 const TOP_P: f32 = 0.95;
 
+/// The answer budget one JSONL line's strings are bounded for.
 pub(super) const LINE_BUDGET: u32 = 384;
 
 /// An llguidance (Lark) grammar for JSONL: one or more lines of one object of `schema` each. The
@@ -68,19 +69,58 @@ pub(super) enum Constraint {
     Gbnf(LlamaSampler),
 }
 
+/// The most characters of the grammar engine's own words a failure message quotes.
+const MAX_FAILURE_CHARS: usize = 300;
+
+/// The grammar engine failed (llguidance, or llama.cpp's grammar sampler): which, and its
+/// own words. A failed llguidance matcher stays failed, so the answer cannot go on under its
+/// grammar; a mask allowing nothing instead would hide why the request ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct GrammarFailure {
+    engine: &'static str,
+    message: String,
+}
+
+impl GrammarFailure {
+    fn llguidance(m: &Matcher, e: impl std::fmt::Display) -> GrammarFailure {
+        // The matcher keeps its first error; `e` may only repeat it. Its first line says
+        // what failed; the lines after dump the parser's state and grammar (a grounded
+        // grammar holds the source's text), too much for a message.
+        let full = m.get_error().unwrap_or_else(|| e.to_string());
+        let first = full.lines().next().unwrap_or_default().trim();
+        let mut message: String = first.chars().take(MAX_FAILURE_CHARS).collect();
+        if message.len() < first.len() {
+            message.push('…');
+        }
+        if message.is_empty() {
+            message = "no reason given".into();
+        }
+        GrammarFailure {
+            engine: "llguidance",
+            message,
+        }
+    }
+
+    /// The message for a request that had `produced` answer tokens when the grammar failed.
+    pub(super) fn after(&self, produced: usize) -> String {
+        format!(
+            "the grammar engine ({}) failed after {produced} answer tokens, so the answer was stopped there: {}",
+            self.engine, self.message
+        )
+    }
+}
+
 impl Constraint {
-    /// Whether `token` may come next.
-    pub(super) fn allows(
-        &mut self,
-        token: i32,
-        vocab: &llama_cpp_2::vocab::LlamaVocab<'_>,
-    ) -> bool {
+    /// Whether `token` (an end-of-generation token when `eog`) may come next.
+    pub(super) fn allows(&mut self, token: i32, eog: bool) -> Result<bool, GrammarFailure> {
         match self {
             Constraint::Llg(m) => {
-                if vocab.is_eog(LlamaToken(token)) {
-                    return m.is_accepting().unwrap_or(false);
-                }
-                m.validate_tokens(&[token as u32]).unwrap_or(0) == 1
+                let result = if eog {
+                    m.is_accepting()
+                } else {
+                    m.validate_tokens(&[token as u32]).map(|n| n == 1)
+                };
+                result.map_err(|e| GrammarFailure::llguidance(m, e))
             }
             Constraint::Gbnf(g) => {
                 let mut one = LlamaTokenDataArray::new(
@@ -88,29 +128,29 @@ impl Constraint {
                     false,
                 );
                 one.apply_sampler(g);
-                one.data.first().is_some_and(|d| d.logit().is_finite())
+                Ok(one.data.first().is_some_and(|d| d.logit().is_finite()))
             }
         }
     }
 
-    /// Which tokens may come next, indexed by token id.
+    /// Which tokens may come next, indexed by token id (`is_eog` tells the end-of-generation
+    /// tokens, allowed when the grammar may end here).
     pub(super) fn mask(
         &mut self,
         logits: &[f32],
-        vocab: &llama_cpp_2::vocab::LlamaVocab<'_>,
-    ) -> Vec<bool> {
+        is_eog: &dyn Fn(i32) -> bool,
+    ) -> Result<Vec<bool>, GrammarFailure> {
         match self {
             Constraint::Llg(m) => {
-                let accepting = m.is_accepting().unwrap_or(false);
-                match m.compute_mask() {
-                    Ok(mask) => (0..logits.len())
-                        .map(|i| {
-                            mask.is_allowed(i as u32)
-                                || (accepting && vocab.is_eog(LlamaToken(i as i32)))
-                        })
-                        .collect(),
-                    Err(_) => vec![false; logits.len()],
-                }
+                let accepting = m
+                    .is_accepting()
+                    .map_err(|e| GrammarFailure::llguidance(m, e))?;
+                let mask = m
+                    .compute_mask()
+                    .map_err(|e| GrammarFailure::llguidance(m, e))?;
+                Ok((0..logits.len())
+                    .map(|i| mask.is_allowed(i as u32) || (accepting && is_eog(i as i32)))
+                    .collect())
             }
             Constraint::Gbnf(g) => {
                 let mut all = LlamaTokenDataArray::new(
@@ -130,113 +170,65 @@ impl Constraint {
                         }
                     }
                 }
-                allowed
+                Ok(allowed)
             }
         }
     }
 
-    pub(super) fn accept(&mut self, token: LlamaToken) {
+    /// Moves the grammar past `token`.
+    pub(super) fn accept(&mut self, token: LlamaToken) -> Result<(), GrammarFailure> {
         match self {
-            Constraint::Llg(m) => {
-                let _ = m.consume_token(token.0 as u32);
-            }
-            Constraint::Gbnf(g) => g.accept(token),
+            Constraint::Llg(m) => m
+                .consume_token(token.0 as u32)
+                .map_err(|e| GrammarFailure::llguidance(m, e)),
+            Constraint::Gbnf(g) => g.try_accept(token).map_err(|e| GrammarFailure {
+                engine: "llama.cpp's GBNF grammar",
+                message: format!("taking token {}: {e}", token.0),
+            }),
         }
     }
 
-    /// Whether the grammar is complete and allows nothing more.
-    pub(super) fn finished(&self) -> bool {
+    /// Whether the grammar is complete and allows nothing more. A failed matcher is not
+    /// complete (llguidance counts it as stopped): its failure is the error.
+    pub(super) fn finished(&self) -> Result<bool, GrammarFailure> {
         match self {
-            Constraint::Llg(m) => m.is_stopped(),
-            Constraint::Gbnf(_) => false,
+            Constraint::Llg(m) => match m.get_error() {
+                Some(e) => Err(GrammarFailure::llguidance(m, e)),
+                None => Ok(m.is_stopped()),
+            },
+            Constraint::Gbnf(_) => Ok(false),
         }
     }
 }
 
-/// `logits` with the scores of the `recent` tokens divided by `penalty` (multiplied when
-/// negative, so a penalised token is always less likely), written into `out`.
-pub(super) fn penalise(
+/// The answer's next token: drawn from `logits`; when `constraint` refuses it, drawn again
+/// among the tokens it allows (sample-then-check). With it, whether it was drawn again.
+/// The error says why there is no next token, `produced` (answer tokens so far) included.
+pub(super) fn next_token(
+    sampler: &mut Sampler,
     logits: &[f32],
-    recent: &std::collections::VecDeque<i32>,
-    penalty: f32,
-    out: &mut Vec<f32>,
-) {
-    out.clear();
-    out.extend_from_slice(logits);
-    let mut seen = std::collections::HashSet::with_capacity(recent.len());
-    for &t in recent {
-        if !seen.insert(t) {
-            continue;
-        }
-        if let Some(l) = usize::try_from(t).ok().and_then(|i| out.get_mut(i)) {
-            *l = if *l > 0.0 { *l / penalty } else { *l * penalty };
-        }
+    constraint: Option<&mut Constraint>,
+    is_eog: &dyn Fn(i32) -> bool,
+    produced: usize,
+) -> Result<(i32, bool), String> {
+    let Some(first) = sampler.pick(logits, |_| true) else {
+        return Err(format!(
+            "the model produced no usable scores (after {produced} answer tokens)"
+        ));
+    };
+    let Some(c) = constraint else {
+        return Ok((first, false));
+    };
+    let fail = |e: GrammarFailure| e.after(produced);
+    if c.allows(first, is_eog(first)).map_err(fail)? {
+        return Ok((first, false));
     }
-}
-
-/// The words of a schema's keys and enum values (`claim`, `confidence`, `sourced`, …),
-/// lowercased: the answer says them again in every item by design, so the repetition
-/// penalty of [`RepeatScope::Words`](super::RepeatScope::Words) leaves them alone (else
-/// a second claim would be pushed away from `sourced`). Bounded: at most 512 words.
-pub(super) fn schema_words(schema: Option<&serde_json::Value>) -> Vec<String> {
-    fn walk(v: &serde_json::Value, out: &mut Vec<String>, depth: usize) {
-        if depth > 32 || out.len() >= 512 {
-            return;
-        }
-        match v {
-            serde_json::Value::Object(map) => {
-                if let Some(props) = map.get("properties").and_then(|p| p.as_object()) {
-                    out.extend(props.keys().map(|k| k.to_lowercase()));
-                }
-                for e in map
-                    .get("enum")
-                    .and_then(|e| e.as_array())
-                    .into_iter()
-                    .flatten()
-                {
-                    out.extend(e.as_str().map(str::to_lowercase));
-                }
-                if let Some(c) = map.get("const").and_then(|c| c.as_str()) {
-                    out.push(c.to_lowercase());
-                }
-                for child in map.values() {
-                    walk(child, out, depth + 1);
-                }
-            }
-            serde_json::Value::Array(items) => {
-                for child in items {
-                    walk(child, out, depth + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    if let Some(schema) = schema {
-        walk(schema, &mut out, 0);
-    }
-    out.truncate(512);
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// Whether the repetition penalty remembers a token whose text is `piece`: every token for
-/// [`RepeatScope::All`](super::RepeatScope::All); for
-/// [`RepeatScope::Words`](super::RepeatScope::Words) only one that holds a letter or a
-/// digit and is not part of one of the schema's `keywords` ([`schema_words`]), so JSON's
-/// punctuation, spaces, keys and enum values are never penalised.
-pub(super) fn remembered(piece: &[u8], scope: super::RepeatScope, keywords: &[String]) -> bool {
-    match scope {
-        super::RepeatScope::All => true,
-        super::RepeatScope::Words => {
-            let core: String = String::from_utf8_lossy(piece)
-                .chars()
-                .filter(|c| c.is_alphanumeric())
-                .flat_map(char::to_lowercase)
-                .collect();
-            !core.is_empty() && !keywords.iter().any(|k| k.contains(&core))
-        }
+    let allowed = c.mask(logits, is_eog).map_err(fail)?;
+    match sampler.pick(logits, |i| allowed.get(i).copied().unwrap_or(false)) {
+        Some(t) => Ok((t, true)),
+        None => Err(format!(
+            "the schema's grammar allows no next token (a dead end, after {produced} answer tokens)"
+        )),
     }
 }
 
@@ -336,91 +328,56 @@ mod tests {
         assert_eq!(take_utf8(&mut bad), "\u{fffd}a");
     }
 
-    #[test]
-    fn recent_tokens_are_less_likely() {
-        let logits = [2.0, -1.0, 0.5, 3.0];
-        let recent: std::collections::VecDeque<i32> = [0, 1, 1, 99, -5].into_iter().collect();
-        let mut out = Vec::new();
-        penalise(&logits, &recent, 2.0, &mut out);
-        assert_eq!(out, vec![1.0, -2.0, 0.5, 3.0]);
+    /// A matcher over a one-byte-per-token vocabulary (token id = byte, end = 261) whose
+    /// lexer may do `fuel` units of work per mask.
+    fn matcher(lark: &str, fuel: u64) -> Matcher {
+        let env = toktrie::ApproximateTokEnv::single_byte_env();
+        let mut factory = llguidance::ParserFactory::new_simple(&env).unwrap();
+        factory.quiet();
+        factory.limits_mut().step_lexer_fuel = fuel;
+        let parser = factory
+            .create_parser(llguidance::api::TopLevelGrammar::from_lark(lark.into()))
+            .unwrap();
+        let m = Matcher::new(Ok(parser));
+        assert_eq!(m.get_error(), None);
+        m
     }
 
+    /// Regression: when llguidance failed computing a mask, the mask allowed nothing and the
+    /// request ended as "a dead end" of the schema, or — had the sampler taken any token —
+    /// went on unconstrained. Now the request ends saying the grammar engine failed, after
+    /// how many tokens, in llguidance's own words, and the failed grammar never counts as
+    /// finished.
     #[test]
-    fn only_the_answers_own_words_are_remembered_when_the_scope_is_words() {
-        use super::super::RepeatScope::{All, Words};
-        let schema = serde_json::json!({
-            "type": "object",
-            "properties": {
-                "title": {"type": "string"},
-                "key_claims": {"type": "array", "items": {
-                    "type": "object",
-                    "properties": {
-                        "claim": {"type": "string"},
-                        "confidence": {"enum": ["sourced", "inferred", "opinion"]}
-                    }
-                }}
-            }
-        });
-        let keywords = schema_words(Some(&schema));
+    fn a_grammar_engine_failure_ends_the_answer_saying_so() {
+        // A lexeme whose automaton has thousands of states: no mask fits in 1 unit of fuel.
+        let lark = "start: /[a-z]*a[a-z]{14}/\n";
+        let is_eog = |t: i32| t == 261;
+        // The model wants `!`, which the grammar refuses: the whole mask is needed.
+        let mut logits = vec![0.0f32; 262];
+        logits[usize::from(b'!')] = 9.0;
+        logits[usize::from(b'a')] = 1.0;
+        let mut c = Constraint::Llg(Box::new(matcher(lark, 1)));
+        for &b in b"ab" {
+            c.accept(LlamaToken(i32::from(b))).unwrap();
+        }
+        let err =
+            next_token(&mut Sampler::new(1, 0.0), &logits, Some(&mut c), &is_eog, 2).unwrap_err();
         assert_eq!(
-            keywords,
-            [
-                "claim",
-                "confidence",
-                "inferred",
-                "key_claims",
-                "opinion",
-                "sourced",
-                "title"
-            ]
+            err,
+            "the grammar engine (llguidance) failed after 2 answer tokens, so the answer was stopped there: lexer error: too many expressions constructed"
         );
-        // JSON's structure, keys and enum values: the grammar needs them in every item.
-        for structure in [
-            "\"",
-            "\", \"",
-            "{",
-            "}]",
-            ": ",
-            " ",
-            "\n",
-            "",
-            "sourced",
-            "\"confidence",
-            " claim",
-            "sour",
-        ] {
-            assert!(
-                !remembered(structure.as_bytes(), Words, &keywords),
-                "{structure:?}"
-            );
-            assert!(
-                remembered(structure.as_bytes(), All, &keywords),
-                "{structure:?}"
-            );
-        }
-        // The words of a claim said again.
-        for word in ["coffee", " Coffee", "100", "\"Natural", "é", " café"] {
-            assert!(remembered(word.as_bytes(), Words, &keywords), "{word:?}");
-        }
-        // Half a character (a token can end inside one) is not a word.
-        assert!(!remembered(&"é".as_bytes()[..1], Words, &keywords));
-        assert!(schema_words(None).is_empty());
-        // A hostile schema, deep and wide, stays bounded.
-        let mut deep = serde_json::json!({"enum": ["x"]});
-        for i in 0..200 {
-            deep = serde_json::json!({"properties": {format!("p{i}"): deep}});
-        }
-        assert!(schema_words(Some(&deep)).len() <= 512);
-        let wide: serde_json::Map<String, serde_json::Value> = (0..5_000)
-            .map(|i| {
-                (
-                    format!("p{i}"),
-                    serde_json::json!({"enum": [format!("e{i}")]}),
-                )
-            })
-            .collect();
-        let wide = serde_json::json!({ "properties": wide });
-        assert!(schema_words(Some(&wide)).len() <= 512);
+        // Failed for good: nothing may follow, and it is not a finished answer.
+        assert!(c.finished().is_err());
+        assert!(c.allows(i32::from(b'a'), false).is_err());
+        assert!(c.accept(LlamaToken(i32::from(b'a'))).is_err());
+
+        // With its usual fuel the same grammar masks, and the refused `!` is drawn again.
+        let mut c = Constraint::Llg(Box::new(matcher(lark, 2_000_000)));
+        let (token, again) =
+            next_token(&mut Sampler::new(1, 0.0), &logits, Some(&mut c), &is_eog, 0).unwrap();
+        assert_eq!((token, again), (i32::from(b'a'), true));
+        assert_eq!(c.finished(), Ok(false));
     }
 
     #[test]

@@ -20,63 +20,39 @@
 //!   mask is computed only on the rare rejected step.
 //! - **Sampling** is temperature + top-k 40 + top-p 0.95 from a seeded generator: the same
 //!   prompt, seed and model give the same answer.
+//!
+//! Where the parts live: this module loads and shares models and is the [`Provider`];
+//! `generate` runs one request (its constraint and the decode loop); `decode` holds the
+//! pieces that need no model (the constraint's checks, the sampler, JSONL grammars);
+//! `grounded` writes the grounded grammar; `repeat` is the repetition penalty.
 
 mod decode;
+mod generate;
 mod grounded;
+mod repeat;
 
 use std::collections::HashMap;
-use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
-use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
-use llguidance::api::TopLevelGrammar;
-use llguidance::{Matcher, ParserFactory};
-use serde_json::Value;
+use llguidance::ParserFactory;
 
-use self::decode::{
-    jsonl_gbnf, jsonl_lark, penalise, remembered, schema_words, take_utf8, Constraint, Sampler,
-    LINE_BUDGET,
-};
+use self::generate::Job;
+// The penalty's names stay where they were (`builtin::…`), used here or not.
+#[allow(unused_imports)]
+pub use self::repeat::{RepeatScope, DEFAULT_REPEAT_PENALTY, DEFAULT_REPEAT_SCOPE, REPEAT_WINDOW};
 use super::gguf::{self, GgufInfo};
-use super::schema_bounds::bound_schema;
 use super::{
-    CancellationToken, ChatRequest, ChatResponse, EventCallback, FinishReason, LlmError, ModelInfo,
-    OutputConstraint, Provider, ProviderKind, Result,
+    ChatRequest, ChatResponse, EventCallback, LlmError, ModelInfo, OutputConstraint, Provider,
+    ProviderKind, Result,
 };
-
-/// The repetition penalty of a new provider (see [`BuiltinProvider::with_repeat_penalty`]):
-/// off. Measured on real notes with grounded decoding (`docs/compiling.md`), a penalty
-/// made no digest more distinct and cost sourced claims: on every token it pushed
-/// SmolLM2-135M's claims away from `sourced`, on words at 1.3 Gemma 3 270M's.
-pub const DEFAULT_REPEAT_PENALTY: f32 = 1.0;
-/// How many of the answer's last tokens the repetition penalty looks at (of the tokens
-/// its [`RepeatScope`] counts).
-pub const REPEAT_WINDOW: usize = 64;
-/// The tokens the repetition penalty of a new provider counts (see
-/// [`BuiltinProvider::with_repeat_scope`]): the answer's own words, since a penalty on
-/// every token also falls on `"sourced"` and `"confidence"`, which every claim repeats.
-pub const DEFAULT_REPEAT_SCOPE: RepeatScope = RepeatScope::Words;
-
-/// Which of the answer's tokens the repetition penalty remembers, and so makes less likely.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RepeatScope {
-    /// Every token: JSON's quotes, commas and brackets too.
-    All,
-    /// Only the answer's own words: tokens that hold a letter or a digit and are not part
-    /// of one of the schema's keys or enum values. Words repeat less, while what the
-    /// grammar needs in every item (`"`, `", "`, `{`, `]`, `"confidence"`, `"sourced"`)
-    /// keeps its scores.
-    Words,
-}
 
 /// The most lexer work llguidance may do for one token's mask (about 14,000 units a
 /// millisecond): ten times its default, so computing a grounded quote's first mask over a
@@ -400,37 +376,6 @@ fn check_file(path: &Path) -> Result<GgufInfo> {
     Ok(info)
 }
 
-/// One request, owned, for the decoding thread.
-struct Job {
-    messages: Vec<(String, String)>,
-    schema: Option<Value>,
-    /// `schema` holds for each line of a JSONL answer, not for the whole answer.
-    lines: bool,
-    /// What the answer's quotes and names are drawn from.
-    grounds: Option<super::AnswerGrounds>,
-    repeat_penalty: f32,
-    repeat_scope: RepeatScope,
-    temperature: f32,
-    max_tokens: u32,
-    seed: u64,
-    threads: i32,
-    constraint: ConstraintEngine,
-}
-
-/// What one decode produced.
-struct Outcome {
-    text: String,
-    finish: FinishReason,
-    prompt_tokens: u64,
-    prompt_time: Duration,
-    answer_tokens: u64,
-    answer_time: Duration,
-    resampled: u64,
-    constraint: Option<ConstraintEngine>,
-    grounded: bool,
-    grammar_time: Duration,
-}
-
 fn backend() -> Result<&'static LlamaBackend, String> {
     static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
     BACKEND
@@ -591,273 +536,8 @@ impl Engine {
                 ))
             })
     }
-
-    /// The constraint for `schema`: over the whole answer, or (`lines`) over each line of a
-    /// JSONL answer, any number of lines each holding one compact object and ending in `\n`.
-    fn constraint_for(
-        &self,
-        schema: &Value,
-        budget: u32,
-        wanted: ConstraintEngine,
-        lines: bool,
-        grounds: Option<&super::AnswerGrounds>,
-    ) -> Result<Option<(Constraint, ConstraintEngine, bool)>> {
-        // A line is one object: its strings are bounded for a line's share of the budget,
-        // so one runaway string cannot eat the whole answer.
-        let bounded = if lines {
-            bound_schema(schema, budget.min(LINE_BUDGET))
-        } else {
-            bound_schema(schema, budget)
-        };
-        if wanted == ConstraintEngine::Llguidance {
-            // Quotes and names held to the call's texts, when the schema is one the
-            // grounded writer knows and llguidance takes its grammar.
-            if let Some(lark) = grounds.and_then(|g| grounded::grounded_lark(&bounded, g, lines)) {
-                let built = self.factory().and_then(|factory| {
-                    let parser = factory
-                        .create_parser(TopLevelGrammar::from_lark(lark))
-                        .map_err(|e| e.to_string())?;
-                    let matcher = Matcher::new(Ok(parser));
-                    match matcher.get_error() {
-                        Some(e) => Err(e),
-                        None => Ok(matcher),
-                    }
-                });
-                // When llguidance refuses it (a lexer too large, say), the schema alone
-                // holds the answer, grounding checks its quotes after, and the stats say the
-                // answer was not grounded by construction.
-                if let Ok(matcher) = built {
-                    return Ok(Some((
-                        Constraint::Llg(Box::new(matcher)),
-                        ConstraintEngine::Llguidance,
-                        true,
-                    )));
-                }
-            }
-            let built = self.factory().and_then(|factory| {
-                let grammar = if lines {
-                    TopLevelGrammar::from_lark(jsonl_lark(&bounded))
-                } else {
-                    TopLevelGrammar::from_json_schema(bounded.clone())
-                };
-                let parser = factory.create_parser(grammar).map_err(|e| e.to_string())?;
-                let matcher = Matcher::new(Ok(parser));
-                match matcher.get_error() {
-                    Some(e) => Err(e),
-                    None => Ok(matcher),
-                }
-            });
-            if let Ok(matcher) = built {
-                return Ok(Some((
-                    Constraint::Llg(Box::new(matcher)),
-                    ConstraintEngine::Llguidance,
-                    false,
-                )));
-            }
-            // Fall through to GBNF: llguidance does not take every schema.
-        }
-        let mut gbnf_schema = bounded;
-        if let Value::Object(o) = &mut gbnf_schema {
-            o.remove("x-guidance");
-        }
-        let grammar = llama_cpp_2::json_schema_to_grammar(&gbnf_schema.to_string())
-            .map_err(|e| self.error(format!("the schema cannot be turned into a grammar: {e}")))?;
-        let (grammar, root) = if lines {
-            (jsonl_gbnf(&grammar), "jsonl")
-        } else {
-            (grammar, "root")
-        };
-        let sampler = LlamaSampler::grammar(&self.model, &grammar, root)
-            .map_err(|e| self.error(format!("llama.cpp rejected the schema's grammar: {e}")))?;
-        Ok(Some((
-            Constraint::Gbnf(sampler),
-            ConstraintEngine::Gbnf,
-            false,
-        )))
-    }
-
-    fn generate(
-        &self,
-        job: &Job,
-        stop: &CancellationToken,
-        tx: &tokio::sync::mpsc::UnboundedSender<String>,
-    ) -> Result<Outcome> {
-        // One decode at a time; waiting stays cancellable.
-        let _busy = loop {
-            if stop.is_cancelled() {
-                return Err(self.cancelled());
-            }
-            match self.busy.try_lock() {
-                Ok(guard) => break guard,
-                Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) => {
-                    std::thread::sleep(Duration::from_millis(20))
-                }
-            }
-        };
-        let backend = backend().map_err(|e| self.error(e))?;
-        let tokens = self.prompt_tokens(&job.messages)?;
-        let vocab = self.model.vocab();
-        let n_train = self.model.n_ctx_train().max(64) as usize;
-        if tokens.is_empty() {
-            return Err(self.error("the prompt is empty"));
-        }
-        if tokens.len() + 16 > n_train {
-            return Err(self.error(format!(
-                "the prompt is {} tokens but the model reads at most {n_train}; use a model with a larger context",
-                tokens.len()
-            )));
-        }
-        let budget = (job.max_tokens as usize).min(n_train - tokens.len()).max(1);
-        let n_ctx = (tokens.len() + budget + 1).min(n_train) as u32;
-        let params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(n_ctx))
-            .with_n_batch(BATCH as u32)
-            .with_n_threads(job.threads)
-            .with_n_threads_batch(job.threads);
-        let mut ctx = self
-            .model
-            .new_context(backend, params)
-            .map_err(|e| self.error(format!("no context of {n_ctx} tokens: {e}")))?;
-
-        let grammar_started = Instant::now();
-        let built = match &job.schema {
-            Some(schema) if job.constraint != ConstraintEngine::Off => self.constraint_for(
-                schema,
-                budget as u32,
-                job.constraint,
-                job.lines,
-                job.grounds.as_ref(),
-            )?,
-            _ => None,
-        };
-        let grammar_time = grammar_started.elapsed();
-        let grounded = built.as_ref().is_some_and(|(_, _, g)| *g);
-        let mut constraint = built.map(|(c, e, _)| (c, e));
-        let used = constraint.as_ref().map(|(_, e)| *e);
-
-        // The prompt, in batches; logits for the last token only.
-        let prompt_started = Instant::now();
-        let mut batch = LlamaBatch::new(BATCH, 1);
-        for (chunk_index, chunk) in tokens.chunks(BATCH).enumerate() {
-            if stop.is_cancelled() {
-                return Err(self.cancelled());
-            }
-            batch.clear();
-            let base = chunk_index * BATCH;
-            for (i, token) in chunk.iter().enumerate() {
-                let pos = base + i;
-                batch
-                    .add(*token, pos as i32, &[0], pos + 1 == tokens.len())
-                    .map_err(|e| self.error(format!("batch: {e}")))?;
-            }
-            ctx.decode(&mut batch)
-                .map_err(|e| self.error(format!("evaluating the prompt failed: {e}")))?;
-        }
-        let prompt_time = prompt_started.elapsed();
-
-        let keywords = schema_words(job.schema.as_ref());
-        let mut sampler = Sampler::new(job.seed, job.temperature);
-        let mut recent: std::collections::VecDeque<i32> = std::collections::VecDeque::new();
-        let mut penalised: Vec<f32> = Vec::new();
-        let mut text = String::new();
-        let mut pending: Vec<u8> = Vec::new();
-        let mut logits_index = batch.n_tokens() - 1;
-        let mut pos = tokens.len();
-        let mut produced = 0usize;
-        let mut resampled = 0u64;
-        let mut finish = FinishReason::Length;
-        let answer_started = Instant::now();
-        while produced < budget {
-            if stop.is_cancelled() {
-                return Err(self.cancelled());
-            }
-            let mut logits = ctx.get_logits_ith(logits_index);
-            if job.repeat_penalty > 1.0 && !recent.is_empty() {
-                penalise(logits, &recent, job.repeat_penalty, &mut penalised);
-                logits = &penalised;
-            }
-            let Some(first) = sampler.pick(logits, |_| true) else {
-                return Err(self.error("the model produced no usable scores"));
-            };
-            let token = match constraint.as_mut() {
-                None => first,
-                Some((c, _)) => {
-                    if c.allows(first, &vocab) {
-                        first
-                    } else {
-                        resampled += 1;
-                        let allowed = c.mask(logits, &vocab);
-                        match sampler.pick(logits, |i| allowed.get(i).copied().unwrap_or(false)) {
-                            Some(t) => t,
-                            None => {
-                                return Err(self.error(
-                                    "the schema's grammar allows no next token (a dead end)",
-                                ))
-                            }
-                        }
-                    }
-                }
-            };
-            let token = LlamaToken(token);
-            if vocab.is_eog(token) {
-                finish = FinishReason::Stop;
-                break;
-            }
-            if let Some((c, _)) = constraint.as_mut() {
-                c.accept(token);
-            }
-            produced += 1;
-            let bytes = vocab.token_to_piece(token, false, None);
-            if remembered(&bytes, job.repeat_scope, &keywords) {
-                if recent.len() == REPEAT_WINDOW {
-                    recent.pop_front();
-                }
-                recent.push_back(token.0);
-            }
-            pending.extend(bytes);
-            let piece = take_utf8(&mut pending);
-            if !piece.is_empty() {
-                text.push_str(&piece);
-                let _ = tx.send(piece);
-            }
-            if constraint.as_ref().is_some_and(|(c, _)| c.finished()) {
-                finish = FinishReason::Stop;
-                break;
-            }
-            if produced >= budget {
-                break;
-            }
-            batch.clear();
-            batch
-                .add(token, pos as i32, &[0], true)
-                .map_err(|e| self.error(format!("batch: {e}")))?;
-            pos += 1;
-            ctx.decode(&mut batch)
-                .map_err(|e| self.error(format!("decoding failed: {e}")))?;
-            logits_index = 0;
-        }
-        if !pending.is_empty() {
-            let rest = String::from_utf8_lossy(&pending).into_owned();
-            text.push_str(&rest);
-            let _ = tx.send(rest);
-        }
-        Ok(Outcome {
-            text,
-            finish,
-            prompt_tokens: tokens.len() as u64,
-            prompt_time,
-            answer_tokens: produced as u64,
-            answer_time: answer_started.elapsed(),
-            resampled,
-            constraint: used,
-            grounded,
-            grammar_time,
-        })
-    }
 }
 
-/// The answer budget one JSONL line's strings are bounded for.
 #[cfg(test)]
 mod tests {
     use super::*;
