@@ -24,6 +24,10 @@
 //! cargo bench -p wikimind --features builtin --bench builtin -- examples
 //! BENCH_NOTES=6 cargo bench -p wikimind --features builtin --bench builtin -- penalties
 //! BENCH_CONFIGS="off,words 1.3" BENCH_MAX_TOKENS=1024 cargo bench ... -- penalties  # knobs
+//! BENCH_SHOW_CUT=1 cargo bench ...   # print the end of every answer cut off at the budget
+//! BENCH_NOTES_DIR=some/notes cargo bench ... -- penalties   # other notes than examples/
+//! BENCH_RETRIES=2 cargo bench ... -- examples   # the compile's retries (default 0 here)
+//! BENCH_LOG_CALLS=1 cargo bench ... -- examples  # each model call's tokens and lines
 //! ```
 //!
 //! `-- penalties` asks for the digest of each note of `examples/` (the first `BENCH_NOTES`,
@@ -216,6 +220,18 @@ async fn run(
     }
     if resp.finish == FinishReason::Length {
         tally.cut_off += 1;
+        if std::env::var_os("BENCH_SHOW_CUT").is_some() {
+            // What a runaway answer looks like where it was cut: its last 600 characters.
+            let tail: String = {
+                let chars: Vec<char> = resp.text.chars().collect();
+                chars[chars.len().saturating_sub(600)..].iter().collect()
+            };
+            eprintln!(
+                "cut off at {} tokens ({} characters): …{tail}",
+                stats.answer_tokens,
+                resp.text.chars().count()
+            );
+        }
     }
     tally.answer_tokens += stats.answer_tokens;
     tally.answer_time += stats.answer_time;
@@ -388,6 +404,72 @@ async fn grammar_build_time(path: &Path) {
     );
 }
 
+/// The built-in provider, printing each call's figures to stderr (`-- examples` with
+/// `BENCH_LOG_CALLS`): a line answer's lines and distinct lines, and where an answer cut off
+/// at the budget ends.
+struct LoggedCalls(Arc<BuiltinProvider>);
+
+#[async_trait::async_trait]
+impl Provider for LoggedCalls {
+    async fn chat(
+        &self,
+        req: &ChatRequest,
+        events: wikimind::llm::EventCallback<'_>,
+    ) -> wikimind::llm::Result<wikimind::llm::ChatResponse> {
+        let resp = self.0.chat(req, events).await?;
+        let lines: Vec<&str> = resp.text.lines().collect();
+        let distinct: std::collections::HashSet<&str> = lines.iter().copied().collect();
+        let cut = resp.finish == FinishReason::Length;
+        eprintln!(
+            "  call ({}): {} prompt tokens, {} answer tokens of {}{}{}",
+            if req.line_schema.is_some() {
+                "lines"
+            } else {
+                "json"
+            },
+            resp.prompt_tokens.unwrap_or(0),
+            resp.completion_tokens.unwrap_or(0),
+            req.max_tokens.unwrap_or(0),
+            if req.line_schema.is_some() {
+                format!(", {} lines, {} distinct", lines.len(), distinct.len())
+            } else {
+                String::new()
+            },
+            if cut { ", cut off at the budget" } else { "" },
+        );
+        if cut && std::env::var_os("BENCH_SHOW_CUT").is_some() {
+            let chars: Vec<char> = resp.text.chars().collect();
+            let tail: String = chars[chars.len().saturating_sub(600)..].iter().collect();
+            eprintln!("    …{tail}");
+        }
+        Ok(resp)
+    }
+
+    async fn list_models(&self) -> wikimind::llm::Result<Vec<wikimind::llm::ModelInfo>> {
+        self.0.list_models().await
+    }
+
+    async fn context_length(&self, model: &str) -> wikimind::llm::Result<Option<u64>> {
+        self.0.context_length(model).await
+    }
+
+    fn kind(&self) -> wikimind::llm::ProviderKind {
+        self.0.kind()
+    }
+
+    fn base_url(&self) -> &str {
+        self.0.base_url()
+    }
+}
+
+/// The notes `-- examples` and `-- penalties` compile: `examples/`, or the folder
+/// `BENCH_NOTES_DIR` names (longer notes, say).
+fn notes_dir() -> PathBuf {
+    std::env::var_os("BENCH_NOTES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"))
+}
+
 /// Compiles `examples/` through the compile pipeline without and with grounded decoding
 /// and prints what a person would notice of each.
 async fn examples(path: &Path) {
@@ -415,7 +497,7 @@ async fn examples(path: &Path) {
         ),
     ];
     let only: Option<String> = std::env::var("BENCH_PASS").ok();
-    let examples_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let examples_dir = notes_dir();
     for (name, provider) in passes {
         if only.as_deref().is_some_and(|o| !name.starts_with(o)) {
             continue;
@@ -429,11 +511,15 @@ async fn examples(path: &Path) {
         let compiler = Compiler::new(
             Arc::clone(wiki.store()),
             vec![ProviderSlot {
-                provider: provider.clone(),
+                provider: if std::env::var_os("BENCH_LOG_CALLS").is_some() {
+                    Arc::new(LoggedCalls(provider.clone()))
+                } else {
+                    provider.clone()
+                },
                 model: DEFAULT_BUILTIN_MODEL.into(),
             }],
             CompileSettings {
-                retries: 0,
+                retries: env_num("BENCH_RETRIES", 0),
                 ..CompileSettings::default()
             },
         );
@@ -464,9 +550,33 @@ async fn examples(path: &Path) {
                 answer_time += stats.answer_time;
             }
             eprintln!(
-                "{name}: {title:?} -> {:?} ({} answer tokens)",
-                report.title, report.usage.tokens_out
+                "{name}: {title:?} -> {:?} ({} answer tokens{})",
+                report.title,
+                report.usage.tokens_out,
+                if report.truncated {
+                    ", cut off at the budget"
+                } else {
+                    ""
+                }
             );
+            for a in report.attempts.iter().filter(|_| report.attempts.len() > 1) {
+                eprintln!(
+                    "  attempt {}: {:?}, {} answer tokens{}{}",
+                    a.attempt,
+                    a.class,
+                    a.tokens_out.unwrap_or(0),
+                    if a.truncated { ", cut off" } else { "" },
+                    a.problem
+                        .as_deref()
+                        .map(|p| format!(" ({p})"))
+                        .unwrap_or_default()
+                );
+            }
+            if report.truncated && std::env::var_os("BENCH_SHOW_CUT").is_some() {
+                let chars: Vec<char> = raw.chars().collect();
+                let tail: String = chars[chars.len().saturating_sub(600)..].iter().collect();
+                eprintln!("  ({} characters) …{tail}", chars.len());
+            }
         }
         quality.report(&name);
         println!(
@@ -514,7 +624,7 @@ async fn penalties(path: &Path) {
     );
     let dir = tempfile::tempdir().unwrap();
     let wiki = wikimind::wiki::Wiki::open(dir.path()).unwrap();
-    let examples_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let examples_dir = notes_dir();
     let summary = wiki
         .ingest_path(&examples_dir, &Default::default())
         .unwrap();
@@ -547,6 +657,8 @@ async fn penalties(path: &Path) {
             let i = (k + n) % configs.len();
             let before = tallies[i].quality.distinct;
             let claims = tallies[i].quality.claims;
+            let tokens = tallies[i].answer_tokens;
+            let cut = tallies[i].cut_off;
             run(
                 &providers[i],
                 &req,
@@ -556,10 +668,16 @@ async fn penalties(path: &Path) {
             )
             .await;
             eprintln!(
-                "{title:?} {:<10} distinct {}/{}",
+                "{title:?} {:<10} distinct {}/{}, {} answer tokens{}",
                 configs[i].0,
                 tallies[i].quality.distinct - before,
-                tallies[i].quality.claims - claims
+                tallies[i].quality.claims - claims,
+                tallies[i].answer_tokens - tokens,
+                if tallies[i].cut_off > cut {
+                    ", cut off at the budget"
+                } else {
+                    ""
+                }
             );
         }
     }

@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::decode::{
     jsonl_gbnf, jsonl_lark, next_token, take_utf8, Constraint, Sampler, LINE_BUDGET,
 };
-use super::repeat::{RepeatScope, Repetition};
+use super::repeat::{LineRepeats, RepeatScope, Repetition};
 use super::{backend, grounded, ConstraintEngine, Engine, BATCH};
 use crate::schema_bounds::bound_schema;
 use crate::{CancellationToken, FinishReason, Result};
@@ -53,6 +53,8 @@ pub(super) struct Outcome {
     pub(super) constraint: Option<ConstraintEngine>,
     pub(super) grounded: bool,
     pub(super) grammar_time: Duration,
+    /// The JSONL answer ended at a line that repeated an earlier one.
+    pub(super) repeated_line: bool,
 }
 
 impl Engine {
@@ -232,6 +234,8 @@ impl Engine {
         let mut produced = 0usize;
         let mut resampled = 0u64;
         let mut finish = FinishReason::Length;
+        let mut line_repeats = job.lines.then(LineRepeats::default);
+        let mut repeated_line = false;
         let is_eog = |t: i32| vocab.is_eog(LlamaToken(t));
         let answer_started = Instant::now();
         while produced < budget {
@@ -260,10 +264,20 @@ impl Engine {
             let bytes = vocab.token_to_piece(token, false, None);
             repetition.remember(token.0, &bytes);
             pending.extend(bytes);
-            let piece = take_utf8(&mut pending);
+            let mut piece = take_utf8(&mut pending);
+            // A JSONL line said again: the answer ends after it (see `LineRepeats`).
+            if let Some(end) = line_repeats.as_mut().and_then(|r| r.push(&piece)) {
+                piece.truncate(end);
+                pending.clear();
+                repeated_line = true;
+            }
             if !piece.is_empty() {
                 text.push_str(&piece);
                 let _ = tx.send(piece);
+            }
+            if repeated_line {
+                finish = FinishReason::Stop;
+                break;
             }
             let finished = match constraint.as_ref() {
                 Some((c, _)) => c.finished().map_err(|e| self.error(e.after(produced)))?,
@@ -301,6 +315,7 @@ impl Engine {
             constraint: used,
             grounded,
             grammar_time,
+            repeated_line,
         })
     }
 }

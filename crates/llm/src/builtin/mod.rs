@@ -20,6 +20,9 @@
 //!   mask is computed only on the rare rejected step.
 //! - **Sampling** is temperature + top-k 40 + top-p 0.95 from a seeded generator: the same
 //!   prompt, seed and model give the same answer.
+//! - **A JSONL answer ends at a line said again.** Its grammar allows any number of lines,
+//!   and a small model that repeats a line does so until the budget; the first line that
+//!   repeats an earlier one verbatim ends the answer instead (`repeat::LineRepeats`).
 //!
 //! Where the parts live: this module loads and shares models and is the [`Provider`];
 //! `generate` runs one request (its constraint and the decode loop); `decode` holds the
@@ -97,6 +100,9 @@ pub struct EngineStats {
     pub grounded: bool,
     /// How long building the request's grammar took.
     pub grammar_time: Duration,
+    /// Whether the answer (JSONL) was ended at a line that repeated an earlier one
+    /// verbatim, rather than left to loop until the budget.
+    pub repeated_line: bool,
 }
 
 /// A GGUF model run in-process.
@@ -303,6 +309,7 @@ impl Provider for BuiltinProvider {
             constraint: outcome.constraint,
             grounded: outcome.grounded,
             grammar_time: outcome.grammar_time,
+            repeated_line: outcome.repeated_line,
         };
         if let Ok(mut last) = self.last.lock() {
             *last = Some(stats);

@@ -1,6 +1,8 @@
-//! The repetition penalty of the built-in engine: which of the answer's tokens it remembers
-//! ([`RepeatScope`]), and the scores of those it makes less likely. Off by default
-//! ([`DEFAULT_REPEAT_PENALTY`]); `docs/compiling.md` has the measurements behind that.
+//! Repetition in the built-in engine's answers: the repetition penalty, which of the
+//! answer's tokens it remembers ([`RepeatScope`]) and the scores of those it makes less
+//! likely, off by default ([`DEFAULT_REPEAT_PENALTY`]; `docs/compiling.md` has the
+//! measurements behind that); and a JSONL answer that writes a line it wrote before
+//! ([`LineRepeats`]), which ends there.
 
 use std::collections::VecDeque;
 
@@ -77,6 +79,47 @@ impl Repetition {
             }
             self.recent.push_back(token);
         }
+    }
+}
+
+/// Watches a JSONL answer for a line that repeats, verbatim, a line written before it.
+///
+/// Measured with SmolLM2-135M reading `docs/compiling.md` (21 KB) in parts, grounded, at
+/// the compile's budget of 4096 tokens: each of its three extraction calls ran to the
+/// budget, 75, 121 and 111 lines holding 2, 2 and 3 distinct ones; the model wrote a line
+/// or two and then said one of them again and again. Let through 16 repeats, none of
+/// those loops had ended; the one new line each wrote later was nonsense
+/// (`"definition": "LgLlG::LgLlG::LgLg::LgLg"`). A line said again adds nothing, so the
+/// engine ends the answer after the first one, as if the model had stopped there: every
+/// line is whole, and the JSONL grammar accepts an answer ending at any line.
+#[derive(Default)]
+pub(super) struct LineRepeats {
+    /// The lines written so far (an answer is at most a few thousand tokens).
+    lines: std::collections::HashSet<String>,
+    /// The line being written.
+    current: String,
+}
+
+impl LineRepeats {
+    /// Takes the answer's next `piece` of text. When a line ends in it that repeats an
+    /// earlier line, the length of `piece` up to and including that line's `\n`: the
+    /// answer ends there.
+    pub(super) fn push(&mut self, piece: &str) -> Option<usize> {
+        let mut start = 0;
+        for (at, _) in piece.match_indices('\n') {
+            self.current.push_str(&piece[start..at]);
+            start = at + 1;
+            let line = std::mem::take(&mut self.current);
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            if !self.lines.insert(line.to_string()) {
+                return Some(start);
+            }
+        }
+        self.current.push_str(&piece[start..]);
+        None
     }
 }
 
@@ -165,6 +208,53 @@ fn remembered(piece: &[u8], scope: RepeatScope, keywords: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: SmolLM2-135M's extraction of a long note's part wrote one line and then
+    /// this one until the budget (4,096 tokens, 75 lines, 2 distinct). The answer now ends
+    /// after the first line said again, at its end, with what follows cut.
+    #[test]
+    fn a_jsonl_answer_ends_at_the_first_line_said_again() {
+        let first = "{\"type\": \"claim\", \"claim\": \"Compiling reads a source.\"}";
+        let looped = "{\"type\": \"definition\", \"entity\": \"wikimind::llg::LgLlG::Lg\", \"definition\": \"LgLlG::LgLlG::LgLg::LgLg\"}";
+        let answer = format!("{first}\n{}", format!("{looped}\n").repeat(74));
+        // Fed as a model writes it, in short pieces, some holding a line's end and the
+        // next line's start.
+        let mut repeats = LineRepeats::default();
+        let mut kept = String::new();
+        let pieces: Vec<String> = answer
+            .as_bytes()
+            .chunks(7)
+            .map(|c| String::from_utf8(c.to_vec()).unwrap())
+            .collect();
+        let mut ended = false;
+        for piece in &pieces {
+            if let Some(end) = repeats.push(piece) {
+                kept.push_str(&piece[..end]);
+                ended = true;
+                break;
+            }
+            kept.push_str(piece);
+        }
+        assert!(ended, "the loop ran to the end of the answer");
+        assert_eq!(kept, format!("{first}\n{looped}\n{looped}\n"));
+
+        // Lines that differ, however alike, and blank lines never end an answer.
+        let mut repeats = LineRepeats::default();
+        for piece in [
+            "{\"claim\": \"a\"}\n",
+            "\n",
+            "\n",
+            "{\"claim\": \"a \"}",
+            "\n{\"claim\": \"A\"}\n",
+        ] {
+            assert_eq!(repeats.push(piece), None, "{piece:?}");
+        }
+        // A line split across pieces is one line; the same line twice in one piece ends it.
+        let mut repeats = LineRepeats::default();
+        assert_eq!(repeats.push("{\"x\""), None);
+        assert_eq!(repeats.push(": 1}\n{\"y\": 2}"), None);
+        assert_eq!(repeats.push("\n{\"x\": 1}\n{\"z\""), Some(10));
+    }
 
     #[test]
     fn recent_tokens_are_less_likely() {
