@@ -35,7 +35,10 @@ mod strict_schema;
 mod transport;
 
 #[cfg(feature = "builtin")]
-pub use builtin::{BuiltinProvider, ConstraintEngine, EngineStats, RepeatScope};
+pub use builtin::{
+    BuiltinProvider, ConstraintEngine, EngineStats, RepeatScope, DEFAULT_REPEAT_PENALTY,
+    DEFAULT_REPEAT_SCOPE, REPEAT_WINDOW,
+};
 pub use error::{LlmError, TimeoutPhase};
 pub use keys::{
     key_id, stored_key, KeyStore, KeyStoreError, MemoryKeyStore, NoKeyStore, Secret, SystemKeyring,
