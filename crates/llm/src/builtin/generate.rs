@@ -13,7 +13,6 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use llguidance::api::TopLevelGrammar;
-use llguidance::Matcher;
 use serde_json::Value;
 
 use super::decode::{
@@ -79,16 +78,7 @@ impl Engine {
             // Quotes and names held to the call's texts, when the schema is one the
             // grounded writer knows and llguidance takes its grammar.
             if let Some(lark) = grounds.and_then(|g| grounded::grounded_lark(&bounded, g, lines)) {
-                let built = self.factory().and_then(|factory| {
-                    let parser = factory
-                        .create_parser(TopLevelGrammar::from_lark(lark))
-                        .map_err(|e| e.to_string())?;
-                    let matcher = Matcher::new(Ok(parser));
-                    match matcher.get_error() {
-                        Some(e) => Err(e),
-                        None => Ok(matcher),
-                    }
-                });
+                let built = self.matcher(TopLevelGrammar::from_lark(lark));
                 // When llguidance refuses it (a lexer too large, say), the schema alone
                 // holds the answer, grounding checks its quotes after, and the stats say the
                 // answer was not grounded by construction.
@@ -100,18 +90,10 @@ impl Engine {
                     )));
                 }
             }
-            let built = self.factory().and_then(|factory| {
-                let grammar = if lines {
-                    TopLevelGrammar::from_lark(jsonl_lark(&bounded))
-                } else {
-                    TopLevelGrammar::from_json_schema(bounded.clone())
-                };
-                let parser = factory.create_parser(grammar).map_err(|e| e.to_string())?;
-                let matcher = Matcher::new(Ok(parser));
-                match matcher.get_error() {
-                    Some(e) => Err(e),
-                    None => Ok(matcher),
-                }
+            let built = self.matcher(if lines {
+                TopLevelGrammar::from_lark(jsonl_lark(&bounded))
+            } else {
+                TopLevelGrammar::from_json_schema(bounded.clone())
             });
             if let Ok(matcher) = built {
                 return Ok(Some((

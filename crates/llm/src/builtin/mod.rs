@@ -45,7 +45,8 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
-use llguidance::ParserFactory;
+use llguidance::api::TopLevelGrammar;
+use llguidance::{Matcher, ParserFactory};
 
 use self::generate::Job;
 // The penalty's names stay where they were (`builtin::…`), used here or not.
@@ -479,6 +480,19 @@ impl Engine {
             })
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// A matcher for `grammar`, or llguidance's reason for refusing it.
+    fn matcher(&self, grammar: TopLevelGrammar) -> std::result::Result<Matcher, String> {
+        let parser = self
+            .factory()?
+            .create_parser(grammar)
+            .map_err(|e| e.to_string())?;
+        let matcher = Matcher::new(Ok(parser));
+        match matcher.get_error() {
+            Some(e) => Err(e),
+            None => Ok(matcher),
+        }
     }
 
     /// The prompt text: the model's chat template, else a named fallback.
