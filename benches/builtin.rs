@@ -13,8 +13,10 @@
 //! part and 200 offered titles.
 //!
 //! `-- examples` instead compiles the notes of `examples/` through the real compile
-//! pipeline, once without and once with grounded decoding (and with a repetition penalty,
-//! `BENCH_PENALTY`, default 1.1), and prints the same quality figures per pass.
+//! pipeline, once without and once with grounded decoding, once grounded with repeated
+//! items let through (`repeats kept`: arrays are not closed at an item said again), and
+//! once with a repetition penalty (`BENCH_PENALTY`, default 1.1), and prints the same
+//! quality figures per pass; `BENCH_PASS` names the passes to run, comma-separated.
 //!
 //! ```sh
 //! bash scripts/fetch-model.sh
@@ -433,10 +435,14 @@ impl Provider for LoggedCalls {
             if req.line_schema.is_some() {
                 format!(", {} lines, {} distinct", lines.len(), distinct.len())
             } else {
-                String::new()
+                let closed = self.0.last_stats().map_or(0, |s| s.closed_repeats);
+                format!(", {closed} loops closed")
             },
             if cut { ", cut off at the budget" } else { "" },
         );
+        if std::env::var_os("BENCH_SHOW_ANSWERS").is_some() {
+            eprintln!("    {}", resp.text);
+        }
         if cut && std::env::var_os("BENCH_SHOW_CUT").is_some() {
             let chars: Vec<char> = resp.text.chars().collect();
             let tail: String = chars[chars.len().saturating_sub(600)..].iter().collect();
@@ -490,6 +496,13 @@ async fn examples(path: &Path) {
             BuiltinProvider::new(path).unwrap().with_repeat_penalty(1.0),
         ),
         (
+            "repeats kept".into(),
+            BuiltinProvider::new(path)
+                .unwrap()
+                .with_repeat_penalty(1.0)
+                .with_distinct_items(false),
+        ),
+        (
             format!("grounded+rp{penalty}"),
             BuiltinProvider::new(path)
                 .unwrap()
@@ -499,7 +512,10 @@ async fn examples(path: &Path) {
     let only: Option<String> = std::env::var("BENCH_PASS").ok();
     let examples_dir = notes_dir();
     for (name, provider) in passes {
-        if only.as_deref().is_some_and(|o| !name.starts_with(o)) {
+        if only
+            .as_deref()
+            .is_some_and(|o| !o.split(',').any(|o| o.trim() == name))
+        {
             continue;
         }
         let dir = tempfile::tempdir().unwrap();

@@ -213,10 +213,9 @@ async fn the_same_seed_gives_the_same_answer_and_budgets_are_reported() {
     .with_max_tokens(400);
     let pieces = std::sync::Mutex::new(String::new());
     let a = provider
-        .chat(&req, &|e| {
-            if let wikimind::llm::StreamEvent::Delta(d) = e {
-                pieces.lock().unwrap().push_str(&d);
-            }
+        .chat(&req, &|e| match e {
+            wikimind::llm::StreamEvent::Delta(d) => pieces.lock().unwrap().push_str(&d),
+            wikimind::llm::StreamEvent::Restart => pieces.lock().unwrap().clear(),
         })
         .await
         .unwrap();
@@ -321,4 +320,154 @@ async fn jsonl_answers_are_constrained_line_by_line() {
     );
     assert_eq!(parsed.values.len(), complete.len(), "{:?}", parsed.warnings);
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+}
+
+/// Regression: compiling this note (`examples/grind-size.md` as it was), SmolLM2-135M at
+/// seed 42 and the compile's budget wrote one claim again and again and strings like
+/// `Thes.e.s.s.s.s…`: 1,675 answer tokens, 2 distinct claims of 8. The engine takes such
+/// loops back and closes the array or string there: every claim, name and question of the
+/// answer is said once, no string says a phrase three times in a row, the answer is still
+/// valid and its sourced quotes ground, and it costs fewer tokens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loops_are_taken_back_and_closed() {
+    let Some(path) = model() else { return };
+    let notes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/builtin-loops");
+    let compile = |distinct: bool| {
+        let path = path.clone();
+        let notes = notes.clone();
+        async move {
+            let dir = tempfile::tempdir().unwrap();
+            let wiki = Wiki::open(dir.path()).unwrap();
+            let summary = wiki.ingest_path(&notes, &Default::default()).unwrap();
+            let provider = Arc::new(
+                BuiltinProvider::new(&path)
+                    .unwrap()
+                    .with_seed(42)
+                    .with_distinct_items(distinct),
+            );
+            let compiler = Compiler::new(
+                Arc::clone(wiki.store()),
+                vec![ProviderSlot {
+                    provider: provider.clone(),
+                    model: DEFAULT_BUILTIN_MODEL.into(),
+                }],
+                CompileSettings {
+                    retries: 0,
+                    ..CompileSettings::default()
+                },
+            );
+            let id = summary.sources[0].source_id;
+            let report = compiler
+                .compile_one(id, &|_| {}, &CancellationToken::new())
+                .await
+                .unwrap();
+            assert!(report.ok, "{:?}", report.reason);
+            let raw = wiki
+                .store()
+                .compilations(id)
+                .unwrap()
+                .last()
+                .unwrap()
+                .record
+                .raw_answer
+                .clone();
+            let source =
+                wikimind::compile::readable_source(wiki.store().source(id).unwrap().unwrap());
+            let stats = provider.last_stats().unwrap();
+            (raw, source, stats)
+        }
+    };
+    let (looped, _, before) = compile(false).await;
+    let (raw, source, after) = compile(true).await;
+    eprintln!("loops kept ({} tokens): {looped}", before.answer_tokens);
+    eprintln!(
+        "loops closed ({} tokens, {} closed): {raw}",
+        after.answer_tokens, after.closed_repeats
+    );
+    let value: serde_json::Value = serde_json::from_str(&looped).unwrap();
+    assert!(
+        !loops(&value).is_empty(),
+        "the note no longer makes the model loop: pick another fixture\n{looped}"
+    );
+
+    let value: serde_json::Value = serde_json::from_str(&raw).unwrap();
+    let schema = Schema::new(wikimind::contract::compilation_schema()).unwrap();
+    assert!(schema.is_valid(&value), "{raw}");
+    assert_eq!(loops(&value), Vec::<String>::new(), "{raw}");
+    assert!(after.closed_repeats > 0);
+    assert!(after.answer_tokens < before.answer_tokens);
+    let index = GroundingIndex::new(wikimind::compile::grounds::quotable_text(&source));
+    for claim in value["key_claims"].as_array().unwrap() {
+        if claim["confidence"] == "sourced" {
+            let quote = claim["quote"].as_str().unwrap_or_default();
+            assert!(index.contains(quote), "{quote:?}");
+        }
+    }
+}
+
+/// The loops a person would see in an answer: an item of an array said again (a claim by
+/// its `claim`, a name, a question; compared by topic key), and a string holding a phrase
+/// of at least 8 bytes and three words (starting with a letter) written three times in a
+/// row.
+fn loops(value: &serde_json::Value) -> Vec<String> {
+    let mut found = Vec::new();
+    let key = |v: &serde_json::Value| {
+        let lead = v
+            .as_str()
+            .or_else(|| v.get("claim").and_then(|c| c.as_str()));
+        lead.map(wikimind::text::key::topic_key)
+            .filter(|k| !k.is_empty())
+    };
+    for field in [
+        "key_claims",
+        "concepts",
+        "backlink_suggestions",
+        "open_questions",
+    ] {
+        let mut seen = std::collections::HashSet::new();
+        for item in value[field].as_array().into_iter().flatten() {
+            if let Some(k) = key(item) {
+                if !seen.insert(k.clone()) {
+                    found.push(format!("{field} says {k:?} again"));
+                }
+            }
+        }
+    }
+    let mut strings = Vec::new();
+    collect_strings(value, &mut strings);
+    for s in strings {
+        let b = s.as_bytes();
+        for p in 8..=256.min(b.len() / 3) {
+            for i in 0..=b.len() - 3 * p {
+                let phrase = &b[i..i + p];
+                // Words read round, as a loop reads: the phrase's end joins its start.
+                let chars: Vec<char> = String::from_utf8_lossy(phrase).chars().collect();
+                let n = chars.len();
+                let words = (0..n)
+                    .filter(|&i| {
+                        chars[i].is_alphabetic() && !chars[(i + n - 1) % n].is_alphanumeric()
+                    })
+                    .count();
+                if phrase == &b[i + p..i + 2 * p]
+                    && phrase == &b[i + 2 * p..i + 3 * p]
+                    && words >= 3
+                {
+                    found.push(format!(
+                        "{:?} said three times",
+                        String::from_utf8_lossy(phrase)
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+fn collect_strings<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+    match value {
+        serde_json::Value::String(s) => out.push(s),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect_strings(v, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|v| collect_strings(v, out)),
+        _ => {}
+    }
 }

@@ -188,6 +188,26 @@ impl Constraint {
         }
     }
 
+    /// Takes back the answer's last `back` tokens and writes `instead` (bytes) in their
+    /// place, when the grammar allows it: the tokens that write `instead`, and the
+    /// grammar moved past them. `None`, with the grammar as it was, when it does not allow
+    /// it (an array that may not close yet, say) or cannot take tokens back (GBNF).
+    pub(super) fn rewrite(&mut self, back: usize, instead: &[u8]) -> Option<Vec<i32>> {
+        let Constraint::Llg(m) = self else {
+            return None;
+        };
+        // On a copy: a matcher that fails stays failed, and this one must go on.
+        let mut trial = m.clone();
+        trial.rollback(back).ok()?;
+        let tokens = trial.tok_env().ok()?.tok_trie().greedy_tokenize(instead);
+        if tokens.is_empty() || trial.validate_tokens(&tokens).ok()? != tokens.len() {
+            return None;
+        }
+        trial.consume_tokens(&tokens).ok()?;
+        *m = trial;
+        Some(tokens.into_iter().map(|t| t as i32).collect())
+    }
+
     /// Whether the grammar is complete and allows nothing more. A failed matcher is not
     /// complete (llguidance counts it as stopped): its failure is the error.
     pub(super) fn finished(&self) -> Result<bool, GrammarFailure> {

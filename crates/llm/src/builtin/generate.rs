@@ -18,10 +18,11 @@ use serde_json::Value;
 use super::decode::{
     jsonl_gbnf, jsonl_lark, next_token, take_utf8, Constraint, Sampler, LINE_BUDGET,
 };
+use super::loops::AnswerLoops;
 use super::repeat::{LineRepeats, RepeatScope, Repetition};
 use super::{backend, grounded, ConstraintEngine, Engine, BATCH};
 use crate::schema_bounds::bound_schema;
-use crate::{CancellationToken, FinishReason, Result};
+use crate::{CancellationToken, FinishReason, Result, StreamEvent};
 
 /// One request, owned, for the decoding thread.
 pub(super) struct Job {
@@ -31,6 +32,9 @@ pub(super) struct Job {
     pub(super) lines: bool,
     /// What the answer's quotes and names are drawn from.
     pub(super) grounds: Option<crate::AnswerGrounds>,
+    /// The answer is taken back where it starts saying again what it said, and closed
+    /// there ([`AnswerLoops`]).
+    pub(super) distinct_items: bool,
     pub(super) repeat_penalty: f32,
     pub(super) repeat_scope: RepeatScope,
     pub(super) temperature: f32,
@@ -54,6 +58,9 @@ pub(super) struct Outcome {
     pub(super) grammar_time: Duration,
     /// The JSONL answer ended at a line that repeated an earlier one.
     pub(super) repeated_line: bool,
+    /// Arrays and strings closed where the answer started saying again what it said
+    /// (see [`AnswerLoops`]).
+    pub(super) closed_repeats: u64,
 }
 
 impl Engine {
@@ -130,7 +137,7 @@ impl Engine {
         &self,
         job: &Job,
         stop: &CancellationToken,
-        tx: &tokio::sync::mpsc::UnboundedSender<String>,
+        tx: &tokio::sync::mpsc::UnboundedSender<StreamEvent>,
     ) -> Result<Outcome> {
         // One decode at a time; waiting stays cancellable.
         let _busy = loop {
@@ -212,12 +219,20 @@ impl Engine {
         let mut text = String::new();
         let mut pending: Vec<u8> = Vec::new();
         let mut logits_index = batch.n_tokens() - 1;
-        let mut pos = tokens.len();
+        let prompt_len = tokens.len();
+        let mut pos = prompt_len;
         let mut produced = 0usize;
         let mut resampled = 0u64;
         let mut finish = FinishReason::Length;
         let mut line_repeats = job.lines.then(LineRepeats::default);
         let mut repeated_line = false;
+        // Loops are taken back and closed; needs a grammar that can take tokens back.
+        let mut loops = (job.distinct_items && matches!(constraint, Some((Constraint::Llg(_), _))))
+            .then(AnswerLoops::default);
+        let mut closed_repeats = 0u64;
+        // The answer's tokens as kept, and where each ends in its bytes.
+        let mut kept: Vec<LlamaToken> = Vec::new();
+        let mut ends: Vec<usize> = Vec::new();
         let is_eog = |t: i32| vocab.is_eog(LlamaToken(t));
         let answer_started = Instant::now();
         while produced < budget {
@@ -245,6 +260,8 @@ impl Engine {
             produced += 1;
             let bytes = vocab.token_to_piece(token, false, None);
             repetition.remember(token.0, &bytes);
+            kept.push(token);
+            ends.push(ends.last().copied().unwrap_or(0) + bytes.len());
             pending.extend(bytes);
             let mut piece = take_utf8(&mut pending);
             // A JSONL line said again: the answer ends after it (see `LineRepeats`).
@@ -253,9 +270,69 @@ impl Engine {
                 pending.clear();
                 repeated_line = true;
             }
-            if !piece.is_empty() {
-                text.push_str(&piece);
-                let _ = tx.send(piece);
+            text.push_str(&piece);
+            let mut next = vec![token];
+            // The answer says again what it said: back to where it should have closed.
+            let found = loops.as_mut().and_then(|l| l.push(&piece));
+            let rewritten = match (found, constraint.as_mut()) {
+                (Some(found), Some((c, _))) => {
+                    let whole = text.len() + pending.len() == ends.last().copied().unwrap_or(0);
+                    let back_to = ends.partition_point(|&e| e <= found.back_to);
+                    let from = back_to.checked_sub(1).map_or(0, |i| ends[i]);
+                    let fits = whole
+                        && text.is_char_boundary(found.back_to)
+                        && text.is_char_boundary(from);
+                    let instead =
+                        fits.then(|| format!("{}{}", &text[from..found.back_to], found.close));
+                    let room = budget.saturating_sub(produced);
+                    instead.and_then(|instead| {
+                        c.rewrite(kept.len() - back_to, instead.as_bytes())
+                            .filter(|t| t.len() <= room)
+                            .map(|tokens| (back_to, from, instead, tokens))
+                    })
+                }
+                _ => None,
+            };
+            if found.is_some() && rewritten.is_none() {
+                // The grammar does not close it there: the answer goes on as written.
+                if let Some(l) = loops.as_mut() {
+                    l.let_string_be();
+                }
+            }
+            if let Some((back_to, from, instead, tokens)) = rewritten {
+                // The model forgets the answer from the first token taken back.
+                let first = (prompt_len + back_to) as u32;
+                ctx.clear_kv_cache_seq(Some(0), Some(first), None)
+                    .map_err(|e| self.error(format!("taking back a loop: {e}")))?;
+                pos = prompt_len + back_to;
+                kept.truncate(back_to);
+                ends.truncate(back_to);
+                text.truncate(from);
+                pending.clear();
+                let mut written = from;
+                next.clear();
+                for &t in &tokens {
+                    let t = LlamaToken(t);
+                    written += vocab.token_to_piece(t, false, None).len();
+                    kept.push(t);
+                    ends.push(written);
+                    next.push(t);
+                }
+                text.push_str(&instead);
+                produced += tokens.len();
+                closed_repeats += 1;
+                // Read again from the start: what was taken back is forgotten.
+                let mut fresh = AnswerLoops::default();
+                fresh.push(&text);
+                loops = Some(fresh);
+                if let Some(r) = line_repeats.as_mut() {
+                    *r = LineRepeats::default();
+                    r.push(&text);
+                }
+                let _ = tx.send(StreamEvent::Restart);
+                let _ = tx.send(StreamEvent::Delta(text.clone()));
+            } else if !piece.is_empty() {
+                let _ = tx.send(StreamEvent::Delta(piece));
             }
             if repeated_line {
                 finish = FinishReason::Stop;
@@ -273,18 +350,20 @@ impl Engine {
                 break;
             }
             batch.clear();
-            batch
-                .add(token, pos as i32, &[0], true)
-                .map_err(|e| self.error(format!("batch: {e}")))?;
-            pos += 1;
+            for (i, t) in next.iter().enumerate() {
+                batch
+                    .add(*t, (pos + i) as i32, &[0], i + 1 == next.len())
+                    .map_err(|e| self.error(format!("batch: {e}")))?;
+            }
+            pos += next.len();
             ctx.decode(&mut batch)
                 .map_err(|e| self.error(format!("decoding failed: {e}")))?;
-            logits_index = 0;
+            logits_index = batch.n_tokens() - 1;
         }
         if !pending.is_empty() {
             let rest = String::from_utf8_lossy(&pending).into_owned();
             text.push_str(&rest);
-            let _ = tx.send(rest);
+            let _ = tx.send(StreamEvent::Delta(rest));
         }
         Ok(Outcome {
             text,
@@ -298,6 +377,7 @@ impl Engine {
             grounded,
             grammar_time,
             repeated_line,
+            closed_repeats,
         })
     }
 }

@@ -32,6 +32,7 @@
 mod decode;
 mod generate;
 mod grounded;
+mod loops;
 mod repeat;
 
 use std::collections::HashMap;
@@ -104,6 +105,10 @@ pub struct EngineStats {
     /// Whether the answer (JSONL) was ended at a line that repeated an earlier one
     /// verbatim, rather than left to loop until the budget.
     pub repeated_line: bool,
+    /// How many arrays of the answer (JSON) were closed where an item said an earlier item
+    /// of the same array again (a claim, a name, a question), rather than let the model
+    /// write it and go on.
+    pub closed_repeats: u64,
 }
 
 /// A GGUF model run in-process.
@@ -114,6 +119,7 @@ pub struct BuiltinProvider {
     threads: i32,
     constraint: ConstraintEngine,
     grounding: bool,
+    distinct_items: bool,
     repeat_penalty: f32,
     repeat_scope: RepeatScope,
     engine: Mutex<Option<Arc<Engine>>>,
@@ -139,6 +145,7 @@ impl BuiltinProvider {
             threads,
             constraint: ConstraintEngine::Llguidance,
             grounding: true,
+            distinct_items: true,
             repeat_penalty: DEFAULT_REPEAT_PENALTY,
             repeat_scope: DEFAULT_REPEAT_SCOPE,
             engine: Mutex::new(None),
@@ -161,6 +168,7 @@ impl BuiltinProvider {
             threads: self.threads,
             constraint: self.constraint,
             grounding: self.grounding,
+            distinct_items: self.distinct_items,
             repeat_penalty: self.repeat_penalty,
             repeat_scope: self.repeat_scope,
             engine: Mutex::new(self.engine.lock().ok().and_then(|e| e.clone())),
@@ -184,6 +192,15 @@ impl BuiltinProvider {
     /// names while decoding (default on; off for comparisons).
     pub fn with_grounding(mut self, grounding: bool) -> Self {
         self.grounding = grounding;
+        self
+    }
+
+    /// Whether an array of a JSON answer closes where an item says an earlier item of the
+    /// same array again (a claim, a name, a question: see the `items` module), rather than
+    /// let the model write it and go on (default on; off for comparisons). Needs
+    /// llguidance, which can take tokens back.
+    pub fn with_distinct_items(mut self, distinct: bool) -> Self {
+        self.distinct_items = distinct;
         self
     }
 
@@ -264,6 +281,7 @@ impl Provider for BuiltinProvider {
             } else {
                 None
             },
+            distinct_items: self.distinct_items,
             repeat_penalty: self.repeat_penalty,
             repeat_scope: self.repeat_scope,
             temperature: req.temperature.unwrap_or(0.2),
@@ -274,7 +292,7 @@ impl Provider for BuiltinProvider {
         };
         let cached = self.engine.lock().ok().and_then(|e| e.clone());
         let path = self.path.clone();
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<super::StreamEvent>();
         let worker_stop = stop.clone();
         let handle = tokio::task::spawn_blocking(move || {
             let (engine, load) = match cached {
@@ -285,9 +303,9 @@ impl Provider for BuiltinProvider {
             outcome.map(|o| (engine, load, o))
         });
         let mut first_token = None;
-        while let Some(piece) = rx.recv().await {
+        while let Some(event) = rx.recv().await {
             first_token.get_or_insert_with(|| started.elapsed());
-            events(super::StreamEvent::Delta(piece));
+            events(event);
         }
         let (engine, load, outcome) = handle
             .await
@@ -311,6 +329,7 @@ impl Provider for BuiltinProvider {
             grounded: outcome.grounded,
             grammar_time: outcome.grammar_time,
             repeated_line: outcome.repeated_line,
+            closed_repeats: outcome.closed_repeats,
         };
         if let Ok(mut last) = self.last.lock() {
             *last = Some(stats);
