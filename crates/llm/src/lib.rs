@@ -363,8 +363,9 @@ impl ChatRequest {
 pub enum StreamEvent {
     /// The next piece of the answer text.
     Delta(String),
-    /// The connection broke mid-answer and the request starts over: forget every `Delta`
-    /// received so far.
+    /// Forget every `Delta` received so far: the connection broke mid-answer and the
+    /// request starts over, or the built-in engine took back a loop and sends the answer
+    /// as kept again.
     Restart,
 }
 

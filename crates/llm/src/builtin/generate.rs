@@ -284,10 +284,10 @@ impl Engine {
                         && text.is_char_boundary(from);
                     let instead =
                         fits.then(|| format!("{}{}", &text[from..found.back_to], found.close));
+                    // Within the budget: a token writes at least one byte.
                     let room = budget.saturating_sub(produced);
-                    instead.and_then(|instead| {
+                    instead.filter(|i| i.len() <= room).and_then(|instead| {
                         c.rewrite(kept.len() - back_to, instead.as_bytes())
-                            .filter(|t| t.len() <= room)
                             .map(|tokens| (back_to, from, instead, tokens))
                     })
                 }
