@@ -233,6 +233,8 @@ impl Engine {
         // The answer's tokens as kept, and where each ends in its bytes.
         let mut kept: Vec<LlamaToken> = Vec::new();
         let mut ends: Vec<usize> = Vec::new();
+        // The tokens the model reads next: the one sampled, or those a take-back wrote.
+        let mut next: Vec<LlamaToken> = Vec::with_capacity(8);
         let is_eog = |t: i32| vocab.is_eog(LlamaToken(t));
         let answer_started = Instant::now();
         while produced < budget {
@@ -271,7 +273,8 @@ impl Engine {
                 repeated_line = true;
             }
             text.push_str(&piece);
-            let mut next = vec![token];
+            next.clear();
+            next.push(token);
             // The answer says again what it said: back to where it should have closed.
             let found = loops.as_mut().and_then(|l| l.push(&piece));
             let rewritten = match (found, constraint.as_mut()) {

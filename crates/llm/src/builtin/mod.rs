@@ -105,9 +105,9 @@ pub struct EngineStats {
     /// Whether the answer (JSONL) was ended at a line that repeated an earlier one
     /// verbatim, rather than left to loop until the budget.
     pub repeated_line: bool,
-    /// How many arrays of the answer (JSON) were closed where an item said an earlier item
-    /// of the same array again (a claim, a name, a question), rather than let the model
-    /// write it and go on.
+    /// How many loops were taken back: arrays closed where an item said an earlier item of
+    /// the same array again (a claim, a name, a question), and strings closed after the
+    /// first of three sayings of a phrase, rather than let the model go on.
     pub closed_repeats: u64,
 }
 
@@ -195,10 +195,11 @@ impl BuiltinProvider {
         self
     }
 
-    /// Whether an array of a JSON answer closes where an item says an earlier item of the
-    /// same array again (a claim, a name, a question: see the `items` module), rather than
-    /// let the model write it and go on (default on; off for comparisons). Needs
-    /// llguidance, which can take tokens back.
+    /// Whether loops are taken back while decoding (default on; off for comparisons): an
+    /// array closes where an item says an earlier item of the same array again (a claim, a
+    /// name, a question), and a string closes after the first of three sayings in a row of
+    /// one phrase (`docs/compiling.md`, "Loops taken back"). Needs llguidance, which can
+    /// take tokens back.
     pub fn with_distinct_items(mut self, distinct: bool) -> Self {
         self.distinct_items = distinct;
         self
