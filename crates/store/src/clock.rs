@@ -72,6 +72,11 @@ macro_rules! now_sql {
 }
 pub(crate) use now_sql;
 
+/// The SQL time `seconds` ago, in the format of every timestamp column.
+pub(crate) fn ago(seconds: u64) -> String {
+    format!("strftime('%Y-%m-%dT%H:%M:%fZ', wm_now(), 'unixepoch', '-{seconds} seconds')")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

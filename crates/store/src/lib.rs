@@ -1,6 +1,14 @@
 //! SQLite store: connection setup, migrations, sources, digests (articles), pages, links,
 //! compile log, jobs, watched folders.
 //!
+//! Its files are cut by layer, lowest first (`scripts/check-store-layers.py` keeps it so):
+//! the root helpers (the clock, errors, ids, the JSON column codec, the pure page policy);
+//! `tables/`, one file per table, none calling another; `read/`, reads that join tables;
+//! `tx/`, the cross-table transactions (save a digest, feed pages, write or edit or merge a
+//! page, remove a source, the job queue); `backfills/`, data changes made with today's
+//! rules; and `migrate/`, the runner with its Rust steps and the frozen rules they applied,
+//! which calls no live code.
+//!
 //! The store owns every line of SQL in WikiMind; callers see typed methods and typed
 //! values. One [`Store`] wraps one connection behind a mutex, so it is `Send + Sync` and
 //! can be shared through an `Arc` by concurrent tasks: every method is synchronous and
@@ -14,33 +22,17 @@
 
 #![deny(missing_docs)]
 
-mod articles;
-mod ask;
-mod backfill;
 mod backfills;
-mod clean_names;
 mod clock;
 mod error;
-mod feed;
-mod frozen;
 mod ids;
-mod jobs;
-mod lint;
-mod merge;
+mod json;
 mod migrate;
-mod names;
-mod page_read;
-mod page_write;
-mod pages;
-mod passages;
+mod owner;
 mod policy;
 mod read;
-mod rekey;
-mod scrub;
-mod sources;
-mod versions;
-mod watch;
-mod writing;
+mod tables;
+mod tx;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -48,39 +40,40 @@ use std::time::Duration;
 
 use rusqlite::{Connection, TransactionBehavior};
 
-pub use articles::{
-    CompilationRow, CompileOutcome, CompileRecord, NewLink, SaveArticle, SavedArticle,
-};
-pub use ask::{AnswerPage, FoundPage, QueryTerm, SavedAnswer};
-pub use backfills::{ClaimTable, GroundedClaim, SourceMetadata, SourceRow};
-pub use clean_names::{NameRules, NamesCleanup};
+pub use backfills::{GroundedClaim, NameRules, NamesCleanup, SourceMetadata, SourceRow};
 pub use error::{Result, StoreError};
-pub use feed::AskedPage;
 pub use ids::{
     ArticleId, AuthorKind, JobId, JobState, JobTarget, PageId, PageKind, PersonChange, SourceId,
     SourceKind, SourceStatus,
 };
-pub use jobs::{Job, JobEnd, JobOwner, JobSettings};
-pub use lint::{
-    BehindPage, FileSourceRow, HealthRun, LinkCounts, LintBody, LintPage, PageName, RecheckClaim,
-    ReingestedSource, UnresolvedLink,
-};
-pub use merge::{MergeOutcome, MergedPage};
 pub use migrate::{Migration, RustStep, Step, Upgrade, MIGRATIONS};
-pub use page_read::{PageCounts, PageHit};
-pub use page_write::{FeedingDigest, PageMaterial};
-pub use pages::{
-    page_key, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
-};
-pub use passages::PassageIndex;
-pub use read::{
+pub use owner::JobOwner;
+pub use read::ask::{FoundPage, QueryTerm};
+pub use read::digests::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, OutgoingLink,
     WantedPage, MATCH_END, MATCH_START, MAX_QUERY_TERMS, SEARCH_LIMIT,
 };
-pub use sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
-pub use versions::{PageVersion, PageVersionInfo, Reground};
-pub use watch::{SourceMove, WatchLease};
-pub use writing::{claim_hash, EditSaved, Suggestion, MAX_PERSON_CLAIM_CHARS};
+pub use read::pages::{PageCounts, PageHit};
+pub use read::passages::PassageIndex;
+pub use tables::claims::ClaimTable;
+pub use tables::compilations::{CompilationRow, CompileOutcome, CompileRecord};
+pub use tables::pages::{
+    NewLink, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
+};
+pub use tables::sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
+pub use tables::watch::{FileSourceRow, SourceMove, WatchLease};
+pub use tx::answer::{AnswerPage, SavedAnswer};
+pub use tx::digest::{SaveArticle, SavedArticle};
+pub use tx::feed::AskedPage;
+pub use tx::jobs::{Job, JobEnd, JobSettings};
+pub use tx::lint::{
+    BehindPage, HealthRun, LinkCounts, LintBody, LintPage, PageName, RecheckClaim,
+    ReingestedSource, UnresolvedLink,
+};
+pub use tx::merge::{MergeOutcome, MergedPage};
+pub use tx::page_write::{FeedingDigest, PageMaterial};
+pub use tx::versions::{PageVersion, PageVersionInfo, Reground};
+pub use tx::writing::{claim_hash, EditSaved, Suggestion, MAX_PERSON_CLAIM_CHARS};
 
 /// The database file name inside a data directory.
 pub const DATABASE_FILE: &str = "wikimind.db";
@@ -247,6 +240,7 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
 pub const DEFAULT_MIN_SOURCES: u32 = 2;
 
 pub use wikimind_text::hash::{content_hash, hex};
+pub use wikimind_text::key::page_key;
 
 #[cfg(test)]
 mod tests;

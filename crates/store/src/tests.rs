@@ -1,7 +1,7 @@
 //! Unit tests that need the store's insides (the connection, the migration list).
 
 use super::migrate::{apply, Migration};
-use super::read::fts_query;
+use super::read::digests::fts_query;
 use super::*;
 use wikimind_contract::{CheckedClaim, CompilationResult, Confidence};
 

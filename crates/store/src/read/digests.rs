@@ -3,7 +3,7 @@
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::{page_key, ArticleId, Result, SourceId, SourceKind, Store};
+use crate::{page_key, ArticleId, Result, SourceId, SourceKind, Store};
 use wikimind_contract::{CheckedClaim, Confidence};
 
 /// How many hits [`Store::search_pages`] returns at most.
@@ -123,9 +123,9 @@ pub struct ArticleDetail {
     pub sources: Vec<ArticleSource>,
 }
 
-/// Marks the start of a matched word in [`PageHit::snippet`](super::PageHit::snippet) (U+E000).
+/// Marks the start of a matched word in [`PageHit::snippet`](crate::PageHit::snippet) (U+E000).
 pub const MATCH_START: char = '\u{E000}';
-/// Marks the end of a matched word in [`PageHit::snippet`](super::PageHit::snippet) (U+E001).
+/// Marks the end of a matched word in [`PageHit::snippet`](crate::PageHit::snippet) (U+E001).
 pub const MATCH_END: char = '\u{E001}';
 
 /// A title some article links to that no article has.

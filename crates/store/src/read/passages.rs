@@ -9,15 +9,15 @@
 //! none of the settings shared files get (WAL, `busy_timeout`).
 //!
 //! The table uses the pages' tokenizer (`unicode61 remove_diacritics 2`) and the same query
-//! rules as [`Store::match_pages`](super::Store::match_pages): any of the question's terms,
+//! rules as [`Store::match_pages`](crate::Store::match_pages): any of the question's terms,
 //! ranked by BM25, a passage's source name weighing more than its text.
 
 use std::sync::Mutex;
 
 use rusqlite::{params, Connection};
 
-use super::ask::any_of;
-use super::{QueryTerm, Result, StoreError};
+use crate::read::ask::any_of;
+use crate::{QueryTerm, Result, StoreError};
 
 /// What the index is called in errors.
 const LOCATION: &str = "the passage index (in memory)";

@@ -30,9 +30,9 @@ use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use super::frozen::v13::{asked_title, normalize_title, page_key};
-use super::frozen::v6::digest_as_first_version;
-use super::{ArticleId, PageId, Result, SourceId, StoreError};
+use crate::migrate::frozen::v13::{asked_title, normalize_title, page_key};
+use crate::migrate::frozen::v6::digest_as_first_version;
+use crate::{ArticleId, PageId, Result, SourceId, StoreError};
 
 /// The title `stored` without a trailing ` (N)` with N ≥ 2, if it has one and something is
 /// left before it.

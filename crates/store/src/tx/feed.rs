@@ -12,13 +12,14 @@ use std::collections::BTreeMap;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::names::{names_of, record_names};
-use super::page_write::last_compiled_in;
-use super::pages::{current_content, digest_content, page_key, tidy_links};
-use super::policy::{page_fate, PageFacts, PageFate};
-use super::versions::{write_version, Author};
-use super::writing::carry_person_layer;
-use super::{ArticleId, PageId, PageKind, Result, SourceId, NOW};
+use crate::json;
+use crate::policy::{page_fate, PageFacts, PageFate};
+use crate::tables::digest_names::{names_of, record_names};
+use crate::tables::pages::{current_content, digest_content, page_key, tidy_links};
+use crate::tx::versions::last_compiled_in;
+use crate::tx::versions::{write_version, Author};
+use crate::tx::writing::carry_person_layer;
+use crate::{ArticleId, PageId, PageKind, Result, SourceId, NOW};
 
 /// Marks a page stale, adding `reason` to the reasons it already has.
 pub(crate) fn mark_stale(conn: &Connection, page: PageId, reason: &str) -> Result<()> {
@@ -51,45 +52,6 @@ pub(crate) fn mark_written(conn: &Connection, page: PageId) -> Result<()> {
          WHERE id = ?1",
         [page],
     )?;
-    Ok(())
-}
-
-/// Marks the digests of `material` as written into its page, each as it was read (a
-/// digest that changed since stays unwritten). The page is current again when every digest
-/// feeding it now is written in.
-pub(crate) fn mark_written_from(
-    conn: &Connection,
-    material: &super::page_write::PageMaterial,
-) -> Result<()> {
-    let page = material.page_id;
-    let mut mark = conn.prepare(
-        "UPDATE page_sources SET written_digest = ?3,
-             written_chars = (SELECT length(text) FROM sources WHERE id = ?2)
-         WHERE page_id = ?1 AND source_id = ?2
-           AND ?3 = (SELECT updated_at FROM articles WHERE source_id = ?2)",
-    )?;
-    for digest in &material.digests {
-        mark.execute(params![page, digest.source_id, digest.digest_at])?;
-    }
-    let unwritten: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM page_sources ps JOIN articles a ON a.source_id = ps.source_id
-                        WHERE ps.page_id = ?1
-                          AND (ps.written_digest IS NULL OR ps.written_digest <> a.updated_at))",
-        [page],
-        |row| row.get(0),
-    )?;
-    let lost_since: u32 = conn.query_row(
-        "SELECT sources_lost FROM pages WHERE id = ?1",
-        [page],
-        |row| row.get(0),
-    )?;
-    if !unwritten && lost_since <= material.sources_lost {
-        conn.execute(
-            "UPDATE pages SET sources_lost = 0, stale_reason = NULL, stale_at = NULL
-             WHERE id = ?1",
-            [page],
-        )?;
-    }
     Ok(())
 }
 
@@ -452,7 +414,7 @@ fn create_named_page(
     Ok(page)
 }
 
-/// What asking for a wanted page did ([`super::Store::ask_for_page`]).
+/// What asking for a wanted page did ([`crate::Store::ask_for_page`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AskedPage {
     /// The page was made, fed by this many sources whose digests name it; it waits for
@@ -469,7 +431,7 @@ pub enum AskedPage {
     Unnamed,
 }
 
-impl super::Store {
+impl crate::Store {
     /// A person asks for the page of the wanted name `name`: it becomes a topic page fed by
     /// every source whose digest names it (however few: the request stands in for
     /// `pages.min_sources`, for this one name), stale so its page job writes it from those
@@ -514,12 +476,12 @@ pub(crate) fn declare_aliases(
     key: &str,
 ) -> Result<()> {
     conn.execute("DELETE FROM aliases WHERE source_id = ?1", [source])?;
-    let declared: String = conn.query_row(
+    let declared: Vec<String> = conn.query_row(
         "SELECT aliases FROM sources WHERE id = ?1",
         [source],
-        |row| row.get(0),
+        |row| json::column(row, 0, "sources.aliases"),
     )?;
-    for alias in super::sources::json_list(&declared) {
+    for alias in declared {
         let alias_key = page_key(&alias);
         if alias_key.is_empty() || alias_key == key || page_with_key(conn, &alias_key)?.is_some() {
             continue;

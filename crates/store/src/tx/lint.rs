@@ -11,9 +11,9 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::backfills::downgrade_claims;
-use super::feed::mark_stale;
-use super::{ClaimTable, PageId, Result, SourceId, Store};
+use crate::tables::claims::{downgrade_claims, page_claim_sources};
+use crate::tx::feed::mark_stale;
+use crate::{ClaimTable, FileSourceRow, PageId, Result, SourceId, Store};
 
 /// The SQL condition "link `l` resolves to no page".
 const UNRESOLVED: &str = "NOT EXISTS (SELECT 1 FROM pages p WHERE p.title_key = l.target_key)
@@ -76,21 +76,6 @@ pub struct LintBody {
     pub by_person: bool,
     /// How many claims it has.
     pub claims: u32,
-}
-
-/// A file source as the staleness check sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileSourceRow {
-    /// The source.
-    pub id: SourceId,
-    /// Its origin (the file's canonical path).
-    pub origin: String,
-    /// The hash of the text it holds.
-    pub content_hash: String,
-    /// The file's size when it was last read (`None`: not recorded).
-    pub file_size: Option<u64>,
-    /// The file's modification time then, in nanoseconds since the Unix epoch.
-    pub file_mtime_ns: Option<i64>,
 }
 
 /// A source whose text changed since its digest was made.
@@ -583,7 +568,7 @@ impl Store {
                     )
                     .optional()?;
                 match stale {
-                    None => Err(super::StoreError::PageNotFound(page)),
+                    None => Err(crate::StoreError::PageNotFound(page)),
                     Some(Some(_)) => Ok(()),
                     Some(None) => mark_stale(tx, page, reason),
                 }
@@ -623,7 +608,7 @@ impl Store {
                 })?;
                 let mut page_claims = rows.collect::<rusqlite::Result<Vec<_>>>()?;
                 for claim in &mut page_claims {
-                    claim.sources = super::backfills::page_claim_sources(conn, claim.id)?;
+                    claim.sources = page_claim_sources(conn, claim.id)?;
                 }
                 claims.extend(page_claims);
                 Ok(claims)

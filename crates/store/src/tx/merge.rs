@@ -18,8 +18,8 @@
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
-use super::feed::refresh_page;
-use super::{PageId, Result, Store, StoreError};
+use crate::tx::feed::refresh_page;
+use crate::{PageId, Result, Store, StoreError};
 
 /// What a merge did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -120,7 +120,7 @@ pub(crate) fn merge_pages(
     // The person's work on the absorbed page comes along: their sections end the
     // survivor's body (a heading it has already: a suggestion), their claims and removals
     // move. The survivor's next rewrite keeps them as it keeps any edit.
-    super::writing::carry_into(conn, absorbed, survivor)?;
+    crate::tx::writing::carry_into(conn, absorbed, survivor)?;
 
     // The absorbed page and its versions, kept readable.
     conn.execute(

@@ -21,16 +21,23 @@
 //! links written with it still resolve.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::articles::NewLink;
-use super::{
-    ArticleId, AuthorKind, PageId, PageKind, Result, SourceId, SourceKind, Store, StoreError,
-};
+use crate::json::{self, from_json};
+use crate::{ArticleId, AuthorKind, PageId, PageKind, Result, SourceId, SourceKind, Store};
 use wikimind_contract::{CheckedClaim, Confidence};
 
 pub use wikimind_text::key::page_key;
+
+/// A link found in a compiled article (a `[[wiki link]]` in the body or a backlink
+/// suggestion).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewLink {
+    /// The target title as written.
+    pub target: String,
+    /// The sentence around the link (empty when there is none, e.g. a suggestion).
+    pub context: String,
+}
 
 /// A claim of a page, with the sources whose text holds its quote.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -180,14 +187,6 @@ pub struct PageDigest {
     pub model: String,
     /// For a web page that redirected, the URL it was finally read from.
     pub final_url: Option<String>,
-}
-
-pub(crate) fn to_json<T: Serialize + ?Sized>(column: &'static str, value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|source| StoreError::Json { column, source })
-}
-
-pub(crate) fn from_json<T: DeserializeOwned>(column: &'static str, text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|source| StoreError::Json { column, source })
 }
 
 fn count(value: i64) -> u32 {
@@ -437,10 +436,9 @@ const SUMMARY_SELECT: &str = concat!(
 );
 
 /// Tags from a JSON array, each once (compared case-insensitively, first spelling kept).
-fn page_tags(json: &str) -> Vec<String> {
+fn page_tags(tags: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    super::sources::json_list(json)
-        .into_iter()
+    tags.into_iter()
         .filter(|t| seen.insert(t.to_lowercase()))
         .collect()
 }
@@ -455,7 +453,7 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<PageSummary> {
         stale: row.get(5)?,
         updated_at: row.get(6)?,
         flagged: row.get(7)?,
-        tags: page_tags(&row.get::<_, Option<String>>(8)?.unwrap_or_default()),
+        tags: page_tags(json::column(row, 8, "sources.tags")?),
     })
 }
 
@@ -547,12 +545,12 @@ fn page_in(conn: &Connection, id: PageId) -> Result<Option<Page>> {
     page.aliases = stmt
         .query_map([id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    let tags: String = conn.query_row(
+    let tags = conn.query_row(
         &format!("SELECT {TAGS_OF_PAGE} FROM pages p WHERE p.id = ?1"),
         [id],
-        |row| row.get(0),
+        |row| json::column(row, 0, "sources.tags"),
     )?;
-    page.tags = page_tags(&tags);
+    page.tags = page_tags(tags);
     Ok(Some(page))
 }
 

@@ -5,10 +5,9 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::pages::{
-    current_content, from_json, page_key, tidy_links, to_json, PageClaim, PageContent,
-};
-use super::{AuthorKind, PageId, PersonChange, Result, SourceId, Store, StoreError, NOW};
+use crate::json::{from_json, to_json};
+use crate::tables::pages::{current_content, page_key, tidy_links, PageClaim, PageContent};
+use crate::{AuthorKind, PageId, PersonChange, Result, SourceId, Store, StoreError, NOW};
 
 /// What grounds a page's claims again against its sources as they are now (id and text):
 /// the engine's rule, handed to [`Store::restore_page_version`].
@@ -250,7 +249,7 @@ impl Store {
                 if page_key(&old.title) != key {
                     old.title = title;
                 }
-                let sources = super::ask::source_texts_of(tx, id)?;
+                let sources = crate::read::ask::source_texts_of(tx, id)?;
                 reground(&mut old.claims, &sources);
                 write_version(
                     tx,
@@ -302,4 +301,25 @@ pub(crate) fn version_in(
         links: from_json("page_versions.links", &links)?,
     };
     Ok(Some(PageVersion { info, content }))
+}
+
+/// The last version of page `id` a model wrote (never a person's edit).
+pub(crate) fn last_compiled_in(conn: &Connection, id: PageId) -> Result<Option<PageContent>> {
+    Ok(last_compiled_version(conn, id)?.map(|(_, content)| content))
+}
+
+/// [`last_compiled_in`] with the version's number.
+pub(crate) fn last_compiled_version(
+    conn: &Connection,
+    id: PageId,
+) -> Result<Option<(u32, PageContent)>> {
+    let last: Option<u32> = conn.query_row(
+        "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
+        [id],
+        |row| row.get(0),
+    )?;
+    Ok(match last {
+        Some(version) => version_in(conn, id, version)?.map(|v| (version, v.content)),
+        None => None,
+    })
 }

@@ -11,11 +11,10 @@
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
-use super::feed::mark_written_from;
-use super::pages::{current_content, digest_content, PageContent};
-use super::versions::{version_in, write_version, Author};
-use super::writing::carry_person_layer;
-use super::{ArticleId, PageId, PageKind, Result, SourceId, Store, StoreError};
+use crate::tables::pages::{current_content, digest_content, PageContent};
+use crate::tx::versions::{last_compiled_in, write_version, Author};
+use crate::tx::writing::carry_person_layer;
+use crate::{ArticleId, PageId, PageKind, Result, SourceId, Store, StoreError};
 
 /// A digest feeding a page, with its source's text, as a page job reads it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,25 +76,40 @@ impl PageMaterial {
     }
 }
 
-/// The last version of page `id` a model wrote (never a person's edit).
-pub(crate) fn last_compiled_in(conn: &Connection, id: PageId) -> Result<Option<PageContent>> {
-    Ok(last_compiled_version(conn, id)?.map(|(_, content)| content))
-}
-
-/// [`last_compiled_in`] with the version's number.
-pub(crate) fn last_compiled_version(
-    conn: &Connection,
-    id: PageId,
-) -> Result<Option<(u32, PageContent)>> {
-    let last: Option<u32> = conn.query_row(
-        "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
-        [id],
+/// Marks the digests of `material` as written into its page, each as it was read (a
+/// digest that changed since stays unwritten). The page is current again when every digest
+/// feeding it now is written in.
+pub(crate) fn mark_written_from(conn: &Connection, material: &PageMaterial) -> Result<()> {
+    let page = material.page_id;
+    let mut mark = conn.prepare(
+        "UPDATE page_sources SET written_digest = ?3,
+             written_chars = (SELECT length(text) FROM sources WHERE id = ?2)
+         WHERE page_id = ?1 AND source_id = ?2
+           AND ?3 = (SELECT updated_at FROM articles WHERE source_id = ?2)",
+    )?;
+    for digest in &material.digests {
+        mark.execute(params![page, digest.source_id, digest.digest_at])?;
+    }
+    let unwritten: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM page_sources ps JOIN articles a ON a.source_id = ps.source_id
+                        WHERE ps.page_id = ?1
+                          AND (ps.written_digest IS NULL OR ps.written_digest <> a.updated_at))",
+        [page],
         |row| row.get(0),
     )?;
-    Ok(match last {
-        Some(version) => version_in(conn, id, version)?.map(|v| (version, v.content)),
-        None => None,
-    })
+    let lost_since: u32 = conn.query_row(
+        "SELECT sources_lost FROM pages WHERE id = ?1",
+        [page],
+        |row| row.get(0),
+    )?;
+    if !unwritten && lost_since <= material.sources_lost {
+        conn.execute(
+            "UPDATE pages SET sources_lost = 0, stale_reason = NULL, stale_at = NULL
+             WHERE id = ?1",
+            [page],
+        )?;
+    }
+    Ok(())
 }
 
 fn material_in(conn: &Connection, id: PageId) -> Result<Option<PageMaterial>> {

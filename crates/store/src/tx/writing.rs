@@ -26,11 +26,11 @@ use serde::{Deserialize, Serialize};
 use wikimind_contract::{CheckedClaim, Confidence};
 use wikimind_text::markdown::{merge_sections, sections, wiki_links};
 
-use super::articles::NewLink;
-use super::page_write::last_compiled_version;
-use super::pages::{current_content, PageClaim, PageContent};
-use super::versions::{version_in, write_version, Author};
-use super::{page_key, AuthorKind, PageId, PersonChange, Result, Store, StoreError};
+use crate::tables::pages::NewLink;
+use crate::tables::pages::{current_content, PageClaim, PageContent};
+use crate::tx::versions::last_compiled_version;
+use crate::tx::versions::{version_in, write_version, Author};
+use crate::{page_key, AuthorKind, PageId, PersonChange, Result, Store, StoreError};
 
 /// The longest claim a person may add, in characters.
 pub const MAX_PERSON_CLAIM_CHARS: usize = 2_000;

@@ -2,7 +2,7 @@
 //!
 //! The list is what `wikimind watch` with no folder named, and the app while it is open,
 //! keep the wiki in step with. The lease makes one watcher per data dir at a time, as a
-//! running job is leased ([`super::jobs`]): its owner renews a heartbeat, and another
+//! running job is leased ([`crate::tx::jobs`]): its owner renews a heartbeat, and another
 //! process takes it over only when that owner is gone. A watched file that is renamed
 //! keeps its source: [`Store::move_source`] changes the origin and records the move.
 
@@ -10,8 +10,23 @@ use std::time::Duration;
 
 use rusqlite::{params, OptionalExtension};
 
-use super::jobs::ago;
-use super::{FileSourceRow, JobOwner, Result, SourceId, SourceStatus, Store, StoreError, NOW};
+use crate::clock::ago;
+use crate::{JobOwner, Result, SourceId, SourceStatus, Store, StoreError, NOW};
+
+/// A file source as the staleness check sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSourceRow {
+    /// The source.
+    pub id: SourceId,
+    /// Its origin (the file's canonical path).
+    pub origin: String,
+    /// The hash of the text it holds.
+    pub content_hash: String,
+    /// The file's size when it was last read (`None`: not recorded).
+    pub file_size: Option<u64>,
+    /// The file's modification time then, in nanoseconds since the Unix epoch.
+    pub file_mtime_ns: Option<i64>,
+}
 
 /// A file source as a watcher compares it with its file: the staleness check's row, with
 /// the source's status.

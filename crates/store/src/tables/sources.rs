@@ -3,8 +3,8 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::feed::{pages_fed_by, refresh_page};
-use super::{
+use crate::json;
+use crate::{
     content_hash, page_key, ArticleId, Result, SourceId, SourceKind, SourceStatus, Store,
     StoreError, NOW,
 };
@@ -161,17 +161,6 @@ const SUMMARY_SELECT: &str = "SELECT s.id, s.origin, s.kind, s.title_hint, s.sta
         a.id, a.title, s.updated_at, s.final_url, s.tags, s.aliases
     FROM sources s LEFT JOIN articles a ON a.source_id = s.id";
 
-/// A JSON array of strings as stored in `sources.tags` and `sources.aliases`; anything
-/// else reads as empty.
-pub(crate) fn json_list(text: &str) -> Vec<String> {
-    serde_json::from_str(text).unwrap_or_default()
-}
-
-/// `items` as the JSON array stored in `sources.tags` and `sources.aliases`.
-pub(crate) fn to_json_list(items: &[String]) -> String {
-    serde_json::to_string(items).unwrap_or_else(|_| "[]".to_owned())
-}
-
 fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
     Ok(SourceSummary {
         id: row.get(0)?,
@@ -184,8 +173,8 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
         article_title: row.get(7)?,
         updated_at: row.get(8)?,
         final_url: row.get(9)?,
-        tags: json_list(&row.get::<_, String>(10)?),
-        aliases: json_list(&row.get::<_, String>(11)?),
+        tags: json::column(row, 10, "sources.tags")?,
+        aliases: json::column(row, 11, "sources.aliases")?,
     })
 }
 
@@ -238,7 +227,10 @@ impl Store {
         final_url: Option<&str>,
     ) -> Result<IngestOutcome> {
         let hash = content_hash(&new.text);
-        let (tags, aliases) = (to_json_list(&new.tags), to_json_list(&new.aliases));
+        let (tags, aliases) = (
+            json::to_json("sources.tags", &new.tags)?,
+            json::to_json("sources.aliases", &new.aliases)?,
+        );
         self.write(
             || format!("ingesting the source {}", new.origin),
             |tx| {
@@ -336,8 +328,8 @@ impl Store {
                                 created_at: row.get(8)?,
                                 updated_at: row.get(9)?,
                                 final_url: row.get(10)?,
-                                tags: json_list(&row.get::<_, String>(11)?),
-                                aliases: json_list(&row.get::<_, String>(12)?),
+                                tags: json::column(row, 11, "sources.tags")?,
+                                aliases: json::column(row, 12, "sources.aliases")?,
                             })
                         },
                     )
@@ -429,45 +421,6 @@ impl Store {
                     return Err(StoreError::SourceNotFound(id));
                 }
                 Ok(())
-            },
-        )
-    }
-
-    /// Removes a source with its article (digest), compile log and jobs, in one
-    /// transaction. Links that pointed to its article go to another article with the same
-    /// title, or become wanted pages again. Each page it fed is brought in step: removed
-    /// when no source is left (links to it become wanted), made of the one digest left when
-    /// that digest's title names it, else marked stale saying the source was removed.
-    /// Returns whether the source existed.
-    pub fn remove_source(&self, id: SourceId) -> Result<bool> {
-        let min_sources = self.min_sources();
-        self.write(
-            || format!("removing source {id}"),
-            |tx| {
-                let fed = pages_fed_by(tx, id)?;
-                // `links.to_article` is ON DELETE SET NULL; everything else cascades.
-                let removed = tx.execute("DELETE FROM sources WHERE id = ?1", [id])?;
-                if removed == 0 {
-                    return Ok(false);
-                }
-                tx.execute(
-                    "UPDATE links SET to_article =
-                         (SELECT a.id FROM articles a WHERE a.title_norm = links.target_norm
-                          ORDER BY a.id LIMIT 1)
-                     WHERE to_article IS NULL
-                       AND EXISTS (SELECT 1 FROM articles a
-                                   WHERE a.title_norm = links.target_norm)",
-                    [],
-                )?;
-                drop_orphan_concepts(tx)?;
-                for page in fed {
-                    tx.execute(
-                        "UPDATE pages SET sources_lost = sources_lost + 1 WHERE id = ?1",
-                        [page],
-                    )?;
-                    refresh_page(tx, page, &format!("source {id} was removed"), min_sources)?;
-                }
-                Ok(true)
             },
         )
     }

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Transaction};
 
-use super::frozen::v13::page_key;
+use crate::migrate::frozen::v13::page_key;
 
 /// Re-keys digest titles, concept names and link targets to the page key (see the module
 /// documentation).

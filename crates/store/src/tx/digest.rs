@@ -1,59 +1,16 @@
-//! Writing compile results: the article with everything that hangs off it, and the
-//! compile log.
+//! Saving a compile's result: the source's digest (its `articles` row) with its claims,
+//! concepts, open questions and links, the compile log row, the source's status, and the
+//! pages the digest feeds — one transaction; or a failed compile, logged with its reason.
 
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
-use super::feed::feed_pages;
-use super::sources::{drop_orphan_concepts_among, source_exists};
-use super::{page_key, ArticleId, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW};
+use crate::tables::compilations::{log_compilation, CompileOutcome, CompileRecord};
+use crate::tables::pages::NewLink;
+use crate::tables::sources::{drop_orphan_concepts_among, source_exists};
+use crate::tx::feed::feed_pages;
+use crate::{page_key, ArticleId, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW};
 use wikimind_contract::{CheckedClaim, CompilationResult};
-use wikimind_text::names::KnownName;
-
-/// A `(name, uses)` row as a [`KnownName`].
-fn known_name(row: &rusqlite::Row<'_>) -> rusqlite::Result<KnownName> {
-    Ok(KnownName {
-        name: row.get(0)?,
-        uses: row.get::<_, i64>(1)?.max(0) as u64,
-    })
-}
-
-/// A link found in a compiled article (a `[[wiki link]]` in the body or a backlink
-/// suggestion).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NewLink {
-    /// The target title as written.
-    pub target: String,
-    /// The sentence around the link (empty when there is none, e.g. a suggestion).
-    pub context: String,
-}
-
-/// How one compile call went, for the compile log.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct CompileRecord {
-    /// The provider name, e.g. `ollama`.
-    pub provider: String,
-    /// The model name.
-    pub model: String,
-    /// The version of the prompt that was sent.
-    pub prompt_version: String,
-    /// Prompt tokens, when the provider reported them.
-    pub tokens_in: Option<u64>,
-    /// Answer tokens, when the provider reported them.
-    pub tokens_out: Option<u64>,
-    /// Wall time of the call.
-    pub latency_ms: u64,
-    /// Which attempt this was (1 for the first).
-    pub attempt: u32,
-    /// Repairs the lenient parser made.
-    pub repairs: Vec<String>,
-    /// Warnings raised while judging the answer.
-    pub warnings: Vec<String>,
-    /// Whether the answer was cut off.
-    pub truncated: bool,
-    /// The model's raw answer, kept as it came.
-    pub raw_answer: String,
-}
 
 /// Everything one successful compile writes.
 #[derive(Debug, Clone, Copy)]
@@ -96,144 +53,7 @@ pub struct SavedArticle {
     pub page_id: Option<PageId>,
 }
 
-/// The outcome of one logged compile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompileOutcome {
-    /// An article was saved.
-    Compiled,
-    /// No article; see the reason.
-    Failed,
-}
-
-/// One row of the compile log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CompilationRow {
-    /// The row id (increasing).
-    pub id: i64,
-    /// The compiled source.
-    pub source_id: SourceId,
-    /// The call as recorded.
-    #[serde(flatten)]
-    pub record: CompileRecord,
-    /// Whether an article came of it.
-    pub outcome: CompileOutcome,
-    /// Why it failed.
-    pub reason: Option<String>,
-    /// When it was logged (UTC, ISO-8601).
-    pub created_at: String,
-}
-
-/// SQLite integers are signed; token counts and latencies never get near the limit, and
-/// saturating is better than failing a compile over a log field.
-fn to_i64(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
-}
-
-fn to_json(column: &'static str, list: &[String]) -> Result<String> {
-    serde_json::to_string(list).map_err(|source| StoreError::Json { column, source })
-}
-
-fn from_json(column: &'static str, text: &str) -> Result<Vec<String>> {
-    serde_json::from_str(text).map_err(|source| StoreError::Json { column, source })
-}
-
-fn log_compilation(
-    tx: &Transaction<'_>,
-    source_id: SourceId,
-    record: &CompileRecord,
-    outcome: CompileOutcome,
-    reason: Option<&str>,
-) -> Result<()> {
-    let outcome = match outcome {
-        CompileOutcome::Compiled => "compiled",
-        CompileOutcome::Failed => "failed",
-    };
-    tx.execute(
-        "INSERT INTO compilations (source_id, provider, model, prompt_version, tokens_in,
-             tokens_out, latency_ms, attempt, repairs, warnings, truncated, raw_answer,
-             outcome, reason)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-        params![
-            source_id,
-            record.provider,
-            record.model,
-            record.prompt_version,
-            record.tokens_in.map(to_i64),
-            record.tokens_out.map(to_i64),
-            to_i64(record.latency_ms),
-            record.attempt,
-            to_json("repairs", &record.repairs)?,
-            to_json("warnings", &record.warnings)?,
-            record.truncated,
-            record.raw_answer,
-            outcome,
-            reason,
-        ],
-    )?;
-    Ok(())
-}
-
 impl Store {
-    /// Every topic page's title and every other name of it (alias or former title), each
-    /// with how many links of other pages reach that page: what a compile prompt chooses
-    /// the titles it lists from ([`wikimind_text::names::NameIndex`]). Digest titles are not
-    /// listed (several digests share one page's title), nor saved answers (a question is
-    /// no topic to link).
-    pub fn title_names(&self) -> Result<Vec<KnownName>> {
-        self.read(
-            || "listing page titles".to_owned(),
-            |conn| {
-                let mut stmt = conn.prepare(
-                    "WITH inbound AS (
-                         SELECT p.id AS page_id,
-                                (SELECT COUNT(*) FROM page_links l
-                                 WHERE l.page_id <> p.id
-                                   AND (l.target_key = p.title_key
-                                        OR l.target_key IN (SELECT a.name_key FROM aliases a
-                                                            WHERE a.page_id = p.id
-                                                              AND a.former = 1))) AS uses
-                         FROM pages p WHERE p.kind = 'topic')
-                     SELECT p.title, i.uses FROM pages p JOIN inbound i ON i.page_id = p.id
-                     UNION ALL
-                     SELECT a.name, i.uses FROM aliases a JOIN inbound i ON i.page_id = a.page_id",
-                )?;
-                let rows = stmt.query_map([], known_name)?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
-            },
-        )
-    }
-
-    /// A number that changes whenever a page, alias or concept is made, renamed or removed
-    /// (by any process): while it stays the same, [`Store::title_names`] and
-    /// [`Store::concept_names`] list the same names (their use counts may differ).
-    pub fn names_generation(&self) -> Result<u64> {
-        self.read(
-            || "reading the names generation".to_owned(),
-            |conn| {
-                let n: i64 =
-                    conn.query_row("SELECT n FROM names_generation", [], |row| row.get(0))?;
-                Ok(u64::try_from(n).unwrap_or(0))
-            },
-        )
-    }
-
-    /// Every concept some article uses, with how many articles use it.
-    pub fn concept_names(&self) -> Result<Vec<KnownName>> {
-        self.read(
-            || "listing concepts".to_owned(),
-            |conn| {
-                let mut stmt = conn.prepare(
-                    "SELECT c.name, COUNT(*) FROM concepts c
-                     JOIN article_concepts ac ON ac.concept_id = c.id AND ac.named = 1
-                     GROUP BY c.id",
-                )?;
-                let rows = stmt.query_map([], known_name)?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
-            },
-        )
-    }
-
     /// Saves a compiled article (the source's digest) in one transaction: the article
     /// (replacing the source's previous one and keeping its id), its claims, concepts, open
     /// questions and links, the compile log row, the source's `compiled` status, the search
@@ -276,58 +96,6 @@ impl Store {
                     params![source_id, SourceStatus::Failed, reason],
                 )?;
                 Ok(())
-            },
-        )
-    }
-
-    /// The compile log of a source, oldest first.
-    pub fn compilations(&self, source_id: SourceId) -> Result<Vec<CompilationRow>> {
-        self.read(
-            || format!("reading the compile log of source {source_id}"),
-            |conn| {
-                let mut stmt = conn.prepare(
-                    "SELECT id, source_id, provider, model, prompt_version, tokens_in, tokens_out,
-                            latency_ms, attempt, repairs, warnings, truncated, raw_answer,
-                            outcome, reason, created_at
-                     FROM compilations WHERE source_id = ?1 ORDER BY id",
-                )?;
-                let mut rows = stmt.query([source_id])?;
-                let mut out = Vec::new();
-                while let Some(row) = rows.next()? {
-                    let repairs: String = row.get(9)?;
-                    let warnings: String = row.get(10)?;
-                    let outcome: String = row.get(13)?;
-                    let tokens = |i: usize| -> rusqlite::Result<Option<u64>> {
-                        Ok(row
-                            .get::<_, Option<i64>>(i)?
-                            .map(|v| u64::try_from(v).unwrap_or(0)))
-                    };
-                    out.push(CompilationRow {
-                        id: row.get(0)?,
-                        source_id: row.get(1)?,
-                        record: CompileRecord {
-                            provider: row.get(2)?,
-                            model: row.get(3)?,
-                            prompt_version: row.get(4)?,
-                            tokens_in: tokens(5)?,
-                            tokens_out: tokens(6)?,
-                            latency_ms: u64::try_from(row.get::<_, i64>(7)?).unwrap_or(0),
-                            attempt: row.get(8)?,
-                            repairs: from_json("repairs", &repairs)?,
-                            warnings: from_json("warnings", &warnings)?,
-                            truncated: row.get(11)?,
-                            raw_answer: row.get(12)?,
-                        },
-                        outcome: if outcome == "compiled" {
-                            CompileOutcome::Compiled
-                        } else {
-                            CompileOutcome::Failed
-                        },
-                        reason: row.get(14)?,
-                        created_at: row.get(15)?,
-                    });
-                }
-                Ok(out)
             },
         )
     }

@@ -7,9 +7,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::pages::{answer_key, PageContent};
-use super::versions::{write_version, Author};
-use super::{PageId, Result, SourceId, Store};
+use crate::{PageId, Result, SourceId, Store};
 
 /// One word of a question to search for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,35 +29,8 @@ pub struct FoundPage {
     pub rank: Option<f64>,
 }
 
-/// An answer to keep as a page.
-#[derive(Debug, Clone)]
-pub struct AnswerPage<'a> {
-    /// The question (the page's title).
-    pub question: &'a str,
-    /// What the page says: the answer, its claims (each naming the page it cites) and
-    /// links to the pages it cites.
-    pub content: &'a PageContent,
-    /// Why it is marked (claims that did not ground), or `None`.
-    pub marked: Option<&'a str>,
-    /// The provider that answered.
-    pub provider: &'a str,
-    /// The model that answered.
-    pub model: &'a str,
-}
-
-/// A saved answer page.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SavedAnswer {
-    /// The page.
-    pub page_id: PageId,
-    /// Its title (the question).
-    pub title: String,
-    /// The version just written (2 or more when the question was saved before).
-    pub version: u32,
-}
-
 /// The FTS5 query matching any of `terms`, or `None` when no term has a word.
-pub(super) fn any_of(terms: &[QueryTerm]) -> Option<String> {
+pub(crate) fn any_of(terms: &[QueryTerm]) -> Option<String> {
     let parts: Vec<String> = terms
         .iter()
         .filter_map(|t| {
@@ -108,14 +79,14 @@ impl Store {
     }
 
     /// The topic pages (written at least once) whose title or other name has one of
-    /// `keys` ([`page_key`](super::page_key)s), in the order of `keys`, each once.
+    /// `keys` ([`page_key`](crate::page_key)s), in the order of `keys`, each once.
     pub fn topic_pages_named(&self, keys: &[String]) -> Result<Vec<FoundPage>> {
         self.read(
             || "finding the pages a question names".to_owned(),
             |conn| {
                 let mut found: Vec<FoundPage> = Vec::new();
                 for key in keys {
-                    let Some(id) = super::pages::resolve_key(conn, key)? else {
+                    let Some(id) = crate::tables::pages::resolve_key(conn, key)? else {
                         continue;
                     };
                     if found.iter().any(|f| f.page_id == id) {
@@ -188,53 +159,6 @@ impl Store {
         self.read(
             || format!("reading the sources of page {page}"),
             |conn| source_texts_of(conn, page),
-        )
-    }
-
-    /// Keeps `answer` as the page of its question: a new page of kind `answer`, or the
-    /// next version of the page the same question was saved as before. An answer page
-    /// has no sources: no digest feeds it and it feeds no topic.
-    pub fn save_answer(&self, answer: &AnswerPage<'_>) -> Result<SavedAnswer> {
-        let key = answer_key(answer.question);
-        self.write(
-            || format!("saving the answer to {:?}", answer.question),
-            |tx| {
-                let existing: Option<PageId> = tx
-                    .query_row("SELECT id FROM pages WHERE title_key = ?1", [&key], |row| {
-                        row.get(0)
-                    })
-                    .optional()?;
-                let page = match existing {
-                    Some(page) => page,
-                    None => {
-                        tx.execute(
-                            "INSERT INTO pages (kind, title, title_key, summary, body, version)
-                             VALUES ('answer', ?1, ?2, '', '', 0)",
-                            params![answer.content.title, key],
-                        )?;
-                        PageId(tx.last_insert_rowid())
-                    }
-                };
-                let version = write_version(
-                    tx,
-                    page,
-                    answer.content,
-                    Author::Model {
-                        provider: answer.provider,
-                        model: answer.model,
-                    },
-                    None,
-                )?;
-                tx.execute(
-                    "UPDATE pages SET flagged = ?2 WHERE id = ?1",
-                    params![page, answer.marked],
-                )?;
-                Ok(SavedAnswer {
-                    page_id: page,
-                    title: answer.content.title.clone(),
-                    version,
-                })
-            },
         )
     }
 }

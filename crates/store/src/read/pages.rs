@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
-use super::read::{fts_query, ClaimCounts, WantedPage};
-use super::{PageId, Result, SourceId, Store, SEARCH_LIMIT};
+use crate::read::digests::{fts_query, ClaimCounts, WantedPage};
+use crate::{PageId, Result, SourceId, Store, SEARCH_LIMIT};
 
 /// The SQL condition "link `l` resolves to no page".
 const UNRESOLVED: &str = "NOT EXISTS (SELECT 1 FROM pages p WHERE p.title_key = l.target_key)
@@ -25,7 +25,7 @@ pub struct PageHit {
     /// Its title.
     pub title: String,
     /// A short excerpt of the best matching field, each matched word between
-    /// [`MATCH_START`](super::MATCH_START) and [`MATCH_END`](super::MATCH_END); for a page
+    /// [`MATCH_START`](crate::MATCH_START) and [`MATCH_END`](crate::MATCH_END); for a page
     /// found by one of its other names, its summary.
     pub snippet: String,
 }
@@ -57,7 +57,7 @@ impl Store {
     /// Full-text search over page titles, aliases, summaries, claims and bodies, best
     /// first (bm25, titles weigh most), at most [`SEARCH_LIMIT`] hits. A query that is one of a page's names
     /// (an alias, a plural, a former title; at most 2,000 bytes) puts that page first.
-    /// Any text is a valid query: only its first [`MAX_QUERY_TERMS`](super::MAX_QUERY_TERMS)
+    /// Any text is a valid query: only its first [`MAX_QUERY_TERMS`](crate::MAX_QUERY_TERMS)
     /// distinct words are searched, each required, the last as a prefix so results follow
     /// typing; no words, no hits.
     pub fn search_pages(&self, query: &str) -> Result<Vec<PageHit>> {

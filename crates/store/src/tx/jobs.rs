@@ -18,9 +18,12 @@ use std::time::Duration;
 use rusqlite::{params, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
-use super::sources::source_exists;
-use super::{
-    JobId, JobState, JobTarget, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW,
+use crate::clock::ago;
+use crate::json;
+use crate::tables::sources::source_exists;
+use crate::{
+    JobId, JobOwner, JobState, JobTarget, PageId, Result, SourceId, SourceStatus, Store,
+    StoreError, NOW,
 };
 
 /// What a job was asked with, so whoever runs it runs it as asked. Every field left out
@@ -36,51 +39,6 @@ pub struct JobSettings {
     /// The model to ask instead of the configured one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-}
-
-/// Who runs a job: a process on a host.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct JobOwner {
-    /// The host name.
-    pub host: String,
-    /// The process id on that host.
-    pub pid: u32,
-}
-
-impl JobOwner {
-    /// This process on this host.
-    pub fn this_process() -> JobOwner {
-        JobOwner {
-            host: host_name(),
-            pid: std::process::id(),
-        }
-    }
-
-    /// Whether this owner is certainly gone: a process of this host that no longer exists.
-    /// An owner on another host is never called dead here (its heartbeat tells).
-    pub fn is_dead_here(&self, here: &str) -> bool {
-        self.host == here && !process_exists(self.pid)
-    }
-}
-
-/// The name of this host, as recorded in a job's lease.
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .map(|name| name.trim().to_owned())
-        .ok()
-        .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| "localhost".to_owned())
-}
-
-/// Whether a process with this id runs on this host. Where that cannot be told (no
-/// `/proc`), it is assumed alive, and only a stale heartbeat frees its jobs.
-fn process_exists(pid: u32) -> bool {
-    let proc_root = std::path::Path::new("/proc");
-    if !proc_root.join("self").exists() {
-        return true;
-    }
-    proc_root.join(pid.to_string()).exists()
 }
 
 /// How a job ended.
@@ -134,7 +92,6 @@ const JOB_SELECT: &str = "SELECT id, source_id, state, attempts, error, settings
      (SELECT title FROM pages WHERE pages.id = jobs.page_id) FROM jobs";
 
 fn job_row(row: &Row<'_>) -> rusqlite::Result<Job> {
-    let settings: String = row.get(5)?;
     let host: Option<String> = row.get(6)?;
     let pid: Option<u32> = row.get(7)?;
     let source: Option<SourceId> = row.get(1)?;
@@ -158,8 +115,7 @@ fn job_row(row: &Row<'_>) -> rusqlite::Result<Job> {
         state: row.get(2)?,
         attempts: row.get(3)?,
         error: row.get(4)?,
-        // A job written by hand with settings this build cannot read runs as configured.
-        settings: serde_json::from_str(&settings).unwrap_or_default(),
+        settings: json::column(row, 5, "jobs.settings")?,
         owner: match (host, pid) {
             (Some(host), Some(pid)) => Some(JobOwner { host, pid }),
             _ => None,
@@ -231,15 +187,7 @@ fn job_by_id(tx: &rusqlite::Connection, id: JobId) -> Result<Job> {
 }
 
 fn encode_settings(settings: &JobSettings) -> Result<String> {
-    serde_json::to_string(settings).map_err(|source| StoreError::Json {
-        column: "jobs.settings",
-        source,
-    })
-}
-
-/// The SQL time `seconds` ago, in the format of every timestamp column.
-pub(crate) fn ago(seconds: u64) -> String {
-    format!("strftime('%Y-%m-%dT%H:%M:%fZ', wm_now(), 'unixepoch', '-{seconds} seconds')")
+    json::to_json("jobs.settings", settings)
 }
 
 impl Store {

@@ -18,10 +18,16 @@
 //!   record, in order with the SQL files; its checksum covers its name and its declared
 //!   revision, so renaming or revising a released step is caught like an edited file.
 
+mod frozen;
+mod m06_pages;
+mod m08_names;
+mod m20_rekey;
+mod scrub;
+
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 use sha2::{Digest, Sha256};
 
-use super::{hex, Result, StoreError};
+use crate::{hex, Result, StoreError};
 
 /// When a migration applied: the system's time (the runner works on a bare connection,
 /// before the store's clock is set).
@@ -121,29 +127,29 @@ pub static MIGRATIONS: &[Migration] = &[
     Migration::sql(
         1,
         "0001_init.sql",
-        include_str!("../../../migrations/0001_init.sql"),
+        include_str!("../../../../migrations/0001_init.sql"),
     ),
     Migration::rebuild(
         2,
         "0002_job_leases.sql",
-        include_str!("../../../migrations/0002_job_leases.sql"),
+        include_str!("../../../../migrations/0002_job_leases.sql"),
     ),
     Migration::sql(
         3,
         "0003_source_final_url.sql",
-        include_str!("../../../migrations/0003_source_final_url.sql"),
+        include_str!("../../../../migrations/0003_source_final_url.sql"),
     ),
     Migration::rust(
         4,
         "0004_scrub_url_origins.rs",
         "web page origins become url_origin(origin): no credentials, no fragment; a \
          collision keeps both rows, the later as origin#source-<id>",
-        super::scrub::scrub_url_origins,
+        scrub::scrub_url_origins,
     ),
     Migration::rebuild(
         5,
         "0005_pages.sql",
-        include_str!("../../../migrations/0005_pages.sql"),
+        include_str!("../../../../migrations/0005_pages.sql"),
     ),
     Migration::rust(
         6,
@@ -153,12 +159,12 @@ pub static MIGRATIONS: &[Migration] = &[
          page_key of the title; each group is one page with the id of its oldest digest, \
          version 1 = that digest, stale when the group has several; other spellings and \
          former titles become aliases",
-        super::backfill::pages_from_digests,
+        m06_pages::pages_from_digests,
     ),
     Migration::sql(
         7,
         "0007_page_writing.sql",
-        include_str!("../../../migrations/0007_page_writing.sql"),
+        include_str!("../../../../migrations/0007_page_writing.sql"),
     ),
     Migration::rust(
         8,
@@ -167,62 +173,62 @@ pub static MIGRATIONS: &[Migration] = &[
          spelling per key, the digest's own title key left out); page_sources of current \
          pages, and the version-1 digest of stale ones, are marked written (written_digest \
          = the digest's updated_at, written_chars = the source text's length)",
-        super::names::names_and_written_marks,
+        m08_names::names_and_written_marks,
     ),
     Migration::rebuild(
         9,
         "0009_page_jobs.sql",
-        include_str!("../../../migrations/0009_page_jobs.sql"),
+        include_str!("../../../../migrations/0009_page_jobs.sql"),
     ),
     Migration::sql(
         10,
         "0010_names_generation.sql",
-        include_str!("../../../migrations/0010_names_generation.sql"),
+        include_str!("../../../../migrations/0010_names_generation.sql"),
     ),
     Migration::sql(
         11,
         "0011_asking.sql",
-        include_str!("../../../migrations/0011_asking.sql"),
+        include_str!("../../../../migrations/0011_asking.sql"),
     ),
     Migration::rebuild(
         12,
         "0012_sources_ids_never_reused.sql",
-        include_str!("../../../migrations/0012_sources_ids_never_reused.sql"),
+        include_str!("../../../../migrations/0012_sources_ids_never_reused.sql"),
     ),
     Migration::sql(
         13,
         "0013_backfills.sql",
-        include_str!("../../../migrations/0013_backfills.sql"),
+        include_str!("../../../../migrations/0013_backfills.sql"),
     ),
     Migration::sql(
         14,
         "0014_real_notes.sql",
-        include_str!("../../../migrations/0014_real_notes.sql"),
+        include_str!("../../../../migrations/0014_real_notes.sql"),
     ),
     Migration::sql(
         15,
         "0015_lint.sql",
-        include_str!("../../../migrations/0015_lint.sql"),
+        include_str!("../../../../migrations/0015_lint.sql"),
     ),
     Migration::sql(
         16,
         "0016_writing.sql",
-        include_str!("../../../migrations/0016_writing.sql"),
+        include_str!("../../../../migrations/0016_writing.sql"),
     ),
     Migration::sql(
         17,
         "0017_watch.sql",
-        include_str!("../../../migrations/0017_watch.sql"),
+        include_str!("../../../../migrations/0017_watch.sql"),
     ),
     Migration::sql(
         18,
         "0018_asked_pages.sql",
-        include_str!("../../../migrations/0018_asked_pages.sql"),
+        include_str!("../../../../migrations/0018_asked_pages.sql"),
     ),
     Migration::sql(
         19,
         "0019_version_changes.sql",
-        include_str!("../../../migrations/0019_version_changes.sql"),
+        include_str!("../../../../migrations/0019_version_changes.sql"),
     ),
     Migration::rust(
         20,
@@ -232,7 +238,7 @@ pub static MIGRATIONS: &[Migration] = &[
          keep their first position); a digest's links sharing a key merge into the first, \
          links to the digest's own key go; every link resolves again to the oldest digest \
          with its key",
-        super::rekey::one_title_key,
+        m20_rekey::one_title_key,
     ),
 ];
 

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use rusqlite::{params, Transaction};
 
-use super::frozen::v13::{url_origin, without_userinfo};
+use crate::migrate::frozen::v13::{url_origin, without_userinfo};
 
 /// The origin given to a source whose identity another source already holds: its identity
 /// with `#source-<its id>` after it. An identity never has a fragment, so this never

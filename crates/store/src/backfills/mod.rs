@@ -7,9 +7,14 @@
 //! that records it are one transaction, so a crash or a second process loses or repeats
 //! nothing). The store keeps the bookkeeping and the queries; the rules are the caller's.
 
+mod names;
+pub use names::{NameRules, NamesCleanup};
+
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use super::{Result, SourceId, SourceKind, Store, NOW};
+use crate::json;
+use crate::tables::claims::{downgrade_claims, page_claim_sources, ClaimTable};
+use crate::{Result, SourceId, SourceKind, Store, NOW};
 
 /// A source as a backfill reads it: enough to derive what the markdown reader says of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,17 +40,6 @@ pub struct SourceMetadata {
     pub tags: Vec<String>,
     /// Its aliases.
     pub aliases: Vec<String>,
-}
-
-/// The claims one backfill batch reads and may downgrade.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClaimTable {
-    /// A digest's claims (`claims`), checked against its source's text.
-    Digest,
-    /// A page's current claims (`page_claims`), checked against the sources recorded as
-    /// holding each quote, else the page's sources. Claims of saved answers (which cite a
-    /// page) are not read.
-    Page,
 }
 
 /// A claim shown as grounded, and the sources whose text may hold its quote.
@@ -185,8 +179,8 @@ impl Store {
                 let mut changed = 0;
                 for row in rows {
                     let (tags, aliases) = (
-                        super::sources::to_json_list(&row.tags),
-                        super::sources::to_json_list(&row.aliases),
+                        json::to_json("sources.tags", &row.tags)?,
+                        json::to_json("sources.aliases", &row.aliases)?,
                     );
                     changed += tx.execute(
                         "UPDATE sources SET title_hint = COALESCE(?2, title_hint), tags = ?3,
@@ -195,7 +189,7 @@ impl Store {
                              OR tags IS NOT ?3 OR aliases IS NOT ?4)",
                         params![row.source, row.title, tags, aliases],
                     )?;
-                    let page: Option<(super::PageId, String)> = tx
+                    let page: Option<(crate::PageId, String)> = tx
                         .query_row(
                             "SELECT p.id, p.title_key FROM page_sources ps
                              JOIN pages p ON p.id = ps.page_id
@@ -205,7 +199,7 @@ impl Store {
                         )
                         .optional()?;
                     if let Some((page, key)) = page {
-                        super::feed::declare_aliases(tx, row.source, page, &key)?;
+                        crate::tx::feed::declare_aliases(tx, row.source, page, &key)?;
                     }
                 }
                 Ok(Some(changed))
@@ -238,38 +232,6 @@ impl Store {
             },
         )
     }
-}
-
-/// Shows the claims `ids` of `table` as no longer grounded: a `sourced` one becomes
-/// `inferred` (its quote kept), a page claim no longer names sources.
-pub(crate) fn downgrade_claims(
-    conn: &rusqlite::Connection,
-    table: ClaimTable,
-    ids: &[i64],
-) -> Result<()> {
-    let (update, unlink) = match table {
-        ClaimTable::Digest => (
-            "UPDATE claims SET grounded = 0,
-                 confidence = CASE confidence WHEN 'sourced' THEN 'inferred'
-                              ELSE confidence END
-             WHERE id = ?1",
-            None,
-        ),
-        ClaimTable::Page => (
-            "UPDATE page_claims SET grounded = 0,
-                 confidence = CASE confidence WHEN 'sourced' THEN 'inferred'
-                              ELSE confidence END
-             WHERE id = ?1",
-            Some("DELETE FROM claim_sources WHERE claim_id = ?1"),
-        ),
-    };
-    for id in ids {
-        conn.execute(update, [id])?;
-        if let Some(unlink) = unlink {
-            conn.execute(unlink, [id])?;
-        }
-    }
-    Ok(())
 }
 
 /// Moves the cursor of backfill `name` from `from` to `to` (creating its row at the first
@@ -312,27 +274,4 @@ pub(crate) fn advance(
         params![name, version, to, done],
     )?;
     Ok(true)
-}
-
-/// The sources whose text may hold page claim `id`'s quote: those recorded as holding it,
-/// else every source of its page.
-pub(crate) fn page_claim_sources(conn: &rusqlite::Connection, id: i64) -> Result<Vec<SourceId>> {
-    let mut held = conn.prepare_cached(
-        "SELECT source_id FROM claim_sources WHERE claim_id = ?1 ORDER BY source_id",
-    )?;
-    let sources = held
-        .query_map([id], |row| row.get(0))?
-        .collect::<rusqlite::Result<Vec<SourceId>>>()?;
-    if !sources.is_empty() {
-        return Ok(sources);
-    }
-    let mut of_page = conn.prepare_cached(
-        "SELECT ps.source_id FROM page_claims c
-         JOIN page_sources ps ON ps.page_id = c.page_id
-         WHERE c.id = ?1 ORDER BY ps.source_id",
-    )?;
-    let sources = of_page
-        .query_map([id], |row| row.get(0))?
-        .collect::<rusqlite::Result<Vec<SourceId>>>()?;
-    Ok(sources)
 }

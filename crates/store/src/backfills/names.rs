@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
-use super::merge::{merge_pages, MergeOutcome};
-use super::names::{names_of, record_names};
-use super::{page_key, PageId, Result, SourceId, Store};
+use crate::tables::digest_names::{names_of, record_names};
+use crate::tx::merge::{merge_pages, MergeOutcome};
+use crate::{page_key, PageId, Result, SourceId, Store};
 
 /// The rules a cleanup applies: `reduce` gives the name a written name gives (`None`: it
 /// names no page), `is_name` whether a name may be a page's.
@@ -76,7 +76,7 @@ impl Store {
         self.write(
             || format!("running backfill {name}"),
             |tx| {
-                if !super::backfills::advance(tx, name, version, 0, 0, true)? {
+                if !crate::backfills::advance(tx, name, version, 0, 0, true)? {
                     return Ok(None);
                 }
                 let mut done = NamesCleanup::default();
@@ -91,7 +91,7 @@ impl Store {
                     rows.collect::<rusqlite::Result<_>>()?
                 };
                 for (article, source) in digests {
-                    let names: BTreeMap<String, String> = names_of(tx, super::ArticleId(article))?;
+                    let names: BTreeMap<String, String> = names_of(tx, crate::ArticleId(article))?;
                     record_names(tx, source, &names)?;
                 }
                 Ok(Some(done))

@@ -1,0 +1,76 @@
+//! The names a compile prompt chooses the titles it lists from: every page's title and other
+//! names with how often they are linked, every concept with how many digests use it, and
+//! the generation number that says when either list changed.
+
+use wikimind_text::names::KnownName;
+
+use crate::{Result, Store};
+
+/// A `(name, uses)` row as a [`KnownName`].
+fn known_name(row: &rusqlite::Row<'_>) -> rusqlite::Result<KnownName> {
+    Ok(KnownName {
+        name: row.get(0)?,
+        uses: row.get::<_, i64>(1)?.max(0) as u64,
+    })
+}
+
+impl Store {
+    /// Every topic page's title and every other name of it (alias or former title), each
+    /// with how many links of other pages reach that page: what a compile prompt chooses
+    /// the titles it lists from ([`wikimind_text::names::NameIndex`]). Digest titles are not
+    /// listed (several digests share one page's title), nor saved answers (a question is
+    /// no topic to link).
+    pub fn title_names(&self) -> Result<Vec<KnownName>> {
+        self.read(
+            || "listing page titles".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "WITH inbound AS (
+                         SELECT p.id AS page_id,
+                                (SELECT COUNT(*) FROM page_links l
+                                 WHERE l.page_id <> p.id
+                                   AND (l.target_key = p.title_key
+                                        OR l.target_key IN (SELECT a.name_key FROM aliases a
+                                                            WHERE a.page_id = p.id
+                                                              AND a.former = 1))) AS uses
+                         FROM pages p WHERE p.kind = 'topic')
+                     SELECT p.title, i.uses FROM pages p JOIN inbound i ON i.page_id = p.id
+                     UNION ALL
+                     SELECT a.name, i.uses FROM aliases a JOIN inbound i ON i.page_id = a.page_id",
+                )?;
+                let rows = stmt.query_map([], known_name)?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// A number that changes whenever a page, alias or concept is made, renamed or removed
+    /// (by any process): while it stays the same, [`Store::title_names`] and
+    /// [`Store::concept_names`] list the same names (their use counts may differ).
+    pub fn names_generation(&self) -> Result<u64> {
+        self.read(
+            || "reading the names generation".to_owned(),
+            |conn| {
+                let n: i64 =
+                    conn.query_row("SELECT n FROM names_generation", [], |row| row.get(0))?;
+                Ok(u64::try_from(n).unwrap_or(0))
+            },
+        )
+    }
+
+    /// Every concept some article uses, with how many articles use it.
+    pub fn concept_names(&self) -> Result<Vec<KnownName>> {
+        self.read(
+            || "listing concepts".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT c.name, COUNT(*) FROM concepts c
+                     JOIN article_concepts ac ON ac.concept_id = c.id AND ac.named = 1
+                     GROUP BY c.id",
+                )?;
+                let rows = stmt.query_map([], known_name)?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+}
