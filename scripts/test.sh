@@ -14,6 +14,9 @@ cargo metadata --format-version 1 --no-deps | python3 scripts/check-layers.py
 echo "== the store's files keep their layers: tables, reads, transactions (scripts/check-store-layers.py)"
 python3 scripts/check-store-layers.py crates/store/src
 
+echo "== shells go through Wiki, never the store (scripts/check-doors.py)"
+python3 scripts/check-doors.py
+
 echo "== the core library stays free of tauri and clap"
 if cargo tree -p wikimind -e normal --prefix none | grep -Eq '^(tauri|clap)[ -]'; then
   echo "the core library (package wikimind) depends on tauri or clap" >&2

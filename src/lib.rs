@@ -19,8 +19,18 @@ pub use wikimind_text as text;
 /// Model providers (Ollama, OpenAI-compatible, the built-in engine), streamed.
 pub use wikimind_llm as llm;
 
-/// SQLite: the wiki's tables, queries, transactions and migrations.
+/// SQLite: the wiki's tables, queries, transactions and migrations. Shells never name it
+/// (`scripts/check-doors.py`): what they need of it is a [`Wiki`](wiki::Wiki) operation, and
+/// the records those return are re-exported below.
 pub use wikimind_store as store;
+
+/// The records a shell names: ids, kinds and statuses, and the rows `Wiki` operations
+/// return (a search hit, a page's claim, the wiki's counts).
+pub use wikimind_store::{
+    ArticleId, AuthorKind, JobId, JobSettings, JobState, JobTarget, Landed, PageClaim, PageCounts,
+    PageHit, PageId, PageKind, PageSummary, SourceId, SourceKind, SourceStatus, WantedPage,
+    WhichClaim, MATCH_END, MATCH_START,
+};
 
 pub mod ask;
 pub mod backfill;

@@ -17,6 +17,8 @@ use crate::topic::NameCache;
 
 mod read;
 
+pub use read::PageKey;
+
 /// Anything that can go wrong behind a shell command, with a message a person can act on.
 #[derive(Debug, thiserror::Error)]
 pub enum WikiError {
@@ -48,6 +50,16 @@ pub enum WikiError {
     /// A person's change the wiki cannot take; the message says what and why.
     #[error("{0}")]
     Refused(String),
+    /// The wiki could not be opened, or its data not brought up to this version (see
+    /// [`Wiki::open_for_shell`]): `what` says which, the source why.
+    #[error("{what}")]
+    Opening {
+        /// What failed, e.g. `cannot open the wiki in /path`.
+        what: String,
+        /// Why.
+        #[source]
+        source: Box<WikiError>,
+    },
     /// The page has no version with that number.
     #[error("the page {title:?} has no version {version} (see `wikimind history {title:?}`)")]
     NoSuchVersion {
@@ -185,6 +197,34 @@ impl Wiki {
             ingest: IngestOptions::default(),
             names: Arc::default(),
         })
+    }
+
+    /// Opens the wiki a shell works on, the one way every shell does (the CLI, MCP and the
+    /// window): opens the database in the settings' data directory (upgrading an older
+    /// build's, with a copy kept), brings its data up to this version (the backfills), and
+    /// applies the settings' ingest limits and page settings. Each notice a person should
+    /// see — the upgrade, a backfill that changed something — goes to `notice` as it happens:
+    /// the CLI prints it on standard error, the window shows it as a banner.
+    pub fn open_for_shell(settings: &Settings, notice: &mut dyn FnMut(String)) -> Result<Wiki> {
+        let wiki = Wiki::open(&settings.data_dir).map_err(|e| WikiError::Opening {
+            what: format!("cannot open the wiki in {}", settings.data_dir.display()),
+            source: Box::new(e),
+        })?;
+        if let Some(upgraded) = wiki.upgrade_notice() {
+            notice(upgraded);
+        }
+        let done = wiki.run_backfills().map_err(|e| WikiError::Opening {
+            what: "cannot bring the wiki's data up to this version".to_owned(),
+            source: Box::new(e),
+        })?;
+        for report in done {
+            if let Some(line) = report.notice() {
+                notice(line);
+            }
+        }
+        Ok(wiki
+            .with_ingest_options(settings.ingest_options())
+            .with_page_settings(&settings.pages))
     }
 
     /// Uses these ingest limits for everything added through this handle (the shells pass
@@ -445,6 +485,13 @@ impl Wiki {
         let compiler = Compiler::new(Arc::clone(&self.store), providers, settings.compile.clone())
             .with_name_cache(Arc::clone(&self.names));
         Ok(Arc::new(compiler.with_prompts(self.prompts())))
+    }
+
+    /// Removes source `id` with its digest, compile log and jobs; a page it alone fed goes
+    /// (links to it become wanted pages), and a page it fed with others waits to be
+    /// rewritten from them. `false` when there was no such source.
+    pub fn remove_source(&self, id: SourceId) -> Result<bool> {
+        Ok(self.store.remove_source(id)?)
     }
 
     /// Finds a source by what a person would type: its id, its origin (a URL, a canonical

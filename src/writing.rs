@@ -13,8 +13,9 @@ use serde::Serialize;
 use crate::ingest::IngestError;
 use crate::store::{
     EditSaved, Landed, NewSource, PageId, SourceId, SourceKind, SourceStatus, Suggestion,
+    WhichClaim,
 };
-use crate::wiki::{Result, Wiki, WikiError};
+use crate::wiki::{PageKey, Result, Wiki, WikiError};
 
 /// The origin prefix of notes.
 pub const NOTE_PREFIX: &str = "note:";
@@ -151,7 +152,7 @@ impl Wiki {
     pub fn remove_note(&self, key: &str) -> Result<NoteSummary> {
         let id = self.note_named(key)?;
         let summary = self.note_summary(id)?;
-        self.store().remove_source(id)?;
+        self.remove_source(id)?;
         Ok(summary)
     }
 
@@ -243,10 +244,15 @@ impl Wiki {
         Ok(())
     }
 
-    /// Saves `body` as the body of page `key`, an edit made on version `on_version` (`None`:
-    /// the current one). See [`crate::store::Store::edit_page`].
-    pub fn edit_page(&self, key: &str, on_version: Option<u32>, body: &str) -> Result<EditSaved> {
-        let id = self.page_named(key)?;
+    /// Saves `body` as the body of page `page`, an edit made on version `on_version`
+    /// (`None`: the current one). See [`crate::store::Store::edit_page`].
+    pub fn edit_page<'k>(
+        &self,
+        page: impl Into<PageKey<'k>>,
+        on_version: Option<u32>,
+        body: &str,
+    ) -> Result<EditSaved> {
+        let id = self.page_id(page)?;
         let on = match on_version {
             Some(v) => v,
             None => self.page_version(id)?,
@@ -255,46 +261,49 @@ impl Wiki {
         Ok(self.store().edit_page(id, on, &body)?)
     }
 
-    /// The suggestions waiting on page `key`.
-    pub fn suggestions(&self, key: &str) -> Result<Vec<Suggestion>> {
-        Ok(self.store().page_suggestions(self.page_named(key)?)?)
+    /// The suggestions waiting on page `page`.
+    pub fn suggestions<'k>(&self, page: impl Into<PageKey<'k>>) -> Result<Vec<Suggestion>> {
+        Ok(self.store().page_suggestions(self.page_id(page)?)?)
     }
 
-    /// Accepts suggestion `id` of page `key`; returns the page's new version.
-    pub fn accept_suggestion(&self, key: &str, id: i64) -> Result<u32> {
-        Ok(self.store().accept_suggestion(self.page_named(key)?, id)?)
+    /// Accepts suggestion `id` of page `page`; returns the page's new version.
+    pub fn accept_suggestion<'k>(&self, page: impl Into<PageKey<'k>>, id: i64) -> Result<u32> {
+        Ok(self.store().accept_suggestion(self.page_id(page)?, id)?)
     }
 
-    /// Dismisses suggestion `id` of page `key`.
-    pub fn dismiss_suggestion(&self, key: &str, id: i64) -> Result<()> {
-        Ok(self.store().dismiss_suggestion(self.page_named(key)?, id)?)
+    /// Dismisses suggestion `id` of page `page`.
+    pub fn dismiss_suggestion<'k>(&self, page: impl Into<PageKey<'k>>, id: i64) -> Result<()> {
+        Ok(self.store().dismiss_suggestion(self.page_id(page)?, id)?)
     }
 
-    /// Adds a claim the person wrote to page `key`; returns the page's new version.
-    pub fn add_claim(&self, key: &str, text: &str) -> Result<u32> {
-        Ok(self.store().add_person_claim(self.page_named(key)?, text)?)
+    /// Adds a claim the person wrote to page `page`; returns the page's new version.
+    pub fn add_claim<'k>(&self, page: impl Into<PageKey<'k>>, text: &str) -> Result<u32> {
+        Ok(self.store().add_person_claim(self.page_id(page)?, text)?)
     }
 
-    /// Removes claim `number` (1-based) of page `key`; returns the page's new version and
-    /// the claim's text.
-    pub fn remove_claim(&self, key: &str, number: usize) -> Result<(u32, String)> {
-        Ok(self
-            .store()
-            .remove_page_claim(self.page_named(key)?, number)?)
+    /// Removes claim `which` of page `page` (by its number from 1, as `claim rm` takes it,
+    /// or by its hash, as the window sends it); returns the page's new version and the
+    /// claim's text.
+    pub fn remove_claim<'k>(
+        &self,
+        page: impl Into<PageKey<'k>>,
+        which: WhichClaim<'_>,
+    ) -> Result<(u32, String)> {
+        Ok(self.store().remove_page_claim(self.page_id(page)?, which)?)
     }
 
-    /// Renames page `key` to `title`; returns the page.
-    pub fn rename_page(&self, key: &str, title: &str) -> Result<PageId> {
-        let id = self.page_named(key)?;
+    /// Renames page `page` to `title` (the old title stays an alias); returns the page.
+    pub fn rename_page<'k>(&self, page: impl Into<PageKey<'k>>, title: &str) -> Result<PageId> {
+        let id = self.page_id(page)?;
         self.store().rename_page(id, title)?;
         Ok(id)
     }
 
-    /// Drops the person's work on page `key` (see
+    /// Drops the person's work on page `page` (see
     /// [`crate::store::Store::revert_to_compiled`]); returns the new version, `None` when
     /// no model wrote the page yet.
-    pub fn revert_to_compiled(&self, key: &str) -> Result<Option<u32>> {
-        Ok(self.store().revert_to_compiled(self.page_named(key)?)?)
+    pub fn revert_to_compiled<'k>(&self, page: impl Into<PageKey<'k>>) -> Result<Option<u32>> {
+        Ok(self.store().revert_to_compiled(self.page_id(page)?)?)
     }
 
     fn page_version(&self, id: PageId) -> Result<u32> {

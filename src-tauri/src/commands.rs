@@ -7,13 +7,13 @@
 
 use tauri::State;
 use wikimind::lint::Asked;
-use wikimind::store::{PageId, SourceId};
 use wikimind::view::{
     self, AnswerView, CompilationView, ConnectionCheck, EditedView, HealthView, IngestView,
     JobProgress, LibrarySort, LibraryView, LinkNameView, NoteItemView, NoteView, OpeningView,
     PageTextView, PageView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceDetailView,
     SourceView,
 };
+use wikimind::{PageId, SourceId};
 
 use wikimind::watch::WatchedView;
 
@@ -167,7 +167,7 @@ define_commands! {
     fn apply_provider(form: ProviderForm) -> SettingsView = |h| h.apply_provider(&form);
     /// What the app opens on: the first-run screen (an empty wiki with no model) or the
     /// library, with the model's state.
-    fn opening() -> OpeningView = |h| view::opening(&h.wiki, &h.queue.settings()).await;
+    fn opening() -> OpeningView = |h| view::opening(&h.wiki, &h.queue.settings(), &h.notices).await;
     /// Asks a provider (the form's, not yet applied) for its models.
     fn check_connection(form: ProviderForm) -> ConnectionCheck = |h| Infallible(view::check_form(&h.queue.settings(), &form, &*h.keys).await);
     /// Stores an API key in the OS keyring for the form's server.
@@ -206,9 +206,10 @@ define_commands! {
     fn dismiss_suggestion(id: i64, suggestion: i64) -> PageView = |h| h.wiki.dismiss_suggestion_view(id, suggestion);
     /// Adds a claim of the person's own to a page (never sourced).
     fn add_claim(id: i64, text: String) -> PageView = |h| h.wiki.add_claim_view(id, &text);
-    /// Removes a page's claim (by its place in the list, from 0); it stays removed when
+    /// Removes a page's claim, named by its hash (`ClaimView.hash`: a rewrite since the
+    /// page was shown cannot move the removal onto another claim); it stays removed when
     /// the page is written again.
-    fn remove_claim(id: i64, index: u32) -> PageView = |h| h.wiki.remove_claim_view(id, index);
+    fn remove_claim(id: i64, hash: String) -> PageView = |h| h.wiki.remove_claim_view(id, &hash);
     /// Renames a page; its old title stays as an alias.
     fn rename_page(id: i64, title: String) -> PageView = |h| h.wiki.rename_page_view(id, &title);
     /// Drops the person's edits, claims and suggestions: the last compiled version again.

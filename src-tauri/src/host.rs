@@ -10,10 +10,10 @@ use wikimind::config::{Overrides, Settings};
 use wikimind::llm::{KeyStore, SystemKeyring};
 use wikimind::queue::JobRunner;
 use wikimind::session::AskSession;
-use wikimind::store::SourceId;
 use wikimind::view::{self, AnswerView, AskProgress, ProviderForm, SettingsView};
 use wikimind::watch::WatchKeeper;
 use wikimind::wiki::Wiki;
+use wikimind::SourceId;
 
 /// The keyring service name: debug builds keep their keys apart from a person's real ones.
 pub const KEYRING_SERVICE: &str = if cfg!(debug_assertions) {
@@ -34,6 +34,9 @@ pub struct Host {
     pub asking: Asking,
     /// The saved watched folders, watched while the app is open.
     pub watch: WatchKeeper,
+    /// What opening the wiki did that a person should know (see
+    /// [`Wiki::open_for_shell`]), shown as a banner.
+    pub notices: Vec<String>,
 }
 
 /// Questions asked from the window: where an answer's progress goes, and the session's
@@ -187,6 +190,7 @@ mod tests {
             keys,
             asking: Asking::new(|_| {}),
             watch,
+            notices: Vec::new(),
         }
     }
 

@@ -37,14 +37,20 @@ pub const DEBUG_IDENTIFIER: &str = "org.wikimind.desktop.dev";
 /// Opens the app and runs until its window closes. Returns a message when it cannot start.
 pub fn run() -> Result<(), String> {
     let settings = load_settings(&keyring()).map_err(|e| e.to_string())?;
-    let wiki = Wiki::open(&settings.data_dir).map_err(|e| e.to_string())?;
-    if let Some(notice) = wiki.upgrade_notice() {
+    let mut notices = Vec::new();
+    let wiki = Wiki::open_for_shell(&settings, &mut |notice| {
         eprintln!("{notice}");
-    }
-    wiki.run_backfills().map_err(|e| e.to_string())?;
-    let wiki = wiki
-        .with_ingest_options(settings.ingest_options())
-        .with_page_settings(&settings.pages);
+        notices.push(notice);
+    })
+    .map_err(|e| {
+        let mut message = e.to_string();
+        let mut cause = std::error::Error::source(&e);
+        while let Some(c) = cause {
+            message.push_str(&format!(": {c}"));
+            cause = c.source();
+        }
+        message
+    })?;
     let mut context = tauri::generate_context!();
     if cfg!(debug_assertions) {
         context.config_mut().identifier = DEBUG_IDENTIFIER.to_string();
@@ -92,6 +98,7 @@ pub fn run() -> Result<(), String> {
                 keys,
                 asking,
                 watch,
+                notices,
             });
             if cfg!(debug_assertions) {
                 if let Some(window) = app.get_webview_window("main") {

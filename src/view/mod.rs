@@ -138,6 +138,10 @@ pub struct SearchResult {
 pub struct ClaimView {
     /// The claim.
     pub claim: String,
+    /// What a change to this claim names it by ([`crate::store::claim_hash`] of its text):
+    /// stable across rewrites that move it, so the window's "remove" can never land on
+    /// another claim.
+    pub hash: String,
     /// Its confidence after grounding.
     pub confidence: Confidence,
     /// The quote the model gave, if any.
@@ -644,6 +648,10 @@ pub struct OpeningView {
     /// The model's state: when it is not `ok` on a wiki with pages, the app shows its
     /// message as a banner over the library, with the same actions as the first-run screen.
     pub check: ConnectionCheck,
+    /// What opening the wiki did that a person should know (an older build's database
+    /// upgraded, a backfill that changed data), as [`Wiki::open_for_shell`] reported it:
+    /// the window shows them as a banner, as the CLI prints them.
+    pub notices: Vec<String>,
 }
 
 impl ConnectionCheck {

@@ -41,6 +41,7 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
         title,
     });
     ClaimView {
+        hash: crate::store::claim_hash(&c.claim.claim),
         claim: c.claim.claim,
         confidence: c.claim.confidence,
         quote: c.claim.quote,
@@ -157,8 +158,7 @@ impl Wiki {
     /// Full-text search over pages, best first (a page named by the query first).
     pub fn search_view(&self, query: &str) -> Result<Vec<SearchResult>> {
         Ok(self
-            .store()
-            .search_pages(query)?
+            .search(query)?
             .into_iter()
             .map(|h| SearchResult {
                 page_id: h.page_id.0,
@@ -401,6 +401,7 @@ impl Wiki {
                     .map(|c| {
                         let held = c.grounded && c.confidence == Confidence::Sourced;
                         ClaimView {
+                            hash: crate::store::claim_hash(&c.claim),
                             claim: c.claim,
                             confidence: c.confidence,
                             quote: c.quote,
@@ -484,6 +485,6 @@ impl Wiki {
     /// Removes a source; a page it alone fed goes (links to it become wanted pages), and a
     /// page it fed with others waits to be rewritten from them.
     pub fn remove_source_view(&self, id: i64) -> Result<bool> {
-        Ok(self.store().remove_source(SourceId(id))?)
+        self.remove_source(SourceId(id))
     }
 }

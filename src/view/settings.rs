@@ -130,13 +130,14 @@ pub async fn check_form(
 /// What the app opens on: the first-run screen for an empty wiki whose model does not
 /// answer, else the library (with the model's state, shown as a banner when it is not
 /// fine).
-pub async fn opening(wiki: &Wiki, settings: &Settings) -> Result<OpeningView> {
+pub async fn opening(wiki: &Wiki, settings: &Settings, notices: &[String]) -> Result<OpeningView> {
     let check = check_connection(settings).await;
-    let counts = wiki.store().page_counts()?;
+    let counts = wiki.page_counts()?;
     let empty = counts.sources == 0 && counts.pages == 0;
     Ok(OpeningView {
         first_run: empty && !check.ok,
         check,
+        notices: notices.to_vec(),
     })
 }
 

@@ -316,11 +316,11 @@ async fn the_first_run_screen_is_only_for_an_empty_wiki() {
     };
     let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
     let wiki = Wiki::open_in_memory().unwrap();
-    let empty = opening(&wiki, &settings).await.unwrap();
+    let empty = opening(&wiki, &settings, &[]).await.unwrap();
     assert!(empty.first_run && !empty.check.ok, "{empty:?}");
 
     wiki.ingest_text("# Tea\n\nTea is brewed.", None).unwrap();
-    let with_pages = opening(&wiki, &settings).await.unwrap();
+    let with_pages = opening(&wiki, &settings, &[]).await.unwrap();
     assert!(
         !with_pages.first_run,
         "a wiki with sources opens on its library"
@@ -1050,4 +1050,42 @@ fn a_rejected_merge_proposal_stays_rejected_and_both_pages_stay() {
     assert_eq!(wiki.library(LibrarySort::Title).unwrap().entries.len(), 2);
     let gone = wiki.dismiss_finding_view(&id).unwrap();
     assert!(gone.notice.unwrap().contains("gone already"));
+}
+
+/// The window is told what opening did, as the CLI prints it: an older build's database
+/// upgraded (and where its copy is) reaches the opening view's banner lines.
+#[tokio::test]
+async fn opening_an_older_wiki_tells_the_window_what_the_upgrade_did() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/upgrade/v1-wiki.db"),
+        dir.path().join("wikimind.db"),
+    )
+    .unwrap();
+    let env = |k: &str| match k {
+        "WIKIMIND_DATA_DIR" => Some(dir.path().display().to_string()),
+        "WIKIMIND_BASE_URL" => Some("http://127.0.0.1:9".to_owned()),
+        _ => None,
+    };
+    let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+    let mut notices = Vec::new();
+    let wiki = Wiki::open_for_shell(&settings, &mut |n| notices.push(n)).unwrap();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.starts_with("upgraded the wiki's database from schema 1")),
+        "{notices:?}"
+    );
+    let view = opening(&wiki, &settings, &notices).await.unwrap();
+    assert_eq!(view.notices, notices);
+    assert!(
+        !view.first_run,
+        "an upgraded wiki with pages opens on its library"
+    );
+
+    // Opened again, there is nothing new to say.
+    drop(wiki);
+    let mut again = Vec::new();
+    Wiki::open_for_shell(&settings, &mut |n| again.push(n)).unwrap();
+    assert!(again.is_empty(), "{again:?}");
 }

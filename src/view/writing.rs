@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::render::{render_article, LinkTarget};
-use crate::store::{PageId, SourceStatus};
+use crate::store::{PageId, SourceStatus, WhichClaim};
 use crate::wiki::{Result, Wiki};
 use crate::writing::NoteSummary;
 
@@ -163,7 +163,7 @@ impl Wiki {
 
     /// Saves `body` as page `id`'s body, an edit made on version `on_version`.
     pub fn edit_page_view(&self, id: i64, on_version: u32, body: &str) -> Result<EditedView> {
-        let saved = self.edit_page(&id.to_string(), Some(on_version), body)?;
+        let saved = self.edit_page(PageId(id), Some(on_version), body)?;
         Ok(EditedView {
             changed: saved.changed,
             merged: saved.merged,
@@ -172,41 +172,45 @@ impl Wiki {
         })
     }
 
-    /// Accepts suggestion `suggestion` of page `id`; the page as it is now.
+    /// Accepts suggestion `suggestion` of page `id` ([`Wiki::accept_suggestion`]); the
+    /// page as it is now.
     pub fn accept_suggestion_view(&self, id: i64, suggestion: i64) -> Result<PageView> {
-        self.store().accept_suggestion(PageId(id), suggestion)?;
+        self.accept_suggestion(PageId(id), suggestion)?;
         self.page_view_or_gone(id)
     }
 
-    /// Dismisses suggestion `suggestion` of page `id`; the page as it is now.
+    /// Dismisses suggestion `suggestion` of page `id` ([`Wiki::dismiss_suggestion`]); the
+    /// page as it is now.
     pub fn dismiss_suggestion_view(&self, id: i64, suggestion: i64) -> Result<PageView> {
-        self.store().dismiss_suggestion(PageId(id), suggestion)?;
+        self.dismiss_suggestion(PageId(id), suggestion)?;
         self.page_view_or_gone(id)
     }
 
-    /// Adds a claim the person wrote to page `id`; the page as it is now.
+    /// Adds a claim the person wrote to page `id` ([`Wiki::add_claim`]); the page as it is
+    /// now.
     pub fn add_claim_view(&self, id: i64, text: &str) -> Result<PageView> {
-        self.store().add_person_claim(PageId(id), text)?;
+        self.add_claim(PageId(id), text)?;
         self.page_view_or_gone(id)
     }
 
-    /// Removes claim `index` (from 0, as the page lists them) of page `id`; the page as it
-    /// is now.
-    pub fn remove_claim_view(&self, id: i64, index: u32) -> Result<PageView> {
-        self.store()
-            .remove_page_claim(PageId(id), index as usize + 1)?;
+    /// Removes the claim of page `id` whose [`ClaimView::hash`](super::ClaimView::hash) is
+    /// `hash` ([`Wiki::remove_claim`]); the page as it is now. A claim a rewrite dropped
+    /// since the page was shown is refused, and nothing else is removed.
+    pub fn remove_claim_view(&self, id: i64, hash: &str) -> Result<PageView> {
+        self.remove_claim(PageId(id), WhichClaim::Hash(hash))?;
         self.page_view_or_gone(id)
     }
 
-    /// Renames page `id` to `title` (the old title stays as an alias); the page now.
+    /// Renames page `id` to `title` ([`Wiki::rename_page`]: the old title stays as an
+    /// alias); the page now.
     pub fn rename_page_view(&self, id: i64, title: &str) -> Result<PageView> {
-        self.store().rename_page(PageId(id), title)?;
+        self.rename_page(PageId(id), title)?;
         self.page_view_or_gone(id)
     }
 
-    /// Drops the person's work on page `id` (revert to compiled); the page now.
+    /// Drops the person's work on page `id` ([`Wiki::revert_to_compiled`]); the page now.
     pub fn revert_page_view(&self, id: i64) -> Result<PageView> {
-        self.store().revert_to_compiled(PageId(id))?;
+        self.revert_to_compiled(PageId(id))?;
         self.page_view_or_gone(id)
     }
 

@@ -213,7 +213,7 @@ pub(super) fn reconcile(
         });
     }
     for row in gone {
-        if wiki.store().remove_source(row.id)? {
+        if wiki.remove_source(row.id)? {
             done.changed = true;
             sink(&WatchEvent::Removed {
                 source_id: row.id,

@@ -6,11 +6,49 @@ use crate::reading::{
     ShownBacklink, ShownDigest, ShownLink, ShownPage, ShownSource,
 };
 use crate::render::{render_article, render_article_marked, LinkTarget, SafeHtml};
-use crate::store::{ArticleId, PageId, SourceId};
+use crate::store::{ArticleId, PageCounts, PageHit, PageId, PageSummary, SourceId, WantedPage};
 
 use super::{Result, Wiki, WikiError};
 
+/// How a shell names a page: by id (the window and MCP hold ids), or by what a person
+/// typed (the CLI: any spelling of a title or alias, or a number; see [`Wiki::find_page`]).
+/// Every page operation takes either, so each behaviour is one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageKey<'a> {
+    /// The page with this id.
+    Id(PageId),
+    /// The page a person's words name.
+    Typed(&'a str),
+}
+
+impl From<PageId> for PageKey<'_> {
+    fn from(id: PageId) -> Self {
+        PageKey::Id(id)
+    }
+}
+
+impl<'a> From<&'a str> for PageKey<'a> {
+    fn from(typed: &'a str) -> Self {
+        PageKey::Typed(typed)
+    }
+}
+
+impl<'a> From<&'a String> for PageKey<'a> {
+    fn from(typed: &'a String) -> Self {
+        PageKey::Typed(typed)
+    }
+}
+
 impl Wiki {
+    /// The id of the page `page` names: an id as it is (an operation on a page that is not
+    /// there says so), typed words as [`Wiki::page_named`] finds them.
+    pub fn page_id<'k>(&self, page: impl Into<PageKey<'k>>) -> Result<PageId> {
+        match page.into() {
+            PageKey::Id(id) => Ok(id),
+            PageKey::Typed(key) => self.page_named(key),
+        }
+    }
+
     /// Finds a page by what a person types: any spelling of its title or of one of its
     /// aliases (see [`crate::store::Store::find_page`]); failing that, a number is taken as a page id,
     /// then as the id of a digest, which leads to the page its title names.
@@ -25,6 +63,29 @@ impl Wiki {
             return Ok(Some(PageId(number)));
         }
         Ok(self.store.digest_page(ArticleId(number))?)
+    }
+
+    /// Full-text search over pages, best first (a page the query names by its title or an
+    /// alias comes first): the one search the CLI, MCP and the window all call. Matched words
+    /// in each snippet are marked with [`MATCH_START`](crate::MATCH_START) and
+    /// [`MATCH_END`](crate::MATCH_END); any text is a valid query.
+    pub fn search(&self, query: &str) -> Result<Vec<PageHit>> {
+        Ok(self.store.search_pages(query)?)
+    }
+
+    /// The wanted pages: names that links reach and no page has, most mentioned first.
+    pub fn wanted_pages(&self) -> Result<Vec<WantedPage>> {
+        Ok(self.store.wanted_page_links()?)
+    }
+
+    /// How many pages, sources and wanted pages the wiki holds.
+    pub fn page_counts(&self) -> Result<PageCounts> {
+        Ok(self.store.page_counts()?)
+    }
+
+    /// The pages source `id` feeds, by title.
+    pub fn source_pages(&self, id: SourceId) -> Result<Vec<PageSummary>> {
+        Ok(self.store.source_pages(id)?)
     }
 
     /// [`Wiki::find_page`], or [`WikiError::NoSuchPage`].

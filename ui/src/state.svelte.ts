@@ -39,6 +39,8 @@ class Store {
   status = $state.raw({ message: "", error: false });
   /** The model's state over a wiki that has pages; null or fine: no banner. */
   banner = $state.raw<ConnectionCheck | null>(null);
+  /** What opening the wiki did that a person should know (upgrade, backfills); empty: none. */
+  notices = $state.raw<string[]>([]);
   /** Files dragged over the window. */
   drop = $state.raw({ active: false, count: 0 });
   /** The source whose "Recompile with another model" dialog is open. */

@@ -12,8 +12,8 @@ use wikimind::compile_run::{CompileOutcome, CompilePlan};
 use wikimind::config::{Overrides, Settings};
 use wikimind::llm::CancellationToken;
 use wikimind::queue::{JobEvent, JobRunner};
-use wikimind::store::JobTarget;
 use wikimind::view::{JobProgress, StageView};
+use wikimind::JobTarget;
 
 use crate::context::{self, print_json, ProviderFlags};
 use crate::{Done, Global};

@@ -4,8 +4,8 @@ use std::io::Write;
 
 use clap::Args;
 use wikimind::config::Overrides;
-use wikimind::store::Landed;
 use wikimind::wiki::IngestSummary;
+use wikimind::Landed;
 
 use crate::context::{self, print_json};
 use crate::{Done, Global};

@@ -7,7 +7,7 @@ use clap::Args;
 use serde_json::json;
 use wikimind::config::Overrides;
 use wikimind::lint::{self, Check, DismissError, LintOptions, LintReport, Severity, Summary};
-use wikimind::store::JobSettings;
+use wikimind::JobSettings;
 
 use crate::context::{self, print_json};
 use crate::{Done, Global, UsageError};

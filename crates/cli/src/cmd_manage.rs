@@ -23,7 +23,7 @@ pub struct RmArgs {
 pub fn rm(global: &Global, args: RmArgs) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
     let id = context::find_source(&wiki, &args.source)?;
-    let removed = wiki.store().remove_source(id)?;
+    let removed = wiki.remove_source(id)?;
     if global.json {
         print_json(&json!({"source_id": id, "removed": removed}))?;
     } else {

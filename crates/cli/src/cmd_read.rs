@@ -8,7 +8,7 @@ use std::io::Write;
 use clap::Args;
 use wikimind::config::Overrides;
 use wikimind::reading::{ShownDigest, ShownLink, ShownPage};
-use wikimind::store::{PageClaim, PageKind, SourceStatus};
+use wikimind::{PageClaim, PageKind, SourceStatus};
 
 use crate::context::{self, print_json};
 use crate::{Done, Global, UsageError};
@@ -107,7 +107,7 @@ pub fn list(global: &Global, args: ListArgs) -> anyhow::Result<Done> {
         writeln!(out, "{} tagged {tag}", plural(n as u64, "page", "pages"))?;
         return Ok(Done::Success);
     }
-    let wanted = wiki.store().wanted_page_links()?;
+    let wanted = wiki.wanted_pages()?;
     if !wanted.is_empty() {
         let names: Vec<String> = wanted
             .iter()
@@ -115,7 +115,7 @@ pub fn list(global: &Global, args: ListArgs) -> anyhow::Result<Done> {
             .collect();
         writeln!(out, "\nWanted: {}", names.join(", "))?;
     }
-    let counts = wiki.store().page_counts()?;
+    let counts = wiki.page_counts()?;
     write!(
         out,
         "{} from {}; {}",
@@ -192,7 +192,7 @@ pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
     }
     let found = match (&args.key, args.id) {
         (Some(key), _) => wiki.find_page(key)?,
-        (None, Some(id)) => Some(wikimind::store::PageId(id)),
+        (None, Some(id)) => Some(wikimind::PageId(id)),
         (None, None) => None,
     };
     let page = match found {
@@ -367,7 +367,7 @@ fn print_page_claims(out: &mut impl Write, claims: &[PageClaim]) -> std::io::Res
             .iter()
             .map(|s| format!("#{s}"))
             .collect();
-        let yours = if claims[i].author == wikimind::store::AuthorKind::Person {
+        let yours = if claims[i].author == wikimind::AuthorKind::Person {
             " [yours]"
         } else {
             ""
@@ -433,7 +433,7 @@ pub struct SearchArgs {
 /// Runs `wikimind search`.
 pub fn search(global: &Global, args: SearchArgs) -> anyhow::Result<Done> {
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
-    let mut hits = wiki.store().search_pages(&args.query.join(" "))?;
+    let mut hits = wiki.search(&args.query.join(" "))?;
     // Matched words read as `**word**` on the terminal and in JSON.
     for h in &mut hits {
         h.snippet = wikimind::markdown::bold_matches(&h.snippet);

@@ -387,7 +387,7 @@ pub fn claim(global: &Global, args: ClaimArgs) -> anyhow::Result<Done> {
             }
         }
         ClaimAction::Rm { title, n } => {
-            let (version, text) = wiki.remove_claim(&title, n)?;
+            let (version, text) = wiki.remove_claim(&title, wikimind::WhichClaim::Number(n))?;
             if global.json {
                 print_json(&json!({"version": version, "removed": text}))?;
             } else {

@@ -6,9 +6,9 @@ use anyhow::Context;
 use serde::Serialize;
 use wikimind::config::{Overrides, Settings};
 use wikimind::llm::SystemKeyring;
-use wikimind::store::SourceId;
 use wikimind::terminal::Printable;
 use wikimind::wiki::Wiki;
+use wikimind::SourceId;
 
 use crate::{Global, UsageError};
 
@@ -58,22 +58,9 @@ pub fn keyring() -> SystemKeyring {
 
 /// Opens the wiki in the resolved data directory.
 pub fn open(settings: &Settings) -> anyhow::Result<Wiki> {
-    let wiki = Wiki::open(&settings.data_dir)
-        .with_context(|| format!("cannot open the wiki in {}", settings.data_dir.display()))?;
-    if let Some(notice) = wiki.upgrade_notice() {
-        eprintln!("{notice}");
-    }
-    for done in wiki
-        .run_backfills()
-        .context("cannot bring the wiki's data up to this version")?
-    {
-        if let Some(notice) = done.notice() {
-            eprintln!("{notice}");
-        }
-    }
-    Ok(wiki
-        .with_ingest_options(settings.ingest_options())
-        .with_page_settings(&settings.pages))
+    Ok(Wiki::open_for_shell(settings, &mut |notice| {
+        eprintln!("{notice}")
+    })?)
 }
 
 /// Finds a source by id, path (as given or canonical), URL or exact article title.

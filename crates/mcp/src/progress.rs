@@ -9,8 +9,8 @@ use rmcp::RoleServer;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 use tokio::task::JoinHandle;
 use wikimind::queue::JobEvent;
-use wikimind::store::JobTarget;
 use wikimind::view::{JobProgress, StageView};
+use wikimind::JobTarget;
 
 /// Where a tool says how far it got. Cheap to clone; saying something when the client
 /// asked for no progress does nothing.

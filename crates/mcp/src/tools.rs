@@ -225,7 +225,7 @@ pub fn search(wiki: &Wiki, value: Value) -> Answer {
     if args.query.trim().is_empty() {
         return Answer::error("search: `query` is empty: give it the words to look for");
     }
-    let hits = match wiki.store().search_pages(&args.query) {
+    let hits = match wiki.search(&args.query) {
         Ok(hits) => hits,
         Err(e) => return Answer::error(e.to_string()),
     };
@@ -282,8 +282,7 @@ pub fn find_page(wiki: &Wiki, title: &str) -> Result<ShownPage, String> {
              `list_pages`"
         );
         let mentions: Vec<String> = wiki
-            .store()
-            .search_pages(title)
+            .search(title)
             .unwrap_or_default()
             .into_iter()
             .take(5)
@@ -515,7 +514,7 @@ async fn compile_added(
             .map(|p| serde_json::to_value(p).unwrap_or(Value::Null))
             .collect();
     }
-    let pages = wiki.store().source_pages(id).unwrap_or_default();
+    let pages = wiki.source_pages(id).unwrap_or_default();
     if !pages.is_empty() {
         text.push_str("\nIt feeds these pages (read them with `read_page`):\n");
         for p in &pages {

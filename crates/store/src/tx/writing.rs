@@ -32,6 +32,27 @@ use crate::tx::versions::last_compiled_version;
 use crate::tx::versions::{version_in, write_version, Author};
 use crate::{page_key, AuthorKind, PageId, PersonChange, Result, Store, StoreError};
 
+/// Which claim of a page a change is about: its number as the page lists it (from 1, what
+/// `wikimind claim rm TITLE N` takes), or its [`claim_hash`] (what the window sends, so a
+/// rewrite between showing the page and the click can never move the change onto another
+/// claim).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhichClaim<'a> {
+    /// The claim at this place in the page's list, from 1.
+    Number(usize),
+    /// The claim whose text has this [`claim_hash`].
+    Hash(&'a str),
+}
+
+impl std::fmt::Display for WhichClaim<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WhichClaim::Number(n) => write!(f, "{n}"),
+            WhichClaim::Hash(h) => write!(f, "{h}"),
+        }
+    }
+}
+
 /// The longest claim a person may add, in characters.
 pub const MAX_PERSON_CLAIM_CHARS: usize = 2_000;
 
@@ -424,18 +445,31 @@ impl Store {
     /// Removes claim `number` (1-based, as listed) of page `id`; a model's claim is
     /// remembered as removed, so a rewrite that brings it back leaves it out. Returns the
     /// new version's number and the removed claim's text.
-    pub fn remove_page_claim(&self, id: PageId, number: usize) -> Result<(u32, String)> {
+    pub fn remove_page_claim(&self, id: PageId, which: WhichClaim<'_>) -> Result<(u32, String)> {
         self.write(
-            || format!("removing claim {number} of page {id}"),
+            || format!("removing claim {which} of page {id}"),
             |tx| {
                 let mut current = current_content(tx, id)?.ok_or(StoreError::PageNotFound(id))?;
                 let count = current.claims.len();
-                if number == 0 || number > count {
-                    return Err(StoreError::Refused(format!(
-                        "page {id} has {count} claims: there is no claim {number}"
-                    )));
-                }
-                let claim = current.claims.remove(number - 1);
+                let at = match which {
+                    WhichClaim::Number(number) if number == 0 || number > count => {
+                        return Err(StoreError::Refused(format!(
+                            "page {id} has {count} claims: there is no claim {number}"
+                        )));
+                    }
+                    WhichClaim::Number(number) => number - 1,
+                    WhichClaim::Hash(hash) => current
+                        .claims
+                        .iter()
+                        .position(|c| claim_hash(&c.claim.claim) == hash)
+                        .ok_or_else(|| {
+                            StoreError::Refused(format!(
+                                "page {id} no longer has that claim: it was rewritten since it \
+                                 was shown; nothing was removed"
+                            ))
+                        })?,
+                };
+                let claim = current.claims.remove(at);
                 let text = claim.claim.claim;
                 if claim.author == AuthorKind::Model {
                     tx.execute(

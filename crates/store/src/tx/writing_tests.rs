@@ -169,13 +169,17 @@ fn an_edit_on_an_older_version_merges_instead_of_overwriting() {
 #[test]
 fn removed_claims_stay_removed_and_a_persons_claims_are_carried() {
     let (store, page) = wiki(BODY, &["Espresso is brewed.", "Crema is foam."]);
-    let (_, removed) = store.remove_page_claim(page, 2).unwrap();
+    let (_, removed) = store
+        .remove_page_claim(page, WhichClaim::Number(2))
+        .unwrap();
     assert_eq!(removed, "Crema is foam.");
     store
         .add_person_claim(page, "  My machine  pulls 25 s shots. ")
         .unwrap();
     assert!(store.add_person_claim(page, "   ").is_err());
-    assert!(store.remove_page_claim(page, 9).is_err());
+    assert!(store
+        .remove_page_claim(page, WhichClaim::Number(9))
+        .is_err());
 
     rewrite(
         &store,
@@ -315,4 +319,43 @@ fn a_merge_keeps_the_person_sections_and_claims_of_both_pages() {
     assert!(claims(&store, page)
         .iter()
         .any(|(c, a)| c == "My shots are doubles." && *a == AuthorKind::Person));
+}
+
+/// The window removes a claim by its hash: a rewrite between showing the page and the
+/// click moves claims around, and the one the person picked is still the one removed; a
+/// claim the rewrite dropped is refused, and nothing else goes.
+#[test]
+fn a_claim_removed_by_its_hash_is_that_claim_whatever_its_place_now() {
+    let (store, page) = wiki(BODY, &["Espresso is brewed.", "Crema is foam."]);
+    let picked = claim_hash("Crema is foam.");
+    // The page is rewritten after it was shown: a new claim comes first.
+    rewrite(
+        &store,
+        page,
+        BODY,
+        &["New claim.", "Espresso is brewed.", "Crema is foam."],
+    );
+    let (_, removed) = store
+        .remove_page_claim(page, WhichClaim::Hash(&picked))
+        .unwrap();
+    assert_eq!(removed, "Crema is foam.");
+    let left: Vec<String> = current(&store, page)
+        .claims
+        .into_iter()
+        .map(|c| c.claim.claim)
+        .collect();
+    assert_eq!(left, ["New claim.", "Espresso is brewed."]);
+
+    let refused = store
+        .remove_page_claim(page, WhichClaim::Hash(&claim_hash("Gone claim.")))
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("no longer has that claim"),
+        "{refused}"
+    );
+    assert_eq!(
+        current(&store, page).claims.len(),
+        2,
+        "nothing else was removed"
+    );
 }
