@@ -11,7 +11,7 @@ use wikimind::lint::{self, Check, Detail, LintOptions};
 use wikimind::store::{JobSettings, JobState, JobTarget, SourceId, SourceStatus, Store};
 use wikimind::wiki::Wiki;
 
-use crate::store::{link, result, save_with_claims};
+use crate::seed::{link, result, save_with_claims};
 
 struct Built {
     _dir: tempfile::TempDir,

@@ -15,5 +15,5 @@ mod page_jobs;
 mod page_writing;
 mod pages;
 mod prompt;
-mod store;
+mod seed;
 mod watch;

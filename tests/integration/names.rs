@@ -5,7 +5,7 @@
 use wikimind::contract::{CheckedClaim, Confidence};
 use wikimind::store::{MergeOutcome, SourceId, Store};
 
-use crate::store::{add, link, result, save_with_claims};
+use crate::seed::{add, link, result, save_with_claims};
 
 fn sourced(text: &str) -> CheckedClaim {
     CheckedClaim {

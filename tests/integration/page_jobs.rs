@@ -9,7 +9,7 @@ use wikimind::store::{
     StoreError,
 };
 
-use crate::store::{add, result, save};
+use crate::seed::{add, result, save};
 
 fn owner(pid: u32) -> JobOwner {
     JobOwner {

@@ -5,7 +5,7 @@
 use wikimind::contract::{CheckedClaim, Confidence};
 use wikimind::store::{ArticleId, AuthorKind, PageId, PageKind, SourceId, Store, StoreError};
 
-use crate::store::{add, link, result, save_with_claims as compile};
+use crate::seed::{add, link, result, save_with_claims as compile};
 
 fn claim(text: &str, confidence: Confidence, grounded: bool) -> CheckedClaim {
     CheckedClaim {

@@ -5,7 +5,7 @@ use wikimind::llm::CancellationToken;
 use wikimind::wiki::Wiki;
 use wikimind_testserver::TestServer;
 
-use crate::store::{add, link, result, save};
+use crate::seed::{add, link, result, save};
 
 /// The titles listed under "Articles already in the wiki" in a compile prompt.
 fn listed_titles(prompt: &str) -> Vec<String> {

@@ -1,10 +1,12 @@
-//! The store as its callers see it: real SQLite files in a temp dir and in memory.
+//! The store as its callers see it: real SQLite files in a temp dir and in memory. (These
+//! lived in the app crate's integration tests; the store's behaviour is tested here, in
+//! its own crate.)
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use wikimind::contract::{CheckedClaim, CompilationResult, Confidence};
-use wikimind::store::{
+use wikimind_contract::{CheckedClaim, CompilationResult, Confidence};
+use wikimind_store::{
     ArticleId, ArticleSort, CompileOutcome, CompileRecord, IngestOutcome, JobEnd, JobId, JobOwner,
     JobSettings, JobState, JobTarget, NewLink, NewSource, SaveArticle, SavedArticle, SourceId,
     SourceKind, SourceStatus, Store, StoreError,
@@ -27,14 +29,14 @@ fn new_source(origin: &str, text: &str) -> NewSource {
     }
 }
 
-pub(crate) fn add(store: &Store, origin: &str, text: &str) -> SourceId {
+fn add(store: &Store, origin: &str, text: &str) -> SourceId {
     store
         .ingest_source(&new_source(origin, text))
         .expect("ingest")
         .source_id()
 }
 
-pub(crate) fn result(title: &str, body: &str) -> CompilationResult {
+fn result(title: &str, body: &str) -> CompilationResult {
     CompilationResult {
         title: title.to_owned(),
         summary: format!("A page about {title}."),
@@ -62,14 +64,14 @@ fn record(model: &str) -> CompileRecord {
     }
 }
 
-pub(crate) fn link(target: &str, context: &str) -> NewLink {
+fn link(target: &str, context: &str) -> NewLink {
     NewLink {
         target: target.to_owned(),
         context: context.to_owned(),
     }
 }
 
-pub(crate) fn save(
+fn save(
     store: &Store,
     source_id: SourceId,
     result: &CompilationResult,
@@ -78,7 +80,7 @@ pub(crate) fn save(
     save_with_claims(store, source_id, result, &[], links)
 }
 
-pub(crate) fn save_with_claims(
+fn save_with_claims(
     store: &Store,
     source_id: SourceId,
     result: &CompilationResult,
@@ -109,7 +111,7 @@ fn claim(text: &str, confidence: Confidence) -> CheckedClaim {
 }
 
 /// Names with their uses, sorted by name.
-fn names(list: Vec<wikimind::topic::KnownName>) -> Vec<(String, u64)> {
+fn names(list: Vec<wikimind_text::names::KnownName>) -> Vec<(String, u64)> {
     let mut out: Vec<(String, u64)> = list.into_iter().map(|n| (n.name, n.uses)).collect();
     out.sort();
     out
@@ -579,7 +581,7 @@ fn saving_for_an_unknown_source_or_with_an_empty_title_is_an_error() {
 #[test]
 fn reopening_a_file_database_keeps_everything() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("data").join(wikimind::store::DATABASE_FILE);
+    let path = dir.path().join("data").join(wikimind_store::DATABASE_FILE);
     let article_id = {
         let store = Store::open(&path).expect("open");
         let id = add(&store, "/n/a.md", "a");
@@ -726,7 +728,7 @@ fn jobs_queue_once_run_and_recover_after_a_crash() {
     assert_eq!(states, vec![JobState::Failed, JobState::Done]);
     assert_eq!(status(&store, a), SourceStatus::Compiled);
     assert!(matches!(
-        store.finish_job(wikimind::store::JobId(77), &JobEnd::Done),
+        store.finish_job(wikimind_store::JobId(77), &JobEnd::Done),
         Err(StoreError::JobNotFound(_))
     ));
 }
@@ -734,7 +736,7 @@ fn jobs_queue_once_run_and_recover_after_a_crash() {
 #[test]
 fn a_lease_expires_when_its_heartbeat_stops_and_not_before() {
     let (_dir, store) = file_store();
-    let clock = wikimind::store::ManualClock::starting_now();
+    let clock = wikimind_store::ManualClock::starting_now();
     let store = store.with_clock(clock.clone()).expect("clock");
     let a = add(&store, "/n/a.md", "a");
     let job = store.enqueue(a, &JobSettings::default()).expect("enqueue");
@@ -793,7 +795,7 @@ fn an_interrupted_job_goes_back_in_line() {
 
 #[test]
 fn articles_sort_by_title_or_by_update() {
-    let clock = wikimind::store::ManualClock::starting_now();
+    let clock = wikimind_store::ManualClock::starting_now();
     let store = Store::open_in_memory()
         .and_then(|s| s.with_clock(clock.clone()))
         .expect("open");
@@ -974,7 +976,10 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("wikimind.db");
     std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/upgrade/v1-wiki.db"),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/upgrade/v1-wiki.db"
+        ),
         &path,
     )
     .expect("copy the fixture");
@@ -1006,7 +1011,7 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
     );
     assert_eq!(
         upgrade.to,
-        wikimind::store::MIGRATIONS.last().unwrap().version
+        wikimind_store::MIGRATIONS.last().unwrap().version
     );
     drop(store);
     let kept = rusqlite::Connection::open(&backup).expect("open the copy");
@@ -1048,7 +1053,7 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
         for (name, key) in pairs {
             assert_eq!(
                 key,
-                wikimind::text::key::page_key(&name),
+                wikimind_text::key::page_key(&name),
                 "{table}: {name:?}"
             );
         }
@@ -1174,7 +1179,10 @@ fn stored_credentials_in_url_origins_are_scrubbed_and_every_row_kept() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("wikimind.db");
     std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/upgrade/v1-wiki.db"),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/upgrade/v1-wiki.db"
+        ),
         &path,
     )
     .expect("copy the fixture");
