@@ -1,9 +1,9 @@
 //! A note's readable text: what a reader (and a model) reads of the raw markdown, with a
 //! map back to the raw bytes.
 //!
-//! Left out: the front matter (when it parses), comments (`%%…%%`), block ids (` ^abc` at
-//! a line's end) and callout markers (`[!tip]` after a quote's `>`); highlights `==x==`
-//! read as `x`. Code spans and code blocks are kept exactly as written. Everything else,
+//! Left out: the front matter (when it parses), comments (Obsidian's `%%…%%` and HTML's
+//! `<!-- … -->`), block ids (` ^abc` at a line's end) and callout markers (`[!tip]` after a
+//! quote's `>`); highlights `==x==` read as `x`. Code spans and code blocks are kept exactly as written. Everything else,
 //! wiki links included, is kept as it is, so a quote copied from the readable text is found
 //! in the raw text by [`Readable::raw_range`].
 
@@ -68,14 +68,14 @@ pub fn readable(raw: &str, skip: usize) -> Readable {
     };
     let skip = if raw.is_char_boundary(skip) { skip } else { 0 };
     let mut fence: Option<(u8, usize)> = None;
-    let mut in_comment = false;
+    let mut in_comment: Option<Comment> = None;
     let mut offset = skip;
     for line in raw[skip..].split_inclusive('\n') {
         let start = offset;
         offset += line.len();
         if let Some(marker) = fence_marker(line) {
             match fence {
-                None if !in_comment => fence = Some(marker),
+                None if in_comment.is_none() => fence = Some(marker),
                 Some((c, n)) if c == marker.0 && marker.1 >= n && is_closing(line) => {
                     fence = None;
                     out.push(raw, start..offset);
@@ -112,15 +112,41 @@ fn is_closing(line: &str) -> bool {
     t.bytes().all(|b| b == t.as_bytes()[0])
 }
 
-/// Reads one line outside code blocks into `out`; returns whether a `%%` comment is still
-/// open at its end.
-fn read_line(raw: &str, line: Range<usize>, mut in_comment: bool, out: &mut Readable) -> bool {
+/// A comment, which a reader does not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Comment {
+    /// Obsidian's `%%…%%`: left out only when it closes (an unclosed `%%` is text).
+    Percent,
+    /// HTML's `<!-- … -->`. Inside a line it is left out only when it closes (CommonMark's
+    /// inline raw HTML); one that opens a line is an HTML block, which runs to its `-->` or,
+    /// unclosed, to the end of the note — as CommonMark reads it, and as the rendered page
+    /// shows it: not at all.
+    Html,
+}
+
+impl Comment {
+    fn closer(self) -> &'static str {
+        match self {
+            Comment::Percent => "%%",
+            Comment::Html => "-->",
+        }
+    }
+}
+
+/// Reads one line outside code blocks into `out`; returns the comment still open at its
+/// end, if any.
+fn read_line(
+    raw: &str,
+    line: Range<usize>,
+    mut in_comment: Option<Comment>,
+    out: &mut Readable,
+) -> Option<Comment> {
     let text = &raw[line.clone()];
     let base = line.start;
     let body_end = text.trim_end_matches(['\n', '\r']).len();
     let mut i = 0;
     // A callout marker after the quote markers: `> [!tip]+ Title`.
-    if !in_comment {
+    if in_comment.is_none() {
         if let Some((keep, skip_to)) = callout(text) {
             out.push(raw, base..base + keep);
             i = skip_to;
@@ -131,12 +157,13 @@ fn read_line(raw: &str, line: Range<usize>, mut in_comment: bool, out: &mut Read
     let mut kept_from = i;
     let bytes = text.as_bytes();
     while i < end {
-        if in_comment {
-            match text[i..end].find("%%") {
+        if let Some(comment) = in_comment {
+            let closer = comment.closer();
+            match text[i..end].find(closer) {
                 Some(close) => {
-                    i += close + 2;
+                    i += close + closer.len();
                     kept_from = i;
-                    in_comment = false;
+                    in_comment = None;
                 }
                 None => {
                     i = end;
@@ -155,10 +182,18 @@ fn read_line(raw: &str, line: Range<usize>, mut in_comment: bool, out: &mut Read
                     None => i += run,
                 }
             }
-            b'%' if text[i..end].starts_with("%%") && comment_closes(raw, base + i + 2) => {
+            b'%' if text[i..end].starts_with("%%") && comment_closes(raw, base + i + 2, "%%") => {
                 out.push(raw, base + kept_from..base + i);
-                in_comment = true;
+                in_comment = Some(Comment::Percent);
                 i += 2;
+            }
+            b'<' if text[i..end].starts_with("<!--")
+                && (text[..i].trim_start().is_empty()
+                    || comment_closes(raw, base + i + 4, "-->")) =>
+            {
+                out.push(raw, base + kept_from..base + i);
+                in_comment = Some(Comment::Html);
+                i += 4;
             }
             b'=' if text[i..end].starts_with("==") => {
                 // `==x==` on one line reads `x`.
@@ -179,19 +214,19 @@ fn read_line(raw: &str, line: Range<usize>, mut in_comment: bool, out: &mut Read
             i += 1;
         }
     }
-    if !in_comment {
+    if in_comment.is_none() {
         out.push(raw, base + kept_from.min(end)..base + end);
     }
     // The line break (and a `\r`) is kept, so lines stay lines, unless a comment hides it.
-    if !in_comment {
+    if in_comment.is_none() {
         out.push(raw, base + body_end..line.end);
     }
     in_comment
 }
 
-/// Whether a `%%` opened at `from` closes somewhere later (an unclosed `%%` is text).
-fn comment_closes(raw: &str, from: usize) -> bool {
-    raw[from..].contains("%%")
+/// Whether a comment opened at `from` closes (with `closer`) somewhere later.
+fn comment_closes(raw: &str, from: usize, closer: &str) -> bool {
+    raw[from..].contains(closer)
 }
 
 /// For a callout line (`>` markers then `[!type]`, optionally `+`/`-`, then a space):
@@ -260,6 +295,16 @@ mod tests {
             ("a %%hidden%% b\n", "a  b\n"),
             ("a %%multi\nline%% b\n", "a  b\n"),
             ("a %% unclosed\n", "a %% unclosed\n"),
+            ("a <!-- hidden --> b\n", "a  b\n"),
+            ("<!-- Do not edit: generated -->\n# Title\n", "\n# Title\n"),
+            ("<!--\nmany\nlines\n-->\nafter\n", "\nafter\n"),
+            (
+                "a <!-- unclosed in a line\nb\n",
+                "a <!-- unclosed in a line\nb\n",
+            ),
+            ("text\n<!-- a block never closed\nrest\n", "text\n"),
+            ("`<!-- code -->` kept\n", "`<!-- code -->` kept\n"),
+            ("a <!-- x %% y --> b %%z%%\n", "a  b \n"),
             ("para ^abc-1\n", "para\n"),
             ("^block\n", "\n"),
             ("x^2\n", "x^2\n"),
