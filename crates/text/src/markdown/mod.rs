@@ -6,12 +6,14 @@
 //! - [`link`]: what a wiki link points at, in every form, and the same rule for names a
 //!   model gives ([`link::reduce_name`]).
 //! - [`wikilinks`]: finding wiki links in a body, outside code.
+//! - [`note_links`]: markdown links to notes (`[t](Note.md)`), and which note a path names.
 //! - [`front_matter`]: the YAML block at the top.
 //! - [`anchors`]: the headings and block ids a body offers to `[[T#…]]` links.
 
 pub mod anchors;
 pub mod front_matter;
 pub mod link;
+pub mod note_links;
 pub mod readable;
 pub mod sections;
 pub mod wikilinks;
@@ -21,6 +23,7 @@ use pulldown_cmark::{Options, Parser};
 pub use anchors::{body_anchors, BodyAnchors};
 pub use front_matter::{FrontMatter, FrontMatterError};
 pub use link::{heading_slug, reduce_name, Anchor, LinkRef};
+pub use note_links::{markdown_links, resolve_note, Destination, MarkdownLink};
 pub use readable::Readable;
 pub use sections::{merge_sections, sections, Section, SectionMerge, SectionSuggestion};
 pub use wikilinks::{

@@ -1,0 +1,414 @@
+//! Markdown links to notes: `[shown](dest)`, reference-style `[shown][r]` with `[r]: dest`,
+//! and where each points — a note of the same folder tree, an external address, or nothing.
+//!
+//! Obsidian writes these when "Use [[Wikilinks]]" is off, and every folder of markdown from
+//! elsewhere (a docs site, a GitHub wiki, a Notion or Bear export) links this way. The links
+//! are found by the CommonMark reader itself (so code, escapes, angle brackets and reference
+//! definitions read as CommonMark reads them); a destination is then read as a path:
+//!
+//! | written | reads |
+//! |---|---|
+//! | `[t](Note.md)`, `[t](Note)` | the note `Note`, relative to the linking note |
+//! | `[t](Note%20name.md)`, `[t](<Note name.md>)` | the note `Note name` |
+//! | `[t](../Other/Note.md#Heading)` | `Other/Note`, anchor `Heading` |
+//! | `[t](Note#^block)` | `Note`, block anchor `^block` |
+//! | `[t](/Folder/Note.md)` | `Folder/Note` from the root of the folder tree |
+//! | `[t](#Heading)` | a heading of this note (no other note) |
+//! | `[t](https://…)`, `[t](mailto:…)`, `<https://…>` | external |
+//! | `[t](file:///…)`, `[t](../../etc/passwd)` (leaves the tree) | nothing: never read |
+//! | `[t](photo.png)` | an attachment: never a page |
+//!
+//! Which note a path names is [`resolve_note`], in Obsidian's order.
+
+use std::ops::Range;
+
+use pulldown_cmark::{Event, LinkType, Parser, Tag};
+
+use super::link::is_attachment;
+
+/// Where a markdown link points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    /// A note of the folder tree: its path as written, made relative to the tree's root
+    /// (`/`-separated, `.` and `..` applied, percent-encoding decoded, no anchor), and whether
+    /// it was written from the root (`/x`) rather than from the linking note's folder.
+    Note {
+        /// The path (from the root when `from_root`, else already joined onto the linking
+        /// note's folder).
+        path: String,
+        /// The heading (`Heading`) or block (`^id`) it points at, if any.
+        anchor: Option<String>,
+    },
+    /// A heading or block of the linking note itself (`#Heading`).
+    Here(String),
+    /// An address outside the folder tree (`https:`, `mailto:`, …).
+    External(String),
+    /// A file a note links that is never a page (an image, a PDF, …).
+    Attachment(String),
+    /// Nothing that may be read: a `file:` URL, a path that leaves the folder tree, an empty
+    /// destination.
+    Nothing,
+}
+
+/// A markdown link found in a note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkdownLink {
+    /// Its text as shown (markup left out).
+    pub shown: String,
+    /// Where it points.
+    pub destination: Destination,
+    /// Where the link stands in the markdown (bytes).
+    pub range: Range<usize>,
+}
+
+/// The markdown links of `markdown`, a note at `note_path` (relative to the root of its
+/// folder tree, `/`-separated, e.g. `Guides/Setup.md`), in order. Links in code are not
+/// links; images (`![…](…)`) are not links to notes.
+pub fn markdown_links(markdown: &str, note_path: &str) -> Vec<MarkdownLink> {
+    let folder = parent(note_path);
+    let mut links = Vec::new();
+    let mut open: Option<(String, LinkType, usize, String)> = None;
+    for (event, range) in Parser::new_ext(markdown, super::options()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                ..
+            }) => open = Some((dest_url.to_string(), link_type, range.start, String::new())),
+            Event::Text(text) | Event::Code(text) => {
+                if let Some((_, _, _, shown)) = open.as_mut() {
+                    shown.push_str(&text);
+                }
+            }
+            Event::End(pulldown_cmark::TagEnd::Link) => {
+                if let Some((dest, link_type, start, shown)) = open.take() {
+                    let destination = match link_type {
+                        LinkType::Autolink | LinkType::Email => Destination::External(dest),
+                        _ => destination(&dest, folder),
+                    };
+                    links.push(MarkdownLink {
+                        shown,
+                        destination,
+                        range: start..range.end,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    links
+}
+
+/// What a link destination `dest`, written in a note whose folder is `folder` (relative to
+/// the root), points at.
+pub fn destination(dest: &str, folder: &str) -> Destination {
+    let dest = dest.trim();
+    if dest.is_empty() {
+        return Destination::Nothing;
+    }
+    if let Some(scheme) = scheme(dest) {
+        return if scheme.eq_ignore_ascii_case("file") {
+            Destination::Nothing
+        } else {
+            Destination::External(dest.to_owned())
+        };
+    }
+    let (path, anchor) = match dest.split_once('#') {
+        Some((path, anchor)) => (path, Some(percent_decode(anchor))),
+        None => (dest, None),
+    };
+    // A query is not part of a file's name.
+    let path = path.split('?').next().unwrap_or_default();
+    let path = percent_decode(path);
+    if path.is_empty() {
+        return match anchor {
+            Some(anchor) if !anchor.is_empty() => Destination::Here(anchor),
+            _ => Destination::Nothing,
+        };
+    }
+    if path.contains('\\') || path.contains('\0') {
+        return Destination::Nothing;
+    }
+    let from_root = path.starts_with('/');
+    let joined = if from_root {
+        path.trim_start_matches('/').to_owned()
+    } else if folder.is_empty() {
+        path.clone()
+    } else {
+        format!("{folder}/{path}")
+    };
+    let Some(normal) = normalise(&joined) else {
+        return Destination::Nothing;
+    };
+    if normal.is_empty() {
+        return Destination::Nothing;
+    }
+    if is_attachment(base_name(&normal)) {
+        return Destination::Attachment(normal);
+    }
+    Destination::Note {
+        path: normal,
+        anchor: anchor.filter(|a| !a.is_empty()),
+    }
+}
+
+/// Which of `notes` (paths relative to the root, with their extensions) the note path
+/// `path` names (as [`Destination::Note`] gives it, joined onto the linking note's folder;
+/// `written` is the path as the link wrote it, for the steps that match by its end), in
+/// Obsidian's order:
+///
+/// 1. the exact path (relative to the linking note, or from the root for `/x`);
+/// 2. the path from the root of the tree, as written;
+/// 3. the one path that ends with what was written (a unique suffix at a folder boundary);
+/// 4. the shortest path whose base name is the written one's (ties: byte order).
+///
+/// A written path without an extension matches a note with `.md` or `.markdown`. `None`
+/// when no note answers.
+pub fn resolve_note<'a>(path: &str, written: &str, notes: &[&'a str]) -> Option<&'a str> {
+    let same = |candidate: &str, wanted: &str| {
+        candidate == wanted || strip_note_extension(candidate) == Some(wanted)
+    };
+    if let Some(found) = notes.iter().find(|n| same(n, path)) {
+        return Some(found);
+    }
+    let written = normalise(written.trim_start_matches('/')).unwrap_or_default();
+    if written.is_empty() {
+        return None;
+    }
+    if let Some(found) = notes.iter().find(|n| same(n, &written)) {
+        return Some(found);
+    }
+    let ends_with = |candidate: &str| {
+        let stem = strip_note_extension(candidate).unwrap_or(candidate);
+        [candidate, stem].into_iter().any(|c| {
+            c.strip_suffix(written.as_str())
+                .is_some_and(|before| before.is_empty() || before.ends_with('/'))
+        })
+    };
+    let suffixed: Vec<&&str> = notes.iter().filter(|n| ends_with(n)).collect();
+    if let [one] = suffixed.as_slice() {
+        return Some(one);
+    }
+    let base = base_name(&written);
+    notes
+        .iter()
+        .filter(|n| {
+            let name = base_name(n);
+            name == base || strip_note_extension(name) == Some(base)
+        })
+        .min_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)))
+        .copied()
+}
+
+/// `path` without a note's extension (`.md`, `.markdown`, any case), or `None`.
+fn strip_note_extension(path: &str) -> Option<&str> {
+    let (stem, ext) = path.rsplit_once('.')?;
+    (ext.eq_ignore_ascii_case("md") || ext.eq_ignore_ascii_case("markdown")).then_some(stem)
+}
+
+/// The folder part of a `/`-separated path (empty at the root).
+fn parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(folder, _)| folder)
+}
+
+/// The last part of a `/`-separated path.
+fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// `path` with `.` and empty parts dropped and `..` applied; `None` when it leaves the root.
+fn normalise(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The scheme of an absolute URL (`https` of `https://…`, `mailto` of `mailto:…`). A single
+/// letter before `:` is a Windows drive, not a scheme.
+fn scheme(dest: &str) -> Option<&str> {
+    let (scheme, _) = dest.split_once(':')?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (scheme.len() > 1
+        && first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+    .then_some(scheme)
+}
+
+/// `text` with `%XX` escapes decoded (as UTF-8; an escape that does not decode stays as
+/// written).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let digit = |b: u8| (b as char).to_digit(16);
+            if let (Some(high), Some(low)) = (digit(bytes[i + 1]), digit(bytes[i + 2])) {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(path: &str, anchor: Option<&str>) -> Destination {
+        Destination::Note {
+            path: path.to_owned(),
+            anchor: anchor.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn every_form_of_destination_reads_as_the_table_says() {
+        let cases: &[(&str, &str, Destination)] = &[
+            ("Note.md", "Guides", note("Guides/Note.md", None)),
+            ("Note", "", note("Note", None)),
+            ("Note%20name.md", "", note("Note name.md", None)),
+            (
+                "../Other/Note.md#Heading",
+                "Guides",
+                note("Other/Note.md", Some("Heading")),
+            ),
+            ("Note#^block", "", note("Note", Some("^block"))),
+            ("/Folder/Note.md", "Deep/Er", note("Folder/Note.md", None)),
+            ("./Note.md", "A", note("A/Note.md", None)),
+            ("#Heading", "A", Destination::Here("Heading".into())),
+            (
+                "https://example.org/x",
+                "",
+                Destination::External("https://example.org/x".into()),
+            ),
+            (
+                "mailto:a@b.c",
+                "",
+                Destination::External("mailto:a@b.c".into()),
+            ),
+            ("file:///etc/passwd", "", Destination::Nothing),
+            ("../../etc/passwd", "A", Destination::Nothing),
+            ("..", "", Destination::Nothing),
+            ("", "", Destination::Nothing),
+            (
+                "photo.png",
+                "A",
+                Destination::Attachment("A/photo.png".into()),
+            ),
+            ("Note.md?plain=1", "", note("Note.md", None)),
+            ("C:/x.md", "", note("C:/x.md", None)),
+            ("bad%zzescape", "", note("bad%zzescape", None)),
+            ("trail%2", "", note("trail%2", None)),
+            ("%C3%A9t%C3%A9.md", "", note("été.md", None)),
+            ("%E9%ff.md", "", note("%E9%ff.md", None)),
+            ("é%2", "", note("é%2", None)),
+        ];
+        for (dest, folder, want) in cases {
+            assert_eq!(&destination(dest, folder), want, "{dest:?} in {folder:?}");
+        }
+    }
+
+    #[test]
+    fn links_are_found_as_commonmark_reads_them() {
+        let md = "See [the setup](Setup.md) and [docs][d], <https://x.org>, \
+                  [spaced](<My Note.md>), `[code](Nope.md)` and ![img](pic.png).\n\n\
+                  [d]: ../Docs/Index.md#Start\n\n```\n[fenced](Nope.md)\n```\n";
+        let links = markdown_links(md, "Guides/Intro.md");
+        let got: Vec<(&str, &Destination)> = links
+            .iter()
+            .map(|l| (l.shown.as_str(), &l.destination))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("the setup", &note("Guides/Setup.md", None)),
+                ("docs", &note("Docs/Index.md", Some("Start"))),
+                (
+                    "https://x.org",
+                    &Destination::External("https://x.org".into())
+                ),
+                ("spaced", &note("Guides/My Note.md", None)),
+            ]
+        );
+        assert_eq!(&md[links[0].range.clone()], "[the setup](Setup.md)");
+    }
+
+    #[test]
+    fn a_note_path_resolves_in_obsidians_order() {
+        let notes = [
+            "Guides/Setup.md",
+            "Setup.md",
+            "Parser/constructor.md",
+            "Lexer/constructor.md",
+            "Deep/Nested/Unique Name.md",
+            "a/b/Same.md",
+            "c/Same.md",
+        ];
+        // 1. Relative to the linking note.
+        assert_eq!(
+            resolve_note("Guides/Setup", "Setup", &notes),
+            Some("Guides/Setup.md")
+        );
+        // 2. From the root, as written.
+        assert_eq!(
+            resolve_note("Other/Setup", "Setup", &notes),
+            Some("Setup.md")
+        );
+        // 3. The one path that ends with what was written.
+        assert_eq!(
+            resolve_note("X/Nested/Unique Name", "Nested/Unique Name", &notes),
+            Some("Deep/Nested/Unique Name.md")
+        );
+        assert_eq!(
+            resolve_note("X/Parser/constructor", "Parser/constructor", &notes),
+            Some("Parser/constructor.md")
+        );
+        // 4. The shortest path with that base name (ties: byte order).
+        assert_eq!(resolve_note("X/Same", "Same", &notes), Some("c/Same.md"));
+        assert_eq!(
+            resolve_note("X/constructor", "constructor", &notes),
+            Some("Lexer/constructor.md")
+        );
+        // Nothing answers.
+        assert_eq!(resolve_note("X/Missing", "Missing", &notes), None);
+        assert_eq!(resolve_note("", "", &notes), None);
+        // A suffix counts only at a folder boundary.
+        assert_eq!(resolve_note("X/que Name", "que Name", &notes), None);
+    }
+
+    proptest::proptest! {
+        /// Any text, with links of every shape in it, reads without a panic, and every link
+        /// found stands where it says.
+        #[test]
+        fn any_note_reads_without_a_panic(
+            text in proptest::prop_oneof![
+                crate::hostile::text(40),
+                "(\\[[a-z%./#<> ]{0,12}\\]\\([a-z%./#<>:? ]{0,16}\\) ?){1,6}",
+            ],
+            folder in "[a-z./]{0,8}",
+        ) {
+            for link in markdown_links(&text, &format!("{folder}/n.md")) {
+                proptest::prop_assert!(text.get(link.range.clone()).is_some());
+                if let Destination::Note { path, .. } = &link.destination {
+                    proptest::prop_assert!(!path.split('/').any(|p| p == ".."));
+                    let notes = ["a.md", "b/c.md"];
+                    let _ = resolve_note(path, path, &notes);
+                }
+            }
+        }
+    }
+}
