@@ -157,6 +157,7 @@ async fn a_job_runs_with_the_model_it_was_asked_with() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stopping_the_runner_puts_its_running_job_back_in_line() {
+    // The answer stalls after its first piece: the job is still running when it is stopped.
     let server = TestServer::builder()
         .responder(|req| {
             Some(
@@ -164,7 +165,7 @@ async fn stopping_the_runner_puts_its_running_job_back_in_line() {
                     &req.first_user_message(),
                 ))
                 .chunk_chars(8)
-                .chunk_delay(Duration::from_millis(50)),
+                .stall_after(1),
             )
         })
         .start();
@@ -200,14 +201,17 @@ async fn stopping_the_runner_puts_its_running_job_back_in_line() {
 async fn a_cancel_stops_only_that_job() {
     let server = TestServer::builder()
         .responder(|req| {
-            let slow = req.first_user_message().contains("Slow");
-            Some(
-                wikimind_testserver::Reply::text(wikimind_testserver::canned::compilation_answer(
-                    &req.first_user_message(),
-                ))
-                .chunk_chars(8)
-                .chunk_delay(Duration::from_millis(if slow { 100 } else { 0 })),
+            // The slow answer stalls after its first piece: it is still running when it is
+            // cancelled, and only the cancel can end it (before the idle timeout).
+            let reply = wikimind_testserver::Reply::text(
+                wikimind_testserver::canned::compilation_answer(&req.first_user_message()),
             )
+            .chunk_chars(8);
+            if req.first_user_message().contains("Slow") {
+                Some(reply.stall_after(1))
+            } else {
+                Some(reply)
+            }
         })
         .start();
     let wiki = Wiki::open_in_memory().expect("wiki");

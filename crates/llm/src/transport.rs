@@ -643,4 +643,119 @@ mod tests {
         };
         assert_eq!(policy.delay(0, &told), Duration::from_millis(350));
     }
+
+    /// A transport that never connects: the attempts below are scripted, not sent.
+    fn scripted(retry: RetryPolicy) -> Transport {
+        let settings = ProviderSettings {
+            retry,
+            ..ProviderSettings::default()
+        };
+        Transport::new(
+            ProviderKind::OpenAiCompatible,
+            "http://127.0.0.1:9".to_string(),
+            settings,
+        )
+        .unwrap()
+    }
+
+    fn http_error(status: u16, retry_after: Option<Duration>) -> LlmError {
+        LlmError::Http {
+            kind: ProviderKind::OpenAiCompatible,
+            url: String::new(),
+            status,
+            message: String::new(),
+            retry_after,
+        }
+    }
+
+    /// On tokio's paused clock, the waits between attempts are exact: the server's
+    /// `Retry-After` first, then the backoff doubling from `base_delay` (counted from the
+    /// first retry, whatever caused it).
+    #[tokio::test(start_paused = true)]
+    async fn retries_wait_what_the_server_asked_then_the_backoff() {
+        let transport = scripted(RetryPolicy {
+            max_retries: 3,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+        });
+        let cancel = CancellationToken::new();
+        let no_events = |_| {};
+        let sink = EventSink::new(&no_events);
+        let started = tokio::time::Instant::now();
+        let tried = std::sync::Mutex::new(Vec::new());
+        let result = transport
+            .with_retries(&cancel, &sink, || {
+                let mut tried = tried.lock().unwrap();
+                tried.push(started.elapsed());
+                let outcome = match tried.len() {
+                    1 => Err(http_error(429, Some(Duration::from_secs(7)))),
+                    2 | 3 => Err(http_error(503, None)),
+                    n => Ok(n),
+                };
+                Box::pin(async move { outcome })
+            })
+            .await;
+        assert_eq!(result.unwrap(), 4);
+        let ms = |d: &Duration| d.as_millis();
+        let tried: Vec<u128> = tried.into_inner().unwrap().iter().map(ms).collect();
+        // 7 s asked for; then 500 ms × 2 (the second retry) and × 4 (the third).
+        assert_eq!(tried, vec![0, 7_000, 8_000, 10_000]);
+    }
+
+    /// A `Retry-After` longer than `max_delay` is cut to it, and once the retries run out
+    /// the last error is returned without a further wait.
+    #[tokio::test(start_paused = true)]
+    async fn a_long_retry_after_is_capped_and_the_last_error_returned_at_once() {
+        let transport = scripted(RetryPolicy {
+            max_retries: 1,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+        });
+        let cancel = CancellationToken::new();
+        let no_events = |_| {};
+        let sink = EventSink::new(&no_events);
+        let started = tokio::time::Instant::now();
+        let result: Result<(), LlmError> = transport
+            .with_retries(&cancel, &sink, || {
+                Box::pin(async { Err(http_error(429, Some(Duration::from_secs(3600)))) })
+            })
+            .await;
+        assert!(
+            matches!(result, Err(LlmError::Http { status: 429, .. })),
+            "{result:?}"
+        );
+        assert_eq!(started.elapsed(), Duration::from_secs(30));
+    }
+
+    /// Cancelling during the wait before a retry ends it then, with no further attempt.
+    #[tokio::test(start_paused = true)]
+    async fn cancelling_ends_the_wait_before_a_retry() {
+        let transport = scripted(RetryPolicy {
+            max_retries: 3,
+            base_delay: Duration::from_secs(20),
+            max_delay: Duration::from_secs(30),
+        });
+        let cancel = CancellationToken::new();
+        let trigger = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            trigger.cancel();
+        });
+        let no_events = |_| {};
+        let sink = EventSink::new(&no_events);
+        let started = tokio::time::Instant::now();
+        let attempts = std::sync::atomic::AtomicUsize::new(0);
+        let result: Result<(), LlmError> = transport
+            .with_retries(&cancel, &sink, || {
+                attempts.fetch_add(1, Ordering::SeqCst);
+                Box::pin(async { Err(http_error(500, None)) })
+            })
+            .await;
+        assert!(
+            result.as_ref().is_err_and(LlmError::is_cancelled),
+            "{result:?}"
+        );
+        assert_eq!(attempts.into_inner(), 1);
+        assert_eq!(started.elapsed(), Duration::from_secs(5));
+    }
 }

@@ -1,7 +1,9 @@
 //! Killing the CLI in the middle of a compile loses nothing: the database stays intact,
 //! every source is still there, and the next run resumes the unfinished jobs.
 
-use std::process::Stdio;
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -11,14 +13,20 @@ const SOURCES: usize = 16;
 
 #[test]
 fn kill_during_compile_then_resume() {
-    // A slow model: every answer streams in small pieces with a pause between them.
+    // A slow model that answers only the first ANSWERED compiles while `held`: the others
+    // hang (as a busy model would) until the test lets them through. So the kill comes
+    // with compiles in flight and before the end, however fast or slow the machine is.
+    const ANSWERED: usize = SOURCES / 2;
+    let held = Arc::new(AtomicBool::new(true));
+    let asked = AtomicUsize::new(0);
+    let holding = Arc::clone(&held);
     let server = TestServer::builder()
-        .responder(|req| {
-            Some(
-                Reply::text(canned::compilation_answer(&req.first_user_message()))
-                    .chunk_chars(12)
-                    .chunk_delay(Duration::from_millis(15)),
-            )
+        .responder(move |req| {
+            let reply = Reply::text(canned::compilation_answer(&req.first_user_message()));
+            if asked.fetch_add(1, Ordering::SeqCst) >= ANSWERED && holding.load(Ordering::SeqCst) {
+                return Some(reply.stall_after(0));
+            }
+            Some(reply.chunk_chars(12).chunk_delay(Duration::from_millis(15)))
         })
         .start();
     let dir = tempfile::tempdir().unwrap();
@@ -46,19 +54,15 @@ fn kill_during_compile_then_resume() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
     let db = data.join("wikimind.db");
-    loop {
-        std::thread::sleep(Duration::from_millis(50));
-        let compiled = rusqlite::Connection::open(&db)
+    poll_until(&mut child, "two articles were written", || {
+        rusqlite::Connection::open(&db)
             .and_then(|c| c.query_row("SELECT count(*) FROM articles", [], |r| r.get::<_, i64>(0)))
-            .unwrap_or(0);
-        if compiled >= 2 || Instant::now() > deadline {
-            break;
-        }
-    }
+            .is_ok_and(|compiled| compiled >= 2)
+    });
     child.kill().unwrap();
     child.wait().unwrap();
+    held.store(false, Ordering::SeqCst);
 
     let conn = rusqlite::Connection::open(&db).unwrap();
     let check: String = conn
@@ -151,8 +155,11 @@ fn two_compiles_at_once_compile_each_source_once() {
     assert!(ingest.status.success(), "{ingest:?}");
 
     // Two runs on one wiki at once, as a person might start one beside the open app.
-    let first = spawn(&["--json", "compile", "--concurrency", "2"]);
-    std::thread::sleep(Duration::from_millis(200));
+    // The second starts once the first is compiling (its first request reached the model).
+    let mut first = spawn(&["--json", "compile", "--concurrency", "2"]);
+    poll_until(&mut first, "the first run asked the model", || {
+        !server.chat_requests().is_empty()
+    });
     let second = spawn(&["--json", "compile", "--concurrency", "2"]);
     for run in [
         first.wait_with_output().unwrap(),
@@ -180,4 +187,21 @@ fn two_compiles_at_once_compile_each_source_once() {
         .query_row("SELECT count(*) FROM articles", [], |r| r.get(0))
         .unwrap();
     assert_eq!(articles as usize, NOTES, "no article twice");
+}
+
+/// Waits until `reached` holds, checking every 20 ms, while `child` runs. Fails when the
+/// child exits first, or after two minutes: a guard against a hang, never a time the test
+/// depends on.
+fn poll_until(child: &mut Child, what: &str, reached: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !reached() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the run ended ({status}) before {what}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not reached in 2 minutes: {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

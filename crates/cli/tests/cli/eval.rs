@@ -343,7 +343,16 @@ fn sigterm_stops_an_eval_and_keeps_what_finished() {
         .unwrap();
     // Let a few runs finish (each is two calls of at least 300 ms), then ask it to stop.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while server.chat_requests().len() < 6 && std::time::Instant::now() < deadline {
+    // The deadline is a hang guard: reaching it fails the test, it never decides when to stop.
+    while server.chat_requests().len() < 6 {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the eval ended ({status}) before its sixth call");
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the eval made {} of 6 calls in a minute",
+            server.chat_requests().len()
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let killed = std::process::Command::new("kill")

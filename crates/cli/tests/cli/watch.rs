@@ -356,12 +356,9 @@ fn sigterm_in_the_middle_of_a_compile_stops_cleanly_and_the_next_watch_finishes_
             let answer = canned::compilation_answer(&req.first_user_message());
             if first.swap(false, Ordering::SeqCst) {
                 let _ = asked_tx.lock().unwrap().send(());
-                // The first answer never ends before the test stops the watcher.
-                return Some(
-                    Reply::text(answer)
-                        .chunk_chars(4)
-                        .chunk_delay(Duration::from_secs(5)),
-                );
+                // The first answer never ends: it stalls after its first piece until the
+                // test stops the watcher.
+                return Some(Reply::text(answer).chunk_chars(4).stall_after(1));
             }
             Some(Reply::text(answer))
         })
