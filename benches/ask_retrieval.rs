@@ -3,20 +3,24 @@
 //! pages one link away), p50 and p95 over 300 questions, against a bare FTS5 query for the
 //! same words in the same run (`SELECT rowid … MATCH … ORDER BY rank LIMIT 8`).
 //!
-//! The wiki is written straight into SQLite (one transaction; the triggers keep the index),
-//! since compiling 100,000 sources through a model is not what is measured. Pages are made
-//! of words drawn from a 6,000-word vocabulary with a Zipf-like skew, so common words match
-//! thousands of pages and rare ones a handful, as in a real wiki.
+//! The wiki is the store's bulk seed (`Store::seed_bulk`: pages, 3 links each, one
+//! transaction), cached by size under the target directory (`support/seeded.rs`), since
+//! compiling 100,000 sources through a model is not what is measured. Its words come from a
+//! 6,000-word vocabulary with a Zipf-like skew, so common words match thousands of pages
+//! and rare ones a handful, as in a real wiki. Half the questions name a page's title words,
+//! half take three words of a page's summary (so they follow the same skew).
 //!
 //! `cargo bench -p wikimind --bench ask_retrieval` (optionally `-- PAGES QUESTIONS`).
 
 use std::time::{Duration, Instant};
 
-use rusqlite::params;
-use wikimind::store::{page_key, Store};
+use wikimind::store::BulkSeed;
 use wikimind::wiki::Wiki;
 
-/// A tiny deterministic generator (xorshift), so every run measures the same wiki.
+#[path = "support/seeded.rs"]
+mod seeded;
+
+/// A tiny deterministic generator (xorshift), so every run asks the same questions.
 struct Rng(u64);
 
 impl Rng {
@@ -30,117 +34,6 @@ impl Rng {
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
-
-    /// An index in `0..n` skewed toward 0 (about Zipf with exponent 1).
-    fn skewed(&mut self, n: usize) -> usize {
-        let u = (self.next() % 1_000_000) as f64 / 1_000_000.0;
-        ((n as f64).powf(u) as usize).saturating_sub(1).min(n - 1)
-    }
-}
-
-/// Pronounceable made-up words: `ka`, `tolu`, `mirsane`, …
-fn vocabulary(n: usize) -> Vec<String> {
-    const ONSETS: &[&str] = &["k", "t", "m", "r", "s", "l", "v", "d", "n", "b", "p", "g"];
-    const VOWELS: &[&str] = &["a", "e", "i", "o", "u"];
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut words = std::collections::BTreeSet::new();
-    while words.len() < n {
-        let syllables = 2 + rng.below(3);
-        let word: String = (0..syllables)
-            .map(|_| {
-                format!(
-                    "{}{}",
-                    ONSETS[rng.below(ONSETS.len())],
-                    VOWELS[rng.below(VOWELS.len())]
-                )
-            })
-            .collect();
-        words.insert(word);
-    }
-    let mut words: Vec<String> = words.into_iter().collect();
-    // Shuffle so the skew does not follow the alphabet.
-    for i in (1..words.len()).rev() {
-        words.swap(i, rng.below(i + 1));
-    }
-    words
-}
-
-fn sentence(rng: &mut Rng, vocab: &[String], words: usize) -> String {
-    let mut s: Vec<&str> = (0..words)
-        .map(|_| vocab[rng.skewed(vocab.len())].as_str())
-        .collect();
-    s.dedup();
-    let mut text = s.join(" ");
-    if let Some(first) = text.get_mut(0..1) {
-        first.make_ascii_uppercase();
-    }
-    text.push('.');
-    text
-}
-
-fn build(dir: &std::path::Path, pages: usize, vocab: &[String]) -> Vec<String> {
-    let path = dir.join("wikimind.db");
-    drop(Store::open(&path).expect("a new wiki"));
-    let mut conn = rusqlite::Connection::open(&path).expect("open");
-    let tx = conn.transaction().expect("transaction");
-    let mut rng = Rng(42);
-    let mut titles: Vec<String> = Vec::with_capacity(pages);
-    {
-        let mut page = tx
-            .prepare(
-                "INSERT INTO pages (id, kind, title, title_key, summary, body, version)
-                 VALUES (?1, 'topic', ?2, ?3, ?4, ?5, 1)",
-            )
-            .expect("prepare");
-        let mut claim = tx
-            .prepare(
-                "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded)
-                 VALUES (?1, ?2, ?3, 'sourced', ?4, 1)",
-            )
-            .expect("prepare");
-        let mut alias = tx
-            .prepare("INSERT INTO aliases (page_id, name, name_key) VALUES (?1, ?2, ?3)")
-            .expect("prepare");
-        for id in 1..=pages {
-            // Titles from the rarer half of the vocabulary, numbered to stay unique.
-            let a = &vocab[vocab.len() / 2 + rng.below(vocab.len() / 2)];
-            let b = &vocab[vocab.len() / 4 + rng.below(vocab.len() * 3 / 4)];
-            let title = format!("{a} {b} {id}");
-            let summary = sentence(&mut rng, vocab, 18);
-            let body: Vec<String> = (0..6).map(|_| sentence(&mut rng, vocab, 16)).collect();
-            let body = format!("{}\n\nSee [[{}]].", body.join(" "), title);
-            page.execute(params![id as i64, title, page_key(&title), summary, body])
-                .expect("page");
-            for position in 0..3 {
-                let quote = sentence(&mut rng, vocab, 10);
-                claim
-                    .execute(params![id as i64, position, quote.clone(), quote])
-                    .expect("claim");
-            }
-            if id % 10 == 0 {
-                let name = format!("{a} {id}");
-                alias
-                    .execute(params![id as i64, name, page_key(&name)])
-                    .expect("alias");
-            }
-            titles.push(title);
-        }
-        let mut link = tx
-            .prepare(
-                "INSERT OR IGNORE INTO page_links (page_id, position, target_title, target_key)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )
-            .expect("prepare");
-        for id in 1..=pages {
-            for position in 0..3 {
-                let target = &titles[rng.below(pages)];
-                link.execute(params![id as i64, position, target, page_key(target)])
-                    .expect("link");
-            }
-        }
-    }
-    tx.commit().expect("commit");
-    titles
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -155,17 +48,25 @@ fn main() {
         .collect();
     let pages = args.first().copied().unwrap_or(100_000);
     let questions = args.get(1).copied().unwrap_or(300);
-    let vocab = vocabulary(6_000);
     let dir = tempfile::tempdir().expect("tempdir");
 
-    let started = Instant::now();
-    let titles = build(dir.path(), pages, &vocab);
-    println!(
-        "built {pages} pages in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+    let copy = seeded::seed_into(dir.path(), &BulkSeed::new(pages)).expect("seed the wiki");
+    println!("{}", copy.describe());
+    println!("built {pages} pages in {:.1} s", copy.took.as_secs_f64());
 
     let wiki = Wiki::open(dir.path()).expect("open the wiki");
+    let listed = wiki.store().pages().expect("list the pages");
+    let titles: Vec<&str> = listed.iter().map(|p| p.title.as_str()).collect();
+    // A summary reads "Title is w1 w2 …": its words after the title.
+    let summaries: Vec<Vec<&str>> = listed
+        .iter()
+        .map(|p| {
+            p.summary[p.title.len()..]
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty() && *w != "is")
+                .collect()
+        })
+        .collect();
     let conn = rusqlite::Connection::open(dir.path().join("wikimind.db")).expect("open");
     let mut bare = conn
         .prepare("SELECT rowid FROM pages_fts WHERE pages_fts MATCH ?1 ORDER BY rank LIMIT 8")
@@ -186,13 +87,12 @@ fn main() {
     for i in 0..questions {
         // Half the questions name a page's topic words, half are just words.
         let question = if i % 2 == 0 {
-            let title = &titles[rng.below(titles.len())];
+            let title = titles[rng.below(titles.len())];
             let words: Vec<&str> = title.split(' ').take(2).collect();
             format!("What does the wiki say about {} {}?", words[0], words[1])
         } else {
-            let w: Vec<&str> = (0..3)
-                .map(|_| vocab[rng.skewed(vocab.len())].as_str())
-                .collect();
+            let summary = &summaries[rng.below(summaries.len())];
+            let w: Vec<&str> = (0..3).map(|_| summary[rng.below(summary.len())]).collect();
             format!("How is {} related to {} and {}?", w[0], w[1], w[2])
         };
         let words = wikimind::ask::words::content_words(&question);

@@ -3,8 +3,12 @@
 //! ```text
 //! cargo bench -p wikimind --bench desktop_library               # 10 000 articles
 //! cargo bench -p wikimind --bench desktop_library -- 2000       # another size
-//! cargo bench -p wikimind --bench desktop_library -- seed DIR   # fill a data dir to try the app
+//! cargo bench -p wikimind --bench desktop_library -- seed DIR N # a data dir of N pages, for the app
 //! ```
+//!
+//! The wiki is the store's bulk seed (`Store::seed_bulk`: N pages, 3N links, one
+//! transaction), cached by N under the target directory (`support/seeded.rs`) and copied
+//! into a temporary data dir; `seed DIR N` copies it into `DIR` (which must hold no wiki).
 //!
 //! The timed part is what happens between launch and an interactive library on the Rust
 //! side (open the store, build the library view, serialise it as the IPC layer does), and
@@ -14,130 +18,12 @@
 
 use std::time::{Duration, Instant};
 
-use wikimind::contract::{CheckedClaim, CompilationResult, Confidence};
-use wikimind::store::{CompileRecord, NewLink, NewSource, SaveArticle, SourceKind};
+use wikimind::store::BulkSeed;
 use wikimind::view::LibrarySort;
 use wikimind::wiki::Wiki;
 
-const WORDS: &[&str] = &[
-    "espresso",
-    "crema",
-    "grinder",
-    "burr",
-    "tamper",
-    "portafilter",
-    "roast",
-    "arabica",
-    "robusta",
-    "extraction",
-    "pressure",
-    "bloom",
-    "kettle",
-    "filter",
-    "aeropress",
-    "latte",
-    "milk",
-    "steam",
-    "water",
-    "mineral",
-    "acidity",
-    "body",
-    "sweetness",
-    "origin",
-    "harvest",
-    "altitude",
-    "washed",
-    "natural",
-    "honey",
-    "fermentation",
-];
-
-fn word(i: usize) -> &'static str {
-    WORDS[i % WORDS.len()]
-}
-
-fn title(i: usize) -> String {
-    format!("{} {} {i}", capitalise(word(i * 7)), word(i * 13 + 3))
-}
-
-fn capitalise(w: &str) -> String {
-    let mut c = w.chars();
-    c.next()
-        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-        .unwrap_or_default()
-}
-
-fn seed(wiki: &Wiki, n: usize) -> Result<(), String> {
-    let store = wiki.store();
-    for i in 0..n {
-        let body = format!(
-            "{} is about {} and {}. See [[{}]] and [[{}]].\n\n## Notes\n\n- {} with {}\n",
-            title(i),
-            word(i),
-            word(i + 11),
-            title((i + 1) % n),
-            title((i * 31 + 7) % n),
-            word(i + 5),
-            word(i + 17)
-        );
-        let text = format!("# {}\n\n{body}", title(i));
-        let source_id = store
-            .ingest_source(&NewSource {
-                origin: format!("bench:{i}"),
-                kind: SourceKind::Text,
-                title: Some(title(i)),
-                text,
-                tags: Vec::new(),
-                aliases: Vec::new(),
-            })
-            .map_err(|e| e.to_string())?
-            .source_id();
-        let result = CompilationResult {
-            title: title(i),
-            summary: format!("A note on {} and {} (number {i}).", word(i), word(i + 3)),
-            key_claims: Vec::new(),
-            concepts: vec![word(i).to_string()],
-            backlink_suggestions: Vec::new(),
-            open_questions: Vec::new(),
-            article_body: body,
-        };
-        let claims: Vec<CheckedClaim> = (0..3)
-            .map(|k| CheckedClaim {
-                claim: format!("{} relates to {}", word(i + k), word(i + k + 1)),
-                confidence: [
-                    Confidence::Sourced,
-                    Confidence::Inferred,
-                    Confidence::Opinion,
-                ][k],
-                quote: None,
-                grounded: k == 0,
-            })
-            .collect();
-        let links = [
-            NewLink {
-                target: title((i + 1) % n),
-                context: format!("See {}", title((i + 1) % n)),
-            },
-            NewLink {
-                target: title((i * 31 + 7) % n),
-                context: format!("and {}", title((i * 31 + 7) % n)),
-            },
-        ];
-        store
-            .save_article(&SaveArticle {
-                source_id,
-                result: &result,
-                claims: &claims,
-                links: &links,
-                truncated: false,
-                title_is_page: true,
-                unnamed_concepts: &[],
-                record: &CompileRecord::default(),
-            })
-            .map_err(|e| e.to_string())?;
-    }
-    Ok(())
-}
+#[path = "support/seeded.rs"]
+mod seeded;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -150,15 +36,9 @@ fn ms(d: Duration) -> String {
 
 fn bench(n: usize) -> Result<(), String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let started = Instant::now();
-    {
-        let wiki = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
-        seed(&wiki, n)?;
-    }
-    println!(
-        "seeded {n} articles in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+    let copy = seeded::seed_into(dir.path(), &BulkSeed::new(n))?;
+    println!("{}", copy.describe());
+    println!("seeded {n} articles in {:.1} s", copy.took.as_secs_f64());
 
     let mut open_to_library = Vec::new();
     let mut bytes = 0;
@@ -171,18 +51,11 @@ fn bench(n: usize) -> Result<(), String> {
         let json = serde_json::to_string(&lib).map_err(|e| e.to_string())?;
         open_to_library.push(t.elapsed());
         bytes = json.len();
-        // Every seeded title is a page; concepts that at least `pages.min_sources` notes
-        // name get pages of their own beside them.
-        let titles: std::collections::HashSet<String> = (0..n).map(title).collect();
-        let seeded = lib
-            .entries
-            .iter()
-            .filter(|e| titles.contains(&e.title))
-            .count();
-        if seeded != n {
+        if lib.entries.len() != n || lib.counts.pages != n as u64 {
             return Err(format!(
-                "library lists {seeded} of the {n} seeded pages ({} entries in all)",
-                lib.entries.len()
+                "library lists {} entries ({} pages) of the {n} seeded pages",
+                lib.entries.len(),
+                lib.counts.pages
             ));
         }
     }
@@ -282,10 +155,13 @@ fn main() {
         Some("seed") => match args.get(1) {
             Some(dir) => {
                 let n = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10_000);
-                Wiki::open(std::path::Path::new(dir))
-                    .map_err(|e| e.to_string())
-                    .and_then(|wiki| seed(&wiki, n))
-                    .map(|()| println!("seeded {n} articles into {dir}"))
+                seeded::seed_into(std::path::Path::new(dir), &BulkSeed::new(n)).map(|copy| {
+                    println!("{}", copy.describe());
+                    println!(
+                        "seeded {n} articles into {dir} in {:.1} s",
+                        copy.took.as_secs_f64()
+                    );
+                })
             }
             None => Err("usage: desktop_library seed DIR [N]".into()),
         },

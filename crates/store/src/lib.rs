@@ -63,6 +63,7 @@ pub use tables::pages::{
 pub use tables::sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
 pub use tables::watch::{FileSourceRow, SourceMove, WatchLease};
 pub use tx::answer::{AnswerPage, SavedAnswer};
+pub use tx::bulk::{BulkSeed, Seeded};
 pub use tx::digest::{SaveArticle, SavedArticle};
 pub use tx::feed::AskedPage;
 pub use tx::jobs::{Job, JobEnd, JobSettings};

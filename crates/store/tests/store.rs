@@ -1311,3 +1311,141 @@ fn stored_credentials_in_url_origins_are_scrubbed_and_every_row_kept() {
         .expect("the article of a scrubbed source survived");
     assert_eq!(other_page.sources[0].origin, "https://example.org/other");
 }
+
+/// The benches' wiki (`Store::seed_bulk`) reads as a compiled one on every screen: the
+/// library's counts, search, a page with its links, backlinks, sources and history, the
+/// counts `lint` makes, what `ask` finds. A schema change that breaks the seed fails here,
+/// not silently in a bench.
+#[test]
+fn a_bulk_seeded_wiki_reads_like_a_compiled_one() {
+    use wikimind_store::{BulkSeed, PageId, QueryTerm};
+
+    let (_dir, store) = file_store();
+    let seeded = store.seed_bulk(&BulkSeed::new(100)).expect("seed");
+    assert_eq!((seeded.pages, seeded.links), (100, 300));
+
+    // The library: every page listed, current, fed by its source.
+    let counts = store.page_counts().expect("counts");
+    assert_eq!((counts.sources, counts.pages, counts.stale), (100, 100, 0));
+    // A wanted name is named by one source (two would give it a page).
+    assert_eq!(counts.wanted, seeded.wanted_links);
+    assert!(seeded.wanted_links > 0 && seeded.wanted_links < 100);
+    let pages = store.pages().expect("pages");
+    assert_eq!(pages.len(), 100);
+    assert!(pages.iter().all(|p| !p.stale && p.source_count >= 1));
+    assert!(
+        pages.iter().any(|p| !p.tags.is_empty()),
+        "some pages carry tags"
+    );
+
+    // Lint's figures: 300 links, the wanted ones unresolved, no page behind its digests,
+    // the stubs thin.
+    let links = store.link_counts().expect("link counts");
+    assert_eq!((links.pages, links.links), (100, 300));
+    assert_eq!(
+        store.unresolved_links().expect("unresolved").len() as u64,
+        seeded.wanted_links
+    );
+    assert!(store.pages_behind().expect("behind").is_empty());
+    assert!(store.reingested_sources().expect("reingested").is_empty());
+    let claimless = store
+        .thin_candidates(0)
+        .expect("thin")
+        .iter()
+        .filter(|p| p.claims == 0)
+        .count() as u64;
+    assert_eq!(claimless, seeded.stubs);
+
+    // A page as opened: its links resolve to pages that list it as a backlink, its
+    // grounded claim's quote is in its source's text, one version written by a model.
+    let resolved: Vec<(PageId, PageId)> = pages
+        .iter()
+        .flat_map(|p| {
+            let page = store.page(p.id).expect("read").expect("a page");
+            page.links
+                .iter()
+                .filter_map(|l| l.page_id.map(|to| (page.id, to)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(resolved.len() as u64, 300 - seeded.wanted_links);
+    let (from, to) = resolved[0];
+    let target = store.page(to).expect("read").expect("the linked page");
+    assert!(target.backlinks.iter().any(|b| b.page_id == from));
+    let page = store.page(from).expect("read").expect("page");
+    assert_eq!(page.version, 1);
+    let history = store.page_history(from).expect("history");
+    assert_eq!(history.len(), 1);
+    assert_eq!(history[0].model.as_deref(), Some("bulk-seed"));
+    let digests = store.page_digests(from).expect("digests");
+    assert!(digests.iter().any(|d| d.source_id == SourceId(from.0)));
+    // A linked page is fed by the digests that name it too.
+    assert!(store
+        .page_digests(to)
+        .expect("digests")
+        .iter()
+        .any(|d| d.source_id == SourceId(from.0)));
+    let grounded = resolved
+        .iter()
+        .filter_map(|(id, _)| store.page(*id).expect("read"))
+        .find_map(|p| p.claims.into_iter().find(|c| c.claim.grounded))
+        .expect("a grounded claim");
+    let text = store
+        .source_text(grounded.source_ids[0])
+        .expect("text")
+        .expect("its source");
+    assert!(text.contains(grounded.claim.quote.as_deref().expect("a quote")));
+
+    // Search: a page's title finds it first; a common word finds many; an alias finds
+    // its page.
+    let hits = store.search_pages(&page.title).expect("search");
+    assert_eq!(hits[0].page_id, from);
+    assert!(store.search_pages("extraction").expect("search").len() > 3);
+    let with_alias = pages
+        .iter()
+        .map(|p| store.page(p.id).expect("read").expect("page"))
+        .find(|p| !p.aliases.is_empty())
+        .expect("a page with an alias");
+    assert_eq!(
+        store.find_page(&with_alias.aliases[0]).expect("find"),
+        Some(with_alias.id)
+    );
+
+    // Ask: the pages a question's words find.
+    let terms = [QueryTerm {
+        word: "pressure".to_owned(),
+        prefix: false,
+    }];
+    assert!(!store.match_pages(&terms, 8).expect("match").is_empty());
+
+    // One seed, one wiki; a second seed into it is refused.
+    let (_other_dir, other) = file_store();
+    other.seed_bulk(&BulkSeed::new(100)).expect("seed");
+    let titles = |s: &Store| -> Vec<String> {
+        s.pages()
+            .expect("pages")
+            .into_iter()
+            .map(|p| p.title)
+            .collect()
+    };
+    assert_eq!(titles(&store), titles(&other));
+    assert!(store.seed_bulk(&BulkSeed::new(10)).is_err());
+    let fingerprint = BulkSeed::new(100).fingerprint().expect("fingerprint");
+    assert_eq!(fingerprint, BulkSeed::new(100).fingerprint().unwrap());
+    assert_ne!(fingerprint, BulkSeed::new(101).fingerprint().unwrap());
+
+    // As notes of a vault: file sources with the size and time `lint` compares.
+    let notes = Store::open_in_memory().expect("store");
+    notes
+        .seed_bulk(&BulkSeed {
+            vault: Some("/vault".to_owned()),
+            ..BulkSeed::new(20)
+        })
+        .expect("seed");
+    let files = notes.file_sources().expect("file sources");
+    assert_eq!(files.len(), 20);
+    let text = notes.source_text(files[0].id).unwrap().unwrap();
+    assert!(files[0].origin.starts_with("/vault/") && files[0].origin.ends_with(".md"));
+    assert_eq!(files[0].file_size, Some(text.len() as u64));
+    assert!(files[0].file_mtime_ns.is_some());
+}
