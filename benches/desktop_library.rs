@@ -46,7 +46,7 @@ fn bench(n: usize) -> Result<(), String> {
         let t = Instant::now();
         let wiki = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
         let lib = wiki
-            .library(LibrarySort::Title)
+            .library(LibrarySort::Title, None)
             .map_err(|e| e.to_string())?;
         let json = serde_json::to_string(&lib).map_err(|e| e.to_string())?;
         open_to_library.push(t.elapsed());
@@ -88,7 +88,7 @@ fn bench(n: usize) -> Result<(), String> {
     let wiki = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
     let t = Instant::now();
     let lib = wiki
-        .library(LibrarySort::Updated)
+        .library(LibrarySort::Updated, None)
         .map_err(|e| e.to_string())?;
     let _ = serde_json::to_string(&lib).map_err(|e| e.to_string())?;
     println!("re-sort by updated (warm): {}", ms(t.elapsed()));

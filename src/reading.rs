@@ -37,16 +37,50 @@ pub struct ListedPage {
 }
 
 impl ListedPage {
-    /// Whether it has `tag` (compared case-insensitively, without a leading `#`; a tag
-    /// `a/b` also has its parent `a`, as nested tags do in Obsidian).
+    /// Whether it has `tag` ([`tags_have`]).
     pub fn has_tag(&self, tag: &str) -> bool {
-        let wanted = tag.trim().trim_start_matches('#').to_lowercase();
-        !wanted.is_empty()
-            && self.tags.iter().any(|t| {
-                let t = t.to_lowercase();
-                t == wanted || t.starts_with(&format!("{wanted}/"))
-            })
+        tags_have(&self.tags, tag)
     }
+}
+
+/// A tag as a person types or picks it, without the white space around it and a leading
+/// `#`: what [`tags_have`] looks for and what a filter says it narrows to.
+pub fn bare_tag(tag: &str) -> &str {
+    tag.trim().trim_start_matches('#')
+}
+
+/// Whether a page with `tags` has `tag` (compared case-insensitively, as [`bare_tag`]
+/// reads it; a tag `a/b` also has its parent `a`, as nested tags do in Obsidian). No page
+/// has the empty tag.
+pub fn tags_have(tags: &[String], tag: &str) -> bool {
+    let wanted = bare_tag(tag).to_lowercase();
+    !wanted.is_empty()
+        && tags.iter().any(|t| {
+            let t = t.to_lowercase();
+            t == wanted || t.starts_with(&format!("{wanted}/"))
+        })
+}
+
+/// Every tag of `tags` and every parent of a nested one (`coffee` of `coffee/tools`, which
+/// [`tags_have`] finds on every `coffee/…` page), each once in its first spelling, sorted
+/// case-insensitively: the tags a person can narrow a list of pages to.
+pub fn tag_choices<'a>(tags: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    let mut seen = std::collections::HashMap::new();
+    for tag in tags {
+        let mut end = 0;
+        for part in tag.split('/') {
+            end += part.len();
+            let parent = &tag[..end];
+            end += 1;
+            if !parent.is_empty() {
+                seen.entry(parent.to_lowercase())
+                    .or_insert_with(|| parent.to_owned());
+            }
+        }
+    }
+    let mut choices: Vec<(String, String)> = seen.into_iter().collect();
+    choices.sort();
+    choices.into_iter().map(|(_, tag)| tag).collect()
 }
 
 /// A link going out of a page or digest, resolved to a page now.
@@ -422,6 +456,45 @@ impl DigestFigures {
 mod tests {
     use super::*;
     use crate::contract::Confidence;
+
+    fn tags(list: &[&str]) -> Vec<String> {
+        list.iter().map(|t| (*t).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_tag_is_found_in_any_case_with_or_without_hash_and_as_a_parent() {
+        let espresso = tags(&["coffee", "method/pressure"]);
+        assert!(tags_have(&espresso, "#METHOD"), "a parent of a nested tag");
+        assert!(tags_have(&espresso, " method/Pressure "));
+        assert!(tags_have(&tags(&["Drinks"]), "drinks"));
+        assert!(
+            !tags_have(&espresso, "meth"),
+            "a prefix of a name is not its parent"
+        );
+        assert!(!tags_have(&espresso, ""), "no page has the empty tag");
+        assert!(!tags_have(&espresso, "#"));
+        assert_eq!(bare_tag("  ##gear "), "gear");
+    }
+
+    #[test]
+    fn the_tag_choices_hold_every_parent_once_in_its_first_spelling() {
+        let pages = [
+            tags(&["coffee", "method/pressure"]),
+            tags(&["Drinks"]),
+            tags(&[]),
+            tags(&["Coffee", "Method/Pressure/high"]),
+        ];
+        assert_eq!(
+            tag_choices(pages.iter().flatten()),
+            [
+                "coffee",
+                "Drinks",
+                "method",
+                "method/pressure",
+                "Method/Pressure/high"
+            ]
+        );
+    }
 
     fn claim(
         text: &str,

@@ -154,7 +154,7 @@ mod tests {
         assert_eq!(saved.saved.as_deref(), Some(question));
         let again = session.save_last(&wiki, question).unwrap();
         assert_eq!(again.saved_page, saved.saved_page);
-        let lib = wiki.library(LibrarySort::Title).unwrap();
+        let lib = wiki.library(LibrarySort::Title, None).unwrap();
         assert_eq!(lib.counts.answers, 1);
         assert_eq!(lib.entries[0].kind, PageKind::Answer);
         let page = wiki

@@ -96,7 +96,7 @@ impl<T> IntoWire<T, std::convert::Infallible> for Infallible<T> {
 
 /// The TypeScript name of a type as it crosses the wire: 64-bit integers travel as JSON
 /// numbers (ids stay far below 2^53), not as `bigint`.
-fn ts_name<T: ts_rs::TS>() -> String {
+pub(crate) fn ts_name<T: ts_rs::TS>() -> String {
     T::name().replace("bigint", "number")
 }
 
@@ -105,8 +105,9 @@ fn ids(list: &[i64]) -> Vec<SourceId> {
 }
 
 define_commands! {
-    /// The library (every page) in the asked order, with counts and wanted pages.
-    fn library(sort: LibrarySort) -> LibraryView = |h| h.wiki.library(sort);
+    /// The library (every page) in the asked order, the topics narrowed to `tag` when one
+    /// is given (`null`: every topic), with the tags to choose from, counts and wanted pages.
+    fn library(sort: LibrarySort, tag: Option<String>) -> LibraryView = |h| h.wiki.library(sort, tag.as_deref());
     /// Full-text search over pages, best first.
     fn search(query: String) -> Vec<SearchResult> = |h| h.wiki.search_view(&query);
     /// One page, its body rendered by the core's sanitiser, with its sources and history;

@@ -6,30 +6,23 @@
 //! compile job change (its own and other processes') to the front end as a typed
 //! [`JOB_EVENT`] event, a question's answer as it streams in as an [`ASK_EVENT`] event, and
 //! the state of the watched folders (watched while the window is open) as a
-//! [`WATCH_EVENT`] event.
+//! [`WATCH_EVENT`] event ([`events`] declares them, and their payloads, once).
 //! No SQL and no business rules live here.
 
 pub mod bindings;
 pub mod commands;
+pub mod events;
 pub mod host;
 
-use tauri::{Emitter, Manager};
+pub use events::{ASK_EVENT, JOB_EVENT, WATCH_EVENT};
+
+use tauri::Manager;
 use wikimind::llm::CancellationToken;
 use wikimind::queue::JobRunner;
 use wikimind::watch::{WatchKeeper, WatchOptions};
 use wikimind::wiki::Wiki;
 
 use crate::host::{keyring, load_settings, Asking, Host};
-
-/// The event carrying a [`wikimind::view::JobProgress`] each time a compile job changes.
-pub const JOB_EVENT: &str = "job";
-
-/// The event carrying a [`wikimind::view::AskProgress`] while a question is answered.
-pub const ASK_EVENT: &str = "ask";
-
-/// The event carrying a [`wikimind::watch::WatchedView`] each time the watched folders
-/// state changes.
-pub const WATCH_EVENT: &str = "watch";
 
 /// The app id of debug builds, so their webview data never mixes with a release's.
 pub const DEBUG_IDENTIFIER: &str = "org.wikimind.desktop.dev";
@@ -63,7 +56,7 @@ pub fn run() -> Result<(), String> {
             let ask_handle = app.handle().clone();
             let asking = Asking::new(move |progress| {
                 // The window may be gone while an answer streams in; nothing to tell then.
-                let _ = ask_handle.emit(ASK_EVENT, progress);
+                let _ = ASK_EVENT.emit(&ask_handle, &progress);
             });
             let runtime =
                 tauri::async_runtime::block_on(async { tokio::runtime::Handle::current() });
@@ -74,7 +67,7 @@ pub fn run() -> Result<(), String> {
                 std::sync::Arc::clone(&keys),
                 Box::new(move |job| {
                     // The window may be gone while a job finishes; nothing to tell then.
-                    let _ = handle.emit(JOB_EVENT, wikimind::view::JobProgress::from(job));
+                    let _ = JOB_EVENT.emit(&handle, &wikimind::view::JobProgress::from(job));
                 }),
             );
             // Jobs an earlier run (or a killed CLI) left behind go back in line, and run.
@@ -88,7 +81,7 @@ pub fn run() -> Result<(), String> {
                 queue.clone(),
                 WatchOptions::default(),
                 Box::new(move |view| {
-                    let _ = watch_handle.emit(WATCH_EVENT, view);
+                    let _ = WATCH_EVENT.emit(&watch_handle, view);
                 }),
             );
             watch.start(&runtime, CancellationToken::new());

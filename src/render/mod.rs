@@ -48,6 +48,13 @@ use wikimind_text::markdown::wikilinks::{is_inline, is_inline_end};
 use wikimind_text::markdown::{heading_slug, split_wiki_links, text_runs, Item, LinkRef, Piece};
 pub use wikimind_text::markdown::{wiki_links, Anchor, WikiLink};
 
+/// What every id in rendered HTML starts with: the sanitiser puts it before any id a body
+/// writes, so no id of a body is one the window owns. A heading's id is this and its slug.
+pub const ID_PREFIX: &str = "wm-";
+
+/// The id of the first mark of a cited quote in a page's HTML ([`render_article_marked`]).
+pub const CITED_QUOTE_ID: &str = "wm-cited-quote";
+
 /// HTML that went through this module's sanitiser. It has no constructor outside this
 /// module, so holding one proves the HTML is safe to insert into the app's page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -233,9 +240,9 @@ fn mark_quote<'a>(events: &[Event<'a>], quote: &str) -> Option<Vec<Event<'a>>> {
             marked.push(run(&text[..start]));
         }
         marked.push(Event::InlineHtml(CowStr::from(if first {
-            "<mark class=\"cited-quote\" id=\"wm-cited-quote\">"
+            format!("<mark class=\"cited-quote\" id=\"{CITED_QUOTE_ID}\">")
         } else {
-            "<mark class=\"cited-quote\">"
+            "<mark class=\"cited-quote\">".to_owned()
         })));
         first = false;
         marked.push(run(&text[start..end]));
@@ -678,7 +685,7 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         .url_schemes(HashSet::from(["http", "https", "mailto", "wikimind"]))
         .url_relative(ammonia::UrlRelative::Custom(Box::new(fragment_only)))
         .link_rel(Some("noopener noreferrer"))
-        .id_prefix(Some("wm-"))
+        .id_prefix(Some(ID_PREFIX))
         .strip_comments(true);
     builder
 });

@@ -652,3 +652,24 @@ fn shown_text(html: &str) -> String {
         .replace("&nbsp;", "\u{a0}")
         .replace("&amp;", "&")
 }
+
+/// The window finds a heading and the cited quote by the ids these constants name (they are
+/// generated into its bindings), and takes no id without the prefix for a section.
+#[test]
+fn the_ids_the_window_looks_up_are_the_generated_constants() {
+    let html = render("# Nine Bars\n\n<div id=\"main\">x</div>");
+    assert!(
+        html.contains(&format!("<h1 id=\"{ID_PREFIX}nine-bars\">")),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!("id=\"{ID_PREFIX}main\"")),
+        "a body's own id gets the prefix: {html}"
+    );
+    let marked = render_marked("Espresso is brewed.", "brewed").expect("marked");
+    assert!(
+        marked.contains(&format!("id=\"{CITED_QUOTE_ID}\"")),
+        "{marked}"
+    );
+    assert!(CITED_QUOTE_ID.starts_with(ID_PREFIX));
+}

@@ -205,7 +205,6 @@ impl Wiki {
 }
 
 fn answer_claim(c: &CitedClaim, page_id: Option<PageId>) -> AnswerClaimView {
-    let has_quote = c.quote.as_deref().is_some_and(|q| !q.trim().is_empty());
     AnswerClaimView {
         claim: c.claim.clone(),
         confidence: c.confidence,
@@ -215,7 +214,7 @@ fn answer_claim(c: &CitedClaim, page_id: Option<PageId>) -> AnswerClaimView {
             page_id: page_id.map(|p| p.0),
         },
         grounded: c.grounded,
-        quote_not_found: has_quote && !c.grounded,
+        quote_not_found: super::quote_not_found(c.quote.as_deref(), c.grounded),
         source_ids: c.source_ids.iter().map(|s| s.0).collect(),
     }
 }

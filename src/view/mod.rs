@@ -72,7 +72,8 @@ pub struct LibraryEntry {
     pub kind: PageKind,
     /// Its title.
     pub title: String,
-    /// Its one-paragraph summary.
+    /// Its one-paragraph summary as it reads: plain text, each wiki link as the text it
+    /// shows (`[[T|shown]]` as `shown`, `[[T#H]]` as `T > H`).
     pub summary: String,
     /// When its current version was written (UTC, ISO-8601).
     pub updated_at: String,
@@ -94,14 +95,22 @@ pub struct LibraryEntry {
 }
 
 /// The library: every page in the asked order (topics and saved answers, told apart by
-/// their `kind`), with the counts.
+/// their `kind`), the topics narrowed to a tag when one was asked for, with the counts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct LibraryView {
-    /// The counts shown above the list.
+    /// The counts shown above the list (of the whole wiki, whatever the tag).
     pub counts: CountsView,
-    /// Every page.
+    /// Every saved answer, and every topic page with the asked tag (all of them when no
+    /// tag was asked for; a tag `a` also takes the pages tagged `a/b`, as `wikimind list
+    /// --tag` does).
     pub entries: Vec<LibraryEntry>,
+    /// The tag the topics are narrowed to, as the filter reads it (no `#`, no white space
+    /// around it); `null` when every topic is listed.
+    pub tag: Option<String>,
+    /// The tags a person can narrow the topics to: every tag of a topic and every parent
+    /// of a nested one, each once (its first spelling), sorted case-insensitively.
+    pub tags: Vec<String>,
     /// Names pages link to that no page has, most mentioned first.
     pub wanted: Vec<WantedView>,
     /// The health figures of the last compile run or lint (`null`: none stored yet).
@@ -127,9 +136,19 @@ pub struct SearchResult {
     pub page_id: i64,
     /// Its title.
     pub title: String,
-    /// Plain text around the match (never HTML); each matched word is between U+E000 and
-    /// U+E001, characters that do not occur in text, so markdown `**bold**` stays text.
-    pub snippet: String,
+    /// Plain text around the match (never HTML), in pieces: the matched words are the
+    /// pieces marked `matched`; markdown `**bold**` stays text.
+    pub snippet: Vec<SnippetPart>,
+}
+
+/// A piece of a search snippet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SnippetPart {
+    /// Its text (plain text, never HTML; never empty).
+    pub text: String,
+    /// Whether it is a word the search matched.
+    pub matched: bool,
 }
 
 /// One key claim of a page or digest.
@@ -148,6 +167,9 @@ pub struct ClaimView {
     pub quote: Option<String>,
     /// Whether the quote was found in the source text.
     pub grounded: bool,
+    /// Whether it has a quote that was not found (in its sources; for a saved answer's
+    /// claim, in the page it cites and that page's sources), so it is not shown as sourced.
+    pub quote_not_found: bool,
     /// The sources whose text holds the quote, by id (empty when not grounded).
     #[cfg_attr(feature = "ts", ts(type = "number[]"))]
     pub source_ids: Vec<i64>,
@@ -199,8 +221,9 @@ pub struct PageSourceView {
     pub title: String,
     /// Where the source came from (path, URL, `text:<hash>`).
     pub origin: String,
-    /// For a web page that redirected, the URL it was finally read from (never with
-    /// credentials); `null` otherwise.
+    /// For a web page that redirected, the URL it was finally read from, as shown beside
+    /// its origin: never with `user:password@`, `null` when it did not redirect or reads
+    /// as the origin ([`wikimind_text::url::redirect_shown`]).
     pub final_url: Option<String>,
     /// When the digest was compiled (UTC, ISO-8601).
     pub compiled_at: String,
@@ -260,7 +283,8 @@ pub struct PageView {
     pub kind: PageKind,
     /// Its title.
     pub title: String,
-    /// Its summary.
+    /// Its summary as it reads (plain text, wiki links as the text they show, as in
+    /// [`LibraryEntry::summary`]).
     pub summary: String,
     /// The body as sanitised HTML (from the core's renderer only), wiki links resolved
     /// against pages (titles and aliases): `a.wikilink[data-article-id]` holds a *page* id,
@@ -277,6 +301,9 @@ pub struct PageView {
     pub truncated: bool,
     /// The number of its current version.
     pub version: u32,
+    /// Whether the current version holds the person's work over the model's last version
+    /// (a person wrote a version after it): "revert to compiled" has something to drop.
+    pub edited: bool,
     /// Why it waits to be rewritten from its digests (`null`: it is current).
     pub stale_reason: Option<String>,
     /// Why it is marked (`null`: fine): for a topic, why its last rewrite was refused and
@@ -332,7 +359,8 @@ pub struct DigestView {
     pub article_id: i64,
     /// Its title.
     pub title: String,
-    /// Its summary.
+    /// Its summary as it reads (plain text, wiki links as the text they show, as in
+    /// [`LibraryEntry::summary`]).
     pub summary: String,
     /// Its body as sanitised HTML, wiki links resolved against pages (as in [`PageView`]).
     pub html: String,
@@ -371,8 +399,9 @@ pub struct SourceView {
     pub id: i64,
     /// Where it came from.
     pub origin: String,
-    /// For a web page that redirected, the URL it was finally read from (never with
-    /// credentials); `null` otherwise.
+    /// For a web page that redirected, the URL it was finally read from, as shown beside
+    /// its origin: never with `user:password@`, `null` when it did not redirect or reads
+    /// as the origin ([`wikimind_text::url::redirect_shown`]).
     pub final_url: Option<String>,
     /// `markdown`, `text`, `html`, `url`, …
     pub kind: String,
@@ -652,6 +681,12 @@ pub struct OpeningView {
     /// upgraded, a backfill that changed data), as [`Wiki::open_for_shell`] reported it:
     /// the window shows them as a banner, as the CLI prints them.
     pub notices: Vec<String>,
+}
+
+/// Whether a claim with `quote` that did (`grounded`) or did not ground has a quote that
+/// was not found: the one rule of the page, digest and answer views.
+fn quote_not_found(quote: Option<&str>, grounded: bool) -> bool {
+    quote.is_some_and(|q| !q.trim().is_empty()) && !grounded
 }
 
 impl ConnectionCheck {

@@ -4,8 +4,10 @@
 use std::collections::HashMap;
 
 use super::*;
-use crate::reading::ListedVersion;
+use crate::reading::{bare_tag, tag_choices, tags_have, ListedVersion};
+use crate::render::link_text;
 use crate::store::{AuthorKind, PageClaim, PageId, PageSummary};
+use wikimind_text::url::redirect_shown;
 
 impl QuoteView {
     fn around(source: &crate::store::Source, at: Option<std::ops::Range<usize>>) -> QuoteView {
@@ -42,6 +44,7 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
     });
     ClaimView {
         hash: crate::store::claim_hash(&c.claim.claim),
+        quote_not_found: quote_not_found(c.claim.quote.as_deref(), c.claim.grounded),
         claim: c.claim.claim,
         confidence: c.claim.confidence,
         quote: c.claim.quote,
@@ -61,6 +64,28 @@ fn holds_quote(texts: &[&str], quote: &str) -> bool {
         let shown = crate::render::link_text(text);
         wikimind_text::fold::find_as_read(&[&shown], &read).is_some()
     })
+}
+
+/// A search snippet as the store marks it (each matched word between
+/// [`MATCH_START`](crate::MATCH_START) and [`MATCH_END`](crate::MATCH_END)) in pieces.
+pub(super) fn snippet_parts(snippet: &str) -> Vec<SnippetPart> {
+    let mut parts = Vec::new();
+    let mut matched = false;
+    for piece in snippet.split_inclusive([crate::MATCH_START, crate::MATCH_END]) {
+        let text = piece.trim_end_matches([crate::MATCH_START, crate::MATCH_END]);
+        if !text.is_empty() {
+            parts.push(SnippetPart {
+                text: text.to_owned(),
+                matched,
+            });
+        }
+        if piece.ends_with(crate::MATCH_START) {
+            matched = true;
+        } else if piece.ends_with(crate::MATCH_END) {
+            matched = false;
+        }
+    }
+    parts
 }
 
 fn page_ref(p: &PageSummary) -> PageRefView {
@@ -88,8 +113,8 @@ fn version_view(v: ListedVersion) -> PageVersionView {
 fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> SourceView {
     SourceView {
         id: s.id.0,
+        final_url: redirect_shown(&s.origin, s.final_url.as_deref()),
         origin: s.origin,
-        final_url: s.final_url,
         kind: s.kind.as_str().to_string(),
         title: s.title,
         status: s.status,
@@ -103,13 +128,24 @@ fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> Sourc
 
 impl Wiki {
     /// The library (every page, topics and saved answers told apart) in the asked order,
-    /// with counts and wanted pages.
-    pub fn library(&self, sort: LibrarySort) -> Result<LibraryView> {
+    /// the topics narrowed to those with `tag` ([`tags_have`]: `None` or an empty tag
+    /// narrows nothing), with the tags to choose from, counts and wanted pages.
+    pub fn library(&self, sort: LibrarySort, tag: Option<&str>) -> Result<LibraryView> {
         let store = self.store();
         let mut pages = store.pages()?;
         if sort == LibrarySort::Updated {
             // ISO-8601 UTC times sort as text; the newest first, ties by title (stable).
             pages.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        }
+        let tags = tag_choices(
+            pages
+                .iter()
+                .filter(|p| p.kind == PageKind::Topic)
+                .flat_map(|p| &p.tags),
+        );
+        let tag = tag.map(bare_tag).filter(|t| !t.is_empty());
+        if let Some(tag) = tag {
+            pages.retain(|p| p.kind != PageKind::Topic || tags_have(&p.tags, tag));
         }
         let claims = store.page_claim_counts()?;
         let c = store.page_counts()?;
@@ -128,7 +164,7 @@ impl Wiki {
                         id: p.id.0,
                         kind: p.kind,
                         title: p.title,
-                        summary: p.summary,
+                        summary: link_text(&p.summary),
                         updated_at: p.updated_at,
                         source_count: p.source_count,
                         stale: p.stale,
@@ -140,6 +176,8 @@ impl Wiki {
                     }
                 })
                 .collect(),
+            tag: tag.map(str::to_owned),
+            tags,
             wanted: store
                 .wanted_page_links()?
                 .into_iter()
@@ -163,7 +201,7 @@ impl Wiki {
             .map(|h| SearchResult {
                 page_id: h.page_id.0,
                 title: h.title,
-                snippet: h.snippet,
+                snippet: snippet_parts(&h.snippet),
             })
             .collect())
     }
@@ -196,14 +234,14 @@ impl Wiki {
                 source_id: d.source_id.0,
                 article_id: d.article_id.0,
                 title: d.title,
+                final_url: redirect_shown(&d.origin, d.final_url.as_deref()),
                 origin: d.origin,
-                final_url: d.final_url,
                 compiled_at: d.compiled_at,
                 provider: d.provider,
                 model: d.model,
             })
             .collect();
-        let history = self
+        let history: Vec<PageVersionView> = self
             .page_history(p.id)?
             .into_iter()
             .map(version_view)
@@ -222,16 +260,22 @@ impl Wiki {
             claims.push(view);
         }
         let summary_cited = quote.is_some_and(|q| holds_quote(&[&p.summary], q));
+        let edited = history
+            .iter()
+            .rev()
+            .find(|v| v.author == AuthorKind::Model)
+            .is_some_and(|v| v.version != p.version);
         Ok(Some(PageView {
             id: p.id.0,
             kind: p.kind,
             title: p.title,
-            summary: p.summary,
+            summary: link_text(&p.summary),
             html,
             quote_marked,
             summary_cited,
             truncated: p.truncated,
             version: p.version,
+            edited,
             stale_reason: p.stale_reason,
             flagged: p.flagged,
             claims,
@@ -389,7 +433,7 @@ impl Wiki {
             DigestView {
                 article_id: d.id.0,
                 title: d.title,
-                summary: d.summary,
+                summary: link_text(&d.summary),
                 html,
                 truncated: d.truncated,
                 compiled_at: d.compiled_at,
@@ -402,6 +446,7 @@ impl Wiki {
                         let held = c.grounded && c.confidence == Confidence::Sourced;
                         ClaimView {
                             hash: crate::store::claim_hash(&c.claim),
+                            quote_not_found: quote_not_found(c.quote.as_deref(), c.grounded),
                             claim: c.claim,
                             confidence: c.confidence,
                             quote: c.quote,

@@ -6,7 +6,7 @@ use crate::store::{JobTarget, PageId};
 #[test]
 fn an_empty_wiki_has_an_empty_library() {
     let wiki = Wiki::open_in_memory().unwrap();
-    let lib = wiki.library(LibrarySort::Updated).unwrap();
+    let lib = wiki.library(LibrarySort::Updated, None).unwrap();
     assert_eq!(lib.counts, CountsView::default());
     assert!(lib.entries.is_empty());
     assert!(wiki.search_view("anything").unwrap().is_empty());
@@ -98,7 +98,7 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
     let fed: Vec<i64> = digest.source.pages.iter().map(|p| p.id).collect();
     assert_eq!(fed, [scones_page, tea_page]);
     assert_eq!(digest.digest.unwrap().html, tea.html);
-    let lib = wiki.library(LibrarySort::Title).unwrap();
+    let lib = wiki.library(LibrarySort::Title, None).unwrap();
     assert_eq!(lib.counts.pages, 2);
     assert_eq!(lib.wanted[0].title, "Jam");
     // Asking for the wanted page makes it from the one source that mentions it (below
@@ -113,7 +113,11 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].target, crate::store::JobTarget::Page(jam));
     assert_eq!(wiki.source_views().unwrap().len(), sources_before);
-    assert!(wiki.library(LibrarySort::Title).unwrap().wanted.is_empty());
+    assert!(wiki
+        .library(LibrarySort::Title, None)
+        .unwrap()
+        .wanted
+        .is_empty());
     assert_eq!(wiki.ask_for_page_view("Jam").unwrap().outcome, "exists");
 }
 
@@ -359,6 +363,20 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
     wiki.store()
         .ingest_source_from(&page("https://example.org/stays", "Stays"), None)
         .unwrap();
+    // A row that kept credentials (written by hand, or by a build that did) shows none, and
+    // a final URL that is the origin once they are cut out is no redirect.
+    wiki.store()
+        .ingest_source_from(
+            &page("https://example.org/same", "Same"),
+            Some("https://alice:pw@example.org/same"),
+        )
+        .unwrap();
+    wiki.store()
+        .ingest_source_from(
+            &page("https://example.org/secret", "Secret"),
+            Some("https://alice:pw@example.com/elsewhere"),
+        )
+        .unwrap();
     let result = CompilationResult {
         title: "Moved".into(),
         summary: "s".into(),
@@ -382,7 +400,14 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
         })
         .unwrap();
 
-    let sources = wiki.source_views().unwrap();
+    let mut sources = wiki.source_views().unwrap();
+    sources.sort_by_key(|s| s.id);
+    let shown: Vec<Option<&str>> = sources.iter().map(|s| s.final_url.as_deref()).collect();
+    assert_eq!(
+        shown[2..],
+        [None, Some("https://example.com/elsewhere")],
+        "{sources:?}"
+    );
     assert_eq!(sources[0].origin, "https://example.org/old");
     assert_eq!(
         sources[0].final_url.as_deref(),
@@ -491,7 +516,7 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
         &["espressos"],
     );
 
-    let lib = wiki.library(LibrarySort::Title).unwrap();
+    let lib = wiki.library(LibrarySort::Title, None).unwrap();
     let titles: Vec<(&str, u32, bool)> = lib
         .entries
         .iter()
@@ -513,6 +538,7 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
     assert_eq!(page.history[0].author, AuthorKind::Model);
     assert_eq!(page.claims.len(), 1, "{page:?}");
     assert_eq!(page.claims[0].source_ids, [first.0]);
+    assert!(!page.claims[0].quote_not_found, "its quote was found");
     let text = wiki.page_text_view(espresso, 1).unwrap().unwrap();
     assert_eq!(text.body, "Espresso goes under [[Milk Foam]].");
 
@@ -565,6 +591,18 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
     assert_eq!(wiki.page_id_by_name("ESPRESSO").unwrap(), Some(espresso));
     let hits = wiki.search_view("goes under").unwrap();
     assert_eq!(hits[0].page_id, espresso);
+    // The matched words reach the window as marked pieces, never as marker characters.
+    let matched: Vec<&str> = hits[0]
+        .snippet
+        .iter()
+        .filter(|p| p.matched)
+        .map(|p| p.text.as_str())
+        .collect();
+    assert_eq!(matched, ["goes", "under"], "{:?}", hits[0].snippet);
+    assert!(hits[0]
+        .snippet
+        .iter()
+        .all(|p| !p.text.is_empty() && !p.text.contains([crate::MATCH_START, crate::MATCH_END])));
     assert!(
         wiki.search_view("shots").unwrap().is_empty(),
         "pages are searched, not the digests they are not yet written from"
@@ -636,6 +674,7 @@ fn a_page_keeps_its_versions_and_restores_one() {
         .unwrap();
     let now = wiki.page_view(page).unwrap().unwrap();
     assert_eq!(now.version, 2);
+    assert!(!now.edited, "the model wrote the current version");
     assert_eq!(now.history[1].model.as_deref(), Some("other"));
     assert_eq!(
         wiki.page_text_view(page, 1).unwrap().unwrap().body,
@@ -654,6 +693,10 @@ fn a_page_keeps_its_versions_and_restores_one() {
     assert_eq!(
         (last.author, last.restored_from),
         (AuthorKind::Person, Some(1))
+    );
+    assert!(
+        restored.edited,
+        "a person wrote over the model's last version"
     );
     assert!(wiki.restore_page_view(page, 9).is_err(), "no such version");
 }
@@ -873,7 +916,7 @@ fn a_saved_answer_is_listed_apart_from_topics_and_marked_when_a_quote_was_not_fo
         .unwrap()
         .expect("an answer to keep");
 
-    let lib = wiki.library(LibrarySort::Title).unwrap();
+    let lib = wiki.library(LibrarySort::Title, None).unwrap();
     assert_eq!((lib.counts.pages, lib.counts.answers), (1, 1));
     let answer = lib
         .entries
@@ -1019,7 +1062,7 @@ fn the_health_screen_groups_findings_and_accepting_a_merge_merges() {
     let notice = merged.notice.unwrap();
     assert!(notice.starts_with("merged "), "{notice}");
     assert!(merged.groups.iter().all(|g| g.check != "duplicate"));
-    let lib = wiki.library(LibrarySort::Title).unwrap();
+    let lib = wiki.library(LibrarySort::Title, None).unwrap();
     assert_eq!(lib.entries.len(), 1, "one page is left");
     assert_eq!(lib.health.unwrap().duplicates, 1, "the last stored run");
     let again = wiki.accept_merge_view(&proposal.id).unwrap();
@@ -1047,7 +1090,13 @@ fn a_rejected_merge_proposal_stays_rejected_and_both_pages_stay() {
         .groups
         .iter()
         .all(|g| g.check != "duplicate"));
-    assert_eq!(wiki.library(LibrarySort::Title).unwrap().entries.len(), 2);
+    assert_eq!(
+        wiki.library(LibrarySort::Title, None)
+            .unwrap()
+            .entries
+            .len(),
+        2
+    );
     let gone = wiki.dismiss_finding_view(&id).unwrap();
     assert!(gone.notice.unwrap().contains("gone already"));
 }
@@ -1088,4 +1137,120 @@ async fn opening_an_older_wiki_tells_the_window_what_the_upgrade_did() {
     let mut again = Vec::new();
     Wiki::open_for_shell(&settings, &mut |n| again.push(n)).unwrap();
     assert!(again.is_empty(), "{again:?}");
+}
+
+#[test]
+fn a_search_snippet_is_sent_in_pieces_and_markdown_stays_text() {
+    use crate::{MATCH_END, MATCH_START};
+    let parts = super::ops::snippet_parts(&format!(
+        "**really** pulled at {MATCH_START}nine{MATCH_END} {MATCH_START}bars{MATCH_END}, <b>hot</b>"
+    ));
+    let parts: Vec<(&str, bool)> = parts.iter().map(|p| (p.text.as_str(), p.matched)).collect();
+    assert_eq!(
+        parts,
+        [
+            ("**really** pulled at ", false),
+            ("nine", true),
+            (" ", false),
+            ("bars", true),
+            (", <b>hot</b>", false)
+        ]
+    );
+}
+
+/// Saves a digest for a new pasted source carrying `tags`, titled `title` (its page's
+/// title), with `summary`.
+fn tagged_page(wiki: &Wiki, title: &str, tags: &[&str], summary: &str) {
+    use crate::contract::CompilationResult;
+    use crate::store::{CompileRecord, NewSource, SaveArticle, SourceKind};
+    let source = wiki
+        .store()
+        .ingest_source_from(
+            &NewSource {
+                origin: format!("/notes/{title}.md"),
+                kind: SourceKind::File,
+                title: Some(title.into()),
+                text: format!("# {title}\n\n{summary}"),
+                tags: tags.iter().map(|t| (*t).to_owned()).collect(),
+                aliases: Vec::new(),
+            },
+            None,
+        )
+        .unwrap()
+        .source_id();
+    let result = CompilationResult {
+        title: title.into(),
+        summary: summary.into(),
+        key_claims: Vec::new(),
+        concepts: Vec::new(),
+        backlink_suggestions: Vec::new(),
+        open_questions: Vec::new(),
+        article_body: summary.into(),
+    };
+    wiki.store()
+        .save_article(&SaveArticle {
+            source_id: source,
+            result: &result,
+            claims: &[],
+            links: &[],
+            truncated: false,
+            title_is_page: true,
+            unnamed_concepts: &[],
+            record: &CompileRecord::default(),
+        })
+        .unwrap();
+}
+
+/// The library's tag filter is the core's (`wikimind list --tag`): a parent tag takes its
+/// nested ones, case and `#` do not count, saved answers stay listed; the tags to choose
+/// from come with it, and summaries read as the page shows its links.
+#[test]
+fn the_library_narrows_its_topics_to_a_tag_and_lists_the_tags_to_choose() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    tagged_page(
+        &wiki,
+        "Burr Grinder",
+        &["gear", "coffee/tools"],
+        "Clean it like [[Steam Wand#Cleaning]], with [[Brush|a brush]].",
+    );
+    tagged_page(&wiki, "Steam Wand", &["Coffee"], "Heats milk.");
+    tagged_page(&wiki, "Teapot", &[], "Holds tea.");
+    let (report, _) = espresso_answer(&wiki);
+    wiki.save_answer(&report)
+        .unwrap()
+        .expect("an answer to keep");
+
+    let titles = |lib: &LibraryView| -> Vec<String> {
+        lib.entries.iter().map(|e| e.title.clone()).collect()
+    };
+    let all = wiki.library(LibrarySort::Title, None).unwrap();
+    assert_eq!(all.tag, None);
+    assert_eq!(all.tags, ["coffee", "coffee/tools", "gear"]);
+    assert_eq!(all.entries.len(), 5, "{:?}", titles(&all));
+    let grinder = all
+        .entries
+        .iter()
+        .find(|e| e.title == "Burr Grinder")
+        .unwrap();
+    assert_eq!(
+        grinder.summary,
+        "Clean it like Steam Wand > Cleaning, with a brush."
+    );
+    let page = wiki.page_view(grinder.id).unwrap().unwrap();
+    assert_eq!(page.summary, grinder.summary);
+
+    let coffee = wiki.library(LibrarySort::Title, Some(" #COFFEE ")).unwrap();
+    assert_eq!(coffee.tag.as_deref(), Some("COFFEE"));
+    assert_eq!(
+        titles(&coffee),
+        ["Burr Grinder", "How is espresso brewed?", "Steam Wand"],
+        "a parent takes its nested tags; the saved answer stays"
+    );
+    assert_eq!(coffee.tags, all.tags);
+    assert_eq!(coffee.counts, all.counts, "the counts are the wiki's");
+    let gear = wiki.library(LibrarySort::Title, Some("gear")).unwrap();
+    assert_eq!(titles(&gear), ["Burr Grinder", "How is espresso brewed?"]);
+    let none = wiki.library(LibrarySort::Title, Some("coff")).unwrap();
+    assert_eq!(titles(&none), ["How is espresso brewed?"]);
+    assert_eq!(wiki.library(LibrarySort::Title, Some(" # ")).unwrap(), all);
 }

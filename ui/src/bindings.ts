@@ -2,6 +2,7 @@
 // types (wikimind::view) and the declared commands (src-tauri/src/commands.rs).
 // Do not edit: CI fails when this file and the Rust side disagree.
 import { invoke } from "@tauri-apps/api/core";
+import { listen as listenTo } from "@tauri-apps/api/event";
 
 /**
  * How many sources, pages and wanted pages the wiki has.
@@ -51,7 +52,8 @@ kind: PageKind,
  */
 title: string, 
 /**
- * Its one-paragraph summary.
+ * Its one-paragraph summary as it reads: plain text, each wiki link as the text it
+ * shows (`[[T|shown]]` as `shown`, `[[T#H]]` as `T > H`).
  */
 summary: string, 
 /**
@@ -152,17 +154,29 @@ thin: number, };
 
 /**
  * The library: every page in the asked order (topics and saved answers, told apart by
- * their `kind`), with the counts.
+ * their `kind`), the topics narrowed to a tag when one was asked for, with the counts.
  */
 export type LibraryView = { 
 /**
- * The counts shown above the list.
+ * The counts shown above the list (of the whole wiki, whatever the tag).
  */
 counts: CountsView, 
 /**
- * Every page.
+ * Every saved answer, and every topic page with the asked tag (all of them when no
+ * tag was asked for; a tag `a` also takes the pages tagged `a/b`, as `wikimind list
+ * --tag` does).
  */
 entries: Array<LibraryEntry>, 
+/**
+ * The tag the topics are narrowed to, as the filter reads it (no `#`, no white space
+ * around it); `null` when every topic is listed.
+ */
+tag: string | null, 
+/**
+ * The tags a person can narrow the topics to: every tag of a topic and every parent
+ * of a nested one, each once (its first spelling), sorted case-insensitively.
+ */
+tags: Array<string>, 
 /**
  * Names pages link to that no page has, most mentioned first.
  */
@@ -171,6 +185,19 @@ wanted: Array<WantedView>,
  * The health figures of the last compile run or lint (`null`: none stored yet).
  */
 health: HealthPointView | null, };
+
+/**
+ * A piece of a search snippet.
+ */
+export type SnippetPart = { 
+/**
+ * Its text (plain text, never HTML; never empty).
+ */
+text: string, 
+/**
+ * Whether it is a word the search matched.
+ */
+matched: boolean, };
 
 /**
  * One search hit.
@@ -185,10 +212,10 @@ page_id: number,
  */
 title: string, 
 /**
- * Plain text around the match (never HTML); each matched word is between U+E000 and
- * U+E001, characters that do not occur in text, so markdown `**bold**` stays text.
+ * Plain text around the match (never HTML), in pieces: the matched words are the
+ * pieces marked `matched`; markdown `**bold**` stays text.
  */
-snippet: string, };
+snippet: Array<SnippetPart>, };
 
 /**
  * How a claim is supported.
@@ -218,6 +245,12 @@ export type ClaimView = {
  */
 claim: string, 
 /**
+ * What a change to this claim names it by ([`crate::store::claim_hash`] of its text):
+ * stable across rewrites that move it, so the window's "remove" can never land on
+ * another claim.
+ */
+hash: string, 
+/**
  * Its confidence after grounding.
  */
 confidence: Confidence, 
@@ -229,6 +262,11 @@ quote: string | null,
  * Whether the quote was found in the source text.
  */
 grounded: boolean, 
+/**
+ * Whether it has a quote that was not found (in its sources; for a saved answer's
+ * claim, in the page it cites and that page's sources), so it is not shown as sourced.
+ */
+quote_not_found: boolean, 
 /**
  * The sources whose text holds the quote, by id (empty when not grounded).
  */
@@ -299,8 +337,9 @@ title: string,
  */
 origin: string, 
 /**
- * For a web page that redirected, the URL it was finally read from (never with
- * credentials); `null` otherwise.
+ * For a web page that redirected, the URL it was finally read from, as shown beside
+ * its origin: never with `user:password@`, `null` when it did not redirect or reads
+ * as the origin ([`wikimind_text::url::redirect_shown`]).
  */
 final_url: string | null, 
 /**
@@ -418,7 +457,8 @@ kind: PageKind,
  */
 title: string, 
 /**
- * Its summary.
+ * Its summary as it reads (plain text, wiki links as the text they show, as in
+ * [`LibraryEntry::summary`]).
  */
 summary: string, 
 /**
@@ -446,6 +486,11 @@ truncated: boolean,
  * The number of its current version.
  */
 version: number, 
+/**
+ * Whether the current version holds the person's work over the model's last version
+ * (a person wrote a version after it): "revert to compiled" has something to drop.
+ */
+edited: boolean, 
 /**
  * Why it waits to be rewritten from its digests (`null`: it is current).
  */
@@ -541,8 +586,9 @@ id: number,
  */
 origin: string, 
 /**
- * For a web page that redirected, the URL it was finally read from (never with
- * credentials); `null` otherwise.
+ * For a web page that redirected, the URL it was finally read from, as shown beside
+ * its origin: never with `user:password@`, `null` when it did not redirect or reads
+ * as the origin ([`wikimind_text::url::redirect_shown`]).
  */
 final_url: string | null, 
 /**
@@ -591,7 +637,8 @@ article_id: number,
  */
 title: string, 
 /**
- * Its summary.
+ * Its summary as it reads (plain text, wiki links as the text they show, as in
+ * [`LibraryEntry::summary`]).
  */
 summary: string, 
 /**
@@ -692,7 +739,13 @@ first_run: boolean,
  * The model's state: when it is not `ok` on a wiki with pages, the app shows its
  * message as a banner over the library, with the same actions as the first-run screen.
  */
-check: ConnectionCheck, };
+check: ConnectionCheck, 
+/**
+ * What opening the wiki did that a person should know (an older build's database
+ * upgraded, a backfill that changed data), as [`Wiki::open_for_shell`] reported it:
+ * the window shows them as a banner, as the CLI prints them.
+ */
+notices: Array<string>, };
 
 /**
  * One model call in a source's compile log: the raw answer, to inspect a failure.
@@ -1321,7 +1374,13 @@ sources: number,
  */
 job: number | null, };
 
-/** The event carrying a JobProgress each time a compile job changes. */
+/** What every id in a page's rendered HTML starts with (a heading's id is this and its slug). */
+export const ID_PREFIX = "wm-";
+
+/** The id of the first mark of a cited quote in a page's HTML (PageView.quote_marked). */
+export const CITED_QUOTE_ID = "wm-cited-quote";
+
+/** The event carrying a JobProgress each time a compile job changes (this app's jobs and other processes'). */
 export const JOB_EVENT = "job";
 
 /** The event carrying an AskProgress while a question is answered. */
@@ -1330,11 +1389,24 @@ export const ASK_EVENT = "ask";
 /** The event carrying a WatchedView each time the watched folders' state changes. */
 export const WATCH_EVENT = "watch";
 
+/** Every event the app sends the window, by name: the payload each carries. */
+export type Events = {
+  "job": JobProgress;
+  "ask": AskProgress;
+  "watch": WatchedView;
+};
+
+/** Listens to the app's event `event`, its payload typed by the event's name; resolves
+ * to the function that stops listening. */
+export function listen<E extends keyof Events>(event: E, handler: (payload: Events[E]) => void): Promise<() => void> {
+  return listenTo<Events[E]>(event, ({ payload }) => handler(payload));
+}
+
 /** Every command of the app, typed. */
 export const commands = {
-  /** The library (every page) in the asked order, with counts and wanted pages. */
-  library: (sort: LibrarySort): Promise<LibraryView> =>
-    invoke("library", { sort }),
+  /** The library (every page) in the asked order, the topics narrowed to `tag` when one is given (`null`: every topic), with the tags to choose from, counts and wanted pages. */
+  library: (sort: LibrarySort, tag: string | null): Promise<LibraryView> =>
+    invoke("library", { sort, tag }),
   /** Full-text search over pages, best first. */
   search: (query: string): Promise<Array<SearchResult>> =>
     invoke("search", { query }),
@@ -1464,9 +1536,9 @@ export const commands = {
   /** Adds a claim of the person's own to a page (never sourced). */
   add_claim: (id: number, text: string): Promise<PageView> =>
     invoke("add_claim", { id, text }),
-  /** Removes a page's claim (by its place in the list, from 0); it stays removed when the page is written again. */
-  remove_claim: (id: number, index: number): Promise<PageView> =>
-    invoke("remove_claim", { id, index }),
+  /** Removes a page's claim, named by its hash (`ClaimView.hash`: a rewrite since the page was shown cannot move the removal onto another claim); it stays removed when the page is written again. */
+  remove_claim: (id: number, hash: string): Promise<PageView> =>
+    invoke("remove_claim", { id, hash }),
   /** Renames a page; its old title stays as an alias. */
   rename_page: (id: number, title: string): Promise<PageView> =>
     invoke("rename_page", { id, title }),

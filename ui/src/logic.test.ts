@@ -10,7 +10,6 @@ import {
   versionText,
   askStageLabel,
   citationMark,
-  plainLinks,
   claimBadges,
   confidenceMix,
   dropReducer,
@@ -20,16 +19,12 @@ import {
   jobTitle,
   keyAction,
   latestOnly,
-  finalUrlLabel,
   lineDiff,
   linkClick,
-  allTags,
-  withTag,
   originLabel,
   sameScreen,
   shortTime,
   scrollToReveal,
-  snippetParts,
   sourceCountLabel,
   stageLabel,
   staleNotice,
@@ -52,18 +47,6 @@ describe("virtualised list", () => {
     expect(scrollToReveal(0, 0, 680, 68)).toBeNull();
     expect(scrollToReveal(10, 0, 680, 68)).toBe(68 * 11 - 680);
     expect(scrollToReveal(2, 68 * 5, 680, 68)).toBe(136);
-  });
-});
-
-describe("search snippets", () => {
-  it("marks the matched words and keeps everything else, markdown bold included, as text", () => {
-    expect(snippetParts("…**really** pulled at \uE000nine\uE001 \uE000bars\uE001, <b>hot</b>")).toEqual([
-      { text: "…**really** pulled at ", mark: false },
-      { text: "nine", mark: true },
-      { text: " ", mark: false },
-      { text: "bars", mark: true },
-      { text: ", <b>hot</b>", mark: false },
-    ]);
   });
 });
 
@@ -262,20 +245,7 @@ describe("links in rendered articles", () => {
     // Only the renderer's own ids: nothing else is looked up or scrolled to.
     expect(linkClick(a("wikilink", { "data-article-id": "7", "data-anchor": "x\" onclick" }))).toEqual({ kind: "page", id: 7 });
     expect(linkClick(a("wikilink", { href: "#main" }))).toEqual({ kind: "ignore" });
-  });
-});
-
-describe("tags", () => {
-  const e = (title: string, ...tags: string[]) => ({ title, tags });
-  const entries = [e("Espresso", "coffee", "method/pressure"), e("Tea", "Drinks"), e("Note")];
-  it("narrows the library as `wikimind list --tag` does", () => {
-    expect(withTag(entries, "").map((x) => x.title)).toEqual(["Espresso", "Tea", "Note"]);
-    expect(withTag(entries, "#METHOD").map((x) => x.title)).toEqual(["Espresso"]);
-    expect(withTag(entries, "drinks").map((x) => x.title)).toEqual(["Tea"]);
-    expect(withTag(entries, "meth").map((x) => x.title)).toEqual([]);
-  });
-  it("lists every tag once, sorted", () => {
-    expect(allTags([...entries, e("Latte", "Coffee")])).toEqual(["coffee", "Drinks", "method", "method/pressure"]);
+    expect(linkClick(a("wikilink", { href: "#wm-" }))).toEqual({ kind: "ignore" });
   });
 });
 
@@ -286,15 +256,6 @@ describe("source lines", () => {
     expect(originLabel("C:\\notes\\tea.md").label).toBe("tea.md");
     expect(originLabel("https://example.org/a/b.html").label).toBe("https://example.org/a/b.html");
   });
-  it("shows where a redirected page was read from, only when it moved, never with credentials", () => {
-    expect(finalUrlLabel("https://example.org/old", "https://example.com/new")).toBe("→ https://example.com/new");
-    expect(finalUrlLabel("https://example.org/a", null)).toBeNull();
-    expect(finalUrlLabel("https://example.org/a", undefined)).toBeNull();
-    expect(finalUrlLabel("https://example.org/a", "https://example.org/a")).toBeNull();
-    expect(finalUrlLabel("https://example.org/a", "https://alice:pw@example.com/b?c=d@e")).toBe("→ https://example.com/b?c=d@e");
-    expect(finalUrlLabel("https://example.org/a", "https://a:b@c@example.com/")).toBe("→ https://example.com/");
-    expect(finalUrlLabel("https://example.org/a", "https://alice:pw@example.org/a")).toBeNull();
-  });
   it("shows compile times to the minute, in the given zone, and leaves nonsense alone", () => {
     expect(shortTime("2026-11-22T18:23:59.264Z", 0)).toBe("2026-11-22 18:23");
     expect(shortTime("2026-11-22T23:30:00Z", 90)).toBe("2026-11-23 01:00");
@@ -303,10 +264,6 @@ describe("source lines", () => {
 });
 
 describe("asking", () => {
-  it("shows wiki links in a summary as the text they show", () => {
-    expect(plainLinks("A cappuccino is an [[Espresso]] under [[Milk Foam|foam]].")).toBe("A cappuccino is an Espresso under foam.");
-    expect(plainLinks("No [[ link")).toBe("No [[ link");
-  });
   it("marks a quote not found in the cited page as such, inferred when it was demoted", () => {
     expect(citationMark({ grounded: true, quote_not_found: false, confidence: "sourced" }, "Espresso")).toEqual({ mark: "✓", label: "quote found in Espresso", kind: "found" });
     expect(citationMark({ grounded: false, quote_not_found: true, confidence: "inferred" }, "Espresso")).toEqual({ mark: "⚠", label: "quote not found in Espresso: shown as inferred", kind: "not-found" });
@@ -355,7 +312,7 @@ describe("labels", () => {
   it("says how many pages a tag filter shows of all", () => {
     const c = { pages: 18, answers: 0, sources: 12, wanted: 3 };
     expect(countsLabel(c, { tag: "gear", shown: 1 })).toBe("1 of 18 pages tagged #gear · 12 sources · 3 wanted pages");
-    expect(countsLabel(c, { tag: "", shown: 18 })).toBe("18 pages · 12 sources · 3 wanted pages");
+    expect(countsLabel(c, { tag: null, shown: 18 })).toBe("18 pages · 12 sources · 3 wanted pages");
   });
   it("compares versions as title, summary, body and claims", () => {
     expect(versionText({ title: "T", summary: "S", body: "B", claims: ["c"] })).toBe("# T\n\nS\n\nB\n\n- c");

@@ -1,5 +1,5 @@
 // View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
-import type { AnswerClaimView, AskProgress, JobProgress, LibraryEntry, PageSourceView, StageView } from "./bindings";
+import { ID_PREFIX, type AnswerClaimView, type AskProgress, type JobProgress, type LibraryEntry, type PageSourceView, type StageView } from "./bindings";
 
 /** Which rows of a fixed-height list are on screen (plus `overscan` rows either side). */
 export function visibleRange(
@@ -28,15 +28,6 @@ export function scrollToReveal(
   if (top < scrollTop) return top;
   if (top + rowHeight > scrollTop + viewport) return top + rowHeight - viewport;
   return null;
-}
-
-/** A search snippet (matches wrapped in `**`) as text pieces, the odd ones matched. */
-export function snippetParts(snippet: string): { text: string; mark: boolean }[] {
-  // Matches come between U+E000 and U+E001 (never in text, so `**bold**` stays text).
-  return snippet
-    .split(/[\uE000\uE001]/)
-    .map((text, i) => ({ text, mark: i % 2 === 1 }))
-    .filter((p) => p.text.length > 0);
 }
 
 /** The confidence mix of a page's claims as shares of 100 (for the bar) and a label. */
@@ -392,33 +383,10 @@ export function linkClick(a: { className: string; getAttribute(name: string): st
   return { kind: "ignore" };
 }
 
-/** Whether `id` is a heading id the core's renderer writes (`wm-` and a slug of letters,
- * digits and dashes). */
+/** Whether `id` is an id of the core's rendered HTML (it starts with the renderer's
+ * `ID_PREFIX`), so a section link never scrolls to an element the window owns. */
 export function isSectionId(id: string): boolean {
-  return /^wm-[\p{L}\p{N}-]+$/u.test(id);
-}
-
-/** The pages with `tag` (case-insensitive, `#` optional; `a` also matches `a/b`), every page
- * when `tag` is empty: the core's rule for `wikimind list --tag`. */
-export function withTag<T extends { tags: string[] }>(entries: T[], tag: string): T[] {
-  const wanted = tag.trim().replace(/^#+/, "").toLowerCase();
-  if (!wanted) return entries;
-  return entries.filter((e) => e.tags.some((t) => t.toLowerCase() === wanted || t.toLowerCase().startsWith(`${wanted}/`)));
-}
-
-/** Every tag of `entries` and every parent of a nested one (`coffee` of `coffee/tools`,
- * which picks every `coffee/…` page), each once (first spelling), sorted case-insensitively. */
-export function allTags(entries: { tags: string[] }[]): string[] {
-  const seen = new Map<string, string>();
-  for (const e of entries)
-    for (const t of e.tags) {
-      const parts = t.split("/");
-      for (let i = 1; i <= parts.length; i++) {
-        const tag = parts.slice(0, i).join("/");
-        if (tag && !seen.has(tag.toLowerCase())) seen.set(tag.toLowerCase(), tag);
-      }
-    }
-  return [...seen.values()].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+  return id.length > ID_PREFIX.length && id.startsWith(ID_PREFIX);
 }
 
 /** How a source's origin reads to a person: pasted text and stdin by what they are (their
@@ -428,17 +396,6 @@ export function originLabel(origin: string): { label: string; full: string } {
   if (/^https?:\/\//.test(origin)) return { label: origin, full: origin };
   const name = origin.split(/[\\/]/).filter(Boolean).pop();
   return { label: name ?? origin, full: origin };
-}
-
-/** Where a web page was finally read from, as shown beside its origin (`→ https://…`):
- * `null` when it did not redirect (no final URL, or the same as the origin). The core never
- * stores credentials in a final URL; any `user:password@` is still cut out here, so none is
- * ever shown. */
-export function finalUrlLabel(origin: string, finalUrl: string | null | undefined): string | null {
-  if (!finalUrl || finalUrl === origin) return null;
-  // Everything between `scheme://` and the last `@` before the path is userinfo.
-  const shown = finalUrl.replace(/^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^/?#\\]*@/, "$1");
-  return shown === origin ? null : `→ ${shown}`;
 }
 
 /** An ISO-8601 time as `YYYY-MM-DD HH:MM` in the given (default: local) time zone offset. */
@@ -482,12 +439,6 @@ export function citationMark(c: Pick<AnswerClaimView, "grounded" | "quote_not_fo
   return { mark: "", label: "no quote", kind: "none" };
 }
 
-/** Markdown text as it reads once rendered, for text shown as text (a summary, a quote):
- * `[[Target|shown]]` as its shown text, `[[Target]]` as its target. */
-export function plainLinks(text: string): string {
-  return text.replace(/\[\[([^\]|]*)\|([^\]]*)\]\]/g, "$2").replace(/\[\[([^\]]*)\]\]/g, "$1");
-}
-
 /** What a reply asked for by a screen comes to: its value or error while the screen is
  * shown, or `left` once the person moved on (the screen's signal aborted), so a late reply
  * never reaches the screen that replaced the one that asked. */
@@ -503,13 +454,14 @@ export async function forScreen<T>(signal: AbortSignal, p: Promise<T>): Promise<
   }
 }
 
-/** The library's counts line: pages, saved answers (when any), sources, wanted pages. */
+/** The library's counts line: pages, saved answers (when any), sources, wanted pages;
+ * narrowed to a tag (as the core read it, `LibraryView.tag`), how many topics it shows. */
 export function countsLabel(
   c: { pages: number; answers: number; sources: number; wanted: number },
-  filter?: { tag: string; shown: number },
+  filter?: { tag: string | null; shown: number },
 ): string {
   const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
-  const tag = filter?.tag.trim().replace(/^#+/, "");
+  const tag = filter?.tag;
   const pages = tag
     ? `${filter!.shown} of ${n(c.pages, "page", "pages")} tagged #${tag}`
     : n(c.pages, "page", "pages");

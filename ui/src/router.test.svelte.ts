@@ -2,7 +2,7 @@
 // test answers it, so replies can arrive after the person has moved on.
 import { flushSync, mount, tick, unmount } from "svelte";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { ConnectionCheck, LibraryView, PageView, SettingsView } from "./bindings";
+import type { ConnectionCheck, LibraryEntry, LibraryView, PageSourceView, PageView, QuoteView, SettingsView } from "./bindings";
 
 /** The commands sent so far that wait for an answer, by name. */
 const pending: { name: string; args: unknown[]; answer: (v: unknown) => void }[] = [];
@@ -19,6 +19,7 @@ vi.mock("@tauri-apps/api/webview", () => ({ getCurrentWebview: () => ({ onDragDr
 
 const { default: App } = await import("./App.svelte");
 const { go } = await import("./router.svelte");
+const { app: state } = await import("./state.svelte");
 
 /** Answers the oldest waiting command named `name`. */
 async function answer(name: string, value: unknown) {
@@ -31,7 +32,7 @@ async function answer(name: string, value: unknown) {
 /** Lets timers of 0 ms (the library's first read) run. */
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
-const library: LibraryView = { counts: { sources: 1, pages: 1, answers: 0, wanted: 0 }, entries: [], wanted: [], health: null };
+const library: LibraryView = { counts: { sources: 1, pages: 1, answers: 0, wanted: 0 }, entries: [], tag: null, tags: [], wanted: [], health: null };
 const page = (title: string): PageView => ({
   id: 1,
   kind: "topic",
@@ -42,6 +43,7 @@ const page = (title: string): PageView => ({
   summary_cited: false,
   truncated: false,
   version: 1,
+  edited: false,
   stale_reason: null,
   flagged: null,
   claims: [],
@@ -120,5 +122,70 @@ describe("the router", () => {
     while (pending.some((p) => p.name === "apply_provider")) await answer("apply_provider", settings);
     expect(document.body.dataset.screen).toBe("queue");
     expect(document.querySelector("#job-list")).not.toBeNull();
+  });
+});
+
+describe("screens show what the core decided", () => {
+  const grinder: LibraryEntry = {
+    id: 3,
+    kind: "topic",
+    title: "Burr Grinder",
+    summary: "Clean it like Steam Wand > Cleaning.",
+    updated_at: "2026-11-25T00:00:00Z",
+    source_count: 1,
+    stale: false,
+    sourced: 0,
+    inferred: 0,
+    opinion: 0,
+    flagged: null,
+    tags: ["gear"],
+  };
+  const source: PageSourceView = {
+    source_id: 5,
+    article_id: 9,
+    title: "Espresso notes",
+    origin: "/notes/espresso.md",
+    final_url: null,
+    compiled_at: "2026-11-25T00:00:00Z",
+    provider: "ollama",
+    model: "m",
+  };
+  const notFound: QuoteView = { source_id: 5, origin: source.origin, found: false, before: "", quote: "", after: "Espresso.", more_before: false, more_after: false };
+  const where = () => document.querySelector("#cited-where")?.textContent ?? "";
+  // jsdom scrolls nothing.
+  Element.prototype.scrollIntoView = () => undefined;
+
+  it("narrows the library by asking the core for the picked tag, and shows the core's tags and summary", async () => {
+    go({ kind: "library" });
+    flushSync();
+    state.tag = "gear";
+    flushSync();
+    await settle();
+    expect(pending.find((p) => p.name === "library")?.args).toEqual(["title", "gear"]);
+    await answer("library", { ...library, entries: [grinder], tag: "gear", tags: ["coffee", "gear"] });
+    expect(document.querySelector("#counts")?.textContent).toMatch(/^1 of 1 page tagged #gear · /);
+    expect([...document.querySelectorAll("#tag-filter option")].map((o) => o.textContent)).toEqual(["All tags", "#coffee", "#gear"]);
+    expect(document.querySelector(".lib-row .lib-summary")?.textContent).toBe("Clean it like Steam Wand > Cleaning.");
+    state.tag = "";
+    flushSync();
+    await settle();
+    expect(pending.find((p) => p.name === "library")?.args).toEqual(["title", null]);
+    await answer("library", library);
+  });
+
+  it("opens a page at the quote the core marked, and looks in the sources when the page does not hold it", async () => {
+    go({ kind: "page", id: 1, quote: "nine bars" });
+    flushSync();
+    const marked = '<p>At <mark class="cited-quote" id="wm-cited-quote">nine bars</mark>.</p>';
+    await answer("page", { ...page("Espresso"), html: marked, quote_marked: true, sources: [source] });
+    expect(where()).toBe("Marked on this page below.");
+    expect(pending.some((p) => p.name === "quote")).toBe(false);
+
+    go({ kind: "page", id: 1, quote: "ten bars" });
+    flushSync();
+    await answer("page", { ...page("Espresso"), sources: [source] });
+    expect(pending.find((p) => p.name === "quote")?.args).toEqual([1, "ten bars"]);
+    expect(where()).toContain("Not in this page's text");
+    await answer("quote", notFound);
   });
 });

@@ -19,10 +19,11 @@ class Store {
   library = $state.raw<LibraryView | null>(null);
   /** Bumped when pages may have changed (a job finished, a page restored, a source removed). */
   libraryVersion = $state(0);
-  /** The `libraryVersion` and sort `library` was read at. */
-  libraryRead = $state.raw({ version: -1, sort: "title" as LibrarySort });
+  /** The `libraryVersion`, sort and tag `library` was read at. */
+  libraryRead = $state.raw({ version: -1, sort: "title" as LibrarySort, tag: "" });
   sort = $state<LibrarySort>("title");
-  /** The tag the library's topics are narrowed to ("": every topic). */
+  /** The tag the library's topics are narrowed to, as picked ("": every topic); the core
+   * narrows them (`library`). */
   tag = $state("");
   /** The search typed in the header, and its hits (null: no search, the library lists pages). */
   query = $state("");

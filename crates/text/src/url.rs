@@ -79,9 +79,42 @@ pub fn without_userinfo(text: &str) -> String {
     }
 }
 
+/// Where a web page was finally read from, as shown beside its origin (`origin → URL`):
+/// `None` when it did not redirect (no final URL, or one that reads as the origin once
+/// redacted), and never with `user:password@`. The store keeps no credentials in a final
+/// URL ([`shown_url`]); this holds for any row, however it was written.
+pub fn redirect_shown(origin: &str, final_url: Option<&str>) -> Option<String> {
+    let shown = without_userinfo(final_url?);
+    (shown != origin).then_some(shown)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_redirect_is_shown_only_when_it_moved_and_never_with_credentials() {
+        let origin = "https://example.org/a";
+        assert_eq!(
+            redirect_shown("https://example.org/old", Some("https://example.com/new")).as_deref(),
+            Some("https://example.com/new")
+        );
+        assert_eq!(redirect_shown(origin, None), None);
+        assert_eq!(redirect_shown(origin, Some(origin)), None);
+        assert_eq!(
+            redirect_shown(origin, Some("https://alice:pw@example.com/b?c=d@e")).as_deref(),
+            Some("https://example.com/b?c=d@e")
+        );
+        assert_eq!(
+            redirect_shown(origin, Some("https://a:b@c@example.com/")).as_deref(),
+            Some("https://example.com/")
+        );
+        assert_eq!(
+            redirect_shown(origin, Some("https://alice:pw@example.org/a")),
+            None,
+            "credentials cut out, it is the origin"
+        );
+    }
 
     #[test]
     fn origins_drop_fragments_and_credentials() {
