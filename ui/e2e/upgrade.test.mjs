@@ -1,0 +1,75 @@
+// End-to-end: the real app (a debug build of src-tauri) under Xvfb, through tauri-driver +
+// WebKitWebDriver, opened on a wiki an older build wrote (the version 1 fixture every build
+// must open): the window says what opening did, as the CLI prints it on stderr. Run by
+// scripts/test-desktop.sh; needs APP, TESTSERVER and ARTIFACTS set.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, before, test } from "node:test";
+import { Session, startDriver, stopDriver } from "./webdriver.mjs";
+
+const APP = process.env.APP;
+const TESTSERVER = process.env.TESTSERVER;
+const ARTIFACTS = process.env.ARTIFACTS ?? join(tmpdir(), "wikimind-e2e-artifacts");
+assert.ok(APP && TESTSERVER, "set APP (the app binary) and TESTSERVER (wikimind-testserver)");
+mkdirSync(ARTIFACTS, { recursive: true });
+
+const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "../../tests/data/upgrade/v1-wiki.db");
+const tmp = mkdtempSync(join(tmpdir(), "wikimind-e2e-upgrade-"));
+let server;
+let driver;
+let s;
+
+before(async () => {
+  const child = spawn(TESTSERVER, ["--port", "0", "--model", "e2e-model"], { stdio: ["ignore", "pipe", "inherit"] });
+  server = child;
+  const url = await new Promise((resolve, reject) => {
+    child.once("error", reject);
+    createInterface({ input: child.stdout }).once("line", (l) => resolve(l.trim()));
+  });
+  mkdirSync(join(tmp, "config"), { recursive: true });
+  mkdirSync(join(tmp, "data"), { recursive: true });
+  copyFileSync(FIXTURE, join(tmp, "data", "wikimind.db"));
+  driver = await startDriver(
+    {
+      WIKIMIND_DATA_DIR: join(tmp, "data"),
+      WIKIMIND_BASE_URL: url,
+      WIKIMIND_PROVIDER: "ollama",
+      WIKIMIND_MODEL: "e2e-model",
+      XDG_CONFIG_HOME: join(tmp, "config"),
+      XDG_DATA_HOME: join(tmp, "xdg-data"),
+    },
+    join(ARTIFACTS, "tauri-driver-upgrade.log"),
+  );
+  s = await Session.start(driver.base, APP);
+});
+
+after(async () => {
+  await s?.quit();
+  await stopDriver(driver);
+  server?.kill("SIGTERM");
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+});
+
+test("upgrade: an older build's wiki opens on its library with a banner saying what the upgrade did", async () => {
+  const banner = await s.wait("#opening-notices .notice", {
+    text: (t) => t.startsWith("upgraded the wiki's database from schema 1"),
+  });
+  assert.ok(banner);
+  const all = await s.exec("return document.querySelector('#opening-notices').textContent");
+  assert.match(all, /the old one is kept at .*wikimind\.db\.bak-v1/);
+  // The upgraded wiki's pages are there: it opened on its library, not the first-run screen.
+  await s.wait("#counts", { text: (t) => /^[1-9]\d* pages?\b/.test(t) });
+  await sleep(300);
+  writeFileSync(join(ARTIFACTS, "u1-upgrade-notice.png"), await s.screenshot());
+
+  await s.clickOn("#notices-dismiss");
+  await s.wait("#opening-notices", { text: (t) => t.trim() === "" });
+  const hidden = await s.exec("return document.querySelector('#opening-notices').hidden");
+  assert.equal(hidden, true);
+});
