@@ -1,9 +1,15 @@
-//! Compile, as the app uses it: the engine's [`wikimind_engine::compile`] (prompts, the
-//! call loop, grounding, the [`Compiler`]), and the providers the app's settings name.
+//! Compile, as the app uses it: the engine's call loop ([`wikimind_engine::call`]), tasks
+//! ([`wikimind_engine::tasks`]), prompts ([`wikimind_engine::prompts`]) and grounding
+//! ([`wikimind_engine::ground`]) under one name, and the providers the app's settings name.
 
 use std::sync::Arc;
 
-pub use wikimind_engine::compile::*;
+pub use wikimind_engine::call::*;
+pub use wikimind_engine::ground::{self, grounds, locate, locate_quote, readable, readable_source};
+pub use wikimind_engine::ground::{ground_claims, ground_claims_in, GroundingIndex};
+pub use wikimind_engine::prompts::*;
+pub use wikimind_engine::tasks::parts::{chunk, notes};
+pub use wikimind_engine::tasks::*;
 
 use crate::config::Settings;
 use crate::llm::{self, LlmError};

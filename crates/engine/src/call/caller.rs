@@ -1,35 +1,36 @@
 //! The driver: performs what the compile step decides — calls providers, streams progress,
 //! stores the article or the failure. The app's job queue calls it.
 //!
-//! Every decision is made by pure code: `compile::plan` (fit and budget), [`super::step`]
+//! Every decision is made by pure code: `compile::plan` (fit and budget), [`crate::call::step`]
 //! (judge, retry with feedback, next provider), `compile::extract` (reading a large source
 //! in parts). This module and `compile::parts` only do the IO those decide.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::settings::CompileSettings;
+use crate::call::settings::CompileSettings;
+use crate::ground::readable_source;
 use crate::llm::{AnswerGrounds, CancellationToken, ChatRequest, FinishReason, Provider};
 use crate::store::{JobTarget, SaveArticle, Source, SourceId, SourceStatus, Store, StoreError};
 use crate::structured::Schema;
 use crate::topic::NameCache;
 
-use super::attempt::AttemptRecord;
-use super::extract::{notes_prompt, Material};
-use super::ground::GroundingIndex;
-use super::grounds;
-use super::live::Live;
-use super::parts::PartSource;
-use super::plan::{context_from_report, CallBudget, CallPlan, Limits, Route};
-use super::prompt::{build_prompt_with, Prompt, PromptInput, MAX_KNOWN};
-use super::report::LastCall;
-use super::step::{judge_in, Accepted, CompileState, Judged, Judgement, Rejection, Step};
-use super::templates::{PromptSet, COMPILE, COMPILE_NOTES, EXTRACT};
-use super::usage::Usage;
+use crate::call::attempt::AttemptRecord;
+use crate::call::budget::{context_from_report, CallBudget, CallPlan, Limits, Route};
+use crate::call::live::Live;
+use crate::call::step::{judge_in, Accepted, CompileState, Judged, Judgement, Rejection, Step};
+use crate::call::usage::Usage;
+use crate::ground::grounds;
+use crate::ground::index::GroundingIndex;
+use crate::prompts::prompt::{build_prompt_with, Prompt, PromptInput, MAX_KNOWN};
+use crate::prompts::templates::{PromptSet, COMPILE, COMPILE_NOTES, EXTRACT};
+use crate::tasks::digest::report::LastCall;
+use crate::tasks::parts::extract::{notes_prompt, Material};
+use crate::tasks::parts::read::PartSource;
 
-pub use super::live::{Progress, ProgressFn, Stage};
-pub use super::plan::estimate_tokens;
-pub use super::report::{CompileReport, FailedChunk, LargeSourceReport};
+pub use crate::call::budget::estimate_tokens;
+pub use crate::call::live::{Progress, ProgressFn, Stage};
+pub use crate::tasks::digest::report::{CompileReport, FailedChunk, LargeSourceReport};
 
 /// A compile problem that is not about one answer: the store failed, or the run was
 /// cancelled.
@@ -68,13 +69,13 @@ impl ProviderSlot {
 /// Compiles sources with the configured providers into the store.
 pub struct Compiler {
     store: Arc<Store>,
-    pub(super) providers: Vec<ProviderSlot>,
-    pub(super) settings: CompileSettings,
+    pub(crate) providers: Vec<ProviderSlot>,
+    pub(crate) settings: CompileSettings,
     schema: Schema,
-    pub(super) prompts: PromptSet,
+    pub(crate) prompts: PromptSet,
     contexts: Mutex<std::collections::HashMap<usize, u64>>,
     /// The wiki's name indexes, shared by every compiler of the wiki.
-    pub(super) names: Arc<NameCache>,
+    pub(crate) names: Arc<NameCache>,
 }
 
 impl Compiler {
@@ -114,7 +115,7 @@ impl Compiler {
 
     /// The context size of provider `i`'s model in tokens: what the server reports, else
     /// the configured default. Asked once per provider.
-    pub(super) async fn context_tokens(&self, i: usize) -> u64 {
+    pub(crate) async fn context_tokens(&self, i: usize) -> u64 {
         if let Some(n) = self.contexts.lock().ok().and_then(|m| m.get(&i).copied()) {
             return n;
         }
@@ -324,7 +325,7 @@ impl Compiler {
     /// feedback, then the next provider), within the budget [`CallBudget`] plans, until an
     /// answer is accepted or every provider is given up. Every call is logged in `log`;
     /// `last` is the last call that answered.
-    pub(super) async fn ask_until_done<A: Judged>(
+    pub(crate) async fn ask_until_done<A: Judged>(
         &self,
         asking: &Asking<'_, A>,
         limits: Limits,
@@ -447,9 +448,9 @@ impl Compiler {
             .then(|| std::path::Path::new(&run.source.origin).file_stem())
             .flatten()
             .map(|s| s.to_string_lossy().into_owned());
-        let names = super::names::apply_name_rules(
+        let names = crate::tasks::names::apply_name_rules(
             &mut accepted.result,
-            &super::names::SourceNames {
+            &crate::tasks::names::SourceNames {
                 text: &run.source.text,
                 own_title: run.source.title.as_deref(),
                 note_title: run.note_title,
@@ -530,7 +531,7 @@ struct ArticlePrompt {
 }
 
 /// One call, as planned.
-pub(super) struct Call<'a> {
+pub(crate) struct Call<'a> {
     pub slot: &'a ProviderSlot,
     /// The answer's schema.
     pub schema: &'a Schema,
@@ -541,7 +542,7 @@ pub(super) struct Call<'a> {
 
 /// What asking the providers for one answer needs: what it is about (for progress), the
 /// prompt, the answer's schema and how an answer is judged.
-pub(super) struct Asking<'a, A = Accepted> {
+pub(crate) struct Asking<'a, A = Accepted> {
     /// What the call is about; `None` for an answer to a question.
     pub target: Option<JobTarget>,
     pub events: &'a ProgressFn,
@@ -551,20 +552,20 @@ pub(super) struct Asking<'a, A = Accepted> {
     pub judge: &'a (dyn Fn(&str, bool) -> Judgement<A> + Sync),
     /// The answer's string field to report as it streams (see [`Live::showing`]).
     pub shows: Option<&'static str>,
-    /// What the answer's quotes and names are drawn from (see [`super::grounds`]).
+    /// What the answer's quotes and names are drawn from (see [`crate::ground::grounds`]).
     pub grounds: Option<&'a AnswerGrounds>,
 }
 
 /// The calls made while asking, for the report.
 #[derive(Debug, Default)]
-pub(super) struct CallLog {
+pub(crate) struct CallLog {
     pub usage: Usage,
     pub attempts: Vec<AttemptRecord>,
     pub warnings: Vec<String>,
 }
 
 /// How asking ended.
-pub(super) enum Answer<A = Accepted> {
+pub(crate) enum Answer<A = Accepted> {
     /// An answer was accepted.
     Accepted(Box<A>),
     /// Every provider was given up, for `reason`; `rejection` is why the last answer was
@@ -576,7 +577,7 @@ pub(super) enum Answer<A = Accepted> {
 }
 
 /// One call made: what it came to, its record and the tokens the server reported.
-pub(super) struct Asked<A> {
+pub(crate) struct Asked<A> {
     pub called: Called<A>,
     pub record: AttemptRecord,
     /// The call, with the tokens its server reported (none when it failed).
@@ -584,22 +585,9 @@ pub(super) struct Asked<A> {
 }
 
 /// What one call came to.
-pub(super) enum Called<A> {
+pub(crate) enum Called<A> {
     /// The provider answered: the judgement, the raw answer, the call for the log.
     Answered(Judgement<A>, String, LastCall),
     /// The provider failed, for this reason.
     Failed(String),
-}
-
-/// `source` with its text replaced by its readable text
-/// ([`wikimind_text::markdown::readable_text`]): front matter, comments, block ids and
-/// callout markers out. Prompts, parts and grounding all read this text.
-pub fn readable_source(mut source: crate::store::Source) -> crate::store::Source {
-    source.text = readable(&source.text);
-    source
-}
-
-/// The readable text of a source's raw text.
-pub fn readable(raw: &str) -> String {
-    wikimind_text::markdown::readable_text(raw).text
 }

@@ -10,8 +10,8 @@ use crate::structured::{self, Mode, Reason, Repair, Schema};
 use crate::text::line::one_line;
 use crate::text::markdown::wiki_links;
 
-use super::ground::{ground_claims_with, GroundingIndex};
-use super::prompt::{shorten, MAX_PROBLEM_CHARS};
+use crate::ground::index::{ground_claims_with, GroundingIndex};
+use crate::prompts::prompt::{shorten, MAX_PROBLEM_CHARS};
 
 /// An answer turned into an article, ready to store.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,10 +4,11 @@
 
 use serde::Serialize;
 
+use crate::call::attempt::repair_names;
 use crate::llm::ChatResponse;
 use crate::store::{ArticleId, CompileRecord, SavedArticle, SourceId};
 
-use super::step::{Accepted, Judged, Judgement};
+use crate::call::step::{Accepted, Judged, Judgement};
 
 /// The result of compiling one source.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -26,7 +27,7 @@ pub struct CompileReport {
     pub reason: Option<String>,
     /// Calls made to models and the tokens reported (`calls`, `tokens_in`, `tokens_out`).
     #[serde(flatten)]
-    pub usage: super::Usage,
+    pub usage: crate::call::usage::Usage,
     /// The provider and model that wrote the article.
     pub provider: Option<String>,
     /// Whether the article was written from a cut-off answer.
@@ -38,16 +39,16 @@ pub struct CompileReport {
     /// Wall time of the compile.
     pub elapsed_ms: u64,
     /// Every model call made, in order, with how its answer fared.
-    pub attempts: Vec<super::attempt::AttemptRecord>,
+    pub attempts: Vec<crate::call::attempt::AttemptRecord>,
     /// The prompt template version used.
     pub prompt_version: String,
     /// How a large source was read in parts (absent when it fit in one call).
     pub large: Option<LargeSourceReport>,
     /// Set when the model's title was not a name the source says and the source's own
-    /// title was used (see [`super::names`]).
+    /// title was used (see [`crate::tasks::names`]).
     pub title_note: Option<String>,
     /// Names the model proposed that are not pages' names, with why.
-    pub rejected_names: Vec<super::names::RejectedName>,
+    pub rejected_names: Vec<crate::tasks::names::RejectedName>,
 }
 
 impl CompileReport {
@@ -61,7 +62,7 @@ impl CompileReport {
             title: None,
             collision_with: None,
             reason: None,
-            usage: super::Usage::default(),
+            usage: crate::call::usage::Usage::default(),
             provider: None,
             truncated: false,
             repairs: Vec::new(),
@@ -126,7 +127,7 @@ pub struct LargeSourceReport {
     /// Extraction calls made (retries included) and the tokens reported over them
     /// (`calls`, `tokens_in`, `tokens_out`).
     #[serde(flatten)]
-    pub usage: super::Usage,
+    pub usage: crate::call::usage::Usage,
     /// Notes kept after merging (duplicates across chunks dropped).
     pub notes: usize,
     /// Claims among them.
@@ -186,14 +187,6 @@ pub struct FailedChunk {
     pub end: usize,
     /// Why.
     pub reason: String,
-}
-
-/// The kind names of repairs, as reports list them.
-pub(crate) fn repair_names(repairs: &[crate::structured::Repair]) -> Vec<String> {
-    repairs
-        .iter()
-        .map(|r| r.kind.as_str().to_string())
-        .collect()
 }
 
 /// What the last model call returned, for the compile log.
@@ -267,7 +260,7 @@ impl LastCall {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::Usage;
+    use crate::call::usage::Usage;
 
     #[test]
     fn a_reading_tells_what_is_missing_from_the_article() {

@@ -3,18 +3,18 @@
 //! [`QuestionAnswer`](crate::contract::QuestionAnswer) with the `ask` template and the same
 //! engine, retries and fallbacks as a compile, and checks each claim's citation with the
 //! grounding function the caller gives (the page a claim cites, or the source). The
-//! decisions are [`crate::ask`]'s.
+//! decisions are [`crate::tasks::answer`]'s.
 
-use crate::ask::check::{judge_answer, CheckedAnswer, GroundsFn};
-use crate::ask::material::{fit_blocks, Block};
 use crate::llm::CancellationToken;
+use crate::tasks::answer::check::{judge_answer, CheckedAnswer, GroundsFn};
+use crate::tasks::answer::material::{fit_blocks, Block};
 
-use super::attempt::AttemptRecord;
-use super::driver::{Answer, Asking, CallLog, CompileError, Compiler};
-use super::live::ProgressFn;
-use super::plan::{chars_for, Limits};
-use super::report::LastCall;
-use super::templates::ASK;
+use crate::call::attempt::AttemptRecord;
+use crate::call::budget::{chars_for, Limits};
+use crate::call::caller::{Answer, Asking, CallLog, CompileError, Compiler};
+use crate::call::live::ProgressFn;
+use crate::prompts::templates::ASK;
+use crate::tasks::digest::report::LastCall;
 
 /// How answering went: the answer (or why there is none), what was read and what it
 /// cost.
@@ -27,7 +27,7 @@ pub struct AnswerRun {
     /// The blocks sent only in part, by index.
     pub cut: Vec<usize>,
     /// Calls made and the tokens the servers reported.
-    pub usage: super::Usage,
+    pub usage: crate::call::usage::Usage,
     /// Every call, in order: how its answer fared, its tokens and time.
     pub attempts: Vec<AttemptRecord>,
     /// The provider and model that answered last (`ollama:qwen2.5:3b`).
@@ -103,7 +103,7 @@ impl Compiler {
             .filter_map(|&i| blocks.get(i))
             .map(|b| (b.title.clone(), b.quotable.clone()))
             .collect();
-        let grounds = super::grounds::answer_grounds(&read);
+        let grounds = crate::ground::grounds::answer_grounds(&read);
         let judge = |raw: &str, cut_off: bool| judge_answer(raw, cut_off, &schema, grounds_fn);
         let asking = Asking {
             target: None,

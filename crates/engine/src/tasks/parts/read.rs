@@ -1,7 +1,7 @@
 //! Reading a large source in parts, the IO half: one JSONL extraction call per chunk,
 //! concurrently within the configured limit, with the claims found so far as progress.
 //! What an answer yields, and when a part is asked again, of the next provider or given
-//! up, is decided by [`super::extract`].
+//! up, is decided by [`crate::tasks::parts::extract`].
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -10,20 +10,20 @@ use crate::llm::{CancellationToken, ChatRequest, FinishReason, StreamEvent};
 use crate::store::JobTarget;
 use crate::structured::{JsonlEvent, JsonlStream, Mode, Schema};
 
-use super::chunk::{self, Chunk};
-use super::driver::{CompileError, Compiler};
-use super::extract::{
+use crate::call::budget::chars_for;
+use crate::call::caller::{CompileError, Compiler};
+use crate::call::live::{Progress, ProgressFn, Stage};
+use crate::prompts::templates::EXTRACT;
+use crate::tasks::parts::chunk::{self, Chunk};
+use crate::tasks::parts::extract::{
     part_prompt, read_part_answer, PartReading, PartResult, PartStep, Reading, CHUNK_OVERLAP,
 };
-use super::live::{Progress, ProgressFn, Stage};
-use super::plan::chars_for;
-use super::templates::EXTRACT;
 
 impl Compiler {
     /// Reads a text too large for one call (a source, or the material of a page) in parts
     /// of `room` tokens: one JSONL extraction call per chunk, concurrently within the
     /// configured limit, each retried and then reported if it still fails.
-    pub(super) async fn read_in_parts(
+    pub(crate) async fn read_in_parts(
         &self,
         source: &PartSource<'_>,
         context: u64,
@@ -79,8 +79,8 @@ impl Compiler {
             let request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
                 .with_line_schema(schema.as_value().clone())
                 .with_grounds(match source.quotable {
-                    None => super::grounds::part_grounds(chunk.text(source.text)),
-                    Some(spans) => super::grounds::part_grounds_within(
+                    None => crate::ground::grounds::part_grounds(chunk.text(source.text)),
+                    Some(spans) => crate::ground::grounds::part_grounds_within(
                         source.text,
                         chunk.start..chunk.end,
                         spans,
@@ -116,7 +116,7 @@ impl Compiler {
 }
 
 /// The text read in parts: what it belongs to (for progress), its title and its text.
-pub(super) struct PartSource<'a> {
+pub(crate) struct PartSource<'a> {
     /// The job reading it.
     pub target: JobTarget,
     /// Its title, when it has one.

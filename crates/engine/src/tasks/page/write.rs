@@ -10,21 +10,21 @@ use std::time::Instant;
 use crate::llm::{AnswerGrounds, CancellationToken};
 use crate::store::{JobTarget, NewLink, PageClaim, PageContent, PageId, PageMaterial};
 
-use super::driver::{Answer, Asking, CallLog, CompileError, Compiler};
-use super::extract::reading_notes;
-use super::grounds;
-use super::live::{Live, ProgressFn, Stage};
-use super::page::{
+use crate::call::budget::{chars_for, estimate_tokens, Limits, Route, CONTEXT_MARGIN};
+use crate::call::caller::{Answer, Asking, CallLog, CompileError, Compiler};
+use crate::call::live::{Live, ProgressFn, Stage};
+use crate::call::step::{judge_with, Accepted, Judgement, Rejection};
+use crate::ground::grounds;
+use crate::prompts::prompt::MAX_KNOWN;
+use crate::prompts::templates::{Prompt, PromptTemplate, EXTRACT, PAGE};
+use crate::tasks::digest::report::LastCall;
+use crate::tasks::page::plan::{
     adds_nothing, new_holders, page_prompt, plan_page, within_room, Guard, PageParts, PageRoom,
     SourceTexts,
 };
-use super::page_report::{PageOutcome, PageReport};
-use super::parts::PartSource;
-use super::plan::{chars_for, estimate_tokens, Limits, Route, CONTEXT_MARGIN};
-use super::prompt::MAX_KNOWN;
-use super::report::LastCall;
-use super::step::{judge_with, Accepted, Judgement, Rejection};
-use super::templates::{Prompt, PromptTemplate, EXTRACT, PAGE};
+use crate::tasks::page::report::{PageOutcome, PageReport};
+use crate::tasks::parts::extract::reading_notes;
+use crate::tasks::parts::read::PartSource;
 
 /// The page prompt, and what to append to the page's body when parts of its material
 /// could not be read.
@@ -141,7 +141,7 @@ impl Compiler {
             return Ok(PageReport::nothing_yet(page_id, String::new()));
         };
         for digest in &mut material.digests {
-            digest.text = super::driver::readable(&digest.text);
+            digest.text = crate::ground::readable(&digest.text);
         }
         let mut report = PageReport::nothing_yet(page_id, material.title.clone());
         report.sources = material.digests.len();
@@ -491,7 +491,7 @@ fn page_content(
 ) -> PageContent {
     // A page names only what its sources say (the name rules, as for a digest).
     let mut result = accepted.result.clone();
-    super::names::apply_page_name_rules(
+    crate::tasks::names::apply_page_name_rules(
         &mut result,
         material.digests.iter().flat_map(|d| {
             [d.text.as_str(), d.content.title.as_str()]
@@ -505,7 +505,7 @@ fn page_content(
     }
     // The links the digests named by the topic make are the topic's too: an answer that
     // leaves one out (a model reading notes sees no links) does not lose it.
-    let mut links: Vec<NewLink> = super::step::links_of(&result);
+    let mut links: Vec<NewLink> = crate::call::step::links_of(&result);
     links.extend(
         material
             .digests

@@ -693,7 +693,7 @@ impl<'a> SourceIndexes<'a> {
                         .source_text(source)
                         .ok()
                         .flatten()
-                        .map(|text| GroundingIndex::new(&super::readable(&text)))
+                        .map(|text| GroundingIndex::new(&crate::ground::readable::readable(&text)))
                 })
                 .as_ref()
                 .is_some_and(|index| index.contains(quote))
