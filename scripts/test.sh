@@ -14,6 +14,9 @@ cargo metadata --format-version 1 --no-deps | python3 scripts/check-layers.py
 echo "== the store's files keep their layers: tables, reads, transactions (scripts/check-store-layers.py)"
 python3 scripts/check-store-layers.py crates/store/src
 
+echo "== the engine's files keep their layers: ground, prompts, call, tasks (scripts/check-engine-layers.py)"
+python3 scripts/check-engine-layers.py crates/engine/src
+
 echo "== the core library stays free of tauri and clap"
 if cargo tree -p wikimind -e normal --prefix none | grep -Eq '^(tauri|clap)[ -]'; then
   echo "the core library (package wikimind) depends on tauri or clap" >&2

@@ -22,8 +22,8 @@ use wikimind::wiki::{Wiki, WikiError};
 use super::dataset::{Dataset, DatasetKind, QuestionCase};
 use super::facts::AnswerWords;
 use super::run::{
-    in_plan_order, plan_runs, providers_for, EvalOptions, EvalProgress, EvalRun, PlannedRun,
-    Started,
+    in_plan_order, plan_runs, providers_for, settings_of, EvalOptions, EvalProgress, EvalRun,
+    PlannedRun, Started,
 };
 use super::EvalError;
 
@@ -306,20 +306,13 @@ impl Asking<'_> {
         provider: Arc<dyn Provider>,
     ) -> Option<QuestionResult> {
         let exec = &run.execution;
-        let settings = CompileSettings {
-            temperature: exec.temperature,
-            max_tokens: exec.max_tokens,
-            retries: exec.retries,
-            concurrency: 1,
-            ..self.base.clone()
-        };
         let compiler = Compiler::new(
             Arc::clone(self.wiki.store()),
             vec![ProviderSlot {
                 provider,
                 model: exec.model.clone(),
             }],
-            settings,
+            settings_of(exec, self.base),
         )
         .with_prompts(self.prompts.clone());
         let question = case.question.as_str();

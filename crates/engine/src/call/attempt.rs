@@ -143,7 +143,7 @@ impl AttemptRecord {
 }
 
 /// Classifies a judged answer: `raw` is the answer as sent, `judgement` what
-/// [`judge`](crate::call::step::judge) made of it. Returns the class and, for an invalid answer, the
+/// [`judge`](crate::tasks::article::judge) made of it. Returns the class and, for an invalid answer, the
 /// failure category.
 pub fn classify<A>(
     raw: &str,
@@ -196,8 +196,8 @@ pub(crate) fn repair_names(repairs: &[crate::structured::Repair]) -> Vec<String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::call::step::judge;
     use crate::contract::compilation_schema;
+    use crate::tasks::article::judge;
 
     const SOURCE: &str = "Ownership is Rust's most unique feature. Each value has an owner.";
 

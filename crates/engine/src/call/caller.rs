@@ -1,47 +1,32 @@
-//! The driver: performs what the compile step decides — calls providers, streams progress,
-//! stores the article or the failure. The app's job queue calls it.
+//! The [`Caller`]: performs what the pure step decides — sends each call within its budget,
+//! streams it as progress, judges the answer, retries with feedback or moves to the next
+//! provider — and logs every call. It holds no store: a task gives it a prompt, a schema
+//! and how to judge an answer, and gets an answer (or why there is none) and the log back.
 //!
-//! Every decision is made by pure code: `compile::plan` (fit and budget), [`crate::call::step`]
-//! (judge, retry with feedback, next provider), `compile::extract` (reading a large source
-//! in parts). This module and `compile::parts` only do the IO those decide.
+//! Every decision is made by pure code: `call::budget` (fit and budget of each call) and
+//! [`super::step`] (accept, retry with feedback, next provider, give up).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::call::settings::CompileSettings;
-use crate::ground::readable_source;
-use crate::llm::{AnswerGrounds, CancellationToken, ChatRequest, FinishReason, Provider};
-use crate::store::{JobTarget, SaveArticle, Source, SourceId, SourceStatus, Store, StoreError};
-use crate::structured::Schema;
-use crate::topic::NameCache;
-
 use crate::call::attempt::AttemptRecord;
-use crate::call::budget::{context_from_report, CallBudget, CallPlan, Limits, Route};
-use crate::call::live::Live;
-use crate::call::step::{judge_in, Accepted, CompileState, Judged, Judgement, Rejection, Step};
+use crate::call::budget::{context_from_report, CallBudget, CallPlan, Limits};
+use crate::call::live::{Live, ProgressFn, Stage};
+use crate::call::log::{CallLog, LastCall};
+use crate::call::settings::CompileSettings;
+use crate::call::step::{CompileState, Judged, Judgement, Rejection, Step};
 use crate::call::usage::Usage;
-use crate::ground::grounds;
-use crate::ground::index::GroundingIndex;
-use crate::prompts::prompt::{build_prompt_with, Prompt, PromptInput, MAX_KNOWN};
-use crate::prompts::templates::{PromptSet, COMPILE, COMPILE_NOTES, EXTRACT};
-use crate::tasks::digest::report::LastCall;
-use crate::tasks::parts::extract::{notes_prompt, Material};
-use crate::tasks::parts::read::PartSource;
+use crate::llm::{AnswerGrounds, CancellationToken, ChatRequest, FinishReason, Provider};
+use crate::prompts::templates::Prompt;
+use crate::store::JobTarget;
+use crate::structured::Schema;
 
-pub use crate::call::budget::estimate_tokens;
-pub use crate::call::live::{Progress, ProgressFn, Stage};
-pub use crate::tasks::digest::report::{CompileReport, FailedChunk, LargeSourceReport};
-
-/// A compile problem that is not about one answer: the store failed, or the run was
-/// cancelled.
+/// Why asking stopped without an outcome: the run was cancelled, or a worker stopped.
+/// (A provider that fails or an answer that cannot be made valid is an outcome:
+/// a given-up answer.)
 #[derive(Debug, thiserror::Error)]
-pub enum CompileError {
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// No such source.
-    #[error("no source with id {0}")]
-    NoSource(SourceId),
+pub enum CallError {
     /// The run was cancelled.
     #[error("cancelled")]
     Cancelled,
@@ -50,7 +35,7 @@ pub enum CompileError {
     Worker(String),
 }
 
-/// One provider to compile with, and the model to ask it for.
+/// One provider to call, and the model to ask it for.
 #[derive(Clone)]
 pub struct ProviderSlot {
     /// The client.
@@ -66,56 +51,39 @@ impl ProviderSlot {
     }
 }
 
-/// Compiles sources with the configured providers into the store.
-pub struct Compiler {
-    store: Arc<Store>,
-    pub(crate) providers: Vec<ProviderSlot>,
-    pub(crate) settings: CompileSettings,
-    schema: Schema,
-    pub(crate) prompts: PromptSet,
-    contexts: Mutex<std::collections::HashMap<usize, u64>>,
-    /// The wiki's name indexes, shared by every compiler of the wiki.
-    pub(crate) names: Arc<NameCache>,
+/// The one call loop: the providers to ask (primary first), the settings every call is
+/// made with (answer budget, retries, temperature, concurrency), and each provider's
+/// context size, asked once. Cheap to make: a job may be handed a caller of its own (one
+/// server of a pool, say).
+pub struct Caller {
+    providers: Vec<ProviderSlot>,
+    settings: CompileSettings,
+    contexts: Mutex<HashMap<usize, u64>>,
 }
 
-impl Compiler {
-    /// A compiler over `store` with `providers` (primary first; at least one).
-    pub fn new(
-        store: Arc<Store>,
-        providers: Vec<ProviderSlot>,
-        settings: CompileSettings,
-    ) -> Compiler {
-        let schema = crate::contract::compilation_contract().clone();
-        Compiler {
-            store,
+impl Caller {
+    /// A caller over `providers` (primary first; at least one) with `settings`.
+    pub fn new(providers: Vec<ProviderSlot>, settings: CompileSettings) -> Caller {
+        Caller {
             providers,
             settings,
-            schema,
-            prompts: PromptSet::builtin(),
-            contexts: Mutex::new(std::collections::HashMap::new()),
-            names: Arc::default(),
+            contexts: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Keeps the name indexes of prompts in `names`, shared with the other compilers of
-    /// the same wiki (a compiler made with [`Compiler::new`] has a cache of its own).
-    pub fn with_name_cache(mut self, names: Arc<NameCache>) -> Compiler {
-        self.names = names;
-        self
+    /// The providers, primary first.
+    pub fn providers(&self) -> &[ProviderSlot] {
+        &self.providers
     }
 
-    /// Uses these prompt templates (built-ins with a person's overrides).
-    pub fn with_prompts(mut self, prompts: PromptSet) -> Compiler {
-        if let Some(s) = &prompts.get(COMPILE).schema {
-            self.schema = s.clone();
-        }
-        self.prompts = prompts;
-        self
+    /// The settings every call is made with.
+    pub fn settings(&self) -> &CompileSettings {
+        &self.settings
     }
 
     /// The context size of provider `i`'s model in tokens: what the server reports, else
     /// the configured default. Asked once per provider.
-    pub(crate) async fn context_tokens(&self, i: usize) -> u64 {
+    pub async fn context_tokens(&self, i: usize) -> u64 {
         if let Some(n) = self.contexts.lock().ok().and_then(|m| m.get(&i).copied()) {
             return n;
         }
@@ -137,201 +105,24 @@ impl Compiler {
         n
     }
 
-    /// The store compiled into.
-    pub fn store(&self) -> &Arc<Store> {
-        &self.store
-    }
-
-    /// Compiles the source of a job the queue has started (the source is `compiling`);
-    /// the caller ends the job (the app's job runner).
-    pub async fn compile_job(
-        &self,
-        source_id: SourceId,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
-    ) -> Result<CompileReport, CompileError> {
-        self.compile_started(source_id, events, cancel).await
-    }
-
-    /// Compiles one source now (outside the queue).
-    pub async fn compile_one(
-        &self,
-        source_id: SourceId,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
-    ) -> Result<CompileReport, CompileError> {
-        self.store
-            .set_status(source_id, SourceStatus::Compiling, None)?;
-        let result = self.compile_started(source_id, events, cancel).await;
-        if matches!(result, Err(CompileError::Cancelled)) {
-            self.store
-                .set_status(source_id, SourceStatus::Pending, None)?;
-        }
-        result
-    }
-
-    async fn compile_started(
-        &self,
-        source_id: SourceId,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
-    ) -> Result<CompileReport, CompileError> {
-        let started = Instant::now();
-        let source = self
-            .store
-            .source(source_id)?
-            .ok_or(CompileError::NoSource(source_id))?;
-        // The title a note gives itself (front matter `title`, first H1), read before the
-        // front matter leaves the text: a note is compiled under it.
-        // A note written in the wiki is compiled under the title its person gave it.
-        let note_title = if source.kind == crate::store::SourceKind::Note {
-            source.title.clone()
-        } else {
-            wikimind_text::markdown::read_note(&source.text, None).title
-        };
-        // The model reads, quotes and is grounded against the readable text.
-        let source = readable_source(source);
-        let mut report = CompileReport::nothing_yet(source_id);
-        let limits = Limits {
+    /// The limits of a call: the first provider's context and the configured answer budget.
+    pub(crate) async fn limits(&self) -> Limits {
+        Limits {
             context: self.context_tokens(0).await,
             max_tokens: u64::from(self.settings.max_tokens),
-        };
-        let run = Run {
-            source: &source,
-            note_title: note_title.as_deref(),
-            events,
-            cancel,
-        };
-        if let Some(article) = self.prepare(&run, limits, &mut report).await? {
-            self.write(&run, limits, article, &mut report).await?;
-        }
-        report.elapsed_ms = started.elapsed().as_millis() as u64;
-        Ok(report)
-    }
-
-    /// The prompt that writes the article: the whole source when it fits in one call,
-    /// else the notes of reading it in parts. `None` when the source failed already (its
-    /// failure is stored and reported).
-    async fn prepare(
-        &self,
-        run: &Run<'_>,
-        limits: Limits,
-        report: &mut CompileReport,
-    ) -> Result<Option<ArticlePrompt>, CompileError> {
-        let source = run.source;
-        // The titles and concepts this source names, then the most used: not the first
-        // ones alphabetically.
-        let (title_index, concept_index) = self.names.known(self.store())?;
-        let titles = title_index.relevant(&source.text, MAX_KNOWN);
-        let concepts = concept_index.relevant(&source.text, MAX_KNOWN);
-        let compile_t = self.prompts.get(COMPILE);
-        let direct = build_prompt_with(
-            compile_t,
-            &PromptInput {
-                source_title: source.title.as_deref(),
-                source_text: &source.text,
-                known_titles: &titles,
-                known_concepts: &concepts,
-            },
-        );
-        let (extract_t, notes_t) = (self.prompts.get(EXTRACT), self.prompts.get(COMPILE_NOTES));
-        let title = source.title.as_deref().unwrap_or("(untitled)");
-        let room = match limits.route(&direct, extract_t, title) {
-            Route::Direct => {
-                report.prompt_version = compile_t.version.clone();
-                return Ok(Some(ArticlePrompt {
-                    prompt: direct,
-                    note: None,
-                    grounds: grounds::source_grounds(source, &titles, &concepts),
-                }));
-            }
-            Route::InParts { room } => Ok(room),
-            Route::TooSmall(reason) => Err(reason),
-        };
-        report.prompt_version = format!("{}+{}", extract_t.version, notes_t.version);
-        let room = match room {
-            Ok(room) => room,
-            Err(reason) => {
-                self.fail(run, &LastCall::default(), reason, report)?;
-                return Ok(None);
-            }
-        };
-        let reading = self
-            .read_in_parts(
-                &PartSource {
-                    target: JobTarget::Source(source.id),
-                    title: source.title.as_deref(),
-                    text: &source.text,
-                    quotable: None,
-                },
-                limits.context,
-                room,
-                run.events,
-                run.cancel,
-            )
-            .await?;
-        let material = Material {
-            title: source.title.as_deref(),
-            text: &source.text,
-            titles: &titles,
-            concepts: &concepts,
-        };
-        let out = notes_prompt(notes_t, &material, limits, reading);
-        report.add_reading(out.large);
-        Ok(Some(ArticlePrompt {
-            prompt: out.prompt,
-            note: out.note,
-            grounds: grounds::notes_grounds(source, &out.quotes, &titles, &concepts),
-        }))
-    }
-
-    /// Asks the providers for the article as [`CompileState`] decides, within the budget
-    /// [`CallBudget`] plans, and stores the article or the failure.
-    async fn write(
-        &self,
-        run: &Run<'_>,
-        limits: Limits,
-        article: ArticlePrompt,
-        report: &mut CompileReport,
-    ) -> Result<(), CompileError> {
-        // The source is indexed once for grounding, whatever the number of answers.
-        let grounding = GroundingIndex::new(&run.source.text);
-        let judge = |text: &str, cut_off: bool| judge_in(text, cut_off, &grounding, &self.schema);
-        let asking = Asking {
-            target: Some(JobTarget::Source(run.source.id)),
-            events: run.events,
-            cancel: run.cancel,
-            prompt: &article.prompt,
-            schema: &self.schema,
-            judge: &judge,
-            shows: None,
-            grounds: Some(&article.grounds),
-        };
-        let mut log = CallLog::default();
-        let mut last = LastCall::default();
-        let answer = self
-            .ask_until_done(&asking, limits, &mut log, &mut last)
-            .await;
-        report.usage += log.usage;
-        report.attempts.append(&mut log.attempts);
-        report.warnings.append(&mut log.warnings);
-        match answer? {
-            Answer::Accepted(accepted) => self.save(run, *accepted, article.note, &last, report),
-            Answer::GaveUp { reason, .. } => self.fail(run, &last, reason, report),
         }
     }
 
     /// Asks the providers for one answer as [`CompileState`] decides (retries with
-    /// feedback, then the next provider), within the budget [`CallBudget`] plans, until an
-    /// answer is accepted or every provider is given up. Every call is logged in `log`;
-    /// `last` is the last call that answered.
+    /// feedback, then the next provider), within the budget [`CallBudget`] plans from
+    /// `limits`, until an answer is accepted or every provider is given up. Every call is
+    /// logged in `log` (its usage, its record, the last call that answered).
     pub(crate) async fn ask_until_done<A: Judged>(
         &self,
         asking: &Asking<'_, A>,
         limits: Limits,
         log: &mut CallLog,
-        last: &mut LastCall,
-    ) -> Result<Answer<A>, CompileError> {
+    ) -> Result<Answer<A>, CallError> {
         let mut state = CompileState::new(self.providers.len(), self.settings.retries);
         let mut budget = CallBudget::new(limits, asking.prompt);
         let mut rejection = None;
@@ -351,9 +142,7 @@ impl Compiler {
                         log.warnings.extend(plan.warning.iter().cloned());
                         let call = Call {
                             slot,
-                            schema: asking.schema,
                             attempt,
-                            prompt: asking.prompt,
                             plan,
                         };
                         let asked = self.ask(asking, call).await?;
@@ -361,7 +150,7 @@ impl Compiler {
                         log.attempts.push(asked.record);
                         match asked.called {
                             Called::Answered(judgement, raw, answered) => {
-                                *last = answered;
+                                log.last = answered;
                                 rejection = match &judgement {
                                     Judgement::Reject { why, .. } => Some(*why),
                                     Judgement::Accept(_) => None,
@@ -387,14 +176,13 @@ impl Compiler {
         &self,
         asking: &Asking<'_, A>,
         call: Call<'_>,
-    ) -> Result<Asked<A>, CompileError> {
+    ) -> Result<Asked<A>, CallError> {
         let Call {
             slot,
-            schema,
             attempt,
-            prompt,
             plan,
         } = call;
+        let (prompt, schema) = (asking.prompt, asking.schema);
         let mut request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
             .with_schema(schema.as_value().clone())
             .with_temperature(self.settings.temperature)
@@ -421,7 +209,7 @@ impl Compiler {
                     called: Called::Answered(judgement, resp.text, last),
                 })
             }
-            Err(e) if e.is_cancelled() => Err(CompileError::Cancelled),
+            Err(e) if e.is_cancelled() => Err(CallError::Cancelled),
             Err(e) => {
                 live.emit(Stage::Failed, Some(e.to_string()));
                 let latency = call_started.elapsed();
@@ -433,122 +221,30 @@ impl Compiler {
             }
         }
     }
-
-    /// Stores the accepted article (with `note` appended, when parts of a large source
-    /// are missing) and its compile record.
-    fn save(
-        &self,
-        run: &Run<'_>,
-        mut accepted: Accepted,
-        note: Option<String>,
-        last: &LastCall,
-        report: &mut CompileReport,
-    ) -> Result<(), CompileError> {
-        let file_stem = (run.source.kind == crate::store::SourceKind::File)
-            .then(|| std::path::Path::new(&run.source.origin).file_stem())
-            .flatten()
-            .map(|s| s.to_string_lossy().into_owned());
-        let names = crate::tasks::names::apply_name_rules(
-            &mut accepted.result,
-            &crate::tasks::names::SourceNames {
-                text: &run.source.text,
-                own_title: run.source.title.as_deref(),
-                note_title: run.note_title,
-                file_stem: file_stem.as_deref(),
-            },
-        );
-        report.title_note = names.title_note;
-        report.rejected_names = names.rejected;
-        if let Some(note) = &note {
-            accepted.result.article_body.push_str(note);
-        }
-        let live = Live::new(
-            Some(JobTarget::Source(run.source.id)),
-            last.provider.clone(),
-            last.attempt,
-            run.events,
-        );
-        live.emit(Stage::Saving, Some(accepted.result.title.clone()));
-        let warnings = report.warnings_with(&accepted);
-        let record = last.record(&report.prompt_version, warnings.clone(), accepted.truncated);
-        let saved = self.store.save_article(&SaveArticle {
-            source_id: run.source.id,
-            result: &accepted.result,
-            claims: &accepted.claims,
-            links: &accepted.links(),
-            truncated: accepted.truncated,
-            title_is_page: names.title_is_page,
-            unnamed_concepts: &names.chips,
-            record: &record,
-        })?;
-        live.emit(Stage::Compiled, Some(saved.title.clone()));
-        report.saved(&accepted, saved, &last.provider, warnings);
-        Ok(())
-    }
-
-    /// Marks the source failed for `reason`, with `last` call in its compile record.
-    fn fail(
-        &self,
-        run: &Run<'_>,
-        last: &LastCall,
-        reason: String,
-        report: &mut CompileReport,
-    ) -> Result<(), CompileError> {
-        let record = last.record(
-            &report.prompt_version,
-            report.warnings.clone(),
-            last.truncated,
-        );
-        self.store.record_failure(run.source.id, &record, &reason)?;
-        Live::new(
-            Some(JobTarget::Source(run.source.id)),
-            last.provider.clone(),
-            last.attempt,
-            run.events,
-        )
-        .emit(Stage::Failed, Some(reason.clone()));
-        report.reason = Some(reason);
-        Ok(())
-    }
-}
-
-/// The source being compiled and where its progress and cancellation go.
-struct Run<'a> {
-    source: &'a Source,
-    /// The title the note gives itself (front matter `title` or first H1), if any.
-    note_title: Option<&'a str>,
-    events: &'a ProgressFn,
-    cancel: &'a CancellationToken,
-}
-
-/// The prompt that writes the article, and what to append to the article.
-struct ArticlePrompt {
-    prompt: Prompt,
-    /// Markdown appended to the body when parts of a large source are missing.
-    note: Option<String>,
-    /// What its answer's quotes and names are drawn from.
-    grounds: AnswerGrounds,
 }
 
 /// One call, as planned.
-pub(crate) struct Call<'a> {
-    pub slot: &'a ProviderSlot,
-    /// The answer's schema.
-    pub schema: &'a Schema,
-    pub attempt: u32,
-    pub prompt: &'a Prompt,
-    pub plan: CallPlan,
+struct Call<'a> {
+    slot: &'a ProviderSlot,
+    /// The attempt with this provider, from 1.
+    attempt: u32,
+    plan: CallPlan,
 }
 
 /// What asking the providers for one answer needs: what it is about (for progress), the
 /// prompt, the answer's schema and how an answer is judged.
-pub(crate) struct Asking<'a, A = Accepted> {
-    /// What the call is about; `None` for an answer to a question.
+pub(crate) struct Asking<'a, A> {
+    /// What the call is about; `None` for a call that is no job (an answer, the judge).
     pub target: Option<JobTarget>,
+    /// Where progress goes.
     pub events: &'a ProgressFn,
+    /// Stops the calls.
     pub cancel: &'a CancellationToken,
+    /// The prompt.
     pub prompt: &'a Prompt,
+    /// The answer's schema, sent to the server.
     pub schema: &'a Schema,
+    /// What an answer (and whether it was cut off) is judged to be.
     pub judge: &'a (dyn Fn(&str, bool) -> Judgement<A> + Sync),
     /// The answer's string field to report as it streams (see [`Live::showing`]).
     pub shows: Option<&'static str>,
@@ -556,16 +252,8 @@ pub(crate) struct Asking<'a, A = Accepted> {
     pub grounds: Option<&'a AnswerGrounds>,
 }
 
-/// The calls made while asking, for the report.
-#[derive(Debug, Default)]
-pub(crate) struct CallLog {
-    pub usage: Usage,
-    pub attempts: Vec<AttemptRecord>,
-    pub warnings: Vec<String>,
-}
-
 /// How asking ended.
-pub(crate) enum Answer<A = Accepted> {
+pub(crate) enum Answer<A> {
     /// An answer was accepted.
     Accepted(Box<A>),
     /// Every provider was given up, for `reason`; `rejection` is why the last answer was
@@ -577,15 +265,15 @@ pub(crate) enum Answer<A = Accepted> {
 }
 
 /// One call made: what it came to, its record and the tokens the server reported.
-pub(crate) struct Asked<A> {
-    pub called: Called<A>,
-    pub record: AttemptRecord,
+struct Asked<A> {
+    called: Called<A>,
+    record: AttemptRecord,
     /// The call, with the tokens its server reported (none when it failed).
-    pub usage: Usage,
+    usage: Usage,
 }
 
 /// What one call came to.
-pub(crate) enum Called<A> {
+enum Called<A> {
     /// The provider answered: the judgement, the raw answer, the call for the log.
     Answered(Judgement<A>, String, LastCall),
     /// The provider failed, for this reason.

@@ -1,7 +1,7 @@
-//! Answering a question, the IO half: fits the blocks found (wiki pages, or passages of raw
-//! sources) into the model's context, asks for a
+//! Answering a question over a [`Caller`]: fits the blocks found (wiki pages, or passages of
+//! raw sources) into the model's context, asks for a
 //! [`QuestionAnswer`](crate::contract::QuestionAnswer) with the `ask` template and the same
-//! engine, retries and fallbacks as a compile, and checks each claim's citation with the
+//! loop, retries and fallbacks as a digest, and checks each claim's citation with the
 //! grounding function the caller gives (the page a claim cites, or the source). The
 //! decisions are [`crate::tasks::answer`]'s.
 
@@ -10,11 +10,11 @@ use crate::tasks::answer::check::{judge_answer, CheckedAnswer, GroundsFn};
 use crate::tasks::answer::material::{fit_blocks, Block};
 
 use crate::call::attempt::AttemptRecord;
-use crate::call::budget::{chars_for, Limits};
-use crate::call::caller::{Answer, Asking, CallLog, CompileError, Compiler};
-use crate::call::live::ProgressFn;
-use crate::prompts::templates::ASK;
-use crate::tasks::digest::report::LastCall;
+use crate::call::budget::chars_for;
+use crate::call::caller::{Answer, Asking};
+use crate::call::log::CallLog;
+use crate::call::{CallError, Caller, ProgressFn};
+use crate::prompts::templates::{PromptSet, ASK};
 
 /// How answering went: the answer (or why there is none), what was read and what it
 /// cost.
@@ -72,75 +72,68 @@ pub fn fit_question(question: &str, context: u64) -> (&str, Option<String>) {
     (sent, Some(warning))
 }
 
-impl Compiler {
-    /// Answers `question` from `blocks` (best first): a question longer than its share of
-    /// the context is cut ([`fit_question`], with a warning); as many blocks as fit beside a
-    /// full answer are sent; every claim of the answer is checked with `grounds` (the cited
-    /// name and the quote in, where the quote was found out), whether or not what it cites
-    /// was sent.
-    pub async fn answer_question(
-        &self,
-        question: &str,
-        blocks: &[Block],
-        grounds_fn: &GroundsFn<'_>,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
-    ) -> Result<AnswerRun, CompileError> {
-        let template = self.prompts.get(ASK);
-        let limits = Limits {
-            context: self.context_tokens(0).await,
-            max_tokens: u64::from(self.settings.max_tokens),
-        };
-        let (question, question_cut) = fit_question(question, limits.context);
-        let fixed = template.render(&[("question", question), ("pages", "")]);
-        let room = limits.notes_room(fixed.system.len() + fixed.user.len());
-        let fitted = fit_blocks(blocks, room);
-        let prompt = template.render(&[("question", question), ("pages", &fitted.text)]);
-        let schema = template.schema();
-        let read: Vec<(String, String)> = fitted
-            .read
-            .iter()
-            .filter_map(|&i| blocks.get(i))
-            .map(|b| (b.title.clone(), b.quotable.clone()))
-            .collect();
-        let grounds = crate::ground::grounds::answer_grounds(&read);
-        let judge = |raw: &str, cut_off: bool| judge_answer(raw, cut_off, &schema, grounds_fn);
-        let asking = Asking {
-            target: None,
-            events,
-            cancel,
-            prompt: &prompt,
-            schema: &schema,
-            judge: &judge,
-            shows: Some("answer"),
-            grounds: Some(&grounds),
-        };
-        let mut log = CallLog::default();
-        let mut last = LastCall::default();
-        let answer = self
-            .ask_until_done(&asking, limits, &mut log, &mut last)
-            .await?;
-        let mut warnings: Vec<String> = question_cut.into_iter().collect();
-        warnings.extend(log.warnings);
-        let answer = match answer {
-            Answer::Accepted(accepted) => {
-                warnings.extend(accepted.warnings.iter().cloned());
-                Ok(*accepted)
-            }
-            Answer::GaveUp { reason, .. } => Err(reason),
-        };
-        Ok(AnswerRun {
-            answer,
-            read: fitted.read,
-            cut: fitted.cut,
-            usage: log.usage,
-            attempts: log.attempts,
-            provider: last.provider.clone(),
-            model: last.model.clone(),
-            prompt_version: template.version.clone(),
-            warnings,
-        })
-    }
+/// Answers `question` from `blocks` (best first) with `caller` and the `ask` template of
+/// `prompts`: a question longer than its share of the context is cut ([`fit_question`],
+/// with a warning); as many blocks as fit beside a full answer are sent; every claim of the
+/// answer is checked with `grounds` (the cited name and the quote in, where the quote was
+/// found out), whether or not what it cites was sent.
+pub async fn answer_question(
+    caller: &Caller,
+    prompts: &PromptSet,
+    question: &str,
+    blocks: &[Block],
+    grounds_fn: &GroundsFn<'_>,
+    events: &ProgressFn,
+    cancel: &CancellationToken,
+) -> Result<AnswerRun, CallError> {
+    let template = prompts.get(ASK);
+    let limits = caller.limits().await;
+    let (question, question_cut) = fit_question(question, limits.context);
+    let fixed = template.render(&[("question", question), ("pages", "")]);
+    let room = limits.notes_room(fixed.system.len() + fixed.user.len());
+    let fitted = fit_blocks(blocks, room);
+    let prompt = template.render(&[("question", question), ("pages", &fitted.text)]);
+    let schema = template.schema();
+    let read: Vec<(String, String)> = fitted
+        .read
+        .iter()
+        .filter_map(|&i| blocks.get(i))
+        .map(|b| (b.title.clone(), b.quotable.clone()))
+        .collect();
+    let grounds = crate::ground::grounds::answer_grounds(&read);
+    let judge = |raw: &str, cut_off: bool| judge_answer(raw, cut_off, &schema, grounds_fn);
+    let asking = Asking {
+        target: None,
+        events,
+        cancel,
+        prompt: &prompt,
+        schema: &schema,
+        judge: &judge,
+        shows: Some("answer"),
+        grounds: Some(&grounds),
+    };
+    let mut log = CallLog::default();
+    let answer = caller.ask_until_done(&asking, limits, &mut log).await?;
+    let mut warnings: Vec<String> = question_cut.into_iter().collect();
+    warnings.extend(log.warnings);
+    let answer = match answer {
+        Answer::Accepted(accepted) => {
+            warnings.extend(accepted.warnings.iter().cloned());
+            Ok(*accepted)
+        }
+        Answer::GaveUp { reason, .. } => Err(reason),
+    };
+    Ok(AnswerRun {
+        answer,
+        read: fitted.read,
+        cut: fitted.cut,
+        usage: log.usage,
+        attempts: log.attempts,
+        provider: log.last.provider.clone(),
+        model: log.last.model.clone(),
+        prompt_version: template.version.clone(),
+        warnings,
+    })
 }
 
 #[cfg(test)]

@@ -5,4 +5,4 @@ pub(crate) mod ask;
 pub mod check;
 pub mod material;
 
-pub use ask::{fit_question, AnswerRun, QUESTION_SHARE};
+pub use ask::{answer_question, fit_question, AnswerRun, QUESTION_SHARE};

@@ -1,14 +1,12 @@
-//! What a compile reports: to its caller ([`CompileReport`], [`LargeSourceReport`]) and to
-//! the compile log ([`LastCall`] → [`CompileRecord`]). Pure: the driver fills these in as
-//! calls come back.
+//! What a compile reports to its caller ([`CompileReport`]). Pure: the digest task and the
+//! app that saves it fill it in as calls come back.
 
 use serde::Serialize;
 
 use crate::call::attempt::repair_names;
-use crate::llm::ChatResponse;
-use crate::store::{ArticleId, CompileRecord, SavedArticle, SourceId};
-
-use crate::call::step::{Accepted, Judged, Judgement};
+use crate::store::{ArticleId, SavedArticle, SourceId};
+use crate::tasks::article::Accepted;
+use crate::tasks::parts::LargeSourceReport;
 
 /// The result of compiling one source.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -92,8 +90,8 @@ impl CompileReport {
     }
 
     /// Marks the compile done: `accepted` was stored as `saved`, written by `provider`;
-    /// `warnings` are those stored with it ([`Self::warnings_with`]).
-    pub(crate) fn saved(
+    /// `warnings` are those stored with it (the compile's, then the answer's own).
+    pub fn saved(
         &mut self,
         accepted: &Accepted,
         saved: SavedArticle,
@@ -117,150 +115,11 @@ impl CompileReport {
     }
 }
 
-/// How a large source was read: chunks, calls, what was found, what could not be read.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct LargeSourceReport {
-    /// The context size the chunks were sized for, in tokens.
-    pub context_tokens: u64,
-    /// How many chunks the source was split into.
-    pub chunks: usize,
-    /// Extraction calls made (retries included) and the tokens reported over them
-    /// (`calls`, `tokens_in`, `tokens_out`).
-    #[serde(flatten)]
-    pub usage: crate::call::usage::Usage,
-    /// Notes kept after merging (duplicates across chunks dropped).
-    pub notes: usize,
-    /// Claims among them.
-    pub claims: usize,
-    /// Notes that did not fit in the final compile call.
-    pub notes_left_out: usize,
-    /// Chunks that could not be read, with where they are and why.
-    pub failed_chunks: Vec<FailedChunk>,
-    /// Chunks (from 1) whose answer reached the output limit: their notes up to the cut
-    /// are kept, what the model would have written after it is missing.
-    pub cut_off_chunks: Vec<usize>,
-    /// Lines of the kept extraction answers that were not valid notes (skipped).
-    pub skipped_lines: usize,
-}
-
-impl LargeSourceReport {
-    /// What a person should know about the reading: notes left out of the final call,
-    /// parts that could not be read or were cut off, lines skipped.
-    pub(crate) fn warnings(&self) -> Vec<String> {
-        let mut warnings = Vec::new();
-        if self.notes_left_out > 0 {
-            warnings.push(format!(
-                "{} of {} notes did not fit in the final call (they were spread evenly over the source)",
-                self.notes_left_out, self.notes
-            ));
-        }
-        for f in &self.failed_chunks {
-            warnings.push(format!(
-                "part {} of {} (bytes {}–{}) could not be read: {}",
-                f.part, self.chunks, f.start, f.end, f.reason
-            ));
-        }
-        for p in &self.cut_off_chunks {
-            warnings.push(format!(
-                "part {p} of {}: the notes stopped at the output limit; what came after is missing",
-                self.chunks
-            ));
-        }
-        if self.skipped_lines > 0 {
-            warnings.push(format!(
-                "{} line(s) of the extraction answers were not valid notes and were skipped",
-                self.skipped_lines
-            ));
-        }
-        warnings
-    }
-}
-
-/// A part of a source that could not be read.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FailedChunk {
-    /// Which part, from 1.
-    pub part: usize,
-    /// Byte offset where it starts in the source.
-    pub start: usize,
-    /// Byte offset where it ends.
-    pub end: usize,
-    /// Why.
-    pub reason: String,
-}
-
-/// What the last model call returned, for the compile log.
-#[derive(Debug, Default)]
-pub(crate) struct LastCall {
-    /// Provider and model (`ollama:qwen2.5:3b`).
-    pub provider: String,
-    /// The model as the server named it in its answer.
-    pub model: String,
-    /// The attempt with this provider, from 1.
-    pub attempt: u32,
-    tokens_in: Option<u64>,
-    tokens_out: Option<u64>,
-    latency_ms: u64,
-    raw: String,
-    repairs: Vec<String>,
-    /// Whether the answer was cut off.
-    pub truncated: bool,
-}
-
-impl LastCall {
-    /// The call `attempt` of provider `label` that answered `resp`, judged `judgement`.
-    pub fn answered<A: Judged>(
-        label: &str,
-        attempt: u32,
-        resp: &ChatResponse,
-        judgement: &Judgement<A>,
-        cut_off: bool,
-    ) -> LastCall {
-        LastCall {
-            provider: label.to_string(),
-            model: resp.model.clone(),
-            attempt,
-            tokens_in: resp.prompt_tokens,
-            tokens_out: resp.completion_tokens,
-            latency_ms: resp.latency.as_millis() as u64,
-            raw: resp.text.clone(),
-            repairs: repair_names(judgement.repairs()),
-            truncated: cut_off,
-        }
-    }
-
-    /// The compile log's record of this call.
-    pub fn record(
-        &self,
-        prompt_version: &str,
-        warnings: Vec<String>,
-        truncated: bool,
-    ) -> CompileRecord {
-        let (provider, model) = match self.provider.split_once(':') {
-            Some((p, m)) if self.model.is_empty() => (p.to_string(), m.to_string()),
-            Some((p, _)) => (p.to_string(), self.model.clone()),
-            None => (self.provider.clone(), self.model.clone()),
-        };
-        CompileRecord {
-            provider,
-            model,
-            prompt_version: prompt_version.to_string(),
-            tokens_in: self.tokens_in,
-            tokens_out: self.tokens_out,
-            latency_ms: self.latency_ms,
-            attempt: self.attempt,
-            repairs: self.repairs.clone(),
-            warnings,
-            truncated,
-            raw_answer: self.raw.clone(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::call::usage::Usage;
+    use crate::tasks::parts::FailedChunk;
 
     #[test]
     fn a_reading_tells_what_is_missing_from_the_article() {
@@ -313,31 +172,5 @@ mod tests {
             ..LargeSourceReport::default()
         };
         assert!(large.warnings().is_empty());
-    }
-
-    #[test]
-    fn the_log_names_the_model_that_answered_else_the_one_configured() {
-        // (label, model the server named) → (provider, model) in the log
-        let table = [
-            ("ollama:qwen2.5:3b", "", ("ollama", "qwen2.5:3b")),
-            (
-                "ollama:qwen2.5:3b",
-                "qwen2.5:3b-q4",
-                ("ollama", "qwen2.5:3b-q4"),
-            ),
-            ("builtin", "m", ("builtin", "m")),
-        ];
-        for (label, model, (provider, want_model)) in table {
-            let last = LastCall {
-                provider: label.into(),
-                model: model.into(),
-                ..LastCall::default()
-            };
-            let record = last.record("v1", Vec::new(), false);
-            assert_eq!(
-                (record.provider.as_str(), record.model.as_str()),
-                (provider, want_model)
-            );
-        }
     }
 }

@@ -8,9 +8,9 @@ use crate::structured::{self, Mode, Schema};
 use crate::call::budget::Limits;
 use crate::prompts::prompt::{known_concepts, list_lines};
 use crate::prompts::templates::{Prompt, PromptTemplate};
-use crate::tasks::digest::report::{FailedChunk, LargeSourceReport};
 use crate::tasks::parts::chunk::{self, Chunk};
 use crate::tasks::parts::notes::{self, Note};
+use crate::tasks::parts::report::{FailedChunk, LargeSourceReport};
 
 /// Bytes repeated from the end of one chunk at the start of the next.
 pub(crate) const CHUNK_OVERLAP: usize = 200;

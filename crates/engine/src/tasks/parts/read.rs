@@ -1,4 +1,4 @@
-//! Reading a large source in parts, the IO half: one JSONL extraction call per chunk,
+//! Reading a large source in parts over a [`Caller`], the IO half: one JSONL extraction call per chunk,
 //! concurrently within the configured limit, with the claims found so far as progress.
 //! What an answer yields, and when a part is asked again, of the next provider or given
 //! up, is decided by [`crate::tasks::parts::extract`].
@@ -11,107 +11,118 @@ use crate::store::JobTarget;
 use crate::structured::{JsonlEvent, JsonlStream, Mode, Schema};
 
 use crate::call::budget::chars_for;
-use crate::call::caller::{CompileError, Compiler};
 use crate::call::live::{Progress, ProgressFn, Stage};
-use crate::prompts::templates::EXTRACT;
+use crate::call::{CallError, Caller};
+use crate::prompts::templates::PromptTemplate;
 use crate::tasks::parts::chunk::{self, Chunk};
 use crate::tasks::parts::extract::{
     part_prompt, read_part_answer, PartReading, PartResult, PartStep, Reading, CHUNK_OVERLAP,
 };
 
-impl Compiler {
-    /// Reads a text too large for one call (a source, or the material of a page) in parts
-    /// of `room` tokens: one JSONL extraction call per chunk, concurrently within the
-    /// configured limit, each retried and then reported if it still fails.
-    pub(crate) async fn read_in_parts(
-        &self,
-        source: &PartSource<'_>,
-        context: u64,
-        room: u64,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
-    ) -> Result<Reading, CompileError> {
-        let chunks = chunk::split(source.text, chars_for(room), CHUNK_OVERLAP);
-        let count = chunks.len();
-        let claims_so_far = AtomicUsize::new(0);
-        let limit = tokio::sync::Semaphore::new(self.settings.concurrency.max(1));
-        let calls = chunks.iter().map(|c| {
-            let (limit, claims_so_far) = (&limit, &claims_so_far);
-            async move {
-                let _permit = limit
-                    .acquire()
-                    .await
-                    .map_err(|e| CompileError::Worker(e.to_string()))?;
-                self.extract_part(source, c, count, claims_so_far, events, cancel)
-                    .await
-            }
-        });
-        let parts = futures_util::future::join_all(calls).await;
-        let mut parts: Vec<PartResult> = parts.into_iter().collect::<Result<_, _>>()?;
-        parts.sort_by_key(|p| p.index);
-        Ok(Reading {
-            context,
-            chunks,
-            parts,
-        })
-    }
-
-    /// Extracts the notes of one chunk, asking providers as [`PartReading`] decides.
-    async fn extract_part(
-        &self,
-        source: &PartSource<'_>,
-        chunk: &Chunk,
-        count: usize,
-        claims_so_far: &AtomicUsize,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
-    ) -> Result<PartResult, CompileError> {
-        let template = self.prompts.get(EXTRACT);
-        let prompt = part_prompt(template, source.title, source.text, chunk, count);
-        let schema = template.schema();
-        let mut reading = PartReading::new(chunk.index, self.providers.len());
-        let mut step = reading.start();
-        loop {
-            let slot = match step {
-                PartStep::Call { provider } => &self.providers[provider],
-                PartStep::Done(result) => return Ok(result),
-            };
-            let request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
-                .with_line_schema(schema.as_value().clone())
-                .with_grounds(match source.quotable {
-                    None => crate::ground::grounds::part_grounds(chunk.text(source.text)),
-                    Some(spans) => crate::ground::grounds::part_grounds_within(
-                        source.text,
-                        chunk.start..chunk.end,
-                        spans,
-                    ),
-                })
-                .with_max_tokens(self.settings.max_tokens)
-                .with_temperature(self.settings.temperature)
-                .with_cancel(cancel.clone());
-            let live = PartLive {
-                target: source.target,
-                provider: slot.label(),
-                part: format!("part {} of {count}", chunk.index + 1),
+/// Reads a text too large for one call (a source, or the material of a page) in parts of
+/// `room` tokens with `caller`: one JSONL extraction call per chunk (`template` is the
+/// `extract` template), concurrently within the configured limit, each retried and then
+/// reported if it still fails.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn read_in_parts(
+    caller: &Caller,
+    template: &PromptTemplate,
+    source: &PartSource<'_>,
+    context: u64,
+    room: u64,
+    events: &ProgressFn,
+    cancel: &CancellationToken,
+) -> Result<Reading, CallError> {
+    let chunks = chunk::split(source.text, chars_for(room), CHUNK_OVERLAP);
+    let count = chunks.len();
+    let claims_so_far = AtomicUsize::new(0);
+    let limit = tokio::sync::Semaphore::new(caller.settings().concurrency.max(1));
+    let calls = chunks.iter().map(|c| {
+        let (limit, claims_so_far) = (&limit, &claims_so_far);
+        async move {
+            let _permit = limit
+                .acquire()
+                .await
+                .map_err(|e| CallError::Worker(e.to_string()))?;
+            extract_part(
+                caller,
+                template,
+                source,
+                c,
+                count,
                 claims_so_far,
                 events,
-                schema: &schema,
-                stream: Mutex::new((JsonlStream::new(schema.clone(), Mode::Lenient), 0)),
-            };
-            step = match slot.provider.chat(&request, &|e| live.on_stream(e)).await {
-                Ok(resp) => {
-                    let cut_off = resp.finish == FinishReason::Length;
-                    let answer = read_part_answer(&resp.text, cut_off, &schema, chunk, source.text);
-                    if let Ok(read) = &answer {
-                        let claims = read.notes.iter().filter(|n| n.is_claim()).count();
-                        claims_so_far.fetch_add(claims, Ordering::Relaxed);
-                    }
-                    reading.on_answer(resp.prompt_tokens, resp.completion_tokens, answer)
-                }
-                Err(e) if e.is_cancelled() => return Err(CompileError::Cancelled),
-                Err(e) => reading.on_error(e.to_string(), e.is_transport()),
-            };
+                cancel,
+            )
+            .await
         }
+    });
+    let parts = futures_util::future::join_all(calls).await;
+    let mut parts: Vec<PartResult> = parts.into_iter().collect::<Result<_, _>>()?;
+    parts.sort_by_key(|p| p.index);
+    Ok(Reading {
+        context,
+        chunks,
+        parts,
+    })
+}
+
+/// Extracts the notes of one chunk, asking providers as [`PartReading`] decides.
+#[allow(clippy::too_many_arguments)]
+async fn extract_part(
+    caller: &Caller,
+    template: &PromptTemplate,
+    source: &PartSource<'_>,
+    chunk: &Chunk,
+    count: usize,
+    claims_so_far: &AtomicUsize,
+    events: &ProgressFn,
+    cancel: &CancellationToken,
+) -> Result<PartResult, CallError> {
+    let prompt = part_prompt(template, source.title, source.text, chunk, count);
+    let schema = template.schema();
+    let mut reading = PartReading::new(chunk.index, caller.providers().len());
+    let mut step = reading.start();
+    loop {
+        let slot = match step {
+            PartStep::Call { provider } => &caller.providers()[provider],
+            PartStep::Done(result) => return Ok(result),
+        };
+        let request = ChatRequest::new(&slot.model, &prompt.system, &prompt.user)
+            .with_line_schema(schema.as_value().clone())
+            .with_grounds(match source.quotable {
+                None => crate::ground::grounds::part_grounds(chunk.text(source.text)),
+                Some(spans) => crate::ground::grounds::part_grounds_within(
+                    source.text,
+                    chunk.start..chunk.end,
+                    spans,
+                ),
+            })
+            .with_max_tokens(caller.settings().max_tokens)
+            .with_temperature(caller.settings().temperature)
+            .with_cancel(cancel.clone());
+        let live = PartLive {
+            target: source.target,
+            provider: slot.label(),
+            part: format!("part {} of {count}", chunk.index + 1),
+            claims_so_far,
+            events,
+            schema: &schema,
+            stream: Mutex::new((JsonlStream::new(schema.clone(), Mode::Lenient), 0)),
+        };
+        step = match slot.provider.chat(&request, &|e| live.on_stream(e)).await {
+            Ok(resp) => {
+                let cut_off = resp.finish == FinishReason::Length;
+                let answer = read_part_answer(&resp.text, cut_off, &schema, chunk, source.text);
+                if let Ok(read) = &answer {
+                    let claims = read.notes.iter().filter(|n| n.is_claim()).count();
+                    claims_so_far.fetch_add(claims, Ordering::Relaxed);
+                }
+                reading.on_answer(resp.prompt_tokens, resp.completion_tokens, answer)
+            }
+            Err(e) if e.is_cancelled() => return Err(CallError::Cancelled),
+            Err(e) => reading.on_error(e.to_string(), e.is_transport()),
+        };
     }
 }
 
