@@ -13,7 +13,7 @@ use serde::Serialize;
 use wikimind::ask::sources::{ask_sources, SourceIndex};
 use wikimind::ask::{AskOptions, AskReport};
 use wikimind::compile::templates::ASK;
-use wikimind::compile::{AnswerClass, AttemptRecord, Compiler, PromptSet, ProviderSlot};
+use wikimind::compile::{AnswerClass, AttemptRecord, PromptSet, ProviderSlot};
 use wikimind::config::{CompileSettings, Settings};
 use wikimind::contract::Confidence;
 use wikimind::llm::{CancellationToken, KeyStore, Provider};
@@ -306,15 +306,13 @@ impl Asking<'_> {
         provider: Arc<dyn Provider>,
     ) -> Option<QuestionResult> {
         let exec = &run.execution;
-        let compiler = Compiler::new(
-            Arc::clone(self.wiki.store()),
+        let compiler = self.wiki.compiler_with(
             vec![ProviderSlot {
                 provider,
                 model: exec.model.clone(),
             }],
             settings_of(exec, self.base),
-        )
-        .with_prompts(self.prompts.clone());
+        );
         let question = case.question.as_str();
         let started = Instant::now();
         let wiki = self

@@ -1,7 +1,9 @@
 //! Running a dataset: every case, for every model, as many times as asked, through the same
-//! [`Compiler`] a real compile uses, each run in its own throwaway in-memory wiki (so runs
-//! never see each other's articles and never touch the person's wiki); then the case's
-//! checks and its evaluator (the `llm_judge`, the engine's judge task over a [`Caller`]).
+//! [`Compiler`](wikimind::compile::Compiler) a real compile uses, each run in its own
+//! throwaway in-memory wiki (so runs never see each other's articles and never touch the
+//! person's wiki), which hands out the compiler with its prompts and name indexes
+//! ([`Wiki::compiler_with`]); then the case's checks and its evaluator (the `llm_judge`, the
+//! engine's judge task over a caller the same wiki hands out).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,10 +14,7 @@ use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
 
 use wikimind::compile::judge::judge_article as judge_task;
-use wikimind::compile::templates::PromptSet;
-use wikimind::compile::{
-    AnswerClass, AttemptRecord, Caller, CompileError, CompileReport, Compiler, ProviderSlot,
-};
+use wikimind::compile::{AnswerClass, AttemptRecord, CompileError, CompileReport, ProviderSlot};
 use wikimind::config::{default_model, default_url, CompileSettings, Settings, Target};
 use wikimind::contract::Confidence;
 use wikimind::llm::{self, CancellationToken, ChatRequest, KeyStore, Provider, ProviderKind};
@@ -400,7 +399,7 @@ async fn run_case(
     let checks = dataset.checks_for(case);
     let mut judged_article = None;
     match compile_case(case, exec, Arc::clone(&provider), base, cancel).await {
-        Ok((report, article)) => {
+        Ok((report, article, wiki)) => {
             result.ok = report.ok;
             result.title = report.title.clone();
             result.reason = report.reason.clone();
@@ -445,7 +444,7 @@ async fn run_case(
                 }),
             );
             result.attempts = report.attempts;
-            judged_article = article;
+            judged_article = article.map(|a| (a, wiki));
         }
         Err(CaseError::Cancelled) => return None,
         Err(CaseError::Other(message)) => {
@@ -457,8 +456,8 @@ async fn run_case(
         let judged = match (&judged_article, &providers.judge) {
             (None, _) => JudgeResult::unscored(judge, "no article to judge"),
             (Some(_), None) => JudgeResult::unscored(judge, "the judge's provider is not set up"),
-            (Some(article), Some(client)) => {
-                judge_article(case, article, judge, Arc::clone(client), base, cancel).await?
+            (Some((article, wiki)), Some(client)) => {
+                judge_article(case, article, wiki, judge, Arc::clone(client), base, cancel).await?
             }
         };
         result.evaluators.llm_judge = Some(judged);
@@ -480,7 +479,7 @@ async fn compile_case(
     provider: Arc<dyn Provider>,
     base: &CompileSettings,
     cancel: &CancellationToken,
-) -> Result<(CompileReport, Option<ArticleDetail>), CaseError> {
+) -> Result<(CompileReport, Option<ArticleDetail>, Wiki), CaseError> {
     let other = |e: &dyn std::fmt::Display| CaseError::Other(e.to_string());
     let wiki = Wiki::open_in_memory().map_err(|e| other(&e))?;
     let added = wiki
@@ -489,8 +488,7 @@ async fn compile_case(
     let Some(source) = added.first() else {
         return Err(CaseError::Other("the source was not stored".into()));
     };
-    let compiler = Compiler::new(
-        Arc::clone(wiki.store()),
+    let compiler = wiki.compiler_with(
         vec![ProviderSlot {
             provider,
             model: exec.model.clone(),
@@ -509,7 +507,7 @@ async fn compile_case(
         Some(id) => wiki.store().article(id).map_err(|e| other(&e))?,
         None => None,
     };
-    Ok((report, article))
+    Ok((report, article, wiki))
 }
 
 /// The settings one execution's calls are made with: `base` with the execution's
@@ -525,18 +523,19 @@ pub(super) fn settings_of(exec: &ResolvedExecution, base: &CompileSettings) -> C
 }
 
 /// Asks the judge to score `article` against the case's source with the engine's judge
-/// task, over a caller of the judge's provider (retries with feedback after an unusable answer,
+/// task, over a caller `wiki` (the run's, which compiled the article) hands out (retries with feedback after an unusable answer,
 /// usage summed by the call log). `None` when cancelled.
 async fn judge_article(
     case: &Case,
     article: &ArticleDetail,
+    wiki: &Wiki,
     judge: &ResolvedExecution,
     provider: Arc<dyn Provider>,
     base: &CompileSettings,
     cancel: &CancellationToken,
 ) -> Option<JudgeResult> {
     let started = Instant::now();
-    let caller = Caller::new(
+    let judging = wiki.compiler_with(
         vec![ProviderSlot {
             provider,
             model: judge.model.clone(),
@@ -544,8 +543,8 @@ async fn judge_article(
         settings_of(judge, base),
     );
     let run = match judge_task(
-        &caller,
-        &PromptSet::builtin(),
+        judging.caller(),
+        judging.prompts(),
         case.source.title.as_deref(),
         &case.source.text,
         article,
