@@ -17,6 +17,9 @@ python3 scripts/check-store-layers.py crates/store/src
 echo "== shells go through Wiki, never the store (scripts/check-doors.py)"
 python3 scripts/check-doors.py
 
+echo "== the engine's files keep their layers: ground, prompts, call, tasks (scripts/check-engine-layers.py)"
+python3 scripts/check-engine-layers.py crates/engine/src
+
 echo "== the core library stays free of tauri and clap"
 if cargo tree -p wikimind -e normal --prefix none | grep -Eq '^(tauri|clap)[ -]'; then
   echo "the core library (package wikimind) depends on tauri or clap" >&2

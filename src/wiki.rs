@@ -482,9 +482,22 @@ impl Wiki {
     /// indexes with every other compiler it makes.
     pub fn compiler(&self, settings: &Settings) -> Result<Arc<Compiler>> {
         let providers = providers_from_settings(settings)?;
-        let compiler = Compiler::new(Arc::clone(&self.store), providers, settings.compile.clone())
-            .with_name_cache(Arc::clone(&self.names));
-        Ok(Arc::new(compiler.with_prompts(self.prompts())))
+        Ok(Arc::new(
+            self.compiler_with(providers, settings.compile.clone()),
+        ))
+    }
+
+    /// A compiler over `providers` with `settings` (the eval's models and judges), with
+    /// this wiki's prompts (its overrides included) and name indexes: its
+    /// [`Compiler::caller`] and [`Compiler::prompts`] are what every task runs with.
+    pub fn compiler_with(
+        &self,
+        providers: Vec<crate::compile::ProviderSlot>,
+        settings: crate::config::CompileSettings,
+    ) -> Compiler {
+        Compiler::new(Arc::clone(&self.store), providers, settings)
+            .with_name_cache(Arc::clone(&self.names))
+            .with_prompts(self.prompts())
     }
 
     /// Removes source `id` with its digest, compile log and jobs; a page it alone fed goes

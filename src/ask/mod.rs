@@ -22,7 +22,7 @@
 //! [`Compiler::answer_question`](crate::compile::Compiler::answer_question), each with its
 //! blocks and its grounding function.
 
-pub use wikimind_engine::ask::{check, material};
+pub use wikimind_engine::tasks::answer::{check, material};
 pub mod cited;
 pub mod sources;
 pub mod words;

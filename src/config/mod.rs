@@ -164,7 +164,7 @@ pub struct EvalSettings {
     pub judge_model: Option<String>,
 }
 
-pub use wikimind_engine::compile::CompileSettings;
+pub use wikimind_engine::call::CompileSettings;
 
 /// Settings as resolved, ready to use.
 #[derive(Debug, Clone, PartialEq, Serialize)]

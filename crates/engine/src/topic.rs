@@ -47,25 +47,25 @@ impl NameCache {
     }
 
     /// The index over the wiki's titles and aliases, `names` as the store lists them now
-    /// ([`crate::store::Store::title_names`]).
+    /// ([`NameSource::title_names`]).
     pub fn titles(&self, names: Vec<KnownName>) -> Arc<NameIndex> {
         current(&self.titles, names)
     }
 
     /// The index over the wiki's concepts, `names` as the store lists them now
-    /// ([`crate::store::Store::concept_names`]).
+    /// ([`NameSource::concept_names`]).
     pub fn concepts(&self, names: Vec<KnownName>) -> Arc<NameIndex> {
         current(&self.concepts, names)
     }
 
     /// The indexes over the titles and over the concepts of `store`, read again only when
-    /// its names changed since they were made ([`crate::store::Store::names_generation`]):
-    /// the store is not read name by name for every prompt. Use counts, which only rank
-    /// the names a prompt lists beyond those its text names, are as of the last change.
-    pub fn known(
+    /// its names changed since they were made ([`NameSource::names_generation`]): the store
+    /// is not read name by name for every prompt. Use counts, which only rank the names a
+    /// prompt lists beyond those its text names, are as of the last change.
+    pub fn known<S: NameSource + ?Sized>(
         &self,
-        store: &crate::store::Store,
-    ) -> crate::store::Result<(Arc<NameIndex>, Arc<NameIndex>)> {
+        store: &S,
+    ) -> Result<(Arc<NameIndex>, Arc<NameIndex>), S::Error> {
         let generation = store.names_generation()?;
         let seen = *self.generation.lock().unwrap_or_else(|p| p.into_inner());
         let held = |slot: &Mutex<Option<Arc<NameIndex>>>| {
@@ -80,6 +80,34 @@ impl NameCache {
         let concepts = self.concepts(store.concept_names()?);
         *self.generation.lock().unwrap_or_else(|p| p.into_inner()) = Some(generation);
         Ok((titles, concepts))
+    }
+}
+
+/// Where a wiki's names are read from (the store): the one thing a [`NameCache`] asks of it.
+pub trait NameSource {
+    /// Why a read failed.
+    type Error;
+    /// A number that moves whenever a name is made or removed.
+    fn names_generation(&self) -> Result<u64, Self::Error>;
+    /// The titles and aliases, with their use counts.
+    fn title_names(&self) -> Result<Vec<KnownName>, Self::Error>;
+    /// The concepts, with their use counts.
+    fn concept_names(&self) -> Result<Vec<KnownName>, Self::Error>;
+}
+
+impl NameSource for crate::store::Store {
+    type Error = crate::store::StoreError;
+
+    fn names_generation(&self) -> Result<u64, Self::Error> {
+        crate::store::Store::names_generation(self)
+    }
+
+    fn title_names(&self) -> Result<Vec<KnownName>, Self::Error> {
+        crate::store::Store::title_names(self)
+    }
+
+    fn concept_names(&self) -> Result<Vec<KnownName>, Self::Error> {
+        crate::store::Store::concept_names(self)
     }
 }
 

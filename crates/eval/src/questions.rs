@@ -13,7 +13,7 @@ use serde::Serialize;
 use wikimind::ask::sources::{ask_sources, SourceIndex};
 use wikimind::ask::{AskOptions, AskReport};
 use wikimind::compile::templates::ASK;
-use wikimind::compile::{AnswerClass, AttemptRecord, Compiler, PromptSet, ProviderSlot};
+use wikimind::compile::{AnswerClass, AttemptRecord, PromptSet, ProviderSlot};
 use wikimind::config::{CompileSettings, Settings};
 use wikimind::contract::Confidence;
 use wikimind::llm::{CancellationToken, KeyStore, Provider};
@@ -22,8 +22,8 @@ use wikimind::wiki::{Wiki, WikiError};
 use super::dataset::{Dataset, DatasetKind, QuestionCase};
 use super::facts::AnswerWords;
 use super::run::{
-    in_plan_order, plan_runs, providers_for, EvalOptions, EvalProgress, EvalRun, PlannedRun,
-    Started,
+    in_plan_order, plan_runs, providers_for, settings_of, EvalOptions, EvalProgress, EvalRun,
+    PlannedRun, Started,
 };
 use super::EvalError;
 
@@ -306,22 +306,13 @@ impl Asking<'_> {
         provider: Arc<dyn Provider>,
     ) -> Option<QuestionResult> {
         let exec = &run.execution;
-        let settings = CompileSettings {
-            temperature: exec.temperature,
-            max_tokens: exec.max_tokens,
-            retries: exec.retries,
-            concurrency: 1,
-            ..self.base.clone()
-        };
-        let compiler = Compiler::new(
-            Arc::clone(self.wiki.store()),
+        let compiler = self.wiki.compiler_with(
             vec![ProviderSlot {
                 provider,
                 model: exec.model.clone(),
             }],
-            settings,
-        )
-        .with_prompts(self.prompts.clone());
+            settings_of(exec, self.base),
+        );
         let question = case.question.as_str();
         let started = Instant::now();
         let wiki = self

@@ -1,7 +1,9 @@
 //! Running a dataset: every case, for every model, as many times as asked, through the same
-//! [`Compiler`] a real compile uses, each run in its own throwaway in-memory wiki (so runs
-//! never see each other's articles and never touch the person's wiki); then the case's
-//! checks and its evaluator (the `llm_judge` calls [`super::judge`] decides).
+//! [`Compiler`](wikimind::compile::Compiler) a real compile uses, each run in its own
+//! throwaway in-memory wiki (so runs never see each other's articles and never touch the
+//! person's wiki), which hands out the compiler with its prompts and name indexes
+//! ([`Wiki::compiler_with`]); then the case's checks and its evaluator (the `llm_judge`, the
+//! engine's judge task over a caller the same wiki hands out).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,24 +13,18 @@ use std::time::Instant;
 use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
 
-use wikimind::compile::prompt::feedback_message;
-use wikimind::compile::templates::{PromptSet, JUDGE};
-use wikimind::compile::{
-    AnswerClass, AttemptRecord, CompileError, CompileReport, Compiler, ProviderSlot,
-};
+use wikimind::compile::judge::judge_article as judge_task;
+use wikimind::compile::{AnswerClass, AttemptRecord, CompileError, CompileReport, ProviderSlot};
 use wikimind::config::{default_model, default_url, CompileSettings, Settings, Target};
 use wikimind::contract::Confidence;
-use wikimind::llm::{
-    self, CancellationToken, ChatRequest, FinishReason, KeyStore, Message, Provider, ProviderKind,
-    Role,
-};
+use wikimind::llm::{self, CancellationToken, ChatRequest, KeyStore, Provider, ProviderKind};
 use wikimind::store::ArticleDetail;
 use wikimind::wiki::Wiki;
 
 use super::checks::{run_checks, ArticleFacts, CheckResult};
 use super::dataset::{Case, Dataset, DatasetError, DatasetKind, Evaluator, Execution};
 use super::freeform::freeform_prompt;
-use super::judge::{judge_prompt, JudgeState, JudgeStep, RubricScore};
+use super::judge::RubricScore;
 use super::EvalError;
 
 mod plan;
@@ -403,7 +399,7 @@ async fn run_case(
     let checks = dataset.checks_for(case);
     let mut judged_article = None;
     match compile_case(case, exec, Arc::clone(&provider), base, cancel).await {
-        Ok((report, article)) => {
+        Ok((report, article, wiki)) => {
             result.ok = report.ok;
             result.title = report.title.clone();
             result.reason = report.reason.clone();
@@ -448,7 +444,7 @@ async fn run_case(
                 }),
             );
             result.attempts = report.attempts;
-            judged_article = article;
+            judged_article = article.map(|a| (a, wiki));
         }
         Err(CaseError::Cancelled) => return None,
         Err(CaseError::Other(message)) => {
@@ -460,8 +456,8 @@ async fn run_case(
         let judged = match (&judged_article, &providers.judge) {
             (None, _) => JudgeResult::unscored(judge, "no article to judge"),
             (Some(_), None) => JudgeResult::unscored(judge, "the judge's provider is not set up"),
-            (Some(article), Some(client)) => {
-                judge_article(case, article, judge, &**client, cancel).await?
+            (Some((article, wiki)), Some(client)) => {
+                judge_article(case, article, wiki, judge, Arc::clone(client), base, cancel).await?
             }
         };
         result.evaluators.llm_judge = Some(judged);
@@ -483,7 +479,7 @@ async fn compile_case(
     provider: Arc<dyn Provider>,
     base: &CompileSettings,
     cancel: &CancellationToken,
-) -> Result<(CompileReport, Option<ArticleDetail>), CaseError> {
+) -> Result<(CompileReport, Option<ArticleDetail>, Wiki), CaseError> {
     let other = |e: &dyn std::fmt::Display| CaseError::Other(e.to_string());
     let wiki = Wiki::open_in_memory().map_err(|e| other(&e))?;
     let added = wiki
@@ -492,20 +488,12 @@ async fn compile_case(
     let Some(source) = added.first() else {
         return Err(CaseError::Other("the source was not stored".into()));
     };
-    let settings = CompileSettings {
-        temperature: exec.temperature,
-        max_tokens: exec.max_tokens,
-        retries: exec.retries,
-        concurrency: 1,
-        ..base.clone()
-    };
-    let compiler = Compiler::new(
-        Arc::clone(wiki.store()),
+    let compiler = wiki.compiler_with(
         vec![ProviderSlot {
             provider,
             model: exec.model.clone(),
         }],
-        settings,
+        settings_of(exec, base),
     );
     let report = match compiler
         .compile_one(source.source_id, &|_| {}, cancel)
@@ -519,77 +507,71 @@ async fn compile_case(
         Some(id) => wiki.store().article(id).map_err(|e| other(&e))?,
         None => None,
     };
-    Ok((report, article))
+    Ok((report, article, wiki))
 }
 
-/// Asks the judge to score `article` against the case's source, as [`JudgeState`] decides
-/// (retries with feedback after an unusable answer). `None` when cancelled.
+/// The settings one execution's calls are made with: `base` with the execution's
+/// temperature, answer budget and retries, one call at a time.
+pub(super) fn settings_of(exec: &ResolvedExecution, base: &CompileSettings) -> CompileSettings {
+    CompileSettings {
+        temperature: exec.temperature,
+        max_tokens: exec.max_tokens,
+        retries: exec.retries,
+        concurrency: 1,
+        ..base.clone()
+    }
+}
+
+/// Asks the judge to score `article` against the case's source with the engine's judge
+/// task, over a caller `wiki` (the run's, which compiled the article) hands out (retries with feedback after an unusable answer,
+/// usage summed by the call log). `None` when cancelled.
 async fn judge_article(
     case: &Case,
     article: &ArticleDetail,
+    wiki: &Wiki,
     judge: &ResolvedExecution,
-    provider: &dyn Provider,
+    provider: Arc<dyn Provider>,
+    base: &CompileSettings,
     cancel: &CancellationToken,
 ) -> Option<JudgeResult> {
-    let prompts = PromptSet::builtin();
-    let template = prompts.get(JUDGE);
-    let schema = template.schema();
-    let (prompt, source_cut) = judge_prompt(
-        template,
+    let started = Instant::now();
+    let judging = wiki.compiler_with(
+        vec![ProviderSlot {
+            provider,
+            model: judge.model.clone(),
+        }],
+        settings_of(judge, base),
+    );
+    let run = match judge_task(
+        judging.caller(),
+        judging.prompts(),
         case.source.title.as_deref(),
         &case.source.text,
         article,
-    );
+        cancel,
+    )
+    .await
+    {
+        Ok(run) => run,
+        Err(_) => return None,
+    };
     let mut out = JudgeResult {
-        source_cut,
+        source_cut: run.source_cut,
+        calls: run.usage.calls,
+        tokens_in: run.usage.tokens_in,
+        tokens_out: run.usage.tokens_out,
+        rejected: run.rejected,
         ..JudgeResult::unscored(judge, "")
     };
-    let started = Instant::now();
-    let mut state = JudgeState::new(judge.retries);
-    let mut step = state.start();
-    loop {
-        step = match step {
-            JudgeStep::Ask { feedback, .. } => {
-                let mut request = ChatRequest::new(&judge.model, &prompt.system, &prompt.user)
-                    .with_schema(schema.as_value().clone())
-                    .with_temperature(judge.temperature)
-                    .with_max_tokens(judge.max_tokens)
-                    .with_cancel(cancel.clone());
-                if let Some(f) = &feedback {
-                    request
-                        .messages
-                        .push(Message::new(Role::Assistant, f.previous_answer.clone()));
-                    request.messages.push(Message::new(
-                        Role::User,
-                        feedback_message(&f.problems, f.truncated),
-                    ));
-                }
-                out.calls += 1;
-                match provider.chat(&request, &|_| {}).await {
-                    Ok(resp) => {
-                        out.tokens_in += resp.prompt_tokens.unwrap_or(0);
-                        out.tokens_out += resp.completion_tokens.unwrap_or(0);
-                        let cut_off = resp.finish == FinishReason::Length;
-                        state.on_answer(&resp.text, cut_off, &schema)
-                    }
-                    Err(e) if e.is_cancelled() => return None,
-                    Err(e) => state.on_provider_error(e.to_string()),
-                }
-            }
-            JudgeStep::Scored(verdict) => {
-                out.ok = true;
-                out.error = None;
-                out.faithfulness = Some(verdict.faithfulness);
-                out.coverage = Some(verdict.coverage);
-                break;
-            }
-            JudgeStep::Failed { reason } => {
-                out.error = Some(reason);
-                break;
-            }
-        };
+    match run.verdict {
+        Ok(verdict) => {
+            out.ok = true;
+            out.error = None;
+            out.faithfulness = Some(verdict.faithfulness);
+            out.coverage = Some(verdict.coverage);
+        }
+        Err(reason) => out.error = Some(reason),
     }
-    out.rejected = state.rejected().to_vec();
     out.latency_ms = started.elapsed().as_millis() as u64;
     Some(out)
 }

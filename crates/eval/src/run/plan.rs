@@ -1,6 +1,7 @@
 //! What an eval will run before it runs: the options, the execution and judge each case resolves to, the planned runs, and the servers checked up front.
 
 use super::*;
+use wikimind::compile::templates::{PromptSet, JUDGE};
 
 /// What the person asked for on the command line (or in the app) for this eval.
 #[derive(Debug, Clone, Default)]

@@ -668,13 +668,28 @@ pub mod reference {
 /// it), each read from the store once: what asks whether a stored quote still holds in one
 /// of the sources it was found in (the `ungrounded` check, the re-grounding backfill).
 pub struct SourceIndexes<'a> {
-    store: &'a crate::store::Store,
+    store: &'a dyn SourceTexts,
     indexes: HashMap<crate::store::SourceId, Option<GroundingIndex>>,
+}
+
+/// Where sources' current texts are read from (the store): the one thing
+/// [`SourceIndexes`] asks of it.
+pub trait SourceTexts {
+    /// The raw text of `source`; `None` when it is gone or cannot be read.
+    fn source_text(&self, source: crate::store::SourceId) -> Option<String>;
+}
+
+impl SourceTexts for crate::store::Store {
+    fn source_text(&self, source: crate::store::SourceId) -> Option<String> {
+        crate::store::Store::source_text(self, source)
+            .ok()
+            .flatten()
+    }
 }
 
 impl<'a> SourceIndexes<'a> {
     /// No source read yet.
-    pub fn new(store: &'a crate::store::Store) -> Self {
+    pub fn new(store: &'a dyn SourceTexts) -> Self {
         SourceIndexes {
             store,
             indexes: HashMap::new(),
@@ -691,9 +706,7 @@ impl<'a> SourceIndexes<'a> {
                 .or_insert_with(|| {
                     store
                         .source_text(source)
-                        .ok()
-                        .flatten()
-                        .map(|text| GroundingIndex::new(&super::readable(&text)))
+                        .map(|text| GroundingIndex::new(&crate::ground::readable::readable(&text)))
                 })
                 .as_ref()
                 .is_some_and(|index| index.contains(quote))

@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 
-use crate::compile::ground::ground_claims_with;
-use crate::compile::step::{Judged, Judgement, Rejection};
+use crate::call::step::{Judged, Judgement, Rejection};
 use crate::contract::{Claim, Confidence, QuestionAnswer};
+use crate::ground::index::ground_claims_with;
 use crate::store::{PageId, SourceId};
 use crate::structured::{self, Mode, Repair, Schema};
 

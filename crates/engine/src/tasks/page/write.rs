@@ -1,30 +1,31 @@
-//! Writing a page from the digests that feed it, the IO half: reads the page's material,
-//! skips the model when the new digests add nothing, else asks for the page — one call per
-//! batch of new digests, as `page::plan_page` plans them within the page's room — with the
-//! same engine, retries and fallbacks as a source's compile, grounds every quote against
-//! the texts of all the page's sources, and saves the new version — or keeps the old one
-//! and flags the page when every answer would lose content. The decisions are `page`'s.
-
-use std::time::Instant;
+//! Writing a page from the digests that feed it, over a [`Caller`]: skips the model when
+//! the new digests add nothing, else asks for the page — one call per batch of new digests,
+//! as `plan::plan_page` plans them within the page's room — with the same loop, retries and
+//! fallbacks as a source's digest, and grounds every quote against the texts of all the
+//! page's sources. The page's material comes in; what to store goes out as a [`PageWrite`]
+//! (the sources the page gains, the version to save, the flag when every answer would lose
+//! content) for the app to save. The decisions are `plan`'s.
 
 use crate::llm::{AnswerGrounds, CancellationToken};
-use crate::store::{JobTarget, NewLink, PageClaim, PageContent, PageId, PageMaterial};
+use crate::store::{JobTarget, NewLink, PageClaim, PageContent, PageMaterial, SourceId};
 
-use super::driver::{Answer, Asking, CallLog, CompileError, Compiler};
-use super::extract::reading_notes;
-use super::grounds;
-use super::live::{Live, ProgressFn, Stage};
-use super::page::{
+use crate::call::budget::{chars_for, estimate_tokens, Limits, Route, CONTEXT_MARGIN};
+use crate::call::caller::{Answer, Asking};
+use crate::call::log::CallLog;
+use crate::call::step::{Judgement, Rejection};
+use crate::call::{CallError, Caller, ProgressFn};
+use crate::ground::grounds;
+use crate::prompts::prompt::MAX_KNOWN;
+use crate::prompts::templates::{Prompt, PromptSet, PromptTemplate, EXTRACT, PAGE};
+use crate::tasks::article::{judge_with, links_of, Accepted};
+use crate::tasks::page::plan::{
     adds_nothing, new_holders, page_prompt, plan_page, within_room, Guard, PageParts, PageRoom,
     SourceTexts,
 };
-use super::page_report::{PageOutcome, PageReport};
-use super::parts::PartSource;
-use super::plan::{chars_for, estimate_tokens, Limits, Route, CONTEXT_MARGIN};
-use super::prompt::MAX_KNOWN;
-use super::report::LastCall;
-use super::step::{judge_with, Accepted, Judgement, Rejection};
-use super::templates::{Prompt, PromptTemplate, EXTRACT, PAGE};
+use crate::tasks::page::report::{PageOutcome, PageReport};
+use crate::tasks::parts::extract::reading_notes;
+use crate::tasks::parts::read::{read_in_parts, PartSource};
+use crate::topic::NameIndex;
 
 /// The page prompt, and what to append to the page's body when parts of its material
 /// could not be read.
@@ -124,160 +125,216 @@ fn written_view(material: &PageMaterial, done: &[usize]) -> PageMaterial {
     view
 }
 
-impl Compiler {
-    /// Writes a stale page from its digests (a page job the queue has started): with no
-    /// model call when the new digests add nothing, else with one page call per batch of
-    /// the new digests the page has room for (a batch read in parts first when it does not
-    /// fit one call); the others are listed on the page. The version is saved once, at
-    /// the end, or — when a later call fails — as far as the calls before it got.
-    pub async fn write_page(
-        &self,
-        page_id: PageId,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
-    ) -> Result<PageReport, CompileError> {
-        let started = Instant::now();
-        let Some(mut material) = self.store().page_material(page_id)? else {
-            return Ok(PageReport::nothing_yet(page_id, String::new()));
+/// What writing a page came to, for the app to store.
+pub enum PageWrite {
+    /// Nothing to write: the page is not stale, or no digest feeds it.
+    Nothing(PageReport),
+    /// The new digests add nothing the page lacks: no model call; the page gains these
+    /// sources (by their index in the material's digests).
+    GainsSources {
+        /// What to report.
+        report: PageReport,
+        /// The material the page was judged from.
+        material: Box<PageMaterial>,
+        /// The digests that now hold the page's claims, and their sources.
+        holders: Vec<(usize, SourceId)>,
+    },
+    /// Calls were made: the version to save (as far as the calls got), and why the job
+    /// failed, when it did (both when a later call failed).
+    Called {
+        /// What to report; its outcome is set when the version is saved or the failure
+        /// recorded.
+        report: PageReport,
+        /// The version to save.
+        save: Option<Box<PageSave>>,
+        /// Why the job failed.
+        failure: Option<PageFailure>,
+    },
+}
+
+/// A page version to save.
+pub struct PageSave {
+    /// The material as the calls wrote it in: the digests written in (and those the job
+    /// never needed to), marked as written into the page.
+    pub view: PageMaterial,
+    /// The page as it now reads.
+    pub content: PageContent,
+    /// The provider that wrote it (`ollama`).
+    pub provider: String,
+    /// The model, as the server named it.
+    pub model: String,
+    /// The provider and model, for progress and the report (`ollama:qwen2.5:3b`).
+    pub author: String,
+}
+
+/// Why a page job failed.
+pub struct PageFailure {
+    /// Why, for a person.
+    pub reason: String,
+    /// Whether the rewrite guard refused the last answer (the page is flagged).
+    pub lost_content: bool,
+    /// The provider and model asked last.
+    pub author: String,
+}
+
+/// Writes the stale page of `material` (its digests' texts as stored) with `caller` and
+/// `prompts`, offering the names of `titles` and `concepts`: with no model call when the
+/// new digests add nothing, else with one page call per batch of the new digests the page
+/// has room for (a batch read in parts first when it does not fit one call); the others
+/// are listed on the page. The version is saved (by the app) once, at the end, or — when a
+/// later call fails — as far as the calls before it got.
+pub async fn write_page(
+    caller: &Caller,
+    prompts: &PromptSet,
+    mut material: PageMaterial,
+    titles: &NameIndex,
+    concepts: &NameIndex,
+    events: &ProgressFn,
+    cancel: &CancellationToken,
+) -> Result<PageWrite, CallError> {
+    for digest in &mut material.digests {
+        digest.text = crate::ground::readable(&digest.text);
+    }
+    let mut report = PageReport::nothing_yet(material.page_id, material.title.clone());
+    report.sources = material.digests.len();
+    report.changed = material.changed().count();
+    if material.stale_reason.is_none() || material.digests.is_empty() {
+        return Ok(PageWrite::Nothing(report));
+    }
+    if adds_nothing(&material) {
+        let holders = new_holders(&material);
+        report.outcome = PageOutcome::NoNewInformation;
+        return Ok(PageWrite::GainsSources {
+            report,
+            material: Box::new(material),
+            holders,
+        });
+    }
+    let limits = caller.limits().await;
+    let template = prompts.get(PAGE);
+    report.prompt_version = template.version.clone();
+    let room = page_room(template, limits);
+    let plan = plan_page(&material, &room);
+    report.listed = plan.listed.len();
+    if plan.over_room > 0 {
+        report.warnings.push(format!(
+            "{} new sources are listed on the page without being written in: it holds \
+             {} claims, and one job writes in at most that many sources",
+            plan.over_room, room.max_claims
+        ));
+    }
+    // A page that only lost sources is still rewritten once, with no new digest.
+    let batches = if plan.batches.is_empty() {
+        vec![Vec::new()]
+    } else {
+        plan.batches
+    };
+    let texts = SourceTexts::new(&material);
+    let target = JobTarget::Page(material.page_id);
+    let names = Names { titles, concepts };
+    let mut done: Vec<usize> = plan.listed;
+    let mut page: Option<PageContent> = material.last_compiled.clone();
+    let mut written: Option<(String, String, String)> = None;
+    let mut failure: Option<PageFailure> = None;
+    for (k, batch) in batches.iter().enumerate() {
+        let view = call_view(&material, &room, page.as_ref(), batch, &done, k == 0);
+        let call = PageCallSetup {
+            caller,
+            prompts,
+            limits,
+            room: &room,
+            events,
+            cancel,
         };
-        for digest in &mut material.digests {
-            digest.text = super::driver::readable(&digest.text);
-        }
-        let mut report = PageReport::nothing_yet(page_id, material.title.clone());
-        report.sources = material.digests.len();
-        report.changed = material.changed().count();
-        if material.stale_reason.is_none() || material.digests.is_empty() {
-            return Ok(report);
-        }
-        if adds_nothing(&material) {
-            self.store()
-                .page_gains_sources(&material, &new_holders(&material))?;
-            report.outcome = PageOutcome::NoNewInformation;
-            report.elapsed_ms = started.elapsed().as_millis() as u64;
-            return Ok(report);
-        }
-        let limits = Limits {
-            context: self.context_tokens(0).await,
-            max_tokens: u64::from(self.settings.max_tokens),
+        let prompt = match call.page_prompt(&view, &names, &mut report).await? {
+            Ok(prompt) => prompt,
+            Err(reason) => {
+                failure = Some(PageFailure {
+                    reason,
+                    lost_content: false,
+                    author: String::new(),
+                });
+                break;
+            }
         };
-        let template = self.prompts.get(PAGE);
-        report.prompt_version = template.version.clone();
-        let room = page_room(template, limits);
-        let plan = plan_page(&material, &room);
-        report.listed = plan.listed.len();
-        if plan.over_room > 0 {
-            report.warnings.push(format!(
-                "{} new sources are listed on the page without being written in: it holds \
-                 {} claims, and one job writes in at most that many sources",
-                plan.over_room, room.max_claims
-            ));
-        }
-        // A page that only lost sources is still rewritten once, with no new digest.
-        let batches = if plan.batches.is_empty() {
-            vec![Vec::new()]
-        } else {
-            plan.batches
-        };
-        let texts = SourceTexts::new(&material);
-        let target = JobTarget::Page(page_id);
-        let mut done: Vec<usize> = plan.listed;
-        let mut page: Option<PageContent> = material.last_compiled.clone();
-        let mut written: Option<(String, String, String)> = None;
-        let mut failure: Option<(String, bool)> = None;
-        let mut last_author = String::new();
-        for (k, batch) in batches.iter().enumerate() {
-            let view = call_view(&material, &room, page.as_ref(), batch, &done, k == 0);
-            let prompt = match self
-                .page_prompt(&view, limits, &room, events, cancel, &mut report)
-                .await?
-            {
-                Ok(prompt) => prompt,
-                Err(reason) => {
-                    failure = Some((reason, false));
-                    break;
-                }
-            };
-            let call = self
-                .ask_page(
-                    &view,
-                    &texts,
-                    &room,
-                    limits,
-                    prompt,
-                    target,
-                    events,
-                    cancel,
-                    &mut report,
-                )
-                .await?;
-            match call {
-                PageCall::Accepted {
-                    content,
-                    provider,
-                    model,
-                    author,
-                } => {
-                    page = Some(*content);
-                    done.extend(batch.iter().copied());
-                    written = Some((provider, model, author));
-                }
-                PageCall::GaveUp {
+        match call
+            .ask_page(&view, &texts, prompt, target, &mut report)
+            .await?
+        {
+            PageCall::Accepted {
+                content,
+                provider,
+                model,
+                author,
+            } => {
+                page = Some(*content);
+                done.extend(batch.iter().copied());
+                written = Some((provider, model, author));
+            }
+            PageCall::GaveUp {
+                reason,
+                lost_content,
+                author,
+            } => {
+                failure = Some(PageFailure {
                     reason,
                     lost_content,
                     author,
-                } => {
-                    failure = Some((reason, lost_content));
-                    last_author = author;
-                    break;
-                }
+                });
+                break;
             }
         }
-        if let (Some((provider, model, author)), Some(content)) = (written, page.as_ref()) {
-            let live = Live::new(Some(target), author.clone(), 1, events);
-            live.emit(Stage::Saving, Some(material.title.clone()));
-            let version = self.store().save_page_rewrite(
-                &written_view(&material, &done),
-                content,
-                &provider,
-                &model,
-            )?;
-            live.emit(Stage::Compiled, Some(material.title.clone()));
-            report.provider = Some(author);
-            report.outcome = PageOutcome::Written { version };
-        }
-        if let Some((reason, lost_content)) = failure {
-            if lost_content {
-                self.store().flag_page(material.page_id, &reason)?;
-                report.outcome = PageOutcome::Flagged { reason };
-            } else {
-                report.outcome = PageOutcome::Failed { reason };
-            }
-            Live::new(Some(target), last_author, 1, events)
-                .emit(Stage::Failed, report.reason().map(str::to_owned));
-        }
-        report.elapsed_ms = started.elapsed().as_millis() as u64;
-        Ok(report)
     }
+    let save = match (written, page) {
+        (Some((provider, model, author)), Some(content)) => Some(Box::new(PageSave {
+            view: written_view(&material, &done),
+            content,
+            provider,
+            model,
+            author,
+        })),
+        _ => None,
+    };
+    Ok(PageWrite::Called {
+        report,
+        save,
+        failure,
+    })
+}
 
+/// The names a page prompt may offer.
+struct Names<'a> {
+    titles: &'a NameIndex,
+    concepts: &'a NameIndex,
+}
+
+/// What every call of one page job shares.
+struct PageCallSetup<'a> {
+    caller: &'a Caller,
+    prompts: &'a PromptSet,
+    limits: Limits,
+    room: &'a PageRoom,
+    events: &'a ProgressFn,
+    cancel: &'a CancellationToken,
+}
+
+impl PageCallSetup<'_> {
     /// The prompt of one page call: the material in full when it fits one call (excerpts
     /// as long as the room allows), else notes of reading the digests and excerpts in
     /// parts. `Err` with a reason when the context is too small for either.
     async fn page_prompt(
         &self,
         material: &PageMaterial,
-        limits: Limits,
-        room: &PageRoom,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
+        names: &Names<'_>,
         report: &mut PageReport,
-    ) -> Result<Result<PagePrompt, String>, CompileError> {
+    ) -> Result<Result<PagePrompt, String>, CallError> {
+        let (limits, room) = (self.limits, self.room);
         let template = self.prompts.get(PAGE);
         let listing = room.listing_chars;
         let bare = PageParts::of(material, 0, listing);
         let haystack = format!("{}\n{}", bare.page, bare.digests);
-        let (title_index, concept_index) = self.names.known(self.store())?;
-        let titles = fit_names(title_index.relevant(&haystack, MAX_KNOWN), listing);
-        let concepts = fit_names(concept_index.relevant(&haystack, MAX_KNOWN), listing);
+        let titles = fit_names(names.titles.relevant(&haystack, MAX_KNOWN), listing);
+        let concepts = fit_names(names.concepts.relevant(&haystack, MAX_KNOWN), listing);
         let render = |parts: &PageParts| {
             page_prompt(template, &material.title, parts, &titles, &concepts, room)
         };
@@ -332,9 +389,16 @@ impl Compiler {
             text: &text,
             quotable: Some(&spans),
         };
-        let reading = self
-            .read_in_parts(&source, limits.context, part_room, events, cancel)
-            .await?;
+        let reading = read_in_parts(
+            self.caller,
+            extract,
+            &source,
+            limits.context,
+            part_room,
+            self.events,
+            self.cancel,
+        )
+        .await?;
         let mut parts = bare;
         parts.digests = String::new();
         parts.excerpts = "(read in parts: see the notes above)".to_owned();
@@ -374,29 +438,24 @@ impl Compiler {
     /// Asks the providers for the page as a compile asks for an article — an answer the
     /// rewrite guard refuses is retried with the reason — and returns the page it reads as,
     /// or why no answer would do.
-    #[allow(clippy::too_many_arguments)]
     async fn ask_page(
         &self,
         material: &PageMaterial,
         texts: &SourceTexts,
-        room: &PageRoom,
-        limits: Limits,
         prompt: PagePrompt,
         target: JobTarget,
-        events: &ProgressFn,
-        cancel: &CancellationToken,
         report: &mut PageReport,
-    ) -> Result<PageCall, CompileError> {
+    ) -> Result<PageCall, CallError> {
         let schema = self.prompts.get(PAGE).schema();
-        let guard = Guard::of(material, room);
-        let judge = |raw: &str, cut_off: bool| -> Judgement {
+        let guard = Guard::of(material, self.room);
+        let judge = |raw: &str, cut_off: bool| -> Judgement<Accepted> {
             let judgement = judge_with(raw, cut_off, &|q| texts.grounds(q), &schema);
             guarded(judgement, texts, &guard)
         };
         let asking = Asking {
             target: Some(target),
-            events,
-            cancel,
+            events: self.events,
+            cancel: self.cancel,
             prompt: &prompt.prompt,
             schema: &schema,
             judge: &judge,
@@ -404,10 +463,11 @@ impl Compiler {
             grounds: prompt.grounds.as_ref(),
         };
         let mut log = CallLog::default();
-        let mut last = LastCall::default();
         let answer = self
-            .ask_until_done(&asking, limits, &mut log, &mut last)
+            .caller
+            .ask_until_done(&asking, self.limits, &mut log)
             .await;
+        let last = &log.last;
         report.usage += log.usage;
         report.attempts.append(&mut log.attempts);
         report.warnings.append(&mut log.warnings);
@@ -461,7 +521,11 @@ fn page_claims(accepted: &Accepted, texts: &SourceTexts) -> Vec<PageClaim> {
 
 /// An accepted answer the rewrite guard refuses becomes a rejection with its problems, so
 /// the model is asked again with them.
-fn guarded(judgement: Judgement, texts: &SourceTexts, guard: &Guard) -> Judgement {
+fn guarded(
+    judgement: Judgement<Accepted>,
+    texts: &SourceTexts,
+    guard: &Guard,
+) -> Judgement<Accepted> {
     let Judgement::Accept(accepted) = judgement else {
         return judgement;
     };
@@ -491,7 +555,7 @@ fn page_content(
 ) -> PageContent {
     // A page names only what its sources say (the name rules, as for a digest).
     let mut result = accepted.result.clone();
-    super::names::apply_page_name_rules(
+    crate::tasks::names::apply_page_name_rules(
         &mut result,
         material.digests.iter().flat_map(|d| {
             [d.text.as_str(), d.content.title.as_str()]
@@ -505,7 +569,7 @@ fn page_content(
     }
     // The links the digests named by the topic make are the topic's too: an answer that
     // leaves one out (a model reading notes sees no links) does not lose it.
-    let mut links: Vec<NewLink> = super::step::links_of(&result);
+    let mut links: Vec<NewLink> = links_of(&result);
     links.extend(
         material
             .digests
@@ -531,7 +595,7 @@ fn page_content(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{ArticleId, FeedingDigest, PageKind, SourceId};
+    use crate::store::{ArticleId, FeedingDigest, PageId, PageKind};
 
     fn content(body: &str) -> PageContent {
         PageContent {

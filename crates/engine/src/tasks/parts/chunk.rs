@@ -335,7 +335,7 @@ mod tests {
         let chunks = split(&src, 1000, 200);
         let quote = serde_json::json!({"type": "claim", "text": "t", "quote": "alpha\u{A0}beta"});
         for c in &chunks {
-            assert!(super::super::notes::Note::from_value(&quote, c, &src).is_some());
+            assert!(crate::tasks::parts::notes::Note::from_value(&quote, c, &src).is_some());
         }
     }
 

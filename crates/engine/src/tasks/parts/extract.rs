@@ -1,16 +1,16 @@
 //! Reading a large source in parts, pure: what one extraction answer yields, when a part
 //! is asked again or of the next provider and when it is given up, and how the parts'
 //! notes become the final compile prompt and the report of the reading. No IO, no async;
-//! [`super::parts`] makes the calls.
+//! [`crate::tasks::parts::read`] makes the calls.
 
 use crate::structured::{self, Mode, Schema};
 
-use super::chunk::{self, Chunk};
-use super::notes::{self, Note};
-use super::plan::Limits;
-use super::prompt::{known_concepts, list_lines};
-use super::report::{FailedChunk, LargeSourceReport};
-use super::templates::{Prompt, PromptTemplate};
+use crate::call::budget::Limits;
+use crate::prompts::prompt::{known_concepts, list_lines};
+use crate::prompts::templates::{Prompt, PromptTemplate};
+use crate::tasks::parts::chunk::{self, Chunk};
+use crate::tasks::parts::notes::{self, Note};
+use crate::tasks::parts::report::{FailedChunk, LargeSourceReport};
 
 /// Bytes repeated from the end of one chunk at the start of the next.
 pub(crate) const CHUNK_OVERLAP: usize = 200;
@@ -36,7 +36,7 @@ pub(crate) struct PartResult {
     /// The notes of the kept answer.
     pub notes: Vec<Note>,
     /// Extraction calls made for it and the tokens reported over them.
-    pub usage: super::Usage,
+    pub usage: crate::call::usage::Usage,
     /// Why it could not be read, when it could not.
     pub failure: Option<String>,
     /// The kept answer reached the output limit (its complete lines are kept).
@@ -152,7 +152,7 @@ impl PartReading {
         tokens_out: Option<u64>,
         answer: Result<PartNotes, String>,
     ) -> PartStep {
-        self.result.usage += super::Usage::tokens(tokens_in, tokens_out);
+        self.result.usage += crate::call::usage::Usage::tokens(tokens_in, tokens_out);
         match answer {
             Ok(read) => {
                 self.result.notes = read.notes;
@@ -385,8 +385,8 @@ fn join(items: impl Iterator<Item = String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::templates::{PromptSet, COMPILE_NOTES, EXTRACT};
-    use crate::compile::Usage;
+    use crate::call::usage::Usage;
+    use crate::prompts::templates::{PromptSet, COMPILE_NOTES, EXTRACT};
 
     const TEXT: &str =
         "# Intro\nOwnership is Rust's most unique feature.\n# Rules\nEach value has an owner.\n";

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use super::ground::{normalise_char, GroundingIndex};
+use crate::ground::index::{normalise_char, GroundingIndex};
 
 /// The byte range of `text` that holds `quote`, or `None` when grounding does not find it.
 ///

@@ -11,8 +11,7 @@ use serde::Serialize;
 use crate::llm::ChatResponse;
 use crate::structured::{self, Mode, Schema};
 
-use super::report::repair_names;
-use super::step::{Judged, Judgement};
+use crate::call::step::{Judged, Judgement};
 
 /// How a raw answer fared, from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -144,7 +143,7 @@ impl AttemptRecord {
 }
 
 /// Classifies a judged answer: `raw` is the answer as sent, `judgement` what
-/// [`judge`](super::judge) made of it. Returns the class and, for an invalid answer, the
+/// [`judge`](crate::tasks::article::judge) made of it. Returns the class and, for an invalid answer, the
 /// failure category.
 pub fn classify<A>(
     raw: &str,
@@ -186,11 +185,19 @@ pub fn grounding_tally<A: Judged>(judgement: &Judgement<A>) -> (u32, u32) {
     }
 }
 
+/// The kind names of repairs, as reports list them.
+pub(crate) fn repair_names(repairs: &[crate::structured::Repair]) -> Vec<String> {
+    repairs
+        .iter()
+        .map(|r| r.kind.as_str().to_string())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::judge;
     use crate::contract::compilation_schema;
+    use crate::tasks::article::judge;
 
     const SOURCE: &str = "Ownership is Rust's most unique feature. Each value has an owner.";
 

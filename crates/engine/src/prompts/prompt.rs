@@ -8,8 +8,8 @@ pub const PROMPT_VERSION: &str = "compile-v2";
 /// How many known titles and concepts are listed in a prompt at most.
 pub(crate) const MAX_KNOWN: usize = 200;
 
-pub use super::templates::Prompt;
-use super::templates::{PromptSet, PromptTemplate, COMPILE};
+pub use crate::prompts::templates::Prompt;
+use crate::prompts::templates::{PromptSet, PromptTemplate, COMPILE};
 
 /// What the compile prompt is built from.
 #[derive(Debug, Clone, Copy)]

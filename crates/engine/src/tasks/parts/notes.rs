@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::contract::Confidence;
 
-use super::chunk::Chunk;
-use super::ground::normalise;
+use crate::ground::index::normalise;
+use crate::tasks::parts::chunk::Chunk;
 
 /// One note read from a chunk.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -251,9 +251,9 @@ mod tests {
         use proptest::prelude::*;
         use serde_json::json;
 
-        use super::super::super::chunk::split;
         use super::*;
         use crate::hostile_text;
+        use crate::tasks::parts::chunk::split;
 
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(300))]

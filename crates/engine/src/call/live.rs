@@ -59,7 +59,7 @@ pub struct Progress {
 pub type ProgressFn = dyn Fn(Progress) + Send + Sync;
 
 /// Progress of one call, fed by the provider's stream.
-pub(crate) struct Live<'a> {
+pub struct Live<'a> {
     target: Option<JobTarget>,
     provider: String,
     attempt: u32,

@@ -13,8 +13,8 @@ use crate::store::{FeedingDigest, PageClaim, PageContent, PageMaterial, SourceId
 use crate::text::line::one_line;
 use crate::topic::topic_key;
 
-use super::ground::{normalise, GroundingIndex};
-use super::templates::{Prompt, PromptTemplate};
+use crate::ground::index::{normalise, GroundingIndex};
+use crate::prompts::templates::{Prompt, PromptTemplate};
 
 /// The shortest share of the previous body a rewrite keeps, unless a source left or shrank.
 pub(crate) const KEEP_BODY: f64 = 0.7;
@@ -729,8 +729,11 @@ pub(crate) fn page_prompt(
         ("digests", &parts.digests),
         ("excerpts", &parts.excerpts),
         ("others", &parts.others),
-        ("known_titles", &super::prompt::list_lines(titles)),
-        ("known_concepts", &super::prompt::known_concepts(concepts)),
+        ("known_titles", &crate::prompts::prompt::list_lines(titles)),
+        (
+            "known_concepts",
+            &crate::prompts::prompt::known_concepts(concepts),
+        ),
     ])
 }
 

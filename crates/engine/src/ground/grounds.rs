@@ -20,7 +20,7 @@ use crate::store::Source;
 
 /// The text of a source that a source call shows the model and draws quotes from: the one
 /// place that says which text that is. `source` is as the compile reads it, its text the
-/// readable text ([`super::readable_source`]); a source read from the store is passed
+/// readable text ([`crate::ground::readable::readable_source`]); a source read from the store is passed
 /// through that first.
 pub fn quotable_text(source: &Source) -> &str {
     &source.text

@@ -8,9 +8,9 @@
 
 use crate::llm::Message;
 
-use super::prompt::{feedback_message_within, shorten, MAX_PROBLEM_CHARS};
-use super::step::Feedback;
-use super::templates::{Prompt, PromptTemplate};
+use crate::call::step::Feedback;
+use crate::prompts::prompt::{feedback_message_within, shorten, MAX_PROBLEM_CHARS};
+use crate::prompts::templates::{Prompt, PromptTemplate};
 use crate::text::line::one_line;
 
 /// Tokens kept free in every call's context, beyond the prompt and the answer budget.
@@ -219,7 +219,7 @@ impl CallBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::templates::{PromptSet, EXTRACT};
+    use crate::prompts::templates::{PromptSet, EXTRACT};
 
     fn prompt(chars: usize) -> Prompt {
         Prompt {
@@ -373,7 +373,7 @@ mod tests {
         };
         // 300 prompt tokens + 2,000 + 256: 7,444 tokens (22,332 chars) left for the
         // problems and the answer together (the problems go first).
-        let problems = crate::compile::prompt::feedback_message(&["/title: missing".into()], false);
+        let problems = crate::prompts::prompt::feedback_message(&["/title: missing".into()], false);
         let left = 22_332 - problems.len();
         let table = [(0, true), (left, true), (left + 1, false), (100_000, false)];
         for (answer_chars, sent_back) in table {

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::store::PageId;
 
-use super::attempt::AttemptRecord;
+use crate::call::attempt::AttemptRecord;
 
 /// How a page job ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -53,7 +53,7 @@ pub struct PageReport {
     /// Calls made to models (0 for a page that needed none) and the tokens reported over
     /// them (`calls`, `tokens_in`, `tokens_out`).
     #[serde(flatten)]
-    pub usage: super::Usage,
+    pub usage: crate::call::usage::Usage,
     /// The provider and model that wrote it.
     pub provider: Option<String>,
     /// Warnings (downgraded quotes, material read in parts, refused answers).
@@ -76,7 +76,7 @@ impl PageReport {
             sources: 0,
             changed: 0,
             listed: 0,
-            usage: super::Usage::default(),
+            usage: crate::call::usage::Usage::default(),
             provider: None,
             warnings: Vec::new(),
             elapsed_ms: 0,
