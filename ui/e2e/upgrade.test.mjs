@@ -62,7 +62,7 @@ test("upgrade: an older build's wiki opens on its library with a banner saying w
   });
   assert.ok(banner);
   const all = await s.exec("return document.querySelector('#opening-notices').textContent");
-  assert.match(all, /the old one is kept at .*wikimind\.db\.bak-v1/);
+  assert.match(all, /the old one is kept at .*wikimind\.db\.bak-v0*1\b/);
   // The upgraded wiki's pages are there: it opened on its library, not the first-run screen.
   await s.wait("#counts", { text: (t) => /^[1-9]\d* pages?\b/.test(t) });
   await sleep(300);
