@@ -55,7 +55,7 @@ fn main() {
     println!("built {pages} pages in {:.1} s", copy.took.as_secs_f64());
 
     let wiki = Wiki::open(dir.path()).expect("open the wiki");
-    let listed = wiki.store().pages().expect("list the pages");
+    let listed = wiki.store_for_tests().pages().expect("list the pages");
     let titles: Vec<&str> = listed.iter().map(|p| p.title.as_str()).collect();
     // A summary reads "Title is w1 w2 …": its words after the title.
     let summaries: Vec<Vec<&str>> = listed

@@ -525,7 +525,7 @@ async fn examples(path: &Path) {
             .unwrap();
         let provider = Arc::new(provider.with_seed(42));
         let compiler = Compiler::new(
-            Arc::clone(wiki.store()),
+            Arc::clone(wiki.store_for_tests()),
             vec![ProviderSlot {
                 provider: if std::env::var_os("BENCH_LOG_CALLS").is_some() {
                     Arc::new(LoggedCalls(provider.clone()))
@@ -548,9 +548,9 @@ async fn examples(path: &Path) {
                 .await
                 .unwrap();
             let source = wikimind::compile::readable_source(
-                wiki.store().source(s.source_id).unwrap().unwrap(),
+                wiki.store_for_tests().source(s.source_id).unwrap().unwrap(),
             );
-            let log = wiki.store().compilations(s.source_id).unwrap();
+            let log = wiki.store_for_tests().compilations(s.source_id).unwrap();
             let raw = log
                 .last()
                 .map(|c| c.record.raw_answer.clone())
@@ -650,7 +650,7 @@ async fn penalties(path: &Path) {
     let mut tallies: Vec<Tally> = configs.iter().map(|_| Tally::default()).collect();
     for (n, s) in summary.sources.iter().take(limit).enumerate() {
         let source =
-            wikimind::compile::readable_source(wiki.store().source(s.source_id).unwrap().unwrap());
+            wikimind::compile::readable_source(wiki.store_for_tests().source(s.source_id).unwrap().unwrap());
         let text = wikimind::compile::grounds::quotable_text(&source).to_owned();
         let title = source.title.clone().unwrap_or_default();
         let prompt = build_prompt(&PromptInput {

@@ -83,8 +83,8 @@ fn run(name: &str, files: &[PathBuf], answers: Answers) -> Run {
     let wall = started.elapsed();
     let model = lab.model.busy() - mark.busy;
     let chats = lab.model.chats() - mark.chats;
-    let figures = Figures::of(lab.store());
-    let wanted = lab.store().page_counts().expect("counts").wanted;
+    let figures = Figures::of(lab.store_for_tests());
+    let wanted = lab.store_for_tests().page_counts().expect("counts").wanted;
     for reason in &pages.reasons {
         // The first attempt's reason says it; the retries repeat it.
         let reason: String = reason

@@ -258,7 +258,7 @@ fn ten_more(grown: &Grown, round: usize) -> Ten {
     );
     let mut fed = HashSet::new();
     for id in ids {
-        for page in lab.store().source_pages(id).expect("pages of a source") {
+        for page in lab.store_for_tests().source_pages(id).expect("pages of a source") {
             fed.insert(page.id);
         }
     }
@@ -384,7 +384,7 @@ fn growth() {
     let mut rows = Vec::new();
     for (sources, topics) in [(100, 30), (1000, 300)] {
         let grown = grow(sources, topics);
-        let counts = grown.lab.store().page_counts().expect("counts");
+        let counts = grown.lab.store_for_tests().page_counts().expect("counts");
         println!(
             "built {sources} sources over {topics} topics: {} pages, {} model calls, {:.1} s \
              ({:.1} s of it in WikiMind)",
@@ -402,7 +402,7 @@ fn growth() {
             links: [&grown.topics[2], &grown.topics[3]],
         }
         .text();
-        let cost = name_cost(grown.lab.store(), &probe);
+        let cost = name_cost(grown.lab.store_for_tests(), &probe);
         let runs: Vec<Ten> = (0..ROUNDS).map(|r| ten_more(&grown, r)).collect();
         rows.push((sources, topics, counts.pages, cost, runs));
     }
@@ -500,7 +500,7 @@ fn save_without_a_call(lab: &Lab, schema: &Schema, text: &str) {
         raw_answer: answer.clone(),
         ..CompileRecord::default()
     };
-    lab.store()
+    lab.store_for_tests()
         .save_article(&SaveArticle {
             source_id: id,
             result: &accepted.result,
@@ -545,7 +545,7 @@ fn five_thousand() {
         );
         save_without_a_call(&lab, &schema, &text);
     }
-    let counts = lab.store().page_counts().expect("counts");
+    let counts = lab.store_for_tests().page_counts().expect("counts");
     println!(
         "built through the store API in {:.1} s: {} sources, {} pages ({} stale, not written: \
          no page call is made in this part)",
@@ -566,7 +566,7 @@ fn five_thousand() {
          The last leg took four days.\n\nThe final camp was at [[{z}]].\n",
         passing[0], passing[1], passing[2],
     );
-    let cost = name_cost(lab.store(), &text);
+    let cost = name_cost(lab.store_for_tests(), &text);
     let id = lab.add(&text);
     let mark = lab.model.mark();
     let t = Instant::now();
@@ -592,12 +592,12 @@ fn five_thousand() {
         .as_deref()
         .expect("a compiled source has a title");
     let page_id = lab
-        .store()
+        .store_for_tests()
         .find_page(title)
         .expect("find")
         .expect("its page");
-    let page = lab.store().page(page_id).expect("read").expect("page");
-    let z_page = lab.store().find_page(z).expect("find").expect("the Z page");
+    let page = lab.store_for_tests().page(page_id).expect("read").expect("page");
+    let z_page = lab.store_for_tests().find_page(z).expect("find").expect("the Z page");
     let link = page
         .links
         .iter()
@@ -698,7 +698,7 @@ struct HubCost {
 fn write_hub(lab: &Lab) -> HubCost {
     let before = lab.model.server().chat_requests().len();
     let mut cost = HubCost::default();
-    for page in lab.store().stale_pages().expect("stale pages") {
+    for page in lab.store_for_tests().stale_pages().expect("stale pages") {
         let report = lab.write_page(page.id);
         assert!(report.ok(), "{} not written: {report:?}", page.title);
         if page.title.eq_ignore_ascii_case("espresso") {
@@ -745,10 +745,10 @@ fn hubs() {
         lab.compile(more);
         let one_more = write_hub(&lab);
         let page = lab
-            .store()
+            .store_for_tests()
             .find_page("espresso")
             .expect("find")
-            .and_then(|id| lab.store().page(id).expect("read"))
+            .and_then(|id| lab.store_for_tests().page(id).expect("read"))
             .expect("the hub");
         assert!(
             page.flagged.is_none() && page.stale_reason.is_none(),

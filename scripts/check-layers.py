@@ -57,6 +57,9 @@ def main() -> int:
             if target not in LAYERS and target not in TEST_TOOLS:
                 continue
             kind = dep.get("kind") or "normal"
+            if target == name and kind == "dev":
+                # A crate's own tests turning on its test features (`test-support`).
+                continue
             if target in TEST_TOOLS:
                 if kind != "dev" and not dep.get("optional"):
                     problems.append(f"{name} -> {target}: the test server is a dev-dependency only")

@@ -29,7 +29,7 @@ pub use wikimind_store as store;
 pub use wikimind_store::{
     ArticleId, AuthorKind, JobId, JobSettings, JobState, JobTarget, Landed, PageClaim, PageCounts,
     PageHit, PageId, PageKind, PageSummary, SourceId, SourceKind, SourceStatus, WantedPage,
-    WhichClaim, MATCH_END, MATCH_START,
+    WhichClaim, DATABASE_FILE, MATCH_END, MATCH_START,
 };
 
 pub mod ask;

@@ -262,8 +262,16 @@ impl Wiki {
         })
     }
 
-    /// The store.
-    pub fn store(&self) -> &Arc<Store> {
+    /// The store, for the operations of this crate.
+    pub(crate) fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// The store under this wiki, for this workspace's tests and benches (feature
+    /// `test-support`), which seed and inspect it directly. Shells never call it (the
+    /// feature is not theirs, and `scripts/check-doors.py` fails when one names the store).
+    #[cfg(feature = "test-support")]
+    pub fn store_for_tests(&self) -> &Arc<Store> {
         &self.store
     }
 
@@ -559,9 +567,14 @@ impl Wiki {
     /// An article by id or exact title.
     pub fn article(&self, key: &str) -> Result<Option<ArticleDetail>> {
         match self.store.find_article(key)? {
-            Some(id) => Ok(self.store.article(id)?),
+            Some(id) => self.digest(id),
             None => Ok(None),
         }
+    }
+
+    /// The digest with id `id` (an article id, as a compile report gives it), or `None`.
+    pub fn digest(&self, id: crate::store::ArticleId) -> Result<Option<ArticleDetail>> {
+        Ok(self.store.article(id)?)
     }
 
     /// Writes the wiki as markdown files in `dir` (Obsidian-friendly): one file per page,

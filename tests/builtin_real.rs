@@ -71,7 +71,7 @@ async fn real_notes_compile_to_valid_stored_articles() {
         max_tokens: 1024,
         ..CompileSettings::default()
     };
-    let store: Arc<Store> = Arc::clone(wiki.store());
+    let store: Arc<Store> = Arc::clone(wiki.store_for_tests());
     let compiler = Arc::new(Compiler::new(
         Arc::clone(&store),
         vec![slot],
@@ -346,7 +346,7 @@ async fn loops_are_taken_back_and_closed() {
                     .with_distinct_items(distinct),
             );
             let compiler = Compiler::new(
-                Arc::clone(wiki.store()),
+                Arc::clone(wiki.store_for_tests()),
                 vec![ProviderSlot {
                     provider: provider.clone(),
                     model: DEFAULT_BUILTIN_MODEL.into(),
@@ -363,7 +363,7 @@ async fn loops_are_taken_back_and_closed() {
                 .unwrap();
             assert!(report.ok, "{:?}", report.reason);
             let raw = wiki
-                .store()
+                .store_for_tests()
                 .compilations(id)
                 .unwrap()
                 .last()
@@ -372,7 +372,7 @@ async fn loops_are_taken_back_and_closed() {
                 .raw_answer
                 .clone();
             let source =
-                wikimind::compile::readable_source(wiki.store().source(id).unwrap().unwrap());
+                wikimind::compile::readable_source(wiki.store_for_tests().source(id).unwrap().unwrap());
             let stats = provider.last_stats().unwrap();
             (raw, source, stats)
         }

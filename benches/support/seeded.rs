@@ -93,7 +93,7 @@ pub fn seed_into(dir: &Path, seed: &BulkSeed) -> Result<SeedCopy, String> {
             let wiki = Wiki::open(&partial).map_err(|e| e.to_string())?;
             // A wiki this build makes has its backfills done before anything is in it.
             wiki.run_backfills().map_err(|e| e.to_string())?;
-            made = Some(wiki.store().seed_bulk(seed).map_err(|e| e.to_string())?);
+            made = Some(wiki.store_for_tests().seed_bulk(seed).map_err(|e| e.to_string())?);
         }
         std::fs::rename(&partial, &master).map_err(|e| e.to_string())?;
     }
@@ -118,7 +118,7 @@ pub fn seed_into(dir: &Path, seed: &BulkSeed) -> Result<SeedCopy, String> {
 /// check finds them unchanged by a stat). Returns their paths, by source id.
 #[allow(dead_code)] // Only the benches with a vault call it.
 pub fn write_notes(wiki: &Wiki, limit: usize) -> Result<Vec<PathBuf>, String> {
-    let store = wiki.store();
+    let store = wiki.store_for_tests();
     let mut written = Vec::new();
     for source in store
         .file_sources()

@@ -147,8 +147,8 @@ impl Lab {
     }
 
     /// The store.
-    pub fn store(&self) -> &Arc<Store> {
-        self.wiki.store()
+    pub fn store_for_tests(&self) -> &Arc<Store> {
+        self.wiki.store_for_tests()
     }
 
     /// Adds pasted text as a source.
@@ -199,7 +199,7 @@ impl Lab {
     /// Writes every stale page, as the page jobs of a run would.
     pub fn write_stale_pages(&self) -> PageRun {
         let mut run = PageRun::default();
-        for page in self.store().stale_pages().expect("stale pages") {
+        for page in self.store_for_tests().stale_pages().expect("stale pages") {
             let report = self.write_page(page.id);
             run.calls += u64::from(report.usage.calls);
             // Calls beyond the attempts at the page itself read its material in parts.

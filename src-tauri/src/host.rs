@@ -297,7 +297,7 @@ mod tests {
                 article_body: text.into(),
             };
             h.wiki
-                .store()
+                .store_for_tests()
                 .save_article(&SaveArticle {
                     source_id: SourceId(added.added[0].source_id),
                     result: &result,
@@ -310,7 +310,7 @@ mod tests {
                 })
                 .unwrap();
         }
-        let page = h.wiki.store().find_page("Tea").unwrap().unwrap();
+        let page = h.wiki.store_for_tests().find_page("Tea").unwrap().unwrap();
         assert_eq!(h.queue.enqueue_stale_pages().unwrap(), 1);
         let jobs = wikimind::view::job_list(&h.queue).unwrap();
         assert_eq!(jobs.len(), 1);

@@ -274,7 +274,7 @@ async fn a_saved_answer_is_a_page_apart_that_feeds_nothing() {
     let question = "How much pressure is espresso brewed at?";
     let report = s.ask(question, true).await;
     assert_eq!(report.saved.as_deref(), Some(question));
-    let store = s.wiki.store();
+    let store = s.wiki.store_for_tests();
     let id = store
         .find_page(question)
         .expect("find")

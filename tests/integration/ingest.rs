@@ -594,14 +594,14 @@ async fn a_redirect_keeps_the_typed_url_and_records_where_it_ended() {
         again.sources[0].final_url.as_deref(),
         Some(format!("{target}/final").as_str())
     );
-    let listed = wiki.store().sources().unwrap();
+    let listed = wiki.store_for_tests().sources().unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].origin, format!("{start}/start"));
     assert_eq!(
         listed[0].final_url.as_deref(),
         Some(format!("{target}/final").as_str())
     );
-    let stored = wiki.store().source(listed[0].id).unwrap().unwrap();
+    let stored = wiki.store_for_tests().source(listed[0].id).unwrap().unwrap();
     assert_eq!(stored.final_url, listed[0].final_url);
     assert_eq!(
         wiki.find_source(&typed).unwrap(),
@@ -790,7 +790,7 @@ async fn public_only_refuses_names_resolving_to_private_addresses_and_private_li
         .ingest_url_within(&url, &options, &reach)
         .await
         .is_err());
-    assert!(wiki.store().sources().unwrap().is_empty());
+    assert!(wiki.store_for_tests().sources().unwrap().is_empty());
     let trusted = wiki.ingest_url(&page, &options).await.unwrap();
     assert_eq!(trusted.sources.len(), 1);
 }

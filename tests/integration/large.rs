@@ -124,7 +124,7 @@ fn setup(server: &TestServer, max_tokens: u32) -> Run {
     settings.compile.transport_retries = 0;
     let providers = providers_from_settings(&settings).unwrap();
     let compiler = Arc::new(Compiler::new(
-        Arc::clone(wiki.store()),
+        Arc::clone(wiki.store_for_tests()),
         providers,
         settings.compile.clone(),
     ));
@@ -378,7 +378,7 @@ fn a_long_chapter_of_the_rust_book_is_compiled_through_chunks() {
     // found in the text WikiMind read from the HTML.
     let text = run
         .wiki
-        .store()
+        .store_for_tests()
         .source(source.source_id)
         .unwrap()
         .unwrap()

@@ -51,26 +51,26 @@ impl Built {
             vec![sourced(quote)]
         };
         let links: Vec<_> = links.iter().map(|l| link(l, "")).collect();
-        save_with_claims(self.store(), source, &result(title, body), &claims, &links);
-        self.store()
+        save_with_claims(self.store_for_tests(), source, &result(title, body), &claims, &links);
+        self.store_for_tests()
             .set_status(source, SourceStatus::Compiled, None)
             .unwrap();
     }
 
-    fn store(&self) -> &Store {
-        self.wiki.store()
+    fn store_for_tests(&self) -> &Store {
+        self.wiki.store_for_tests()
     }
 
     /// Writes every stale page as a page job would: the by-title digest's body, the
     /// page's claims and links kept.
     fn write_pages(&self) {
-        for page in self.store().pages_to_queue().unwrap() {
-            let material = self.store().page_material(page).unwrap().unwrap();
+        for page in self.store_for_tests().pages_to_queue().unwrap() {
+            let material = self.store_for_tests().page_material(page).unwrap().unwrap();
             let mut content = material.current.clone();
             if let Some(own) = material.digests.iter().rev().find(|d| d.by_title) {
                 content.body = own.content.body.clone();
             }
-            self.store()
+            self.store_for_tests()
                 .save_page_rewrite(&material, &content, "ollama", "test")
                 .unwrap();
         }
@@ -88,7 +88,7 @@ impl Built {
     }
 
     fn page(&self, title: &str) -> wikimind::store::PageId {
-        self.store()
+        self.store_for_tests()
             .find_page(title)
             .unwrap()
             .unwrap_or_else(|| panic!("no page {title}"))
@@ -117,7 +117,7 @@ fn build() -> Built {
     std::fs::create_dir_all(&notes).unwrap();
     let wiki = Wiki::open(&dir.path().join("data")).unwrap();
     // No page is made for a name alone: `Portafilter` stays wanted.
-    wiki.store().set_min_sources(10);
+    wiki.store_for_tests().set_min_sources(10);
     let w = Built {
         _dir: dir,
         notes,
@@ -178,11 +178,11 @@ fn build() -> Built {
     // A person restores Tea's first version (it links to Green Tea), then Green Tea's
     // only source goes.
     let tea_page = w.page("Tea");
-    w.store()
+    w.store_for_tests()
         .restore_page_version(tea_page, 1, &|_, _| {})
         .unwrap();
-    assert!(w.store().remove_source(green).unwrap());
-    assert!(w.store().find_page("Green Tea").unwrap().is_none());
+    assert!(w.store_for_tests().remove_source(green).unwrap());
+    assert!(w.store_for_tests().find_page("Green Tea").unwrap().is_none());
 
     // Crema's heading is renamed; the note is read and compiled again.
     let crema_again = w.ingest(
@@ -374,7 +374,7 @@ fn fix_repairs_what_needs_no_judgement_and_leaves_proposals() {
 
     // The file edited on disk was read again: the next compile compiles it.
     let espresso = w
-        .store()
+        .store_for_tests()
         .sources()
         .unwrap()
         .into_iter()
@@ -384,13 +384,13 @@ fn fix_repairs_what_needs_no_judgement_and_leaves_proposals() {
     // Crema's write is queued.
     let crema = w.page("Crema");
     assert!(w
-        .store()
+        .store_for_tests()
         .jobs()
         .unwrap()
         .iter()
         .any(|j| j.target == JobTarget::Page(crema) && j.state == JobState::Queued));
     // Milk's claim is shown inferred, its quote kept.
-    let milk = w.store().page(w.page("Milk")).unwrap().unwrap();
+    let milk = w.store_for_tests().page(w.page("Milk")).unwrap().unwrap();
     assert_eq!(milk.claims[0].claim.confidence, Confidence::Inferred);
     assert_eq!(
         milk.claims[0].claim.quote.as_deref(),
@@ -454,11 +454,11 @@ fn accepting_a_merge_merges_and_a_rejected_one_is_not_proposed_again() {
     let merged = lint::merge(&w.wiki, survivor, absorbed, &JobSettings::default()).unwrap();
     assert_eq!(merged.outcome, "merged");
     let large = w.page("Large Language Model");
-    assert_eq!(w.store().find_page("LLM").unwrap(), Some(large));
-    assert_eq!(w.store().page_digests(large).unwrap().len(), 2);
+    assert_eq!(w.store_for_tests().find_page("LLM").unwrap(), Some(large));
+    assert_eq!(w.store_for_tests().page_digests(large).unwrap().len(), 2);
     let job = merged.job.expect("the merged page needs writing");
     assert!(w
-        .store()
+        .store_for_tests()
         .jobs()
         .unwrap()
         .iter()
@@ -471,12 +471,12 @@ fn accepting_a_merge_merges_and_a_rejected_one_is_not_proposed_again() {
     assert!(w.findings(Check::Duplicate).is_empty());
 
     // Both pages are made again from new sources (new rows, new ids): still rejected.
-    for s in w.store().sources().unwrap() {
+    for s in w.store_for_tests().sources().unwrap() {
         if s.origin.ends_with("roast1.md") || s.origin.ends_with("roast2.md") {
-            assert!(w.store().remove_source(s.id).unwrap());
+            assert!(w.store_for_tests().remove_source(s.id).unwrap());
         }
     }
-    assert!(w.store().find_page("Coffee Roasting").unwrap().is_none());
+    assert!(w.store_for_tests().find_page("Coffee Roasting").unwrap().is_none());
     for (file, title) in [
         ("roast3.md", "Roasting Coffee"),
         ("roast4.md", "Coffee Roasting"),
@@ -568,5 +568,5 @@ fn an_unchanged_file_is_not_read_and_a_touched_one_is_not_stale() {
     )
     .unwrap();
     assert!(fixes.iter().all(|f| f.check != Check::Stale));
-    assert!(w.store().source(id).unwrap().is_some());
+    assert!(w.store_for_tests().source(id).unwrap().is_some());
 }

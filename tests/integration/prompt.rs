@@ -23,7 +23,7 @@ fn listed_titles(prompt: &str) -> Vec<String> {
 #[test]
 fn a_source_is_offered_the_titles_it_names_even_late_in_the_alphabet() {
     let wiki = Wiki::open_in_memory().unwrap();
-    let store = wiki.store();
+    let store = wiki.store_for_tests();
     // 400 pages before "Zebra Crossing" alphabetically, and one much-linked page.
     for i in 0..400 {
         let id = add(store, &format!("/n/{i}.md"), &format!("note {i}"));

@@ -178,7 +178,7 @@ async fn a_folder_that_disappears_pauses_keeps_its_sources_and_resumes_when_it_r
         .await;
     assert_eq!(count(&gone, |e| matches!(e, WatchEvent::Removed { .. })), 0);
     assert_eq!(
-        wiki.store().sources().unwrap().len(),
+        wiki.store_for_tests().sources().unwrap().len(),
         1,
         "no source is removed"
     );
@@ -261,7 +261,7 @@ async fn a_rescan_that_finds_a_folder_emptied_keeps_its_sources_but_a_deletion_s
             .any(|e| matches!(e, WatchEvent::Warning { message } if message.contains("is empty"))),
         "{empty:#?}"
     );
-    assert_eq!(wiki.store().sources().unwrap().len(), 2);
+    assert_eq!(wiki.store_for_tests().sources().unwrap().len(), 2);
 
     // A deletion the OS reported is a person's: that source goes.
     watch
@@ -273,6 +273,6 @@ async fn a_rescan_that_finds_a_folder_emptied_keeps_its_sources_but_a_deletion_s
         1,
         "{seen:#?}"
     );
-    assert_eq!(wiki.store().sources().unwrap().len(), 1);
+    assert_eq!(wiki.store_for_tests().sources().unwrap().len(), 1);
     watch.stop().await;
 }

@@ -198,17 +198,14 @@ pub async fn evaluate(
 pub fn question_wiki(data_dir: &Path) -> Result<Wiki, EvalError> {
     let compile_first = "a question dataset is asked of a compiled wiki: run `wikimind ingest` \
                          and `wikimind compile` with this data dir first";
-    if !data_dir.join(wikimind::store::DATABASE_FILE).is_file() {
+    if !data_dir.join(wikimind::DATABASE_FILE).is_file() {
         return Err(EvalError::Invalid(format!(
             "no wiki in {}: {compile_first}",
             data_dir.display()
         )));
     }
     let wiki = Wiki::open(data_dir)?;
-    let counts = wiki
-        .store()
-        .page_counts()
-        .map_err(wikimind::wiki::WikiError::from)?;
+    let counts = wiki.page_counts()?;
     if counts.sources == 0 {
         return Err(EvalError::Invalid(format!(
             "the wiki in {} has no sources: {compile_first}",
@@ -237,10 +234,7 @@ pub async fn evaluate_questions(
         dataset, wiki, &index, settings, keys, options, progress, cancel,
     )
     .await?;
-    let counts = wiki
-        .store()
-        .page_counts()
-        .map_err(wikimind::wiki::WikiError::from)?;
+    let counts = wiki.page_counts()?;
     let info = WikiInfo {
         data_dir: wiki.data_dir().map(|d| d.display().to_string()),
         sources: counts.sources,

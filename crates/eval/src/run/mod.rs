@@ -504,7 +504,7 @@ async fn compile_case(
         Err(e) => return Err(other(&e)),
     };
     let article = match report.article_id {
-        Some(id) => wiki.store().article(id).map_err(|e| other(&e))?,
+        Some(id) => wiki.digest(id).map_err(|e| other(&e))?,
         None => None,
     };
     Ok((report, article, wiki))
