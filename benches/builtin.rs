@@ -649,8 +649,9 @@ async fn penalties(path: &Path) {
     let schema = Schema::new(contract.clone()).unwrap();
     let mut tallies: Vec<Tally> = configs.iter().map(|_| Tally::default()).collect();
     for (n, s) in summary.sources.iter().take(limit).enumerate() {
-        let source =
-            wikimind::compile::readable_source(wiki.store_for_tests().source(s.source_id).unwrap().unwrap());
+        let source = wikimind::compile::readable_source(
+            wiki.store_for_tests().source(s.source_id).unwrap().unwrap(),
+        );
         let text = wikimind::compile::grounds::quotable_text(&source).to_owned();
         let title = source.title.clone().unwrap_or_default();
         let prompt = build_prompt(&PromptInput {

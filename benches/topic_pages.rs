@@ -258,7 +258,11 @@ fn ten_more(grown: &Grown, round: usize) -> Ten {
     );
     let mut fed = HashSet::new();
     for id in ids {
-        for page in lab.store_for_tests().source_pages(id).expect("pages of a source") {
+        for page in lab
+            .store_for_tests()
+            .source_pages(id)
+            .expect("pages of a source")
+        {
             fed.insert(page.id);
         }
     }
@@ -596,8 +600,16 @@ fn five_thousand() {
         .find_page(title)
         .expect("find")
         .expect("its page");
-    let page = lab.store_for_tests().page(page_id).expect("read").expect("page");
-    let z_page = lab.store_for_tests().find_page(z).expect("find").expect("the Z page");
+    let page = lab
+        .store_for_tests()
+        .page(page_id)
+        .expect("read")
+        .expect("page");
+    let z_page = lab
+        .store_for_tests()
+        .find_page(z)
+        .expect("find")
+        .expect("the Z page");
     let link = page
         .links
         .iter()

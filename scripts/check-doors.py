@@ -5,7 +5,8 @@
 
 The crate graph cannot see this (the app crate re-exports the store for its tests and
 benches), so this reads the shells' source: outside their `#[cfg(test)]` modules, a file of
-the CLI (`crates/cli/src`), MCP (`crates/mcp/src`) or the desktop (`src-tauri/src`) may not
+the CLI (`crates/cli/src`), MCP (`crates/mcp/src`), the desktop (`src-tauri/src`) or the
+eval (`crates/eval/src`, a library the CLI links) may not
 name `wikimind::store`, `wikimind_store` or call `.store()`. What a shell needs of the store
 is a `Wiki` operation, and the records it returns are re-exported at `wikimind::`.
 Exits 1 naming each offending line.
@@ -15,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-SHELLS = ["crates/cli/src", "crates/mcp/src", "src-tauri/src"]
+SHELLS = ["crates/cli/src", "crates/mcp/src", "src-tauri/src", "crates/eval/src"]
 FORBIDDEN = re.compile(r"\bwikimind::store\b|\bwikimind_store\b|\.store\(\)")
 
 

@@ -27,9 +27,9 @@ pub use wikimind_store as store;
 /// The records a shell names: ids, kinds and statuses, and the rows `Wiki` operations
 /// return (a search hit, a page's claim, the wiki's counts).
 pub use wikimind_store::{
-    ArticleId, AuthorKind, JobId, JobSettings, JobState, JobTarget, Landed, PageClaim, PageCounts,
-    PageHit, PageId, PageKind, PageSummary, SourceId, SourceKind, SourceStatus, WantedPage,
-    WhichClaim, DATABASE_FILE, MATCH_END, MATCH_START,
+    ArticleDetail, ArticleId, AuthorKind, JobId, JobSettings, JobState, JobTarget, Landed,
+    PageClaim, PageCounts, PageHit, PageId, PageKind, PageSummary, SourceId, SourceKind,
+    SourceStatus, WantedPage, WhichClaim, DATABASE_FILE, MATCH_END, MATCH_START,
 };
 
 pub mod ask;

@@ -371,8 +371,9 @@ async fn loops_are_taken_back_and_closed() {
                 .record
                 .raw_answer
                 .clone();
-            let source =
-                wikimind::compile::readable_source(wiki.store_for_tests().source(id).unwrap().unwrap());
+            let source = wikimind::compile::readable_source(
+                wiki.store_for_tests().source(id).unwrap().unwrap(),
+            );
             let stats = provider.last_stats().unwrap();
             (raw, source, stats)
         }

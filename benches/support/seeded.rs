@@ -93,7 +93,11 @@ pub fn seed_into(dir: &Path, seed: &BulkSeed) -> Result<SeedCopy, String> {
             let wiki = Wiki::open(&partial).map_err(|e| e.to_string())?;
             // A wiki this build makes has its backfills done before anything is in it.
             wiki.run_backfills().map_err(|e| e.to_string())?;
-            made = Some(wiki.store_for_tests().seed_bulk(seed).map_err(|e| e.to_string())?);
+            made = Some(
+                wiki.store_for_tests()
+                    .seed_bulk(seed)
+                    .map_err(|e| e.to_string())?,
+            );
         }
         std::fs::rename(&partial, &master).map_err(|e| e.to_string())?;
     }

@@ -601,7 +601,11 @@ async fn a_redirect_keeps_the_typed_url_and_records_where_it_ended() {
         listed[0].final_url.as_deref(),
         Some(format!("{target}/final").as_str())
     );
-    let stored = wiki.store_for_tests().source(listed[0].id).unwrap().unwrap();
+    let stored = wiki
+        .store_for_tests()
+        .source(listed[0].id)
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.final_url, listed[0].final_url);
     assert_eq!(
         wiki.find_source(&typed).unwrap(),

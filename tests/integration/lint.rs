@@ -51,7 +51,13 @@ impl Built {
             vec![sourced(quote)]
         };
         let links: Vec<_> = links.iter().map(|l| link(l, "")).collect();
-        save_with_claims(self.store_for_tests(), source, &result(title, body), &claims, &links);
+        save_with_claims(
+            self.store_for_tests(),
+            source,
+            &result(title, body),
+            &claims,
+            &links,
+        );
         self.store_for_tests()
             .set_status(source, SourceStatus::Compiled, None)
             .unwrap();
@@ -182,7 +188,11 @@ fn build() -> Built {
         .restore_page_version(tea_page, 1, &|_, _| {})
         .unwrap();
     assert!(w.store_for_tests().remove_source(green).unwrap());
-    assert!(w.store_for_tests().find_page("Green Tea").unwrap().is_none());
+    assert!(w
+        .store_for_tests()
+        .find_page("Green Tea")
+        .unwrap()
+        .is_none());
 
     // Crema's heading is renamed; the note is read and compiled again.
     let crema_again = w.ingest(
@@ -476,7 +486,11 @@ fn accepting_a_merge_merges_and_a_rejected_one_is_not_proposed_again() {
             assert!(w.store_for_tests().remove_source(s.id).unwrap());
         }
     }
-    assert!(w.store_for_tests().find_page("Coffee Roasting").unwrap().is_none());
+    assert!(w
+        .store_for_tests()
+        .find_page("Coffee Roasting")
+        .unwrap()
+        .is_none());
     for (file, title) in [
         ("roast3.md", "Roasting Coffee"),
         ("roast4.md", "Coffee Roasting"),

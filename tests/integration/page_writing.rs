@@ -62,7 +62,11 @@ impl Setup {
             .find_page(name)
             .expect("find")
             .expect(name);
-        self.wiki.store_for_tests().page(id).expect("read").expect("page")
+        self.wiki
+            .store_for_tests()
+            .page(id)
+            .expect("read")
+            .expect("page")
     }
 
     fn page_calls(&self) -> usize {
@@ -115,7 +119,11 @@ async fn two_notes_on_one_topic_make_one_page_written_from_both() {
             page.claims
         );
     }
-    let history = s.wiki.store_for_tests().page_history(page.id).expect("history");
+    let history = s
+        .wiki
+        .store_for_tests()
+        .page_history(page.id)
+        .expect("history");
     assert_eq!(history.len(), 2);
     assert_eq!(history[1].provider.as_deref(), Some("ollama"));
 
@@ -166,7 +174,11 @@ async fn a_note_that_repeats_the_page_adds_its_source_with_no_call() {
     let after = s.page("Espresso");
     assert!(after.stale_reason.is_none());
     assert_eq!(after.version, 2, "no new version");
-    let digests = s.wiki.store_for_tests().page_digests(page.id).expect("digests");
+    let digests = s
+        .wiki
+        .store_for_tests()
+        .page_digests(page.id)
+        .expect("digests");
     assert_eq!(digests.len(), 3);
     assert!(
         after
@@ -242,7 +254,11 @@ async fn a_rewrite_that_loses_content_is_retried_with_the_reason_then_flagged() 
         .contains("lost 1 of the sourced claims it had"));
     assert!(after.stale_reason.is_some());
     assert_eq!(
-        s.wiki.store_for_tests().page_history(page).expect("history").len(),
+        s.wiki
+            .store_for_tests()
+            .page_history(page)
+            .expect("history")
+            .len(),
         2,
         "no version was added"
     );
@@ -344,7 +360,11 @@ async fn a_concept_two_notes_name_gets_a_page_written_by_the_model() {
     let b = s.add("# Latte\n\nA latte hides the **crema** under milk. Crema fades within minutes.");
     s.compile(a).await;
     assert!(
-        s.wiki.store_for_tests().find_page("Crema").expect("find").is_none(),
+        s.wiki
+            .store_for_tests()
+            .find_page("Crema")
+            .expect("find")
+            .is_none(),
         "one source: a chip"
     );
     s.compile(b).await;

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use wikimind::contract::Confidence;
-use wikimind::store::ArticleDetail;
+use wikimind::ArticleDetail;
 
 use super::dataset::Expected;
 

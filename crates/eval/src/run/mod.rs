@@ -18,8 +18,8 @@ use wikimind::compile::{AnswerClass, AttemptRecord, CompileError, CompileReport,
 use wikimind::config::{default_model, default_url, CompileSettings, Settings, Target};
 use wikimind::contract::Confidence;
 use wikimind::llm::{self, CancellationToken, ChatRequest, KeyStore, Provider, ProviderKind};
-use wikimind::store::ArticleDetail;
 use wikimind::wiki::Wiki;
+use wikimind::ArticleDetail;
 
 use super::checks::{run_checks, ArticleFacts, CheckResult};
 use super::dataset::{Case, Dataset, DatasetError, DatasetKind, Evaluator, Execution};
