@@ -171,6 +171,8 @@ impl Compiler {
             .source(source_id)?
             .ok_or(CompileError::NoSource(source_id))?;
         let note_title = note_title(&source);
+        // Read from the raw text, before the readable text replaces it.
+        let note_links = crate::note_links::links_to_notes(&self.store, &source)?;
         // The model reads, quotes and is grounded against the readable text.
         let source = readable_source(source);
         let mut report = CompileReport::nothing_yet(source_id);
@@ -192,7 +194,10 @@ impl Compiler {
         .await?;
         let target = Some(JobTarget::Source(source_id));
         match digest {
-            Digest::Written(written) => {
+            Digest::Written(mut written) => {
+                // The notes the source itself links are linked from its digest, whether or
+                // not the model wrote those links again.
+                written.links.extend(note_links);
                 let live = Live::new(target, written.provider.clone(), written.attempt, events);
                 live.emit(Stage::Saving, Some(written.accepted.result.title.clone()));
                 let saved = self.store.save_article(&written.save_article(source_id))?;

@@ -43,6 +43,7 @@ use wikimind_text::hostile as hostile_text;
 pub mod ingest;
 pub mod lint;
 pub mod markdown;
+pub mod note_links;
 pub mod provider_check;
 pub mod queue;
 pub mod reading;

@@ -10,6 +10,7 @@ mod eval;
 mod flow;
 mod hubs;
 mod lint;
+mod markdown_links;
 mod mcp;
 mod page_jobs;
 mod pages;

@@ -29,13 +29,15 @@ use super::link::is_attachment;
 /// Where a markdown link points.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Destination {
-    /// A note of the folder tree: its path as written, made relative to the tree's root
-    /// (`/`-separated, `.` and `..` applied, percent-encoding decoded, no anchor), and whether
-    /// it was written from the root (`/x`) rather than from the linking note's folder.
+    /// A note of the folder tree: its path made relative to the tree's root
+    /// (`/`-separated, `.` and `..` applied, percent-encoding decoded, no anchor).
     Note {
-        /// The path (from the root when `from_root`, else already joined onto the linking
-        /// note's folder).
+        /// The path from the root: joined onto the linking note's folder, or as written
+        /// after a leading `/`.
         path: String,
+        /// The path as written (decoded, no anchor), which [`resolve_note`] matches by its
+        /// end when no note has `path` itself.
+        written: String,
         /// The heading (`Heading`) or block (`^id`) it points at, if any.
         anchor: Option<String>,
     },
@@ -148,6 +150,7 @@ pub fn destination(dest: &str, folder: &str) -> Destination {
     }
     Destination::Note {
         path: normal,
+        written: path,
         anchor: anchor.filter(|a| !a.is_empty()),
     }
 }
@@ -171,7 +174,13 @@ pub fn resolve_note<'a>(path: &str, written: &str, notes: &[&'a str]) -> Option<
     if let Some(found) = notes.iter().find(|n| same(n, path)) {
         return Some(found);
     }
-    let written = normalise(written.trim_start_matches('/')).unwrap_or_default();
+    // What was written, without the steps up or across that only made sense from the
+    // linking note's folder.
+    let written: Vec<&str> = written
+        .split('/')
+        .skip_while(|part| matches!(*part, "" | "." | ".."))
+        .collect();
+    let written = normalise(&written.join("/")).unwrap_or_default();
     if written.is_empty() {
         return None;
     }
@@ -271,7 +280,20 @@ mod tests {
     fn note(path: &str, anchor: Option<&str>) -> Destination {
         Destination::Note {
             path: path.to_owned(),
+            written: String::new(),
             anchor: anchor.map(str::to_owned),
+        }
+    }
+
+    /// `d` without the path as written, to compare with [`note`].
+    fn unwritten(d: Destination) -> Destination {
+        match d {
+            Destination::Note { path, anchor, .. } => Destination::Note {
+                path,
+                written: String::new(),
+                anchor,
+            },
+            other => other,
         }
     }
 
@@ -318,7 +340,11 @@ mod tests {
             ("é%2", "", note("é%2", None)),
         ];
         for (dest, folder, want) in cases {
-            assert_eq!(&destination(dest, folder), want, "{dest:?} in {folder:?}");
+            assert_eq!(
+                &unwritten(destination(dest, folder)),
+                want,
+                "{dest:?} in {folder:?}"
+            );
         }
     }
 
@@ -328,23 +354,28 @@ mod tests {
                   [spaced](<My Note.md>), `[code](Nope.md)` and ![img](pic.png).\n\n\
                   [d]: ../Docs/Index.md#Start\n\n```\n[fenced](Nope.md)\n```\n";
         let links = markdown_links(md, "Guides/Intro.md");
-        let got: Vec<(&str, &Destination)> = links
+        let got: Vec<(&str, Destination)> = links
             .iter()
-            .map(|l| (l.shown.as_str(), &l.destination))
+            .map(|l| (l.shown.as_str(), unwritten(l.destination.clone())))
             .collect();
         assert_eq!(
             got,
             [
-                ("the setup", &note("Guides/Setup.md", None)),
-                ("docs", &note("Docs/Index.md", Some("Start"))),
+                ("the setup", note("Guides/Setup.md", None)),
+                ("docs", note("Docs/Index.md", Some("Start"))),
                 (
                     "https://x.org",
-                    &Destination::External("https://x.org".into())
+                    Destination::External("https://x.org".into())
                 ),
-                ("spaced", &note("Guides/My Note.md", None)),
+                ("spaced", note("Guides/My Note.md", None)),
             ]
         );
         assert_eq!(&md[links[0].range.clone()], "[the setup](Setup.md)");
+        assert!(
+            matches!(&links[1].destination, Destination::Note { written, .. } if written == "../Docs/Index.md"),
+            "{:?}",
+            links[1].destination
+        );
     }
 
     #[test]
@@ -382,6 +413,11 @@ mod tests {
         assert_eq!(
             resolve_note("X/constructor", "constructor", &notes),
             Some("Lexer/constructor.md")
+        );
+        // A path that climbed out of the linking note's folder still ends with its note.
+        assert_eq!(
+            resolve_note("Nested/Unique Name", "../Nested/Unique Name.md", &notes),
+            Some("Deep/Nested/Unique Name.md")
         );
         // Nothing answers.
         assert_eq!(resolve_note("X/Missing", "Missing", &notes), None);

@@ -1,0 +1,175 @@
+//! The notes a file note links with markdown links (`[shown](Other/Note.md#Heading)`,
+//! reference links, percent-encoded and angle-bracket paths), resolved to the notes this
+//! wiki holds, as links of the note's digest: the vault's own links reach the pages of the
+//! notes they name whether or not the model writes them again.
+//!
+//! A destination is read by the one markdown reader ([`wikimind_text::markdown::note_links`])
+//! and resolved in Obsidian's order ([`wikimind_text::markdown::resolve_note`]): the exact
+//! path from the linking note, then the path as written from the root, then the one path
+//! that ends with it, then the shortest path with its file name. The candidates are the
+//! file sources the wiki holds (paths are never read here: a destination that names no
+//! source of the wiki, or leaves the folder tree, links nothing). A link names the note's
+//! own title (front matter `title`, first H1, else its file name), as a wiki link to that
+//! note would.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use wikimind_text::markdown::{markdown_links, resolve_note, Destination};
+
+use crate::store::{NewLink, Source, SourceKind, Store, StoreError};
+
+/// The longest sentence kept around a link, in characters.
+const MAX_CONTEXT_CHARS: usize = 300;
+
+/// The notes of this wiki that `source` (a file; others link none this way) links with
+/// markdown links, each as a link naming the note's own title with the line around it, in
+/// order. Links to the source itself are left for the store to drop.
+pub fn links_to_notes(store: &Store, source: &Source) -> Result<Vec<NewLink>, StoreError> {
+    let may_link = source.text.contains("](") || source.text.contains("]:");
+    if source.kind != SourceKind::File || !may_link {
+        return Ok(Vec::new());
+    }
+    let links = markdown_links(&source.text, tree_path(&source.origin));
+    if !links
+        .iter()
+        .any(|l| matches!(l.destination, Destination::Note { .. }))
+    {
+        return Ok(Vec::new());
+    }
+    let files: Vec<(String, String)> = store
+        .sources()?
+        .into_iter()
+        .filter(|s| s.kind == SourceKind::File)
+        .map(|s| {
+            let title = s.title.clone().unwrap_or_else(|| file_stem(&s.origin));
+            (tree_path(&s.origin).to_owned(), title)
+        })
+        .collect();
+    let titles: HashMap<&str, &str> = files
+        .iter()
+        .map(|(path, title)| (path.as_str(), title.as_str()))
+        .collect();
+    let paths: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
+    let mut out = Vec::new();
+    for link in links {
+        let Destination::Note { path, written, .. } = &link.destination else {
+            continue;
+        };
+        let Some(found) = resolve_note(path, written, &paths) else {
+            continue;
+        };
+        out.push(NewLink {
+            target: titles[found].to_owned(),
+            context: line_around(&source.text, link.range.start),
+        });
+    }
+    Ok(out)
+}
+
+/// A source's origin as a path of the one folder tree every file source shares: its
+/// absolute path without the leading `/` (so `../` and `/`-rooted links resolve among them).
+fn tree_path(origin: &str) -> &str {
+    origin.trim_start_matches('/')
+}
+
+/// A file's name without its extension.
+fn file_stem(origin: &str) -> String {
+    Path::new(origin)
+        .file_stem()
+        .map_or_else(|| origin.to_owned(), |s| s.to_string_lossy().into_owned())
+}
+
+/// The line of `text` around byte `at`, trimmed and cut to [`MAX_CONTEXT_CHARS`].
+fn line_around(text: &str, at: usize) -> String {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    text[start..end]
+        .trim()
+        .chars()
+        .take(MAX_CONTEXT_CHARS)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::NewSource;
+
+    fn file(store: &Store, origin: &str, title: Option<&str>, text: &str) -> Source {
+        let id = store
+            .ingest_source(&NewSource {
+                origin: origin.to_owned(),
+                kind: SourceKind::File,
+                title: title.map(str::to_owned),
+                text: text.to_owned(),
+                tags: Vec::new(),
+                aliases: Vec::new(),
+            })
+            .unwrap()
+            .source_id();
+        store.source(id).unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_notes_markdown_links_name_the_notes_of_the_wiki_they_point_at() {
+        let store = Store::open_in_memory().unwrap();
+        file(
+            &store,
+            "/v/Guides/Setup.md",
+            Some("Setting up"),
+            "# Setting up\n",
+        );
+        file(&store, "/v/Other/Deep Note.md", None, "No heading here.\n");
+        file(&store, "/v/Reference/API.md", Some("API"), "# API\n");
+        let intro = file(
+            &store,
+            "/v/Guides/Intro.md",
+            Some("Intro"),
+            "# Intro\n\nFirst [set it up](Setup.md#Steps).\n\
+             Then read [the deep note](../Other/Deep%20Note.md) and [api][r].\n\
+             Also [missing](Nope.md), [web](https://example.org), [out](../../../etc/passwd),\n\
+             `[code](Setup.md)` and [by name](<API.md>).\n\n[r]: /Reference/API.md\n",
+        );
+        let links = links_to_notes(&store, &intro).unwrap();
+        let got: Vec<(&str, &str)> = links
+            .iter()
+            .map(|l| (l.target.as_str(), l.context.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Setting up", "First [set it up](Setup.md#Steps)."),
+                (
+                    "Deep Note",
+                    "Then read [the deep note](../Other/Deep%20Note.md) and [api][r]."
+                ),
+                (
+                    "API",
+                    "Then read [the deep note](../Other/Deep%20Note.md) and [api][r]."
+                ),
+                ("API", "`[code](Setup.md)` and [by name](<API.md>)."),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_source_that_is_no_file_links_no_note_this_way() {
+        let store = Store::open_in_memory().unwrap();
+        file(&store, "/v/Setup.md", Some("Setup"), "# Setup\n");
+        let id = store
+            .ingest_source(&NewSource {
+                origin: "text:abc".to_owned(),
+                kind: SourceKind::Text,
+                title: None,
+                text: "See [setup](/v/Setup.md).".to_owned(),
+                tags: Vec::new(),
+                aliases: Vec::new(),
+            })
+            .unwrap()
+            .source_id();
+        let pasted = store.source(id).unwrap().unwrap();
+        assert!(links_to_notes(&store, &pasted).unwrap().is_empty());
+    }
+}
