@@ -11,138 +11,27 @@ Layers, lowest first; a file may name files of its own layer and of the layers b
   call/    the one call loop: the Caller, its pure step, budget, call log, progress
   tasks/   digest, parts, page, answer, judge: functions over the Caller
 
-A name is followed through the `pub use` re-exports of lib.rs and every mod.rs to the file
-that defines it; lib.rs and mod.rs files are facades (their own lines are not counted).
-Test modules are left out. Besides the layers, no two files may name each other, directly
-or through others (no circle). Exits 1 naming each offending line.
+How names are followed to files is `file_layers.py`'s (shared with the store's check).
+Besides the layers, no two files may name each other, directly or through others (no
+circle). Exits 1 naming each offending line.
 """
 
-import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import file_layers  # noqa: E402
+
 ORDER = {"root": 0, "ground": 1, "prompts": 2, "call": 3, "tasks": 4}
-
-PATH_RE = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)*)(::\{([^}]*)\})?")
-REEXPORT_RE = re.compile(
-    r"pub(?:\(crate\))? use ((?:self|super|crate)?[a-z_:]*)::\{([^}]*)\};"
-    r"|pub(?:\(crate\))? use ([a-z_:]+)::(\w+);",
-    re.S,
-)
-
-
-def module_of(src: Path, file: Path) -> tuple:
-    parts = list(file.relative_to(src).with_suffix("").parts)
-    if parts[-1] in ("mod", "lib"):
-        parts = parts[:-1]
-    return tuple(parts)
 
 
 def layer_of(module: tuple) -> str:
     return module[0] if module and module[0] in ORDER else "root"
 
 
-def is_facade(file: Path) -> bool:
-    return file.name in ("mod.rs", "lib.rs")
-
-
-def code_text(text: str) -> str:
-    """`text` with comments and `#[cfg(test)]` modules blanked out (lines kept, so a match's
-    line number is its line in the file)."""
-    out = []
-    in_tests = False
-    depth = 0
-    pending_cfg_test = False
-    for line in text.splitlines():
-        stripped = line.strip()
-        keep = ""
-        if in_tests:
-            depth += line.count("{") - line.count("}")
-            in_tests = depth > 0
-        elif stripped.startswith("#[cfg(test)]"):
-            pending_cfg_test = True
-        elif pending_cfg_test and stripped.startswith("mod "):
-            pending_cfg_test = False
-            if not stripped.endswith(";"):
-                in_tests = True
-                depth = line.count("{") - line.count("}")
-        else:
-            pending_cfg_test = False
-            if not stripped.startswith("//"):
-                keep = line.split("//")[0]
-        out.append(keep)
-    return "\n".join(out)
-
-
 def main() -> int:
     src = Path(sys.argv[1] if len(sys.argv) > 1 else "crates/engine/src")
-    files = {module_of(src, f): f for f in sorted(src.rglob("*.rs"))}
-    files = {m: f for m, f in files.items() if not (m and m[-1].endswith("tests"))}
-
-    # (module, name) -> the path it re-exports, from every facade.
-    reexport = {}
-    for module, file in files.items():
-        if not is_facade(file):
-            continue
-        for match in REEXPORT_RE.finditer(code_text(file.read_text())):
-            path = (match.group(1) or match.group(3)).split("::")
-            names = match.group(2) or match.group(4)
-            if path[0] == "crate":
-                base, path = [], path[1:]
-            elif path[0] == "super":
-                base, path = list(module)[:-1], path[1:]
-            elif path[0] == "self":
-                base, path = list(module), path[1:]
-            else:
-                base = list(module)
-            for name in re.split(r"[,\s]+", names):
-                name = name.split("::")[0]
-                if name and name != "self":
-                    reexport[module + (name,)] = tuple(base + path + [name])
-
-    def resolve(here: tuple, kind: str, segments: list) -> tuple:
-        """The file module a path names (the crate root when none)."""
-        if kind == "super":
-            path = list(here)[:-1] + segments
-        elif kind == "self":
-            path = list(here) + segments
-        else:
-            path = segments
-        for _ in range(8):  # follow re-exports to the defining file
-            for end in range(len(path), 0, -1):
-                if tuple(path[:end]) in reexport:
-                    path = list(reexport[tuple(path[:end])]) + path[end:]
-                    break
-            else:
-                break
-        for end in range(len(path), 0, -1):
-            if tuple(path[:end]) in files:
-                return tuple(path[:end])
-        return ()
-
-    edges = {m: {} for m in files}
-    for module, file in files.items():
-        if is_facade(file):
-            continue
-        text = code_text(file.read_text())
-        for match in PATH_RE.finditer(text):
-            number = text.count("\n", 0, match.start()) + 1
-            kind = match.group(1)
-            segments = [s for s in match.group(2).split("::") if s]
-            targets = []
-            if match.group(4) is not None:
-                for item in re.split(r"[,\s]+", match.group(4)):
-                    item = item.split("::")[0]
-                    if item == "self":
-                        targets.append(resolve(module, kind, segments))
-                    elif item:
-                        targets.append(resolve(module, kind, segments + [item]))
-            else:
-                targets.append(resolve(module, kind, segments))
-            for target in targets:
-                if target and target != module and not is_facade(files[target]):
-                    edges[module].setdefault(target, number)
-
+    files, edges = file_layers.graph(src)
     problems = []
     for module, named in edges.items():
         for target, number in named.items():
@@ -152,49 +41,7 @@ def main() -> int:
                     f"{files[module]}:{number}: a {layer} file names {files[target]} "
                     f"({target_layer}, a layer above)"
                 )
-
-    # Circles between files (Tarjan's strongly connected components).
-    index, low, stack, on_stack, circles = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(node):
-        index[node] = low[node] = counter[0]
-        counter[0] += 1
-        stack.append(node)
-        on_stack.add(node)
-        for target in edges.get(node, {}):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                component.append(top)
-                if top == node:
-                    break
-            if len(component) > 1:
-                circles.append(component)
-
-    sys.setrecursionlimit(10_000)
-    for node in edges:
-        if node not in index:
-            visit(node)
-    for circle in circles:
-        names = ", ".join(str(files[m]) for m in sorted(circle))
-        problems.append(f"a circle of {len(circle)} files: {names}")
-
-    if problems:
-        print("the engine's layers are crossed:", file=sys.stderr)
-        for problem in problems:
-            print(f"  {problem}", file=sys.stderr)
-        return 1
-    print(f"engine layers hold: {len(files)} files, {sum(len(e) for e in edges.values())} "
-          "references between them, no circle")
-    return 0
+    return file_layers.report("engine", files, edges, problems)
 
 
 if __name__ == "__main__":

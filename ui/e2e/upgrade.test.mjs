@@ -3,14 +3,13 @@
 // must open): the window says what opening did, as the CLI prints it on stderr. Run by
 // scripts/test-desktop.sh; needs APP, TESTSERVER and ARTIFACTS set.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, test } from "node:test";
+import { startServer, wikiEnv } from "./harness.mjs";
 import { Session, startDriver, stopDriver } from "./webdriver.mjs";
 
 const APP = process.env.APP;
@@ -26,26 +25,12 @@ let driver;
 let s;
 
 before(async () => {
-  const child = spawn(TESTSERVER, ["--port", "0", "--model", "e2e-model"], { stdio: ["ignore", "pipe", "inherit"] });
-  server = child;
-  const url = await new Promise((resolve, reject) => {
-    child.once("error", reject);
-    createInterface({ input: child.stdout }).once("line", (l) => resolve(l.trim()));
-  });
-  mkdirSync(join(tmp, "config"), { recursive: true });
-  mkdirSync(join(tmp, "data"), { recursive: true });
-  copyFileSync(FIXTURE, join(tmp, "data", "wikimind.db"));
-  driver = await startDriver(
-    {
-      WIKIMIND_DATA_DIR: join(tmp, "data"),
-      WIKIMIND_BASE_URL: url,
-      WIKIMIND_PROVIDER: "ollama",
-      WIKIMIND_MODEL: "e2e-model",
-      XDG_CONFIG_HOME: join(tmp, "config"),
-      XDG_DATA_HOME: join(tmp, "xdg-data"),
-    },
-    join(ARTIFACTS, "tauri-driver-upgrade.log"),
-  );
+  const started = await startServer(TESTSERVER, ["--model", "e2e-model"]);
+  server = started.child;
+  const env = wikiEnv(tmp, started.url, "home");
+  mkdirSync(env.WIKIMIND_DATA_DIR, { recursive: true });
+  copyFileSync(FIXTURE, join(env.WIKIMIND_DATA_DIR, "wikimind.db"));
+  driver = await startDriver(env, join(ARTIFACTS, "tauri-driver-upgrade.log"));
   s = await Session.start(driver.base, APP);
 });
 
