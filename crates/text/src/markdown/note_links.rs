@@ -1,7 +1,7 @@
 //! Markdown links to notes: `[shown](dest)`, reference-style `[shown][r]` with `[r]: dest`,
 //! and where each points — a note of the same folder tree, an external address, or nothing.
 //!
-//! Obsidian writes these when "Use [[Wikilinks]]" is off, and every folder of markdown from
+//! Obsidian writes these when "Use `[[Wikilinks]]`" is off, and every folder of markdown from
 //! elsewhere (a docs site, a GitHub wiki, a Notion or Bear export) links this way. The links
 //! are found by the CommonMark reader itself (so code, escapes, angle brackets and reference
 //! definitions read as CommonMark reads them); a destination is then read as a path:
