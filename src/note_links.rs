@@ -6,7 +6,7 @@
 //! A destination is read by the one markdown reader ([`wikimind_text::markdown::note_links`])
 //! and resolved in Obsidian's order ([`wikimind_text::markdown::resolve_note`]): the exact
 //! path from the linking note, then the path as written from the root, then the one path
-//! that ends with it, then the shortest path with its file name. The candidates are the
+//! that ends with it, then, for a bare name, the shortest path with that file name. The candidates are the
 //! file sources the wiki holds (paths are never read here: a destination that names no
 //! source of the wiki, or leaves the folder tree, links nothing). A link names the note's
 //! own title (front matter `title`, first H1, else its file name), as a wiki link to that

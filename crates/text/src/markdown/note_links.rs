@@ -163,7 +163,8 @@ pub fn destination(dest: &str, folder: &str) -> Destination {
 /// 1. the exact path (relative to the linking note, or from the root for `/x`);
 /// 2. the path from the root of the tree, as written;
 /// 3. the one path that ends with what was written (a unique suffix at a folder boundary);
-/// 4. the shortest path whose base name is the written one's (ties: byte order).
+/// 4. for a bare name (no folder written), the shortest path with that file name (ties:
+///    byte order).
 ///
 /// A written path without an extension matches a note with `.md` or `.markdown`. `None`
 /// when no note answers.
@@ -197,6 +198,11 @@ pub fn resolve_note<'a>(path: &str, written: &str, notes: &[&'a str]) -> Option<
     let suffixed: Vec<&&str> = notes.iter().filter(|n| ends_with(n)).collect();
     if let [one] = suffixed.as_slice() {
         return Some(one);
+    }
+    // A name with a folder that no note's path ends with names nothing: the shortest-path
+    // rule is for a bare name (Obsidian's too).
+    if written.contains('/') {
+        return None;
     }
     let base = base_name(&written);
     notes
@@ -422,6 +428,12 @@ mod tests {
         // Nothing answers.
         assert_eq!(resolve_note("X/Missing", "Missing", &notes), None);
         assert_eq!(resolve_note("", "", &notes), None);
+        // A path with a folder is not matched by its file name alone: an export's
+        // `sources/Same.md` copy is not the page `Same`.
+        assert_eq!(
+            resolve_note("X/sources/Same", "sources/Same.md", &notes),
+            None
+        );
         // A suffix counts only at a folder boundary.
         assert_eq!(resolve_note("X/que Name", "que Name", &notes), None);
     }
