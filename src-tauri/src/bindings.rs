@@ -97,6 +97,14 @@ pub fn typescript() -> String {
         "/** The event carrying a WatchedView each time the watched folders' state changes. */\nexport const WATCH_EVENT = {:?};\n\n",
         crate::WATCH_EVENT
     ));
+    out.push_str(&format!(
+        "/** The ids the app gives its own elements in a rendered page; no heading or HTML of a page body gets one (wikimind::render::ids). */\nexport const APP_IDS = {:?} as const;\n\n",
+        wikimind::render::APP_IDS
+    ));
+    out.push_str(&format!(
+        "/** Ids the app numbers: each prefix followed by digits (`wm-fn-1`) is the app's. */\nexport const NUMBERED_APP_IDS = {:?} as const;\n\n",
+        wikimind::render::NUMBERED_APP_IDS
+    ));
     out.push_str("/** Every command of the app, typed. */\nexport const commands = {\n");
     for c in signatures() {
         let params: Vec<String> = c.args.iter().map(|(n, t)| format!("{n}: {t}")).collect();

@@ -1330,6 +1330,12 @@ export const ASK_EVENT = "ask";
 /** The event carrying a WatchedView each time the watched folders' state changes. */
 export const WATCH_EVENT = "watch";
 
+/** The ids the app gives its own elements in a rendered page; no heading or HTML of a page body gets one (wikimind::render::ids). */
+export const APP_IDS = ["wm-cited-quote"] as const;
+
+/** Ids the app numbers: each prefix followed by digits (`wm-fn-1`) is the app's. */
+export const NUMBERED_APP_IDS = ["wm-fn-"] as const;
+
 /** Every command of the app, typed. */
 export const commands = {
   /** The library (every page) in the asked order, with counts and wanted pages. */
