@@ -10,9 +10,10 @@
 #   bash scripts/demo.sh --terminal          # print the wiki, do not open the app
 #
 # With a display (DISPLAY or WAYLAND_DISPLAY set) it then opens the desktop app on the
-# wiki; without one, or with --terminal, it prints the wiki's index, the page fed by the
-# most notes with its sourced claims and their quotes, and one line of figures. It installs
-# only what its path needs (the desktop's packages only when it opens the app).
+# wiki; without one, or with --terminal, it prints the wiki's index, the best-grounded page
+# (the most sourced claims) with its sourced claims and their quotes, and one line of
+# figures. It installs only what its path needs (the desktop's packages only when it opens
+# the app).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -101,15 +102,9 @@ echo "== compiling"
 "$bin/wikimind" compile "${compile_args[@]}" || echo "(some sources did not compile; see above)"
 echo "== the wiki"
 "$bin/wikimind" list
-# The page fed by the most notes (list --json: one object per page, `source_count` each).
-first=$("$bin/wikimind" --json list | tr '{' '\n' |
-  sed -n 's/.*"title":"\([^"]*\)".*"source_count":\([0-9]*\).*/\2\t\1/p' | sort -rn | head -n 1 | cut -f2)
-if [ -n "$first" ]; then
-  echo "== the page fed by the most notes: $first"
-  # Its sourced claims, each with the quote found in a note (`show` prints the whole page).
-  "$bin/wikimind" show "$first" | sed -n '/^## Key claims/,/^$/p' | grep -F -- '- [sourced]' ||
-    echo "(no sourced claims on this page)"
-fi
+# The best-grounded page with its sourced claims and their quotes (scripts/demo-headline.sh).
+. scripts/demo-headline.sh
+demo_headline "$bin"
 echo "== figures"
 "$bin/wikimind" sources --figures
 

@@ -57,6 +57,11 @@ TARGET=${CARGO_TARGET_DIR:-$PWD/target}
 APP="$TARGET/release/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testserver" \
   ARTIFACTS="$TARGET/desktop-artifacts" SHOT_PREFIX=release- bash scripts/e2e.sh ui/e2e/writing.test.mjs
 
+# The demo as the README runs it (release, against the scripted test server): its headline
+# page must show its sourced claims.
+echo "== the demo (scripts/test-demo.sh)"
+bash scripts/test-demo.sh
+
 # Benchmarks are code too: build every one (release, sharing the .deb build's dependencies)
 # so none can rot unnoticed. Running them is for people measuring, not for CI.
 echo "== benchmarks build"
