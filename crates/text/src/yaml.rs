@@ -472,6 +472,26 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Any text is scanned without a panic, and what the scan lets through never
+        /// reaches the parser's own depth limit (128): the scan never counts fewer levels
+        /// than the parser by half.
+        #[test]
+        fn the_scan_never_panics_and_lets_no_deep_text_through(
+            text in proptest::prop_oneof![
+                "[\\[\\]{}'\"#:|>?, \n\tab-]{0,400}",
+                "(- |  |\\[|\\{|a: |\n|'|\"){0,300}",
+                crate::hostile::text(12),
+            ]
+        ) {
+            if check_depth(&text, MAX_DEPTH).is_ok() {
+                if let Err(e) = serde_yaml_ng::from_str::<serde_yaml_ng::Value>(&text) {
+                    proptest::prop_assert!(!e.to_string().contains("recursion limit"), "{e}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn hostile_text_never_panics() {
         for text in [
