@@ -5,7 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+# Builds share one target directory outside the clone (the demo's, CI's and every script's)
+# unless CARGO_TARGET_DIR says otherwise.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wikimind/target}"
+TARGET=$CARGO_TARGET_DIR
 command -v file >/dev/null || {
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq

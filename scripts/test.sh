@@ -2,6 +2,9 @@
 # Every check CI makes, in the order that fails fastest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Builds share one target directory outside the clone (the demo's, CI's and every script's)
+# unless CARGO_TARGET_DIR says otherwise.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wikimind/target}"
 
 bash scripts/setup.sh
 
@@ -62,9 +65,14 @@ bash scripts/build-deb.sh
 # hashes to it in release builds): the writing tests (the editor, suggestions, claims) run
 # once more against the binary the .deb holds.
 echo "== end-to-end writing tests against the release binary"
-TARGET=${CARGO_TARGET_DIR:-$PWD/target}
+TARGET=$CARGO_TARGET_DIR
 APP="$TARGET/release/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testserver" \
   ARTIFACTS="$TARGET/desktop-artifacts" SHOT_PREFIX=release- bash scripts/e2e.sh ui/e2e/writing.test.mjs
+
+# The demo as the README runs it (release, against the scripted test server): its headline
+# page must show its sourced claims.
+echo "== the demo (scripts/test-demo.sh)"
+bash scripts/test-demo.sh
 
 # Benchmarks are code too: build every one (release, sharing the .deb build's dependencies)
 # so none can rot unnoticed. Running them is for people measuring, not for CI.

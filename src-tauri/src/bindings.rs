@@ -132,6 +132,14 @@ pub fn typescript() -> String {
          return listenTo<Events[E]>(event, ({ payload }) => handler(payload));\n\
          }\n\n",
     );
+    out.push_str(&format!(
+        "/** The ids the app gives its own elements in a rendered page; no heading or HTML of a page body gets one (wikimind::render::ids). */\nexport const APP_IDS = {:?} as const;\n\n",
+        wikimind::render::APP_IDS
+    ));
+    out.push_str(&format!(
+        "/** Ids the app numbers: each prefix followed by digits (`wm-fn-1`) is the app's. */\nexport const NUMBERED_APP_IDS = {:?} as const;\n\n",
+        wikimind::render::NUMBERED_APP_IDS
+    ));
     out.push_str("/** Every command of the app, typed. */\nexport const commands = {\n");
     for c in signatures() {
         let params: Vec<String> = c.args.iter().map(|(n, t)| format!("{n}: {t}")).collect();

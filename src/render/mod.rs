@@ -24,9 +24,11 @@
 //!   only `data-article-id`, `data-anchor` and `data-wanted` on `a`. Every link gets
 //!   `rel="noopener noreferrer"`; `target` may only be `_blank`. Ids are prefixed `wm-`.
 //! - Headings get ids: `wm-` and the slug of their text
-//!   ([`wikimind_text::markdown::heading_slug`]), `-1`, `-2`, … after a slug already used;
-//!   `[[Page#Heading]]` links to `wikimind://article/ID#wm-SLUG` (with `data-anchor`) and
-//!   `[[#Heading]]` to `#wm-SLUG`.
+//!   ([`wikimind_text::markdown::heading_slug`]), `-1`, `-2`, … after an id already used
+//!   or one the app owns ([`ids`]: `wm-cited-quote`, `wm-fn-N`); `[[Page#Heading]]` links to
+//!   `wikimind://article/ID#wm-SLUG` (with `data-anchor`) and `[[#Heading]]` to `#wm-SLUG`,
+//!   the id of the first heading with that slug ([`ids::first_heading_id`]). An id written
+//!   in raw HTML that the app owns is dropped.
 //! - Wiki links in every form of the markdown reader ([`wikimind_text::markdown::LinkRef`]);
 //!   a link or embed of an attachment (`![[photo.jpg]]`) is a chip naming the file
 //!   (`<span class="attachment">`): nothing is loaded.
@@ -43,6 +45,9 @@ use std::sync::LazyLock;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use serde::Serialize;
 
+pub mod ids;
+
+pub use ids::{is_app_id, APP_IDS, CITED_QUOTE_ID, NUMBERED_APP_IDS};
 pub use wikimind_text::line::one_line;
 use wikimind_text::markdown::wikilinks::{is_inline, is_inline_end};
 use wikimind_text::markdown::{heading_slug, split_wiki_links, text_runs, Item, LinkRef, Piece};
@@ -51,9 +56,6 @@ pub use wikimind_text::markdown::{wiki_links, Anchor, WikiLink};
 /// What every id in rendered HTML starts with: the sanitiser puts it before any id a body
 /// writes, so no id of a body is one the window owns. A heading's id is this and its slug.
 pub const ID_PREFIX: &str = "wm-";
-
-/// The id of the first mark of a cited quote in a page's HTML ([`render_article_marked`]).
-pub const CITED_QUOTE_ID: &str = "wm-cited-quote";
 
 /// HTML that went through this module's sanitiser. It has no constructor outside this
 /// module, so holding one proves the HTML is safe to insert into the app's page.
@@ -265,10 +267,10 @@ fn article_events<'a>(markdown: &'a str, resolve: &dyn Fn(&str) -> LinkTarget) -
     };
     // An image's alt text is collected and written as one link label (or dropped).
     let mut image: Option<(Option<String>, String, usize)> = None;
-    // The heading being read (its start event's index and its text), and how many headings
-    // had each slug, so each gets an id of its own.
+    // The heading being read (its start event's index and its text), and the ids headings
+    // got, so each gets one of its own and none takes one the app owns.
     let mut heading: Option<(usize, String)> = None;
-    let mut slugs: HashMap<String, usize> = HashMap::new();
+    let mut heading_ids = ids::HeadingIds::default();
 
     for item in text_runs(Parser::new_ext(markdown, markdown_options())) {
         let event = match item {
@@ -344,14 +346,7 @@ fn article_events<'a>(markdown: &'a str, resolve: &dyn Fn(&str) -> LinkTarget) -
             }
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((at, text)) = heading.take() {
-                    let slug = heading_slug(&text);
-                    let n = slugs.entry(slug.clone()).or_insert(0);
-                    let id = if *n == 0 {
-                        slug.clone()
-                    } else {
-                        format!("{slug}-{n}")
-                    };
-                    *n += 1;
+                    let id = heading_ids.next(&heading_slug(&text));
                     if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[at] {
                         *slot = Some(CowStr::from(format!("wm-{id}")));
                     }
@@ -398,13 +393,15 @@ fn article_events<'a>(markdown: &'a str, resolve: &dyn Fn(&str) -> LinkTarget) -
             Event::FootnoteReference(label) => {
                 let n = footnote_number(&label);
                 events.push(Event::InlineHtml(CowStr::from(format!(
-                    "<sup class=\"footnote-ref\"><a href=\"#wm-fn-{n}\">{n}</a></sup>"
+                    "<sup class=\"footnote-ref\"><a href=\"#{}{n}\">{n}</a></sup>",
+                    ids::FOOTNOTE_ID_PREFIX
                 ))));
             }
             Event::Start(Tag::FootnoteDefinition(label)) => {
                 let n = footnote_number(&label);
                 events.push(Event::Html(CowStr::from(format!(
-                    "<div class=\"footnote\" id=\"wm-fn-{n}\"><sup>{n}</sup>"
+                    "<div class=\"footnote\" id=\"{}{n}\"><sup>{n}</sup>",
+                    ids::FOOTNOTE_ID_PREFIX
                 ))));
             }
             Event::End(TagEnd::FootnoteDefinition) => {
@@ -444,7 +441,7 @@ fn wiki_html(link: &LinkRef, resolve: &dyn Fn(&str) -> LinkTarget) -> WikiHtml {
         };
     }
     let fragment = match &link.anchor {
-        Some(Anchor::Heading(h)) => Some(heading_slug(h)),
+        Some(Anchor::Heading(h)) => Some(ids::first_heading_id(&heading_slug(h))),
         _ => None,
     };
     if link.is_same_page() {
@@ -578,6 +575,27 @@ fn fragment_only(url: &str) -> Option<Cow<'_, str>> {
     url.starts_with('#').then_some(Cow::Borrowed(url))
 }
 
+/// Drops an id the app owns ([`ids`]) from every element but the app's own: the cited
+/// quote's `mark` and a footnote's `div` (raw HTML could still write those two elements
+/// whole, as it could before ids were checked; every other element loses the id).
+fn keep_id<'a>(element: &str, attribute: &str, value: &'a str) -> Option<Cow<'a, str>> {
+    if attribute != "id" {
+        return Some(Cow::Borrowed(value));
+    }
+    // The prefix is added after this filter runs, to ids without it.
+    let id = if value.starts_with("wm-") {
+        Cow::Borrowed(value)
+    } else {
+        Cow::Owned(format!("wm-{value}"))
+    };
+    let own = match element {
+        "mark" => id == ids::CITED_QUOTE_ID,
+        "div" => ids::is_app_id(&id) && id != ids::CITED_QUOTE_ID,
+        _ => false,
+    };
+    (own || !ids::is_app_id(&id)).then_some(Cow::Borrowed(value))
+}
+
 /// The one sanitiser configuration; see the module documentation.
 static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
     let tags: HashSet<&str> = [
@@ -686,6 +704,7 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         .url_relative(ammonia::UrlRelative::Custom(Box::new(fragment_only)))
         .link_rel(Some("noopener noreferrer"))
         .id_prefix(Some(ID_PREFIX))
+        .attribute_filter(keep_id)
         .strip_comments(true);
     builder
 });

@@ -673,3 +673,85 @@ fn the_ids_the_window_looks_up_are_the_generated_constants() {
     );
     assert!(CITED_QUOTE_ID.starts_with(ID_PREFIX));
 }
+
+/// Every id the app or the UI looks up in a rendered page, and who looks it up.
+const LOOKED_UP_IDS: &[(&str, &str)] = &[
+    (
+        "wm-cited-quote",
+        "ui/src/screens/Page.svelte scrolls to it; ui/e2e/app.test.mjs waits for it",
+    ),
+    (
+        "wm-fn-1",
+        "a footnote reference links to #wm-fn-1; ui/src/actions.ts scrolls to it",
+    ),
+    (
+        "wm-fn-2",
+        "a footnote reference links to #wm-fn-2; ui/src/actions.ts scrolls to it",
+    ),
+];
+
+#[test]
+fn a_body_cannot_take_an_id_the_app_owns() {
+    // The list covers every id the app owns, and the app owns every id in it.
+    for id in APP_IDS {
+        assert!(LOOKED_UP_IDS.iter().any(|(i, _)| i == id), "{id} untested");
+    }
+    for prefix in NUMBERED_APP_IDS {
+        assert!(
+            LOOKED_UP_IDS.iter().any(|(i, _)| i.starts_with(prefix)),
+            "{prefix}N untested"
+        );
+    }
+    // The app's own elements: the first mark of a quote, two footnotes.
+    let own = "Espresso is brewed at nine bars.[^a] Crema forms.[^b]\n\n\
+               [^a]: First note.\n\n[^b]: Second note.\n";
+    let quote = "brewed at nine bars";
+    let owner = |id: &str| {
+        if id == "wm-cited-quote" {
+            "<mark class=\"cited-quote\" id=\"wm-cited-quote\">".to_owned()
+        } else {
+            format!("<div class=\"footnote\" id=\"{id}\">")
+        }
+    };
+    for (id, who) in LOOKED_UP_IDS {
+        assert!(is_app_id(id), "{id}");
+        let slug = id.strip_prefix("wm-").unwrap();
+        let title = slug.replace('-', " ");
+        // A heading that slugs to the id, one written before the app's elements, and the
+        // id written in raw HTML on a heading and a paragraph.
+        for body in [
+            format!("## {title}\n\n{own}\n## {title}\n\nSee [[#{title}]].\n"),
+            format!("<h2 id=\"{slug}\">Raw</h2>\n\n{own}"),
+            format!("<h3 id=\"{id}\">Raw</h3>\n\n<p id=\"{id}\">Raw</p>\n\n{own}"),
+        ] {
+            let html = render_marked(&body, quote).expect("marked");
+            assert_eq!(
+                html.matches(&format!("id=\"{id}\"")).count(),
+                1,
+                "{id} ({who}) is taken by the body:\n{body}\n{html}"
+            );
+            assert!(html.contains(&owner(id)), "{id} ({who}):\n{html}");
+        }
+        // The heading got the first id free, and the link to it points there.
+        let html = render(&format!("## {title}\n\nSee [[#{title}]].\n"));
+        assert!(
+            html.contains(&format!("<h2 id=\"{id}-1\">")),
+            "{id} ({who}):\n{html}"
+        );
+        assert!(
+            html.contains(&format!("href=\"#{id}-1\"")),
+            "{id} ({who}):\n{html}"
+        );
+        let html = render(&format!("See [[Rust#{title}]]."));
+        assert!(
+            html.contains(&format!("data-anchor=\"{id}-1\"")),
+            "{id} ({who}):\n{html}"
+        );
+    }
+    // Headings around the app's ids get ids of their own, never a footnote's.
+    let html = render("## Burr grinders\n\n## Fn\n\n## Fn\n\n## Fn 1 1\n");
+    for id in ["wm-burr-grinders", "wm-fn", "wm-fn-1-1", "wm-fn-1-1-1"] {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id}: {html}");
+    }
+    assert!(!html.contains("id=\"wm-fn-1\""), "{html}");
+}

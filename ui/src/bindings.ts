@@ -1402,6 +1402,12 @@ export function listen<E extends keyof Events>(event: E, handler: (payload: Even
   return listenTo<Events[E]>(event, ({ payload }) => handler(payload));
 }
 
+/** The ids the app gives its own elements in a rendered page; no heading or HTML of a page body gets one (wikimind::render::ids). */
+export const APP_IDS = ["wm-cited-quote"] as const;
+
+/** Ids the app numbers: each prefix followed by digits (`wm-fn-1`) is the app's. */
+export const NUMBERED_APP_IDS = ["wm-fn-"] as const;
+
 /** Every command of the app, typed. */
 export const commands = {
   /** The library (every page) in the asked order, the topics narrowed to `tag` when one is given (`null`: every topic), with the tags to choose from, counts and wanted pages. */

@@ -23,7 +23,8 @@ enum NoteAction {
     /// Write a new note: `-` reads its text from standard input, else the editor
     /// ($VISUAL, then $EDITOR) opens.
     New {
-        /// Its title (default: its front matter `title` or first `# ` heading).
+        /// Its title (default: its front matter `title` or first `# ` heading). A lone `-`
+        /// (`note new -`) reads standard input and takes the title from the text.
         title: Option<String>,
         /// `-`: read the text from standard input.
         #[arg(value_name = "-")]
@@ -71,6 +72,32 @@ fn dash(arg: Option<&str>) -> anyhow::Result<bool> {
         ))
         .into()),
     }
+}
+
+/// `note new [TITLE] [-]`: the title, and whether the text comes from standard input. Both
+/// words are optional, so clap puts a lone `-` in the title's place: it means standard
+/// input (the title then comes from the note's front matter or first heading), never a
+/// note titled "-".
+fn note_new_args(
+    title: Option<String>,
+    stdin: Option<&str>,
+) -> anyhow::Result<(Option<String>, bool)> {
+    match (title, stdin) {
+        (Some(t), None) if t == "-" => Ok((None, true)),
+        (title, stdin) => Ok((title, dash(stdin)?)),
+    }
+}
+
+/// A required name given as a lone `-` (`wikimind edit -`, `note edit -`): the person meant
+/// standard input and left out the name, so say so rather than look up a page called "-".
+fn name_before_dash(name: &str, stdin: Option<&str>, usage: &str) -> anyhow::Result<()> {
+    if name == "-" && stdin.is_none() {
+        return Err(UsageError(format!(
+            "`-` reads standard input, but the {usage} comes first"
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 fn read_stdin() -> anyhow::Result<String> {
@@ -162,7 +189,8 @@ pub fn note(global: &Global, args: NoteArgs) -> anyhow::Result<Done> {
     let mut out = context::out();
     match args.action {
         NoteAction::New { title, stdin } => {
-            let text = if dash(stdin.as_deref())? {
+            let (title, from_stdin) = note_new_args(title, stdin.as_deref())?;
+            let text = if from_stdin {
                 read_stdin()?
             } else {
                 let start = title
@@ -185,6 +213,11 @@ pub fn note(global: &Global, args: NoteArgs) -> anyhow::Result<Done> {
             }
         }
         NoteAction::Edit { note, stdin, title } => {
+            name_before_dash(
+                &note,
+                stdin.as_deref(),
+                "note: `wikimind note edit ID|TITLE -`",
+            )?;
             let mut saved = None;
             if let Some(title) = &title {
                 saved = Some(wiki.rename_note(&note, title)?);
@@ -268,6 +301,11 @@ pub struct EditArgs {
 
 /// Runs `wikimind edit`.
 pub fn edit(global: &Global, args: EditArgs) -> anyhow::Result<Done> {
+    name_before_dash(
+        &args.title,
+        args.stdin.as_deref(),
+        "page's title: `wikimind edit TITLE -`",
+    )?;
     let wiki = open(global)?;
     let id = wiki.page_named(&args.title)?;
     let page = wiki

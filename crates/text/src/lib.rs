@@ -11,6 +11,7 @@
 //! - [`name_rule`]: which names a model proposes may become pages.
 //! - [`markdown`]: the one markdown reader (front matter, own titles, readable text, wiki
 //!   links in every form, tags).
+//! - [`yaml`]: every YAML read, its nesting bounded before it is parsed.
 #![deny(missing_docs)]
 
 pub mod fold;
@@ -23,3 +24,4 @@ pub mod markdown;
 pub mod name_rule;
 pub mod names;
 pub mod url;
+pub mod yaml;

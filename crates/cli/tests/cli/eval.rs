@@ -298,6 +298,31 @@ fn an_unknown_sidecar_field_names_the_file_and_line_and_nothing_runs() {
     assert!(server.chat_requests().is_empty());
 }
 
+/// A sidecar nested 100,000 levels deep (200 KB of `[`) took the YAML parser tens of
+/// seconds of CPU to refuse; it is refused before parsing, naming the file.
+#[test]
+fn a_sidecar_nested_100k_deep_is_refused_naming_the_file() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let data = hidden_ten(home.path());
+    let depth = 100_000;
+    std::fs::write(
+        home.path().join("hidden-ten.yaml"),
+        format!("dataset: {}{}\n", "[".repeat(depth), "]".repeat(depth)),
+    )
+    .unwrap();
+    cmd(home.path(), &server.url())
+        .timeout(std::time::Duration::from_secs(600))
+        .arg("eval")
+        .arg(&data)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "hidden-ten.yaml: line 1: nested more than 64 levels deep",
+        ));
+    assert!(server.chat_requests().is_empty());
+}
+
 #[test]
 fn a_server_that_is_down_is_said_once() {
     let home = tempfile::tempdir().unwrap();

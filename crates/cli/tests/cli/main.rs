@@ -6,6 +6,7 @@ mod common;
 
 mod ask;
 mod crash;
+mod demo;
 mod eval;
 mod flow;
 mod hubs;

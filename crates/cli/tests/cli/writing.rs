@@ -307,6 +307,43 @@ fn a_note_written_in_the_wiki_compiles_into_a_page() {
     env.cmd().args(["note", "rm", &id]).assert().failure();
 }
 
+/// `note new -` with no title: clap put the `-` in the title's place, so the note was
+/// titled "-" and the editor opened (or the command failed with "no editor").
+#[test]
+fn note_new_dash_reads_standard_input_and_titles_the_note_from_its_heading() {
+    let server = TestServer::start();
+    let env = Env::new(&server);
+    let out = env
+        .cmd()
+        .env("EDITOR", "false")
+        .env("VISUAL", "false")
+        .args(["--json", "note", "new", "-"])
+        .write_stdin("# Bloom Time\n\nLet fresh coffee bloom for thirty seconds.\n")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let saved: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(saved["title"], "Bloom Time");
+    let note = env.json(&["note", "show", "Bloom Time"]);
+    assert!(
+        note["text"].as_str().unwrap().contains("bloom for thirty"),
+        "{note}"
+    );
+
+    // A required name given as a lone `-` is wrong usage, not a page or note called "-".
+    for args in [&["edit", "-"][..], &["note", "edit", "-"]] {
+        env.cmd()
+            .env("EDITOR", "false")
+            .args(args)
+            .write_stdin("text")
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("comes first"));
+    }
+}
+
 #[test]
 fn notes_are_exported_as_written_in_their_folder() {
     let server = TestServer::start();

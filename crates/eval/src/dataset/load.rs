@@ -93,26 +93,19 @@ pub fn default_description(name: &str) -> String {
     )
 }
 
+/// Every YAML file of a dataset is read through [`wikimind::text::yaml`], which refuses
+/// deep nesting before parsing it.
 fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, DatasetError> {
-    serde_yaml_ng::from_str(text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| format!("line {}, column {}", l.line(), l.column()));
-        DatasetError {
-            path: path.to_path_buf(),
-            line: e.location().map(|l| l.line()),
-            at,
-            message: strip_yaml_location(&e.to_string()),
-        }
+    wikimind::text::yaml::from_str(text).map_err(|e| DatasetError {
+        path: path.to_path_buf(),
+        line: e.line,
+        at: match (e.line, e.column) {
+            (Some(line), Some(column)) => Some(format!("line {line}, column {column}")),
+            (Some(line), None) => Some(format!("line {line}")),
+            _ => None,
+        },
+        message: e.message,
     })
-}
-
-/// serde_yaml appends " at line L column C"; the location is reported separately.
-fn strip_yaml_location(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message.to_string(),
-    }
 }
 
 fn check_sidecar(path: &Path, sidecar: &Sidecar) -> Result<(), DatasetError> {

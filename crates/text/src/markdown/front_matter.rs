@@ -54,16 +54,13 @@ pub fn front_matter(raw: &str) -> Option<Result<FrontMatter, FrontMatterError>> 
             ..FrontMatter::default()
         }));
     }
-    let value: Value = match serde_yaml_ng::from_str(yaml) {
+    let value: Value = match crate::yaml::from_str(yaml) {
         Ok(value) => value,
         Err(error) => {
             // The YAML starts on line 2 (after the opening `---`).
-            let line = error.location().map_or(1, |l| l.line() + 1);
-            let message = error.to_string();
-            let message = message.split(" at line ").next().unwrap_or(&message);
             return Some(Err(FrontMatterError {
-                line,
-                message: message.to_owned(),
+                line: error.line.map_or(1, |l| l + 1),
+                message: error.message,
             }));
         }
     };
@@ -229,5 +226,28 @@ mod tests {
         );
         let huge = format!("---\nx: '{}'\n---\n", "a".repeat(MAX_FRONT_MATTER_BYTES));
         assert!(front_matter(&huge).unwrap().is_err());
+    }
+
+    #[test]
+    fn deep_front_matter_is_refused_before_it_is_parsed() {
+        let depth = MAX_FRONT_MATTER_BYTES / 2 - 10;
+        let raw = format!(
+            "---\ntitle: Deep\ntags: {}{}\n---\n# Body\n",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        let e = front_matter(&raw).unwrap().unwrap_err();
+        assert_eq!(e.line, 3, "{e:?}");
+        assert!(
+            e.message.contains("nested more than 64 levels deep"),
+            "{e:?}"
+        );
+        // Block nesting too, within the size read (300 levels of one-space steps).
+        let block: String = (0..300).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
+        assert!(block.len() < MAX_FRONT_MATTER_BYTES);
+        let e = front_matter(&format!("---\n{block}---\n"))
+            .unwrap()
+            .unwrap_err();
+        assert!(e.message.contains("nested more than"), "{e:?}");
     }
 }
