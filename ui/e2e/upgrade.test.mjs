@@ -42,7 +42,7 @@ after(async () => {
 });
 
 test("upgrade: an older build's wiki opens on its library with a banner saying what the upgrade did", async () => {
-  const banner = await s.wait("#opening-notices .notice", {
+  const banner = await s.wait("#opening-notices .opening-notice", {
     text: (t) => t.startsWith("upgraded the wiki's database from schema 1"),
   });
   assert.ok(banner);
