@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 : "${ARTIFACTS:?set ARTIFACTS to the folder for screenshots and logs}"
 (($#)) || { echo "usage: scripts/e2e.sh TEST_FILE…" >&2; exit 2; }
 mkdir -p "$ARTIFACTS"
+# One window at a time on this machine: tauri-driver listens on a fixed port, so two runs
+# (two checkouts testing at once) would drive each other's app. Wait for the other to end.
+exec 9>"${TMPDIR:-/tmp}/wikimind-e2e.lock"
+flock 9
 KEYRING_HOME=$(mktemp -d)
 trap 'rm -rf "$KEYRING_HOME"' EXIT
 export APP TESTSERVER ARTIFACTS KEYRING_HOME
