@@ -34,6 +34,25 @@ fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
 
+/// The `p`th percentile (0.0–1.0) of `v`, by nearest rank.
+fn percentile(mut v: Vec<Duration>, p: f64) -> Duration {
+    v.sort();
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i.min(v.len() - 1)]
+}
+
+/// This process's resident memory and its peak so far, in MB (`VmRSS`, `VmHWM` of
+/// `/proc/self/status`; `None` where there is no such file).
+fn memory_mb() -> Option<(f64, f64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| -> Option<f64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kb: f64 = line[name.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kb / 1024.0)
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
 fn bench(n: usize) -> Result<(), String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let copy = seeded::seed_into(dir.path(), &BulkSeed::new(n))?;
@@ -127,7 +146,7 @@ fn bench(n: usize) -> Result<(), String> {
         std::hint::black_box(ids);
         raw_keys.push(t.elapsed());
     }
-    let (ours, base) = (median(per_key.clone()), median(raw_keys));
+    let (ours, base) = (median(per_key.clone()), median(raw_keys.clone()));
     println!(
         "search as you type {typed:?}, one keystroke at a time: median {}, worst {} ({} queries); baseline bare FTS5 prefix query {}; ratio {:.1}x",
         ms(ours),
@@ -136,6 +155,15 @@ fn bench(n: usize) -> Result<(), String> {
         ms(base),
         ours.as_secs_f64() / base.as_secs_f64()
     );
+    println!(
+        "search as you type, per keystroke: p50 {}, p95 {}, worst {}; baseline bare FTS5 prefix query p50 {}, p95 {}, worst {}",
+        ms(percentile(per_key.clone(), 0.5)),
+        ms(percentile(per_key.clone(), 0.95)),
+        ms(worst),
+        ms(percentile(raw_keys.clone(), 0.5)),
+        ms(percentile(raw_keys.clone(), 0.95)),
+        ms(percentile(raw_keys, 1.0)),
+    );
     let t = Instant::now();
     let page = wiki.page_view(1).map_err(|e| e.to_string())?;
     println!(
@@ -143,6 +171,38 @@ fn bench(n: usize) -> Result<(), String> {
         ms(t.elapsed()),
         page.map(|p| p.title).unwrap_or_default()
     );
+    // Pages spread over the wiki (each opened once, as a person clicks through), against
+    // a bare read of the same page's row.
+    let ids: Vec<i64> = (0..50).map(|k| 1 + (k * n as i64 / 50)).collect();
+    let mut opens = Vec::new();
+    let mut rows = Vec::new();
+    let mut stmt = conn
+        .prepare_cached("SELECT title, summary, body FROM pages WHERE id = ?1")
+        .map_err(|e| e.to_string())?;
+    for id in &ids {
+        let t = Instant::now();
+        let page = wiki.page_view(*id).map_err(|e| e.to_string())?;
+        let _ = serde_json::to_string(&page).map_err(|e| e.to_string())?;
+        opens.push(t.elapsed());
+        let t = Instant::now();
+        let row: (String, String, String) = stmt
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| e.to_string())?;
+        std::hint::black_box(row);
+        rows.push(t.elapsed());
+    }
+    println!(
+        "open a page, {} pages across the wiki (view + JSON): p50 {}, worst {}; baseline bare row read p50 {}",
+        ids.len(),
+        ms(percentile(opens.clone(), 0.5)),
+        ms(percentile(opens, 1.0)),
+        ms(percentile(rows, 0.5)),
+    );
+    if let Some((rss, peak)) = memory_mb() {
+        println!(
+            "memory with the wiki open (this process, after the reads above): resident {rss:.0} MB, peak {peak:.0} MB"
+        );
+    }
     Ok(())
 }
 
