@@ -48,7 +48,7 @@ pub use ids::{
 };
 pub use migrate::{Migration, RustStep, Step, Upgrade, MIGRATIONS};
 pub use owner::JobOwner;
-pub use read::ask::{FoundPage, QueryTerm};
+pub use read::ask::{FoundPage, QueryTerm, COMMON_PAGES};
 pub use read::digests::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, OutgoingLink,
     WantedPage, MATCH_END, MATCH_START, MAX_QUERY_TERMS, SEARCH_LIMIT,

@@ -1449,3 +1449,72 @@ fn a_bulk_seeded_wiki_reads_like_a_compiled_one() {
     assert_eq!(files[0].file_size, Some(text.len() as u64));
     assert!(files[0].file_mtime_ns.is_some());
 }
+
+/// `ask`'s matching is bounded in a large wiki (words found in more than a bound of pages
+/// are *common*), and unchanged where no word is that common: a question's rarer words
+/// find their pages first, in their own order, and the common words fill what is left
+/// from the most recent pages that have them.
+#[test]
+fn question_matching_drops_common_words_only_past_the_bound() {
+    use wikimind_store::{BulkSeed, FoundPage, PageId, QueryTerm};
+
+    let store = Store::open_in_memory().expect("open");
+    store.seed_bulk(&BulkSeed::new(300)).expect("seed");
+    let term = |w: &str| QueryTerm {
+        word: w.to_owned(),
+        prefix: false,
+    };
+    let ids = |found: &[FoundPage]| found.iter().map(|f| f.page_id).collect::<Vec<PageId>>();
+    let everything = 1_000_000;
+    // Every page the word finds, best first (no bound reached).
+    let all_of = |w: &str| {
+        store
+            .match_pages_bounded(&[term(w)], everything, everything)
+            .expect("match")
+    };
+    let common = all_of("espresso");
+    assert!(common.len() > 200, "a common word of the seed");
+    let title = store.pages().expect("pages")[7].title.clone();
+    let rare_word = title.split(' ').next().expect("a word").to_lowercase();
+    let rare = all_of(&rare_word);
+    assert!(!rare.is_empty() && rare.len() < 50, "{rare_word}: {}", rare.len());
+
+    // Below the bound (the default is larger than this wiki): the words' pages ranked
+    // together, as always.
+    let both = [term("espresso"), term(&rare_word)];
+    let unbounded = store
+        .match_pages_bounded(&both, 8, everything)
+        .expect("match");
+    assert_eq!(store.match_pages(&both, 8).expect("match"), unbounded);
+    assert_eq!(unbounded.len(), 8);
+
+    // Past it: the rare word's pages first, in its own order; then pages with the
+    // common word among its 50 most recent, none twice.
+    let bounded = store.match_pages_bounded(&both, 8, 50).expect("match");
+    assert_eq!(bounded.len(), 8);
+    let shown = rare.len().min(8);
+    assert_eq!(ids(&bounded[..shown]), ids(&rare[..shown]));
+    let mut recent: Vec<PageId> = ids(&common);
+    recent.sort_by(|a, b| b.cmp(a));
+    recent.truncate(50);
+    assert!(bounded[shown..]
+        .iter()
+        .all(|f| recent.contains(&f.page_id) && !ids(&rare).contains(&f.page_id)));
+
+    // Only common words: the best of the recent pages that have them, by BM25 as before.
+    let only_common = store
+        .match_pages_bounded(&[term("espresso")], 8, 50)
+        .expect("match");
+    assert_eq!(only_common.len(), 8);
+    assert!(only_common.iter().all(|f| recent.contains(&f.page_id)));
+    assert!(only_common
+        .windows(2)
+        .all(|w| w[0].rank.unwrap_or(0.0) <= w[1].rank.unwrap_or(0.0)));
+    // A word no page has changes nothing.
+    assert_eq!(
+        store
+            .match_pages_bounded(&[term("espresso"), term("zzzqqq")], 8, 50)
+            .expect("match"),
+        only_common
+    );
+}

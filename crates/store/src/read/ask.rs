@@ -9,6 +9,11 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::{PageId, Result, SourceId, Store};
 
+/// How many pages a question's word may match before it counts as common
+/// ([`Store::match_pages_bounded`]): ranking this many pages takes a few milliseconds
+/// (measured by the `ask_retrieval` bench at 100,000 pages).
+pub const COMMON_PAGES: usize = 1_000;
+
 /// One word of a question to search for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueryTerm {
@@ -52,28 +57,89 @@ impl Store {
     /// The topic pages matching any of `terms`, best first by BM25 (title, aliases,
     /// summary, claims, body, weighed in that order), at most `limit`. Saved answers are
     /// never found: an answer is read from the pages, not from earlier answers.
+    ///
+    /// The work is bounded by [`COMMON_PAGES`]: see [`Store::match_pages_bounded`].
     pub fn match_pages(&self, terms: &[QueryTerm], limit: usize) -> Result<Vec<FoundPage>> {
+        self.match_pages_bounded(terms, limit, COMMON_PAGES)
+    }
+
+    /// [`Store::match_pages`] with the bound on the pages a word may match before it
+    /// counts as *common* given: a word (as itself, not as a prefix) found in more than
+    /// `common` pages says little about what a question is about (BM25 weighs it near
+    /// nothing), yet ranking every page it matches is what makes a question slow in a
+    /// large wiki. So when some of the words are common:
+    ///
+    /// 1. the pages matching the other words (the rarer ones) are ranked as usual, the
+    ///    common words left out of the query (dynamic stop words);
+    /// 2. when those are fewer than `limit` (or every word is common), the rest are the
+    ///    best by BM25 among the `common` most recent pages (highest ids) matching a
+    ///    common word, each common word searched as itself.
+    ///
+    /// When no word is common the query is exactly that of a small wiki: any of the
+    /// words, every match ranked. Counting a word's pages stops at `common + 1`, so the
+    /// whole is bounded by `common` and the rarer words' matches, not by the wiki's size.
+    pub fn match_pages_bounded(
+        &self,
+        terms: &[QueryTerm],
+        limit: usize,
+        common: usize,
+    ) -> Result<Vec<FoundPage>> {
         let Some(query) = any_of(terms) else {
             return Ok(Vec::new());
         };
         self.read(
             || format!("finding the pages of {query:?}"),
             |conn| {
-                let mut stmt = conn.prepare(
-                    "SELECT p.id, p.title, bm25(pages_fts, 10.0, 6.0, 4.0, 2.0, 1.0) AS rank
-                     FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid
-                     WHERE pages_fts MATCH ?1 AND p.kind = 'topic' AND p.version > 0
-                     ORDER BY rank, p.id
-                     LIMIT ?2",
-                )?;
-                let rows = stmt.query_map(params![query, limit as i64], |row| {
-                    Ok(FoundPage {
-                        page_id: row.get(0)?,
-                        title: row.get(1)?,
-                        rank: Some(row.get(2)?),
-                    })
-                })?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
+                let mut rare: Vec<QueryTerm> = Vec::new();
+                let mut frequent: Vec<QueryTerm> = Vec::new();
+                for term in terms {
+                    let Some(word) = any_of(&[QueryTerm {
+                        word: term.word.clone(),
+                        prefix: false,
+                    }]) else {
+                        continue;
+                    };
+                    if pages_matching_up_to(conn, &word, common + 1)? > common {
+                        frequent.push(QueryTerm {
+                            word: term.word.clone(),
+                            prefix: false,
+                        });
+                    } else {
+                        rare.push(term.clone());
+                    }
+                }
+                if frequent.is_empty() {
+                    return ranked_topic_pages(conn, &query, None, limit);
+                }
+                let mut found = match any_of(&rare) {
+                    Some(rare) => ranked_topic_pages(conn, &rare, None, limit)?,
+                    None => Vec::new(),
+                };
+                if found.len() < limit {
+                    let Some(frequent) = any_of(&frequent) else {
+                        return Ok(found);
+                    };
+                    // The lowest id among the `common` most recent pages matching a
+                    // common word.
+                    let since: Option<i64> = conn
+                        .query_row(
+                            "SELECT rowid FROM pages_fts WHERE pages_fts MATCH ?1
+                             ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
+                            params![frequent, common.saturating_sub(1) as i64],
+                            |row| row.get(0),
+                        )
+                        .optional()?;
+                    let more = ranked_topic_pages(conn, &frequent, since, limit + found.len())?;
+                    for page in more {
+                        if found.len() >= limit {
+                            break;
+                        }
+                        if !found.iter().any(|f| f.page_id == page.page_id) {
+                            found.push(page);
+                        }
+                    }
+                }
+                Ok(found)
             },
         )
     }
@@ -161,6 +227,46 @@ impl Store {
             |conn| source_texts_of(conn, page),
         )
     }
+}
+
+/// How many pages match the FTS5 query `query`, counting no further than `cap`.
+fn pages_matching_up_to(conn: &Connection, query: &str, cap: usize) -> Result<usize> {
+    let n: i64 = conn
+        .prepare_cached(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM pages_fts WHERE pages_fts MATCH ?1 LIMIT ?2)",
+        )?
+        .query_row(params![query, cap as i64], |row| row.get(0))?;
+    Ok(usize::try_from(n).unwrap_or(0))
+}
+
+/// The topic pages (written at least once) matching the FTS5 query `query`, best first
+/// by BM25 (title, aliases, summary, claims, body, weighed in that order; ties by id),
+/// at most `limit`; only those with an id of at least `since` when given.
+fn ranked_topic_pages(
+    conn: &Connection,
+    query: &str,
+    since: Option<i64>,
+    limit: usize,
+) -> Result<Vec<FoundPage>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT p.id, p.title, bm25(pages_fts, 10.0, 6.0, 4.0, 2.0, 1.0) AS rank
+         FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid
+         WHERE pages_fts MATCH ?1 AND pages_fts.rowid >= ?2
+           AND p.kind = 'topic' AND p.version > 0
+         ORDER BY rank, p.id
+         LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(
+        params![query, since.unwrap_or(i64::MIN), limit as i64],
+        |row| {
+            Ok(FoundPage {
+                page_id: row.get(0)?,
+                title: row.get(1)?,
+                rank: Some(row.get(2)?),
+            })
+        },
+    )?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The topic pages `page` links to (resolved now) and that link to it, with their titles.
