@@ -53,7 +53,7 @@ pub use read::digests::{
     ArticleDetail, ArticleSort, ArticleSource, ArticleSummary, Backlink, ClaimCounts, OutgoingLink,
     WantedPage, MATCH_END, MATCH_START, MAX_QUERY_TERMS, SEARCH_LIMIT,
 };
-pub use read::pages::{PageCounts, PageHit};
+pub use read::pages::{PageCounts, PageHit, SEARCH_CANDIDATES};
 pub use read::passages::PassageIndex;
 pub use tables::claims::ClaimTable;
 pub use tables::compilations::{CompilationRow, CompileOutcome, CompileRecord};

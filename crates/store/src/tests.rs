@@ -759,3 +759,112 @@ fn a_version_19_wiki_is_rekeyed_to_the_one_title_key() {
         .expect("check");
     assert_eq!(check, None);
 }
+
+/// The search as migration 24 found it: every match ranked, no prefix index.
+const SEARCH_BEFORE_24: &str = "SELECT p.id, p.title,
+        snippet(pages_fts, -1, char(57344), char(57345), '…', 16)
+ FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid
+ WHERE pages_fts MATCH ?1
+ ORDER BY bm25(pages_fts, 10.0, 6.0, 4.0, 2.0, 1.0)
+ LIMIT 50";
+
+/// Migration 24 rebuilds the full-text index with prefix indexes: a wiki upgraded to it
+/// finds the same pages, in the same order, with the same excerpts, for whole words and
+/// for the first letters of one as typed; and the triggers of pages write to the new
+/// index (a page written after the upgrade is found by its first letter).
+#[test]
+fn search_finds_the_same_pages_in_the_same_order_after_the_prefix_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    let before: usize = MIGRATIONS
+        .iter()
+        .position(|m| m.name == "0024_search_prefixes.sql")
+        .expect("migration 24");
+    let queries = [
+        "e", "ex", "ext", "tide", "tides oc", "moon p", "pull", "crust ma", "ocean",
+    ];
+    let mut found_before = Vec::new();
+    {
+        let mut conn = rusqlite::Connection::open(&path).expect("open");
+        apply(&mut conn, "test.db", &MIGRATIONS[..before]).expect("the older schema");
+        let bodies = [
+            ("Tides", "The moon pulls the oceans into tides twice a day."),
+            ("Volcanoes", "Magma rises through the crust and explodes."),
+            ("Extraction", "Espresso extraction pulls oils from the puck."),
+            ("Ocean currents", "Tides and winds move the ocean; extra heat expands it."),
+            ("Moon phases", "The moon passes through phases as it orbits."),
+            ("Pressure", "Extraction at nine bars of pressure; pulls tides? No."),
+        ];
+        for (title, body) in bodies {
+            conn.execute(
+                "INSERT INTO pages (title, title_key, summary, body) VALUES (?1, ?2, ?3, ?4)",
+                rusqlite::params![title, page_key(title), format!("{title} explained."), body],
+            )
+            .expect("a page");
+        }
+        for q in queries {
+            let fts = fts_query(q).expect("a query");
+            let mut stmt = conn.prepare(SEARCH_BEFORE_24).expect("prepare");
+            let hits: Vec<(PageId, String, String)> = stmt
+                .query_map([fts], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .expect("query")
+                .collect::<rusqlite::Result<_>>()
+                .expect("rows");
+            found_before.push(hits);
+        }
+    }
+    let store = Store::open(&path).expect("upgrade");
+    for (q, before) in queries.iter().zip(&found_before) {
+        let hits: Vec<(PageId, String, String)> = store
+            .search_pages(q)
+            .expect("search")
+            .into_iter()
+            .map(|h| (h.page_id, h.title, h.snippet))
+            .collect();
+        assert!(!before.is_empty(), "{q:?} finds pages");
+        assert_eq!(&hits, before, "{q:?}");
+    }
+    let src = source(&store, "/n/new.md", "new");
+    save(
+        &store,
+        src,
+        &result("Zeppelins", "Airships of the thirties."),
+        &[],
+    )
+        .expect("save");
+    let hits = store.search_pages("z").expect("search");
+    assert!(hits.iter().any(|h| h.title == "Zeppelins"), "{hits:?}");
+}
+
+/// A search matching more pages than it ranks ranks the most recent of them: every hit
+/// is among them, best first by BM25 as before; with room for all, the order is that of
+/// ranking every match.
+#[test]
+fn search_matching_many_pages_ranks_the_most_recent() {
+    let store = Store::open_in_memory().expect("open");
+    store.seed_bulk(&BulkSeed::new(200)).expect("seed");
+    // Every summary of the seed reads "Title is …": the word is in every page.
+    let every = store.search_pages_among("is", 1_000_000).expect("search");
+    assert!(every.len() >= 50, "a broad query: {}", every.len());
+    assert_eq!(store.search_pages("is").expect("search"), every);
+    let bounded = store.search_pages_among("is", 60).expect("search");
+    assert_eq!(bounded.len(), 50);
+    let newest_first: Vec<PageId> = {
+        let mut ids: Vec<PageId> = store.pages().expect("pages").iter().map(|p| p.id).collect();
+        ids.sort_by(|a, b| b.cmp(a));
+        ids
+    };
+    let recent: Vec<PageId> = newest_first.into_iter().take(60).collect();
+    assert!(bounded.iter().all(|h| recent.contains(&h.page_id)));
+    // Among the recent ones, the order ranking every match gives them.
+    let every_recent: Vec<PageId> = store
+        .search_pages_among("is", 1_000_000)
+        .expect("search")
+        .into_iter()
+        .map(|h| h.page_id)
+        .filter(|id| recent.contains(id))
+        .collect();
+    let bounded_ids: Vec<PageId> = bounded.iter().map(|h| h.page_id).collect();
+    assert!(!every_recent.is_empty());
+    assert_eq!(bounded_ids[..every_recent.len()], every_recent);
+}

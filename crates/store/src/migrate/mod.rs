@@ -240,6 +240,11 @@ pub static MIGRATIONS: &[Migration] = &[
          with its key",
         m20_rekey::one_title_key,
     ),
+    Migration::sql(
+        24,
+        "0024_search_prefixes.sql",
+        include_str!("../../../../migrations/0024_search_prefixes.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

@@ -109,26 +109,17 @@ impl Store {
                     }
                 }
                 if frequent.is_empty() {
-                    return ranked_topic_pages(conn, &query, None, limit);
+                    return ranked_topic_pages(conn, &query, i64::MIN, limit);
                 }
                 let mut found = match any_of(&rare) {
-                    Some(rare) => ranked_topic_pages(conn, &rare, None, limit)?,
+                    Some(rare) => ranked_topic_pages(conn, &rare, i64::MIN, limit)?,
                     None => Vec::new(),
                 };
                 if found.len() < limit {
                     let Some(frequent) = any_of(&frequent) else {
                         return Ok(found);
                     };
-                    // The lowest id among the `common` most recent pages matching a
-                    // common word.
-                    let since: Option<i64> = conn
-                        .query_row(
-                            "SELECT rowid FROM pages_fts WHERE pages_fts MATCH ?1
-                             ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
-                            params![frequent, common.saturating_sub(1) as i64],
-                            |row| row.get(0),
-                        )
-                        .optional()?;
+                    let since = crate::read::pages::ranked_since(conn, &frequent, common)?;
                     let more = ranked_topic_pages(conn, &frequent, since, limit + found.len())?;
                     for page in more {
                         if found.len() >= limit {
@@ -241,11 +232,11 @@ fn pages_matching_up_to(conn: &Connection, query: &str, cap: usize) -> Result<us
 
 /// The topic pages (written at least once) matching the FTS5 query `query`, best first
 /// by BM25 (title, aliases, summary, claims, body, weighed in that order; ties by id),
-/// at most `limit`; only those with an id of at least `since` when given.
+/// at most `limit`; only those with an id of at least `since`.
 fn ranked_topic_pages(
     conn: &Connection,
     query: &str,
-    since: Option<i64>,
+    since: i64,
     limit: usize,
 ) -> Result<Vec<FoundPage>> {
     let mut stmt = conn.prepare_cached(
@@ -257,7 +248,7 @@ fn ranked_topic_pages(
          LIMIT ?3",
     )?;
     let rows = stmt.query_map(
-        params![query, since.unwrap_or(i64::MIN), limit as i64],
+        params![query, since, limit as i64],
         |row| {
             Ok(FoundPage {
                 page_id: row.get(0)?,

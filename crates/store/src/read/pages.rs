@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use crate::read::digests::{fts_query, ClaimCounts, WantedPage};
@@ -50,17 +50,53 @@ fn count(value: i64) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
 
+/// How many of the pages a search matches are ranked at most: the most recent ones (the
+/// highest ids). A query that matches more, such as the first letter or two of a word
+/// typed into the search box of a large wiki, ranks these rather than every page of the
+/// wiki, so each keystroke costs the same at 100,000 pages as at 1,000; in a wiki of up
+/// to this many pages every match is ranked.
+pub const SEARCH_CANDIDATES: usize = 1_000;
+
+/// The lowest id among the `candidates` most recent pages matching the FTS5 query
+/// `query` when it matches more than that many, else the lowest id there is: rank only
+/// the pages with an id of at least this. Counting stops after `candidates + 1` matches.
+pub(crate) fn ranked_since(
+    conn: &rusqlite::Connection,
+    query: &str,
+    candidates: usize,
+) -> Result<i64> {
+    let since: Option<i64> = conn
+        .prepare_cached(
+            "SELECT rowid FROM pages_fts WHERE pages_fts MATCH ?1
+             ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
+        )?
+        .query_row(params![query, candidates as i64], |row| row.get(0))
+        .optional()?;
+    // The (candidates + 1)th most recent match exists: rank those above it.
+    Ok(since.map_or(i64::MIN, |id| id + 1))
+}
+
 /// The longest query [`Store::search_pages`] also looks up as a page's name, in bytes.
 const MAX_NAME_QUERY_BYTES: usize = 2_000;
 
 impl Store {
     /// Full-text search over page titles, aliases, summaries, claims and bodies, best
-    /// first (bm25, titles weigh most), at most [`SEARCH_LIMIT`] hits. A query that is one of a page's names
+    /// first (bm25, titles weigh most), at most [`SEARCH_LIMIT`] hits, ranked among the
+    /// [`SEARCH_CANDIDATES`] most recent matching pages when more match. A query that is one of a page's names
     /// (an alias, a plural, a former title; at most 2,000 bytes) puts that page first.
     /// Any text is a valid query: only its first [`MAX_QUERY_TERMS`](crate::MAX_QUERY_TERMS)
     /// distinct words are searched, each required, the last as a prefix so results follow
     /// typing; no words, no hits.
     pub fn search_pages(&self, query: &str) -> Result<Vec<PageHit>> {
+        self.search_pages_among(query, SEARCH_CANDIDATES)
+    }
+
+    /// [`Store::search_pages`], ranking at most `candidates` matching pages.
+    pub(crate) fn search_pages_among(
+        &self,
+        query: &str,
+        candidates: usize,
+    ) -> Result<Vec<PageHit>> {
         let Some(fts) = fts_query(query) else {
             return Ok(Vec::new());
         };
@@ -88,15 +124,16 @@ impl Store {
                     )?;
                     hits.push(hit);
                 }
-                let mut stmt = conn.prepare(
+                let since = ranked_since(conn, &fts, candidates)?;
+                let mut stmt = conn.prepare_cached(
                     "SELECT p.id, p.title,
                             snippet(pages_fts, -1, char(57344), char(57345), '…', 16)
                      FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid
-                     WHERE pages_fts MATCH ?1
+                     WHERE pages_fts MATCH ?1 AND pages_fts.rowid >= ?2
                      ORDER BY bm25(pages_fts, 10.0, 6.0, 4.0, 2.0, 1.0)
-                     LIMIT ?2",
+                     LIMIT ?3",
                 )?;
-                let rows = stmt.query_map(params![fts, SEARCH_LIMIT as i64], |row| {
+                let rows = stmt.query_map(params![fts, since, SEARCH_LIMIT as i64], |row| {
                     Ok(PageHit {
                         page_id: row.get(0)?,
                         title: row.get(1)?,
