@@ -868,3 +868,64 @@ fn search_matching_many_pages_ranks_the_most_recent() {
     assert!(!every_recent.is_empty());
     assert_eq!(bounded_ids[..every_recent.len()], every_recent);
 }
+
+/// The wanted pages and counts as they were read before migration 25 (link by link).
+const WANTED_BEFORE_25: &str = "SELECT (SELECT l2.target_title FROM page_links l2
+         WHERE l2.target_key = l.target_key
+         ORDER BY l2.page_id, l2.position LIMIT 1),
+        COUNT(DISTINCT l.page_id) AS mentions
+ FROM page_links l
+ WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.title_key = l.target_key)
+   AND NOT EXISTS (SELECT 1 FROM aliases a WHERE a.name_key = l.target_key AND a.former = 1)
+ GROUP BY l.target_key
+ ORDER BY mentions DESC, l.target_key";
+
+/// The library read in passes over indexes lists the same pages, in the same order, with
+/// the same source counts, tags, staleness and flags as reading them page by page; the
+/// wanted pages and counts are those counted link by link.
+#[test]
+fn the_library_reads_the_same_from_its_indexes() {
+    let store = Store::open_in_memory().expect("open");
+    store.seed_bulk(&BulkSeed::new(150)).expect("seed");
+    // A page fed by a second source, with tags of its own, and a stale page.
+    let pages = store.pages_one_by_one().expect("pages");
+    assert!(pages.iter().any(|p| !p.tags.is_empty()), "the seed has tags");
+    {
+        let conn = store.lock();
+        conn.execute(
+            "UPDATE sources SET tags = '[\"Zeta\", \"alpha\", \"zeta\"]' WHERE id = ?1",
+            [pages[3].id.0],
+        )
+        .expect("tags");
+        conn.execute(
+            "UPDATE pages SET stale_reason = 'a source changed', flagged = 'checked' WHERE id = ?1",
+            [pages[5].id.0],
+        )
+        .expect("stale");
+    }
+    let listed = store.pages().expect("pages");
+    assert_eq!(listed, store.pages_one_by_one().expect("pages"));
+    assert!(listed.iter().any(|p| p.stale));
+    assert!(listed.iter().any(|p| p.source_count > 1));
+
+    let wanted: Vec<(String, u32)> = store
+        .wanted_page_links()
+        .expect("wanted")
+        .into_iter()
+        .map(|w| (w.title, w.mentions))
+        .collect();
+    let before: Vec<(String, u32)> = {
+        let conn = store.lock();
+        let mut stmt = conn.prepare(WANTED_BEFORE_25).expect("prepare");
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("query");
+        rows.collect::<rusqlite::Result<_>>().expect("rows")
+    };
+    assert!(!wanted.is_empty());
+    assert_eq!(wanted, before);
+    assert_eq!(
+        store.page_counts().expect("counts").wanted,
+        before.len() as u64
+    );
+}

@@ -245,6 +245,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0024_search_prefixes.sql",
         include_str!("../../../../migrations/0024_search_prefixes.sql"),
     ),
+    Migration::sql(
+        25,
+        "0025_library_indexes.sql",
+        include_str!("../../../../migrations/0025_library_indexes.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

@@ -160,14 +160,18 @@ impl Store {
         self.read(
             || "listing wanted pages".to_owned(),
             |conn| {
+                // A page links to a key at most once (`UNIQUE (page_id, target_key)`), so
+                // the links to a key are the pages that link to it: one pass over the
+                // index of targets, each key's resolution looked up once.
                 let mut stmt = conn.prepare(&format!(
                     "SELECT (SELECT l2.target_title FROM page_links l2
                              WHERE l2.target_key = l.target_key
                              ORDER BY l2.page_id, l2.position LIMIT 1),
-                            COUNT(DISTINCT l.page_id) AS mentions
-                     FROM page_links l WHERE {UNRESOLVED}
-                     GROUP BY l.target_key
-                     ORDER BY mentions DESC, l.target_key"
+                            l.mentions
+                     FROM (SELECT target_key, COUNT(*) AS mentions FROM page_links
+                           GROUP BY target_key) l
+                     WHERE {UNRESOLVED}
+                     ORDER BY l.mentions DESC, l.target_key"
                 ))?;
                 let rows = stmt.query_map([], |row| {
                     Ok(WantedPage {
@@ -191,7 +195,8 @@ impl Store {
                         "SELECT (SELECT COUNT(*) FROM sources),
                                 (SELECT COUNT(*) FROM pages WHERE kind = 'topic'),
                                 (SELECT COUNT(*) FROM pages WHERE stale_reason IS NOT NULL),
-                                (SELECT COUNT(DISTINCT l.target_key) FROM page_links l
+                                (SELECT COUNT(*) FROM (SELECT DISTINCT target_key
+                                                       FROM page_links) l
                                  WHERE {UNRESOLVED}),
                                 (SELECT COUNT(*) FROM pages WHERE kind = 'answer')"
                     ),
