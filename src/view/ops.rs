@@ -148,13 +148,15 @@ impl Wiki {
             pages.retain(|p| p.kind != PageKind::Topic || tags_have(&p.tags, tag));
         }
         let claims = store.page_claim_counts()?;
-        let c = store.page_counts()?;
+        let wanted = store.wanted_page_links()?;
+        // Each wanted page is listed once: the list's length is their count.
+        let c = store.page_counts_but_wanted()?;
         Ok(LibraryView {
             counts: CountsView {
                 sources: c.sources,
                 pages: c.pages,
                 answers: c.answers,
-                wanted: c.wanted,
+                wanted: wanted.len() as u64,
             },
             entries: pages
                 .into_iter()
@@ -178,8 +180,7 @@ impl Wiki {
                 .collect(),
             tag: tag.map(str::to_owned),
             tags,
-            wanted: store
-                .wanted_page_links()?
+            wanted: wanted
                 .into_iter()
                 .map(|w| WantedView {
                     title: w.title,

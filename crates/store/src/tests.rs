@@ -790,10 +790,22 @@ fn search_finds_the_same_pages_in_the_same_order_after_the_prefix_index() {
         let bodies = [
             ("Tides", "The moon pulls the oceans into tides twice a day."),
             ("Volcanoes", "Magma rises through the crust and explodes."),
-            ("Extraction", "Espresso extraction pulls oils from the puck."),
-            ("Ocean currents", "Tides and winds move the ocean; extra heat expands it."),
-            ("Moon phases", "The moon passes through phases as it orbits."),
-            ("Pressure", "Extraction at nine bars of pressure; pulls tides? No."),
+            (
+                "Extraction",
+                "Espresso extraction pulls oils from the puck.",
+            ),
+            (
+                "Ocean currents",
+                "Tides and winds move the ocean; extra heat expands it.",
+            ),
+            (
+                "Moon phases",
+                "The moon passes through phases as it orbits.",
+            ),
+            (
+                "Pressure",
+                "Extraction at nine bars of pressure; pulls tides? No.",
+            ),
         ];
         for (title, body) in bodies {
             conn.execute(
@@ -831,7 +843,7 @@ fn search_finds_the_same_pages_in_the_same_order_after_the_prefix_index() {
         &result("Zeppelins", "Airships of the thirties."),
         &[],
     )
-        .expect("save");
+    .expect("save");
     let hits = store.search_pages("z").expect("search");
     assert!(hits.iter().any(|h| h.title == "Zeppelins"), "{hits:?}");
 }
@@ -889,7 +901,10 @@ fn the_library_reads_the_same_from_its_indexes() {
     store.seed_bulk(&BulkSeed::new(150)).expect("seed");
     // A page fed by a second source, with tags of its own, and a stale page.
     let pages = store.pages_one_by_one().expect("pages");
-    assert!(pages.iter().any(|p| !p.tags.is_empty()), "the seed has tags");
+    assert!(
+        pages.iter().any(|p| !p.tags.is_empty()),
+        "the seed has tags"
+    );
     {
         let conn = store.lock();
         conn.execute(
@@ -924,8 +939,70 @@ fn the_library_reads_the_same_from_its_indexes() {
     };
     assert!(!wanted.is_empty());
     assert_eq!(wanted, before);
+    let counts = store.page_counts().expect("counts");
+    assert_eq!(counts.wanted, before.len() as u64);
     assert_eq!(
-        store.page_counts().expect("counts").wanted,
-        before.len() as u64
+        store.page_counts_but_wanted().expect("counts"),
+        PageCounts {
+            wanted: 0,
+            ..counts
+        }
     );
+}
+
+/// Lint's link figures read from indexes and each target resolved once give what reading
+/// link by link gave: the links of topic pages, and those that resolve to no page, in
+/// page and position order.
+#[test]
+fn lint_counts_links_as_it_did_link_by_link() {
+    let store = Store::open_in_memory().expect("open");
+    store.seed_bulk(&BulkSeed::new(120)).expect("seed");
+    let conn_rows = |sql: &str| -> Vec<(i64, String, String, String, bool)> {
+        let conn = store.lock();
+        let mut stmt = conn.prepare(sql).expect("prepare");
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .expect("query");
+        rows.collect::<rusqlite::Result<_>>().expect("rows")
+    };
+    let before = conn_rows(
+        "SELECT l.page_id, p.title, l.target_title, l.target_key,
+                EXISTS (SELECT 1 FROM page_versions v
+                        WHERE v.page_id = p.id AND v.version = p.version
+                          AND v.author_kind = 'person')
+         FROM page_links l JOIN pages p ON p.id = l.page_id
+         WHERE p.kind = 'topic'
+           AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.title_key = l.target_key)
+           AND NOT EXISTS (SELECT 1 FROM aliases a WHERE a.name_key = l.target_key
+                                                    AND a.former = 1)
+         ORDER BY l.page_id, l.position",
+    );
+    let now: Vec<(i64, String, String, String, bool)> = store
+        .unresolved_links()
+        .expect("unresolved")
+        .into_iter()
+        .map(|l| {
+            (
+                l.page_id.0,
+                l.page_title,
+                l.target_title,
+                l.target_key,
+                l.by_person,
+            )
+        })
+        .collect();
+    assert!(!before.is_empty());
+    assert_eq!(now, before);
+    let links: i64 = store
+        .lock()
+        .query_row(
+            "SELECT COUNT(*) FROM page_links l JOIN pages p ON p.id = l.page_id
+             WHERE p.kind = 'topic'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(store.link_counts().expect("counts").links, links as u64);
 }

@@ -1477,7 +1477,11 @@ fn question_matching_drops_common_words_only_past_the_bound() {
     let title = store.pages().expect("pages")[7].title.clone();
     let rare_word = title.split(' ').next().expect("a word").to_lowercase();
     let rare = all_of(&rare_word);
-    assert!(!rare.is_empty() && rare.len() < 50, "{rare_word}: {}", rare.len());
+    assert!(
+        !rare.is_empty() && rare.len() < 50,
+        "{rare_word}: {}",
+        rare.len()
+    );
 
     // Below the bound (the default is larger than this wiki): the words' pages ranked
     // together, as always.

@@ -247,16 +247,13 @@ fn ranked_topic_pages(
          ORDER BY rank, p.id
          LIMIT ?3",
     )?;
-    let rows = stmt.query_map(
-        params![query, since, limit as i64],
-        |row| {
-            Ok(FoundPage {
-                page_id: row.get(0)?,
-                title: row.get(1)?,
-                rank: Some(row.get(2)?),
-            })
-        },
-    )?;
+    let rows = stmt.query_map(params![query, since, limit as i64], |row| {
+        Ok(FoundPage {
+            page_id: row.get(0)?,
+            title: row.get(1)?,
+            rank: Some(row.get(2)?),
+        })
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 

@@ -187,6 +187,25 @@ impl Store {
     /// How many sources, topic pages, stale pages, wanted pages and saved answers there
     /// are.
     pub fn page_counts(&self) -> Result<PageCounts> {
+        self.counts(true)
+    }
+
+    /// [`Store::page_counts`] but for the wanted pages, left at 0: for a caller that lists
+    /// the wanted pages anyway ([`Store::wanted_page_links`], each once) and counts them
+    /// there, rather than resolving every link target twice.
+    pub fn page_counts_but_wanted(&self) -> Result<PageCounts> {
+        self.counts(false)
+    }
+
+    fn counts(&self, wanted: bool) -> Result<PageCounts> {
+        let wanted = if wanted {
+            format!(
+                "(SELECT COUNT(*) FROM (SELECT DISTINCT target_key FROM page_links) l
+                  WHERE {UNRESOLVED})"
+            )
+        } else {
+            "0".to_owned()
+        };
         self.read(
             || "counting pages".to_owned(),
             |conn| {
@@ -195,9 +214,7 @@ impl Store {
                         "SELECT (SELECT COUNT(*) FROM sources),
                                 (SELECT COUNT(*) FROM pages WHERE kind = 'topic'),
                                 (SELECT COUNT(*) FROM pages WHERE stale_reason IS NOT NULL),
-                                (SELECT COUNT(*) FROM (SELECT DISTINCT target_key
-                                                       FROM page_links) l
-                                 WHERE {UNRESOLVED}),
+                                {wanted},
                                 (SELECT COUNT(*) FROM pages WHERE kind = 'answer')"
                     ),
                     [],

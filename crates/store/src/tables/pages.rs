@@ -639,22 +639,29 @@ impl Store {
                     let (page, n): (PageId, i64) = row?;
                     feeding.insert(page, n);
                 }
-                let mut tags: HashMap<PageId, Vec<String>> = HashMap::new();
+                // The tagged sources first (`CROSS JOIN` keeps that order: a few
+                // thousand rows of an index, not every row of `page_sources`), sorted here
+                // by page, source and place in the list.
                 let mut stmt = conn.prepare_cached(
-                    "SELECT ps.page_id, json_quote(j.value)
+                    "SELECT ps.page_id, ps.source_id, j.key, json_quote(j.value)
                      FROM sources s INDEXED BY sources_tagged
-                     JOIN page_sources ps ON ps.source_id = s.id AND ps.by_title = 1,
+                     CROSS JOIN page_sources ps ON ps.source_id = s.id AND ps.by_title = 1,
                           json_each(s.tags) j
-                     WHERE s.tags <> '[]'
-                     ORDER BY ps.page_id, ps.source_id, j.key",
+                     WHERE s.tags <> '[]'",
                 )?;
                 // Each tag as JSON, read as the column is read: a tag that is not a
                 // string is an error naming `sources.tags`.
                 let rows = stmt.query_map([], |row| {
-                    Ok((row.get(0)?, json::column::<String>(row, 1, "sources.tags")?))
+                    Ok((
+                        (row.get(0)?, row.get(1)?, row.get(2)?),
+                        json::column::<String>(row, 3, "sources.tags")?,
+                    ))
                 })?;
-                for row in rows {
-                    let (page, tag): (PageId, String) = row?;
+                let mut listed: Vec<((PageId, SourceId, i64), String)> =
+                    rows.collect::<rusqlite::Result<_>>()?;
+                listed.sort_by_key(|(at, _)| *at);
+                let mut tags: HashMap<PageId, Vec<String>> = HashMap::new();
+                for ((page, _, _), tag) in listed {
                     tags.entry(page).or_default().push(tag);
                 }
                 let mut stmt = conn.prepare_cached(

@@ -233,10 +233,13 @@ impl Store {
             || "counting links".to_owned(),
             |conn| {
                 let n = |v: i64| u64::try_from(v).unwrap_or(0);
+                // Every link belongs to a page (a foreign key): the links of topic pages
+                // are all links but those of the few other pages, counted from indexes.
                 let (pages, links): (i64, i64) = conn.query_row(
                     "SELECT (SELECT COUNT(*) FROM pages WHERE kind = 'topic'),
-                            (SELECT COUNT(*) FROM page_links l JOIN pages p ON p.id = l.page_id
-                             WHERE p.kind = 'topic')",
+                            (SELECT COUNT(*) FROM page_links)
+                            - (SELECT COUNT(*) FROM page_links
+                               WHERE page_id IN (SELECT id FROM pages WHERE kind <> 'topic'))",
                     [],
                     |row| Ok((row.get(0)?, row.get(1)?)),
                 )?;
@@ -253,10 +256,16 @@ impl Store {
         self.read(
             || "listing links that resolve to no page".to_owned(),
             |conn| {
+                // Each link target is resolved once (a wiki has fewer targets than
+                // links), then the links to the targets that resolve to nothing are read.
                 let mut stmt = conn.prepare(&format!(
-                    "SELECT l.page_id, p.title, l.target_title, l.target_key, {BY_PERSON}
-                     FROM page_links l JOIN pages p ON p.id = l.page_id
-                     WHERE p.kind = 'topic' AND {UNRESOLVED}
+                    "WITH unresolved(key) AS MATERIALIZED (
+                         SELECT l.target_key FROM page_links l GROUP BY l.target_key
+                         HAVING {UNRESOLVED})
+                     SELECT l.page_id, p.title, l.target_title, l.target_key, {BY_PERSON}
+                     FROM unresolved u JOIN page_links l ON l.target_key = u.key
+                     JOIN pages p ON p.id = l.page_id
+                     WHERE p.kind = 'topic'
                      ORDER BY l.page_id, l.position"
                 ))?;
                 let rows = stmt.query_map([], |row| {
