@@ -110,32 +110,6 @@ fn bench(n: usize) -> Result<(), String> {
     );
 
     let wiki = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
-    if std::env::var_os("PROFILE_LIBRARY").is_some() {
-        let s = wiki.store_for_tests();
-        let t = Instant::now();
-        let _ = Wiki::open(dir.path()).map_err(|e| e.to_string())?;
-        println!("PROF open {}", ms(t.elapsed()));
-        let t = Instant::now();
-        let _ = s.pages();
-        println!("PROF pages {}", ms(t.elapsed()));
-        let t = Instant::now();
-        let _ = s.page_claim_counts();
-        println!("PROF claims {}", ms(t.elapsed()));
-        let t = Instant::now();
-        let _ = s.page_counts();
-        println!("PROF counts {}", ms(t.elapsed()));
-        let t = Instant::now();
-        let _ = s.wanted_page_links();
-        println!("PROF wanted {}", ms(t.elapsed()));
-        let t = Instant::now();
-        let l = wiki
-            .library(LibrarySort::Title, None)
-            .map_err(|e| e.to_string())?;
-        println!("PROF library {}", ms(t.elapsed()));
-        let t = Instant::now();
-        let _ = serde_json::to_string(&l);
-        println!("PROF json {}", ms(t.elapsed()));
-    }
     let t = Instant::now();
     let lib = wiki
         .library(LibrarySort::Updated, None)
