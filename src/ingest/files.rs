@@ -352,14 +352,39 @@ fn read_source_file(
         offset: error.valid_up_to(),
     })?;
     let normalised = normalise_text(raw);
-    let stem = path
-        .file_stem()
-        .and_then(|stem| clean_title(&stem.to_string_lossy()));
+    // The title a file's name gives: as written, without a Notion export's id; a folder's
+    // `README.md` or `index.md` is named after its folder.
+    let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let folder = path
+        .parent()
+        .and_then(Path::file_name)
+        .map(|f| f.to_string_lossy().into_owned());
+    let stem = file_stem
+        .as_deref()
+        .and_then(|s| wikimind_text::markdown::file_name_title(s, folder.as_deref()))
+        .or_else(|| file_stem.as_deref().and_then(clean_title));
+    let index = folder.is_some()
+        && file_stem
+            .as_deref()
+            .is_some_and(wikimind_text::markdown::is_index_file);
     let (meta, text) = match file_type {
-        FileType::Markdown => (markdown_meta(&normalised, stem.as_deref()), normalised),
+        FileType::Markdown => {
+            let mut meta = markdown_meta(&normalised, stem.as_deref());
+            // An index note is its folder's: the folder's name beats its H1 (a front
+            // matter `title` is still the author's word).
+            let titled = matches!(
+                wikimind_text::markdown::front_matter::front_matter(&normalised),
+                Some(Ok(front)) if front.title.is_some()
+            );
+            if index && !titled {
+                meta.title = stem.clone();
+            }
+            (meta, normalised)
+        }
         FileType::PlainText => (
             MarkdownMeta {
-                title: stem,
+                // A standalone first line is the file's own title; else its name.
+                title: wikimind_text::markdown::plain_text_title(&normalised).or(stem),
                 ..MarkdownMeta::default()
             },
             normalised,

@@ -60,6 +60,15 @@ pub struct Claim {
     pub quote: Option<String>,
 }
 
+/// The most key claims an answer may hold: the ceiling of every page's room. The schema
+/// says it (`maxItems`), and each page call sends a copy narrowed to that page's room.
+pub const MAX_KEY_CLAIMS: usize = 50;
+
+/// The longest `article_body` an answer may have, in characters: the ceiling of every
+/// page's room. The schema says it (`maxLength`), and each page call sends a copy narrowed
+/// to that page's room.
+pub const MAX_ARTICLE_BODY_CHARS: usize = 16_000;
+
 /// The answer of one compile call: everything needed to write one wiki article.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CompilationResult {
@@ -68,6 +77,7 @@ pub struct CompilationResult {
     /// Two or three sentences that say what the article is about.
     pub summary: String,
     /// The key claims, each tagged with its confidence. May be empty.
+    #[schemars(length(max = MAX_KEY_CLAIMS))]
     pub key_claims: Vec<Claim>,
     /// Concept names, reusing names the wiki already has.
     #[serde(default)]
@@ -79,6 +89,7 @@ pub struct CompilationResult {
     #[serde(default)]
     pub open_questions: Vec<String>,
     /// The article in markdown, with `[[wiki links]]`.
+    #[schemars(length(max = MAX_ARTICLE_BODY_CHARS))]
     pub article_body: String,
 }
 

@@ -17,7 +17,8 @@
 //!   lenient parser drops unknown fields anyway);
 //! - a tight whitespace pattern between JSON tokens (llguidance's `x-guidance` options).
 //!
-//! Existing bounds are kept when tighter. `$ref`s to `#/$defs/...` (and `#/definitions/...`)
+//! Existing bounds are kept when tighter: the narrower of the schema's bound (the
+//! contract's ceiling, or a page's room) and the budget's is written. `$ref`s to `#/$defs/...` (and `#/definitions/...`)
 //! are followed, so a definition used inside an array is bounded as such.
 
 use serde_json::{json, Map, Value};
@@ -167,8 +168,13 @@ impl Plan {
             // Quotes and escapes.
             self.overhead += 4.0 * multiplicity;
             match obj.get("maxLength").and_then(Value::as_u64) {
-                Some(n) => self.overhead += n as f64 * multiplicity,
-                None => self.add_string(pointer, class * multiplicity, class),
+                // A bound tight enough to take as it is.
+                Some(n) if (n as f64) <= f64::from(MIN_STRING_CHARS as u32) * class => {
+                    self.overhead += n as f64 * multiplicity;
+                }
+                // A looser bound (the contract's ceiling) is shared out like no bound, and
+                // the narrower of the two is written.
+                _ => self.add_string(pointer, class * multiplicity, class),
             }
         }
         if types.iter().any(|t| t == "array") {
@@ -219,7 +225,10 @@ fn apply(node: &mut Value, plan: &Plan, unit: f64, pointer: &str) {
     }
     if let Some((_, _, class)) = plan.strings.iter().find(|(p, _, _)| p == pointer) {
         let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(0);
-        let bound = ((unit * class) as u64).max(MIN_STRING_CHARS).max(min);
+        let mut bound = ((unit * class) as u64).max(MIN_STRING_CHARS).max(min);
+        if let Some(existing) = obj.get("maxLength").and_then(Value::as_u64) {
+            bound = bound.min(existing);
+        }
         obj.insert("maxLength".into(), json!(bound));
     }
     let keys: Vec<String> = obj.keys().cloned().collect();
@@ -369,6 +378,19 @@ mod tests {
             bounded["$defs"]["Claim"]["additionalProperties"],
             json!(false)
         );
+    }
+
+    #[test]
+    fn a_page_room_narrower_than_the_budget_is_kept_and_a_looser_one_narrowed() {
+        let mut page = contract();
+        page["properties"]["key_claims"]["maxItems"] = json!(3);
+        page["properties"]["article_body"]["maxLength"] = json!(200);
+        let b = bound_schema(&page, 8192);
+        assert_eq!(b["properties"]["key_claims"]["maxItems"], 3);
+        assert_eq!(b["properties"]["article_body"]["maxLength"], 200);
+        // The contract's ceiling (16,000 characters) is looser than a small budget's.
+        let small = bound_schema(&contract(), 512);
+        assert!(max_len(&small, "/properties/article_body") < 512);
     }
 
     #[test]

@@ -14,6 +14,8 @@ const KEPT: &[&str] = &[
     "required",
     "additionalProperties",
     "items",
+    "minItems",
+    "maxItems",
     "anyOf",
     "enum",
     "$ref",

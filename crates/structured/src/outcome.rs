@@ -95,6 +95,9 @@ pub enum RepairKind {
     ParsedScalarString,
     /// A field the schema does not declare was dropped.
     DroppedUnknownField,
+    /// An array over its `maxItems` lost the items after the bound, or a string over its
+    /// `maxLength` was cut at it (strict mode refuses both).
+    CutToBound,
 }
 
 impl RepairKind {
@@ -141,6 +144,7 @@ impl RepairKind {
         RepairKind::StringifiedScalar,
         RepairKind::ParsedScalarString,
         RepairKind::DroppedUnknownField,
+        RepairKind::CutToBound,
     ];
 
     /// The snake_case name used on the wire.
@@ -187,6 +191,7 @@ impl RepairKind {
             RepairKind::StringifiedScalar => "stringified_scalar",
             RepairKind::ParsedScalarString => "parsed_scalar_string",
             RepairKind::DroppedUnknownField => "dropped_unknown_field",
+            RepairKind::CutToBound => "cut_to_bound",
         }
     }
 

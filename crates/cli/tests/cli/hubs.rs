@@ -212,3 +212,88 @@ fn a_hub_of_120_notes_is_written_in_bounded_calls_and_lists_every_source() {
     assert_eq!(page["sources"].as_array().unwrap().len(), 131);
     assert!(page["flagged"].is_null() && page["stale_reason"].is_null());
 }
+
+/// Note `i` of a large hub: three sentences about `espresso`, each a claim of its own.
+fn rich_note(i: usize) -> String {
+    format!(
+        "# Roaster {i}\n\nRoaster {i} roasts beans for **espresso** in batch {i}.\n\n\
+         The drum of roaster {i} turns {} times a minute for **espresso**.\n\n\
+         Roaster {i} cools each **espresso** batch in {} seconds.\n",
+        40 + i % 7,
+        200 + i
+    )
+}
+
+#[test]
+fn a_full_hub_of_150_sources_is_written_and_never_flagged_for_being_full() {
+    // A context large enough that the page holds the most claims a page may hold (50).
+    let server = TestServer::builder()
+        .models(["qwen2.5:3b"])
+        .context_length(32_768)
+        .start();
+    let env = Env::new(&server);
+    for i in 1..=150 {
+        env.write_note(&format!("roaster-{i:03}.md"), &rich_note(i));
+    }
+    env.json(&["ingest", env.notes().to_str().unwrap()]);
+    // `json` asserts the run exits 0: no page is flagged or failed.
+    let reports = env.json(&["compile"]);
+    let hub = hub_report(&reports);
+    assert_eq!(hub["outcome"], "written", "{hub}");
+    assert_eq!(hub["sources"], 150, "{hub}");
+    let page = env.json(&["show", "espresso"]);
+    assert!(page["flagged"].is_null(), "{}", page["flagged"]);
+    let claims = page["key_claims"].as_array().unwrap().len();
+    assert_eq!(claims, 50, "the page is full: {claims} claims");
+
+    // Every call is bounded: the schema each page call sends says the page's room.
+    let calls: Vec<_> = server
+        .chat_requests()
+        .into_iter()
+        .filter(|r| r.first_user_message().starts_with("Topic: espresso"))
+        .collect();
+    assert!(!calls.is_empty());
+    for call in &calls {
+        let format = &call.body["format"];
+        assert_eq!(
+            format["properties"]["key_claims"]["maxItems"], 50,
+            "{format}"
+        );
+        assert!(
+            format["properties"]["article_body"]["maxLength"]
+                .as_u64()
+                .is_some_and(|n| n > 0),
+            "{format}"
+        );
+    }
+
+    // Twelve more sources, each with claims of its own: the full page lets its least
+    // supported claims go for them, and says which left and why.
+    for i in 151..=162 {
+        env.write_note(&format!("roaster-{i:03}.md"), &rich_note(i));
+    }
+    env.json(&["ingest", env.notes().to_str().unwrap()]);
+    let reports = env.json(&["compile"]);
+    let hub = hub_report(&reports);
+    assert_eq!(hub["outcome"], "written", "{hub}");
+    let left = hub["claims_left"]
+        .as_array()
+        .expect("claims left the full page");
+    assert!(!left.is_empty() && left.len() <= 12, "{hub}");
+    for claim in left {
+        assert!(claim["why"].as_str().unwrap().contains("full"), "{claim}");
+    }
+    let page = env.json(&["show", "espresso"]);
+    assert!(page["flagged"].is_null(), "{}", page["flagged"]);
+    let claims = page["key_claims"].as_array().unwrap();
+    assert_eq!(claims.len(), 50);
+    let sources = page["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 162);
+    let newest = sources.last().unwrap()["source_id"].clone();
+    assert!(
+        claims
+            .iter()
+            .any(|c| c["source_ids"].as_array().unwrap().contains(&newest)),
+        "a new source is written in"
+    );
+}

@@ -71,6 +71,9 @@ pub(crate) fn links_of(result: &CompilationResult) -> Vec<NewLink> {
         target: s.clone(),
         context: String::new(),
     }));
+    // The last door: a target that still carries link syntax (a link the body's two
+    // readings split differently) names no page.
+    links.retain(|l| wikimind_text::name_rule::not_a_written_name(&l.target).is_none());
     links
 }
 
@@ -163,15 +166,22 @@ pub fn judge_with(
     }
 }
 
-/// The concepts and backlink suggestions of `result` reduced to the pages they name, by the
-/// markdown reader's link rule (`[[T#h|s]]`, `T|shown` and `T#Heading` name `T`); names of
-/// nothing (`#Heading`, `photo.jpg`) and repeats dropped.
+/// The title, concepts and backlink suggestions of `result` reduced to the pages they name,
+/// by the one rule of names ([`wikimind_text::name_rule::reduce_link_syntax`]:
+/// `[[T#h|s]]`, `[t](T.md)`, `T|shown` and `T#Heading` name `T`); concepts and suggestions
+/// that name nothing (`#Heading`, `photo.jpg`) or still carry link syntax (a sentence with
+/// a link in it), and repeats, dropped.
 fn reduce_names(result: &mut CompilationResult) {
+    // A title written as a link names the link's target; one that still carries link
+    // syntax is left for the name rules to refuse.
+    if let Ok(title) = wikimind_text::name_rule::reduce_link_syntax(&result.title) {
+        result.title = title;
+    }
     fn reduce(names: &mut Vec<String>) {
         let mut seen = std::collections::HashSet::new();
         *names = names
             .iter()
-            .filter_map(|n| wikimind_text::markdown::reduce_name(n))
+            .filter_map(|n| wikimind_text::name_rule::reduce_link_syntax(n).ok())
             .filter(|n| seen.insert(crate::text::key::page_key(n)))
             .collect();
     }
@@ -296,6 +306,76 @@ mod tests {
         match judge(raw, true, SOURCE, &schema()) {
             Judgement::Accept(a) => assert!(a.truncated),
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// A name a model or a note writes, made of every markdown construct.
+    fn any_name() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            Just("Espresso"),
+            Just("Supported formats"),
+            Just("C#"),
+            Just("[[Sync]]"),
+            Just("[[Sync"),
+            Just("Sync]]"),
+            Just("[[Folder/Note#Heading|shown]]"),
+            Just("![[photo.png]]"),
+            Just("[[T#^block]]"),
+            Just("[[x^y]]"),
+            Just("[text](Note%20name.md)"),
+            Just("[text](<Other note.md>)"),
+            Just("[site](https://example.org)"),
+            Just("|"),
+            Just("^"),
+            Just("["),
+            Just("]"),
+            Just("You can add"),
+            Just("to a vault."),
+        ];
+        proptest::collection::vec(piece, 1..5).prop_map(|parts| parts.join(" "))
+    }
+
+    proptest::proptest! {
+        /// The model's doors — its title, concepts, backlink suggestions and body links —
+        /// through the reading of an answer and the name rules: no name a digest gives
+        /// carries link syntax.
+        #[test]
+        fn no_name_of_a_digest_carries_link_syntax(
+            title in any_name(),
+            concepts in proptest::collection::vec(any_name(), 0..4),
+            links in proptest::collection::vec(any_name(), 0..4),
+            own in proptest::option::of(any_name()),
+        ) {
+            use crate::tasks::names::{apply_name_rules, SourceNames};
+            use wikimind_text::name_rule::carries_link_syntax;
+            let body = links.iter().map(|l| format!("See [[{l}]] and {l}.")).collect::<Vec<_>>().join("\n");
+            let raw = serde_json::json!({
+                "title": title, "summary": "s", "key_claims": [],
+                "concepts": concepts, "backlink_suggestions": links,
+                "article_body": body,
+            }).to_string();
+            let Judgement::Accept(accepted) = judge(&raw, false, SOURCE, &schema()) else {
+                return Ok(());
+            };
+            let mut result = accepted.result;
+            let text = format!("{SOURCE} {title} {}", concepts.join(" "));
+            let own = own.as_deref().and_then(wikimind_text::markdown::clean_title);
+            let report = apply_name_rules(&mut result, &SourceNames {
+                text: &text,
+                own_title: own.as_deref(),
+                note_title: None,
+                file_stem: None,
+            });
+            if report.title_is_page {
+                proptest::prop_assert!(!carries_link_syntax(&result.title), "{:?}", result.title);
+            }
+            for name in result.concepts.iter().chain(&result.backlink_suggestions) {
+                proptest::prop_assert!(!carries_link_syntax(name), "{:?}", name);
+            }
+            for link in links_of(&result) {
+                proptest::prop_assert!(!carries_link_syntax(&link.target), "{:?}", link.target);
+            }
         }
     }
 }

@@ -2,11 +2,12 @@
 //! ([`wikimind_text::name_rule`]): the title, concepts, backlink suggestions and body links
 //! a model proposes become pages only when they are names the source says.
 //!
-//! - **Honest titles**: a title the source does not say (`The 100% Natural Coffee` for a
-//!   note on cold brew) gives way to the source's own title, and the report says so
-//!   ([`NameReport::title_note`]). A title that is the source's own is always kept, whatever
-//!   it looks like (a daily note `2024-01-15`). A source without a title of its own keeps
-//!   the model's.
+//! - **Honest titles**: a model's title never replaces a source's own title (a note's
+//!   front matter `title` or H1, a text file's standalone first line, a file's name, a web
+//!   page's title): the report says what the model proposed ([`NameReport::title_note`]),
+//!   and a proposal that is no name the source says is listed as rejected. A title that is
+//!   the source's own is always kept, whatever it looks like (a daily note `2024-01-15`).
+//!   A source without a title of its own keeps the model's when it is a name it says.
 //! - **Names**: concepts and backlink suggestions that are not names, or that the source
 //!   does not say, are left out; a body link to one is unlinked (its text stays). Each is
 //!   listed in [`NameReport::rejected`].
@@ -23,8 +24,8 @@ use crate::contract::CompilationResult;
 pub struct RejectedName {
     /// The name as the model wrote it (reduced to its link target).
     pub name: String,
-    /// Why (`empty`, `no_letters`, `markdown_syntax`, `attachment`, `too_long`,
-    /// `function_word`, `not_in_source`).
+    /// Why (`empty`, `no_letters`, `markdown_syntax`, `link_syntax`, `link_fragment`,
+    /// `attachment`, `too_long`, `function_word`, `clause`, `not_in_source`).
     pub reason: &'static str,
 }
 
@@ -87,47 +88,52 @@ pub fn apply_name_rules(result: &mut CompilationResult, source: &SourceNames<'_>
         }
     };
 
-    // The title. A note that names itself is compiled under that name: a model's other
-    // title, however well the note says it (`Coffee` for a note on grind size), would put
-    // unrelated notes on one page.
-    if let Some(named) = source.note_title.filter(|t| !topic_key(t).is_empty()) {
-        if topic_key(named) != topic_key(&result.title) {
-            let proposed = std::mem::replace(&mut result.title, named.to_owned());
-            report.title_note = Some(format!(
-                "the note's own title '{named}' was kept (the model proposed '{}')",
-                one_line(&proposed)
-            ));
-        }
-        names_said(result, &evidence, &mut report);
-        return report;
-    }
-    let own = source.own_title.filter(|t| !topic_key(t).is_empty());
-    let is_own = own.is_some_and(|own| topic_key(own) == topic_key(&result.title));
-    if !is_own {
-        if let Some(reason) = evidence.judge(&result.title) {
-            if own.is_none() {
-                reject(&mut report, &result.title.clone(), reason);
-                report.title_is_page = false;
-                report.title_note = Some(format!(
-                    "title '{}' is not a name the source says ({reason}) and the source has no \
-                     title of its own: the digest feeds only the pages of the names it gives",
-                    one_line(&result.title)
-                ));
-            }
-            if let Some(own) = own {
-                let proposed = std::mem::replace(&mut result.title, own.to_owned());
-                reject(&mut report, &proposed, reason);
-                report.title_note = Some(match reason {
-                    NotAName::NotInSource => {
-                        format!("title not in the source: used the source's title '{own}'")
+    // The title. A source that names itself (a note's front matter `title` or H1, a file's
+    // name, a web page's title) is compiled under that name: a model's other title, however
+    // well the source says it (`Coffee` for a note on grind size), would put unrelated
+    // notes on one page.
+    let own = source
+        .note_title
+        .or(source.own_title)
+        .filter(|t| !topic_key(t).is_empty());
+    if let Some(own) = own {
+        // A spelling of the same name stays (`grind sizes` for `Grind Size`), unless it
+        // carries link syntax.
+        let same = topic_key(&result.title) == topic_key(own)
+            && !wikimind_text::name_rule::carries_link_syntax(&result.title);
+        let proposed = if same {
+            result.title.clone()
+        } else {
+            std::mem::replace(&mut result.title, own.to_owned())
+        };
+        if topic_key(&proposed) != topic_key(own) {
+            report.title_note = Some(match evidence.judge(&proposed) {
+                Some(reason) => {
+                    reject(&mut report, &proposed, reason);
+                    match reason {
+                        NotAName::NotInSource => {
+                            format!("title not in the source: used the source's title '{own}'")
+                        }
+                        other => format!(
+                            "title '{}' is not a name ({other}): used the source's title '{own}'",
+                            one_line(&proposed)
+                        ),
                     }
-                    other => format!(
-                        "title '{}' is not a name ({other}): used the source's title '{own}'",
-                        one_line(&proposed)
-                    ),
-                });
-            }
+                }
+                None => format!(
+                    "the note's own title '{own}' was kept (the model proposed '{}')",
+                    one_line(&proposed)
+                ),
+            });
         }
+    } else if let Some(reason) = evidence.judge(&result.title) {
+        reject(&mut report, &result.title.clone(), reason);
+        report.title_is_page = false;
+        report.title_note = Some(format!(
+            "title '{}' is not a name the source says ({reason}) and the source has no \
+             title of its own: the digest feeds only the pages of the names it gives",
+            one_line(&result.title)
+        ));
     }
 
     names_said(result, &evidence, &mut report);
@@ -234,12 +240,15 @@ mod tests {
         );
         assert_eq!(report.rejected[0].reason, "not_in_source");
 
+        // A title the source says still never replaces its own.
         let mut said = result("Coarse Grounds", &[], "b");
-        assert!(apply_name_rules(&mut said, &source).title_note.is_none());
+        let report = apply_name_rules(&mut said, &source);
+        assert_eq!(said.title, "Cold Brew");
         assert_eq!(
-            said.title, "Coarse Grounds",
-            "a title the source says is kept"
+            report.title_note.as_deref(),
+            Some("the note's own title 'Cold Brew' was kept (the model proposed 'Coarse Grounds')")
         );
+        assert!(report.rejected.is_empty());
 
         let mut daily = result("2024-01-15", &[], "b");
         let note = SourceNames {

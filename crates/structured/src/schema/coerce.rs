@@ -42,6 +42,13 @@ impl Schema {
         match v {
             Value::Object(obj) => self.coerce_object(obj, t, path, repairs, depth),
             Value::Array(items) => {
+                // Over its bound: the items after it are cut (the first ones are kept).
+                if let Some(max) = node.max_items.and_then(|m| usize::try_from(m).ok()) {
+                    if items.len() > max {
+                        items.truncate(max);
+                        repairs.push(Repair::new(RepairKind::CutToBound, path.clone()));
+                    }
+                }
                 if let Some(item) = node.items {
                     for (i, it) in items.iter_mut().enumerate() {
                         let plen = path.len();
@@ -52,6 +59,11 @@ impl Schema {
                 }
             }
             Value::String(s) => {
+                if let Some(max) = node.max_length.and_then(|m| usize::try_from(m).ok()) {
+                    if cut_to_chars(s, max) {
+                        repairs.push(Repair::new(RepairKind::CutToBound, path.clone()));
+                    }
+                }
                 let options: &[Value] = match (&node.enumeration, &node.constant) {
                     (Some(opts), _) => opts,
                     (_, Some(c)) => std::slice::from_ref(c),
@@ -398,5 +410,45 @@ impl Schema {
             }
         }
         Some(Value::Object(obj))
+    }
+}
+
+/// Cuts `s` to at most `max` characters (as JSON Schema counts them: code points), at the
+/// last space when one falls in the last fifth of the bound so a word is not split.
+/// Whether it was cut.
+pub(crate) fn cut_to_chars(s: &mut String, max: usize) -> bool {
+    let Some((end, _)) = s.char_indices().nth(max) else {
+        return false;
+    };
+    let head = &s[..end];
+    let floor = head.len() - head.len() / 5;
+    let end = match head.rfind(char::is_whitespace) {
+        Some(space) if space >= floor && space > 0 => space,
+        _ => end,
+    };
+    s.truncate(end);
+    let trimmed = s.trim_end().len();
+    s.truncate(trimmed);
+    true
+}
+
+#[cfg(test)]
+mod cut_tests {
+    use super::cut_to_chars;
+
+    #[test]
+    fn a_string_is_cut_at_its_bound_in_characters_and_at_a_space_near_it() {
+        let mut s = "ééééé".to_string();
+        assert!(cut_to_chars(&mut s, 3));
+        assert_eq!(s, "ééé");
+        let mut s = "one two three four five".to_string();
+        assert!(cut_to_chars(&mut s, 16));
+        assert_eq!(s, "one two three");
+        let mut s = "short".to_string();
+        assert!(!cut_to_chars(&mut s, 5));
+        assert_eq!(s, "short");
+        let mut s = "x".repeat(40);
+        assert!(cut_to_chars(&mut s, 0));
+        assert_eq!(s, "");
     }
 }

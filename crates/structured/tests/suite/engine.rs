@@ -227,6 +227,44 @@ fn strict_mode_repairs_nothing() {
     assert_eq!(out.value, json!([1, "x", null]));
 }
 
+/// An answer over the contract's ceilings (`key_claims` `maxItems`, `article_body`
+/// `maxLength`): lenient mode cuts it at the bound and records the cut; strict mode refuses.
+#[test]
+fn lenient_cuts_what_is_over_its_bound_and_strict_refuses_it() {
+    let claims: Vec<Value> = (0..60)
+        .map(|i| json!({"claim": format!("c{i}"), "confidence": "inferred"}))
+        .collect();
+    let answer = json!({
+        "title": "T", "summary": "S", "key_claims": claims,
+        "article_body": "word ".repeat(4_000),
+    })
+    .to_string();
+    let err = parse_json(&answer, &compilation(), Mode::Strict).unwrap_err();
+    let lines = err.lines();
+    assert!(
+        lines.iter().any(|l| l.starts_with("/key_claims:")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("/article_body:")),
+        "{lines:?}"
+    );
+    let out = parse_json(&answer, &compilation(), Mode::Lenient).unwrap();
+    let kept = out.value["key_claims"].as_array().unwrap();
+    assert_eq!(kept.len(), 50);
+    assert_eq!(kept[49]["claim"], "c49", "the first items are kept");
+    let body = out.value["article_body"].as_str().unwrap();
+    assert!(body.chars().count() <= 16_000 && body.chars().count() > 15_000);
+    assert!(body.ends_with("word"), "cut at a space");
+    let cuts: Vec<&str> = out
+        .repairs
+        .iter()
+        .filter(|r| r.kind == RepairKind::CutToBound)
+        .map(|r| r.path.as_str())
+        .collect();
+    assert_eq!(cuts, ["/key_claims", "/article_body"]);
+}
+
 #[test]
 fn strict_mode_validates_without_coercing() {
     let answer = r#"{"title":"T","summary":"S","key_claims":[{"claim":"c","confidence":"Sourced"}],"article_body":"B"}"#;

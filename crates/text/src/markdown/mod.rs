@@ -90,19 +90,31 @@ pub fn read_note(raw: &str, file_stem: Option<&str>) -> Note {
             tags.push(tag);
         }
     }
+    // An alias is a name like any other: written as a link, it is the link's target; one
+    // that still carries link syntax is none.
+    let mut aliases: Vec<String> = Vec::new();
+    for alias in front.aliases {
+        if let Ok(alias) = crate::name_rule::reduce_link_syntax(&alias) {
+            if !aliases.contains(&alias) {
+                aliases.push(alias);
+            }
+        }
+    }
     Note {
         readable,
         title,
-        aliases: front.aliases,
+        aliases,
         tags,
         front_matter_error: error,
     }
 }
 
-/// Trims a title, collapses its whitespace and cuts it to [`MAX_TITLE_CHARS`]; `None` when
-/// blank.
+/// Trims a title, reads its links as their text and drops what is left of link syntax
+/// ([`crate::name_rule::title_without_link_syntax`]), collapses its whitespace and cuts it
+/// to [`MAX_TITLE_CHARS`]; `None` when blank.
 pub fn clean_title(raw: &str) -> Option<String> {
-    let mut title = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A title never carries link syntax: its links read as their text.
+    let mut title = crate::name_rule::title_without_link_syntax(raw);
     if title.is_empty() {
         return None;
     }
@@ -111,6 +123,63 @@ pub fn clean_title(raw: &str) -> Option<String> {
         title.push('…');
     }
     Some(title)
+}
+
+/// The longest first line of a plain text file that may be its title, in characters.
+pub const MAX_FIRST_LINE_TITLE_CHARS: usize = 80;
+
+/// The title a plain text file gives itself: its first line when that line stands alone —
+/// short (at most [`MAX_FIRST_LINE_TITLE_CHARS`] characters, not ending a sentence with
+/// `.`, `,`, `;` or `:`) and followed by a blank line. `None` otherwise (the file's name is
+/// its title then).
+pub fn plain_text_title(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    let first = lines.next()?.trim();
+    let next = lines.next()?;
+    if !next.trim().is_empty() || first.is_empty() {
+        return None;
+    }
+    if first.chars().count() > MAX_FIRST_LINE_TITLE_CHARS || first.ends_with(['.', ',', ';', ':']) {
+        return None;
+    }
+    clean_title(first)
+}
+
+/// Whether a file named `stem` (without extension) is the index of its folder, as docs
+/// sites and GitHub name them: `README` (any case), `index` or `_index` (lower case: an
+/// Obsidian vault's `Index.md` is a note named `Index`).
+pub fn is_index_file(stem: &str) -> bool {
+    let stem = stem.trim();
+    stem.eq_ignore_ascii_case("readme") || stem == "index" || stem == "_index"
+}
+
+/// `stem` without the id a Notion export appends to every file and folder name
+/// (`Page title 1a2b…` with 32 hex digits after a space); as it is otherwise.
+pub fn without_notion_id(stem: &str) -> &str {
+    let trimmed = stem.trim_end();
+    match trimmed.rsplit_once(' ') {
+        Some((title, id))
+            if id.len() == 32
+                && id.bytes().all(|b| b.is_ascii_hexdigit())
+                && !title.trim().is_empty() =>
+        {
+            title.trim_end()
+        }
+        _ => stem,
+    }
+}
+
+/// The title a file's name gives its note: the name as written (`stem`, without
+/// extension) without a Notion export's id; for a folder's index file (`README.md`,
+/// `index.md`, see [`is_index_file`]) the name of its `folder` instead, when it has one.
+/// Never carries link syntax ([`clean_title`]).
+pub fn file_name_title(stem: &str, folder: Option<&str>) -> Option<String> {
+    if is_index_file(stem) {
+        if let Some(title) = folder.map(without_notion_id).and_then(clean_title) {
+            return Some(title);
+        }
+    }
+    clean_title(without_notion_id(stem))
 }
 
 /// The text of the first level-one ATX heading (`# Title`) outside code fences, with
@@ -237,6 +306,54 @@ mod tests {
         let error = note.front_matter_error.expect("an error");
         assert!((2..=3).contains(&error.line), "{error:?}");
         assert!(note.readable.text.starts_with("---\ntitle"), "kept as text");
+    }
+
+    #[test]
+    fn a_plain_text_file_is_titled_by_its_first_line_when_it_stands_alone() {
+        let cases: &[(&str, Option<&str>)] = &[
+            (
+                "Cold Brew\n\nSteep coarse grounds for 12 hours.\n",
+                Some("Cold Brew"),
+            ),
+            ("  Cold   Brew  \n   \nText.", Some("Cold Brew")),
+            ("Cold brew steeps coarse grounds.\n\nMore.", None),
+            ("Cold Brew\nSteep coarse grounds.\n", None),
+            ("Cold Brew", None),
+            ("\n\nText.", None),
+            (&"word ".repeat(20), None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(plain_text_title(text).as_deref(), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_name_gives_a_title_without_a_notion_id_and_an_index_its_folders_name() {
+        let id = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d";
+        assert_eq!(
+            file_name_title(&format!("Meeting notes {id}"), None).as_deref(),
+            Some("Meeting notes")
+        );
+        assert_eq!(
+            file_name_title("cold-brew", None).as_deref(),
+            Some("cold-brew")
+        );
+        assert_eq!(
+            file_name_title("index", Some("Getting started")).as_deref(),
+            Some("Getting started")
+        );
+        assert_eq!(
+            file_name_title("README", Some(&format!("Projects {id}"))).as_deref(),
+            Some("Projects")
+        );
+        assert_eq!(file_name_title("readme", None).as_deref(), Some("readme"));
+        // Not an id: too short, not hex, or the whole name.
+        assert_eq!(without_notion_id("Release 2024"), "Release 2024");
+        assert_eq!(without_notion_id(id), id);
+        assert_eq!(
+            without_notion_id("Plan 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6z"),
+            "Plan 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6z"
+        );
     }
 
     #[test]

@@ -93,13 +93,15 @@ pub struct FailedDigest {
 }
 
 /// The title a source gives itself: a note written in the wiki, the title its person gave
-/// it; else the front matter's `title` or the first H1 of its raw text (read before the
-/// front matter leaves the text).
+/// it; a file, the title read when it was ingested (its front matter `title`, a folder's
+/// index named after its folder, its first H1, a text file's standalone first line, else
+/// its file name); else the front matter's `title` or the first H1 of its raw text (read
+/// before the front matter leaves the text).
 pub fn note_title(source: &Source) -> Option<String> {
-    if source.kind == SourceKind::Note {
-        source.title.clone()
-    } else {
-        wikimind_text::markdown::read_note(&source.text, None).title
+    match source.kind {
+        SourceKind::Note => source.title.clone(),
+        SourceKind::File if source.title.is_some() => source.title.clone(),
+        _ => wikimind_text::markdown::read_note(&source.text, None).title,
     }
 }
 

@@ -15,6 +15,7 @@ use crate::topic::topic_key;
 
 use crate::ground::index::{normalise, GroundingIndex};
 use crate::prompts::templates::{Prompt, PromptTemplate};
+use crate::structured::Schema;
 
 /// The shortest share of the previous body a rewrite keeps, unless a source left or shrank.
 pub(crate) const KEEP_BODY: f64 = 0.7;
@@ -134,8 +135,10 @@ impl SourceTexts {
 
 /// The least a page holds, in claims, however small the context.
 const MIN_CLAIMS: usize = 3;
-/// The most claims a page holds, however large the context.
-const MAX_CLAIMS: usize = 50;
+/// The most claims a page holds, however large the context: the contract's ceiling.
+const MAX_CLAIMS: usize = crate::contract::MAX_KEY_CLAIMS;
+/// The longest body a page holds, however large the context: the contract's ceiling.
+const MAX_BODY_CHARS: usize = crate::contract::MAX_ARTICLE_BODY_CHARS;
 /// About how many characters one claim takes in the prompt (its text, quote and sources).
 const CLAIM_CHARS: usize = 250;
 /// The shortest body a page may be given room for, in characters.
@@ -172,7 +175,7 @@ impl PageRoom {
         let page = free / 5 * 2;
         PageRoom {
             max_claims: (page / 2 / CLAIM_CHARS).clamp(MIN_CLAIMS, MAX_CLAIMS),
-            max_body_chars: (page / 2).max(MIN_BODY_CHARS),
+            max_body_chars: (page / 2).clamp(MIN_BODY_CHARS, MAX_BODY_CHARS),
             material_chars: free / 5 * 2,
             listing_chars: free / 15,
         }
@@ -316,8 +319,8 @@ pub(crate) fn plan_page(material: &PageMaterial, room: &PageRoom) -> PagePlan {
     }
 }
 
-/// A claim of the page as last written that a rewrite keeps, unless it makes room for a
-/// new source's.
+/// A claim of the page as last written that a rewrite keeps, unless the page is full and
+/// it is among the least supported.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct KeptClaim {
     /// The sources holding it that still feed the page unchanged: the rewrite keeps a
@@ -325,6 +328,26 @@ pub(crate) struct KeptClaim {
     pub holders: Vec<SourceId>,
     /// It, for the feedback.
     pub label: String,
+    /// It as the page had it, to put back when an answer leaves it out.
+    pub claim: PageClaim,
+}
+
+/// A claim of the page as last written that a rewrite let go of, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LeftClaim {
+    /// The claim as the page had it (its sources named).
+    pub claim: PageClaim,
+    /// Why it left, for a person.
+    pub why: String,
+}
+
+/// A rewrite's claims once the page's rule is applied (see [`Guard::settle`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Settled {
+    /// The claims the page holds, at most its room.
+    pub claims: Vec<PageClaim>,
+    /// The claims of the page as last written that left it to make room.
+    pub left: Vec<LeftClaim>,
 }
 
 /// What a rewrite must keep and gain (see the module documentation), within the page's
@@ -338,10 +361,6 @@ pub(crate) struct Guard {
     /// about the topic, each with a label for the feedback: the rewrite gains a claim
     /// grounded in each.
     pub gained: Vec<(SourceId, String)>,
-    /// How many kept claims the rewrite may let go to make room for the new digests' (the
-    /// page holds at most `max_claims`): as many as the previous claims and one for each
-    /// new digest are over that.
-    pub may_drop: usize,
     /// The most key claims the page holds.
     pub max_claims: usize,
     /// The body's length (in characters) below which a rewrite lost too much; `None` when
@@ -351,6 +370,11 @@ pub(crate) struct Guard {
     pub max_body_chars: usize,
     /// The previous body's length, for the feedback.
     pub previous_body_chars: usize,
+    /// The sources feeding the page, oldest first: a claim's age is that of its newest
+    /// source.
+    feeding: Vec<SourceId>,
+    /// The claims of the page as last written.
+    previous: Vec<PageClaim>,
 }
 
 /// How many sources or claims a rewrite lost are named in its problem.
@@ -365,6 +389,13 @@ fn named(items: &[&str]) -> String {
     out
 }
 
+/// Whether `claims` has a grounded claim held by `id`.
+fn holds(claims: &[PageClaim], id: &SourceId) -> bool {
+    claims
+        .iter()
+        .any(|c| c.claim.grounded && c.source_ids.contains(id))
+}
+
 impl Guard {
     /// What a rewrite of `material`'s page must keep within `room`. The new or changed
     /// digests of `material` are those of this call.
@@ -376,8 +407,9 @@ impl Guard {
             .filter(|d| !d.changed && !d.shrank)
             .map(|d| d.source_id)
             .collect();
-        let kept: Vec<KeptClaim> = previous(material)
-            .map_or(&[][..], |p| &p.claims[..])
+        let feeding: Vec<SourceId> = material.digests.iter().map(|d| d.source_id).collect();
+        let before: Vec<PageClaim> = previous(material).map_or(Vec::new(), |p| p.claims.clone());
+        let kept: Vec<KeptClaim> = before
             .iter()
             .filter(|c| c.claim.grounded)
             .filter_map(|c| {
@@ -387,6 +419,8 @@ impl Guard {
                     .copied()
                     .filter(|s| unchanged.contains(s))
                     .collect();
+                let mut claim = c.clone();
+                claim.source_ids.retain(|s| feeding.contains(s));
                 (!holders.is_empty()).then(|| KeptClaim {
                     label: format!(
                         "\"{}\" (source {})",
@@ -397,6 +431,7 @@ impl Guard {
                         holders[0]
                     ),
                     holders,
+                    claim,
                 })
             })
             .collect();
@@ -410,11 +445,6 @@ impl Guard {
                 )
             })
             .collect();
-        // Each new digest may bring a claim; a full page lets go of as many as it must.
-        let previous_claims = previous(material).map_or(0, |p| p.claims.len());
-        let may_drop = (previous_claims + material.changed().count())
-            .saturating_sub(room.max_claims)
-            .min(kept.len());
         let previous_body_chars = previous(material).map_or(0, |p| p.body.chars().count());
         let min_body_chars = (!material.may_shrink() && previous_body_chars > 0).then(|| {
             (previous_body_chars.min(room.max_body_chars) as f64 * KEEP_BODY).ceil() as usize
@@ -422,27 +452,86 @@ impl Guard {
         Guard {
             kept,
             gained,
-            may_drop,
             max_claims: room.max_claims,
             min_body_chars,
             max_body_chars: room.max_body_chars,
             previous_body_chars,
+            feeding,
+            previous: before,
         }
     }
 
-    /// The problems of a rewrite with `claims` and `body`, one line each (empty: it keeps
-    /// what it must).
-    pub fn problems(&self, claims: &[PageClaim], body: &str) -> Vec<String> {
-        let holds = |id: &SourceId| {
-            claims
+    /// How well `claim` is supported, lowest first: by how many feeding sources hold it
+    /// (an ungrounded claim by none), then by the age of its newest source (oldest first).
+    fn support(&self, claim: &PageClaim) -> (usize, usize) {
+        if !claim.claim.grounded {
+            return (0, 0);
+        }
+        let positions: Vec<usize> = claim
+            .source_ids
+            .iter()
+            .filter_map(|s| self.feeding.iter().position(|f| f == s))
+            .collect();
+        (positions.len(), positions.iter().max().map_or(0, |p| p + 1))
+    }
+
+    /// The page's rule applied to a rewrite's `claims`: every claim the page had whose
+    /// sources still feed it unchanged and that the rewrite left out is put back, and
+    /// when that is more than the page holds, the least supported claims (held by the
+    /// fewest sources, then the oldest) give way — never the first claim of a new source
+    /// the page must gain. The claims of the page as last written that give way are
+    /// returned with why; each stays in its sources' digests.
+    pub fn settle(&self, mut claims: Vec<PageClaim>) -> Settled {
+        let put_back: Vec<PageClaim> = self
+            .kept
+            .iter()
+            .filter(|k| !k.holders.iter().any(|h| holds(&claims, h)))
+            .map(|k| k.claim.clone())
+            .collect();
+        claims.extend(put_back);
+        let mut protected = vec![false; claims.len()];
+        for (id, _) in &self.gained {
+            if let Some(i) = claims
                 .iter()
-                .any(|c| c.claim.grounded && c.source_ids.contains(id))
-        };
+                .position(|c| c.claim.grounded && c.source_ids.contains(id))
+            {
+                protected[i] = true;
+            }
+        }
+        let mut left = Vec::new();
+        while claims.len() > self.max_claims {
+            let Some(weakest) = (0..claims.len())
+                .filter(|&i| !protected[i])
+                .min_by_key(|&i| (self.support(&claims[i]), std::cmp::Reverse(i)))
+            else {
+                break;
+            };
+            let claim = claims.remove(weakest);
+            protected.remove(weakest);
+            if self.previous.iter().any(|p| same_claim(p, &claim)) {
+                let (sources, _) = self.support(&claim);
+                left.push(LeftClaim {
+                    why: format!(
+                        "the page was full ({} claims) and new sources added claims; \
+                         held by {sources} source(s), it was among the least supported \
+                         (fewest sources, then oldest)",
+                        self.max_claims
+                    ),
+                    claim,
+                });
+            }
+        }
+        Settled { claims, left }
+    }
+
+    /// The problems of a rewrite whose claims, settled ([`Guard::settle`]), are `claims`
+    /// and whose body is `body`, one line each (empty: it keeps what it must).
+    pub fn problems(&self, claims: &[PageClaim], body: &str) -> Vec<String> {
         let mut problems = Vec::new();
         let missing: Vec<&str> = self
             .gained
             .iter()
-            .filter(|(id, _)| !holds(id))
+            .filter(|(id, _)| !holds(claims, id))
             .map(|(_, label)| label.as_str())
             .collect();
         if !missing.is_empty() {
@@ -453,28 +542,21 @@ impl Guard {
                 named(&missing)
             ));
         }
+        // A full page lets its least supported claims go; one with room keeps them all.
         let lost: Vec<&str> = self
             .kept
             .iter()
-            .filter(|k| !k.holders.iter().any(holds))
+            .filter(|k| !k.holders.iter().any(|h| holds(claims, h)))
             .map(|k| k.label.as_str())
             .collect();
-        if lost.len() > self.may_drop {
-            let room = if self.may_drop == 0 {
-                String::new()
-            } else {
-                format!(
-                    " (the page is full: you may let go of {} of them for the new sources)",
-                    self.may_drop
-                )
-            };
+        if !lost.is_empty() && claims.len() < self.max_claims {
             problems.push(format!(
-                "the page lost {} of the sourced claims it had: {}; keep them{room}",
+                "the page lost {} of the sourced claims it had: {}; keep them",
                 lost.len(),
                 named(&lost)
             ));
         }
-        if claims.len() > hard_cap(self.max_claims) {
+        if claims.len() > self.max_claims {
             problems.push(format!(
                 "/key_claims: {} claims; the page holds at most {}: merge or let go of the \
                  least important",
@@ -501,6 +583,27 @@ impl Guard {
         }
         problems
     }
+}
+
+/// A copy of the answer's `schema` narrowed to `room`: `key_claims` holds at most
+/// [`PageRoom::max_claims`] items and `article_body` at most [`PageRoom::max_body_chars`]
+/// characters (a tighter bound the schema already has is kept). A server that constrains
+/// decoding to the schema holds the model to the page's room; the lenient reader cuts an
+/// answer over it and records the cut. A schema without those fields is left as it is.
+pub(crate) fn room_schema(schema: &Schema, room: &PageRoom) -> Schema {
+    let mut doc = schema.as_value().clone();
+    let mut narrow = |field: &str, key: &str, bound: usize| {
+        if let Some(Value::Object(node)) = doc.pointer_mut(&format!("/properties/{field}")) {
+            let tighter = node
+                .get(key)
+                .and_then(Value::as_u64)
+                .map_or(bound as u64, |b| b.min(bound as u64));
+            node.insert(key.to_owned(), json!(tighter));
+        }
+    };
+    narrow("key_claims", "maxItems", room.max_claims);
+    narrow("article_body", "maxLength", room.max_body_chars);
+    Schema::new(doc).unwrap_or_else(|_| schema.clone())
 }
 
 /// The most concepts, open questions, links and sources of one claim the prompt shows of
@@ -891,7 +994,6 @@ mod tests {
         let guard = Guard::of(&m, &room(10));
         assert_eq!(guard.kept.len(), 1, "the page's one grounded claim");
         assert_eq!(guard.gained.len(), 1, "source 3 has no sourced claim");
-        assert_eq!(guard.may_drop, 0, "the page has room");
         assert_eq!(guard.min_body_chars, Some(70));
 
         let ok = [
@@ -967,18 +1069,71 @@ mod tests {
         ));
         let m = material(page, digests);
         let guard = Guard::of(&m, &room(6));
-        assert_eq!(
-            (guard.kept.len(), guard.gained.len(), guard.may_drop),
-            (6, 1, 1)
-        );
+        assert_eq!((guard.kept.len(), guard.gained.len()), (6, 1));
         let mut rotated = held[1..].to_vec();
         rotated.push(claim("new", Some("quote 201"), &[201]));
-        assert!(guard.problems(&rotated, "Body.").is_empty());
-        let problems = guard.problems(&held[2..], "Body.");
-        assert_eq!(problems.len(), 2, "{problems:?}");
+        let settled = guard.settle(rotated.clone());
+        assert_eq!(settled.claims, rotated, "the oldest claim gave way");
+        assert_eq!(settled.left.len(), 1);
+        assert_eq!(settled.left[0].claim.claim.claim, "c1");
+        assert!(settled.left[0].why.contains("full (6 claims)"));
+        assert!(guard.problems(&settled.claims, "Body.").is_empty());
+        // An answer that drops two and gains nothing: the two are put back; what it
+        // lacks is the new source's claim.
+        let settled = guard.settle(held[2..].to_vec());
+        assert_eq!(settled.claims.len(), 6);
+        assert!(settled.left.is_empty());
+        let problems = guard.problems(&settled.claims, "Body.");
+        assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("new source 201"), "{problems:?}");
-        assert!(problems[1].contains("lost 2 of"), "{problems:?}");
-        assert!(problems[1].contains("let go of 1 of them"), "{problems:?}");
+    }
+
+    /// Regression: a page at 50 claims was refused for "losing 8 of the sourced claims it
+    /// had" when one new source brought 8 claims: the guard let one claim go per new
+    /// source, whatever the source added. Now the least supported give way.
+    #[test]
+    fn a_full_page_lets_its_least_supported_claims_go_for_a_new_sources_claims() {
+        let mut held: Vec<PageClaim> = (1..=50)
+            .map(|i| claim(&format!("c{i}"), Some(&format!("quote {i}")), &[i]))
+            .collect();
+        // Claim 3 is held by two sources: better supported than the oldest others.
+        held[2].source_ids.push(SourceId(52));
+        let page = content("Espresso", "Body.", held.clone());
+        let mut digests: Vec<FeedingDigest> = (1..=50)
+            .map(|i| {
+                let mut d = digest(i, "Espresso", &format!("quote {i}."), vec![]);
+                d.changed = false;
+                d
+            })
+            .collect();
+        let news: Vec<PageClaim> = (1..=8)
+            .map(|k| claim(&format!("n{k}"), Some(&format!("new {k}")), &[51]))
+            .collect();
+        digests.push(digest(51, "Espresso", "new 1. new 2.", news.clone()));
+        let mut also = digest(52, "Espresso", "quote 3.", vec![]);
+        also.changed = false;
+        digests.push(also);
+        let m = material(page, digests);
+        let guard = Guard::of(&m, &room(50));
+        // The answer: the eight new claims, then the page's 42 newest.
+        let mut answer = news.clone();
+        answer.extend(held[8..].iter().cloned());
+        let settled = guard.settle(answer);
+        assert_eq!(settled.claims.len(), 50);
+        let left: Vec<&str> = settled
+            .left
+            .iter()
+            .map(|l| l.claim.claim.claim.as_str())
+            .collect();
+        // Claim 3 (two sources) stays; the oldest single-source claims left.
+        assert_eq!(left, ["c1", "c2", "c4", "c5", "c6", "c7", "c8", "c9"]);
+        assert!(settled.claims.iter().any(|c| c.claim.claim == "c3"));
+        assert!(settled.claims.iter().any(|c| c.claim.claim == "n1"));
+        assert!(
+            guard.problems(&settled.claims, "Body.").is_empty(),
+            "{:?}",
+            guard.problems(&settled.claims, "Body.")
+        );
     }
 
     #[test]
@@ -992,12 +1147,12 @@ mod tests {
         let too_long = guard.problems(&[], &"y".repeat(126));
         assert!(too_long[0].contains("room for 100"), "{too_long:?}");
         let claims: Vec<PageClaim> = (0..3).map(|i| claim(&i.to_string(), None, &[])).collect();
-        assert!(
-            guard.problems(&claims, &"y".repeat(80)).is_empty(),
-            "2 and a quarter"
-        );
-        let four: Vec<PageClaim> = (0..4).map(|i| claim(&i.to_string(), None, &[])).collect();
-        assert!(guard.problems(&four, &"y".repeat(80))[0].contains("at most 2"));
+        assert!(guard.problems(&claims[..2], &"y".repeat(80)).is_empty());
+        assert!(guard.problems(&claims, &"y".repeat(80))[0].contains("at most 2"));
+        // Settled, an answer over the room keeps what the room holds.
+        let settled = guard.settle(claims.clone());
+        assert_eq!(settled.claims, claims[..2]);
+        assert!(guard.problems(&settled.claims, &"y".repeat(80)).is_empty());
     }
 
     #[test]
@@ -1038,7 +1193,7 @@ mod tests {
         let mut m = material(big, digests);
         m.last_compiled = Some(cut);
         let guard = Guard::of(&m, &room(6));
-        assert_eq!((guard.kept.len(), guard.may_drop), (6, 1));
+        assert_eq!(guard.kept.len(), 6);
         assert_eq!(
             guard.min_body_chars,
             Some(65),

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::store::PageId;
+use crate::store::{PageId, SourceId};
 
 use crate::call::attempt::AttemptRecord;
 
@@ -64,6 +64,23 @@ pub struct PageReport {
     pub attempts: Vec<AttemptRecord>,
     /// The prompt template version used.
     pub prompt_version: String,
+    /// The claims that left the page because it was full, and why (each stays in its
+    /// sources' digests and in search).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claims_left: Vec<ClaimLeft>,
+}
+
+/// A claim that left a full page to make room for what new sources add.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClaimLeft {
+    /// The claim's text.
+    pub claim: String,
+    /// Its quote.
+    pub quote: Option<String>,
+    /// The sources that held it.
+    pub source_ids: Vec<SourceId>,
+    /// Why it left, for a person.
+    pub why: String,
 }
 
 impl PageReport {
@@ -78,6 +95,7 @@ impl PageReport {
             listed: 0,
             usage: crate::call::usage::Usage::default(),
             provider: None,
+            claims_left: Vec::new(),
             warnings: Vec::new(),
             elapsed_ms: 0,
             attempts: Vec::new(),

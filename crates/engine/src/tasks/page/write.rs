@@ -19,10 +19,10 @@ use crate::prompts::prompt::MAX_KNOWN;
 use crate::prompts::templates::{Prompt, PromptSet, PromptTemplate, EXTRACT, PAGE};
 use crate::tasks::article::{judge_with, links_of, Accepted};
 use crate::tasks::page::plan::{
-    adds_nothing, new_holders, page_prompt, plan_page, within_room, Guard, PageParts, PageRoom,
-    SourceTexts,
+    adds_nothing, new_holders, page_prompt, plan_page, room_schema, within_room, Guard, LeftClaim,
+    PageParts, PageRoom, SourceTexts,
 };
-use crate::tasks::page::report::{PageOutcome, PageReport};
+use crate::tasks::page::report::{ClaimLeft, PageOutcome, PageReport};
 use crate::tasks::parts::extract::reading_notes;
 use crate::tasks::parts::read::{read_in_parts, PartSource};
 use crate::topic::NameIndex;
@@ -446,7 +446,8 @@ impl PageCallSetup<'_> {
         target: JobTarget,
         report: &mut PageReport,
     ) -> Result<PageCall, CallError> {
-        let schema = self.prompts.get(PAGE).schema();
+        // The contract narrowed to this page's room: what the server constrains to.
+        let schema = room_schema(&self.prompts.get(PAGE).schema(), self.room);
         let guard = Guard::of(material, self.room);
         let judge = |raw: &str, cut_off: bool| -> Judgement<Accepted> {
             let judgement = judge_with(raw, cut_off, &|q| texts.grounds(q), &schema);
@@ -475,8 +476,20 @@ impl PageCallSetup<'_> {
             Answer::Accepted(accepted) => {
                 report.warnings.extend(accepted.warnings.iter().cloned());
                 let record = last.record(&report.prompt_version, Vec::new(), accepted.truncated);
+                let (content, left) = page_content(material, &accepted, texts, &guard, prompt.note);
+                if !left.is_empty() {
+                    report.warnings.push(left_warning(&left, guard.max_claims));
+                }
+                report
+                    .claims_left
+                    .extend(left.into_iter().map(|l| ClaimLeft {
+                        claim: l.claim.claim.claim,
+                        quote: l.claim.claim.quote,
+                        source_ids: l.claim.source_ids,
+                        why: l.why,
+                    }));
                 PageCall::Accepted {
-                    content: Box::new(page_content(material, &accepted, texts, prompt.note)),
+                    content: Box::new(content),
                     provider: record.provider,
                     model: record.model,
                     author: last.provider.clone(),
@@ -529,10 +542,8 @@ fn guarded(
     let Judgement::Accept(accepted) = judgement else {
         return judgement;
     };
-    let problems = guard.problems(
-        &page_claims(&accepted, texts),
-        &accepted.result.article_body,
-    );
+    let settled = guard.settle(page_claims(&accepted, texts));
+    let problems = guard.problems(&settled.claims, &accepted.result.article_body);
     if problems.is_empty() {
         return Judgement::Accept(accepted);
     }
@@ -544,15 +555,37 @@ fn guarded(
     }
 }
 
+/// One line saying which claims left a full page and why.
+fn left_warning(left: &[LeftClaim], max_claims: usize) -> String {
+    let named: Vec<String> = left
+        .iter()
+        .take(5)
+        .map(|l| format!("\"{}\"", crate::text::line::one_line(&l.claim.claim.claim)))
+        .collect();
+    let more = if left.len() > named.len() {
+        format!(" and {} more", left.len() - named.len())
+    } else {
+        String::new()
+    };
+    format!(
+        "the page is full ({max_claims} claims): {} of its least supported claims left for \
+         new sources' claims ({}{more}); each stays in its source's digest",
+        left.len(),
+        named.join(", ")
+    )
+}
+
 /// What the page says after an accepted answer: its title stays the topic's name (the
 /// answer's title is ignored), with `note` appended when parts of the material are missing;
-/// its links are the answer's and those of the digests whose title names the topic.
+/// its links are the answer's and those of the digests whose title names the topic; its
+/// claims are the answer's settled by `guard` (with the claims that left the full page).
 fn page_content(
     material: &PageMaterial,
     accepted: &Accepted,
     texts: &SourceTexts,
+    guard: &Guard,
     note: Option<String>,
-) -> PageContent {
+) -> (PageContent, Vec<LeftClaim>) {
     // A page names only what its sources say (the name rules, as for a digest).
     let mut result = accepted.result.clone();
     crate::tasks::names::apply_page_name_rules(
@@ -581,15 +614,19 @@ fn page_content(
                 context: String::new(),
             }),
     );
-    PageContent {
-        title: material.title.clone(),
-        summary: result.summary.clone(),
-        body,
-        claims: page_claims(accepted, texts),
-        concepts: result.concepts.clone(),
-        open_questions: result.open_questions.clone(),
-        links,
-    }
+    let settled = guard.settle(page_claims(accepted, texts));
+    (
+        PageContent {
+            title: material.title.clone(),
+            summary: result.summary.clone(),
+            body,
+            claims: settled.claims,
+            concepts: result.concepts.clone(),
+            open_questions: result.open_questions.clone(),
+            links,
+        },
+        settled.left,
+    )
 }
 
 #[cfg(test)]
