@@ -106,6 +106,7 @@ mod tests {
                 text: text.to_owned(),
                 tags: Vec::new(),
                 aliases: Vec::new(),
+                root: None,
             })
             .unwrap()
             .source_id();
@@ -166,6 +167,7 @@ mod tests {
                 text: "See [setup](/v/Setup.md).".to_owned(),
                 tags: Vec::new(),
                 aliases: Vec::new(),
+                root: None,
             })
             .unwrap()
             .source_id();

@@ -323,6 +323,7 @@ impl Wiki {
                         text: s.text.clone(),
                         tags: s.tags.clone(),
                         aliases: s.aliases.clone(),
+                        root: s.root.clone(),
                     },
                     s.final_url.as_deref(),
                 )?;
