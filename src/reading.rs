@@ -253,6 +253,13 @@ pub struct ListedSource {
     pub tags: Vec<String>,
     /// Other names it gives its topic (a note's front matter `aliases`).
     pub aliases: Vec<String>,
+    /// For a file, the folder it was ingested or watched from.
+    pub root: Option<String>,
+    /// For a file, its path relative to its root (`Parser/constructor.md`).
+    pub path: Option<String>,
+    /// For a note that shares its title with other notes of its root, the title that tells
+    /// it apart (`Parser/constructor`); `null` otherwise.
+    pub told_apart_as: Option<String>,
 }
 
 /// One version of a page as `history` shows it.

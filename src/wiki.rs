@@ -44,6 +44,16 @@ pub enum WikiError {
     /// No page answers to the name a person gave.
     #[error("no page titled {0:?} (see `wikimind list`)")]
     NoSuchPage(String),
+    /// A name several notes share (each goes by a title that tells it apart): the person
+    /// chooses one of them (`show` lists them and exits 2).
+    #[error("{name:?} names {} notes: {}; name one by its title", candidates.len(), candidates.iter().map(|c| c.title.as_str()).collect::<Vec<_>>().join(", "))]
+    AmbiguousName {
+        /// The name as given.
+        name: String,
+        /// The notes it may mean, the one a bare link means first (shortest path, then byte
+        /// order).
+        candidates: Vec<crate::identity::Candidate>,
+    },
     /// No note answers to the id or title a person gave.
     #[error("no note {0:?} (see `wikimind note list`)")]
     NoSuchNote(String),

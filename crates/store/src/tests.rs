@@ -791,5 +791,8 @@ fn a_file_keeps_the_widest_root_it_was_ingested_from() {
     assert_eq!(root(id).as_deref(), Some("/v"));
     ingest(None, "three");
     assert_eq!(root(id).as_deref(), Some("/v"));
-    assert_eq!(store.sources().expect("list")[0].root.as_deref(), Some("/v"));
+    assert_eq!(
+        store.sources().expect("list")[0].root.as_deref(),
+        Some("/v")
+    );
 }

@@ -10,6 +10,7 @@ mod demo;
 mod eval;
 mod flow;
 mod hubs;
+mod identity;
 mod lint;
 mod markdown_links;
 mod mcp;

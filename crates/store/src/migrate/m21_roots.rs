@@ -27,7 +27,8 @@ pub(crate) fn roots(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         rows.collect::<rusqlite::Result<_>>()?
     };
     let files: Vec<(i64, String)> = {
-        let mut stmt = tx.prepare("SELECT id, origin FROM sources WHERE kind = 'file' ORDER BY id")?;
+        let mut stmt =
+            tx.prepare("SELECT id, origin FROM sources WHERE kind = 'file' ORDER BY id")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         rows.collect::<rusqlite::Result<_>>()?
     };
