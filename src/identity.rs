@@ -16,7 +16,64 @@ use wikimind_text::identity::{folder_of, identity_titles, pick_note, Note};
 use wikimind_text::key::topic_key;
 use wikimind_text::markdown::{resolve_note, rewrite_links, LinkRef};
 
-use crate::store::{NewLink, SourceId, SourceKind, SourceSummary, Store, StoreError};
+use crate::store::{
+    NewLink, NoteRetitle, Retitled, SourceId, SourceKind, SourceSummary, Store, StoreError,
+};
+
+/// How many notes one transaction of [`settle_titles`] moves at most (a page's notes are
+/// never split between two).
+const SETTLE_BATCH: usize = 200;
+
+/// Gives every compiled note the title it goes by now, in transactions of about
+/// [`SETTLE_BATCH`] notes: a digest titled by a name its note shares with notes of other
+/// folders (`constructor`) takes the title that tells it apart (`Parser/constructor`), and
+/// one told apart that no longer shares its name takes its plain title again (see
+/// [`Store::retitle_notes`]: pages keep their ids and the person's work, notes that only
+/// shared a name get pages of their own, marked stale; no model is called). Run after
+/// sources are added, moved or removed, and once on the wikis of older builds.
+pub fn settle_titles(store: &Store) -> Result<Retitled, StoreError> {
+    let index = NoteIndex::of(store)?;
+    // The notes to move, by the page their digest's title names, so that a page's notes
+    // are moved together.
+    let mut by_digest: std::collections::BTreeMap<String, Vec<NoteRetitle>> = Default::default();
+    for note in index.notes() {
+        let Some(digest) = &note.digest_title else {
+            continue;
+        };
+        let (now, own, was) = (
+            topic_key(&note.title),
+            topic_key(&note.own),
+            topic_key(digest),
+        );
+        let base = topic_key(digest.rsplit('/').next().unwrap_or(digest));
+        // Titled by its shared name (or by a title that told it apart before).
+        if was != now && (was == own || base == own) {
+            by_digest.entry(was).or_default().push(NoteRetitle {
+                source: note.id,
+                title: note.title.clone(),
+            });
+        }
+    }
+    let mut done = Retitled::default();
+    let mut batch: Vec<NoteRetitle> = Vec::new();
+    for (_, notes) in by_digest {
+        batch.extend(notes);
+        if batch.len() >= SETTLE_BATCH {
+            add(&mut done, store.retitle_notes(&batch)?);
+            batch.clear();
+        }
+    }
+    if !batch.is_empty() {
+        add(&mut done, store.retitle_notes(&batch)?);
+    }
+    Ok(done)
+}
+
+fn add(total: &mut Retitled, one: Retitled) {
+    total.notes += one.notes;
+    total.pages_renamed += one.pages_renamed;
+    total.notes_split += one.notes_split;
+}
 
 /// A file note as the index holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -306,6 +306,9 @@ impl ListedVersion {
             (Some(PersonChange::ClaimAdded), _) => "you (added a claim)".to_owned(),
             (Some(PersonChange::ClaimRemoved), _) => "you (removed a claim)".to_owned(),
             (Some(PersonChange::Renamed), _) => "you (renamed it)".to_owned(),
+            (Some(PersonChange::Split), _) => {
+                "WikiMind (notes that only shared its name got pages of their own)".to_owned()
+            }
             (Some(PersonChange::Reverted), Some(v)) => {
                 format!("you (back to compiled version {v})")
             }

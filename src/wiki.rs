@@ -322,7 +322,7 @@ impl Wiki {
 
     /// Stores sources read by `ingest`.
     pub fn add_sources(&self, sources: &[IngestedSource]) -> Result<Vec<AddedSource>> {
-        sources
+        let added: Vec<AddedSource> = sources
             .iter()
             .map(|s| {
                 let outcome = self.store.ingest_source_from(
@@ -354,7 +354,16 @@ impl Wiki {
                     warnings: s.warnings.clone(),
                 })
             })
-            .collect()
+            .collect::<Result<_>>()?;
+        // A note that now shares its name with notes of other folders (or no longer does)
+        // goes by the title that tells it apart; its page keeps its id.
+        if sources
+            .iter()
+            .any(|s| s.kind == crate::store::SourceKind::File)
+        {
+            crate::identity::settle_titles(&self.store)?;
+        }
+        Ok(added)
     }
 
     /// Reads a file or folder and stores what it holds.
@@ -523,7 +532,12 @@ impl Wiki {
     /// (links to it become wanted pages), and a page it fed with others waits to be
     /// rewritten from them. `false` when there was no such source.
     pub fn remove_source(&self, id: SourceId) -> Result<bool> {
-        Ok(self.store.remove_source(id)?)
+        let removed = self.store.remove_source(id)?;
+        // A note that shared its name only with this one goes by its plain title again.
+        if removed {
+            crate::identity::settle_titles(&self.store)?;
+        }
+        Ok(removed)
     }
 
     /// Finds a source by what a person would type: its id, its origin (a URL, a canonical

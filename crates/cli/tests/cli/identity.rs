@@ -245,3 +245,65 @@ fn forty_notes_sharing_a_file_name_are_forty_pages_and_links_find_each() {
     let after: BTreeSet<String> = pages(&again).keys().cloned().collect();
     assert_eq!(after, before);
 }
+
+#[test]
+fn a_note_that_comes_to_share_a_name_keeps_its_page_under_the_title_that_tells_it_apart() {
+    let server = TestServer::builder().start();
+    let env = Env::new(&server);
+    env.write_note(
+        "Parser/constructor.md",
+        "The parser constructor reads tokens into a tree.\n",
+    );
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    env.cmd().args(["compile"]).assert().success();
+    let first = env.json(&["show", "constructor"]);
+    let id = first["id"].as_i64().unwrap();
+    env.cmd()
+        .args(["edit", "constructor", "-"])
+        .write_stdin(format!(
+            "{}\n\n## My notes\n\nKept by hand.\n",
+            first["article_body"].as_str().unwrap()
+        ))
+        .assert()
+        .success();
+
+    // A second `constructor.md` in another folder of the vault.
+    env.write_note(
+        "Lexer/constructor.md",
+        "The lexer constructor reads characters into tokens.\n",
+    );
+    env.cmd()
+        .args(["ingest", env.notes().to_str().unwrap()])
+        .assert()
+        .success();
+    env.cmd().args(["compile"]).assert().success();
+
+    // The first note's page keeps its id and the person's edit under its new title; the
+    // new note has a page of its own; the plain name lists both.
+    let parser = env.json(&["show", "Parser/constructor"]);
+    assert_eq!(parser["id"].as_i64(), Some(id));
+    assert!(parser["article_body"]
+        .as_str()
+        .unwrap()
+        .contains("Kept by hand."));
+    let lexer = env.json(&["show", "Lexer/constructor"]);
+    assert_ne!(lexer["id"].as_i64(), Some(id));
+    let origins: Vec<&str> = lexer["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["origin"].as_str().unwrap())
+        .collect();
+    assert!(
+        origins.len() == 1
+            && origins[0].ends_with("constructor.md")
+            && origins[0].contains("Lexer"),
+        "{origins:?}"
+    );
+    env.cmd().args(["show", "constructor"]).assert().code(2);
+    let history = env.human(&["history", "Parser/constructor"]);
+    assert!(history.contains("got pages of their own"), "{history}");
+}
