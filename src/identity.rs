@@ -332,20 +332,13 @@ impl NoteIndex {
             // A path keeps the form it was written in; the renderer reads paths.
             return None;
         }
-        let mut out = String::new();
-        if link.embed {
-            out.push('!');
-        }
-        out.push_str("[[");
-        out.push_str(&note.title);
-        if let Some(anchor) = &link.anchor {
-            out.push('#');
-            out.push_str(&anchor.written());
-        }
-        out.push('|');
-        out.push_str(&link.display());
-        out.push_str("]]");
-        Some(out)
+        let named = LinkRef {
+            target: note.title.clone(),
+            folder: None,
+            shown: Some(link.display()),
+            ..link.clone()
+        };
+        Some(named.written())
     }
 }
 

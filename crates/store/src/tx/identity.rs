@@ -18,6 +18,7 @@ use serde::Serialize;
 
 use crate::tables::pages::{current_content, page_key};
 use crate::tx::feed::{feed_pages, mark_stale};
+use crate::tx::merge::keep_former_title;
 use crate::tx::versions::{write_version, Author};
 use crate::{ArticleId, PageId, PersonChange, Result, SourceId, Store};
 
@@ -242,14 +243,5 @@ fn rename_in_place(
         "UPDATE pages SET title = ?2, title_key = ?3 WHERE id = ?1",
         params![page, new, key],
     )?;
-    conn.execute(
-        "DELETE FROM aliases WHERE former = 1 AND name_key = ?1 AND page_id <> ?2",
-        params![old_key, page],
-    )?;
-    conn.execute(
-        "INSERT INTO aliases (page_id, name, name_key, former) VALUES (?1, ?2, ?3, 1)
-         ON CONFLICT (page_id, name) DO UPDATE SET former = 1, name_key = excluded.name_key",
-        params![page, old, old_key],
-    )?;
-    Ok(())
+    keep_former_title(conn, page, old, old_key)
 }
