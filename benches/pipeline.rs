@@ -102,6 +102,7 @@ fn per_source() {
                 text: s.text.clone(),
                 tags: Vec::new(),
                 aliases: Vec::new(),
+                root: None,
             })
             .unwrap()
             .source_id();

@@ -21,6 +21,13 @@
 //!   title is always a name. Version 2 brings the clause and six-word rules (a run of a
 //!   sentence, `The textbook pressure is nine bars`, is no name); a name some source writes
 //!   as a link is its author's and only the rules on form apply to it.
+//! - `note-identity` (version 1): a note is itself. Pages that held notes merged only by a
+//!   shared file name (`a/Index.md` and `b/Index.md` on one `Index` page) are split: the
+//!   page keeps its id, history and the person's work with the note whose title that tells
+//!   it apart is shortest (`a/Index`; ties: byte order), its old title staying a name of it;
+//!   each other note gets a page of its own, marked stale so the next compile writes it;
+//!   the history says so. Nothing is deleted and no model is called
+//!   ([`crate::identity::settle_titles`], in transactions of a few hundred notes).
 
 use crate::compile::ground::SourceIndexes;
 use crate::store::{ClaimTable, Result, SourceKind, SourceMetadata, SourceRow, Store};
@@ -30,6 +37,9 @@ const NOTE_METADATA: (&str, u32) = ("note-metadata", 1);
 
 /// The backfill that brings names to today's rules, and its version.
 const NAMES: (&str, u32) = ("names", 2);
+
+/// The backfill that gives notes merged by a shared file name pages of their own.
+const NOTE_IDENTITY: (&str, u32) = ("note-identity", 1);
 
 /// How many claims one batch (one transaction) checks.
 const BATCH: usize = 500;
@@ -151,6 +161,26 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
                     cleanup.pages_flagged
                 ));
             }
+            reports.push(report);
+        }
+    }
+    // After the names: titles are today's, so a shared name is found as today's rules say.
+    if store
+        .backfill_cursor(NOTE_IDENTITY.0, NOTE_IDENTITY.1)?
+        .is_some()
+    {
+        let done = crate::identity::settle_titles(store)?;
+        store.finish_backfill(NOTE_IDENTITY.0, NOTE_IDENTITY.1)?;
+        if done.notes > 0 {
+            let mut report = BackfillReport::new(NOTE_IDENTITY.0);
+            report.checked = done.notes;
+            report.changed = done.notes;
+            report.detail = Some(format!(
+                "{} notes that shared a name with notes of other folders go by titles that \
+                 tell them apart; {} pages kept their id under such a title, {} notes got \
+                 pages of their own (marked stale: the next compile writes them)",
+                done.notes, done.pages_renamed, done.notes_split
+            ));
             reports.push(report);
         }
     }

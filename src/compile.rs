@@ -170,9 +170,16 @@ impl Compiler {
             .store
             .source(source_id)?
             .ok_or(CompileError::NoSource(source_id))?;
-        let note_title = note_title(&source);
+        // A note that shares its title with other notes of its root goes by the title that
+        // tells it apart (`Parser/constructor`), whatever the model proposes.
+        let notes = crate::identity::NoteIndex::of(&self.store)?;
+        let note_title = notes
+            .note(source_id)
+            .filter(|n| n.told_apart())
+            .map(|n| n.title.clone())
+            .or_else(|| note_title(&source));
         // Read from the raw text, before the readable text replaces it.
-        let note_links = crate::note_links::links_to_notes(&self.store, &source)?;
+        let note_links = crate::note_links::links_to_notes(&notes, &source)?;
         // The model reads, quotes and is grounded against the readable text.
         let source = readable_source(source);
         let mut report = CompileReport::nothing_yet(source_id);
@@ -195,6 +202,15 @@ impl Compiler {
         let target = Some(JobTarget::Source(source_id));
         match digest {
             Digest::Written(mut written) => {
+                // Links and names written as a path, or by a name several notes share, go
+                // to the note they name.
+                let result = &mut written.accepted.result;
+                result.article_body = notes.relink(
+                    Some(source_id),
+                    &result.article_body,
+                    &mut written.links,
+                    &mut result.concepts,
+                );
                 // The notes the source itself links are linked from its digest, whether or
                 // not the model wrote those links again.
                 written.links.extend(note_links);
@@ -265,7 +281,18 @@ impl Compiler {
                 failure,
             } => {
                 let target = Some(JobTarget::Page(page_id));
-                if let Some(save) = save {
+                if let Some(mut save) = save {
+                    // Links written as a path, or by a name several notes share, go to
+                    // the note they name (from the note this page is of, if one is).
+                    let notes = crate::identity::NoteIndex::of(&self.store)?;
+                    let from = notes.note_titled(&save.content.title).map(|n| n.id);
+                    let content = &mut save.content;
+                    content.body = notes.relink(
+                        from,
+                        &content.body,
+                        &mut content.links,
+                        &mut content.concepts,
+                    );
                     let live = Live::new(target, save.author.clone(), 1, events);
                     live.emit(Stage::Saving, Some(report.title.clone()));
                     let version = self.store.save_page_rewrite(

@@ -210,21 +210,31 @@ pub fn export_markdown(
             .filter(move |(_, p)| p.answer == answer)
     };
     for (i, page) in by_kind(false).chain(by_kind(true)) {
-        stems[i] = unique_stem(&file_stem(&page.title), &mut taken);
+        stems[i] = unique_stem(&page_stem(&page.title), &mut taken);
     }
     for (page, stem) in pages.iter().zip(&stems) {
-        let path = dir.join(format!("{stem}.md"));
-        let links: Vec<(&str, &str)> = page
+        // A note told apart by its folders (`Parser/constructor`) is written in them
+        // (`Parser/constructor.md`), as the vault had it.
+        let mut folder = dir.to_owned();
+        let parts: Vec<&str> = stem.split('/').collect();
+        for part in &parts[..parts.len() - 1] {
+            folder.push(part);
+            real_folder(&folder).map_err(io_error(&folder))?;
+        }
+        let up = "../".repeat(parts.len() - 1);
+        let path = folder.join(format!("{}.md", parts[parts.len() - 1]));
+        let links: Vec<(&str, String)> = page
             .digests
             .iter()
             .filter_map(|id| {
                 digest_links
                     .get(id)
-                    .map(|(title, link)| (title.as_str(), link.as_str()))
+                    .map(|(title, link)| (title.as_str(), format!("{up}{link}")))
             })
             .collect();
+        let links: Vec<(&str, &str)> = links.iter().map(|(t, l)| (*t, l.as_str())).collect();
         let contents = article_markdown(page, stem, &links);
-        write_replacing(dir, &path, contents.as_bytes()).map_err(io_error(&path))?;
+        write_replacing(&folder, &path, contents.as_bytes()).map_err(io_error(&path))?;
         report.files.push(ExportedFile {
             title: page.title.clone(),
             path,
@@ -363,6 +373,32 @@ fn file_stem(title: &str) -> String {
     }
     stem
 }
+
+/// The path (without extension) a page's file gets: [`file_stem`] of its title, or for a
+/// title written as a path (`Parser/constructor`, a note told apart by its folders) each
+/// part made a safe name, so the page is written in those folders. A path whose first part
+/// is the export's own `sources` or `notes` folder, that has a part of only dots (`..`) or
+/// none, or that has more than [`MAX_PAGE_FOLDERS`] folders, is one file name.
+fn page_stem(title: &str) -> String {
+    let parts: Vec<&str> = title.split('/').map(str::trim).collect();
+    let reserved =
+        |p: &str| p.eq_ignore_ascii_case(DIGEST_FOLDER) || p.eq_ignore_ascii_case(NOTE_FOLDER);
+    if parts.len() < 2
+        || parts.len() > MAX_PAGE_FOLDERS + 1
+        || parts.iter().any(|p| p.trim_matches(['.', ' ']).is_empty())
+        || reserved(parts[0])
+    {
+        return file_stem(title);
+    }
+    let parts: Vec<String> = parts.into_iter().map(file_stem).collect();
+    if reserved(&parts[0]) {
+        return file_stem(title);
+    }
+    parts.join("/")
+}
+
+/// The most folders a page's file is written in (see [`page_stem`]).
+const MAX_PAGE_FOLDERS: usize = 8;
 
 /// `stem`, or `stem (2)`, `stem (3)`, ... whichever is not taken yet as macOS and Windows
 /// compare names (see [`name_key`]).
@@ -519,6 +555,15 @@ mod tests {
             open_questions: vec![],
             answer: false,
         }
+    }
+
+    #[test]
+    fn a_title_told_apart_by_its_folders_is_written_in_them() {
+        assert_eq!(page_stem("Parser/constructor"), "Parser/constructor");
+        assert_eq!(page_stem("a/b:c/Index"), "a/b c/Index");
+        assert_eq!(page_stem("../../escape"), "escape");
+        assert_eq!(page_stem("sources/x"), "sources x");
+        assert_eq!(page_stem("TCP/"), "TCP");
     }
 
     #[test]
@@ -846,6 +891,18 @@ mod tests {
                 prop_assert!(stem.len() <= MAX_STEM_BYTES + 1, "{} bytes", stem.len());
                 prop_assert!(!stem.contains(['/', '\\', ':', '|', '[', ']']));
                 prop_assert!(!stem.starts_with('.') && !stem.ends_with(['.', ' ']));
+            }
+
+            /// A page's path never leaves the export: every part is a safe stem.
+            #[test]
+            fn any_title_gets_a_safe_page_path(title in hostile_text::text(200)) {
+                let path = page_stem(&title);
+                let parts: Vec<&str> = path.split('/').collect();
+                prop_assert!(parts.len() <= MAX_PAGE_FOLDERS + 1);
+                for part in parts {
+                    prop_assert!(!part.is_empty() && !part.starts_with('.'));
+                    prop_assert!(!part.contains(['\\', ':', '|', '[', ']']));
+                }
             }
         }
     }

@@ -12,72 +12,72 @@
 //! own title (front matter `title`, first H1, else its file name), as a wiki link to that
 //! note would.
 
-use std::collections::HashMap;
-use std::path::Path;
+use wikimind_text::markdown::{markdown_links, resolve_note, wiki_links, Destination};
 
-use wikimind_text::markdown::{markdown_links, resolve_note, Destination};
-
-use crate::store::{NewLink, Source, SourceKind, Store, StoreError};
+use crate::identity::{body_links, NoteIndex};
+use crate::store::{NewLink, Source, SourceKind, StoreError};
 
 /// The longest sentence kept around a link, in characters.
 const MAX_CONTEXT_CHARS: usize = 300;
 
 /// The notes of this wiki that `source` (a file; others link none this way) links with
-/// markdown links, each as a link naming the note's own title with the line around it, in
-/// order. Links to the source itself are left for the store to drop.
-pub fn links_to_notes(store: &Store, source: &Source) -> Result<Vec<NewLink>, StoreError> {
+/// markdown links, and with wiki links written as a path (`[[Parser/constructor]]`) or by a
+/// name several notes share (`[[constructor]]`), each as a link naming the title the note
+/// goes by ([`NoteIndex`]) with the line around it, in order. Links to the source itself are
+/// left for the store to drop.
+pub fn links_to_notes(index: &NoteIndex, source: &Source) -> Result<Vec<NewLink>, StoreError> {
+    let Some(me) = index.note(source.id) else {
+        return Ok(Vec::new());
+    };
+    if source.kind != SourceKind::File {
+        return Ok(Vec::new());
+    }
+    // The wiki links first, then the markdown links, each kind in the order written.
+    let mut out: Vec<NewLink> = Vec::new();
+    if source.text.contains("[[") {
+        // Wiki links as the reader finds them, with the folder each was written with.
+        let mut written = body_links(&source.text).into_iter();
+        for link in wiki_links(&source.text) {
+            let Some(linked) = written.find(|l| l.target == link.target) else {
+                break;
+            };
+            if let Some(title) =
+                index.relinked(Some(source.id), linked.folder.as_deref(), &link.target)
+            {
+                out.push(NewLink {
+                    target: title,
+                    context: link.context,
+                });
+            }
+        }
+    }
     let may_link = source.text.contains("](") || source.text.contains("]:");
-    if source.kind != SourceKind::File || !may_link {
-        return Ok(Vec::new());
-    }
-    let links = markdown_links(&source.text, tree_path(&source.origin));
-    if !links
-        .iter()
-        .any(|l| matches!(l.destination, Destination::Note { .. }))
-    {
-        return Ok(Vec::new());
-    }
-    let files: Vec<(String, String)> = store
-        .sources()?
-        .into_iter()
-        .filter(|s| s.kind == SourceKind::File)
-        .map(|s| {
-            let title = s.title.clone().unwrap_or_else(|| file_stem(&s.origin));
-            (tree_path(&s.origin).to_owned(), title)
-        })
-        .collect();
-    let titles: HashMap<&str, &str> = files
-        .iter()
-        .map(|(path, title)| (path.as_str(), title.as_str()))
-        .collect();
-    let paths: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
-    let mut out = Vec::new();
-    for link in links {
-        let Destination::Note { path, written, .. } = &link.destination else {
-            continue;
-        };
-        let Some(found) = resolve_note(path, written, &paths) else {
-            continue;
-        };
-        out.push(NewLink {
-            target: titles[found].to_owned(),
-            context: line_around(&source.text, link.range.start),
-        });
+    if may_link {
+        let links = markdown_links(&source.text, &me.path);
+        if links
+            .iter()
+            .any(|l| matches!(l.destination, Destination::Note { .. }))
+        {
+            let notes: Vec<_> = index.notes().iter().filter(|n| n.root == me.root).collect();
+            let paths: Vec<&str> = notes.iter().map(|n| n.path.as_str()).collect();
+            for link in links {
+                let Destination::Note { path, written, .. } = &link.destination else {
+                    continue;
+                };
+                let Some(found) = resolve_note(path, written, &paths) else {
+                    continue;
+                };
+                let Some(note) = notes.iter().find(|n| n.path == found) else {
+                    continue;
+                };
+                out.push(NewLink {
+                    target: note.title.clone(),
+                    context: line_around(&source.text, link.range.start),
+                });
+            }
+        }
     }
     Ok(out)
-}
-
-/// A source's origin as a path of the one folder tree every file source shares: its
-/// absolute path without the leading `/` (so `../` and `/`-rooted links resolve among them).
-fn tree_path(origin: &str) -> &str {
-    origin.trim_start_matches('/')
-}
-
-/// A file's name without its extension.
-fn file_stem(origin: &str) -> String {
-    Path::new(origin)
-        .file_stem()
-        .map_or_else(|| origin.to_owned(), |s| s.to_string_lossy().into_owned())
 }
 
 /// The line of `text` around byte `at`, trimmed and cut to [`MAX_CONTEXT_CHARS`].
@@ -95,7 +95,7 @@ fn line_around(text: &str, at: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::NewSource;
+    use crate::store::{NewSource, Store};
 
     fn file(store: &Store, origin: &str, title: Option<&str>, text: &str) -> Source {
         let id = store
@@ -106,6 +106,7 @@ mod tests {
                 text: text.to_owned(),
                 tags: Vec::new(),
                 aliases: Vec::new(),
+                root: None,
             })
             .unwrap()
             .source_id();
@@ -132,7 +133,7 @@ mod tests {
              Also [missing](Nope.md), [web](https://example.org), [out](../../../etc/passwd),\n\
              `[code](Setup.md)` and [by name](<API.md>).\n\n[r]: /Reference/API.md\n",
         );
-        let links = links_to_notes(&store, &intro).unwrap();
+        let links = links_to_notes(&NoteIndex::of(&store).unwrap(), &intro).unwrap();
         let got: Vec<(&str, &str)> = links
             .iter()
             .map(|l| (l.target.as_str(), l.context.as_str()))
@@ -166,10 +167,13 @@ mod tests {
                 text: "See [setup](/v/Setup.md).".to_owned(),
                 tags: Vec::new(),
                 aliases: Vec::new(),
+                root: None,
             })
             .unwrap()
             .source_id();
         let pasted = store.source(id).unwrap().unwrap();
-        assert!(links_to_notes(&store, &pasted).unwrap().is_empty());
+        assert!(links_to_notes(&NoteIndex::of(&store).unwrap(), &pasted)
+            .unwrap()
+            .is_empty());
     }
 }

@@ -253,6 +253,13 @@ pub struct ListedSource {
     pub tags: Vec<String>,
     /// Other names it gives its topic (a note's front matter `aliases`).
     pub aliases: Vec<String>,
+    /// For a file, the folder it was ingested or watched from.
+    pub root: Option<String>,
+    /// For a file, its path relative to its root (`Parser/constructor.md`).
+    pub path: Option<String>,
+    /// For a note that shares its title with other notes of its root, the title that tells
+    /// it apart (`Parser/constructor`); `null` otherwise.
+    pub told_apart_as: Option<String>,
 }
 
 /// One version of a page as `history` shows it.
@@ -299,6 +306,9 @@ impl ListedVersion {
             (Some(PersonChange::ClaimAdded), _) => "you (added a claim)".to_owned(),
             (Some(PersonChange::ClaimRemoved), _) => "you (removed a claim)".to_owned(),
             (Some(PersonChange::Renamed), _) => "you (renamed it)".to_owned(),
+            (Some(PersonChange::Split), _) => {
+                "WikiMind (notes that only shared its name got pages of their own)".to_owned()
+            }
             (Some(PersonChange::Reverted), Some(v)) => {
                 format!("you (back to compiled version {v})")
             }

@@ -44,6 +44,16 @@ pub enum WikiError {
     /// No page answers to the name a person gave.
     #[error("no page titled {0:?} (see `wikimind list`)")]
     NoSuchPage(String),
+    /// A name several notes share (each goes by a title that tells it apart): the person
+    /// chooses one of them (`show` lists them and exits 2).
+    #[error("{name:?} names {} notes: {}; name one by its title", candidates.len(), candidates.iter().map(|c| c.title.as_str()).collect::<Vec<_>>().join(", "))]
+    AmbiguousName {
+        /// The name as given.
+        name: String,
+        /// The notes it may mean, the one a bare link means first (shortest path, then byte
+        /// order).
+        candidates: Vec<crate::identity::Candidate>,
+    },
     /// No note answers to the id or title a person gave.
     #[error("no note {0:?} (see `wikimind note list`)")]
     NoSuchNote(String),
@@ -312,7 +322,7 @@ impl Wiki {
 
     /// Stores sources read by `ingest`.
     pub fn add_sources(&self, sources: &[IngestedSource]) -> Result<Vec<AddedSource>> {
-        sources
+        let added: Vec<AddedSource> = sources
             .iter()
             .map(|s| {
                 let outcome = self.store.ingest_source_from(
@@ -323,6 +333,7 @@ impl Wiki {
                         text: s.text.clone(),
                         tags: s.tags.clone(),
                         aliases: s.aliases.clone(),
+                        root: s.root.clone(),
                     },
                     s.final_url.as_deref(),
                 )?;
@@ -343,7 +354,16 @@ impl Wiki {
                     warnings: s.warnings.clone(),
                 })
             })
-            .collect()
+            .collect::<Result<_>>()?;
+        // A note that now shares its name with notes of other folders (or no longer does)
+        // goes by the title that tells it apart; its page keeps its id.
+        if sources
+            .iter()
+            .any(|s| s.kind == crate::store::SourceKind::File)
+        {
+            crate::identity::settle_titles(&self.store)?;
+        }
+        Ok(added)
     }
 
     /// Reads a file or folder and stores what it holds.
@@ -512,7 +532,12 @@ impl Wiki {
     /// (links to it become wanted pages), and a page it fed with others waits to be
     /// rewritten from them. `false` when there was no such source.
     pub fn remove_source(&self, id: SourceId) -> Result<bool> {
-        Ok(self.store.remove_source(id)?)
+        let removed = self.store.remove_source(id)?;
+        // A note that shared its name only with this one goes by its plain title again.
+        if removed {
+            crate::identity::settle_titles(&self.store)?;
+        }
+        Ok(removed)
     }
 
     /// Finds a source by what a person would type: its id, its origin (a URL, a canonical

@@ -96,6 +96,7 @@ impl Wiki {
             text: text.clone(),
             tags: wikimind_text::markdown::read_note(&text, None).tags,
             aliases: wikimind_text::markdown::read_note(&text, None).aliases,
+            root: None,
         })?;
         Ok(NoteSaved {
             note: self.note_summary(outcome.source_id())?,
@@ -121,6 +122,7 @@ impl Wiki {
             text,
             tags: read.tags,
             aliases: read.aliases,
+            root: None,
         })?;
         Ok(NoteSaved {
             note: self.note_summary(id)?,

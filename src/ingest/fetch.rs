@@ -219,6 +219,7 @@ pub async fn fetch_url_within(
         text,
         final_url,
         file: None,
+        root: None,
     })
 }
 

@@ -46,15 +46,23 @@ pub fn ingest_path(path: impl AsRef<Path>, options: &IngestOptions) -> Result<In
             path: path.to_owned(),
             source,
         })?;
-        let source = read_source_file(path, &canonical, metadata.len(), options)
+        let mut source = read_source_file(path, &canonical, metadata.len(), options)
             .map_err(|problem| problem.into_error(path))?;
+        // A file ingested alone: its own folder is its root.
+        source.root = canonical.parent().map(path_origin);
         return Ok(IngestReport {
             sources: vec![source],
             ..IngestReport::default()
         });
     }
     if metadata.is_dir() {
-        return walk_folder(path, options);
+        let mut report = walk_folder(path, options)?;
+        // Every note of the folder has the folder as its root.
+        let root = fs::canonicalize(path).ok().map(|c| path_origin(&c));
+        for source in &mut report.sources {
+            source.root.clone_from(&root);
+        }
+        return Ok(report);
     }
     Err(IngestError::NotAFile {
         path: path.to_owned(),
@@ -418,6 +426,7 @@ fn read_source_file(
         text,
         final_url: None,
         file: stamp,
+        root: None,
     })
 }
 

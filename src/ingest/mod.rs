@@ -83,6 +83,11 @@ pub struct IngestedSource {
     /// check of `lint` compares with the file on disk); `None` otherwise.
     #[serde(skip)]
     pub file: Option<FileStamp>,
+    /// For a file, the folder it was read from: the folder ingested or watched, or the
+    /// file's own folder when it was ingested alone (its notes' paths are relative to it,
+    /// see `docs/notes.md`, "A note is itself"); `None` otherwise.
+    #[serde(skip)]
+    pub root: Option<String>,
 }
 
 /// A file's size and modification time, as read.

@@ -67,6 +67,7 @@ fn ingest_pasted(text: &str, title: Option<&str>, kind: SourceKind) -> Result<In
         text,
         final_url: None,
         file: None,
+        root: None,
     })
 }
 

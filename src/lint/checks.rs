@@ -498,3 +498,92 @@ pub(super) fn thin(store: &Store) -> Result<Vec<Finding>> {
     }
     Ok(found)
 }
+
+/// How many candidates an `ambiguous_link` finding names at most.
+const AMBIGUOUS_CANDIDATES: usize = 10;
+
+/// Each note's link by a bare name that several notes of its root share as their title
+/// (one finding per note and name): it goes where [`crate::identity::NoteIndex::resolve`]
+/// sends it, which may not be the note meant. Reads only notes that link, in wikis where
+/// notes share a title.
+pub(super) fn ambiguous_links(store: &Store) -> Result<Vec<Finding>> {
+    let index = crate::identity::NoteIndex::of(store)?;
+    if index.notes().iter().all(|n| !n.told_apart()) {
+        return Ok(Vec::new());
+    }
+    let mut found = Vec::new();
+    for note in index.notes() {
+        let Some(text) = store.source_text(note.id)? else {
+            continue;
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut names: Vec<String> = Vec::new();
+        if text.contains("[[") {
+            names.extend(
+                crate::identity::body_links(&text)
+                    .into_iter()
+                    .filter(|l| l.folder.is_none())
+                    .map(|l| l.target),
+            );
+        }
+        if text.contains("](") || text.contains("]:") {
+            use wikimind_text::markdown::{markdown_links, Destination};
+            names.extend(
+                markdown_links(&text, &note.path)
+                    .into_iter()
+                    .filter_map(|l| match l.destination {
+                        Destination::Note { written, .. } if !written.contains('/') => {
+                            Some(crate::identity::file_stem(&written))
+                        }
+                        _ => None,
+                    }),
+            );
+        }
+        for target in names {
+            let sharing = index.sharing(&target, Some(&note.root));
+            if sharing.len() < 2 || !seen.insert(page_key(&target)) {
+                continue;
+            }
+            let Some(resolved) = index.resolve(Some(note.id), None, &target) else {
+                continue;
+            };
+            let mut candidates: Vec<String> = vec![resolved.title.clone()];
+            candidates.extend(
+                sharing
+                    .iter()
+                    .filter(|n| n.id != resolved.id)
+                    .map(|n| n.title.clone()),
+            );
+            candidates.truncate(AMBIGUOUS_CANDIDATES);
+            let page = note
+                .digest_title
+                .clone()
+                .unwrap_or_else(|| note.title.clone());
+            found.push(finding(
+                Check::AmbiguousLink,
+                format!("{}\n{}", note.path, page_key(&target)),
+                vec![page],
+                format!(
+                    "{target:?} in {} names {} notes; it goes to {:?} (write the path to \
+                     choose, e.g. [[{}]])",
+                    note.path,
+                    sharing.len(),
+                    resolved.title,
+                    resolved.title
+                ),
+                Detail::AmbiguousLink {
+                    target,
+                    source: SourceRef {
+                        id: note.id,
+                        origin: format!("{}/{}", note.root, note.path),
+                    },
+                    resolved: resolved.title.clone(),
+                    candidates,
+                    notes: sharing.len(),
+                },
+                None,
+            ));
+        }
+    }
+    Ok(found)
+}

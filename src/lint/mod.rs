@@ -3,8 +3,8 @@
 //! rule `wikimind lint` (and, later, the app's Health view) applies; the shells parse,
 //! call [`lint`], [`fix`], [`dismiss`] or [`merge`], and print.
 //!
-//! Checks ([`Check`]): `broken_link`, `wanted`, `orphan`, `stale`, `ungrounded`,
-//! `duplicate`, `thin`. Each finding has an id that is a hash of what it is about (page
+//! Checks ([`Check`]): `broken_link`, `ambiguous_link`, `wanted`, `orphan`, `stale`,
+//! `ungrounded`, `duplicate`, `thin`. Each finding has an id that is a hash of what it is about (page
 //! keys, link targets, claim texts, the two titles' keys; never row ids), so a dismissal
 //! survives recompiles. The JSON shape of each is documented in `docs/cli.md`.
 //!
@@ -35,7 +35,7 @@ pub use actions::{
     Trigger,
 };
 pub use checks::sentences;
-use checks::{broken_links, duplicates, orphans, stale, thin, ungrounded, wanted};
+use checks::{ambiguous_links, broken_links, duplicates, orphans, stale, thin, ungrounded, wanted};
 pub use names::Likeness;
 pub use want::{ask_for_page, Asked};
 
@@ -79,12 +79,18 @@ pub enum Check {
     Duplicate,
     /// A page with no claims, or a body of fewer than [`THIN_SENTENCES`] sentences.
     Thin,
+    /// A note's link by a bare name that several notes of its root share as their title
+    /// (`[[constructor]]` with `Parser/constructor.md` and `Lexer/constructor.md`): it goes
+    /// to the note beside the linking note, else the shortest path, else the first in byte
+    /// order, which may not be the one meant.
+    AmbiguousLink,
 }
 
 impl Check {
     /// Every check, in the order findings are listed.
-    pub const ALL: [Check; 7] = [
+    pub const ALL: [Check; 8] = [
         Check::BrokenLink,
+        Check::AmbiguousLink,
         Check::Stale,
         Check::Ungrounded,
         Check::Duplicate,
@@ -103,6 +109,7 @@ impl Check {
             Check::Ungrounded => "ungrounded",
             Check::Duplicate => "duplicate",
             Check::Thin => "thin",
+            Check::AmbiguousLink => "ambiguous_link",
         }
     }
 
@@ -116,7 +123,9 @@ impl Check {
     pub fn severity(self) -> Severity {
         match self {
             Check::BrokenLink => Severity::Error,
-            Check::Stale | Check::Ungrounded | Check::Duplicate => Severity::Warning,
+            Check::Stale | Check::Ungrounded | Check::Duplicate | Check::AmbiguousLink => {
+                Severity::Warning
+            }
             Check::Wanted | Check::Orphan | Check::Thin => Severity::Info,
         }
     }
@@ -242,6 +251,19 @@ pub enum Detail {
         /// The command that accepts the proposal.
         accept: String,
     },
+    /// `ambiguous_link`.
+    AmbiguousLink {
+        /// The link's target as written (`constructor`).
+        target: String,
+        /// The note that writes it.
+        source: SourceRef,
+        /// The title of the note it goes to.
+        resolved: String,
+        /// The titles of the notes it may mean (at most 10), the one it goes to first.
+        candidates: Vec<String>,
+        /// How many notes share the name.
+        notes: usize,
+    },
     /// `thin`.
     Thin {
         /// How many claims the page has.
@@ -320,6 +342,8 @@ pub struct Summary {
     pub duplicates: Option<u64>,
     /// Thin pages.
     pub thin: Option<u64>,
+    /// Links by a name several notes share.
+    pub ambiguous_links: Option<u64>,
     /// Findings listed (dismissed ones left out), by severity.
     pub errors: u64,
     /// See [`Summary::errors`].
@@ -446,6 +470,7 @@ pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
             Check::Ungrounded => ungrounded(store)?,
             Check::Duplicate => duplicates(store)?,
             Check::Thin => thin(store)?,
+            Check::AmbiguousLink => ambiguous_links(store)?,
         };
         let n = Some(found.len() as u64);
         match check {
@@ -456,6 +481,7 @@ pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
             Check::Ungrounded => summary.ungrounded = n,
             Check::Duplicate => summary.duplicates = n,
             Check::Thin => summary.thin = n,
+            Check::AmbiguousLink => summary.ambiguous_links = n,
         }
         findings.extend(found);
     }

@@ -463,11 +463,31 @@ fn wiki_html(link: &LinkRef, resolve: &dyn Fn(&str) -> LinkTarget) -> WikiHtml {
             &link.target,
             &shown,
             fragment.as_deref(),
-            &resolve(&link.target),
+            &resolve_path(link, resolve),
         ),
         shown,
         close: "</a>",
     }
+}
+
+/// What a link resolves to: a link written as a path (`[[src/Parser/constructor]]`) names
+/// the page of the note it names, which goes by the shortest folder path that tells it
+/// apart (`Parser/constructor`), so each trailing part of the path is tried, longest
+/// first, before the bare name.
+fn resolve_path(link: &LinkRef, resolve: &dyn Fn(&str) -> LinkTarget) -> LinkTarget {
+    if let Some(folder) = &link.folder {
+        let parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+        for start in 0..parts.len() {
+            let found = resolve(&format!("{}/{}", parts[start..].join("/"), link.target));
+            if let LinkTarget::Page { id, .. } = found {
+                return LinkTarget::Page {
+                    id,
+                    title: link.target.trim().to_owned(),
+                };
+            }
+        }
+    }
+    resolve(&link.target)
 }
 
 /// The opening tag of a link to a page (a section of it) or a wanted page.

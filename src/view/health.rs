@@ -158,6 +158,7 @@ fn label(check: Check) -> &'static str {
         Check::Ungrounded => "Claims that no longer ground",
         Check::Duplicate => "Merge proposals",
         Check::Thin => "Thin pages",
+        Check::AmbiguousLink => "Links to a name several notes share",
     }
 }
 

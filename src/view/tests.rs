@@ -351,6 +351,7 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
         text: format!("{title} text."),
         tags: Vec::new(),
         aliases: Vec::new(),
+        root: None,
     };
     let moved = wiki
         .store()
@@ -1173,6 +1174,7 @@ fn tagged_page(wiki: &Wiki, title: &str, tags: &[&str], summary: &str) {
                 text: format!("# {title}\n\n{summary}"),
                 tags: tags.iter().map(|t| (*t).to_owned()).collect(),
                 aliases: Vec::new(),
+                root: None,
             },
             None,
         )

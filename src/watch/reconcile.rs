@@ -281,7 +281,12 @@ fn read_present(
         }
         match ingest::ingest_path(&path, wiki.ingest_options()) {
             Ok(report) => {
-                reads.extend(report.sources.into_iter().map(|s| (s, existing.is_some())));
+                // A watched note's root is the watched folder, not the file's own folder.
+                let root = ingest::path_origin(&folders[index].path);
+                reads.extend(report.sources.into_iter().map(|mut s| {
+                    s.root = Some(root.clone());
+                    (s, existing.is_some())
+                }));
                 done.settled.push(path);
             }
             Err(IngestError::NotFound { .. }) => done.settled.push(path),

@@ -52,8 +52,30 @@ impl Wiki {
     /// Finds a page by what a person types: any spelling of its title or of one of its
     /// aliases (see [`crate::store::Store::find_page`]); failing that, a number is taken as a page id,
     /// then as the id of a digest, which leads to the page its title names.
+    ///
+    /// A name several notes share as their own title (`constructor`, when
+    /// `Parser/constructor.md` and `Lexer/constructor.md` go by `Parser/constructor` and
+    /// `Lexer/constructor`) is [`WikiError::AmbiguousName`], listing them, unless a page has
+    /// exactly that title.
     pub fn find_page(&self, key: &str) -> Result<Option<PageId>> {
-        if let Some(id) = self.store.find_page(key)? {
+        let found = self.store.find_page(key)?;
+        let exact = match found {
+            Some(id) => self
+                .store
+                .page(id)?
+                .is_some_and(|p| crate::store::page_key(&p.title) == crate::store::page_key(key)),
+            None => false,
+        };
+        if !exact {
+            let candidates = self.notes_named(key)?;
+            if candidates.len() > 1 {
+                return Err(WikiError::AmbiguousName {
+                    name: key.trim().to_owned(),
+                    candidates,
+                });
+            }
+        }
+        if let Some(id) = found {
             return Ok(Some(id));
         }
         let Ok(number) = key.trim().parse::<i64>() else {
@@ -63,6 +85,25 @@ impl Wiki {
             return Ok(Some(PageId(number)));
         }
         Ok(self.store.digest_page(ArticleId(number))?)
+    }
+
+    /// The notes that share `name` as their own title, each with the title it goes by and
+    /// its page (the one a bare link from outside their folders means first). Empty when
+    /// fewer than two notes of one root share it.
+    pub fn notes_named(&self, name: &str) -> Result<Vec<crate::identity::Candidate>> {
+        let index = crate::identity::NoteIndex::of(&self.store)?;
+        index
+            .sharing(name, None)
+            .into_iter()
+            .map(|n| {
+                Ok(crate::identity::Candidate {
+                    title: n.title.clone(),
+                    path: n.path.clone(),
+                    source_id: n.id,
+                    page_id: self.store.find_page(&n.title)?,
+                })
+            })
+            .collect()
     }
 
     /// Full-text search over pages, best first (a page the query names by its title or an
@@ -261,12 +302,18 @@ impl Wiki {
     /// Every source as `sources` shows it, with the pages it feeds.
     pub fn source_list(&self) -> Result<Vec<ListedSource>> {
         let mut pages = self.store.pages_by_source()?;
-        Ok(self
-            .store
-            .sources()?
+        let sources = self.store.sources()?;
+        let notes = crate::identity::NoteIndex::from_sources(&sources);
+        Ok(sources
             .into_iter()
             .map(|s| ListedSource {
                 pages: pages.remove(&s.id).unwrap_or_default(),
+                path: notes.note(s.id).map(|n| n.path.clone()),
+                told_apart_as: notes
+                    .note(s.id)
+                    .filter(|n| n.told_apart())
+                    .map(|n| n.title.clone()),
+                root: s.root,
                 tags: s.tags,
                 aliases: s.aliases,
                 id: s.id,

@@ -262,6 +262,9 @@ fn about(f: &lint::Finding) -> String {
             None => format!("{:?} {}", reason, f.pages[0]),
         },
         Detail::Ungrounded { quote, on, .. } => format!("{on} {}: {quote}", f.pages[0]),
+        Detail::AmbiguousLink {
+            target, resolved, ..
+        } => format!("{} -> {target} ({resolved})", f.pages[0]),
         Detail::Duplicate {
             survivor,
             absorbed,

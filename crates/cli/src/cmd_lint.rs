@@ -188,6 +188,7 @@ fn summary_line(s: &Summary) -> String {
             figure("ungrounded", s.ungrounded),
             figure("duplicates", s.duplicates),
             figure("thin", s.thin),
+            figure("ambiguous links", s.ambiguous_links),
         ]
         .into_iter()
         .flatten(),

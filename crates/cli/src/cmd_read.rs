@@ -191,7 +191,30 @@ pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
         return Ok(Done::Success);
     }
     let found = match (&args.key, args.id) {
-        (Some(key), _) => wiki.find_page(key)?,
+        (Some(key), _) => match wiki.find_page(key) {
+            Err(wikimind::wiki::WikiError::AmbiguousName { name, candidates }) => {
+                // A name several notes share: list them, and say which to name (exit 2).
+                if global.json {
+                    print_json(&serde_json::json!({
+                        "ambiguous": name,
+                        "candidates": candidates,
+                    }))?;
+                } else {
+                    let mut out = crate::context::out();
+                    for c in &candidates {
+                        writeln!(out, "{}\t{}", c.title, c.path)?;
+                    }
+                }
+                return Err(UsageError(format!(
+                    "{name:?} names {} notes (listed): name one by its title, e.g. `wikimind \
+                     show {:?}`",
+                    candidates.len(),
+                    candidates.first().map_or("", |c| c.title.as_str())
+                ))
+                .into());
+            }
+            found => found?,
+        },
         (None, Some(id)) => Some(wikimind::PageId(id)),
         (None, None) => None,
     };

@@ -191,6 +191,10 @@ text_enum!(
         Reverted => "reverted",
         /// The person restored an earlier version.
         Restored => "restored",
+        /// Notes the page held only by a name they share went to pages of their own, or
+        /// the page took the title its note goes by (a note is itself: identity by path);
+        /// the person's work on it stays.
+        Split => "split",
     }
 );
 

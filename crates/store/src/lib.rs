@@ -66,6 +66,7 @@ pub use tx::answer::{AnswerPage, SavedAnswer};
 pub use tx::bulk::{BulkSeed, Seeded};
 pub use tx::digest::{SaveArticle, SavedArticle};
 pub use tx::feed::AskedPage;
+pub use tx::identity::{NoteRetitle, Retitled};
 pub use tx::jobs::{Job, JobEnd, JobSettings};
 pub use tx::lint::{
     BehindPage, HealthRun, LinkCounts, LintBody, LintPage, PageName, RecheckClaim,

@@ -14,6 +14,7 @@ fn source(store: &Store, origin: &str, text: &str) -> SourceId {
             text: text.to_owned(),
             tags: Vec::new(),
             aliases: Vec::new(),
+            root: None,
         })
         .expect("ingest")
         .source_id()
@@ -459,6 +460,7 @@ fn a_final_url_follows_each_ingest_and_never_changes_the_identity() {
         text: "page".to_owned(),
         tags: Vec::new(),
         aliases: Vec::new(),
+        root: None,
     };
     let final_url = |store: &Store, id| store.source(id).expect("read").expect("source").final_url;
     let first = store
@@ -1005,4 +1007,37 @@ fn lint_counts_links_as_it_did_link_by_link() {
         )
         .expect("count");
     assert_eq!(store.link_counts().expect("counts").links, links as u64);
+#[test]
+fn a_file_keeps_the_widest_root_it_was_ingested_from() {
+    let store = Store::open_in_memory().expect("open");
+    let ingest = |root: Option<&str>, text: &str| {
+        store
+            .ingest_source(&NewSource {
+                origin: "/v/a/Note.md".to_owned(),
+                kind: SourceKind::File,
+                title: None,
+                text: text.to_owned(),
+                tags: Vec::new(),
+                aliases: Vec::new(),
+                root: root.map(str::to_owned),
+            })
+            .expect("ingest")
+            .source_id()
+    };
+    let root = |id| store.source(id).expect("read").expect("source").root;
+    // Alone: its own folder.
+    let id = ingest(Some("/v/a"), "one");
+    assert_eq!(root(id).as_deref(), Some("/v/a"));
+    // Then with its vault: the vault.
+    ingest(Some("/v"), "one");
+    assert_eq!(root(id).as_deref(), Some("/v"));
+    // Alone again, changed: it stays in its vault.
+    ingest(Some("/v/a"), "two");
+    assert_eq!(root(id).as_deref(), Some("/v"));
+    ingest(None, "three");
+    assert_eq!(root(id).as_deref(), Some("/v"));
+    assert_eq!(
+        store.sources().expect("list")[0].root.as_deref(),
+        Some("/v")
+    );
 }

@@ -26,6 +26,7 @@ fn new_source(origin: &str, text: &str) -> NewSource {
         text: text.to_owned(),
         tags: Vec::new(),
         aliases: Vec::new(),
+        root: None,
     }
 }
 

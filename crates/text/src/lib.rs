@@ -18,6 +18,7 @@ pub mod fold;
 pub mod hash;
 #[cfg(any(test, feature = "hostile"))]
 pub mod hostile;
+pub mod identity;
 pub mod key;
 pub mod line;
 pub mod markdown;

@@ -28,8 +28,13 @@ const SHAPES: &[(&str, &[&str])] = &[
     ("ungrounded", &["claim", "on", "quote", "source_ids"]),
     ("duplicate", &["absorbed", "accept", "reason", "survivor"]),
     ("thin", &["claims", "sentences"]),
+    (
+        "ambiguous_link",
+        &["candidates", "notes", "resolved", "source", "target"],
+    ),
 ];
 const SUMMARY: &[&str] = &[
+    "ambiguous_links",
     "broken_links",
     "checks",
     "dismissed",

@@ -11,6 +11,7 @@ mod dialects;
 mod eval;
 mod flow;
 mod hubs;
+mod identity;
 mod lint;
 mod markdown_links;
 mod mcp;

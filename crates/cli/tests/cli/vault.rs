@@ -58,14 +58,15 @@ fn write_vault(root: &Path) -> Vec<(String, String)> {
          | drink | water |\n|---|---|\n| [[Espresso\\|shots]] | soft |\n\n\
          ```\n[[Not A Link]]\n```\n\nInline `[[Also Not A Link]]` stays code.\n",
     );
+    // Two notes that share only a file name are two notes, told apart by their folders.
     note(
         "a/Index.md",
-        "Index",
+        "a/Index",
         "# Index\n\nThe index of folder a lists [[Espresso]].\n",
     );
     note(
         "b/Index.md",
-        "Index",
+        "b/Index",
         "# Index\n\nThe index of folder b lists [[Water Chemistry]].\n",
     );
     note(
@@ -190,11 +191,14 @@ fn a_vault_compiles_to_one_page_per_note_with_every_link_resolved() {
         .filter(|r| r["kind"] == "source")
     {
         assert_eq!(source["rejected_names"], serde_json::json!([]), "{source}");
-        assert_eq!(source["title_note"], Value::Null, "{source}");
+        // Only the two `Index` notes say that they go by the title that tells them apart.
+        if !source["title"].as_str().unwrap().ends_with("/Index") {
+            assert_eq!(source["title_note"], Value::Null, "{source}");
+        }
     }
 
-    // One page per note title (the two `Index` notes are one topic), nothing else from
-    // the vault's settings or trash, and no page named with link syntax.
+    // One page per note (the two `Index` notes are two pages), nothing else from the
+    // vault's settings or trash, and no page named with link syntax.
     let list = env.json(&["list"]);
     let pages = titles(&list);
     let wanted_titles: BTreeSet<String> = notes.iter().map(|(_, t)| t.clone()).collect();
@@ -204,22 +208,30 @@ fn a_vault_compiles_to_one_page_per_note_with_every_link_resolved() {
     for page in &pages {
         assert!(!is_link_syntax_or_file(page), "page named {page:?}");
         assert!(
-            !["Theme Notes", "Old Note", "Not A Link", "Also Not A Link"].contains(&page.as_str()),
+            ![
+                "Theme Notes",
+                "Old Note",
+                "Not A Link",
+                "Also Not A Link",
+                "Index"
+            ]
+            .contains(&page.as_str()),
             "{page:?} should not be a page"
         );
     }
-    let index = env.json(&["show", "Index"]);
-    let origins: Vec<&str> = index["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["origin"].as_str().unwrap())
-        .collect();
-    for folder in ["a", "b"] {
-        let file = format!("{folder}{}Index.md", std::path::MAIN_SEPARATOR);
+    for (folder, other) in [("a", "b"), ("b", "a")] {
+        let index = env.json(&["show", &format!("{folder}/Index")]);
+        let origins: Vec<&str> = index["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["title"] == format!("{folder}/Index"))
+            .map(|s| s["origin"].as_str().unwrap())
+            .collect();
+        let file = |f: &str| format!("{f}{}Index.md", std::path::MAIN_SEPARATOR);
         assert!(
-            origins.iter().any(|o| o.ends_with(&file)),
-            "{folder}/Index feeds the one Index page: {origins:?}"
+            origins.len() == 1 && origins[0].ends_with(&file(folder)),
+            "{folder}/Index is its own note's page, not {other}'s: {origins:?}"
         );
     }
 

@@ -78,6 +78,27 @@ impl Store {
         )
     }
 
+    /// Records the backfill `name` at `version` as done (a backfill whose work is checked
+    /// again from the data itself, so it keeps no cursor).
+    pub fn finish_backfill(&self, name: &str, version: u32) -> Result<()> {
+        self.write(
+            || format!("recording the end of backfill {name}"),
+            |tx| {
+                let at: i64 = tx
+                    .query_row(
+                        "SELECT CASE WHEN version < ?2 THEN 0 ELSE cursor END
+                         FROM backfills WHERE name = ?1",
+                        params![name, version],
+                        |row| row.get(0),
+                    )
+                    .optional()?
+                    .unwrap_or(0);
+                advance(tx, name, version, at, at, true)?;
+                Ok(())
+            },
+        )
+    }
+
     /// Up to `limit` claims of `table` shown as grounded with a quote, with ids above
     /// `after`, in id order, each with the sources to look for its quote in.
     pub fn grounded_claims_after(

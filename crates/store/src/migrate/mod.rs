@@ -22,6 +22,7 @@ mod frozen;
 mod m06_pages;
 mod m08_names;
 mod m20_rekey;
+mod m21_roots;
 mod scrub;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
@@ -239,6 +240,14 @@ pub static MIGRATIONS: &[Migration] = &[
          links to the digest's own key go; every link resolves again to the oldest digest \
          with its key",
         m20_rekey::one_title_key,
+    ),
+    Migration::rust(
+        21,
+        "0021_source_roots.rs",
+        "sources.root added: a file source under a watched folder gets the deepest such \
+         folder; the other file sources share the deepest folder holding them all; other \
+         sources none",
+        m21_roots::roots,
     ),
     Migration::sql(
         24,

@@ -26,6 +26,11 @@ pub struct NewSource {
     /// Other names the source gives its topic (a note's front matter `aliases`).
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// For a file, the folder it was ingested or watched from (a file ingested alone: its
+    /// own folder); a note's identity is its path relative to it. `None` for other sources,
+    /// and for a file ingested again keeps the root it had when that one holds the new one.
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 /// What an ingest did.
@@ -113,6 +118,9 @@ pub struct Source {
     /// For a web page that redirected, the URL it was finally read from (`null` otherwise).
     #[serde(default)]
     pub final_url: Option<String>,
+    /// For a file, the folder it was ingested or watched from (see [`NewSource::root`]).
+    #[serde(default)]
+    pub root: Option<String>,
     /// SHA-256 of the text, lowercase hex.
     pub content_hash: String,
     /// Its status.
@@ -155,10 +163,13 @@ pub struct SourceSummary {
     /// Its aliases (see [`NewSource::aliases`]).
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// For a file, the folder it was ingested or watched from (see [`NewSource::root`]).
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 const SUMMARY_SELECT: &str = "SELECT s.id, s.origin, s.kind, s.title_hint, s.status, s.reason,
-        a.id, a.title, s.updated_at, s.final_url, s.tags, s.aliases
+        a.id, a.title, s.updated_at, s.final_url, s.tags, s.aliases, s.root
     FROM sources s LEFT JOIN articles a ON a.source_id = s.id";
 
 fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
@@ -175,6 +186,7 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
         final_url: row.get(9)?,
         tags: json::column(row, 10, "sources.tags")?,
         aliases: json::column(row, 11, "sources.aliases")?,
+        root: row.get(12)?,
     })
 }
 
@@ -241,15 +253,26 @@ impl Store {
                         |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
                     )
                     .optional()?;
+                if let Some((id, _, _)) = &existing {
+                    // A file ingested again from another folder: the root that holds the
+                    // other is kept (a note of a vault ingested alone stays in its vault).
+                    tx.execute(
+                        "UPDATE sources SET root = ?2 WHERE id = ?1 AND ?2 IS NOT NULL
+                             AND (root IS NULL OR (root <> ?2 AND NOT
+                                  substr(?2, 1, length(rtrim(root, '/')) + 1)
+                                      = rtrim(root, '/') || '/'))",
+                        params![id, new.root],
+                    )?;
+                }
                 match existing {
                     None => {
                         tx.execute(
                             "INSERT INTO sources (origin, kind, title_hint, text, content_hash,
-                                                  final_url, tags, aliases)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                                  final_url, tags, aliases, root)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                             params![
                                 new.origin, new.kind, new.title, new.text, hash, final_url, tags,
-                                aliases
+                                aliases, new.root
                             ],
                         )?;
                         Ok(IngestOutcome::Added(SourceId(tx.last_insert_rowid())))
@@ -312,7 +335,7 @@ impl Store {
                 Ok(conn
                     .query_row(
                         "SELECT id, origin, kind, title_hint, text, content_hash, status, reason,
-                                created_at, updated_at, final_url, tags, aliases
+                                created_at, updated_at, final_url, tags, aliases, root
                          FROM sources WHERE id = ?1",
                         [id],
                         |row| {
@@ -330,6 +353,7 @@ impl Store {
                                 final_url: row.get(10)?,
                                 tags: json::column(row, 11, "sources.tags")?,
                                 aliases: json::column(row, 12, "sources.aliases")?,
+                                root: row.get(13)?,
                             })
                         },
                     )

@@ -344,6 +344,7 @@ mod tests {
             text: "Tea is a drink.".to_owned(),
             tags: Vec::new(),
             aliases: Vec::new(),
+            root: None,
         };
         let id = store.ingest_source(&new).unwrap().source_id();
         store.move_source(id, "/n/b.md").unwrap();

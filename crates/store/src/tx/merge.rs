@@ -161,15 +161,7 @@ pub(crate) fn merge_pages(
     )?;
     conn.execute("DELETE FROM pages WHERE id = ?1", [absorbed])?;
     if absorbed_key != survivor_key {
-        conn.execute(
-            "DELETE FROM aliases WHERE former = 1 AND name_key = ?1 AND page_id <> ?2",
-            params![absorbed_key, survivor],
-        )?;
-        conn.execute(
-            "INSERT INTO aliases (page_id, name, name_key, former) VALUES (?1, ?2, ?3, 1)
-             ON CONFLICT (page_id, name) DO UPDATE SET former = 1, name_key = excluded.name_key",
-            params![survivor, absorbed_title, absorbed_key],
-        )?;
+        keep_former_title(conn, survivor, &absorbed_title, &absorbed_key)?;
     } else {
         conn.execute(
             "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former)
@@ -184,6 +176,26 @@ pub(crate) fn merge_pages(
         min_sources,
     )?;
     Ok(MergeOutcome::Merged { survivor, absorbed })
+}
+
+/// Makes `title` (key `key`), a title `page` or a page merged into it had, a name of `page`
+/// that resolves to it, taking it from any other page that had it as a former title.
+pub(crate) fn keep_former_title(
+    conn: &Connection,
+    page: PageId,
+    title: &str,
+    key: &str,
+) -> Result<()> {
+    conn.execute(
+        "DELETE FROM aliases WHERE former = 1 AND name_key = ?1 AND page_id <> ?2",
+        params![key, page],
+    )?;
+    conn.execute(
+        "INSERT INTO aliases (page_id, name, name_key, former) VALUES (?1, ?2, ?3, 1)
+         ON CONFLICT (page_id, name) DO UPDATE SET former = 1, name_key = excluded.name_key",
+        params![page, title, key],
+    )?;
+    Ok(())
 }
 
 fn key_of(conn: &Connection, page: PageId) -> Result<String> {

@@ -38,6 +38,7 @@ fn add_source(store: &Store, origin: &str, text: &str) -> SourceId {
             text: text.to_owned(),
             tags: Vec::new(),
             aliases: Vec::new(),
+            root: None,
         })
         .unwrap()
         .source_id()

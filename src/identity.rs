@@ -1,0 +1,378 @@
+//! A note is itself: the title each file note of the wiki goes by, and what a link to a
+//! note means (see `docs/notes.md`, "A note is itself").
+//!
+//! A note is identified by its path relative to its root (the folder it was ingested or
+//! watched from, stored with the source). Its page title is its own title; notes of one root
+//! that share a title are told apart by the shortest folder path
+//! ([`wikimind_text::identity::identity_titles`]). [`NoteIndex`] holds those titles for
+//! every file source of the wiki, and resolves links: a link written as a path names the
+//! note at that path; a bare name several notes share names the note beside the linking
+//! note, else the shortest path, else the first in byte order.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use wikimind_text::identity::{folder_of, identity_titles, pick_note, Note};
+use wikimind_text::key::topic_key;
+use wikimind_text::markdown::{resolve_note, rewrite_links, LinkRef};
+
+use crate::store::{
+    NewLink, NoteRetitle, Retitled, SourceId, SourceKind, SourceSummary, Store, StoreError,
+};
+
+/// How many notes one transaction of [`settle_titles`] moves at most (a page's notes are
+/// never split between two).
+const SETTLE_BATCH: usize = 200;
+
+/// Gives every compiled note the title it goes by now, in transactions of about
+/// [`SETTLE_BATCH`] notes: a digest titled by a name its note shares with notes of other
+/// folders (`constructor`) takes the title that tells it apart (`Parser/constructor`), and
+/// one told apart that no longer shares its name takes its plain title again (see
+/// [`Store::retitle_notes`]: pages keep their ids and the person's work, notes that only
+/// shared a name get pages of their own, marked stale; no model is called). Run after
+/// sources are added, moved or removed, and once on the wikis of older builds.
+pub fn settle_titles(store: &Store) -> Result<Retitled, StoreError> {
+    let index = NoteIndex::of(store)?;
+    // The notes to move, by the page their digest's title names, so that a page's notes
+    // are moved together.
+    let mut by_digest: std::collections::BTreeMap<String, Vec<NoteRetitle>> = Default::default();
+    for note in index.notes() {
+        let Some(digest) = &note.digest_title else {
+            continue;
+        };
+        let (now, own, was) = (
+            topic_key(&note.title),
+            topic_key(&note.own),
+            topic_key(digest),
+        );
+        let base = topic_key(digest.rsplit('/').next().unwrap_or(digest));
+        // Titled by its shared name (or by a title that told it apart before).
+        if was != now && (was == own || base == own) {
+            by_digest.entry(was).or_default().push(NoteRetitle {
+                source: note.id,
+                title: note.title.clone(),
+            });
+        }
+    }
+    let mut done = Retitled::default();
+    let mut batch: Vec<NoteRetitle> = Vec::new();
+    for (_, notes) in by_digest {
+        batch.extend(notes);
+        if batch.len() >= SETTLE_BATCH {
+            add(&mut done, store.retitle_notes(&batch)?);
+            batch.clear();
+        }
+    }
+    if !batch.is_empty() {
+        add(&mut done, store.retitle_notes(&batch)?);
+    }
+    Ok(done)
+}
+
+fn add(total: &mut Retitled, one: Retitled) {
+    total.notes += one.notes;
+    total.pages_renamed += one.pages_renamed;
+    total.notes_split += one.notes_split;
+}
+
+/// A file note as the index holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedNote {
+    /// The source.
+    pub id: SourceId,
+    /// Its root (the folder it was ingested or watched from).
+    pub root: String,
+    /// Its path relative to the root, `/`-separated, with its extension.
+    pub path: String,
+    /// Its own title (front matter `title`, first H1, else its file name).
+    pub own: String,
+    /// The title it goes by: its own, or told apart from notes sharing it.
+    pub title: String,
+    /// The title of its digest, when it has one.
+    pub digest_title: Option<String>,
+}
+
+impl IndexedNote {
+    /// Whether it shares its own title with another note of its root and goes by a title
+    /// that tells it apart.
+    pub fn told_apart(&self) -> bool {
+        self.title != self.own
+    }
+
+    /// Its folder relative to the root (empty at the root).
+    pub fn folder(&self) -> &str {
+        folder_of(&self.path)
+    }
+}
+
+/// One of the notes a shared name may mean.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Candidate {
+    /// The title it goes by (`Parser/constructor`).
+    pub title: String,
+    /// Its path relative to its root (`Parser/constructor.md`).
+    pub path: String,
+    /// Its source.
+    pub source_id: SourceId,
+    /// Its page, once compiled.
+    pub page_id: Option<crate::store::PageId>,
+}
+
+/// The title each file note goes by, and the notes a link names.
+#[derive(Debug, Clone, Default)]
+pub struct NoteIndex {
+    notes: Vec<IndexedNote>,
+    by_id: HashMap<SourceId, usize>,
+}
+
+impl NoteIndex {
+    /// The index of every file source of `store`.
+    pub fn of(store: &Store) -> Result<NoteIndex, StoreError> {
+        Ok(NoteIndex::from_sources(&store.sources()?))
+    }
+
+    /// The index of the file sources among `sources`.
+    pub fn from_sources(sources: &[SourceSummary]) -> NoteIndex {
+        let mut notes: Vec<IndexedNote> = Vec::new();
+        let mut aliases: Vec<Vec<String>> = Vec::new();
+        for s in sources.iter().filter(|s| s.kind == SourceKind::File) {
+            let (root, path) = root_and_path(&s.origin, s.root.as_deref());
+            let own = s
+                .title
+                .clone()
+                .filter(|t| !t.trim().is_empty())
+                .unwrap_or_else(|| file_stem(&s.origin));
+            notes.push(IndexedNote {
+                id: s.id,
+                root,
+                path,
+                title: own.clone(),
+                own,
+                digest_title: s.article_title.clone(),
+            });
+            aliases.push(s.aliases.clone());
+        }
+        let mut by_root: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, note) in notes.iter().enumerate() {
+            by_root.entry(note.root.as_str()).or_default().push(i);
+        }
+        let mut titles: Vec<(usize, String)> = Vec::new();
+        for members in by_root.values() {
+            let these: Vec<Note<'_>> = members
+                .iter()
+                .map(|&i| Note {
+                    path: &notes[i].path,
+                    title: &notes[i].own,
+                    aliases: &aliases[i],
+                })
+                .collect();
+            titles.extend(members.iter().copied().zip(identity_titles(&these)));
+        }
+        for (i, title) in titles {
+            notes[i].title = title;
+        }
+        let by_id = notes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
+        NoteIndex { notes, by_id }
+    }
+
+    /// Every file note, oldest source first.
+    pub fn notes(&self) -> &[IndexedNote] {
+        &self.notes
+    }
+
+    /// The note of source `id`, when it is a file.
+    pub fn note(&self, id: SourceId) -> Option<&IndexedNote> {
+        self.by_id.get(&id).map(|&i| &self.notes[i])
+    }
+
+    /// The note that goes by `title` (by topic key), if one does.
+    pub fn note_titled(&self, title: &str) -> Option<&IndexedNote> {
+        let key = topic_key(title);
+        self.notes.iter().find(|n| topic_key(&n.title) == key)
+    }
+
+    /// The notes of one root whose own title is `name` (by topic key) when several share
+    /// it, each going by a title that tells it apart (none when at most one note has it).
+    /// With `root` `None`, the notes of every root sharing that name in their root.
+    pub fn sharing(&self, name: &str, root: Option<&str>) -> Vec<&IndexedNote> {
+        let key = topic_key(name);
+        if key.is_empty() {
+            return Vec::new();
+        }
+        let mut found: Vec<&IndexedNote> = self
+            .notes
+            .iter()
+            .filter(|n| {
+                n.told_apart() && root.is_none_or(|r| n.root == r) && topic_key(&n.own) == key
+            })
+            .collect();
+        // Only notes that share the name within their own root.
+        let count = |root: &str| found.iter().filter(|n| n.root == root).count();
+        let shared: Vec<bool> = found.iter().map(|n| count(&n.root) > 1).collect();
+        let mut keep = shared.into_iter();
+        found.retain(|_| keep.next().unwrap_or(false));
+        found.sort_by(|a, b| a.path.len().cmp(&b.path.len()).then(a.path.cmp(&b.path)));
+        found
+    }
+
+    /// The note a wiki link `[[folder/target]]` (or a link the model wrote, or a name it
+    /// gave) names, written by the note `from` (`None`: by a page that is no one note's),
+    /// when the link is written as a path or names a title several notes share. `None` when
+    /// the name is for the wiki's names to resolve (a title, an alias, a topic).
+    pub fn resolve(
+        &self,
+        from: Option<SourceId>,
+        folder: Option<&str>,
+        target: &str,
+    ) -> Option<&IndexedNote> {
+        let from = from.and_then(|id| self.note(id));
+        let root = from.map(|n| n.root.as_str());
+        let here = from.map(IndexedNote::folder);
+        let target = target.trim();
+        if target.is_empty() {
+            return None;
+        }
+        let written = match folder.filter(|f| !f.is_empty()) {
+            Some(folder) => format!("{}/{target}", folder.trim_matches('/')),
+            None => target.to_owned(),
+        };
+        let in_root: Vec<&IndexedNote> = self
+            .notes
+            .iter()
+            .filter(|n| root.is_none_or(|r| n.root == r))
+            .collect();
+        if folder.is_some() {
+            // A path: the note at that path (relative to the root, or the one path that ends
+            // with it), else the note going by that title.
+            let paths: Vec<&str> = in_root.iter().map(|n| n.path.as_str()).collect();
+            if let Some(found) = resolve_note(&written, &written, &paths) {
+                return in_root.iter().find(|n| n.path == found).copied();
+            }
+            let key = topic_key(&written);
+            return in_root.iter().find(|n| topic_key(&n.title) == key).copied();
+        }
+        // A bare name: the notes whose own title or file name it is, when several share it.
+        let key = topic_key(target);
+        let candidates: Vec<&IndexedNote> = in_root
+            .iter()
+            .filter(|n| {
+                n.told_apart()
+                    && (topic_key(&n.own) == key || topic_key(&file_stem(&n.path)) == key)
+            })
+            .copied()
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        let paths: Vec<&str> = candidates.iter().map(|n| n.path.as_str()).collect();
+        let picked = pick_note(here, &paths)?;
+        candidates.into_iter().find(|n| n.path == picked)
+    }
+
+    /// The title a link or name resolves to when [`NoteIndex::resolve`] finds its note and
+    /// the note goes by another title; else `None` (the name stays as written).
+    pub fn relinked(
+        &self,
+        from: Option<SourceId>,
+        folder: Option<&str>,
+        target: &str,
+    ) -> Option<String> {
+        let note = self.resolve(from, folder, target)?;
+        (topic_key(&note.title) != topic_key(target)).then(|| note.title.clone())
+    }
+
+    /// Rewrites what the digest or page `body` written for note `from` links by name, so
+    /// that links to notes go to the note they name: each of `links` (the body's links in
+    /// order, then other names such as backlink suggestions) and each of `names` (concepts)
+    /// that is written as a path or is a name several notes share gets the title of the
+    /// note it names; the body's links to such notes are written with that title, showing
+    /// what they showed (`[[constructor]]` becomes `[[Parser/constructor|constructor]]`).
+    /// Returns the body.
+    pub fn relink(
+        &self,
+        from: Option<SourceId>,
+        body: &str,
+        links: &mut [NewLink],
+        names: &mut [String],
+    ) -> String {
+        if self.notes.iter().all(|n| !n.told_apart()) && !body.contains('/') {
+            return body.to_owned();
+        }
+        let body = rewrite_links(body, &|link: &LinkRef| self.rewritten(from, link));
+        // The body's links in order, with the folder each was written with.
+        let mut written: Vec<(String, Option<String>)> = body_links(&body)
+            .into_iter()
+            .map(|l| (l.target, l.folder))
+            .collect();
+        for link in links.iter_mut() {
+            let key = topic_key(&link.target);
+            let folder = written
+                .iter()
+                .position(|(t, _)| topic_key(t) == key)
+                .and_then(|at| written.remove(at).1);
+            if let Some(title) = self.relinked(from, folder.as_deref(), &link.target) {
+                link.target = title;
+            }
+        }
+        for name in names.iter_mut() {
+            if let Some(title) = self.relinked(from, None, name) {
+                *name = title;
+            }
+        }
+        body
+    }
+
+    /// A body link to a note that goes by another title, written with that title.
+    fn rewritten(&self, from: Option<SourceId>, link: &LinkRef) -> Option<String> {
+        if !link.names_page() || link.attachment {
+            return None;
+        }
+        let note = self.resolve(from, link.folder.as_deref(), &link.target)?;
+        if link.folder.is_some() || !note.told_apart() {
+            // A path keeps the form it was written in; the renderer reads paths.
+            return None;
+        }
+        let named = LinkRef {
+            target: note.title.clone(),
+            folder: None,
+            shown: Some(link.display()),
+            ..link.clone()
+        };
+        Some(named.written())
+    }
+}
+
+/// The wiki links of `markdown` to pages, in order, as the reader finds them (outside code
+/// and markdown links), with the folder each was written with.
+pub fn body_links(markdown: &str) -> Vec<LinkRef> {
+    let found = std::cell::RefCell::new(Vec::new());
+    rewrite_links(markdown, &|link: &LinkRef| {
+        if link.names_page() && !link.attachment {
+            found.borrow_mut().push(link.clone());
+        }
+        None
+    });
+    found.into_inner()
+}
+
+/// A file's root and its path relative to it (`/`-separated). A source without a root (none
+/// stored) is in the one tree of every such file: its path is its origin from the top.
+fn root_and_path(origin: &str, root: Option<&str>) -> (String, String) {
+    let root = root
+        .map(|r| r.trim_end_matches('/'))
+        .filter(|r| {
+            origin
+                .strip_prefix(r)
+                .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .unwrap_or("");
+    let path = origin[root.len()..].trim_start_matches('/').to_owned();
+    (root.to_owned(), path)
+}
+
+/// A file's name without its extension.
+pub(crate) fn file_stem(origin: &str) -> String {
+    Path::new(origin)
+        .file_stem()
+        .map_or_else(|| origin.to_owned(), |s| s.to_string_lossy().into_owned())
+}
