@@ -5,19 +5,21 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use super::html::readable_html;
+use super::document::DocumentType;
 use super::text::{clean_title, markdown_meta, normalise_text, MarkdownMeta};
 use super::{
     FileStamp, IngestError, IngestOptions, IngestReport, IngestedSource, Result, SkipReason,
     Skipped, SourceKind,
 };
+use wikimind_documents::html::readable_html;
 
 /// Reads one file or every supported file in a folder.
 ///
 /// A file must be `.md`, `.markdown`, `.txt`, `.html` or `.htm`, UTF-8 text (a byte order
 /// mark is stripped, line endings become `\n`), not blank and not larger than
-/// [`IngestOptions::max_bytes`]; otherwise it is refused with an error naming the path and
-/// the reason.
+/// [`IngestOptions::max_bytes`]; or a `.pdf`, `.epub` or `.docx` document that its reader
+/// ([`wikimind_documents`]) can read; otherwise it is refused with an error naming the path
+/// and the reason.
 ///
 /// A folder is walked recursively in a deterministic order (entries sorted by name, depth
 /// first). Hidden entries, unsupported extensions and files that are binary, not UTF-8,
@@ -264,6 +266,7 @@ enum FileType {
     Markdown,
     PlainText,
     Html,
+    Document(DocumentType),
 }
 
 fn supported_extension(path: &Path) -> Option<FileType> {
@@ -272,7 +275,7 @@ fn supported_extension(path: &Path) -> Option<FileType> {
         "md" | "markdown" => Some(FileType::Markdown),
         "txt" => Some(FileType::PlainText),
         "html" | "htm" => Some(FileType::Html),
-        _ => None,
+        other => DocumentType::of_extension(other).map(FileType::Document),
     }
 }
 
@@ -284,6 +287,7 @@ enum FileProblem {
     NotUtf8 { offset: usize },
     Empty,
     TooLarge { size: u64, limit: u64 },
+    Document(wikimind_documents::DocumentError),
     Io(io::Error),
 }
 
@@ -298,6 +302,10 @@ impl FileProblem {
             FileProblem::TooLarge { size, limit } => {
                 IngestError::FileTooLarge { path, size, limit }
             }
+            FileProblem::Document(source) => IngestError::Document {
+                what: path.display().to_string(),
+                source,
+            },
             FileProblem::Io(source) => IngestError::Io { path, source },
         }
     }
@@ -309,6 +317,9 @@ impl FileProblem {
             FileProblem::NotUtf8 { .. } => SkipReason::NotUtf8,
             FileProblem::Empty => SkipReason::Empty,
             FileProblem::TooLarge { size, limit } => SkipReason::TooLarge { size, limit },
+            FileProblem::Document(error) => SkipReason::BadDocument {
+                message: error.to_string(),
+            },
             FileProblem::Io(error) => SkipReason::Unreadable {
                 message: error.to_string(),
             },
@@ -345,6 +356,32 @@ fn read_source_file(
     if read > limit {
         return Err(FileProblem::TooLarge { size: read, limit });
     }
+    let stem = path
+        .file_stem()
+        .and_then(|stem| clean_title(&stem.to_string_lossy()));
+    if let FileType::Document(kind) = file_type {
+        let document = kind
+            .read(&bytes, stem.as_deref())
+            .map_err(FileProblem::Document)?;
+        let shown = path.display();
+        return Ok(IngestedSource {
+            origin: path_origin(canonical),
+            kind: SourceKind::File,
+            title: document.title,
+            tags: Vec::new(),
+            aliases: Vec::new(),
+            warnings: document
+                .warnings
+                .iter()
+                .map(|w| format!("{shown}: {w}"))
+                .collect(),
+            text: document.text,
+            pages: document.pages,
+            document: Some(kind.name()),
+            final_url: None,
+            file: stamp,
+        });
+    }
     if bytes.contains(&0) {
         return Err(FileProblem::Binary);
     }
@@ -352,9 +389,6 @@ fn read_source_file(
         offset: error.valid_up_to(),
     })?;
     let normalised = normalise_text(raw);
-    let stem = path
-        .file_stem()
-        .and_then(|stem| clean_title(&stem.to_string_lossy()));
     let (meta, text) = match file_type {
         FileType::Markdown => (markdown_meta(&normalised, stem.as_deref()), normalised),
         FileType::PlainText => (
@@ -374,6 +408,8 @@ fn read_source_file(
                 readable.text,
             )
         }
+        // Documents returned above; never reached.
+        FileType::Document(_) => return Err(FileProblem::Unsupported),
     };
     if text.trim().is_empty() {
         return Err(FileProblem::Empty);
@@ -391,6 +427,8 @@ fn read_source_file(
             .into_iter()
             .collect(),
         text,
+        pages: Vec::new(),
+        document: None,
         final_url: None,
         file: stamp,
     })

@@ -327,6 +327,9 @@ fn skip_reason(error: &IngestError) -> Option<SkipReason> {
             limit: *limit,
         },
         IngestError::NotAFile { .. } => SkipReason::NotAFile,
+        IngestError::Document { source, .. } => SkipReason::BadDocument {
+            message: source.to_string(),
+        },
         _ => return None,
     })
 }

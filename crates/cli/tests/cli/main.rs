@@ -7,6 +7,7 @@ mod common;
 mod ask;
 mod crash;
 mod demo;
+mod documents;
 mod eval;
 mod flow;
 mod hubs;
