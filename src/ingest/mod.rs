@@ -46,6 +46,13 @@ pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     "md", "markdown", "txt", "html", "htm", "pdf", "epub", "docx",
 ];
 
+/// Whether ingest reads this file as a document (PDF, EPUB, DOCX), by its extension.
+pub fn is_document(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| document::DocumentType::of_extension(&e.to_ascii_lowercase()).is_some())
+}
+
 /// Where a source came from (the store's kind, shared so ingest and store agree).
 pub use crate::store::SourceKind;
 

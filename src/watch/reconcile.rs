@@ -140,6 +140,15 @@ pub(super) fn reconcile(
                 continue;
             }
         };
+        sink(&WatchEvent::Listed {
+            folder: folder.shown(),
+            files: listing.files.len(),
+            documents: listing
+                .files
+                .iter()
+                .filter(|f| ingest::is_document(&f.path))
+                .count(),
+        });
         let empty = listing.files.is_empty() && listing.skipped.is_empty();
         present.extend(listing.files.into_iter().map(|f| (f.path, index)));
         let under = wiki.store().file_sources_under(&folder.prefix)?;

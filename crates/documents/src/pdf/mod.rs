@@ -152,6 +152,24 @@ pub fn read_pdf(bytes: &[u8], file_stem: Option<&str>, limits: &Limits) -> Resul
     })
 }
 
+/// The markdown written from `pdftotext -bbox-layout` output, and how many pages it has:
+/// the part of [`read_pdf`] after the tool, for fuzzing without a process per input.
+#[doc(hidden)]
+pub fn markdown_from_word_boxes(xhtml: &str) -> Result<(String, usize)> {
+    let parsed = layout::parse_bbox(xhtml)?;
+    let written = layout::write_markdown(&parsed.pages);
+    for range in &written.pages {
+        if range.start > range.end
+            || range.end > written.text.len()
+            || !written.text.is_char_boundary(range.start)
+            || !written.text.is_char_boundary(range.end)
+        {
+            return Err(DocumentError::Broken(format!("a bad page range {range:?}")));
+        }
+    }
+    Ok((written.text, written.pages.len()))
+}
+
 /// Poppler's first complaints on standard error, on one line.
 fn first_errors(stderr: &str) -> Option<String> {
     let mut lines: Vec<&str> = Vec::new();
