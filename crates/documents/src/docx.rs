@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use crate::xml::{self, Node};
 use crate::zipped::Archive;
-use crate::{own_title, Document, DocumentError, Limits, Result};
+use crate::{markdown_document, Document, DocumentError, Limits, Result};
 
 const DOCUMENT: &str = "word/document.xml";
 
@@ -64,29 +64,14 @@ pub fn read_docx(bytes: &[u8], file_stem: Option<&str>, limits: &Limits) -> Resu
             .collect();
         text.push_str(&lines.join("\n"));
     }
-    if text.len() > limits.max_text_bytes {
-        return Err(DocumentError::TooLarge {
-            what: "the document's text".to_owned(),
-            limit: limits.max_text_bytes as u64,
-        });
-    }
-    if text.trim().is_empty() {
-        return Err(DocumentError::Empty);
-    }
-    let first_heading = text
-        .lines()
-        .find(|line| line.starts_with('#'))
-        .map(|line| line.trim_start_matches('#').trim().to_owned());
-    Ok(Document {
-        title: own_title(
-            metadata_title.as_deref(),
-            first_heading.as_deref(),
-            file_stem,
-        ),
+    markdown_document(
         text,
-        pages: Vec::new(),
-        warnings: Vec::new(),
-    })
+        "the document's text",
+        metadata_title.as_deref(),
+        file_stem,
+        Vec::new(),
+        limits,
+    )
 }
 
 /// Paragraph styles by id: which are headings (by name `heading N` or `Title`, or an

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use crate::html::readable_html;
 use crate::xml::{self, Node};
 use crate::zipped::{resolve, Archive};
-use crate::{own_title, Document, DocumentError, Limits, Result};
+use crate::{markdown_document, Document, DocumentError, Limits, Result};
 
 /// One manifest entry.
 struct Item {
@@ -154,23 +154,14 @@ pub fn read_epub(bytes: &[u8], file_stem: Option<&str>, limits: &Limits) -> Resu
             });
         }
     }
-    if text.trim().is_empty() {
-        return Err(DocumentError::Empty);
-    }
-    let first_heading = text
-        .lines()
-        .find_map(|line| line.strip_prefix("# "))
-        .map(str::to_owned);
-    Ok(Document {
-        title: own_title(
-            metadata_title.as_deref(),
-            first_heading.as_deref(),
-            file_stem,
-        ),
+    markdown_document(
         text,
-        pages: Vec::new(),
+        "the book's text",
+        metadata_title.as_deref(),
+        file_stem,
         warnings,
-    })
+        limits,
+    )
 }
 
 fn is_html(media_type: &str) -> bool {

@@ -172,6 +172,38 @@ pub enum DocumentError {
 /// The result type of this crate.
 pub type Result<T, E = DocumentError> = std::result::Result<T, E>;
 
+/// A markdown document read from an archive, checked: refused when its text is larger
+/// than the limit or blank; titled by its metadata title, else its first heading, else
+/// the file stem ([`own_title`]).
+pub(crate) fn markdown_document(
+    text: String,
+    what: &str,
+    metadata_title: Option<&str>,
+    file_stem: Option<&str>,
+    warnings: Vec<String>,
+    limits: &Limits,
+) -> Result<Document> {
+    if text.len() > limits.max_text_bytes {
+        return Err(DocumentError::TooLarge {
+            what: what.to_owned(),
+            limit: limits.max_text_bytes as u64,
+        });
+    }
+    if text.trim().is_empty() {
+        return Err(DocumentError::Empty);
+    }
+    let first_heading = text
+        .lines()
+        .find(|line| line.starts_with('#') && line.trim_start_matches('#').starts_with(' '))
+        .map(|line| line.trim_start_matches('#').trim().to_owned());
+    Ok(Document {
+        title: own_title(metadata_title, first_heading.as_deref(), file_stem),
+        text,
+        pages: Vec::new(),
+        warnings,
+    })
+}
+
 /// Ligatures and other presentation forms a PDF's fonts map to one character, as the
 /// letters they stand for; soft hyphens dropped. Everything else is kept as it is.
 pub(crate) fn plain_letters(text: &str) -> std::borrow::Cow<'_, str> {

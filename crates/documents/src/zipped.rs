@@ -5,6 +5,7 @@
 
 use std::io::{Cursor, Read};
 
+use wikimind_text::markdown::note_links::{normalise_path, percent_decode};
 use zip::result::ZipError;
 use zip::ZipArchive;
 
@@ -97,35 +98,9 @@ pub(crate) fn resolve(base: &str, href: &str) -> Option<String> {
     if href.is_empty() || href.contains("://") || href.starts_with('/') {
         return None;
     }
-    let decoded = percent_decode(href)?;
-    let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
-    for part in decoded.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            part => parts.push(part),
-        }
-    }
-    Some(parts.join("/"))
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+    let decoded = percent_decode(href);
+    let joined = format!("{base}/{decoded}");
+    normalise_path(&joined).filter(|path| !path.is_empty())
 }
 
 #[cfg(test)]
@@ -146,7 +121,8 @@ mod tests {
         assert_eq!(resolve("OEBPS/", "../../x"), None);
         assert_eq!(resolve("OEBPS/", "/etc/passwd"), None);
         assert_eq!(resolve("OEBPS/", "http://example.invalid/x"), None);
-        assert_eq!(resolve("", "a%2"), Some("a%2".to_owned()));
-        assert_eq!(resolve("", "a%zz"), None);
+        assert_eq!(resolve("", "a%2").as_deref(), Some("a%2"));
+        assert_eq!(resolve("OEBPS/", "a%2F..%2F..%2F..%2Fx"), None);
+        assert_eq!(resolve("", "a%zz").as_deref(), Some("a%zz"));
     }
 }
