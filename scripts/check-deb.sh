@@ -19,6 +19,13 @@ grep -q '^Exec=wikimind-desktop' "$entry" || fail "desktop entry does not run wi
 grep -q '^Type=Application' "$entry" || fail "desktop entry is not an application"
 grep -q '^Categories=.*Office' "$entry" || echo "note: Categories is $(grep ^Categories "$entry")"
 dpkg-deb -f "$deb" Depends | grep -q 'libwebkit2gtk-4.1-0' || fail "Depends lacks libwebkit2gtk-4.1-0"
+# PDFs are read by Poppler's pdftotext and page labels by qpdf, run as processes (never
+# linked: Poppler is GPL), so the package depends on them rather than shipping them.
+dpkg-deb -f "$deb" Depends | grep -q 'poppler-utils' || fail "Depends lacks poppler-utils (pdftotext)"
+dpkg-deb -f "$deb" Depends | grep -q 'qpdf' || fail "Depends lacks qpdf (PDF page labels)"
+for lib in libpoppler libmupdf libqpdf; do
+  if find "$x" -name "$lib*" | grep -q .; then fail "the package ships $lib: PDF tools are run, never bundled"; fi
+done
 file "$x/usr/bin/wikimind-desktop" | grep -q ELF || fail "the binary is not an ELF executable"
 echo "deb ok: $(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version), $(wc -l <<<"$contents") entries"
 echo "--- desktop entry"; cat "$entry"

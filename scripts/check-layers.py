@@ -4,6 +4,7 @@
 The layers, bottom up (docs/architecture.md says what each owns):
   0  wikimind-text, wikimind-structured   leaves: rules about text, model-output parsing
   1  wikimind-contract, wikimind-llm       the records a model answer becomes; providers
+  1  wikimind-documents                    readers of HTML, PDF, EPUB, DOCX into markdown
   2  wikimind-store                        SQLite
   3  wikimind-engine                       prompts, the call loop, grounding; digest, page, answer, judge
   4  wikimind                              the app (`Wiki`, the job queue, settings), no Tauri, no clap
@@ -24,6 +25,7 @@ LAYERS = {
     "wikimind-structured": 0,
     "wikimind-contract": 1,
     "wikimind-llm": 1,
+    "wikimind-documents": 1,
     "wikimind-store": 2,
     "wikimind-engine": 3,
     "wikimind": 4,

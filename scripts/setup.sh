@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to build WikiMind: a C toolchain for the
-# bundled SQLite, pkg-config, libdbus (the OS keyring for API keys) and WebKitGTK (the
-# desktop app); and, for the tests, the Python MCP SDK (the independent client that checks
-# `wikimind mcp`) in a virtual environment under ~/.cache/wikimind. Idempotent.
+# bundled SQLite, pkg-config, libdbus (the OS keyring for API keys), Poppler's pdftotext and
+# qpdf (run as processes to read PDFs) and WebKitGTK (the desktop app); and, for the tests,
+# the Python MCP SDK (the independent client that checks `wikimind mcp`) in a virtual
+# environment under ~/.cache/wikimind. Idempotent.
 #
 #   bash scripts/setup.sh            # the default build and the tests
 #   bash scripts/setup.sh --builtin  # also what the built-in engine (llama.cpp) needs:
@@ -23,7 +24,8 @@ for arg in "$@"; do
   esac
 done
 
-packages=(build-essential pkg-config libdbus-1-dev)
+# poppler-utils (pdftotext) and qpdf read PDFs, as separate processes (docs/documents.md)
+packages=(build-essential pkg-config libdbus-1-dev poppler-utils qpdf)
 if [ "$cli_only" = 0 ]; then
   # the desktop app, and the venv of the MCP client the tests use
   packages+=(libwebkit2gtk-4.1-dev python3 python3-venv)

@@ -16,6 +16,9 @@ pub use wikimind_structured as structured;
 /// The text rules every layer shares (keys, the quote fold, URLs, hashes).
 pub use wikimind_text as text;
 
+/// The readers of documents (HTML, PDF, EPUB, DOCX) into markdown with page boundaries.
+pub use wikimind_documents as documents;
+
 /// Model providers (Ollama, OpenAI-compatible, the built-in engine), streamed.
 pub use wikimind_llm as llm;
 

@@ -114,6 +114,10 @@ pub struct AddedSource {
     /// [`IngestedSource::warnings`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The document format it was read from (`pdf`, `epub`, `docx`); absent for notes,
+    /// text and web pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<&'static str>,
 }
 
 /// What an ingest call did.
@@ -135,6 +139,17 @@ impl IngestSummary {
     /// How many sources had this outcome.
     pub fn count(&self, outcome: Landed) -> usize {
         self.sources.iter().filter(|s| s.outcome == outcome).count()
+    }
+
+    /// How many sources were read from documents, by format (`docx`, `epub`, `pdf`).
+    pub fn documents(&self) -> BTreeMap<&'static str, usize> {
+        let mut counts = BTreeMap::new();
+        for s in &self.sources {
+            if let Some(format) = s.document {
+                *counts.entry(format).or_insert(0) += 1;
+            }
+        }
+        counts
     }
 
     /// How many folder entries were skipped for each reason ([`SkipReason::label`](
@@ -166,14 +181,44 @@ pub struct IngestRun {
     pub summary: IngestSummary,
     /// Inputs that could not be read at all, in order.
     pub errors: Vec<InputError>,
+    /// URLs of a URL list ([`Wiki::ingest_url_list`]) that could not be fetched or
+    /// stored, in the list's order.
+    pub failed: Vec<FailedUrl>,
 }
 
 impl IngestRun {
-    /// Whether every input was read (an input that failed fails the run, after the others
-    /// were stored).
+    /// Whether every input was read (an input or a listed URL that failed fails the run,
+    /// after the others were stored).
     pub fn succeeded(&self) -> bool {
-        self.errors.is_empty()
+        self.errors.is_empty() && self.failed.is_empty()
     }
+}
+
+/// A URL of a list that was not stored, and why (`ingest --urls`'s `failed`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailedUrl {
+    /// The URL as the list gives it (without credentials).
+    pub url: String,
+    /// Why, in words a person can act on.
+    pub reason: String,
+}
+
+/// How many URLs of a list are fetched at once.
+pub const URL_LIST_CONCURRENCY: usize = 4;
+
+/// How many URLs of one host are fetched at once.
+pub const URL_LIST_PER_HOST: usize = 2;
+
+/// The URLs of a URL list's text: one per line, blank lines and lines starting with `#`
+/// left out, surrounding white space trimmed, a URL listed twice read once.
+pub fn url_list(text: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .filter(|line| seen.insert(line.to_string()))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// What a compile request selects (see [`Wiki::compile_selection`]).
@@ -352,6 +397,7 @@ impl Wiki {
                     final_url: s.final_url.clone(),
                     tags: s.tags.clone(),
                     warnings: s.warnings.clone(),
+                    document: s.document,
                 })
             })
             .collect::<Result<_>>()?;
@@ -471,6 +517,48 @@ impl Wiki {
             }
         }
         run
+    }
+
+    /// Fetches every URL of a list and stores each page or document read, a few at a time
+    /// ([`URL_LIST_CONCURRENCY`], at most [`URL_LIST_PER_HOST`] from one host), into
+    /// `run`: what was stored joins [`IngestRun::summary`], each URL that failed is named
+    /// in [`IngestRun::failed`] with its reason, and the rest are kept.
+    pub async fn ingest_url_list(&self, urls: &[String], run: &mut IngestRun) {
+        use std::collections::HashMap;
+        use tokio::sync::Semaphore;
+        let overall = Arc::new(Semaphore::new(URL_LIST_CONCURRENCY));
+        let mut hosts: HashMap<String, Arc<Semaphore>> = HashMap::new();
+        let fetches = urls.iter().map(|url| {
+            let host = crate::text::url::parse_http_url(url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_owned))
+                .unwrap_or_default();
+            let per_host = Arc::clone(
+                hosts
+                    .entry(host)
+                    .or_insert_with(|| Arc::new(Semaphore::new(URL_LIST_PER_HOST))),
+            );
+            let overall = Arc::clone(&overall);
+            async move {
+                // The host's turn first, so a busy host does not hold places others could use.
+                let _host = per_host.acquire_owned().await;
+                let _turn = overall.acquire_owned().await;
+                ingest::fetch_url(url, &self.ingest).await
+            }
+        });
+        let results = futures_util::future::join_all(fetches).await;
+        for (url, result) in urls.iter().zip(results) {
+            let stored = result
+                .map_err(WikiError::from)
+                .and_then(|source| self.add_sources(std::slice::from_ref(&source)));
+            match stored {
+                Ok(mut added) => run.summary.sources.append(&mut added),
+                Err(e) => run.failed.push(FailedUrl {
+                    url: crate::text::url::without_userinfo(url),
+                    reason: e.to_string(),
+                }),
+            }
+        }
     }
 
     /// Reads text from `reader` (one byte past the limit: enough to tell that it is too

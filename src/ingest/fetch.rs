@@ -6,10 +6,11 @@ use wikimind_text::url::{parse_http_url, shown_url};
 
 use std::sync::Arc;
 
-use super::html::readable_html;
+use super::document::DocumentType;
 use super::reach::{literal_not_public, refusal_in, Guarded, NotPublic, Reach};
 use super::text::{markdown_meta, normalise_text, MarkdownMeta};
 use super::{IngestError, IngestOptions, IngestedSource, Result, SourceKind};
+use wikimind_documents::html::readable_html;
 
 /// The most redirects followed (reqwest's default).
 const MAX_REDIRECTS: usize = 10;
@@ -19,6 +20,8 @@ const MAX_REDIRECTS: usize = 10;
 enum BodyType {
     Html,
     Text,
+    /// A PDF, EPUB or DOCX document.
+    Document(DocumentType),
     /// No content type declared: decided by looking at the body.
     Unknown,
 }
@@ -104,7 +107,10 @@ pub async fn fetch_url_within(
         .get(parsed.clone())
         .header(
             reqwest::header::ACCEPT,
-            "text/html, application/xhtml+xml, text/markdown, text/plain;q=0.9, */*;q=0.1",
+            "text/html, application/xhtml+xml, text/markdown, text/plain;q=0.9, \
+             application/pdf;q=0.8, application/epub+zip;q=0.8, \
+             application/vnd.openxmlformats-officedocument.wordprocessingml.document;q=0.8, \
+             */*;q=0.1",
         )
         .send()
         .await
@@ -130,13 +136,16 @@ pub async fn fetch_url_within(
             let body_type = match essence.as_str() {
                 "text/html" | "application/xhtml+xml" => BodyType::Html,
                 "text/plain" | "text/markdown" | "text/x-markdown" => BodyType::Text,
-                "" => BodyType::Unknown,
-                _ => {
-                    return Err(IngestError::UnsupportedContentType {
-                        url: origin,
-                        content_type: raw.trim().to_owned(),
-                    })
-                }
+                "" | "application/octet-stream" => BodyType::Unknown,
+                other => match DocumentType::of_content_type(other) {
+                    Some(kind) => BodyType::Document(kind),
+                    None => {
+                        return Err(IngestError::UnsupportedContentType {
+                            url: origin,
+                            content_type: raw.trim().to_owned(),
+                        })
+                    }
+                },
             };
             (body_type, charset)
         }
@@ -159,10 +168,57 @@ pub async fn fetch_url_within(
     }
 
     let body_type = match body_type {
+        BodyType::Unknown if body.starts_with(b"%PDF-") => BodyType::Document(DocumentType::Pdf),
         BodyType::Unknown if looks_like_html(&body) => BodyType::Html,
         BodyType::Unknown => BodyType::Text,
         known => known,
     };
+    if let BodyType::Document(kind) = body_type {
+        // The last part of the URL's path, without its extension, is the last resort for
+        // the title.
+        let stem = parsed
+            .path_segments()
+            .and_then(|mut segments| segments.next_back().map(str::to_owned))
+            .map(|name| match name.rsplit_once('.') {
+                Some((stem, _)) => stem.to_owned(),
+                None => name,
+            })
+            .and_then(|stem| super::text::clean_title(&stem));
+        let read = tokio::task::spawn_blocking(move || kind.read(&body, stem.as_deref())).await;
+        let document = match read {
+            Ok(result) => result.map_err(|source| IngestError::Document {
+                what: origin.clone(),
+                source,
+            })?,
+            Err(join) => {
+                return Err(IngestError::Document {
+                    what: origin.clone(),
+                    source: wikimind_documents::DocumentError::ToolFailed {
+                        tool: "the document reader",
+                        message: join.to_string(),
+                    },
+                })
+            }
+        };
+        let warnings = document
+            .warnings
+            .iter()
+            .map(|w| format!("{origin}: {w}"))
+            .collect();
+        return Ok(IngestedSource {
+            origin,
+            kind: SourceKind::Url,
+            title: document.title,
+            tags: Vec::new(),
+            aliases: Vec::new(),
+            warnings,
+            text: document.text,
+            pages: document.pages,
+            document: Some(kind.name()),
+            final_url,
+            file: None,
+        });
+    }
     let charset = charset.or_else(|| {
         if body_type == BodyType::Html {
             meta_charset(&body)
@@ -217,6 +273,8 @@ pub async fn fetch_url_within(
         aliases: meta.aliases,
         warnings,
         text,
+        pages: Vec::new(),
+        document: None,
         final_url,
         file: None,
         root: None,

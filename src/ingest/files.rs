@@ -5,19 +5,21 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use super::html::readable_html;
+use super::document::DocumentType;
 use super::text::{clean_title, markdown_meta, normalise_text, MarkdownMeta};
 use super::{
     FileStamp, IngestError, IngestOptions, IngestReport, IngestedSource, Result, SkipReason,
     Skipped, SourceKind,
 };
+use wikimind_documents::html::readable_html;
 
 /// Reads one file or every supported file in a folder.
 ///
 /// A file must be `.md`, `.markdown`, `.txt`, `.html` or `.htm`, UTF-8 text (a byte order
 /// mark is stripped, line endings become `\n`), not blank and not larger than
-/// [`IngestOptions::max_bytes`]; otherwise it is refused with an error naming the path and
-/// the reason.
+/// [`IngestOptions::max_bytes`]; or a `.pdf`, `.epub` or `.docx` document that its reader
+/// ([`wikimind_documents`]) can read; otherwise it is refused with an error naming the path
+/// and the reason.
 ///
 /// A folder is walked recursively in a deterministic order (entries sorted by name, depth
 /// first). Hidden entries, unsupported extensions and files that are binary, not UTF-8,
@@ -272,6 +274,7 @@ enum FileType {
     Markdown,
     PlainText,
     Html,
+    Document(DocumentType),
 }
 
 fn supported_extension(path: &Path) -> Option<FileType> {
@@ -280,7 +283,7 @@ fn supported_extension(path: &Path) -> Option<FileType> {
         "md" | "markdown" => Some(FileType::Markdown),
         "txt" => Some(FileType::PlainText),
         "html" | "htm" => Some(FileType::Html),
-        _ => None,
+        other => DocumentType::of_extension(other).map(FileType::Document),
     }
 }
 
@@ -292,6 +295,7 @@ enum FileProblem {
     NotUtf8 { offset: usize },
     Empty,
     TooLarge { size: u64, limit: u64 },
+    Document(wikimind_documents::DocumentError),
     Io(io::Error),
 }
 
@@ -306,6 +310,10 @@ impl FileProblem {
             FileProblem::TooLarge { size, limit } => {
                 IngestError::FileTooLarge { path, size, limit }
             }
+            FileProblem::Document(source) => IngestError::Document {
+                what: path.display().to_string(),
+                source,
+            },
             FileProblem::Io(source) => IngestError::Io { path, source },
         }
     }
@@ -317,6 +325,9 @@ impl FileProblem {
             FileProblem::NotUtf8 { .. } => SkipReason::NotUtf8,
             FileProblem::Empty => SkipReason::Empty,
             FileProblem::TooLarge { size, limit } => SkipReason::TooLarge { size, limit },
+            FileProblem::Document(error) => SkipReason::BadDocument {
+                message: error.to_string(),
+            },
             FileProblem::Io(error) => SkipReason::Unreadable {
                 message: error.to_string(),
             },
@@ -353,13 +364,6 @@ fn read_source_file(
     if read > limit {
         return Err(FileProblem::TooLarge { size: read, limit });
     }
-    if bytes.contains(&0) {
-        return Err(FileProblem::Binary);
-    }
-    let raw = std::str::from_utf8(&bytes).map_err(|error| FileProblem::NotUtf8 {
-        offset: error.valid_up_to(),
-    })?;
-    let normalised = normalise_text(raw);
     // The title a file's name gives: as written, without a Notion export's id; a folder's
     // `README.md` or `index.md` is named after its folder.
     let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
@@ -375,6 +379,37 @@ fn read_source_file(
         && file_stem
             .as_deref()
             .is_some_and(wikimind_text::markdown::is_index_file);
+    if let FileType::Document(kind) = file_type {
+        let document = kind
+            .read(&bytes, stem.as_deref())
+            .map_err(FileProblem::Document)?;
+        let shown = path.display();
+        return Ok(IngestedSource {
+            origin: path_origin(canonical),
+            kind: SourceKind::File,
+            title: document.title,
+            tags: Vec::new(),
+            aliases: Vec::new(),
+            warnings: document
+                .warnings
+                .iter()
+                .map(|w| format!("{shown}: {w}"))
+                .collect(),
+            text: document.text,
+            pages: document.pages,
+            document: Some(kind.name()),
+            final_url: None,
+            file: stamp,
+            root: None,
+        });
+    }
+    if bytes.contains(&0) {
+        return Err(FileProblem::Binary);
+    }
+    let raw = std::str::from_utf8(&bytes).map_err(|error| FileProblem::NotUtf8 {
+        offset: error.valid_up_to(),
+    })?;
+    let normalised = normalise_text(raw);
     let (meta, text) = match file_type {
         FileType::Markdown => {
             let mut meta = markdown_meta(&normalised, stem.as_deref());
@@ -407,6 +442,8 @@ fn read_source_file(
                 readable.text,
             )
         }
+        // Documents returned above; never reached.
+        FileType::Document(_) => return Err(FileProblem::Unsupported),
     };
     if text.trim().is_empty() {
         return Err(FileProblem::Empty);
@@ -424,6 +461,8 @@ fn read_source_file(
             .into_iter()
             .collect(),
         text,
+        pages: Vec::new(),
+        document: None,
         final_url: None,
         file: stamp,
         root: None,

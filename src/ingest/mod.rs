@@ -13,10 +13,10 @@
 //! Nothing is half-ingested: each function returns every source it read or an error. Inside a
 //! folder a bad file is not fatal; it is listed in [`IngestReport::skipped`] with its reason.
 
+mod document;
 mod fetch;
 mod files;
 mod folder_rules;
-mod html;
 pub mod reach;
 mod text;
 
@@ -42,7 +42,16 @@ pub const DEFAULT_MAX_BYTES: u64 = 20 * 1024 * 1024;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// File extensions (lower case, without the dot) that [`ingest_path`] reads.
-pub const SUPPORTED_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "html", "htm"];
+pub const SUPPORTED_EXTENSIONS: &[&str] = &[
+    "md", "markdown", "txt", "html", "htm", "pdf", "epub", "docx",
+];
+
+/// Whether ingest reads this file as a document (PDF, EPUB, DOCX), by its extension.
+pub fn is_document(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| document::DocumentType::of_extension(&e.to_ascii_lowercase()).is_some())
+}
 
 /// Where a source came from (the store's kind, shared so ingest and store agree).
 pub use crate::store::SourceKind;
@@ -73,8 +82,17 @@ pub struct IngestedSource {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// The readable text: markdown and plain text as written (BOM stripped, line endings
-    /// normalised to `\n`), HTML reduced to markdown-like readable text.
+    /// normalised to `\n`), HTML reduced to markdown-like readable text, a PDF, EPUB or
+    /// DOCX document read into markdown ([`wikimind_documents`]).
     pub text: String,
+    /// For a paged document (a PDF), where each page lies in [`IngestedSource::text`];
+    /// empty otherwise.
+    #[serde(skip)]
+    pub pages: Vec<wikimind_documents::Page>,
+    /// The document format the source was read from (`pdf`, `epub`, `docx`); `None` for
+    /// notes, text and web pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<&'static str>,
     /// For a web page that redirected elsewhere, the URL it was finally read from (without
     /// credentials); `None` otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -215,6 +233,12 @@ pub enum SkipReason {
     OutsideFolder,
     /// Neither a regular file nor a folder (a socket, a device, a dangling symlink).
     NotAFile,
+    /// A document (PDF, EPUB, DOCX) that could not be read: damaged, encrypted, a scan
+    /// without text, hostile, or a tool it needs is missing.
+    BadDocument {
+        /// Why, in words a person can act on.
+        message: String,
+    },
     /// The entry could not be read.
     Unreadable {
         /// The operating system's message.
@@ -225,7 +249,8 @@ pub enum SkipReason {
 impl SkipReason {
     /// A short stable name for the reason (`hidden`, `vault_settings`, `trash`,
     /// `ignored`, `attachment`, `export_copy`, `unsupported_extension`, `binary`, `not_utf8`, `empty`,
-    /// `too_large`, `already_seen`, `outside_folder`, `not_a_file`, `unreadable`).
+    /// `too_large`, `already_seen`, `outside_folder`, `not_a_file`, `bad_document`,
+    /// `unreadable`).
     pub fn label(&self) -> &'static str {
         match self {
             SkipReason::Hidden => "hidden",
@@ -242,6 +267,7 @@ impl SkipReason {
             SkipReason::AlreadySeen => "already_seen",
             SkipReason::OutsideFolder => "outside_folder",
             SkipReason::NotAFile => "not_a_file",
+            SkipReason::BadDocument { .. } => "bad_document",
             SkipReason::Unreadable { .. } => "unreadable",
         }
     }
@@ -266,6 +292,7 @@ impl fmt::Display for SkipReason {
             SkipReason::AlreadySeen => f.write_str("already read through another path"),
             SkipReason::OutsideFolder => f.write_str("outside the folder"),
             SkipReason::NotAFile => f.write_str("not a regular file"),
+            SkipReason::BadDocument { message } => write!(f, "not read: {message}"),
             SkipReason::Unreadable { message } => write!(f, "unreadable: {message}"),
         }
     }
@@ -297,7 +324,8 @@ pub enum IngestError {
     },
     /// The file's extension is not one WikiMind reads.
     #[error(
-        "{}: unsupported file type — WikiMind reads .md, .markdown, .txt, .html and .htm files",
+        "{}: unsupported file type — WikiMind reads .md, .markdown, .txt, .html, .htm, .pdf, \
+         .epub and .docx files",
         .path.display()
     )]
     UnsupportedFile {
@@ -326,6 +354,15 @@ pub enum IngestError {
         path: PathBuf,
         /// Byte offset of the first invalid sequence.
         offset: usize,
+    },
+    /// A document (PDF, EPUB, DOCX) could not be read.
+    #[error("{what}: {source}")]
+    Document {
+        /// The file or URL.
+        what: String,
+        /// Why.
+        #[source]
+        source: wikimind_documents::DocumentError,
     },
     /// The file is empty or holds only whitespace.
     #[error("{}: empty — there is no text to compile", .path.display())]
@@ -393,10 +430,11 @@ pub enum IngestError {
         /// The HTTP status code.
         status: u16,
     },
-    /// The page is not HTML, markdown or plain text.
+    /// The page is not HTML, markdown, plain text or a document WikiMind reads.
     #[error(
         "{url}: unsupported content type `{content_type}` — WikiMind reads HTML, markdown and \
-         plain text pages; download the file and convert it to text first"
+         plain text pages, and PDF, EPUB and DOCX documents; download the file and convert it \
+         to text first"
     )]
     UnsupportedContentType {
         /// The URL.

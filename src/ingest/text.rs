@@ -65,6 +65,8 @@ fn ingest_pasted(text: &str, title: Option<&str>, kind: SourceKind) -> Result<In
         aliases: meta.aliases,
         warnings: meta.warning.into_iter().collect(),
         text,
+        pages: Vec::new(),
+        document: None,
         final_url: None,
         file: None,
         root: None,

@@ -197,6 +197,15 @@ pub enum WatchEvent {
         /// Why.
         reason: RescanReason,
     },
+    /// A folder's scan found the files ingest reads there (its notes and documents).
+    Listed {
+        /// The folder.
+        folder: String,
+        /// How many files it holds that ingest reads (documents included).
+        files: usize,
+        /// How many of them are documents (PDF, EPUB, DOCX).
+        documents: usize,
+    },
     /// A file was read and stored: `added` (a new source) or `changed` (new text).
     Ingested {
         /// Its source.

@@ -140,6 +140,15 @@ pub(super) fn reconcile(
                 continue;
             }
         };
+        sink(&WatchEvent::Listed {
+            folder: folder.shown(),
+            files: listing.files.len(),
+            documents: listing
+                .files
+                .iter()
+                .filter(|f| ingest::is_document(&f.path))
+                .count(),
+        });
         let empty = listing.files.is_empty() && listing.skipped.is_empty();
         present.extend(listing.files.into_iter().map(|f| (f.path, index)));
         let under = wiki.store().file_sources_under(&folder.prefix)?;
@@ -332,6 +341,9 @@ fn skip_reason(error: &IngestError) -> Option<SkipReason> {
             limit: *limit,
         },
         IngestError::NotAFile { .. } => SkipReason::NotAFile,
+        IngestError::Document { source, .. } => SkipReason::BadDocument {
+            message: source.to_string(),
+        },
         _ => return None,
     })
 }

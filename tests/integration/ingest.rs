@@ -440,9 +440,8 @@ async fn markdown_and_plain_text_are_kept_as_they_are() {
 }
 
 #[tokio::test]
-async fn pdfs_images_and_binary_bodies_are_refused() {
+async fn images_and_binary_bodies_are_refused() {
     for (content_type, body) in [
-        ("application/pdf", b"%PDF-1.7".to_vec()),
         ("image/png", b"\x89PNG".to_vec()),
         ("text/plain", b"looks\0binary".to_vec()),
     ] {
@@ -457,6 +456,31 @@ async fn pdfs_images_and_binary_bodies_are_refused() {
         assert!(error.to_string().contains(content_type), "{error}");
         assert!(error.to_string().contains(&base), "{error}");
     }
+}
+
+/// A PDF served by a web server is read like a PDF file; a broken one is refused with the
+/// reason, naming the URL.
+#[tokio::test]
+async fn a_pdf_download_is_read_and_a_broken_one_refused() {
+    let pdf = include_bytes!("../../crates/documents/tests/data/columns-2.pdf");
+    let base = serve(ok("application/pdf", pdf.to_vec())).await;
+    let source = fetch_url(&base, &IngestOptions::default()).await.unwrap();
+    assert_eq!(source.title.as_deref(), Some("2 columns"));
+    assert_eq!(source.document, Some("pdf"));
+    assert_eq!(source.pages.len(), 1);
+    let (first, last) = (source.text.find("C1L30"), source.text.find("C2L01"));
+    assert!(first.is_some() && first < last, "{}", source.text);
+
+    let base = serve(ok("application/pdf", b"%PDF-1.7".to_vec())).await;
+    let error = fetch_url(&base, &IngestOptions::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, IngestError::Document { .. }), "{error}");
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&base) && message.contains(": the PDF is damaged"),
+        "{message}"
+    );
 }
 
 #[tokio::test]

@@ -276,3 +276,54 @@ async fn a_rescan_that_finds_a_folder_emptied_keeps_its_sources_but_a_deletion_s
     assert_eq!(wiki.store_for_tests().sources().unwrap().len(), 1);
     watch.stop().await;
 }
+
+/// A watched folder's documents are sources like its notes: the scan says how many there
+/// are, each is read and compiled, and a broken one is skipped with its reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watched_folders_documents_are_counted_read_and_compiled() {
+    let server = TestServer::start();
+    let (dir, notes) = folder();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/documents/tests/data");
+    std::fs::write(
+        notes.join("a.md"),
+        "# Alpha\n\nAlpha is the first letter.\n",
+    )
+    .unwrap();
+    for name in ["hyphenation.pdf", "book.epub", "scan.pdf"] {
+        std::fs::copy(data.join(name), notes.join(name)).unwrap();
+    }
+    let wiki = Wiki::open(&dir.path().join("data")).unwrap();
+    let mut watch = Running::start(&wiki, &server, &notes, Duration::from_secs(3600));
+    let start = watch
+        .until(|e| count(e, |e| matches!(e, WatchEvent::Compiled { .. })) == 3)
+        .await;
+    assert!(
+        start.contains(&WatchEvent::Listed {
+            folder: notes.to_string_lossy().into_owned(),
+            files: 4,
+            documents: 3,
+        }),
+        "{start:#?}"
+    );
+    let ingested: Vec<String> = start
+        .iter()
+        .filter_map(|e| match e {
+            WatchEvent::Ingested { path, .. } => Some(path.rsplit('/').next().unwrap().to_owned()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ingested, ["a.md", "book.epub", "hyphenation.pdf"]);
+    assert!(start.iter().any(|e| matches!(
+        e,
+        WatchEvent::Skipped { path, reason: wikimind::ingest::SkipReason::BadDocument { .. } }
+            if path.ends_with("scan.pdf")
+    )));
+    assert_eq!(
+        count(&start, |e| matches!(
+            e,
+            WatchEvent::Compiled { ok: true, .. }
+        )),
+        3
+    );
+    watch.stop().await;
+}

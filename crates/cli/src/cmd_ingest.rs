@@ -1,4 +1,4 @@
-//! `wikimind ingest PATH|URL|- …`: store sources for compiling.
+//! `wikimind ingest PATH|URL|- …` and `--urls FILE`: store sources for compiling.
 
 use std::io::Write;
 
@@ -13,9 +13,14 @@ use crate::{Done, Global};
 /// Arguments of `wikimind ingest`.
 #[derive(Debug, Args)]
 pub struct IngestArgs {
-    /// Files, folders, http(s) URLs, or `-` for standard input.
-    #[arg(required = true, value_name = "PATH|URL|-")]
+    /// Files (markdown, text, HTML, PDF, EPUB, DOCX), folders, http(s) URLs, or `-` for
+    /// standard input.
+    #[arg(required_unless_present = "urls", value_name = "PATH|URL|-")]
     inputs: Vec<String>,
+    /// A file listing URLs to fetch, one per line (`#` starts a comment line); a URL that
+    /// fails is named and the others are kept.
+    #[arg(long, value_name = "FILE")]
+    urls: Option<std::path::PathBuf>,
     /// A title for text read from standard input.
     #[arg(long)]
     title: Option<String>,
@@ -23,23 +28,52 @@ pub struct IngestArgs {
 
 /// Runs `wikimind ingest`.
 pub fn run(global: &Global, args: IngestArgs) -> anyhow::Result<Done> {
+    let urls = match &args.urls {
+        Some(file) => {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                anyhow::anyhow!("{}: cannot read the URL list: {e}", file.display())
+            })?;
+            Some(wikimind::wiki::url_list(&text))
+        }
+        None => None,
+    };
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
     let mut stdin = std::io::stdin().lock();
-    let run = context::runtime()?.block_on(wiki.ingest_inputs(
-        &args.inputs,
-        &mut stdin,
-        args.title.as_deref(),
-    ));
+    let runtime = context::runtime()?;
+    let mut run =
+        runtime.block_on(wiki.ingest_inputs(&args.inputs, &mut stdin, args.title.as_deref()));
+    if let Some(urls) = &urls {
+        runtime.block_on(wiki.ingest_url_list(urls, &mut run));
+    }
     for e in &run.errors {
         eprintln!("error: {e}");
+    }
+    for failed in &run.failed {
+        eprintln!("error: {}", failed.reason);
     }
     for warning in run.summary.sources.iter().flat_map(|s| &s.warnings) {
         eprintln!("warning: {warning}");
     }
     if global.json {
-        print_json(&run.summary)?;
+        if urls.is_some() {
+            let mut object = serde_json::to_value(&run.summary)?;
+            if let Some(map) = object.as_object_mut() {
+                map.insert("failed".to_owned(), serde_json::to_value(&run.failed)?);
+            }
+            print_json(&object)?;
+        } else {
+            print_json(&run.summary)?;
+        }
     } else {
         print_summary(&run.summary)?;
+        if let Some(urls) = &urls {
+            writeln!(
+                crate::context::out(),
+                "{} of {} listed URLs failed",
+                run.failed.len(),
+                urls.len()
+            )?;
+        }
     }
     Ok(if run.succeeded() {
         Done::Success
@@ -82,6 +116,19 @@ fn print_summary(summary: &IngestSummary) -> anyhow::Result<()> {
         summary.count(Landed::Changed),
         summary.count(Landed::Unchanged)
     )?;
+    let documents = summary.documents();
+    if !documents.is_empty() {
+        let parts: Vec<String> = documents
+            .iter()
+            .map(|(format, n)| format!("{n} {}", format.to_uppercase()))
+            .collect();
+        writeln!(
+            out,
+            "{} read from documents: {}",
+            documents.values().sum::<usize>(),
+            parts.join(", ")
+        )?;
+    }
     if !summary.skipped.is_empty() {
         let parts: Vec<String> = summary
             .skipped_by_reason()

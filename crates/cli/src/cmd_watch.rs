@@ -155,6 +155,16 @@ fn show(json: bool, event: &WatchEvent) {
             eprintln!("rescanning {folder} ({why})");
             return;
         }
+        WatchEvent::Listed {
+            folder,
+            files,
+            documents,
+        } => {
+            eprintln!(
+                "{folder}: {files} files to read, {documents} of them documents (PDF, EPUB, DOCX)"
+            );
+            return;
+        }
         WatchEvent::Ingested {
             source_id,
             path,

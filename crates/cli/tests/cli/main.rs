@@ -8,6 +8,7 @@ mod ask;
 mod crash;
 mod demo;
 mod dialects;
+mod documents;
 mod eval;
 mod flow;
 mod hubs;

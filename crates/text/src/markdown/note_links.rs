@@ -139,7 +139,7 @@ pub fn destination(dest: &str, folder: &str) -> Destination {
     } else {
         format!("{folder}/{path}")
     };
-    let Some(normal) = normalise(&joined) else {
+    let Some(normal) = normalise_path(&joined) else {
         return Destination::Nothing;
     };
     if normal.is_empty() {
@@ -181,7 +181,7 @@ pub fn resolve_note<'a>(path: &str, written: &str, notes: &[&'a str]) -> Option<
         .split('/')
         .skip_while(|part| matches!(*part, "" | "." | ".."))
         .collect();
-    let written = normalise(&written.join("/")).unwrap_or_default();
+    let written = normalise_path(&written.join("/")).unwrap_or_default();
     if written.is_empty() {
         return None;
     }
@@ -232,7 +232,8 @@ fn base_name(path: &str) -> &str {
 }
 
 /// `path` with `.` and empty parts dropped and `..` applied; `None` when it leaves the root.
-fn normalise(path: &str) -> Option<String> {
+/// (Also how the document readers keep a name inside a zip archive.)
+pub fn normalise_path(path: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
@@ -260,7 +261,7 @@ fn scheme(dest: &str) -> Option<&str> {
 
 /// `text` with `%XX` escapes decoded (as UTF-8; an escape that does not decode stays as
 /// written).
-fn percent_decode(text: &str) -> String {
+pub fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

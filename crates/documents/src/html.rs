@@ -18,7 +18,7 @@ use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer,
 };
 
-use super::text::clean_title;
+use wikimind_text::markdown::clean_title;
 
 /// Elements dropped with everything inside them.
 const DROPPED: &[&str] = &[
@@ -62,7 +62,7 @@ const BLOCKS: &[&str] = &[
 
 /// What an HTML page reads as.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ReadableHtml {
+pub struct ReadableHtml {
     /// `<title>`, else the first `<h1>`.
     pub title: Option<String>,
     /// The readable text.
@@ -104,7 +104,7 @@ struct Extractor {
 }
 
 /// Extracts the title and the readable text of an HTML document.
-pub(crate) fn readable_html(source: &str) -> ReadableHtml {
+pub fn readable_html(source: &str) -> ReadableHtml {
     let input = BufferQueue::default();
     input.push_back(StrTendril::from_slice(source));
     let tokenizer = Tokenizer::new(
