@@ -38,6 +38,7 @@ pub mod compile;
 pub mod compile_run;
 pub mod config;
 pub mod export;
+pub mod graph;
 #[cfg(test)]
 use wikimind_text::hostile as hostile_text;
 pub mod ingest;

@@ -6,6 +6,7 @@
 mod common;
 
 mod asking;
+mod graph;
 mod ingest;
 mod large;
 mod lint;

@@ -9,6 +9,7 @@ mod crash;
 mod demo;
 mod eval;
 mod flow;
+mod graph;
 mod hubs;
 mod lint;
 mod markdown_links;
