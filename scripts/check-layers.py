@@ -3,6 +3,7 @@
 
 The layers, bottom up (docs/architecture.md says what each owns):
   0  wikimind-text, wikimind-structured   leaves: rules about text, model-output parsing
+  0  wikimind-graph                       leaf: force layout and communities over ids and edges
   1  wikimind-contract, wikimind-llm       the records a model answer becomes; providers
   1  wikimind-documents                    readers of HTML, PDF, EPUB, DOCX into markdown
   2  wikimind-store                        SQLite
@@ -23,6 +24,7 @@ import sys
 LAYERS = {
     "wikimind-text": 0,
     "wikimind-structured": 0,
+    "wikimind-graph": 0,
     "wikimind-contract": 1,
     "wikimind-llm": 1,
     "wikimind-documents": 1,

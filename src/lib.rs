@@ -41,6 +41,7 @@ pub mod compile;
 pub mod compile_run;
 pub mod config;
 pub mod export;
+pub mod graph;
 pub mod identity;
 #[cfg(test)]
 use wikimind_text::hostile as hostile_text;

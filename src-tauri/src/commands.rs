@@ -6,6 +6,7 @@
 //! compile error on both sides. Every body is one call into the core through the [`Host`].
 
 use tauri::State;
+use wikimind::graph::{GraphFilter, GraphHit, GraphNodeDetail, GraphView};
 use wikimind::lint::Asked;
 use wikimind::view::{
     self, AnswerView, CompilationView, ConnectionCheck, EditedView, HealthView, IngestView,
@@ -196,6 +197,15 @@ define_commands! {
     fn remove_note(note_id: String) -> bool = |h| h.wiki.remove_note_view(&note_id);
     /// Markdown as sanitised HTML, by the renderer pages use (the editor's preview).
     fn preview(markdown: String) -> String = |h| Infallible(h.wiki.preview_view(&markdown));
+    /// The wiki's graph narrowed by `filter`, at the stored layout's positions (packed by
+    /// column; above the filter's limit, the most linked nodes: the overview).
+    fn graph(filter: GraphFilter) -> GraphView = |h| h.wiki.graph(&filter);
+    /// The local graph of page `id`: the nodes within `depth` (1 to 3) links of it, both ways.
+    fn local_graph(id: i64, depth: u32, show_wanted: bool) -> GraphView = |h| h.wiki.local_graph(PageId(id), depth, show_wanted);
+    /// Graph nodes whose title matches `query`, best first, with where they sit.
+    fn graph_search(query: String) -> Vec<GraphHit> = |h| h.wiki.graph_search(&query);
+    /// A page's title and summary, for the graph node under the pointer or the focus.
+    fn graph_node(id: i64) -> Option<GraphNodeDetail> = |h| h.wiki.graph_node_detail(PageId(id));
     /// Every page title and alias, for `[[` completion.
     fn link_names() -> Vec<LinkNameView> = |h| h.wiki.link_names_view();
     /// Saves a page's body, an edit made on `on_version`: merged section by section when a

@@ -9,6 +9,7 @@ use std::marker::PhantomData;
 
 use serde::Serialize;
 use tauri::Emitter;
+use wikimind::graph::GraphLayoutView;
 use wikimind::view::{AskProgress, JobProgress};
 use wikimind::watch::WatchedView;
 
@@ -82,4 +83,7 @@ define_events! {
     const ASK_EVENT: AskProgress = "ask";
     /// The event carrying a WatchedView each time the watched folders' state changes.
     const WATCH_EVENT: WatchedView = "watch";
+    /// The event carrying the graph layout's state when a layout starts and when it ends
+    /// (the Graph screen follows a compile run with it).
+    const GRAPH_EVENT: GraphLayoutView = "graph";
 }

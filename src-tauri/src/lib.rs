@@ -14,7 +14,7 @@ pub mod commands;
 pub mod events;
 pub mod host;
 
-pub use events::{ASK_EVENT, JOB_EVENT, WATCH_EVENT};
+pub use events::{ASK_EVENT, GRAPH_EVENT, JOB_EVENT, WATCH_EVENT};
 
 use tauri::Manager;
 use wikimind::llm::CancellationToken;
@@ -70,6 +70,10 @@ pub fn run() -> Result<(), String> {
                     let _ = JOB_EVENT.emit(&handle, &wikimind::view::JobProgress::from(job));
                 }),
             );
+            let graph_handle = app.handle().clone();
+            queue.on_graph_layout(Box::new(move |state| {
+                let _ = GRAPH_EVENT.emit(&graph_handle, state);
+            }));
             // Jobs an earlier run (or a killed CLI) left behind go back in line, and run.
             queue.recover().map_err(|e| e.to_string())?;
             queue.start(&runtime, CancellationToken::new());

@@ -78,7 +78,17 @@ struct Shared {
     /// Whether this runner finished a job since the queue was last idle: an always-on
     /// runner ([`JobRunner::start`]) stores the wiki's health figures when its run ends.
     ran_since_idle: std::sync::atomic::AtomicBool,
+    /// Whether a worker of this runner is laying the graph out now.
+    laying_out: std::sync::atomic::AtomicBool,
+    /// The wiki's change count when a layout last failed here (-1: none failed), so a
+    /// failing layout is tried again only once the wiki changes.
+    layout_failed_at: std::sync::atomic::AtomicI64,
+    /// Told when a graph layout starts and ends ([`JobRunner::on_graph_layout`]).
+    graph_listener: RwLock<Option<Arc<GraphListener>>>,
 }
+
+/// Receives the graph layout's state when a layout starts and when it ends.
+pub type GraphListener = dyn Fn(&crate::graph::GraphLayoutView) + Send + Sync;
 
 /// What the jobs a runner ran reported, by kind, each in the order they ended.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -191,6 +201,9 @@ impl JobRunner {
                 wake: Notify::new(),
                 warm: Mutex::new(None),
                 ran_since_idle: std::sync::atomic::AtomicBool::new(false),
+                laying_out: std::sync::atomic::AtomicBool::new(false),
+                layout_failed_at: std::sync::atomic::AtomicI64::new(-1),
+                graph_listener: RwLock::new(None),
             }),
         }
     }
@@ -527,6 +540,8 @@ impl JobRunner {
             if self.enqueue_stale_pages()? > 0 {
                 continue;
             }
+            // Then the graph's layout, when the run changed pages or links.
+            self.lay_out_graph(stop).await;
             if done(self.store()) {
                 return Ok(reports);
             }
@@ -537,6 +552,71 @@ impl JobRunner {
                 _ = tokio::time::sleep(POLL) => {}
                 _ = stop.cancelled() => {}
             }
+        }
+    }
+
+    /// Tells `listener` the graph layout's state each time a layout this runner runs starts
+    /// and ends (the window follows a compile run's graph live).
+    pub fn on_graph_layout(&self, listener: Box<GraphListener>) {
+        *self
+            .shared
+            .graph_listener
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::from(listener));
+    }
+
+    /// Brings the graph's stored layout up to date when pages or links changed since it was
+    /// made ([`Wiki::lay_out_graph`]): the queued work that comes after a run's page jobs.
+    /// One worker of a runner lays out at a time, on the blocking pool; a layout that fails
+    /// costs no job (the next idle worker tries again when the wiki changes again).
+    async fn lay_out_graph(&self, stop: &CancellationToken) {
+        use std::sync::atomic::Ordering;
+        let Ok(state) = self.store().graph_state() else {
+            return;
+        };
+        if !state.is_due() || self.shared.layout_failed_at.load(Ordering::SeqCst) == state.changes {
+            return;
+        }
+        if self.shared.laying_out.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let wiki = self.shared.wiki.clone();
+        let owner = self.shared.owner.clone();
+        let stop = stop.clone();
+        self.report_graph();
+        let me = self.clone();
+        let laid_out = tokio::task::spawn_blocking(move || {
+            let told = std::sync::atomic::AtomicBool::new(false);
+            wiki.lay_out_graph(&owner, &|| {
+                // The window learns the layout runs once it holds the lease.
+                if !told.swap(true, Ordering::SeqCst) {
+                    me.report_graph();
+                }
+                !stop.is_cancelled()
+            })
+        })
+        .await;
+        self.shared.laying_out.store(false, Ordering::SeqCst);
+        match laid_out {
+            Ok(Ok(Some(_))) => self.report_graph(),
+            Ok(Ok(None)) => {}
+            // Not tried again until the wiki changes: a failing layout must not spin.
+            Ok(Err(_)) | Err(_) => self
+                .shared
+                .layout_failed_at
+                .store(state.changes, Ordering::SeqCst),
+        }
+    }
+
+    fn report_graph(&self) {
+        let listener = self
+            .shared
+            .graph_listener
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let (Some(listener), Ok(state)) = (listener, self.shared.wiki.graph_layout_state()) {
+            listener(&state);
         }
     }
 

@@ -540,3 +540,55 @@ async fn a_cancelled_page_job_does_not_run_and_the_page_waits() {
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].state, JobState::Cancelled);
 }
+
+/// A compile run ends with the graph laid out (a CLI compile keeps the graph current), and
+/// the runner tells its graph listener when the layout starts and ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_ends_with_the_graph_laid_out() {
+    use crate::graph::{GraphFilter, GraphLayoutPhase};
+    let server = TestServer::start();
+    let wiki = Wiki::open_in_memory().expect("wiki");
+    let a = add(
+        &wiki,
+        "# Crema\n\nCrema is the foam on top of an espresso shot.",
+    );
+    let b = add(
+        &wiki,
+        "# Bloom\n\nBlooming lets fresh coffee release its gas.",
+    );
+    assert_eq!(
+        wiki.graph_layout_state().unwrap().phase,
+        GraphLayoutPhase::FirstLayout
+    );
+    let runner = JobRunner::new(
+        wiki.clone(),
+        settings_for(&server),
+        Arc::new(NoKeyStore),
+        Box::new(|_| {}),
+    );
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let told = Arc::clone(&seen);
+    runner.on_graph_layout(Box::new(move |state| {
+        told.lock().unwrap().push(state.clone());
+    }));
+    runner.enqueue(&[a, b], None).expect("enqueue");
+    runner
+        .run_until_idle(&CancellationToken::new())
+        .await
+        .expect("run");
+    let state = wiki.graph_layout_state().unwrap();
+    assert_eq!(state.phase, GraphLayoutPhase::Current);
+    let view = wiki.graph(&GraphFilter::default()).unwrap();
+    let pages = wiki.page_list().unwrap().len();
+    assert!(pages >= 2);
+    assert!(
+        view.titles.len() >= pages,
+        "every page is a node: {:?}",
+        view.titles
+    );
+    let seen = seen.lock().unwrap();
+    assert!(seen.iter().any(|s| s.running), "told it started: {seen:?}");
+    let last = seen.last().expect("told");
+    assert_eq!(last.phase, GraphLayoutPhase::Current);
+    assert!(!last.running);
+}

@@ -7,6 +7,7 @@ mod common;
 
 mod asking;
 mod identity;
+mod graph;
 mod ingest;
 mod large;
 mod lint;

@@ -1374,6 +1374,189 @@ sources: number,
  */
 job: number | null, };
 
+/**
+ * What a node is.
+ */
+export type GraphNodeKind = "topic" | "answer" | "wanted";
+
+/**
+ * Which nodes the graph view shows. The default shows everything up to
+ * [`DEFAULT_NODE_LIMIT`] nodes.
+ */
+export type GraphFilter = { 
+/**
+ * Only pages of this kind (`null`: topics and answers).
+ */
+kind: PageKind | null, 
+/**
+ * Only pages with this tag (a parent tag takes its nested ones, as in the library).
+ */
+tag: string | null, 
+/**
+ * Only pages fed by a note inside this folder (a path or its last parts, e.g.
+ * `notes/coffee`; sub-folders count).
+ */
+folder: string | null, 
+/**
+ * Only pages no other page links to.
+ */
+orphans_only: boolean, 
+/**
+ * Whether wanted pages are shown.
+ */
+show_wanted: boolean, 
+/**
+ * Only this community.
+ */
+community: number | null, 
+/**
+ * At most this many nodes (the largest first); `null`: [`DEFAULT_NODE_LIMIT`].
+ */
+limit: number | null, };
+
+/**
+ * Where the stored layout stands.
+ */
+export type GraphLayoutPhase = "current" | "updating" | "first_layout";
+
+/**
+ * The stored layout's state, as the window shows it.
+ */
+export type GraphLayoutView = { 
+/**
+ * Where it stands.
+ */
+phase: GraphLayoutPhase, 
+/**
+ * Whether a process is laying the graph out now.
+ */
+running: boolean, 
+/**
+ * Nodes in the stored layout.
+ */
+laid_out_nodes: number, 
+/**
+ * How long the last layout took, in milliseconds.
+ */
+took_ms: number, };
+
+/**
+ * A community as the overview lists it.
+ */
+export type CommunityView = { 
+/**
+ * Its label (the `communities` value of its nodes).
+ */
+label: number, 
+/**
+ * How many nodes it has in the whole graph.
+ */
+size: number, 
+/**
+ * The title of its largest node.
+ */
+title: string, };
+
+/**
+ * The graph as the window draws it, packed by column (one array per field, the same
+ * index naming one node in each) so 10,000 nodes cross the wire without a key per value.
+ */
+export type GraphView = { 
+/**
+ * Each node's page id (`null`: a wanted page).
+ */
+page_ids: Array<number | null>, 
+/**
+ * Each node's title (a wanted page: its name as first linked).
+ */
+titles: Array<string>, 
+/**
+ * Each node's kind.
+ */
+kinds: Array<GraphNodeKind>, 
+/**
+ * Each node's horizontal position in the stored layout.
+ */
+xs: Array<number>, 
+/**
+ * Each node's vertical position.
+ */
+ys: Array<number>, 
+/**
+ * Each node's size: how many nodes it is linked with, either way, in the whole graph.
+ */
+sizes: Array<number>, 
+/**
+ * Each node's community label.
+ */
+communities: Array<number>, 
+/**
+ * The edges, two node indices each (the linking page first), flattened.
+ */
+edges: Array<number>, 
+/**
+ * How many nodes passed the filter (more than are here when `overview` is true).
+ */
+matched: number, 
+/**
+ * Whether only the largest `limit` of the matching nodes are here.
+ */
+overview: boolean, 
+/**
+ * The index of the node a local graph is centred on.
+ */
+centre: number | null, 
+/**
+ * The largest communities of the whole graph (at most 24), largest first.
+ */
+top_communities: Array<CommunityView>, 
+/**
+ * The stored layout's state.
+ */
+layout: GraphLayoutView, };
+
+/**
+ * One node found by [`Wiki::graph_search`], with where it sits.
+ */
+export type GraphHit = { 
+/**
+ * The page (`null`: a wanted page).
+ */
+page_id: number | null, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * Its kind.
+ */
+kind: GraphNodeKind, 
+/**
+ * Where it sits (`null`: not laid out yet).
+ */
+x: number | null, 
+/**
+ * Where it sits.
+ */
+y: number | null, };
+
+/**
+ * What the window shows of a node under the pointer or the keyboard focus.
+ */
+export type GraphNodeDetail = { 
+/**
+ * The page.
+ */
+page_id: number, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * Its summary.
+ */
+summary: string, };
+
 /** What every id in a page's rendered HTML starts with (a heading's id is this and its slug). */
 export const ID_PREFIX = "wm-";
 
@@ -1389,11 +1572,15 @@ export const ASK_EVENT = "ask";
 /** The event carrying a WatchedView each time the watched folders' state changes. */
 export const WATCH_EVENT = "watch";
 
+/** The event carrying the graph layout's state when a layout starts and when it ends (the Graph screen follows a compile run with it). */
+export const GRAPH_EVENT = "graph";
+
 /** Every event the app sends the window, by name: the payload each carries. */
 export type Events = {
   "job": JobProgress;
   "ask": AskProgress;
   "watch": WatchedView;
+  "graph": GraphLayoutView;
 };
 
 /** Listens to the app's event `event`, its payload typed by the event's name; resolves
@@ -1527,6 +1714,18 @@ export const commands = {
   /** Markdown as sanitised HTML, by the renderer pages use (the editor's preview). */
   preview: (markdown: string): Promise<string> =>
     invoke("preview", { markdown }),
+  /** The wiki's graph narrowed by `filter`, at the stored layout's positions (packed by column; above the filter's limit, the most linked nodes: the overview). */
+  graph: (filter: GraphFilter): Promise<GraphView> =>
+    invoke("graph", { filter }),
+  /** The local graph of page `id`: the nodes within `depth` (1 to 3) links of it, both ways. */
+  local_graph: (id: number, depth: number, show_wanted: boolean): Promise<GraphView> =>
+    invoke("local_graph", { id, depth, show_wanted }),
+  /** Graph nodes whose title matches `query`, best first, with where they sit. */
+  graph_search: (query: string): Promise<Array<GraphHit>> =>
+    invoke("graph_search", { query }),
+  /** A page's title and summary, for the graph node under the pointer or the focus. */
+  graph_node: (id: number): Promise<GraphNodeDetail | null> =>
+    invoke("graph_node", { id }),
   /** Every page title and alias, for `[[` completion. */
   link_names: (): Promise<Array<LinkNameView>> =>
     invoke("link_names", {  }),

@@ -220,7 +220,8 @@ describe("keyboard", () => {
     expect(k("6", { altKey: true })).toEqual({ go: "ask" });
     expect(k("7", { altKey: true })).toEqual({ go: "notes" });
     expect(k("8", { altKey: true })).toEqual({ go: "health" });
-    expect(k("9", { altKey: true })).toBeNull();
+    expect(k("9", { altKey: true })).toEqual({ go: "graph" });
+    expect(k("0", { altKey: true })).toBeNull();
     expect(k("j")).toBe("down");
     expect(k("j", { inField: true })).toBeNull();
     expect(k("Enter")).toBe("open");

@@ -301,7 +301,9 @@ export type Screen =
   | { kind: "settings" }
   | { kind: "health" }
   | { kind: "notes"; id?: string }
-  | { kind: "welcome" };
+  | { kind: "welcome" }
+  /** The graph; with `page`, the local graph of that page, `depth` links deep (1–3). */
+  | { kind: "graph"; page?: number; depth?: number };
 
 /** Whether two screens are the same place. */
 export function sameScreen(a: Screen, b: Screen): boolean {
@@ -310,6 +312,7 @@ export function sameScreen(a: Screen, b: Screen): boolean {
   if (a.kind === "source" && b.kind === "source") return a.id === b.id;
   if (a.kind === "wanted" && b.kind === "wanted") return a.title === b.title;
   if (a.kind === "notes" && b.kind === "notes") return a.id === b.id;
+  if (a.kind === "graph" && b.kind === "graph") return a.page === b.page && a.depth === b.depth;
   return true;
 }
 
@@ -322,7 +325,7 @@ export type KeyAction =
   | "up"
   | "open"
   | "escape"
-  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" | "notes" | "health" };
+  | { go: "library" | "sources" | "add" | "queue" | "settings" | "ask" | "notes" | "health" | "graph" };
 
 /** Maps a key press to an action. Plain letters do nothing while typing in a field. */
 export function keyAction(e: {
@@ -336,8 +339,8 @@ export function keyAction(e: {
   if ((mod && e.key.toLowerCase() === "k") || (!e.inField && e.key === "/")) return "focus-search";
   if (e.altKey && e.key === "ArrowLeft") return "back";
   if (e.altKey && e.key === "ArrowRight") return "forward";
-  if (e.altKey && /^[1-8]$/.test(e.key)) {
-    const go = (["library", "sources", "add", "queue", "settings", "ask", "notes", "health"] as const)[Number(e.key) - 1];
+  if (e.altKey && /^[1-9]$/.test(e.key)) {
+    const go = (["library", "sources", "add", "queue", "settings", "ask", "notes", "health", "graph"] as const)[Number(e.key) - 1];
     return { go };
   }
   if (e.key === "Escape") return "escape";

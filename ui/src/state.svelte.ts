@@ -4,6 +4,8 @@ import type {
   AnswerView,
   AskProgress,
   ConnectionCheck,
+  GraphFilter,
+  GraphLayoutView,
   JobProgress,
   LibrarySort,
   LibraryView,
@@ -44,6 +46,21 @@ class Store {
   notices = $state.raw<string[]>([]);
   /** Files dragged over the window. */
   drop = $state.raw({ active: false, count: 0 });
+  /** The graph layout's state as the core last told it (GRAPH_EVENT). */
+  graphLayout = $state.raw<GraphLayoutView | null>(null);
+  /** Bumped when the graph's stored layout changed (a layout ended). */
+  graphVersion = $state(0);
+  /** Where the Graph screen was, so it opens there again: the filters and colouring, and
+   * each graph's camera (the whole graph under "all", a local graph under its page id). */
+  graph = $state.raw<{
+    filter: GraphFilter;
+    colour: "kind" | "community";
+    cameras: Record<string, { x: number; y: number; scale: number }>;
+  }>({
+    filter: { kind: null, tag: null, folder: null, orphans_only: false, show_wanted: true, community: null, limit: null },
+    colour: "community",
+    cameras: {},
+  });
   /** The source whose "Recompile with another model" dialog is open. */
   recompile = $state<number | null>(null);
   ask = $state({
@@ -91,4 +108,9 @@ export function libraryChanged(): void {
 /** Sources may have changed: the lists of sources reload in place. */
 export function sourcesChanged(): void {
   app.sourcesVersion++;
+}
+
+/** The graph's layout changed: the Graph screen reloads in place. */
+export function graphChanged(): void {
+  app.graphVersion++;
 }

@@ -19,6 +19,7 @@ macro_rules! eprintln {
 mod cmd_ask;
 mod cmd_compile;
 mod cmd_eval;
+mod cmd_graph;
 mod cmd_ingest;
 mod cmd_lint;
 mod cmd_manage;
@@ -93,6 +94,9 @@ enum Command {
     /// Ask for a wanted page: it becomes a topic written from the sources that mention the
     /// name; the next `compile` writes it.
     Want(cmd_lint::WantArgs),
+    /// The wiki's graph: pages and wanted pages as nodes, resolved links as edges, at the
+    /// positions the core laid out (`--json`, `--dot`, `--local TITLE --depth N`).
+    Graph(cmd_graph::GraphArgs),
     /// Watch folders until Ctrl+C or SIGTERM: new and changed files are ingested and
     /// compiled, deleted ones removed, renamed ones keep their source (no DIR: the saved
     /// folders; `--save`, `--list`, `--remove` manage that list).
@@ -164,6 +168,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => cmd_lint::run(&global, args),
         Command::Merge(args) => cmd_lint::merge(&global, args),
         Command::Want(args) => cmd_lint::want(&global, args),
+        Command::Graph(args) => cmd_graph::run(&global, args),
         Command::Watch(args) => cmd_watch::run(&global, args),
         Command::Export(args) => cmd_manage::export(&global, args),
         Command::Providers(args) => cmd_manage::providers(&global, args),

@@ -762,15 +762,15 @@ fn a_version_19_wiki_is_rekeyed_to_the_one_title_key() {
     assert_eq!(check, None);
 }
 
-/// The search as migration 24 found it: every match ranked, no prefix index.
-const SEARCH_BEFORE_24: &str = "SELECT p.id, p.title,
+/// The search as migration 23 found it: every match ranked, no prefix index.
+const SEARCH_BEFORE_23: &str = "SELECT p.id, p.title,
         snippet(pages_fts, -1, char(57344), char(57345), '…', 16)
  FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid
  WHERE pages_fts MATCH ?1
  ORDER BY bm25(pages_fts, 10.0, 6.0, 4.0, 2.0, 1.0)
  LIMIT 50";
 
-/// Migration 24 rebuilds the full-text index with prefix indexes: a wiki upgraded to it
+/// Migration 23 rebuilds the full-text index with prefix indexes: a wiki upgraded to it
 /// finds the same pages, in the same order, with the same excerpts, for whole words and
 /// for the first letters of one as typed; and the triggers of pages write to the new
 /// index (a page written after the upgrade is found by its first letter).
@@ -780,8 +780,8 @@ fn search_finds_the_same_pages_in_the_same_order_after_the_prefix_index() {
     let path = dir.path().join("wikimind.db");
     let before: usize = MIGRATIONS
         .iter()
-        .position(|m| m.name == "0024_search_prefixes.sql")
-        .expect("migration 24");
+        .position(|m| m.name == "0023_search_prefixes.sql")
+        .expect("migration 23");
     let queries = [
         "e", "ex", "ext", "tide", "tides oc", "moon p", "pull", "crust ma", "ocean",
     ];
@@ -818,7 +818,7 @@ fn search_finds_the_same_pages_in_the_same_order_after_the_prefix_index() {
         }
         for q in queries {
             let fts = fts_query(q).expect("a query");
-            let mut stmt = conn.prepare(SEARCH_BEFORE_24).expect("prepare");
+            let mut stmt = conn.prepare(SEARCH_BEFORE_23).expect("prepare");
             let hits: Vec<(PageId, String, String)> = stmt
                 .query_map([fts], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
                 .expect("query")
@@ -883,8 +883,8 @@ fn search_matching_many_pages_ranks_the_most_recent() {
     assert_eq!(bounded_ids[..every_recent.len()], every_recent);
 }
 
-/// The wanted pages and counts as they were read before migration 25 (link by link).
-const WANTED_BEFORE_25: &str = "SELECT (SELECT l2.target_title FROM page_links l2
+/// The wanted pages and counts as they were read before migration 24 (link by link).
+const WANTED_BEFORE_24: &str = "SELECT (SELECT l2.target_title FROM page_links l2
          WHERE l2.target_key = l.target_key
          ORDER BY l2.page_id, l2.position LIMIT 1),
         COUNT(DISTINCT l.page_id) AS mentions
@@ -933,7 +933,7 @@ fn the_library_reads_the_same_from_its_indexes() {
         .collect();
     let before: Vec<(String, u32)> = {
         let conn = store.lock();
-        let mut stmt = conn.prepare(WANTED_BEFORE_25).expect("prepare");
+        let mut stmt = conn.prepare(WANTED_BEFORE_24).expect("prepare");
         let rows = stmt
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
             .expect("query");

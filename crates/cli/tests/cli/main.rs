@@ -11,6 +11,7 @@ mod dialects;
 mod documents;
 mod eval;
 mod flow;
+mod graph;
 mod hubs;
 mod identity;
 mod lint;

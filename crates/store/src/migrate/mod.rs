@@ -250,14 +250,19 @@ pub static MIGRATIONS: &[Migration] = &[
         m21_roots::roots,
     ),
     Migration::sql(
-        24,
-        "0024_search_prefixes.sql",
-        include_str!("../../../../migrations/0024_search_prefixes.sql"),
+        22,
+        "0022_graph.sql",
+        include_str!("../../../../migrations/0022_graph.sql"),
     ),
     Migration::sql(
-        25,
-        "0025_library_indexes.sql",
-        include_str!("../../../../migrations/0025_library_indexes.sql"),
+        23,
+        "0023_search_prefixes.sql",
+        include_str!("../../../../migrations/0023_search_prefixes.sql"),
+    ),
+    Migration::sql(
+        24,
+        "0024_library_indexes.sql",
+        include_str!("../../../../migrations/0024_library_indexes.sql"),
     ),
 ];
 

@@ -4,6 +4,7 @@
 
 pub(crate) mod ask;
 pub(crate) mod digests;
+pub(crate) mod graph;
 pub(crate) mod known_names;
 pub(crate) mod pages;
 pub(crate) mod passages;

@@ -6,6 +6,7 @@
 pub(crate) mod claims;
 pub(crate) mod compilations;
 pub(crate) mod digest_names;
+pub(crate) mod graph;
 pub(crate) mod pages;
 pub(crate) mod sources;
 pub(crate) mod watch;

@@ -625,7 +625,7 @@ impl Store {
     /// than two lookups per page (a large wiki's library): the pages; how many sources
     /// feed each (the primary key of `page_sources`); and the tags of the notes whose
     /// titles name a page, read only from the sources that have tags (the partial index
-    /// `sources_tagged`, migration 25), in the order the per-page read gives them (by
+    /// `sources_tagged`, migration 24), in the order the per-page read gives them (by
     /// source, then as listed).
     pub fn pages(&self) -> Result<Vec<PageSummary>> {
         self.read(
@@ -688,7 +688,7 @@ impl Store {
         )
     }
 
-    /// [`Store::pages`] read page by page, as it was read before migration 25: what the
+    /// [`Store::pages`] read page by page, as it was read before migration 24: what the
     /// passes over indexes must give.
     #[cfg(test)]
     pub(crate) fn pages_one_by_one(&self) -> Result<Vec<PageSummary>> {

@@ -1,4 +1,4 @@
--- WikiMind schema, version 25: the library of a large wiki reads from indexes.
+-- WikiMind schema, version 24: the library of a large wiki reads from indexes.
 -- Append-only: never edit this file once released.
 --
 -- Opening the library lists every page with how many sources feed it, its tags and the

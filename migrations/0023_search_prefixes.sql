@@ -1,4 +1,4 @@
--- WikiMind schema, version 24: search as you type stays fast in a large wiki.
+-- WikiMind schema, version 23: search as you type stays fast in a large wiki.
 -- Append-only: never edit this file once released.
 --
 -- Search as you type searches the last word typed as a prefix (`e`, `ex`, `ext`, …). Without

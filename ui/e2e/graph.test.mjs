@@ -1,0 +1,145 @@
+// End-to-end: the Graph screen of the real app (a debug build of src-tauri) under Xvfb,
+// through tauri-driver + WebKitWebDriver, over a wiki seeded through the window and
+// compiled by the local test server. Run by scripts/test-desktop.sh; needs APP, TESTSERVER
+// and ARTIFACTS set.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, before, test } from "node:test";
+import { Session, startDriver, stopDriver } from "./webdriver.mjs";
+
+const APP = process.env.APP;
+const TESTSERVER = process.env.TESTSERVER;
+const ARTIFACTS = process.env.ARTIFACTS ?? join(tmpdir(), "wikimind-e2e-artifacts");
+assert.ok(APP && TESTSERVER, "set APP (the app binary) and TESTSERVER (wikimind-testserver)");
+mkdirSync(ARTIFACTS, { recursive: true });
+
+const tmp = mkdtempSync(join(tmpdir(), "wikimind-e2e-graph-"));
+let server;
+let driver;
+let s;
+
+async function shot(name) {
+  await sleep(400); // let the last change paint
+  writeFileSync(join(ARTIFACTS, `${name}.png`), await s.screenshot());
+}
+
+/** Calls one of the app's commands from the page (WebDriver awaits the promise). */
+const invoke = (name, args = {}) => s.exec("return window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])", [name, args]);
+
+/** Waits until `pred` holds for what `read` resolves to. */
+async function until(what, read, pred, timeout = 60000) {
+  const end = Date.now() + timeout;
+  let last;
+  while (Date.now() < end) {
+    last = await read();
+    if (pred(last)) return last;
+    await sleep(200);
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 400)})`);
+}
+
+/** The titles in the node list, now. */
+const listed = () => s.exec("return [...document.querySelectorAll('#graph-node-list .graph-node')].map((b) => b.textContent.replace(/\\s+\\d+$/, '').trim())");
+
+before(async () => {
+  const child = spawn(TESTSERVER, ["--port", "0", "--model", "e2e-model"], { stdio: ["ignore", "pipe", "inherit"] });
+  server = child;
+  const url = await new Promise((resolve, reject) => {
+    child.once("error", reject);
+    createInterface({ input: child.stdout }).once("line", (l) => resolve(l.trim()));
+  });
+  mkdirSync(join(tmp, "config"), { recursive: true });
+  driver = await startDriver(
+    {
+      WIKIMIND_DATA_DIR: join(tmp, "data"),
+      WIKIMIND_BASE_URL: url,
+      WIKIMIND_PROVIDER: "ollama",
+      WIKIMIND_MODEL: "e2e-model",
+      XDG_CONFIG_HOME: join(tmp, "config"),
+      XDG_DATA_HOME: join(tmp, "xdg-data"),
+    },
+    join(ARTIFACTS, "tauri-driver-graph.log"),
+  );
+  s = await Session.start(driver.base, APP);
+});
+
+after(async () => {
+  await s?.quit();
+  await stopDriver(driver);
+  server?.kill("SIGTERM");
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+});
+
+test("graph: the whole graph laid out after a compile, search centres a node, the node list opens a page, the local graph from the page", async () => {
+  await s.wait("#nav-graph");
+  // A chain of linked notes and one alone: Espresso → Crema → Bloom → (wanted) Roast Curve.
+  for (const note of [
+    "# Espresso\n\nEspresso is coffee brewed under pressure; it carries [[Crema]] on top.\n",
+    "# Crema\n\nCrema is the foam on an espresso shot; fresh beans give more, see [[Bloom]].\n",
+    "# Bloom\n\nBloom is the gas fresh coffee lets out when wetted, see [[Roast Curve]].\n",
+    "# Grinder\n\nA burr grinder gives even grounds.\n",
+  ]) {
+    await s.clickOn("#nav-add");
+    await s.fill("#paste-text", note);
+    await s.clickOn("#add-text-btn");
+  }
+  await s.waitCount(".source-row", 4);
+  await s.clickOn("#compile-all");
+  await s.waitCount('.source-row[data-status="compiled"]', 4, 60000);
+  // The app's queue lays the graph out once the run's jobs are done.
+  await until("the graph laid out", () => invoke("graph", { filter: { kind: null, tag: null, folder: null, orphans_only: false, show_wanted: true, community: null, limit: null } }), (g) => g.layout.phase === "current" && g.titles.length >= 5);
+
+  await s.clickOn("#nav-graph");
+  await s.wait("#graph-canvas");
+  const all = await until("every node in the list", listed, (t) => ["Espresso", "Crema", "Bloom", "Grinder", "Roast Curve"].every((x) => t.includes(x)), 20000);
+  assert.ok(all.length >= 5, all.join(", "));
+  // The wanted page is in the list, marked as such.
+  await s.wait('#graph-node-list .graph-node[data-kind="wanted"]');
+  await shot("g1-whole-graph");
+
+  // Search centres a node and shows its title and summary.
+  await s.fill("#graph-search", "Crema");
+  await s.clickOn(".graph-hit");
+  await s.wait("#graph-focus", { text: (t) => t.includes("Crema") });
+  await shot("g2-search-centred");
+
+  // Hiding wanted pages is a core filter: the wanted node leaves the list.
+  await s.clickOn("#graph-wanted");
+  await until("no wanted node listed", listed, (t) => !t.includes("Roast Curve") && t.includes("Crema"), 20000);
+  await s.clickOn("#graph-wanted");
+  await until("the wanted node back", listed, (t) => t.includes("Roast Curve"), 20000);
+
+  // The node list opens a page.
+  const crema = await invoke("page_id_by_name", { name: "Crema" });
+  await s.clickOn(`#graph-node-${crema}`);
+  await s.wait("#article-title", { text: (t) => t === "Crema" });
+
+  // The local graph of the page: its neighbours at depth 1, one more link at depth 2.
+  await s.clickOn("#page-local-graph");
+  await s.wait("#graph-depth");
+  await s.wait("#graph-title", { text: (t) => t.includes("Crema") });
+  const one = await until("the local graph at depth 1", listed, (t) => t.length === 3);
+  assert.deepEqual([...one].sort(), ["Bloom", "Crema", "Espresso"]);
+  await shot("g3-local-graph-depth-1");
+  await s.exec("const r = document.querySelector('#graph-depth'); r.value = '2'; r.dispatchEvent(new Event('input', { bubbles: true })); r.dispatchEvent(new Event('change', { bubbles: true }));");
+  const two = await until("the local graph at depth 2", listed, (t) => t.length === 4);
+  assert.ok(two.includes("Roast Curve"), two.join(", "));
+  assert.ok(!two.includes("Grinder"));
+  await shot("g4-local-graph-depth-2");
+
+  // Back to the page through the centre node; the whole graph opens where it was left
+  // (centred on Crema by the search, Grinder out of view) until Fit shows it all again.
+  await s.clickOn("#graph-open-centre");
+  await s.wait("#article-title", { text: (t) => t === "Crema" });
+  await s.clickOn("#nav-graph");
+  const again = await until("the whole graph where it was", listed, (t) => t.includes("Crema"), 20000);
+  assert.ok(!again.includes("Grinder"), again.join(", "));
+  await s.clickOn("#graph-fit");
+  await until("every node after Fit", listed, (t) => t.includes("Grinder") && t.length === 5, 20000);
+  await shot("g5-whole-graph-fit");
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import type { GraphView } from "./bindings";
+import { colour, fitCamera, labelled, nodeAt, nodeDomId, toLayout, toScreen, visibleNodes, zoomAt } from "./graphview";
+
+/** A view of `n` nodes on a line, node i at (i*10, 0) with size i. */
+function line(n: number): GraphView {
+  return {
+    page_ids: Array.from({ length: n }, (_, i) => (i === n - 1 ? null : i + 100)),
+    titles: Array.from({ length: n }, (_, i) => `Node ${i}`),
+    kinds: Array.from({ length: n }, (_, i) => (i === n - 1 ? "wanted" : "topic")),
+    xs: Array.from({ length: n }, (_, i) => i * 10),
+    ys: Array.from({ length: n }, () => 0),
+    sizes: Array.from({ length: n }, (_, i) => i),
+    communities: Array.from({ length: n }, (_, i) => i % 2),
+    edges: [],
+    matched: n,
+    overview: false,
+    centre: null,
+    top_communities: [],
+    layout: { phase: "current", running: false, laid_out_nodes: n, took_ms: 1 },
+  };
+}
+
+describe("the graph's camera", () => {
+  it("fits every node in the view", () => {
+    const g = line(11);
+    const c = fitCamera(g, 500, 300);
+    for (let i = 0; i < 11; i++) {
+      const [x, y] = toScreen(c, 500, 300, g.xs[i], g.ys[i]);
+      expect(x).toBeGreaterThanOrEqual(0);
+      expect(x).toBeLessThanOrEqual(500);
+      expect(y).toBeGreaterThanOrEqual(0);
+      expect(y).toBeLessThanOrEqual(300);
+    }
+  });
+
+  it("keeps the point under the pointer where it is when zooming", () => {
+    const c = { x: 3, y: -2, scale: 1.5 };
+    const before = toLayout(c, 400, 300, 120, 80);
+    const z = zoomAt(c, 400, 300, 120, 80, 2.5);
+    const after = toLayout(z, 400, 300, 120, 80);
+    expect(after[0]).toBeCloseTo(before[0], 9);
+    expect(after[1]).toBeCloseTo(before[1], 9);
+    expect(z.scale).toBeCloseTo(3.75);
+  });
+});
+
+describe("what is drawn", () => {
+  it("lists only the nodes in view, largest first", () => {
+    const g = line(11);
+    // Looking at x = 0..40 only.
+    const c = { x: 20, y: 0, scale: 10 };
+    const shown = visibleNodes(g, c, 400, 100);
+    expect(shown.length).toBeLessThan(11);
+    expect(shown[0]).toBeGreaterThan(shown[shown.length - 1]);
+    expect(shown).toContain(2);
+    expect(shown).not.toContain(10);
+  });
+
+  it("labels the largest nodes in view, and the focused one", () => {
+    const g = line(50);
+    const c = fitCamera(g, 2000, 200);
+    const shown = visibleNodes(g, c, 2000, 200);
+    const labels = labelled(shown, g, c, 5, 0);
+    expect(labels.has(49)).toBe(true);
+    expect(labels.has(0)).toBe(true);
+    expect(labels.has(10)).toBe(false);
+  });
+
+  it("finds the node under the pointer, and nothing between nodes", () => {
+    const g = line(5);
+    const c = { x: 20, y: 0, scale: 4 };
+    const shown = visibleNodes(g, c, 400, 100);
+    const [x, y] = toScreen(c, 400, 100, g.xs[3], g.ys[3]);
+    expect(nodeAt(g, shown, c, 400, 100, x + 1, y)).toBe(3);
+    expect(nodeAt(g, shown, c, 400, 100, x + 20, y + 30)).toBeNull();
+  });
+
+  it("names list entries by page id, wanted pages by index; wanted pages are grey", () => {
+    const g = line(3);
+    expect(nodeDomId(g, 0)).toBe("graph-node-100");
+    expect(nodeDomId(g, 2)).toBe("graph-wanted-2");
+    expect(colour("wanted", 0, "community")).toBe(colour("wanted", 5, "kind"));
+    expect(colour("topic", 0, "community")).not.toBe(colour("topic", 1, "community"));
+  });
+});

@@ -1,0 +1,104 @@
+// The Graph screen's drawing arithmetic, with no DOM: the camera (layout plane → screen),
+// which nodes are in view, which get a label (level of detail), what is under the pointer.
+// Positions, sizes and communities come from the core (GraphView): nothing here decides
+// what the graph is, only how much of it the window paints.
+import type { GraphNodeKind, GraphView } from "./bindings";
+
+/** Where the camera looks: the layout point at the screen's centre, and pixels per unit. */
+export type Camera = { x: number; y: number; scale: number };
+
+/** The camera that shows every node of `g` (or the nodes `only` names) in a `w`×`h` view. */
+export function fitCamera(g: GraphView, w: number, h: number, only?: number[]): Camera {
+  const ids = only ?? g.xs.map((_, i) => i);
+  if (!ids.length || w <= 0 || h <= 0) return { x: 0, y: 0, scale: 1 };
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (const i of ids) {
+    minX = Math.min(minX, g.xs[i]);
+    maxX = Math.max(maxX, g.xs[i]);
+    minY = Math.min(minY, g.ys[i]);
+    maxY = Math.max(maxY, g.ys[i]);
+  }
+  const spanX = Math.max(maxX - minX, 1e-3);
+  const spanY = Math.max(maxY - minY, 1e-3);
+  const scale = Math.min((w * 0.85) / spanX, (h * 0.85) / spanY, 40);
+  return { x: (minX + maxX) / 2, y: (minY + maxY) / 2, scale };
+}
+
+/** A layout point on screen. */
+export function toScreen(c: Camera, w: number, h: number, x: number, y: number): [number, number] {
+  return [(x - c.x) * c.scale + w / 2, (y - c.y) * c.scale + h / 2];
+}
+
+/** A screen point in the layout plane. */
+export function toLayout(c: Camera, w: number, h: number, sx: number, sy: number): [number, number] {
+  return [(sx - w / 2) / c.scale + c.x, (sy - h / 2) / c.scale + c.y];
+}
+
+/** The camera zoomed by `factor` around the screen point (sx, sy), which stays put. */
+export function zoomAt(c: Camera, w: number, h: number, sx: number, sy: number, factor: number): Camera {
+  const scale = Math.min(Math.max(c.scale * factor, 1e-4), 400);
+  const [lx, ly] = toLayout(c, w, h, sx, sy);
+  return { x: lx - (sx - w / 2) / scale, y: ly - (sy - h / 2) / scale, scale };
+}
+
+/** A node's radius on screen, in pixels: grows with its links, a little with the zoom. */
+export function radius(size: number, scale: number): number {
+  const zoom = Math.min(Math.max(Math.sqrt(scale), 0.6), 2.5);
+  return (2.5 + Math.sqrt(size) * 1.4) * zoom;
+}
+
+/** The nodes inside the view (with a margin of their radius), largest first. */
+export function visibleNodes(g: GraphView, c: Camera, w: number, h: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < g.xs.length; i++) {
+    const [sx, sy] = toScreen(c, w, h, g.xs[i], g.ys[i]);
+    const r = radius(g.sizes[i], c.scale);
+    if (sx >= -r && sy >= -r && sx <= w + r && sy <= h + r) out.push(i);
+  }
+  out.sort((a, b) => g.sizes[b] - g.sizes[a] || a - b);
+  return out;
+}
+
+/** Which of the visible nodes (largest first) get a label: the `max` largest, and any
+ * node drawn big enough to carry one; always the focused node. */
+export function labelled(visible: number[], g: GraphView, c: Camera, max = 40, focus: number | null = null): Set<number> {
+  const out = new Set<number>();
+  for (const i of visible) {
+    if (out.size < max || radius(g.sizes[i], c.scale) >= 9) out.add(i);
+    if (out.size >= max * 3) break;
+  }
+  if (focus !== null) out.add(focus);
+  return out;
+}
+
+/** The node under the screen point (sx, sy), the topmost (last drawn) one, or null. */
+export function nodeAt(g: GraphView, visible: number[], c: Camera, w: number, h: number, sx: number, sy: number): number | null {
+  let best: number | null = null;
+  let bestD = Infinity;
+  for (const i of visible) {
+    const [x, y] = toScreen(c, w, h, g.xs[i], g.ys[i]);
+    const r = Math.max(radius(g.sizes[i], c.scale), 5);
+    const d = (x - sx) ** 2 + (y - sy) ** 2;
+    if (d <= r * r && d < bestD) {
+      best = i;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
+const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#a0cbe8"];
+
+/** A node's colour: by kind (topic, answer, wanted) or by community. */
+export function colour(kind: GraphNodeKind, community: number, by: "kind" | "community"): string {
+  if (kind === "wanted") return "#b8b8b8";
+  if (by === "kind") return kind === "answer" ? "#59a14f" : "#4e79a7";
+  return PALETTE[community % PALETTE.length];
+}
+
+/** What the DOM id of a node's entry in the node list is: `graph-node-<page id>` for a
+ * page, `graph-wanted-<index>` for a wanted page (its index in this view). */
+export function nodeDomId(g: GraphView, i: number): string {
+  const id = g.page_ids[i];
+  return id === null ? `graph-wanted-${i}` : `graph-node-${id}`;
+}
