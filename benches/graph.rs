@@ -171,6 +171,7 @@ fn add_page(wiki: &Wiki, n: usize) -> Result<(), String> {
             text: "# Graph bench page\n\nA page added by the graph bench.".to_owned(),
             tags: Vec::new(),
             aliases: Vec::new(),
+            root: None,
         })
         .map_err(|e| e.to_string())?
         .source_id();

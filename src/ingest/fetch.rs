@@ -217,6 +217,7 @@ pub async fn fetch_url_within(
             document: Some(kind.name()),
             final_url,
             file: None,
+            root: None,
         });
     }
     let charset = charset.or_else(|| {

@@ -1007,6 +1007,8 @@ fn lint_counts_links_as_it_did_link_by_link() {
         )
         .expect("count");
     assert_eq!(store.link_counts().expect("counts").links, links as u64);
+}
+
 #[test]
 fn a_file_keeps_the_widest_root_it_was_ingested_from() {
     let store = Store::open_in_memory().expect("open");
