@@ -112,3 +112,32 @@ fn a_page_of_notes_merged_by_a_file_name_is_split_keeping_its_id_history_and_edi
     let again = wikimind::backfill::run_backfills(&store).unwrap();
     assert!(again.iter().all(|r| r.name != "note-identity"), "{again:?}");
 }
+
+/// A note moved (as `watch` moves a renamed file's source) is told apart again: its page
+/// keeps its id under the title its new folder gives it, the old title staying a name of
+/// it; and a note left alone with its name goes by its plain title again.
+#[test]
+fn a_moved_note_is_told_apart_again_and_a_note_left_alone_gets_its_plain_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("wikimind.db")).unwrap();
+    let a = note(&store, "/v/a/Index.md", "The index of a lists coffee.");
+    let b = note(&store, "/v/b/Index.md", "The index of b lists tea.");
+    save(&store, a, &result("a/Index", "An index."), &[]);
+    save(&store, b, &result("b/Index", "An index."), &[]);
+    let page_b = store.find_page("b/Index").unwrap().unwrap();
+    assert_eq!(wikimind::identity::settle_titles(&store).unwrap().notes, 0);
+
+    store.move_source(b, "/v/c/d/Index.md").unwrap();
+    let done = wikimind::identity::settle_titles(&store).unwrap();
+    assert_eq!((done.notes, done.pages_renamed), (1, 1));
+    let moved = store.page(page_b).unwrap().unwrap();
+    assert_eq!(moved.title, "d/Index");
+    assert!(moved.aliases.contains(&"b/Index".to_owned()));
+
+    // The other note leaves: `a/Index.md` is the only `Index` now.
+    store.remove_source(b).unwrap();
+    wikimind::identity::settle_titles(&store).unwrap();
+    let page_a = store.find_page("Index").unwrap().unwrap();
+    assert_eq!(store.page(page_a).unwrap().unwrap().title, "Index");
+    assert_eq!(store.source_pages(a).unwrap()[0].id, page_a);
+}
