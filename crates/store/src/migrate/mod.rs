@@ -240,6 +240,11 @@ pub static MIGRATIONS: &[Migration] = &[
          with its key",
         m20_rekey::one_title_key,
     ),
+    Migration::sql(
+        21,
+        "0021_claims_left.sql",
+        include_str!("../../../../migrations/0021_claims_left.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and
