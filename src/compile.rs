@@ -300,6 +300,7 @@ impl Compiler {
                         &save.content,
                         &save.provider,
                         &save.model,
+                        &report.claims_left,
                     )?;
                     live.emit(Stage::Compiled, Some(report.title.clone()));
                     report.provider = Some(save.author);

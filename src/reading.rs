@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use crate::contract::CheckedClaim;
 use crate::store::{
-    ArticleId, AuthorKind, ClaimCounts, PageClaim, PageId, PageKind, PageVersionInfo, PersonChange,
-    SourceId, SourceKind, SourceStatus,
+    ArticleId, AuthorKind, ClaimCounts, ClaimLeft, PageClaim, PageId, PageKind, PageVersionInfo,
+    PersonChange, SourceId, SourceKind, SourceStatus,
 };
 
 /// A page as `list` shows it.
@@ -286,6 +286,10 @@ pub struct ListedVersion {
     /// `reverted`, `restored`; `null` for a model's version and for a person's version
     /// older than the record.
     pub change: Option<PersonChange>,
+    /// The claims that left the page when the model wrote this version because the page
+    /// was full, and why (each stays in its source's digest and in search).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claims_left: Vec<ClaimLeft>,
 }
 
 impl ListedVersion {
@@ -338,6 +342,7 @@ impl From<PageVersionInfo> for ListedVersion {
             model: info.model,
             restored_from: info.restored_from,
             change: info.change,
+            claims_left: info.claims_left,
         }
     }
 }
@@ -585,6 +590,7 @@ mod tests {
             model: (kind == AuthorKind::Model).then(|| "llama3.2".into()),
             restored_from,
             change,
+            claims_left: Vec::new(),
         };
         let label =
             |kind, from, change| ListedVersion::from(info(kind, from, change)).author_label();

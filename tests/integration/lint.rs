@@ -77,7 +77,7 @@ impl Built {
                 content.body = own.content.body.clone();
             }
             self.store_for_tests()
-                .save_page_rewrite(&material, &content, "ollama", "test")
+                .save_page_rewrite(&material, &content, "ollama", "test", &[])
                 .unwrap();
         }
     }

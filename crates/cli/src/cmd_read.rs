@@ -502,6 +502,9 @@ pub fn history(global: &Global, args: HistoryArgs) -> anyhow::Result<Done> {
             v.author_label(),
             v.title
         )?;
+        for left in &v.claims_left {
+            writeln!(out, "       left: \"{}\" ({})", left.claim, left.why)?;
+        }
     }
     Ok(Done::Success)
 }

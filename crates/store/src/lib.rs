@@ -76,7 +76,7 @@ pub use tx::lint::{
 };
 pub use tx::merge::{MergeOutcome, MergedPage};
 pub use tx::page_write::{FeedingDigest, PageMaterial};
-pub use tx::versions::{PageVersion, PageVersionInfo, Reground};
+pub use tx::versions::{ClaimLeft, PageVersion, PageVersionInfo, Reground};
 pub use tx::writing::{claim_hash, EditSaved, Suggestion, WhichClaim, MAX_PERSON_CLAIM_CHARS};
 
 /// The database file name inside a data directory.

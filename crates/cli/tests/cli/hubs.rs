@@ -289,6 +289,19 @@ fn a_full_hub_of_150_sources_is_written_and_never_flagged_for_being_full() {
     assert_eq!(claims.len(), 50);
     let sources = page["sources"].as_array().unwrap();
     assert_eq!(sources.len(), 162);
+    // The page's history says which claims left and why.
+    let history = env.json(&["history", "espresso"]);
+    let last = history.as_array().unwrap().last().unwrap();
+    let recorded = last["claims_left"]
+        .as_array()
+        .expect("claims left recorded");
+    assert_eq!(recorded.len(), left.len(), "{last}");
+    assert!(
+        recorded[0]["why"].as_str().unwrap().contains("full"),
+        "{last}"
+    );
+    let shown = env.human(&["history", "espresso"]);
+    assert!(shown.contains("left: \""), "{shown}");
     let newest = sources.last().unwrap()["source_id"].clone();
     assert!(
         claims

@@ -16,5 +16,5 @@ pub mod parts;
 pub use answer::{answer_question, fit_question, AnswerRun, QUESTION_SHARE};
 pub use article::Accepted;
 pub use digest::{CompileReport, Digest, DigestInput};
-pub use page::{ClaimLeft, PageOutcome, PageReport, PageWrite};
+pub use page::{PageOutcome, PageReport, PageWrite};
 pub use parts::{FailedChunk, LargeSourceReport};

@@ -264,6 +264,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0024_library_indexes.sql",
         include_str!("../../../../migrations/0024_library_indexes.sql"),
     ),
+    Migration::sql(
+        25,
+        "0025_claims_left.sql",
+        include_str!("../../../../migrations/0025_claims_left.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

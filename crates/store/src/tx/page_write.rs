@@ -204,13 +204,16 @@ impl Store {
     /// `provider`/`model`), and marks the digests it was written from as written in. The
     /// page is current again (not stale, not flagged) unless a digest changed meanwhile.
     /// When the page holds a person's work, it is carried over the model's version as a
-    /// further version (see [`Store::edit_page`] for how edits merge). Returns the page's version now.
+    /// further version (see [`Store::edit_page`] for how edits merge). `claims_left` (the
+    /// claims that left the full page, and why) is recorded on the model's version.
+    /// Returns the page's version now.
     pub fn save_page_rewrite(
         &self,
         material: &PageMaterial,
         content: &PageContent,
         provider: &str,
         model: &str,
+        claims_left: &[crate::ClaimLeft],
     ) -> Result<u32> {
         let page = material.page_id;
         self.write(
@@ -230,6 +233,17 @@ impl Store {
                 let base = last_compiled_in(tx, page)?;
                 let version =
                     write_version(tx, page, content, Author::Model { provider, model }, None)?;
+                if !claims_left.is_empty() {
+                    tx.execute(
+                        "UPDATE page_versions SET claims_left = ?3
+                         WHERE page_id = ?1 AND version = ?2",
+                        params![
+                            page,
+                            version,
+                            crate::json::to_json("page_versions.claims_left", claims_left)?
+                        ],
+                    )?;
+                }
                 let version = carry_person_layer(tx, page, version, content, base.as_ref(), &mine)?
                     .unwrap_or(version);
                 tx.execute("UPDATE pages SET flagged = NULL WHERE id = ?1", [page])?;

@@ -34,6 +34,25 @@ pub struct PageVersionInfo {
     /// written before version 19 of the schema).
     #[serde(default)]
     pub change: Option<PersonChange>,
+    /// The claims that left the page when the model wrote this version because the page
+    /// was full, and why (empty for other versions, and for versions written before
+    /// version 21 of the schema).
+    #[serde(default)]
+    pub claims_left: Vec<ClaimLeft>,
+}
+
+/// A claim that left a full page to make room for what new sources add. It stays in its
+/// sources' digests and in search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimLeft {
+    /// The claim's text.
+    pub claim: String,
+    /// Its quote.
+    pub quote: Option<String>,
+    /// The sources that held it.
+    pub source_ids: Vec<SourceId>,
+    /// Why it left, for a person.
+    pub why: String,
 }
 
 /// One version of a page with its content.
@@ -192,6 +211,11 @@ fn version_info(row: &Row<'_>) -> rusqlite::Result<PageVersionInfo> {
         restored_from: row.get(5)?,
         created_at: row.get(6)?,
         change: row.get(7)?,
+        claims_left: {
+            let text: String = row.get(8)?;
+            // A record that cannot be read is shown as none rather than failing the history.
+            serde_json::from_str(&text).unwrap_or_default()
+        },
     })
 }
 
@@ -203,7 +227,7 @@ impl Store {
             |conn| {
                 let mut stmt = conn.prepare(
                     "SELECT version, title, author_kind, provider, model, restored_from,
-                            created_at, change
+                            created_at, change, claims_left
                      FROM page_versions WHERE page_id = ?1 ORDER BY version",
                 )?;
                 let rows = stmt.query_map([id], version_info)?;
@@ -271,18 +295,18 @@ pub(crate) fn version_in(
     let row = conn
         .query_row(
             "SELECT version, title, author_kind, provider, model, restored_from, created_at,
-                    change, summary, body, claims, concepts, open_questions, links
+                    change, claims_left, summary, body, claims, concepts, open_questions, links
              FROM page_versions WHERE page_id = ?1 AND version = ?2",
             params![id, version],
             |row| {
                 let info = version_info(row)?;
                 let texts: [String; 6] = [
-                    row.get(8)?,
                     row.get(9)?,
                     row.get(10)?,
                     row.get(11)?,
                     row.get(12)?,
                     row.get(13)?,
+                    row.get(14)?,
                 ];
                 Ok((info, texts))
             },

@@ -70,7 +70,7 @@ fn rewrite(store: &Store, page: PageId, body: &str, claims: &[&str]) -> u32 {
         links: body_links(body),
     };
     store
-        .save_page_rewrite(&material, &content, "test", "model")
+        .save_page_rewrite(&material, &content, "test", "model", &[])
         .unwrap()
 }
 

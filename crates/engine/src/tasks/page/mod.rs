@@ -7,5 +7,5 @@ pub(crate) mod report;
 pub mod write;
 
 pub use plan::adds_nothing;
-pub use report::{ClaimLeft, PageOutcome, PageReport};
+pub use report::{PageOutcome, PageReport};
 pub use write::{write_page, PageFailure, PageSave, PageWrite};

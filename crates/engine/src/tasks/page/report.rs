@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::store::{PageId, SourceId};
+use crate::store::{ClaimLeft, PageId};
 
 use crate::call::attempt::AttemptRecord;
 
@@ -68,19 +68,6 @@ pub struct PageReport {
     /// sources' digests and in search).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub claims_left: Vec<ClaimLeft>,
-}
-
-/// A claim that left a full page to make room for what new sources add.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ClaimLeft {
-    /// The claim's text.
-    pub claim: String,
-    /// Its quote.
-    pub quote: Option<String>,
-    /// The sources that held it.
-    pub source_ids: Vec<SourceId>,
-    /// Why it left, for a person.
-    pub why: String,
 }
 
 impl PageReport {

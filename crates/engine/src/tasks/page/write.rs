@@ -17,12 +17,13 @@ use crate::call::{CallError, Caller, ProgressFn};
 use crate::ground::grounds;
 use crate::prompts::prompt::MAX_KNOWN;
 use crate::prompts::templates::{Prompt, PromptSet, PromptTemplate, EXTRACT, PAGE};
+use crate::store::ClaimLeft;
 use crate::tasks::article::{judge_with, links_of, Accepted};
 use crate::tasks::page::plan::{
     adds_nothing, new_holders, page_prompt, plan_page, room_schema, within_room, Guard, LeftClaim,
     PageParts, PageRoom, SourceTexts,
 };
-use crate::tasks::page::report::{ClaimLeft, PageOutcome, PageReport};
+use crate::tasks::page::report::{PageOutcome, PageReport};
 use crate::tasks::parts::extract::reading_notes;
 use crate::tasks::parts::read::{read_in_parts, PartSource};
 use crate::topic::NameIndex;
