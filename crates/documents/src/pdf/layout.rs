@@ -300,8 +300,8 @@ type FurnitureKey = (bool, String);
 /// A line's page, block and place in its block.
 type LineAt = (usize, usize, usize);
 
-/// Lines near the top or bottom of a page whose text (digits aside) repeats there on more
-/// than half of the pages, three at least: running headers, footers and page numbers.
+/// Lines near the top or bottom of a page whose text (digits aside) repeats there on most
+/// pages ([`repeats`]): running headers, footers and page numbers.
 fn running_lines(pages: &[BoxPage]) -> HashSet<LineAt> {
     let mut dropped = HashSet::new();
     if pages.len() < 3 {
@@ -326,13 +326,23 @@ fn running_lines(pages: &[BoxPage]) -> HashSet<LineAt> {
             }
         }
     }
-    let needed = (pages.len() / 2 + 1).max(3);
     for (key, place) in at {
-        if seen.get(&key).is_some_and(|pages| pages.len() >= needed) {
+        if seen.get(&key).is_some_and(|on| repeats(on, pages.len())) {
             dropped.insert(place);
         }
     }
     dropped
+}
+
+/// Whether a line found on the pages `on` (0-based) of `total` is running furniture: on
+/// more than half of all pages, or — a book's left and right pages carry different
+/// headers — on more than half of the left or of the right pages; three pages at least.
+fn repeats(on: &HashSet<usize>, total: usize) -> bool {
+    let more_than_half = |count: usize, of: usize| count >= 3 && count > of / 2;
+    let even = on.iter().filter(|p| *p % 2 == 0).count();
+    more_than_half(on.len(), total)
+        || more_than_half(even, total.div_ceil(2))
+        || more_than_half(on.len() - even, total / 2)
 }
 
 /// A running line's text with its numbers (arabic or roman) as `#`, so "Page 3" and
@@ -453,6 +463,18 @@ mod tests {
             paragraph_text(&[&a, &b, &c, &d]),
             "found it extraordinary and well-known,\nnon-\nEU members"
         );
+    }
+
+    #[test]
+    fn a_line_on_most_pages_or_on_most_left_or_right_pages_is_furniture() {
+        let on = |pages: &[usize]| pages.iter().copied().collect::<HashSet<usize>>();
+        assert!(repeats(&on(&[0, 1, 2, 3, 4, 5]), 10));
+        assert!(!repeats(&on(&[0, 1, 2, 3]), 10));
+        // A book's title on every left page, its chapter on the right ones.
+        assert!(repeats(&on(&[1, 3, 5, 7]), 10));
+        assert!(repeats(&on(&[0, 2, 4]), 5));
+        assert!(!repeats(&on(&[1, 3]), 4), "three pages at least");
+        assert!(!repeats(&on(&[1, 5]), 10));
     }
 
     #[test]

@@ -26,8 +26,8 @@ use crate::{own_title, Document, DocumentError, Limits, Page, Result};
 pub const POPPLER_PACKAGE: &str = "poppler-utils";
 
 /// The most bytes `pdftotext -bbox-layout` may print for one file (about 25 times the
-/// text it holds).
-const MAX_BBOX_BYTES: usize = 1024 * 1024 * 1024;
+/// text it holds: a 5,000-page book prints about 250 MB); past it the tool is stopped.
+const MAX_BBOX_BYTES: usize = 512 * 1024 * 1024;
 
 /// Whether `pdftotext` can be run here (a PDF can be read).
 pub fn available() -> bool {
