@@ -11,10 +11,8 @@
 -- - `page_claims_confidence`: each page's claims with their confidence, in the order of
 --   the page's own index (by position), so a read of one page's claims that names no order
 --   gets them in the order it always did;
--- - `pages_kind`: topic pages and saved answers counted apart;
 -- - `pages_stale`: the pages waiting to be rewritten.
 
 CREATE INDEX sources_tagged ON sources(id, tags) WHERE tags <> '[]';
 CREATE INDEX page_claims_confidence ON page_claims(page_id, position, confidence);
-CREATE INDEX pages_kind ON pages(kind);
 CREATE INDEX pages_stale ON pages(id) WHERE stale_reason IS NOT NULL;

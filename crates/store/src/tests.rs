@@ -1043,3 +1043,58 @@ fn a_file_keeps_the_widest_root_it_was_ingested_from() {
         Some("/v")
     );
 }
+
+/// Lint's thin candidates, found by a body's size in bytes before its characters are
+/// counted, are those a count of characters finds: bodies in several scripts around the
+/// bound, with and without claims.
+#[test]
+fn thin_candidates_are_those_the_character_count_finds() {
+    let store = Store::open_in_memory().expect("open");
+    store.seed_bulk(&BulkSeed::new(60)).expect("seed");
+    let bodies = [
+        "a".repeat(99),
+        "a".repeat(100),
+        "é".repeat(99),
+        "é".repeat(100),
+        "日".repeat(99),
+        "日".repeat(100),
+        "𝄞".repeat(99),
+        "𝄞".repeat(100),
+        "x".repeat(450),
+    ];
+    {
+        let conn = store.lock();
+        for (k, body) in bodies.iter().enumerate() {
+            conn.execute(
+                "UPDATE pages SET body = ?1 WHERE id = ?2",
+                rusqlite::params![body, k as i64 + 1],
+            )
+            .expect("a body");
+        }
+    }
+    let by_chars: Vec<PageId> = {
+        let conn = store.lock();
+        let mut stmt = conn
+            .prepare(
+                "SELECT p.id FROM pages p WHERE p.kind = 'topic' AND (length(p.body) < 100
+                     OR NOT EXISTS (SELECT 1 FROM page_claims c WHERE c.page_id = p.id))
+                 ORDER BY p.title_key",
+            )
+            .expect("prepare");
+        let rows = stmt.query_map([], |r| r.get(0)).expect("query");
+        rows.collect::<rusqlite::Result<_>>().expect("rows")
+    };
+    let found: Vec<PageId> = store
+        .thin_candidates(100)
+        .expect("thin")
+        .into_iter()
+        .map(|b| b.id)
+        .collect();
+    assert_eq!(found, by_chars);
+    for (k, body) in bodies.iter().enumerate() {
+        let id = PageId(k as i64 + 1);
+        if body.chars().count() < 100 {
+            assert!(found.contains(&id), "{k}: a short body is a candidate");
+        }
+    }
+}

@@ -232,7 +232,9 @@ fn pages_matching_up_to(conn: &Connection, query: &str, cap: usize) -> Result<us
 
 /// The topic pages (written at least once) matching the FTS5 query `query`, best first
 /// by BM25 (title, aliases, summary, claims, body, weighed in that order; ties by id),
-/// at most `limit`; only those with an id of at least `since`.
+/// at most `limit`; only those with an id of at least `since`. The matches drive the
+/// join (`CROSS JOIN`): with an index on `pages.kind` the planner may otherwise walk every
+/// topic page and run the full-text query once per page.
 fn ranked_topic_pages(
     conn: &Connection,
     query: &str,
@@ -241,7 +243,7 @@ fn ranked_topic_pages(
 ) -> Result<Vec<FoundPage>> {
     let mut stmt = conn.prepare_cached(
         "SELECT p.id, p.title, bm25(pages_fts, 10.0, 6.0, 4.0, 2.0, 1.0) AS rank
-         FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid
+         FROM pages_fts CROSS JOIN pages p ON p.id = pages_fts.rowid
          WHERE pages_fts MATCH ?1 AND pages_fts.rowid >= ?2
            AND p.kind = 'topic' AND p.version > 0
          ORDER BY rank, p.id

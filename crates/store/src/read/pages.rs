@@ -128,7 +128,7 @@ impl Store {
                 let mut stmt = conn.prepare_cached(
                     "SELECT p.id, p.title,
                             snippet(pages_fts, -1, char(57344), char(57345), '…', 16)
-                     FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid
+                     FROM pages_fts CROSS JOIN pages p ON p.id = pages_fts.rowid
                      WHERE pages_fts MATCH ?1 AND pages_fts.rowid >= ?2
                      ORDER BY bm25(pages_fts, 10.0, 6.0, 4.0, 2.0, 1.0)
                      LIMIT ?3",

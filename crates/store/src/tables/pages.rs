@@ -621,9 +621,9 @@ impl Store {
 
     /// Every page, by title.
     ///
-    /// The same rows as [`SUMMARY_SELECT`] gives, read in three passes over indexes rather
-    /// than two lookups per page (a large wiki's library): the pages; how many sources
-    /// feed each (the primary key of `page_sources`); and the tags of the notes whose
+    /// The same rows as reading each page with its source count and tags gives, read in
+    /// three passes over indexes rather than two lookups per page (a large wiki's
+    /// library): the pages; how many sources feed each (the primary key of `page_sources`); and the tags of the notes whose
     /// titles name a page, read only from the sources that have tags (the partial index
     /// `sources_tagged`, migration 24), in the order the per-page read gives them (by
     /// source, then as listed).
