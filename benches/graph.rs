@@ -89,7 +89,7 @@ fn bench(n: usize) -> Result<(), String> {
     );
 
     // One page added, linking three pages.
-    add_page(&wiki, n)?;
+    let added_source = add_page(&wiki, n)?;
     let t = Instant::now();
     let added = wiki
         .lay_out_graph(&owner, &|| true)
@@ -104,8 +104,9 @@ fn bench(n: usize) -> Result<(), String> {
         ratio(took, base)
     );
 
-    // One page removed (its only source goes).
-    wiki.remove_source(SourceId(7)).map_err(|e| e.to_string())?;
+    // One page removed: the page just added goes with its only source.
+    wiki.remove_source(added_source)
+        .map_err(|e| e.to_string())?;
     let t = Instant::now();
     let removed = wiki
         .lay_out_graph(&owner, &|| true)
@@ -153,8 +154,9 @@ fn bench(n: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Adds one page (a pasted source and its digest) linking three existing pages.
-fn add_page(wiki: &Wiki, n: usize) -> Result<(), String> {
+/// Adds one page (a pasted source and its digest) linking three existing pages; returns
+/// its source.
+fn add_page(wiki: &Wiki, n: usize) -> Result<SourceId, String> {
     use wikimind::contract::CompilationResult;
     use wikimind::store::{CompileRecord, NewLink, NewSource, SaveArticle, SourceKind};
     let store = wiki.store_for_tests();
@@ -214,7 +216,7 @@ fn add_page(wiki: &Wiki, n: usize) -> Result<(), String> {
             },
         })
         .map_err(|e| e.to_string())?;
-    Ok(())
+    Ok(source)
 }
 
 fn main() {

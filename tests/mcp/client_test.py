@@ -96,7 +96,7 @@ async def expect_mcp_error(call, *words):
 @check("the tools are listed with their arguments, add_source only with --allow-write")
 async def listed_tools(client):
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    expect(set(tools) == {"search", "read_page", "list_pages", "ask", "lint"}, f"tools: {sorted(tools)}")
+    expect(set(tools) == {"search", "read_page", "list_pages", "ask", "lint", "graph_neighbours"}, f"tools: {sorted(tools)}")
     expect(set(tools["search"].input_schema["properties"]) == {"query"}, tools["search"])
     expect(tools["search"].input_schema.get("required") == ["query"], tools["search"])
     expect(set(tools["read_page"].input_schema["properties"]) == {"title"}, tools["read_page"])
@@ -156,6 +156,24 @@ async def read_page(client):
     expect(page["title"] == "Espresso" and page["uri"] == "wikimind://page/Espresso", page)
     expect(page["backlinks"][0]["title"] == "Grind Size", page["backlinks"])
     expect(page["key_claims"][0]["grounded"] is True, page["key_claims"])
+
+
+@check("graph_neighbours lists a page's links both ways with their contexts, and the pages within a depth")
+async def graph_neighbours(client):
+    tool = {t.name: t for t in (await client.list_tools()).tools}["graph_neighbours"]
+    expect(set(tool.input_schema["properties"]) == {"title", "depth"}, tool)
+    expect(tool.annotations.read_only_hint is True, tool)
+    result = await client.call_tool("graph_neighbours", {"title": "espresso"})
+    expect(not result.is_error, result)
+    text = text_of(result)
+    expect(text.startswith("# Around Espresso\n"), text)
+    expect("- **Flat White** (wanted: no page yet)" in text, text)
+    expect("## Links to this page\n\n- **Grind Size**: Espresso needs a fine grind" in text, text)
+    data = result.structured_content
+    expect({l["target"] for l in data["links"]} == {"Grind Size", "Flat White"}, data)
+    expect(sorted(n["title"] for n in data["within"]) == ["Flat White", "Grind Size"], data)
+    deep = await client.call_tool("graph_neighbours", {"title": "Espresso", "depth": 4})
+    expect(deep.is_error and "1 to 3" in text_of(deep), text_of(deep))
 
 
 @check("read_page on a missing page is an error that says where to look")
@@ -304,7 +322,7 @@ async def read_only_modern():
         print(f"-- read-only server, protocol {client.protocol_version}", flush=True)
         for test in (
             listed_tools, search, read_page, missing_page, list_pages, ask, ask_uncovered,
-            resources, bad_calls, long_search, lint_health,
+            resources, bad_calls, long_search, lint_health, graph_neighbours,
         ):
             await test(client)
 
@@ -436,7 +454,7 @@ FLAT_WHITE = "# Flat White\n\nA flat white is espresso with thin steamed milk.\n
 @check("with --allow-write, add_source is listed and compiles pasted text into a page")
 async def add_text(client):
     tools = [t.name for t in (await client.list_tools()).tools]
-    expect(tools == ["search", "read_page", "list_pages", "ask", "lint", "add_source"], tools)
+    expect(tools == ["search", "read_page", "list_pages", "ask", "lint", "graph_neighbours", "add_source"], tools)
     notes = Notes()
     result = await client.call_tool(
         "add_source",

@@ -3,13 +3,12 @@
 // compiled by the local test server. Run by scripts/test-desktop.sh; needs APP, TESTSERVER
 // and ARTIFACTS set.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, test } from "node:test";
+import { startServer, until, wikiEnv } from "./harness.mjs";
 import { Session, startDriver, stopDriver } from "./webdriver.mjs";
 
 const APP = process.env.APP;
@@ -31,40 +30,13 @@ async function shot(name) {
 /** Calls one of the app's commands from the page (WebDriver awaits the promise). */
 const invoke = (name, args = {}) => s.exec("return window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])", [name, args]);
 
-/** Waits until `pred` holds for what `read` resolves to. */
-async function until(what, read, pred, timeout = 60000) {
-  const end = Date.now() + timeout;
-  let last;
-  while (Date.now() < end) {
-    last = await read();
-    if (pred(last)) return last;
-    await sleep(200);
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 400)})`);
-}
-
 /** The titles in the node list, now. */
 const listed = () => s.exec("return [...document.querySelectorAll('#graph-node-list .graph-node')].map((b) => b.textContent.replace(/\\s+\\d+$/, '').trim())");
 
 before(async () => {
-  const child = spawn(TESTSERVER, ["--port", "0", "--model", "e2e-model"], { stdio: ["ignore", "pipe", "inherit"] });
-  server = child;
-  const url = await new Promise((resolve, reject) => {
-    child.once("error", reject);
-    createInterface({ input: child.stdout }).once("line", (l) => resolve(l.trim()));
-  });
-  mkdirSync(join(tmp, "config"), { recursive: true });
-  driver = await startDriver(
-    {
-      WIKIMIND_DATA_DIR: join(tmp, "data"),
-      WIKIMIND_BASE_URL: url,
-      WIKIMIND_PROVIDER: "ollama",
-      WIKIMIND_MODEL: "e2e-model",
-      XDG_CONFIG_HOME: join(tmp, "config"),
-      XDG_DATA_HOME: join(tmp, "xdg-data"),
-    },
-    join(ARTIFACTS, "tauri-driver-graph.log"),
-  );
+  const started = await startServer(TESTSERVER, ["--model", "e2e-model"]);
+  server = started.child;
+  driver = await startDriver(wikiEnv(tmp, started.url, "graph"), join(ARTIFACTS, "tauri-driver-graph.log"));
   s = await Session.start(driver.base, APP);
 });
 

@@ -27,3 +27,15 @@ export function wikiEnv(tmp, baseUrl, name) {
     XDG_DATA_HOME: join(home, "xdg-data"),
   };
 }
+
+/** Waits until `pred` holds for what `read` resolves to (polling); resolves to that value. */
+export async function until(what, read, pred, timeout = 60000) {
+  const end = Date.now() + timeout;
+  let last;
+  while (Date.now() < end) {
+    last = await read();
+    if (pred(last)) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 400)})`);
+}

@@ -3,6 +3,10 @@
 //! that raises the modularity most, until none moves; the communities then become the
 //! nodes of a smaller graph and the moves repeat, until a level moves nothing.
 //!
+//! With a previous result, only the first level runs, from the previous groups (new nodes
+//! alone), and only new nodes and their neighbours move: an update never recolours the
+//! rest of the graph or merges groups.
+//!
 //! Deterministic: nodes are visited in index order, neighbouring communities in ascending
 //! order, and a tie keeps a node where it is (else goes to the lowest community). The
 //! result is numbered by size (0 the largest; equal sizes by their lowest node), then, when
@@ -38,9 +42,24 @@ pub fn communities(nodes: usize, edges: &[(u32, u32)], previous: &[Option<u32>])
     };
     // membership[i]: the node of the current level that original node i belongs to.
     let mut membership: Vec<u32> = (0..nodes as u32).collect();
+    // With an earlier result, the first level starts from it (new nodes alone), so a small
+    // change of the graph moves few nodes and the groups stay as they were.
+    let mut start = warm_start(nodes, previous);
     for _level in 0..64 {
-        let (moved, community) = move_nodes(&graph);
-        if !moved {
+        let warm = start.take();
+        let was_warm = warm.is_some();
+        // An update moves only the new nodes and their neighbours: the rest of the graph
+        // did not change, and its groups stay as they were.
+        let may_move: Option<Vec<bool>> = was_warm.then(|| {
+            (0..nodes)
+                .map(|i| {
+                    let new = |j: usize| previous.get(j).copied().flatten().is_none();
+                    new(i) || adjacency[i].iter().any(|&j| new(j as usize))
+                })
+                .collect()
+        });
+        let (moved, community) = move_nodes(&graph, warm, may_move.as_deref());
+        if !(moved || was_warm) {
             break;
         }
         let (renumbered, count) = renumber(&community);
@@ -48,6 +67,12 @@ pub fn communities(nodes: usize, edges: &[(u32, u32)], previous: &[Option<u32>])
             *m = renumbered[*m as usize];
         }
         graph = aggregate(&graph, &renumbered, count);
+        if was_warm {
+            // The earlier groups were already the result of every level: merging them
+            // again would recolour whole groups for one new page. Nodes moved one by one
+            // are enough for an update; a whole layout starts afresh.
+            break;
+        }
     }
     let labels = by_size(&membership);
     match previous.iter().any(Option::is_some) {
@@ -56,22 +81,52 @@ pub fn communities(nodes: usize, edges: &[(u32, u32)], previous: &[Option<u32>])
     }
 }
 
-/// One level of local moves. Returns whether any node moved, and each node's community.
-fn move_nodes(graph: &Weighted) -> (bool, Vec<u32>) {
+/// The first level's starting communities from an earlier result: each labelled node in
+/// its label's group, each new node alone (`None`: no earlier result).
+fn warm_start(nodes: usize, previous: &[Option<u32>]) -> Option<Vec<u32>> {
+    if !previous.iter().any(Option::is_some) {
+        return None;
+    }
+    let mut by_label: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    Some(
+        (0..nodes)
+            .map(|i| match previous.get(i).copied().flatten() {
+                // A group is named by its first node, so the ids stay below `nodes`.
+                Some(label) => *by_label.entry(label).or_insert(i as u32),
+                None => i as u32,
+            })
+            .collect(),
+    )
+}
+
+/// One level of local moves from `start` (each node alone when `None`), of the nodes
+/// `may_move` marks (all when `None`). Returns whether any node moved, and each node's
+/// community.
+fn move_nodes(
+    graph: &Weighted,
+    start: Option<Vec<u32>>,
+    may_move: Option<&[bool]>,
+) -> (bool, Vec<u32>) {
     let n = graph.adjacency.len();
     let degrees: Vec<f64> = (0..n).map(|i| graph.degree(i)).collect();
     let total: f64 = degrees.iter().sum();
-    let mut community: Vec<u32> = (0..n as u32).collect();
+    let mut community: Vec<u32> = start.unwrap_or_else(|| (0..n as u32).collect());
     if total <= 0.0 {
         return (false, community);
     }
-    let mut tot: Vec<f64> = degrees.clone();
+    let mut tot: Vec<f64> = vec![0.0; n];
+    for (i, &c) in community.iter().enumerate() {
+        tot[c as usize] += degrees[i];
+    }
     let mut weight_to = vec![0.0f64; n];
     let mut touched: Vec<u32> = Vec::new();
     let mut moved_any = false;
     for _pass in 0..100 {
         let mut moved = false;
         for i in 0..n {
+            if may_move.is_some_and(|m| !m[i]) {
+                continue;
+            }
             let own = community[i];
             let k = degrees[i];
             touched.clear();
@@ -275,6 +330,27 @@ mod tests {
             assert_eq!(after[i], before[i] + 10, "node {i}: {after:?}");
         }
         assert_eq!(after[10], after[1]);
+    }
+
+    #[test]
+    fn one_more_node_leaves_the_other_groups_whole() {
+        // A ring of 40 groups of 25, each a ring with chords, joined to the next by a link.
+        let mut edges = Vec::new();
+        for g in 0..40u32 {
+            let base = g * 25;
+            for i in 0..25 {
+                edges.push((base + i, base + (i + 1) % 25));
+                edges.push((base + i, base + (i * 7 + 3) % 25));
+            }
+            edges.push((base, ((g + 1) % 40) * 25 + 5));
+        }
+        let before = communities(1000, &edges, &[]);
+        let previous: Vec<Option<u32>> = before.iter().copied().map(Some).collect();
+        edges.push((1000, 30));
+        edges.push((1000, 31));
+        let after = communities(1001, &edges, &previous);
+        let moved = (0..1000).filter(|&i| after[i] != before[i]).count();
+        assert!(moved <= 3, "{moved} of 1000 nodes changed community");
     }
 
     #[test]

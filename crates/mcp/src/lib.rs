@@ -145,6 +145,7 @@ impl ServerHandler for WikiServer {
             tools::READ_PAGE => tools::read_page(&self.wiki, arguments),
             tools::LIST_PAGES => tools::list_pages(&self.wiki, arguments),
             tools::LINT => tools::lint(&self.wiki, arguments),
+            tools::GRAPH_NEIGHBOURS => tools::graph_neighbours(&self.wiki, arguments),
             tools::ASK => {
                 let progress = progress.clone();
                 tools::ask(&self.wiki, &self.settings, arguments, &context.ct, progress).await

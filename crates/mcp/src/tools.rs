@@ -35,6 +35,9 @@ pub const LIST_PAGES: &str = "list_pages";
 pub const ASK: &str = "ask";
 /// The wiki's health: `wikimind lint`'s findings (read-only: no fix, no dismissal).
 pub const LINT: &str = "lint";
+/// A page's neighbourhood in the graph: its links both ways with their contexts, and the
+/// pages within a few links.
+pub const GRAPH_NEIGHBOURS: &str = "graph_neighbours";
 /// Ingest text or a web page and compile it (only with `--allow-write`).
 pub const ADD_SOURCE: &str = "add_source";
 
@@ -87,6 +90,17 @@ struct LintArgs {
     checks: Option<Vec<String>>,
 }
 
+/// Arguments of `graph_neighbours`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GraphNeighboursArgs {
+    /// The page's title or one of its aliases.
+    title: String,
+    /// How many links deep to list the pages around it: 1 (the default) to 3.
+    #[serde(default)]
+    depth: Option<u32>,
+}
+
 /// Arguments of `add_source`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -104,7 +118,7 @@ struct AddSourceArgs {
 
 /// The tool names, in the order they are listed.
 pub fn names(write: bool) -> Vec<&'static str> {
-    let mut names = vec![SEARCH, READ_PAGE, LIST_PAGES, ASK, LINT];
+    let mut names = vec![SEARCH, READ_PAGE, LIST_PAGES, ASK, LINT, GRAPH_NEIGHBOURS];
     if write {
         names.push(ADD_SOURCE);
     }
@@ -179,6 +193,23 @@ pub fn list(write: bool) -> Vec<Tool> {
         )
         .with_input_schema::<LintArgs>()
         .with_title("Check the wiki's health")
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(true)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(false),
+        ),
+        Tool::new(
+            GRAPH_NEIGHBOURS,
+            "A page's neighbourhood in the wiki's graph: the pages it links to and the pages \
+             linking to it, each with the sentence around the link, and (with `depth` 2 or 3) \
+             every page within that many links either way. Wanted pages (names no page has \
+             yet) are marked.",
+            serde_json::Map::new(),
+        )
+        .with_input_schema::<GraphNeighboursArgs>()
+        .with_title("A page's neighbours")
         .with_annotations(
             ToolAnnotations::new()
                 .read_only(true)
@@ -293,6 +324,75 @@ pub fn find_page(wiki: &Wiki, title: &str) -> Result<ShownPage, String> {
         }
         message
     })
+}
+
+/// Runs `graph_neighbours`: the links both ways with their contexts as markdown, and
+/// `{title, links, backlinks, within}` as data.
+pub fn graph_neighbours(wiki: &Wiki, value: Value) -> Answer {
+    let takes = "`title`, a string, and an optional `depth` of 1 to 3";
+    let args: GraphNeighboursArgs = match arguments(GRAPH_NEIGHBOURS, value, takes) {
+        Ok(a) => a,
+        Err(answer) => return answer,
+    };
+    let depth = args.depth.unwrap_or(1);
+    let page = match find_page(wiki, &args.title) {
+        Ok(page) => page,
+        Err(message) => return Answer::error(message),
+    };
+    let local = match wiki.local_graph(page.id, depth, true) {
+        Ok(local) => local,
+        Err(e) => return Answer::error(format!("{GRAPH_NEIGHBOURS}: {e}")),
+    };
+    let mut text = format!("# Around {}\n\n## Links from this page\n\n", page.title);
+    if page.links.is_empty() {
+        text.push_str("None.\n");
+    }
+    for link in &page.links {
+        let wanted = if link.page_id.is_none() {
+            " (wanted: no page yet)"
+        } else {
+            ""
+        };
+        let _ = writeln!(text, "- **{}**{wanted}: {}", link.target, link.context);
+    }
+    text.push_str("\n## Links to this page\n\n");
+    if page.backlinks.is_empty() {
+        text.push_str("None.\n");
+    }
+    for link in &page.backlinks {
+        let _ = writeln!(text, "- **{}**: {}", link.title, link.context);
+    }
+    let within: Vec<Value> = (0..local.titles.len())
+        .filter(|&i| Some(i as u32) != local.centre)
+        .map(|i| {
+            json!({
+                "title": local.titles[i],
+                "page_id": local.page_ids[i],
+                "kind": local.kinds[i],
+                "links": local.sizes[i],
+            })
+        })
+        .collect();
+    if depth > 1 {
+        let _ = write!(text, "\n## Within {depth} links\n\n");
+        for node in &within {
+            let _ = writeln!(text, "- {}", node["title"].as_str().unwrap_or_default());
+        }
+    }
+    let links: Vec<Value> = page
+        .links
+        .iter()
+        .map(|l| json!({ "target": l.target, "page_id": l.page_id, "context": l.context }))
+        .collect();
+    let backlinks: Vec<Value> = page
+        .backlinks
+        .iter()
+        .map(|l| json!({ "title": l.title, "page_id": l.page_id, "context": l.context }))
+        .collect();
+    Answer::ok(
+        text,
+        json!({ "title": page.title, "depth": depth, "links": links, "backlinks": backlinks, "within": within }),
+    )
 }
 
 /// Runs `list_pages`.
@@ -558,7 +658,14 @@ mod tests {
         };
         assert_eq!(
             names(false),
-            ["search", "read_page", "list_pages", "ask", "lint"]
+            [
+                "search",
+                "read_page",
+                "list_pages",
+                "ask",
+                "lint",
+                "graph_neighbours"
+            ]
         );
         assert_eq!(
             names(true),
@@ -568,6 +675,7 @@ mod tests {
                 "list_pages",
                 "ask",
                 "lint",
+                "graph_neighbours",
                 "add_source"
             ]
         );
@@ -590,6 +698,7 @@ mod tests {
                 "list_pages" => &["offset", "limit"],
                 "ask" => &["question"],
                 "lint" => &["checks"],
+                "graph_neighbours" => &["title", "depth"],
                 "add_source" => &["text", "url", "title"],
                 other => panic!("unexpected tool {other}"),
             };

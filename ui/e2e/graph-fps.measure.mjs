@@ -1,0 +1,72 @@
+// A measurement, not a test (no pass mark; scripts/e2e.sh runs it like a test file):
+// the Graph screen of the real window over a bulk-seeded wiki (GRAPH_DB: a wikimind.db of
+// `cargo bench -p wikimind --bench graph`'s seed cache). Prints the time from opening the
+// screen to its first frame and frames per second while panning and zooming (canvas 2D).
+import assert from "node:assert/strict";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { startServer, until, wikiEnv } from "./harness.mjs";
+import { Session, startDriver, stopDriver } from "./webdriver.mjs";
+
+const { APP, TESTSERVER, GRAPH_DB } = process.env;
+const ARTIFACTS = process.env.ARTIFACTS ?? join(tmpdir(), "wikimind-e2e-artifacts");
+assert.ok(APP && TESTSERVER && GRAPH_DB, "set APP, TESTSERVER and GRAPH_DB");
+const tmp = mkdtempSync(join(tmpdir(), "wikimind-graph-fps-"));
+let server, driver, s;
+
+before(async () => {
+  const started = await startServer(TESTSERVER, ["--model", "e2e-model"]);
+  server = started.child;
+  const env = wikiEnv(tmp, started.url, "fps");
+  mkdirSync(env.WIKIMIND_DATA_DIR, { recursive: true });
+  copyFileSync(GRAPH_DB, join(env.WIKIMIND_DATA_DIR, "wikimind.db"));
+  driver = await startDriver(env, join(ARTIFACTS, "tauri-driver-graph-fps.log"));
+  s = await Session.start(driver.base, APP);
+});
+
+after(async () => {
+  await s?.quit();
+  await stopDriver(driver);
+  server?.kill("SIGTERM");
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+});
+
+const invoke = (name, args = {}) => s.exec("return window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])", [name, args]);
+const all = { kind: null, tag: null, folder: null, orphans_only: false, show_wanted: true, community: null, limit: null };
+
+test("graph at scale: first frame and frames per second", async () => {
+  await s.wait("#nav-graph");
+  const t0 = Date.now();
+  await until("the first layout", () => invoke("graph", { filter: all }), (g) => g.layout.phase === "current", 600000);
+  console.log(`first layout in the app: ${((Date.now() - t0) / 1000).toFixed(1)} s (including the app's start)`);
+  const opened = Date.now();
+  await s.clickOn("#nav-graph");
+  await s.wait("#graph-counts", { text: (t) => t.includes("nodes"), timeout: 120000 });
+  await s.exec("return new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))");
+  console.log(`open to first frame: ${Date.now() - opened} ms; ${await s.text(await s.find("#graph-counts"))}`);
+  writeFileSync(join(ARTIFACTS, "fps-1-opened.png"), await s.screenshot());
+  const fps = (kind) =>
+    s.exec(`return new Promise((done) => {
+      const c = document.querySelector('#graph-canvas');
+      const r = c.getBoundingClientRect();
+      let frames = 0; const start = performance.now(); let step = 0;
+      if (${JSON.stringify(kind)} === 'pan') c.dispatchEvent(new PointerEvent('pointerdown', { clientX: r.left + 300, clientY: r.top + 300, pointerId: 1, bubbles: true }));
+      const tick = () => {
+        step++;
+        if (${JSON.stringify(kind)} === 'pan') c.dispatchEvent(new PointerEvent('pointermove', { clientX: r.left + 300 + (step % 200), clientY: r.top + 300, pointerId: 1, bubbles: true }));
+        else c.dispatchEvent(new WheelEvent('wheel', { deltaY: step % 40 < 20 ? -30 : 30, clientX: r.left + 300, clientY: r.top + 250, bubbles: true, cancelable: true }));
+        frames++;
+        if (performance.now() - start < 3000) requestAnimationFrame(tick);
+        else {
+          if (${JSON.stringify(kind)} === 'pan') c.dispatchEvent(new PointerEvent('pointerup', { clientX: r.left + 300, clientY: r.top + 300, pointerId: 1, bubbles: true }));
+          done((frames * 1000) / (performance.now() - start));
+        }
+      };
+      requestAnimationFrame(tick);
+    })`);
+  console.log(`panning: ${(await fps("pan")).toFixed(1)} frames/s`);
+  console.log(`zooming: ${(await fps("zoom")).toFixed(1)} frames/s`);
+  writeFileSync(join(ARTIFACTS, "fps-2-after.png"), await s.screenshot());
+});
