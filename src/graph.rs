@@ -576,7 +576,9 @@ impl Wiki {
             .cloned()
             .collect();
         let took_ms = started.elapsed().as_millis() as u64;
-        store.save_graph_layout(
+        // A layout that lost its lease (paused past it) is older than the one whoever took
+        // the lease saves: it is dropped, not stored over that one.
+        let saved = store.save_graph_layout(
             owner,
             &upserts,
             &removed,
@@ -587,6 +589,9 @@ impl Wiki {
                 took_ms,
             },
         )?;
+        if !saved {
+            return Ok(None);
+        }
         Ok(Some(GraphLaidOut {
             nodes: n as u64,
             edges: model.edges.len() as u64,

@@ -52,9 +52,11 @@ pub fn read_docx(bytes: &[u8], file_stem: Option<&str>, limits: &Limits) -> Resu
     };
     let body = xml::parse(DOCUMENT, &document)?;
     let mut text = body_markdown(&body, &styles, &numbering);
+    // The notes the text refers to, found in one pass over it (not one search per note).
+    let refs = footnote_refs(&text);
     let referenced: Vec<&(String, String)> = footnotes
         .iter()
-        .filter(|(id, _)| text.contains(&format!("[^{id}]")))
+        .filter(|(id, _)| refs.contains(id.as_str()))
         .collect();
     if !referenced.is_empty() {
         text.push_str("\n\n");
@@ -444,9 +446,48 @@ fn paragraph_markdown(
     }
 }
 
+/// The ids of the footnote references (`[^id]`) in `text`.
+fn footnote_refs(text: &str) -> std::collections::HashSet<&str> {
+    text.match_indices("[^")
+        .filter_map(|(at, _)| {
+            let rest = &text[at + 2..];
+            rest.find(']').map(|end| &rest[..end])
+        })
+        .collect()
+}
+
+/// The most columns a table is read with: the cells past it join the last column (a
+/// table wider than this is not read as a grid by anyone, and padding every row to a
+/// hostile width would multiply a small file into gigabytes).
+const MAX_TABLE_COLUMNS: usize = 64;
+
 fn pipe_table(rows: &[Vec<String>]) -> Option<String> {
+    // Rows without text are no rows; trailing empty cells widen nothing.
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .filter(|row| row.iter().any(|cell| !cell.is_empty()))
+        .map(|row| {
+            let used = row
+                .iter()
+                .rposition(|cell| !cell.is_empty())
+                .map_or(0, |i| i + 1);
+            let mut cells: Vec<String> = row[..used.min(MAX_TABLE_COLUMNS)].to_vec();
+            if used > MAX_TABLE_COLUMNS {
+                let rest: Vec<&str> = row[MAX_TABLE_COLUMNS..used]
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|c| !c.is_empty())
+                    .collect();
+                if let Some(last) = cells.last_mut() {
+                    last.push(' ');
+                    last.push_str(&rest.join(" "));
+                }
+            }
+            cells
+        })
+        .collect();
     let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-    if width == 0 || rows.iter().all(|row| row.iter().all(String::is_empty)) {
+    if width == 0 {
         return None;
     }
     let mut out = String::new();
@@ -462,4 +503,44 @@ fn pipe_table(rows: &[Vec<String>]) -> Option<String> {
         }
     }
     Some(out.trim_end().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hostile_table_is_read_in_proportion_to_its_text() {
+        // One row of 50,000 cells with text, then 50,000 rows of one cell: padding every
+        // row to the widest would write 7.5 GB.
+        let mut rows = vec![vec!["x".to_owned(); 50_000]];
+        rows.extend(std::iter::repeat_n(vec!["y".to_owned()], 50_000));
+        let table = pipe_table(&rows).expect("a table");
+        assert!(table.len() < 10_000_000, "{} bytes", table.len());
+        let first = table.lines().next().expect("a header");
+        assert_eq!(first.matches(" | ").count(), MAX_TABLE_COLUMNS - 1);
+        // The cells past the widest column are kept, in the last one.
+        assert!(first.contains(&"x ".repeat(100)));
+    }
+
+    #[test]
+    fn empty_rows_and_trailing_empty_cells_widen_nothing() {
+        let rows = vec![
+            vec!["Name".to_owned(), "Value".to_owned(), String::new()],
+            vec![String::new(); 40],
+            vec!["a".to_owned(), "1".to_owned()],
+        ];
+        assert_eq!(
+            pipe_table(&rows).as_deref(),
+            Some("| Name | Value |\n| --- | --- |\n| a | 1 |")
+        );
+        assert_eq!(pipe_table(&[vec![String::new(); 3]]), None);
+    }
+
+    #[test]
+    fn footnote_references_are_found_in_one_pass() {
+        let refs = footnote_refs("A claim.[^1] Another[^note-2] and [^ unclosed");
+        assert!(refs.contains("1") && refs.contains("note-2"));
+        assert_eq!(refs.len(), 2, "{refs:?}");
+    }
 }

@@ -13,6 +13,12 @@ use crate::{DocumentError, Result};
 /// How deep elements may nest before a part is refused.
 const MAX_DEPTH: usize = 512;
 
+/// How many elements, attributes and runs of text a part may hold before it is refused:
+/// each becomes a node of a few dozen bytes, so a part of empty elements (`<a/>`, four
+/// bytes each) would otherwise take some 40 times its size in memory. A 1,000-page Word
+/// document holds well under a million.
+const MAX_NODES: usize = 4_000_000;
+
 /// One node of an XML part: names are local names (without their namespace prefix).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Node {
@@ -54,7 +60,14 @@ pub(crate) fn parse(part: &str, xml: &str) -> Result<Vec<Node>> {
     config.check_end_names = true;
     let mut nodes = Vec::new();
     let mut depth = 0usize;
+    let mut attributes = 0usize;
     loop {
+        if nodes.len() + attributes > MAX_NODES {
+            return Err(broken(format!(
+                "more than {MAX_NODES} elements, attributes and runs of text: refused as too \
+                 large to read"
+            )));
+        }
         let event = reader.read_event().map_err(|e| {
             broken(format!(
                 "not well-formed XML at byte {}: {e}",
@@ -80,6 +93,13 @@ pub(crate) fn parse(part: &str, xml: &str) -> Result<Vec<Node>> {
                         .map_err(|e| broken(format!("attribute {key} of <{name}>: {e}")))?
                         .into_owned();
                     attrs.push((key, value));
+                    attributes += 1;
+                    if nodes.len() + attributes > MAX_NODES {
+                        return Err(broken(format!(
+                            "more than {MAX_NODES} elements, attributes and runs of text: \
+                             refused as too large to read"
+                        )));
+                    }
                 }
                 nodes.push(Node::Open { name, attrs });
             }

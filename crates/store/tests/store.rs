@@ -1523,3 +1523,49 @@ fn question_matching_drops_common_words_only_past_the_bound() {
         only_common
     );
 }
+
+/// A layout whose process lost the lease (it paused past it and another took it) is not
+/// stored over the newer one's: nothing it laid out is written.
+#[test]
+fn a_layout_that_lost_its_lease_is_not_saved() {
+    use wikimind_store::{GraphLayoutFigures, GraphNodeRow, JobOwner};
+    let store = Store::open_in_memory().expect("open");
+    let first = JobOwner {
+        host: "a".to_owned(),
+        pid: 1,
+    };
+    let second = JobOwner {
+        host: "b".to_owned(),
+        pid: 2,
+    };
+    let gone = |owner: &JobOwner| owner.host == "a";
+    assert!(store
+        .take_graph_lease(&first, Duration::from_secs(60), &|_| false)
+        .expect("lease"));
+    // The first holder is taken for gone: the second takes the lease over.
+    assert!(store
+        .take_graph_lease(&second, Duration::from_secs(60), &gone)
+        .expect("lease"));
+    let row = |node: &str, x: f64| GraphNodeRow {
+        node: node.to_owned(),
+        x,
+        y: 0.0,
+        community: 0,
+        links_hash: 0,
+    };
+    let figures = |nodes| GraphLayoutFigures {
+        of_changes: 0,
+        nodes,
+        edges: 0,
+        took_ms: 1,
+    };
+    assert!(store
+        .save_graph_layout(&second, &[row("p1", 1.0)], &[], figures(1))
+        .expect("save"));
+    assert!(!store
+        .save_graph_layout(&first, &[row("p1", 9.0), row("p2", 9.0)], &[], figures(2))
+        .expect("save"));
+    let nodes = store.graph_nodes().expect("nodes");
+    assert_eq!(nodes.len(), 1, "{nodes:?}");
+    assert_eq!(nodes[0].x, 1.0);
+}

@@ -103,19 +103,36 @@ fn shortest_path_title(
     if folders.is_empty() {
         return note.title.trim().to_owned();
     }
+    // Folders are compared as names are: `Meeting Notes` and `meeting-notes` would give
+    // titles with one key, and so one page.
+    let tail_key = |parts: &[&str]| topic_key(&parts.join("/"));
     for depth in 1..=folders.len() {
         let tail = &folders[folders.len() - depth..];
+        let key = tail_key(tail);
         let shared = others
             .iter()
-            .any(|o| o.len() >= depth && &o[o.len() - depth..] == tail);
+            .any(|o| o.len() >= depth && tail_key(&o[o.len() - depth..]) == key);
         let title = format!("{}/{}", tail.join("/"), note.title.trim());
         if !shared && !used.contains_key(&topic_key(&title)) {
             return title;
         }
     }
     // Every trailing part of its folder is another's too, or names another note: its whole
-    // folder path.
-    format!("{mine}/{}", note.title.trim())
+    // folder path; and where whole folder paths differ only in case or punctuation
+    // (`Parser/` and `parser/`), a number in byte order of the paths tells them apart.
+    let title = format!("{mine}/{}", note.title.trim());
+    let mine_key = topic_key(mine);
+    let before = group
+        .iter()
+        .map(|&j| folder_of(notes[j].path))
+        .filter(|folder| *folder < mine && topic_key(folder) == mine_key)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    if before == 0 {
+        title
+    } else {
+        format!("{title} ({})", before + 1)
+    }
 }
 
 fn folder_parts(path: &str) -> Vec<&str> {
@@ -203,6 +220,31 @@ mod tests {
         assert_eq!(
             titles(&[("a/x.md", "Setup", &[]), ("a/y.md", "Setup", &[])]),
             ["Setup", "Setup"]
+        );
+    }
+
+    #[test]
+    fn folders_that_differ_only_in_case_or_punctuation_still_tell_notes_apart() {
+        // Titles are keyed without case and punctuation: `Parser/constructor` and
+        // `parser/constructor` would be one page.
+        assert_eq!(
+            titles(&[
+                ("Parser/constructor.md", "constructor", &[]),
+                ("parser/constructor.md", "constructor", &[]),
+                ("parser/other.md", "constructor", &[]),
+            ]),
+            [
+                "Parser/constructor",
+                "parser/constructor (2)",
+                "parser/constructor (2)"
+            ]
+        );
+        assert_eq!(
+            titles(&[
+                ("work/meeting-notes/Todo.md", "Todo", &[]),
+                ("home/Meeting Notes/Todo.md", "Todo", &[]),
+            ]),
+            ["work/meeting-notes/Todo", "home/Meeting Notes/Todo"]
         );
     }
 

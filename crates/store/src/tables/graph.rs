@@ -202,17 +202,28 @@ impl Store {
 
     /// Stores a layout in one transaction: `upserts` written (new and moved nodes, and those
     /// whose community changed), `removed` nodes dropped, the state marked laid out as of
-    /// `figures.of_changes`, and `owner`'s lease given back.
+    /// `figures.of_changes`, and `owner`'s lease given back. `false`, and nothing written,
+    /// when `owner` no longer holds the lease (it paused past the lease and another process
+    /// took it: that one's layout is newer).
     pub fn save_graph_layout(
         &self,
         owner: &JobOwner,
         upserts: &[GraphNodeRow],
         removed: &[String],
         figures: GraphLayoutFigures,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         self.write(
             || format!("storing the graph layout of {} nodes", figures.nodes),
             |tx| {
+                let held: bool = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM graph_state
+                                    WHERE id = 1 AND owner_host = ?1 AND owner_pid = ?2)",
+                    params![owner.host, owner.pid],
+                    |r| r.get(0),
+                )?;
+                if !held {
+                    return Ok(false);
+                }
                 {
                     let mut drop = tx.prepare("DELETE FROM graph_nodes WHERE node = ?1")?;
                     for node in removed {
@@ -247,7 +258,7 @@ impl Store {
                     ],
                 )?;
                 release(tx, owner)?;
-                Ok(())
+                Ok(true)
             },
         )
     }
