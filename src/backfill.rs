@@ -175,11 +175,16 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
             let mut report = BackfillReport::new(NOTE_IDENTITY.0);
             report.checked = done.notes;
             report.changed = done.notes;
+            let plural = |n: usize, one: &str, many: &str| {
+                format!("{n} {}", if n == 1 { one } else { many })
+            };
             report.detail = Some(format!(
-                "{} notes that shared a name with notes of other folders go by titles that \
-                 tell them apart; {} pages kept their id under such a title, {} notes got \
-                 pages of their own (marked stale: the next compile writes them)",
-                done.notes, done.pages_renamed, done.notes_split
+                "{} that shared a name with notes of other folders go by titles that tell \
+                 them apart; {} kept their id under such a title, {} got pages of their own \
+                 (marked stale: the next compile writes them)",
+                plural(done.notes, "note", "notes"),
+                plural(done.pages_renamed, "page", "pages"),
+                plural(done.notes_split, "note", "notes"),
             ));
             reports.push(report);
         }

@@ -46,8 +46,16 @@ test("upgrade: an older build's wiki opens on its library with a banner saying w
     text: (t) => t.startsWith("upgraded the wiki's database from schema 1"),
   });
   assert.ok(banner);
-  const all = await s.exec("return document.querySelector('#opening-notices').textContent");
-  assert.match(all, /the old one is kept at .*wikimind\.db\.bak-v0*1\b/);
+  const notices = await s.exec(
+    "return [...document.querySelectorAll('#opening-notices .opening-notice')].map((n) => n.textContent)",
+  );
+  assert.match(notices[0], /the old one is kept at .*wikimind\.db\.bak-v0*1$/);
+  // The fixture has two notes named pour-over (one in methods/): the backfill that tells
+  // them apart says so in the banner too.
+  assert.ok(
+    notices.some((n) => n.startsWith("note-identity: 1 note that shared a name")),
+    JSON.stringify(notices),
+  );
   // The upgraded wiki's pages are there: it opened on its library, not the first-run screen.
   await s.wait("#counts", { text: (t) => /^[1-9]\d* pages?\b/.test(t) });
   await sleep(300);
