@@ -92,6 +92,11 @@ pub struct LibraryEntry {
     pub flagged: Option<String>,
     /// The tags of the notes whose topic it is (without `#`).
     pub tags: Vec<String>,
+    /// The folder of the note this page is, relative to the folder it was ingested or
+    /// watched from (`/`-separated, `src/Parser` for the page `Parser/constructor`), when
+    /// the note shares its title with notes of other folders and goes by a title that tells
+    /// it apart (see `docs/notes.md`, "A note is itself"); `null` for every other page.
+    pub folder: Option<String>,
 }
 
 /// The library: every page in the asked order (topics and saved answers, told apart by

@@ -7,6 +7,7 @@ use super::*;
 use crate::reading::{bare_tag, tag_choices, tags_have, ListedVersion};
 use crate::render::link_text;
 use crate::store::{AuthorKind, PageClaim, PageId, PageSummary};
+use wikimind_text::key::topic_key;
 use wikimind_text::url::redirect_shown;
 
 impl QuoteView {
@@ -151,6 +152,8 @@ impl Wiki {
         let wanted = store.wanted_page_links()?;
         // Each wanted page is listed once: the list's length is their count.
         let c = store.page_counts_but_wanted()?;
+        // The folder of each note told apart by its folder, shown beside its page.
+        let folders = crate::identity::NoteIndex::of(store)?.told_apart_folders();
         Ok(LibraryView {
             counts: CountsView {
                 sources: c.sources,
@@ -162,6 +165,10 @@ impl Wiki {
                 .into_iter()
                 .map(|p| {
                     let mix = claims.get(&p.id).copied().unwrap_or_default();
+                    let folder = match p.kind {
+                        PageKind::Topic => folders.get(&topic_key(&p.title)).cloned(),
+                        PageKind::Answer => None,
+                    };
                     LibraryEntry {
                         id: p.id.0,
                         kind: p.kind,
@@ -175,6 +182,7 @@ impl Wiki {
                         opinion: mix.opinion,
                         flagged: p.flagged,
                         tags: p.tags,
+                        folder,
                     }
                 })
                 .collect(),

@@ -6,8 +6,8 @@
 mod common;
 
 mod asking;
-mod identity;
 mod graph;
+mod identity;
 mod ingest;
 mod large;
 mod lint;

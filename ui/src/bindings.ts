@@ -88,7 +88,14 @@ flagged: string | null,
 /**
  * The tags of the notes whose topic it is (without `#`).
  */
-tags: Array<string>, };
+tags: Array<string>, 
+/**
+ * The folder of the note this page is, relative to the folder it was ingested or
+ * watched from (`/`-separated, `src/Parser` for the page `Parser/constructor`), when
+ * the note shares its title with notes of other folders and goes by a title that tells
+ * it apart (see `docs/notes.md`, "A note is itself"); `null` for every other page.
+ */
+folder: string | null, };
 
 /**
  * A name that is linked to but has no page yet.
