@@ -160,7 +160,8 @@ pub struct SnippetPart {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct ClaimView {
-    /// The claim.
+    /// The claim as it reads: its markdown and wiki links as the text they show (`hash`
+    /// names the claim as stored).
     pub claim: String,
     /// What a change to this claim names it by ([`crate::store::claim_hash`] of its text):
     /// stable across rewrites that move it, so the window's "remove" can never land on
@@ -197,7 +198,7 @@ pub struct BacklinkView {
     pub page_id: i64,
     /// Its title.
     pub title: String,
-    /// Plain text around the link.
+    /// Plain text around the link, its markdown and wiki links as the text they show.
     pub context: String,
 }
 

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use super::*;
 use crate::reading::{bare_tag, tag_choices, tags_have, ListedVersion};
-use crate::render::link_text;
 use crate::store::{AuthorKind, PageClaim, PageId, PageSummary};
 use wikimind_text::key::topic_key;
 use wikimind_text::url::redirect_shown;
@@ -46,7 +45,7 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
     ClaimView {
         hash: crate::store::claim_hash(&c.claim.claim),
         quote_not_found: quote_not_found(c.claim.quote.as_deref(), c.claim.grounded),
-        claim: c.claim.claim,
+        claim: crate::render::summary_text(&c.claim.claim),
         confidence: c.claim.confidence,
         quote: c.claim.quote,
         grounded: c.claim.grounded,
@@ -173,7 +172,7 @@ impl Wiki {
                         id: p.id.0,
                         kind: p.kind,
                         title: p.title,
-                        summary: link_text(&p.summary),
+                        summary: crate::render::summary_text(&p.summary),
                         updated_at: p.updated_at,
                         source_count: p.source_count,
                         stale: p.stale,
@@ -278,7 +277,7 @@ impl Wiki {
             id: p.id.0,
             kind: p.kind,
             title: p.title,
-            summary: link_text(&p.summary),
+            summary: crate::render::summary_text(&p.summary),
             html,
             quote_marked,
             summary_cited,
@@ -304,7 +303,7 @@ impl Wiki {
                 .map(|b| BacklinkView {
                     page_id: b.page_id.0,
                     title: b.title,
-                    context: b.context,
+                    context: crate::render::summary_text(&b.context),
                 })
                 .collect(),
             aliases: p.aliases,
@@ -442,7 +441,7 @@ impl Wiki {
             DigestView {
                 article_id: d.id.0,
                 title: d.title,
-                summary: link_text(&d.summary),
+                summary: crate::render::summary_text(&d.summary),
                 html,
                 truncated: d.truncated,
                 compiled_at: d.compiled_at,
@@ -456,7 +455,7 @@ impl Wiki {
                         ClaimView {
                             hash: crate::store::claim_hash(&c.claim),
                             quote_not_found: quote_not_found(c.quote.as_deref(), c.grounded),
-                            claim: c.claim,
+                            claim: crate::render::summary_text(&c.claim),
                             confidence: c.confidence,
                             quote: c.quote,
                             grounded: c.grounded,

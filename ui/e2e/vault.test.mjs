@@ -101,13 +101,22 @@ test("vault: two notes sharing a name in different folders are two pages, each s
   assert.ok(!listed.some(([t]) => t === "constructor"), JSON.stringify(listed));
   await shot("v1-library-told-apart");
 
-  // The overview's markdown link written as a path opens the note it names.
-  await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Overview")));
-  await s.wait("#article-title", { text: (t) => t === "Overview" });
-  const links = await s.exec("return [...document.querySelectorAll('#article-body a')].map((a) => a.textContent)");
-  assert.ok(links.includes("parser"), JSON.stringify(links));
-  await shot("v2-overview");
-  await s.exec("[...document.querySelectorAll('#article-body a')].find((a) => a.textContent === 'parser').click()");
+  // A summary reads its markdown links as the page shows them: their text.
+  const summary = await s.exec(
+    "return [...document.querySelectorAll('#library-list .lib-row')].find((r) => r.querySelector('.lib-title').textContent === 'Overview').querySelector('.lib-summary').textContent",
+  );
+  assert.equal(summary, "The compiler reads text in two steps: a lexer and a parser.");
+
+  // A page told apart opens from its row under its own title; the notes that link to it by
+  // their markdown links are its backlinks.
+  await s.click(await s.waitAny(".lib-row", (t) => t.startsWith("Parser/constructor")));
   await s.wait("#article-title", { text: (t) => t === "Parser/constructor" });
-  await shot("v3-parser-constructor");
+  await shot("v2-parser-constructor");
+  const backlinks = await s.wait("#backlinks");
+  const linked = await s.exec("return document.querySelector('#backlinks').textContent");
+  assert.ok(backlinks && /Overview/.test(linked) && /Lexer\/constructor/.test(linked), linked);
+  // Its claims and the backlinks' context read links as their text, not as markdown.
+  const claims = await s.exec("return [...document.querySelectorAll('.claim-text')].map((c) => c.textContent)");
+  assert.ok(claims.includes("The parser's constructor takes the token stream the lexer's constructor sets up."), JSON.stringify(claims));
+  assert.ok(!/\]\(/.test(linked + claims.join(" ")), linked + JSON.stringify(claims));
 });

@@ -248,7 +248,8 @@ page_id: number | null, };
  */
 export type ClaimView = { 
 /**
- * The claim.
+ * The claim as it reads: its markdown and wiki links as the text they show (`hash`
+ * names the claim as stored).
  */
 claim: string, 
 /**
@@ -306,7 +307,7 @@ page_id: number,
  */
 title: string, 
 /**
- * Plain text around the link.
+ * Plain text around the link, its markdown and wiki links as the text they show.
  */
 context: string, };
 
