@@ -56,12 +56,12 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
     }
 }
 
-/// Whether any of `texts` (markdown shown as text: its wiki links as their shown text)
-/// holds `quote`, as a person reads them.
+/// Whether any of `texts` (markdown shown as text: its markdown and wiki links as their
+/// shown text, as the views show claims and summaries) holds `quote`, as a person reads them.
 fn holds_quote(texts: &[&str], quote: &str) -> bool {
-    let read = crate::render::link_text(quote);
+    let read = crate::render::summary_text(quote);
     texts.iter().any(|text| {
-        let shown = crate::render::link_text(text);
+        let shown = crate::render::summary_text(text);
         wikimind_text::fold::find_as_read(&[&shown], &read).is_some()
     })
 }
