@@ -185,6 +185,24 @@ impl NoteIndex {
         self.by_id.get(&id).map(|&i| &self.notes[i])
     }
 
+    /// The folder (relative to its root) of each note told apart from notes sharing its
+    /// title, by the topic key of the title it goes by: what the library shows beside the
+    /// page `Parser/constructor` (`src/Parser`). A note told apart by an alias at its root
+    /// has no folder to show and is left out; when notes of several roots go by one title,
+    /// the oldest source's folder is kept.
+    pub fn told_apart_folders(&self) -> HashMap<String, String> {
+        let mut folders = HashMap::new();
+        for note in self.notes.iter().filter(|n| n.told_apart()) {
+            let folder = note.folder();
+            if !folder.is_empty() {
+                folders
+                    .entry(topic_key(&note.title))
+                    .or_insert_with(|| folder.to_owned());
+            }
+        }
+        folders
+    }
+
     /// The note that goes by `title` (by topic key), if one does.
     pub fn note_titled(&self, title: &str) -> Option<&IndexedNote> {
         let key = topic_key(title);

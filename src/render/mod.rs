@@ -558,6 +558,30 @@ pub(crate) fn link_text(text: &str) -> String {
     split_wiki_links(text).iter().map(Piece::display).collect()
 }
 
+/// A summary (a claim, a backlink's context) as it reads, for showing as plain text: each markdown link `[shown](dest)` as
+/// its `shown` text (the page body shows a link to a note's path as its text, not its
+/// destination), then each wiki link as [`link_text`] reads it.
+pub(crate) fn summary_text(text: &str) -> String {
+    let links = wikimind_text::markdown::markdown_links(text, "");
+    if links.is_empty() {
+        return link_text(text);
+    }
+    let mut plain = String::with_capacity(text.len());
+    let mut at = 0;
+    for link in links {
+        // Wiki links (and anything overlapping one already replaced) are link_text's.
+        let written = text.get(link.range.clone()).unwrap_or("[[");
+        if link.range.start < at || written.starts_with("[[") {
+            continue;
+        }
+        plain.push_str(&text[at..link.range.start]);
+        plain.push_str(&link.shown);
+        at = link.range.end;
+    }
+    plain.push_str(&text[at..]);
+    link_text(&plain)
+}
+
 /// Escapes text for HTML content and double- or single-quoted attribute values; control
 /// characters other than line breaks and tabs become U+FFFD (HTML has no place for them).
 /// The one escaper of every HTML WikiMind writes (articles, the eval report).

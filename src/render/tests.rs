@@ -755,3 +755,20 @@ fn a_body_cannot_take_an_id_the_app_owns() {
     }
     assert!(!html.contains("id=\"wm-fn-1\""), "{html}");
 }
+
+#[test]
+fn a_summary_reads_its_markdown_and_wiki_links_as_their_text() {
+    assert_eq!(
+        summary_text(
+            "A [lexer](src/Lexer/constructor.md) and a [parser](<src/Parser/constructor.md>) \
+             feed [[Rust|the compiler]], see <https://example.org> and [[Cargo#Build]]."
+        ),
+        "A lexer and a parser feed the compiler, see https://example.org and Cargo > Build."
+    );
+    // Nothing a link: as written; brackets that are no link stay.
+    assert_eq!(
+        summary_text("Arrays [0] and `[x](y)`."),
+        "Arrays [0] and `[x](y)`."
+    );
+    assert_eq!(summary_text(""), "");
+}

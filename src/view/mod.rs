@@ -92,6 +92,11 @@ pub struct LibraryEntry {
     pub flagged: Option<String>,
     /// The tags of the notes whose topic it is (without `#`).
     pub tags: Vec<String>,
+    /// The folder of the note this page is, relative to the folder it was ingested or
+    /// watched from (`/`-separated, `src/Parser` for the page `Parser/constructor`), when
+    /// the note shares its title with notes of other folders and goes by a title that tells
+    /// it apart (see `docs/notes.md`, "A note is itself"); `null` for every other page.
+    pub folder: Option<String>,
 }
 
 /// The library: every page in the asked order (topics and saved answers, told apart by
@@ -155,7 +160,8 @@ pub struct SnippetPart {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct ClaimView {
-    /// The claim.
+    /// The claim as it reads: its markdown and wiki links as the text they show (`hash`
+    /// names the claim as stored).
     pub claim: String,
     /// What a change to this claim names it by ([`crate::store::claim_hash`] of its text):
     /// stable across rewrites that move it, so the window's "remove" can never land on
@@ -192,7 +198,7 @@ pub struct BacklinkView {
     pub page_id: i64,
     /// Its title.
     pub title: String,
-    /// Plain text around the link.
+    /// Plain text around the link, its markdown and wiki links as the text they show.
     pub context: String,
 }
 

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use super::*;
 use crate::reading::{bare_tag, tag_choices, tags_have, ListedVersion};
-use crate::render::link_text;
 use crate::store::{AuthorKind, PageClaim, PageId, PageSummary};
+use wikimind_text::key::topic_key;
 use wikimind_text::url::redirect_shown;
 
 impl QuoteView {
@@ -45,7 +45,7 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
     ClaimView {
         hash: crate::store::claim_hash(&c.claim.claim),
         quote_not_found: quote_not_found(c.claim.quote.as_deref(), c.claim.grounded),
-        claim: c.claim.claim,
+        claim: crate::render::summary_text(&c.claim.claim),
         confidence: c.claim.confidence,
         quote: c.claim.quote,
         grounded: c.claim.grounded,
@@ -56,12 +56,12 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
     }
 }
 
-/// Whether any of `texts` (markdown shown as text: its wiki links as their shown text)
-/// holds `quote`, as a person reads them.
+/// Whether any of `texts` (markdown shown as text: its markdown and wiki links as their
+/// shown text, as the views show claims and summaries) holds `quote`, as a person reads them.
 fn holds_quote(texts: &[&str], quote: &str) -> bool {
-    let read = crate::render::link_text(quote);
+    let read = crate::render::summary_text(quote);
     texts.iter().any(|text| {
-        let shown = crate::render::link_text(text);
+        let shown = crate::render::summary_text(text);
         wikimind_text::fold::find_as_read(&[&shown], &read).is_some()
     })
 }
@@ -151,6 +151,8 @@ impl Wiki {
         let wanted = store.wanted_page_links()?;
         // Each wanted page is listed once: the list's length is their count.
         let c = store.page_counts_but_wanted()?;
+        // The folder of each note told apart by its folder, shown beside its page.
+        let folders = crate::identity::NoteIndex::of(store)?.told_apart_folders();
         Ok(LibraryView {
             counts: CountsView {
                 sources: c.sources,
@@ -162,11 +164,15 @@ impl Wiki {
                 .into_iter()
                 .map(|p| {
                     let mix = claims.get(&p.id).copied().unwrap_or_default();
+                    let folder = match p.kind {
+                        PageKind::Topic => folders.get(&topic_key(&p.title)).cloned(),
+                        PageKind::Answer => None,
+                    };
                     LibraryEntry {
                         id: p.id.0,
                         kind: p.kind,
                         title: p.title,
-                        summary: link_text(&p.summary),
+                        summary: crate::render::summary_text(&p.summary),
                         updated_at: p.updated_at,
                         source_count: p.source_count,
                         stale: p.stale,
@@ -175,6 +181,7 @@ impl Wiki {
                         opinion: mix.opinion,
                         flagged: p.flagged,
                         tags: p.tags,
+                        folder,
                     }
                 })
                 .collect(),
@@ -270,7 +277,7 @@ impl Wiki {
             id: p.id.0,
             kind: p.kind,
             title: p.title,
-            summary: link_text(&p.summary),
+            summary: crate::render::summary_text(&p.summary),
             html,
             quote_marked,
             summary_cited,
@@ -296,7 +303,7 @@ impl Wiki {
                 .map(|b| BacklinkView {
                     page_id: b.page_id.0,
                     title: b.title,
-                    context: b.context,
+                    context: crate::render::summary_text(&b.context),
                 })
                 .collect(),
             aliases: p.aliases,
@@ -434,7 +441,7 @@ impl Wiki {
             DigestView {
                 article_id: d.id.0,
                 title: d.title,
-                summary: link_text(&d.summary),
+                summary: crate::render::summary_text(&d.summary),
                 html,
                 truncated: d.truncated,
                 compiled_at: d.compiled_at,
@@ -448,7 +455,7 @@ impl Wiki {
                         ClaimView {
                             hash: crate::store::claim_hash(&c.claim),
                             quote_not_found: quote_not_found(c.quote.as_deref(), c.grounded),
-                            claim: c.claim,
+                            claim: crate::render::summary_text(&c.claim),
                             confidence: c.confidence,
                             quote: c.quote,
                             grounded: c.grounded,

@@ -141,3 +141,47 @@ fn a_moved_note_is_told_apart_again_and_a_note_left_alone_gets_its_plain_title()
     assert_eq!(store.page(page_a).unwrap().unwrap().title, "Index");
     assert_eq!(store.source_pages(a).unwrap()[0].id, page_a);
 }
+
+/// The library shows the folder of each note told apart by its folder, as data of the
+/// core, and no folder for a page whose note goes by its own title.
+#[test]
+fn the_library_shows_the_folder_of_a_note_told_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open_data_dir(dir.path()).unwrap();
+        let deep = note(&store, "/v/src/a/Index.md", "The index of a lists coffee.");
+        let b = note(&store, "/v/b/Index.md", "The index of b lists tea.");
+        let tea = store
+            .ingest_source(&NewSource {
+                origin: "/v/b/Tea.md".to_owned(),
+                kind: SourceKind::File,
+                title: Some("Tea".to_owned()),
+                text: "Tea is steamed.".to_owned(),
+                tags: Vec::new(),
+                aliases: Vec::new(),
+                root: Some("/v".to_owned()),
+            })
+            .unwrap()
+            .source_id();
+        save(&store, deep, &result("a/Index", "An index."), &[]);
+        save(&store, b, &result("b/Index", "An index."), &[]);
+        save(&store, tea, &result("Tea", "A drink."), &[]);
+    }
+    let wiki = wikimind::wiki::Wiki::open(dir.path()).unwrap();
+    let library = wiki
+        .library(wikimind::view::LibrarySort::Title, None)
+        .unwrap();
+    let shown: Vec<(&str, Option<&str>)> = library
+        .entries
+        .iter()
+        .map(|e| (e.title.as_str(), e.folder.as_deref()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("a/Index", Some("src/a")),
+            ("b/Index", Some("b")),
+            ("Tea", None)
+        ]
+    );
+}

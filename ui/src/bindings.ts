@@ -88,7 +88,14 @@ flagged: string | null,
 /**
  * The tags of the notes whose topic it is (without `#`).
  */
-tags: Array<string>, };
+tags: Array<string>, 
+/**
+ * The folder of the note this page is, relative to the folder it was ingested or
+ * watched from (`/`-separated, `src/Parser` for the page `Parser/constructor`), when
+ * the note shares its title with notes of other folders and goes by a title that tells
+ * it apart (see `docs/notes.md`, "A note is itself"); `null` for every other page.
+ */
+folder: string | null, };
 
 /**
  * A name that is linked to but has no page yet.
@@ -241,7 +248,8 @@ page_id: number | null, };
  */
 export type ClaimView = { 
 /**
- * The claim.
+ * The claim as it reads: its markdown and wiki links as the text they show (`hash`
+ * names the claim as stored).
  */
 claim: string, 
 /**
@@ -299,7 +307,7 @@ page_id: number,
  */
 title: string, 
 /**
- * Plain text around the link.
+ * Plain text around the link, its markdown and wiki links as the text they show.
  */
 context: string, };
 

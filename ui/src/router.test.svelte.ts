@@ -139,6 +139,7 @@ describe("screens show what the core decided", () => {
     opinion: 0,
     flagged: null,
     tags: ["gear"],
+    folder: null,
   };
   const source: PageSourceView = {
     source_id: 5,

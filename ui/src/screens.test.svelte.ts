@@ -21,6 +21,7 @@ const entry = (id: number): LibraryEntry => ({
   opinion: 0,
   tags: [],
   flagged: null,
+  folder: null,
 });
 
 describe("the library list", () => {
@@ -59,6 +60,19 @@ describe("the library list", () => {
     screenKeys.move?.(5);
     flushSync();
     expect(app.selected).toBe(2);
+    unmount(list);
+  });
+
+  it("shows the folder the core gives a page told apart by it, and none for the others", () => {
+    const target = document.createElement("div");
+    const rows = [
+      { id: 1, entry: { ...entry(1), title: "Parser/constructor", folder: "src/Parser" } },
+      { id: 2, entry: entry(2) },
+    ];
+    const list = mount(LibraryList, { target, props: { rows } });
+    flushSync();
+    const folders = [...target.querySelectorAll(".lib-row")].map((r) => r.querySelector(".lib-folder")?.textContent ?? null);
+    expect(folders).toEqual(["in src/Parser/", null]);
     unmount(list);
   });
 });
