@@ -25,7 +25,7 @@ use crate::store::{
 const SETTLE_BATCH: usize = 200;
 
 /// Gives every compiled note the title it goes by now, in transactions of about
-/// [`SETTLE_BATCH`] notes: a digest titled by a name its note shares with notes of other
+/// 200 notes (`SETTLE_BATCH`): a digest titled by a name its note shares with notes of other
 /// folders (`constructor`) takes the title that tells it apart (`Parser/constructor`), and
 /// one told apart that no longer shares its name takes its plain title again (see
 /// [`Store::retitle_notes`]: pages keep their ids and the person's work, notes that only

@@ -241,7 +241,7 @@ fn is_form(reason: NotAName) -> bool {
 /// text and the `^` of a block id. (`#` may be part of a name: `C#`.)
 const LINK_CHARACTERS: [char; 4] = ['[', ']', '|', '^'];
 
-/// Whether `name` holds link syntax (see [`LINK_CHARACTERS`]).
+/// Whether `name` holds link syntax (see `LINK_CHARACTERS`).
 pub fn carries_link_syntax(name: &str) -> bool {
     name.contains(LINK_CHARACTERS)
 }
