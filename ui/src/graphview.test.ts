@@ -34,6 +34,22 @@ describe("the graph's camera", () => {
     }
   });
 
+  it("leaves room on the right for the labels of the rightmost nodes", () => {
+    const g = line(11);
+    const room = 150;
+    const c = fitCamera(g, 500, 300, undefined, room);
+    for (let i = 0; i < 11; i++) {
+      const [x] = toScreen(c, 500, 300, g.xs[i], g.ys[i]);
+      expect(x).toBeGreaterThanOrEqual(0);
+      // A label starts at the node and runs right: the rightmost node leaves it its room.
+      expect(x + room).toBeLessThanOrEqual(500);
+    }
+    // Without room, the rightmost node sits nearer the edge than a label needs.
+    const bare = fitCamera(g, 500, 300);
+    const [last] = toScreen(bare, 500, 300, g.xs[10], g.ys[10]);
+    expect(last + room).toBeGreaterThan(500);
+  });
+
   it("keeps the point under the pointer where it is when zooming", () => {
     const c = { x: 3, y: -2, scale: 1.5 };
     const before = toLayout(c, 400, 300, 120, 80);

@@ -7,8 +7,11 @@ import type { GraphNodeKind, GraphView } from "./bindings";
 /** Where the camera looks: the layout point at the screen's centre, and pixels per unit. */
 export type Camera = { x: number; y: number; scale: number };
 
-/** The camera that shows every node of `g` (or the nodes `only` names) in a `w`×`h` view. */
-export function fitCamera(g: GraphView, w: number, h: number, only?: number[]): Camera {
+/**
+ * The camera that shows every node of `g` (or the nodes `only` names) in a `w`×`h` view,
+ * leaving `labelRoom` pixels on the right for the labels drawn beside the nodes there.
+ */
+export function fitCamera(g: GraphView, w: number, h: number, only?: number[], labelRoom = 0): Camera {
   const ids = only ?? g.xs.map((_, i) => i);
   if (!ids.length || w <= 0 || h <= 0) return { x: 0, y: 0, scale: 1 };
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
@@ -20,9 +23,15 @@ export function fitCamera(g: GraphView, w: number, h: number, only?: number[]): 
   }
   const spanX = Math.max(maxX - minX, 1e-3);
   const spanY = Math.max(maxY - minY, 1e-3);
-  const scale = Math.min((w * 0.85) / spanX, (h * 0.85) / spanY, 40);
-  return { x: (minX + maxX) / 2, y: (minY + maxY) / 2, scale };
+  // The labels' room comes out of the width only while half the width is left for nodes.
+  const room = Math.min(Math.max(labelRoom, 0), w * 0.5);
+  const scale = Math.min((w * 0.85 - room) / spanX, (h * 0.85) / spanY, 40);
+  // Centred on the nodes, moved right by half the room so it is all on the right.
+  return { x: (minX + maxX) / 2 + room / 2 / scale, y: (minY + maxY) / 2, scale };
 }
+
+/** The room a label needs on the right of its node: its text at 12px, cut at 40 characters. */
+export const LABEL_ROOM = 150;
 
 /** A layout point on screen. */
 export function toScreen(c: Camera, w: number, h: number, x: number, y: number): [number, number] {
