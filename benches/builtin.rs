@@ -13,8 +13,10 @@
 //! part and 200 offered titles.
 //!
 //! `-- examples` instead compiles the notes of `examples/` through the real compile
-//! pipeline, once without and once with grounded decoding, once grounded with repeated
-//! items let through (`repeats kept`: arrays are not closed at an item said again), and
+//! pipeline, once without and once with grounded decoding, once grounded with claims that
+//! need not be sentences (`fragments`: the grammar before sentence claims), once grounded
+//! with repeated items let through (`repeats kept`: arrays are not closed at an item said
+//! again), and
 //! once with a repetition penalty (`BENCH_PENALTY`, default 1.1), and prints the same
 //! quality figures per pass; `BENCH_PASS` names the passes to run, comma-separated.
 //!
@@ -86,6 +88,16 @@ struct Quality {
     grounded: u32,
     distinct: u32,
     own_titles: u32,
+    /// Claims of four words or more that end in a stop.
+    sentences: u32,
+    /// Claims that only say their quote again (a name repeated as its own quote).
+    echoes: u32,
+}
+
+/// Whether `claim` reads as a sentence: four words or more, ending in a stop.
+fn is_sentence(claim: &str) -> bool {
+    let claim = claim.trim();
+    claim.split_whitespace().count() >= 4 && claim.ends_with(['.', '!', '?'])
 }
 
 impl Quality {
@@ -102,6 +114,16 @@ impl Quality {
             let said = claim["claim"].as_str().unwrap_or_default();
             if seen.insert(wikimind::compile::ground::normalise(said)) {
                 self.distinct += 1;
+            }
+            if is_sentence(said) {
+                self.sentences += 1;
+            }
+            let quote = claim["quote"].as_str().unwrap_or_default();
+            if !quote.is_empty()
+                && wikimind::compile::ground::normalise(quote)
+                    .contains(&wikimind::compile::ground::normalise(said))
+            {
+                self.echoes += 1;
             }
             if claim["confidence"] == "sourced" {
                 self.sourced += 1;
@@ -126,6 +148,14 @@ impl Quality {
             self.claims,
             self.own_titles,
             self.answers
+        );
+        println!(
+            "{name:<14} claims per note {:.2}  sentence claims {}/{}  claims that only repeat their quote {}/{}",
+            f64::from(self.claims) / f64::from(self.answers.max(1)),
+            self.sentences,
+            self.claims,
+            self.echoes,
+            self.claims
         );
     }
 }
@@ -494,6 +524,13 @@ async fn examples(path: &Path) {
         (
             "grounded".into(),
             BuiltinProvider::new(path).unwrap().with_repeat_penalty(1.0),
+        ),
+        (
+            "fragments".into(),
+            BuiltinProvider::new(path)
+                .unwrap()
+                .with_repeat_penalty(1.0)
+                .with_sentence_claims(false),
         ),
         (
             "repeats kept".into(),

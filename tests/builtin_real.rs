@@ -123,6 +123,14 @@ async fn real_notes_compile_to_valid_stored_articles() {
         // Every quote the model labelled sourced is in the note: none is shown inferred.
         let index = GroundingIndex::new(wikimind::compile::grounds::quotable_text(&source));
         for claim in value["key_claims"].as_array().unwrap() {
+            // Each claim says something: a sentence of four words or more, never a bare
+            // name (the grammar asks for one, `docs/compiling.md`).
+            let said = claim["claim"].as_str().unwrap_or_default().trim();
+            assert!(
+                said.split_whitespace().count() >= 4 && said.ends_with(['.', '!', '?']),
+                "the claim {said:?} of {:?} is not a sentence",
+                source.title
+            );
             if claim["confidence"] == "sourced" {
                 sourced += 1;
                 let quote = claim["quote"].as_str().unwrap_or_default();

@@ -35,6 +35,8 @@ pub(super) struct Job {
     /// The answer is taken back where it starts saying again what it said, and closed
     /// there ([`AnswerLoops`]).
     pub(super) distinct_items: bool,
+    /// A claim is a sentence and its quote a passage ([`grounded::Shape::Sentences`]).
+    pub(super) sentence_claims: bool,
     pub(super) repeat_penalty: f32,
     pub(super) repeat_scope: RepeatScope,
     pub(super) temperature: f32,
@@ -73,6 +75,7 @@ impl Engine {
         wanted: ConstraintEngine,
         lines: bool,
         grounds: Option<&crate::AnswerGrounds>,
+        shape: grounded::Shape,
     ) -> Result<Option<(Constraint, ConstraintEngine, bool)>> {
         // A line is one object: its strings are bounded for a line's share of the budget,
         // so one runaway string cannot eat the whole answer.
@@ -84,7 +87,9 @@ impl Engine {
         if wanted == ConstraintEngine::Llguidance {
             // Quotes and names held to the call's texts, when the schema is one the
             // grounded writer knows and llguidance takes its grammar.
-            if let Some(lark) = grounds.and_then(|g| grounded::grounded_lark(&bounded, g, lines)) {
+            if let Some(lark) =
+                grounds.and_then(|g| grounded::grounded_lark(&bounded, g, lines, shape))
+            {
                 let built = self.matcher(TopLevelGrammar::from_lark(lark));
                 // When llguidance refuses it (a lexer too large, say), the schema alone
                 // holds the answer, grounding checks its quotes after, and the stats say the
@@ -185,6 +190,11 @@ impl Engine {
                 job.constraint,
                 job.lines,
                 job.grounds.as_ref(),
+                if job.sentence_claims {
+                    grounded::Shape::Sentences
+                } else {
+                    grounded::Shape::Free
+                },
             )?,
             _ => None,
         };

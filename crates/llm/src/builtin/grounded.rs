@@ -12,6 +12,12 @@
 //! regular expression that wants at least two words, starting at a word, so a `sourced`
 //! quote always grounds.
 //!
+//! With sentence claims (the engine's default, [`Shape::Sentences`]) a claim says something:
+//! its `claim` is a sentence of at least [`MIN_CLAIM_WORDS`] words ending in `.`, `!` or
+//! `?`, and its quote a passage of at least [`MIN_QUOTE_WORDS`] words where the texts hold
+//! one (else two), so a bare name repeated as its own quote (`Coffea arabica` —
+//! `"Coffea arabica"`) cannot be written.
+//!
 //! The JSON around it is written as Lark rules: objects with every property in the
 //! schema's order, `": "` and `", "` between tokens (one way to write each answer, so the
 //! model spends no tokens on layout), arrays bounded by `maxItems`, strings by
@@ -42,10 +48,29 @@ const MAX_NAME_CHARS: u64 = 80;
 /// ([`wikimind_text::name_rule::MAX_NAME_WORDS`]), so the grammar offers no run the rule
 /// would then reject.
 const MAX_NAME_WORDS: u64 = wikimind_text::name_rule::MAX_NAME_WORDS as u64;
+/// The fewest words of a claim that must be a sentence ([`Shape::Sentences`]).
+pub(super) const MIN_CLAIM_WORDS: u64 = 4;
+/// The longest claim, in characters, when sentence claims are asked for.
+pub(super) const MAX_CLAIM_CHARS: u64 = 400;
+/// The shortest bound on a claim's characters that leaves room for a sentence; under it a
+/// claim is held to its schema only.
+pub(super) const MIN_SENTENCE_CHARS: u64 = 16;
+/// The fewest words of a quote with sentence claims, where the texts hold a run that long.
+pub(super) const MIN_QUOTE_WORDS: usize = 3;
 /// A chunk no JSON string may hold: a quote cannot run across it.
 const BARRIER: &str = "\u{1}";
 /// How deep the writer follows a schema.
 const MAX_DEPTH: usize = 24;
+
+/// How a claim's own words and its quote are held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// A claim is any string within its bound; a quote two words or more.
+    Free,
+    /// A claim is a sentence ([`MIN_CLAIM_WORDS`] words or more, a final stop); a quote
+    /// [`MIN_QUOTE_WORDS`] words or more where the texts hold such a run.
+    Sentences,
+}
 
 /// A Lark grammar for an answer of `schema` (already bounded) whose quotes and names come
 /// from `grounds`; for a JSONL answer (`lines`), any number of lines each holding one
@@ -54,8 +79,9 @@ pub(super) fn grounded_lark(
     schema: &Value,
     grounds: &AnswerGrounds,
     lines: bool,
+    shape: Shape,
 ) -> Option<String> {
-    let mut w = Writer::new(schema, grounds);
+    let mut w = Writer::new(schema, grounds, shape);
     let top = w.value(schema, Field::Top, 0)?;
     let mut out = String::new();
     if lines {
@@ -88,12 +114,14 @@ enum Field {
 /// One text cut into chunks, with the letters it has beyond ASCII.
 struct Chunked {
     chunks: Vec<String>,
-    /// Whether it has two words in a row that a quote could be.
-    quotable: bool,
+    /// The most words in a row it holds with only separators between them (counted up to
+    /// [`MIN_QUOTE_WORDS`]): a quote needs two.
+    run: usize,
 }
 
 struct Writer<'a> {
     root: &'a Value,
+    shape: Shape,
     grounds: &'a AnswerGrounds,
     rules: Vec<String>,
     /// Rule names already written, by key (a `$ref`, a terminal's shape).
@@ -107,7 +135,7 @@ struct Writer<'a> {
 }
 
 impl<'a> Writer<'a> {
-    fn new(root: &'a Value, grounds: &'a AnswerGrounds) -> Writer<'a> {
+    fn new(root: &'a Value, grounds: &'a AnswerGrounds, shape: Shape) -> Writer<'a> {
         let mut letters = BTreeSet::new();
         let mut room = MAX_TEXT_BYTES;
         let mut all = Vec::new();
@@ -123,16 +151,17 @@ impl<'a> Writer<'a> {
             all.extend(chunks.iter().cloned());
             if named {
                 let name = text.name.clone().unwrap_or_default();
-                let quotable = quotable(&chunks);
-                each.push((name, Chunked { chunks, quotable }));
+                let run = word_run(&chunks);
+                each.push((name, Chunked { chunks, run }));
             }
         }
         let all = Chunked {
-            quotable: quotable(&all),
+            run: word_run(&all),
             chunks: all,
         };
         Writer {
             root,
+            shape,
             grounds,
             rules: Vec::new(),
             named: std::collections::HashMap::new(),
@@ -330,17 +359,21 @@ impl<'a> Writer<'a> {
     /// given), at most `max` characters, as a JSON string. `None` when no text has two
     /// words in a row.
     fn quote(&mut self, which: Option<usize>, max: u64) -> Option<String> {
-        let quotable = match which {
-            None => self.all.quotable,
-            Some(i) => self.each.get(i)?.1.quotable,
+        let run = match which {
+            None => self.all.run,
+            Some(i) => self.each.get(i)?.1.run,
         };
-        if !quotable {
+        if run < 2 {
             return None;
         }
+        let words = match self.shape {
+            Shape::Free => 2,
+            Shape::Sentences => run.min(MIN_QUOTE_WORDS),
+        };
         let text = self.text_terminal(which)?;
         let word = self.word_class();
         let sep = self.sep();
-        let shape = format!("/{word}+(?:{sep})+{word}+(?:(?:{sep})+{word}+)*(?:{sep})?/");
+        let shape = format!("/{word}+(?:(?:{sep})+{word}+){{{},}}(?:{sep})?/", words - 1);
         let max = max.clamp(8, MAX_QUOTE_CHARS);
         let bound = format!("/(?:{word}|{sep}){{2,{max}}}/");
         let tag = which.map_or(String::new(), |i| i.to_string());
@@ -349,6 +382,32 @@ impl<'a> Writer<'a> {
             &format!("{text} & {shape} & {bound}"),
         );
         Some(self.terminal(&format!("QUOTE{tag}"), &format!("\"\\\"\" {body} \"\\\"\"")))
+    }
+
+    /// A claim's words as a JSON string: a sentence of at least [`MIN_CLAIM_WORDS`] words,
+    /// starting at a word and ending in a stop (`.`, `!`, `?`, `。`, `！`, `？`), at most
+    /// `max` characters (at most [`MAX_CLAIM_CHARS`]). A word is a run of letters and digits between separators, or in
+    /// scripts written without spaces (Han, kana, Thai, Lao, Myanmar, Khmer) one character.
+    /// Its words are free: a claim says in its own words what its quote shows.
+    fn sentence(&mut self, max: u64) -> String {
+        // A claim is one sentence: a few hundred characters at most whatever room the
+        // schema leaves (a longer bound also makes the terminal costly to build).
+        let max = max.clamp(MIN_SENTENCE_CHARS, MAX_CLAIM_CHARS);
+        let token = format!("(?:[{SENT_WORD}]+(?:{SENT_SEP})+|[{SENT_CHAR_WORD}](?:{SENT_SEP})*)");
+        // At least four words, the last followed by separators that end in a stop.
+        let words = format!(
+            "/{token}{{{},}}(?:[{SENT_WORD}]+|[{SENT_CHAR_WORD}])(?:{SENT_SEP})*[.!?\\x{{3002}}\\x{{FF01}}\\x{{FF1F}}]/",
+            MIN_CLAIM_WORDS - 1
+        );
+        // Four words of one character each and a stop: the shortest sentence (`咖啡很好。`).
+        // The bound counts the characters of the JSON string body (an escape counts as
+        // its characters), a simple class so that the intersection stays small.
+        let bound = format!("/[^\\x00-\\x1F]{{{},{max}}}/", MIN_CLAIM_WORDS + 1);
+        let body = self.terminal(&format!("SENTBODY{max}"), &format!("{words} & {bound}"));
+        self.terminal(
+            &format!("SENTENCE{max}"),
+            &format!("\"\\\"\" {body} \"\\\"\""),
+        )
     }
 
     /// The characters of a word: ASCII letters and digits, and the letters and digits
@@ -515,6 +574,18 @@ impl<'a> Writer<'a> {
                             lit(&serde_json::to_string(confidence.as_deref()?).ok()?)
                         }
                         "page" if page_tied => lit(&serde_json::to_string(page.as_deref()?).ok()?),
+                        // The claim's own words: `claim` in an answer, `text` in a part's line.
+                        "claim" | "text"
+                            if self.shape == Shape::Sentences && is_string(self.root, prop) =>
+                        {
+                            match max_length(self.root, prop).unwrap_or(4096).min(1 << 16) {
+                                // Too short a bound for a sentence: the schema's string.
+                                max if max < MIN_SENTENCE_CHARS => {
+                                    self.value(prop, Field::Plain, depth + 1)?
+                                }
+                                max => self.sentence(max),
+                            }
+                        }
                         _ => self.value(prop, Field::Plain, depth + 1)?,
                     };
                     parts.push(self.member(i, key, &value));
@@ -558,6 +629,17 @@ const KNOWN: &[&str] = &[
 
 /// Keywords that say nothing about the value.
 const IGNORED: &[&str] = &["description", "default", "title", "examples"];
+
+/// The characters of a claim's words in scripts written with spaces (a class body): ASCII
+/// letters and digits and every character beyond ASCII that is neither a separator
+/// ([`SENT_SEP`]) nor a word on its own ([`SENT_CHAR_WORD`]).
+const SENT_WORD: &str = r"A-Za-z0-9\x{80}-\x{9F}\x{A1}-\x{DFF}\x{F00}-\x{FFF}\x{10A0}-\x{177F}\x{1800}-\x{1FFF}\x{2070}-\x{2FFF}\x{3100}-\x{33FF}\x{4DC0}-\x{4DFF}\x{A000}-\x{D7FF}\x{E000}-\x{F8FF}\x{FB00}-\x{FF00}\x{FF10}-\x{FF19}\x{FF21}-\x{10FFFF}";
+/// Characters that are a word each (a class body): scripts written without spaces between
+/// words — Thai and Lao, Myanmar, Khmer, kana, Han.
+const SENT_CHAR_WORD: &str = r"\x{E00}-\x{EFF}\x{1000}-\x{109F}\x{1780}-\x{17FF}\x{3040}-\x{30FF}\x{3400}-\x{4DBF}\x{4E00}-\x{9FFF}\x{F900}-\x{FAFF}";
+/// One separator between a claim's words, in a JSON string body: ASCII punctuation and
+/// space, the no-break space, general, CJK and full-width punctuation, or an escape.
+const SENT_SEP: &str = r"[\x20\x21\x23-\x2F\x3A-\x40\x5B\x5D-\x60\x7B-\x7F\x{A0}\x{2000}-\x{206F}\x{3000}-\x{303F}\x{FF01}-\x{FF0F}\x{FF1A}-\x{FF20}]|\x5C[\x22\x5C\x2Fbfnrt]|\x5Cu[0-9a-fA-F]{4}";
 
 /// One character of a JSON string body, as a regular expression.
 const JSON_CHAR: &str = r"(?:[^\x22\x5C\x00-\x1F]|\x5C[\x22\x5C\x2Fbfnrt]|\x5Cu[0-9a-fA-F]{4})";
@@ -603,6 +685,19 @@ fn max_length(root: &Value, node: &Value) -> Option<u64> {
         return max_length(root, resolve(root, r)?);
     }
     obj.get("maxLength").and_then(Value::as_u64)
+}
+
+/// Whether `node` (through a `$ref`) is a plain string: `"type": "string"`.
+fn is_string(root: &Value, node: &Value) -> bool {
+    let Some(obj) = node.as_object() else {
+        return false;
+    };
+    if let Some(Value::String(r)) = obj.get("$ref") {
+        return resolve(root, r).is_some_and(|t| is_string(root, t));
+    }
+    obj.get("type").and_then(Value::as_str) == Some("string")
+        && !obj.contains_key("enum")
+        && !obj.contains_key("const")
 }
 
 fn allows_null(root: &Value, node: &Value) -> bool {
@@ -735,26 +830,31 @@ fn chunk(text: &str, letters: &mut BTreeSet<char>) -> Vec<String> {
     out
 }
 
-/// Whether two words stand in a row in `chunks`, with only separators (no barrier)
-/// between them.
-fn quotable(chunks: &[String]) -> bool {
-    let mut seen_word = false;
+/// The most words that stand in a row in `chunks`, with only separators (no barrier)
+/// between each two, counted up to [`MIN_QUOTE_WORDS`] (enough to choose a quote's
+/// shortest run).
+fn word_run(chunks: &[String]) -> usize {
+    let mut best = 0;
+    let mut run = 0;
     let mut after_sep = false;
     for c in chunks {
         if c == BARRIER {
-            seen_word = false;
+            run = 0;
             after_sep = false;
         } else if c.chars().next().is_some_and(char::is_alphanumeric) {
-            if seen_word && after_sep {
-                return true;
-            }
-            seen_word = true;
+            // Two word chunks in a row are never cut apart by `chunk`; a word after a
+            // separator extends the run, the first word starts one.
+            run = if run > 0 && after_sep { run + 1 } else { 1 };
             after_sep = false;
-        } else if seen_word {
+            best = best.max(run);
+            if best >= MIN_QUOTE_WORDS {
+                return best;
+            }
+        } else if run > 0 {
             after_sep = true;
         }
     }
-    false
+    best
 }
 
 #[cfg(test)]

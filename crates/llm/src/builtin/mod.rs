@@ -120,6 +120,7 @@ pub struct BuiltinProvider {
     constraint: ConstraintEngine,
     grounding: bool,
     distinct_items: bool,
+    sentence_claims: bool,
     repeat_penalty: f32,
     repeat_scope: RepeatScope,
     engine: Mutex<Option<Arc<Engine>>>,
@@ -146,6 +147,7 @@ impl BuiltinProvider {
             constraint: ConstraintEngine::Llguidance,
             grounding: true,
             distinct_items: true,
+            sentence_claims: true,
             repeat_penalty: DEFAULT_REPEAT_PENALTY,
             repeat_scope: DEFAULT_REPEAT_SCOPE,
             engine: Mutex::new(None),
@@ -169,6 +171,7 @@ impl BuiltinProvider {
             constraint: self.constraint,
             grounding: self.grounding,
             distinct_items: self.distinct_items,
+            sentence_claims: self.sentence_claims,
             repeat_penalty: self.repeat_penalty,
             repeat_scope: self.repeat_scope,
             engine: Mutex::new(self.engine.lock().ok().and_then(|e| e.clone())),
@@ -202,6 +205,16 @@ impl BuiltinProvider {
     /// take tokens back.
     pub fn with_distinct_items(mut self, distinct: bool) -> Self {
         self.distinct_items = distinct;
+        self
+    }
+
+    /// Whether a claim must say something (default on; off for comparisons): with grounded
+    /// decoding, a claim's `claim` is a sentence of four words or more ending in `.`, `!`
+    /// or `?`, and its quote a run of three words or more of the text where the text holds
+    /// one (`docs/compiling.md`, "Claims that say something"). Off, a claim is any string
+    /// and a quote two words or more.
+    pub fn with_sentence_claims(mut self, sentences: bool) -> Self {
+        self.sentence_claims = sentences;
         self
     }
 
@@ -283,6 +296,7 @@ impl Provider for BuiltinProvider {
                 None
             },
             distinct_items: self.distinct_items,
+            sentence_claims: self.sentence_claims,
             repeat_penalty: self.repeat_penalty,
             repeat_scope: self.repeat_scope,
             temperature: req.temperature.unwrap_or(0.2),

@@ -73,6 +73,7 @@ fn grammar(text: &str, title: Option<&str>) -> Matcher {
         &bound_schema(&contract(), 4096),
         &source(text, title),
         false,
+        Shape::Free,
     )
     .expect("the contract is a schema the writer knows");
     matcher(&lark)
@@ -153,7 +154,13 @@ fn a_quote_never_spans_an_ellipsis_or_two_texts() {
         ],
         ..Default::default()
     };
-    let lark = grounded_lark(&bound_schema(&contract(), 1024), &grounds, false).unwrap();
+    let lark = grounded_lark(
+        &bound_schema(&contract(), 1024),
+        &grounds,
+        false,
+        Shape::Free,
+    )
+    .unwrap();
     let m = matcher(&lark);
     let ok = |q: &str| answer("Free title", "sourced", q, &[]);
     assert!(accepts(&m, &ok("\"then pour slowly\"")));
@@ -237,7 +244,13 @@ fn a_quote_in_an_answer_comes_from_the_page_it_cites() {
         ],
         ..Default::default()
     };
-    let lark = grounded_lark(&bound_schema(&answer_contract(), 512), &grounds, false).unwrap();
+    let lark = grounded_lark(
+        &bound_schema(&answer_contract(), 512),
+        &grounds,
+        false,
+        Shape::Free,
+    )
+    .unwrap();
     let m = matcher(&lark);
     let said = |quote: &str, page: &str| {
         format!("{{\"answer\": \"Yes.\", \"claims\": [{{\"claim\": \"C.\", \"confidence\": \"sourced\", \"quote\": {quote}, \"page\": \"{page}\"}}], \"follow_up_questions\": []}}")
@@ -263,7 +276,7 @@ fn jsonl_lines_hold_the_same_rules() {
         ]
     });
     let grounds = source("Tides follow the Moon. Spring tides are higher.", None);
-    let lark = grounded_lark(&bound_schema(&notes, 384), &grounds, true).unwrap();
+    let lark = grounded_lark(&bound_schema(&notes, 384), &grounds, true, Shape::Free).unwrap();
     let m = matcher(&lark);
     let claim = |q: &str| {
         format!("{{\"type\": \"claim\", \"text\": \"T.\", \"confidence\": \"sourced\", \"quote\": {q}}}\n")
@@ -281,7 +294,7 @@ fn jsonl_lines_hold_the_same_rules() {
 fn unknown_keywords_fall_back() {
     let schema =
         json!({"type": "object", "properties": {"n": {"type": "string", "pattern": "^a"}}});
-    assert!(grounded_lark(&schema, &source("a b", None), false).is_none());
+    assert!(grounded_lark(&schema, &source("a b", None), false, Shape::Free).is_none());
 }
 
 /// A 1 MB source: the grammar draws from a bounded share of it, so its size is bounded
@@ -296,7 +309,13 @@ fn a_one_megabyte_source_gives_a_bounded_grammar() {
         names: (0..1_000).map(|i| format!("Page {i}")).collect(),
         title: Some("Grinders".into()),
     };
-    let lark = grounded_lark(&bound_schema(&contract(), 2048), &grounds, false).unwrap();
+    let lark = grounded_lark(
+        &bound_schema(&contract(), 2048),
+        &grounds,
+        false,
+        Shape::Free,
+    )
+    .unwrap();
     // The text's chunks, escaped, are at most a few times the bytes drawn from.
     assert!(
         lark.len() < 8 * MAX_TEXT_BYTES + 64 * 1024,
@@ -318,4 +337,176 @@ fn a_one_megabyte_source_gives_a_bounded_grammar() {
         &m,
         &answer("Grinders", "inferred", "null", &["Page 999"])
     ));
+}
+
+/// The engine's default: a claim is a sentence that says something, its quote a passage.
+fn sentences(text: &str) -> Matcher {
+    let lark = grounded_lark(
+        &bound_schema(&contract(), 4096),
+        &source(text, Some("Espresso")),
+        false,
+        Shape::Sentences,
+    )
+    .expect("the contract is a schema the writer knows");
+    matcher(&lark)
+}
+
+/// A compile answer with one claim saying `claim` with `quote`.
+fn claimed(claim: &str, confidence: &str, quote: &str) -> String {
+    format!(
+        "{{\"title\": \"Espresso\", \"summary\": \"About it.\", \"key_claims\": [{{\"claim\": \"{claim}\", \"confidence\": \"{confidence}\", \"quote\": {quote}}}], \"concepts\": [], \"backlink_suggestions\": [], \"open_questions\": [], \"article_body\": \"Body.\"}}"
+    )
+}
+
+#[test]
+fn with_sentence_claims_a_claim_is_a_sentence_and_its_quote_a_passage() {
+    let text = "Espresso is brewed at nine bars. Coffea arabica grows in the highlands.";
+    let m = sentences(text);
+    // A sentence of four words or more, ending in a stop, with a quote of three words.
+    assert!(accepts(
+        &m,
+        &claimed(
+            "Espresso is brewed under pressure.",
+            "sourced",
+            "\"brewed at nine bars\""
+        )
+    ));
+    assert!(accepts(
+        &m,
+        &claimed("Does arabica grow high up?", "inferred", "null")
+    ));
+    assert!(accepts(
+        &m,
+        &claimed(
+            "Arabica, a coffee plant, grows in the highlands!",
+            "opinion",
+            "\"grows in the\""
+        )
+    ));
+    // What the thin wiki held: a bare name as its own quote, a fragment as a quote.
+    for (claim, quote) in [
+        ("Coffea arabica", "\"Coffea arabica grows\""),
+        ("Coffea arabica.", "\"Coffea arabica grows\""),
+        ("Brewed at nine bars", "\"brewed at nine bars\""),
+        ("Espresso is brewed under pressure.", "\"nine bars\""),
+        ("Espresso is brewed under pressure.", "\"Coffea arabica\""),
+        ("A claim.", "\"brewed at nine bars\""),
+        (" Espresso is brewed here.", "\"brewed at nine bars\""),
+    ] {
+        assert!(
+            !accepts(&m, &claimed(claim, "sourced", quote)),
+            "{claim} / {quote}"
+        );
+    }
+    // The claim's words are its own, any script.
+    assert!(accepts(
+        &m,
+        &claimed("Le café est très bon ici.", "inferred", "null")
+    ));
+    assert!(accepts(
+        &m,
+        &claimed("咖啡 很 好 喝。 Yes it is.", "inferred", "null")
+    ));
+    // Scripts written without spaces count a word a character; a stop of their own ends them.
+    assert!(accepts(&m, &claimed("咖啡很好喝。", "inferred", "null")));
+    assert!(accepts(&m, &claimed("กาแฟอร่อย.", "inferred", "null")));
+    assert!(!accepts(&m, &claimed("咖啡好", "inferred", "null")));
+    // A long word is one word, however many letters: three words are not a sentence.
+    assert!(!accepts(
+        &m,
+        &claimed("Espresso tastes wonderful.", "inferred", "null")
+    ));
+}
+
+#[test]
+fn with_sentence_claims_a_text_of_two_word_runs_still_has_sourced_claims() {
+    // No three words stand in a row: a quote of two is the passage there is.
+    let m = sentences("Nine bars... Thick crema... Short shots");
+    assert!(accepts(
+        &m,
+        &claimed("Espresso has a thick crema.", "sourced", "\"Thick crema\"")
+    ));
+    assert!(!accepts(
+        &m,
+        &claimed("Espresso has a thick crema.", "sourced", "\"crema\"")
+    ));
+}
+
+#[test]
+fn with_sentence_claims_an_answer_claim_and_a_part_line_are_sentences_too() {
+    let grounds = AnswerGrounds {
+        texts: vec![GroundText::named(
+            "Espresso",
+            "Espresso is brewed at nine bars.",
+        )],
+        ..Default::default()
+    };
+    let lark = grounded_lark(
+        &bound_schema(&answer_contract(), 2048),
+        &grounds,
+        false,
+        Shape::Sentences,
+    )
+    .unwrap();
+    let m = matcher(&lark);
+    let said = |claim: &str| {
+        format!("{{\"answer\": \"Yes.\", \"claims\": [{{\"claim\": \"{claim}\", \"confidence\": \"sourced\", \"quote\": \"brewed at nine bars\", \"page\": \"Espresso\"}}], \"follow_up_questions\": []}}")
+    };
+    assert!(accepts(&m, &said("Espresso needs nine bars.")));
+    assert!(!accepts(&m, &said("Nine bars")));
+    let notes = json!({"type": "object", "properties": {
+        "type": {"const": "claim"}, "text": {"type": "string"},
+        "confidence": {"enum": ["sourced", "inferred", "opinion"], "default": "inferred"},
+        "quote": {"type": ["string", "null"], "default": null}},
+     "required": ["type", "text"]});
+    let grounds = source("Tides follow the Moon. Spring tides are higher.", None);
+    let lark = grounded_lark(
+        &bound_schema(&notes, 1024),
+        &grounds,
+        true,
+        Shape::Sentences,
+    )
+    .unwrap();
+    let m = matcher(&lark);
+    let line = |text: &str| {
+        format!("{{\"type\": \"claim\", \"text\": \"{text}\", \"confidence\": \"sourced\", \"quote\": \"Spring tides are higher\"}}\n")
+    };
+    assert!(accepts(&m, &line("Spring tides rise the most.")));
+    assert!(!accepts(&m, &line("Spring tides")));
+}
+
+/// A sentence claim's terminal stays cheap and bounded whatever room the budget gives a
+/// string: a sentence is accepted at every budget that leaves room for it, and one over
+/// [`MAX_CLAIM_CHARS`] never is.
+#[test]
+fn with_sentence_claims_a_claim_is_bounded_at_every_budget() {
+    let notes = json!({"type": "object", "properties": {
+        "type": {"const": "claim"}, "text": {"type": "string"},
+        "confidence": {"enum": ["sourced", "inferred", "opinion"], "default": "inferred"},
+        "quote": {"type": ["string", "null"], "default": null}},
+     "required": ["type", "text"]});
+    let grounds = source("Tides follow the Moon. Spring tides are higher.", None);
+    let long = format!("Spring tides {}rise.", "really ".repeat(60));
+    assert!(long.len() as u64 > MAX_CLAIM_CHARS);
+    for lines in [false, true] {
+        for budget in [256u32, 1024, 4096, 16_000] {
+            let lark = grounded_lark(
+                &bound_schema(&notes, budget),
+                &grounds,
+                lines,
+                Shape::Sentences,
+            )
+            .unwrap();
+            let m = matcher(&lark);
+            let said = |text: &str| {
+                let end = if lines { "\n" } else { "" };
+                format!("{{\"type\": \"claim\", \"text\": \"{text}\", \"confidence\": \"inferred\", \"quote\": null}}{end}")
+            };
+            assert!(
+                accepts(&m, &said("Spring tides rise the most.")),
+                "lines {lines}, budget {budget}"
+            );
+            assert!(!accepts(&m, &said(&long)), "lines {lines}, budget {budget}");
+        }
+    }
 }
