@@ -215,7 +215,7 @@ fn a_note_written_in_the_wiki_keeps_its_citations_through_an_edit() {
         .stdout
         .clone();
     let saved: Value = serde_json::from_slice(&out).unwrap();
-    let source = saved["note"]["source_id"].to_string();
+    let source = saved["source_id"].to_string();
     env.json(&["compile"]);
     let before = env.json(&["show", "--source", &source]);
     let first = citations_of(&before, "nine bars")[0].clone();

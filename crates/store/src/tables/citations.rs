@@ -12,7 +12,6 @@ use crate::{Result, SourceId, Store};
 /// Where a claim's quote (or one piece of it) stands in a source: what `show --json`,
 /// `read_page` and exports give beside a sourced claim.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Citation {
     /// The source.
     pub source_id: SourceId,
