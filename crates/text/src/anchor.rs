@@ -79,69 +79,139 @@ fn ceil_boundary(text: &str, mut at: usize) -> usize {
 /// else a near match (three quoted words found, and the last three found after them) gives
 /// one range for the whole. `None` when neither is found. Ranges are on character
 /// boundaries of `text`. It does not decide whether the quote grounds (that is the
-/// engine's rule); it only says where.
+/// engine's rule); it only says where. To place many quotes in one text, use a
+/// [`Haystack`].
 pub fn locate_pieces(text: &str, quote: &str) -> Option<Vec<Range<usize>>> {
-    let folded = Folded::new(text);
-    let pieces: Vec<String> = quote
-        .split("...")
-        .flat_map(|p| p.split('…'))
-        .map(normalise)
-        .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_owned())
-        .filter(|p| !p.is_empty())
-        .collect();
-    if pieces.is_empty() {
-        return None;
-    }
-    let exact = (|| {
-        let mut from = 0;
-        let mut ranges = Vec::with_capacity(pieces.len());
-        for piece in &pieces {
-            let at = find_words(&folded.text, piece, from)?;
-            from = at + piece.len();
-            ranges.push(folded.original(at..from));
-        }
-        Some(ranges)
-    })();
-    exact.or_else(|| near(&folded.text, &pieces).map(|r| vec![folded.original(r)]))
+    Haystack::new(text).pieces(quote)
 }
 
-/// Where the place `anchor` recorded stands in `text` now, or `None` when the quote is not
-/// there any more. In order: the old range when the text there is unchanged; else the
-/// exact text, where its context fits best and nearest the old place; else the same under
-/// the quote fold (case, white space, quote marks); else the best fuzzy match of the
-/// quote's words in order (at least [`FUZZY_SHARE`] of them, close together), weighing the
-/// words, the context and the distance from the old place.
+/// Where the place `anchor` recorded stands in `text` now ([`Haystack::reanchor`]).
 pub fn reanchor(anchor: &Anchor, text: &str) -> Option<Range<usize>> {
-    if anchor.exact.trim().is_empty() {
-        return None;
-    }
-    if text.get(anchor.start..anchor.end) == Some(anchor.exact.as_str()) {
-        return Some(anchor.start..anchor.end);
-    }
-    let exact: Vec<Range<usize>> = text
-        .match_indices(anchor.exact.as_str())
-        .map(|(at, m)| at..at + m.len())
-        .collect();
-    if let Some(best) = best_of(anchor, text, exact) {
-        return Some(best);
-    }
-    let folded = Folded::new(text);
-    let wanted = normalise(&anchor.exact);
-    if !wanted.is_empty() {
-        let mut found = Vec::new();
-        let mut from = 0;
-        while let Some(at) = find_words(&folded.text, &wanted, from) {
-            found.push(folded.original(at..at + wanted.len()));
-            from = at + wanted.len().max(1);
-            if found.len() >= MAX_CANDIDATES {
-                break;
-            }
+    Haystack::new(text).reanchor(anchor)
+}
+
+/// A text prepared for placing many quotes and anchors in it: its folded form and its
+/// word index are built once, on first need.
+pub struct Haystack<'a> {
+    text: std::borrow::Cow<'a, str>,
+    folded: std::sync::OnceLock<Folded>,
+    words: std::sync::OnceLock<WordIndex>,
+}
+
+/// The fuzzy match's words of the folded text and where each occurs.
+struct WordIndex {
+    /// Each word's folded byte range.
+    spans: Vec<(usize, usize)>,
+    /// The positions (in `spans`) of each word.
+    places: HashMap<Box<str>, Vec<usize>>,
+}
+
+impl<'a> Haystack<'a> {
+    /// `text`, nothing built yet.
+    pub fn new(text: &'a str) -> Haystack<'a> {
+        Haystack {
+            text: std::borrow::Cow::Borrowed(text),
+            folded: std::sync::OnceLock::new(),
+            words: std::sync::OnceLock::new(),
         }
-        if let Some(best) = best_of(anchor, text, found) {
+    }
+
+    /// `text`, owned, nothing built yet.
+    pub fn owned(text: String) -> Haystack<'static> {
+        Haystack {
+            text: std::borrow::Cow::Owned(text),
+            folded: std::sync::OnceLock::new(),
+            words: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn folded(&self) -> &Folded {
+        self.folded.get_or_init(|| Folded::new(&self.text))
+    }
+
+    fn words(&self) -> &WordIndex {
+        self.words.get_or_init(|| {
+            let folded = self.folded();
+            let spans = fuzzy_words(&folded.text);
+            let mut places: HashMap<Box<str>, Vec<usize>> = HashMap::new();
+            for (at, &(s, e)) in spans.iter().enumerate() {
+                places.entry(folded.text[s..e].into()).or_default().push(at);
+            }
+            WordIndex { spans, places }
+        })
+    }
+
+    /// [`locate_pieces`] in this text.
+    pub fn pieces(&self, quote: &str) -> Option<Vec<Range<usize>>> {
+        let pieces: Vec<String> = quote
+            .split("...")
+            .flat_map(|p| p.split('…'))
+            .map(normalise)
+            .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_owned())
+            .filter(|p| !p.is_empty())
+            .collect();
+        if pieces.is_empty() {
+            return None;
+        }
+        let folded = self.folded();
+        let exact = (|| {
+            let mut from = 0;
+            let mut ranges = Vec::with_capacity(pieces.len());
+            for piece in &pieces {
+                let at = find_words(&folded.text, piece, from)?;
+                from = at + piece.len();
+                ranges.push(folded.original(at..from));
+            }
+            Some(ranges)
+        })();
+        exact.or_else(|| near(&folded.text, &pieces).map(|r| vec![folded.original(r)]))
+    }
+
+    /// Where the place `anchor` recorded stands in this text now, or `None` when the quote
+    /// is not there any more. In order: the old range when the text there is unchanged;
+    /// else the exact text, where its context fits best and nearest the old place; else
+    /// the same under the quote fold (case, white space, quote marks); else the best fuzzy
+    /// match of the quote's words in order (at least [`FUZZY_SHARE`] of them, close
+    /// together), weighing the words, the context and the distance from the old place.
+    pub fn reanchor(&self, anchor: &Anchor) -> Option<Range<usize>> {
+        let text: &str = &self.text;
+        if anchor.exact.trim().is_empty() {
+            return None;
+        }
+        if text.get(anchor.start..anchor.end) == Some(anchor.exact.as_str()) {
+            return Some(anchor.start..anchor.end);
+        }
+        let exact: Vec<Range<usize>> = text
+            .match_indices(anchor.exact.as_str())
+            .take(MAX_CANDIDATES)
+            .map(|(at, m)| at..at + m.len())
+            .collect();
+        if let Some(best) = best_of(anchor, text, exact) {
             return Some(best);
         }
+        let folded = self.folded();
+        let wanted = normalise(&anchor.exact);
+        if !wanted.is_empty() {
+            let mut found = Vec::new();
+            let mut from = 0;
+            while let Some(at) = find_words(&folded.text, &wanted, from) {
+                found.push(folded.original(at..at + wanted.len()));
+                from = at + wanted.len().max(1);
+                if found.len() >= MAX_CANDIDATES {
+                    break;
+                }
+            }
+            if let Some(best) = best_of(anchor, text, found) {
+                return Some(best);
+            }
+        }
+        fuzzy(anchor, text, folded, self.words())
     }
-    fuzzy(anchor, text, &folded)
 }
 
 /// The most candidates weighed in one step of [`reanchor`].
@@ -218,7 +288,7 @@ fn is_ideographic(c: char) -> bool {
 
 /// The fuzzy step of [`reanchor`]: the quote's words aligned (longest common subsequence)
 /// with windows of the text's words that start where one of its rarer words occurs.
-fn fuzzy(anchor: &Anchor, text: &str, folded: &Folded) -> Option<Range<usize>> {
+fn fuzzy(anchor: &Anchor, text: &str, folded: &Folded, index: &WordIndex) -> Option<Range<usize>> {
     let quote_text = normalise(&anchor.exact);
     let quote: Vec<&str> = fuzzy_words(&quote_text)
         .into_iter()
@@ -228,18 +298,15 @@ fn fuzzy(anchor: &Anchor, text: &str, folded: &Folded) -> Option<Range<usize>> {
     if quote.len() < 3 || quote.len() > MAX_FUZZY_WORDS {
         return None;
     }
-    let spans = fuzzy_words(&folded.text);
+    let spans = &index.spans;
+    let places = &index.places;
     let words: Vec<&str> = spans.iter().map(|&(s, e)| &folded.text[s..e]).collect();
-    let mut places: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (at, w) in words.iter().enumerate() {
-        places.entry(w).or_default().push(at);
-    }
     // Seed windows at the occurrences of the quote's rarer words, each aligned to where
     // the quote would start.
     let mut by_rarity: Vec<(usize, usize)> = quote
         .iter()
         .enumerate()
-        .filter_map(|(j, w)| places.get(w).map(|p| (p.len(), j)))
+        .filter_map(|(j, w)| places.get(*w).map(|p| (p.len(), j)))
         .collect();
     by_rarity.sort();
     let mut starts: Vec<usize> = Vec::new();
@@ -363,62 +430,85 @@ fn align(quote: &[&str], window: &[&str]) -> Option<(usize, usize, usize)> {
 /// The path of markdown headings (`#` lines) that `at` (a byte offset of `text`) stands
 /// under, outermost first: each heading before it, less those a later heading of the same
 /// or a higher level closed. Headings inside fenced code and a leading front matter block
-/// are not headings.
+/// are not headings. For many places in one text, use [`Headings`].
 pub fn heading_path(text: &str, at: usize) -> Vec<String> {
-    let skip = match crate::markdown::front_matter::front_matter(text) {
-        Some(Ok(front)) => front.range.end,
-        _ => 0,
-    };
-    let mut path: Vec<(usize, String)> = Vec::new();
-    let mut fence: Option<(char, usize)> = None;
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        if start < skip {
-            continue;
-        }
-        if start >= at {
-            break;
-        }
-        let trimmed = line.trim_start_matches(' ');
-        let indent = line.len() - trimmed.len();
-        if indent <= 3 {
-            if let Some(c) = trimmed.chars().next().filter(|c| *c == '`' || *c == '~') {
-                let n = trimmed.chars().take_while(|&x| x == c).count();
-                if n >= 3 {
-                    match fence {
-                        None => fence = Some((c, n)),
-                        Some((f, m)) if f == c && n >= m && trimmed.trim_end().len() == n => {
-                            fence = None
+    Headings::new(text).path_at(at)
+}
+
+/// The headings of a markdown text, read once: for each heading line, where it starts and
+/// the heading path it opens.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Headings {
+    /// (where the heading's line starts, the path from the outermost heading to it).
+    opened: Vec<(usize, Vec<String>)>,
+}
+
+impl Headings {
+    /// The headings of `text`.
+    pub fn new(text: &str) -> Headings {
+        let skip = match crate::markdown::front_matter::front_matter(text) {
+            Some(Ok(front)) => front.range.end,
+            _ => 0,
+        };
+        let mut opened = Vec::new();
+        let mut path: Vec<(usize, String)> = Vec::new();
+        let mut fence: Option<(char, usize)> = None;
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let start = offset;
+            offset += line.len();
+            if start < skip {
+                continue;
+            }
+            let trimmed = line.trim_start_matches(' ');
+            let indent = line.len() - trimmed.len();
+            if indent <= 3 {
+                if let Some(c) = trimmed.chars().next().filter(|c| *c == '`' || *c == '~') {
+                    let n = trimmed.chars().take_while(|&x| x == c).count();
+                    if n >= 3 {
+                        match fence {
+                            None => fence = Some((c, n)),
+                            Some((f, m)) if f == c && n >= m && trimmed.trim_end().len() == n => {
+                                fence = None
+                            }
+                            _ => {}
                         }
-                        _ => {}
+                        continue;
                     }
-                    continue;
                 }
             }
+            if fence.is_some() || indent > 3 {
+                continue;
+            }
+            let level = trimmed.chars().take_while(|&c| c == '#').count();
+            if !(1..=6).contains(&level) {
+                continue;
+            }
+            let rest = &trimmed[level..];
+            if !(rest.is_empty() || rest.starts_with([' ', '\t', '\n', '\r'])) {
+                continue;
+            }
+            let title = rest.trim().trim_end_matches('#').trim_end();
+            if title.is_empty() {
+                continue;
+            }
+            while path.last().is_some_and(|(l, _)| *l >= level) {
+                path.pop();
+            }
+            path.push((level, title.to_owned()));
+            opened.push((start, path.iter().map(|(_, t)| t.clone()).collect()));
         }
-        if fence.is_some() || indent > 3 {
-            continue;
-        }
-        let level = trimmed.chars().take_while(|&c| c == '#').count();
-        if !(1..=6).contains(&level) {
-            continue;
-        }
-        let rest = &trimmed[level..];
-        if !(rest.is_empty() || rest.starts_with([' ', '\t', '\n', '\r'])) {
-            continue;
-        }
-        let title = rest.trim().trim_end_matches('#').trim_end();
-        if title.is_empty() {
-            continue;
-        }
-        while path.last().is_some_and(|(l, _)| *l >= level) {
-            path.pop();
-        }
-        path.push((level, title.to_owned()));
+        Headings { opened }
     }
-    path.into_iter().map(|(_, title)| title).collect()
+
+    /// The heading path byte `at` stands under (the last heading whose line starts before
+    /// it), outermost first; empty before the first heading.
+    pub fn path_at(&self, at: usize) -> Vec<String> {
+        let i = self.opened.partition_point(|(start, _)| *start < at);
+        i.checked_sub(1)
+            .map(|i| self.opened[i].1.clone())
+            .unwrap_or_default()
+    }
 }
 
 /// Folded text ([`normalise`]'s rule) with, for each of its bytes, where its character

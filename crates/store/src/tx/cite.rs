@@ -11,32 +11,58 @@
 use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension};
-use wikimind_text::anchor::{heading_path, locate_pieces, reanchor, Anchor};
-use wikimind_text::markdown::readable_text;
+use wikimind_text::anchor::{Anchor, Haystack, Headings};
+use wikimind_text::markdown::{readable_text, Readable};
 
 use crate::tables::citations::{citations_of_source, has_citations, put_citation, CitationRow};
 use crate::tables::source_pages::{page_at, pages_of, SourcePage};
 use crate::{PageId, Result, SourceId};
 
-/// Sources' texts and pages read once per transaction.
+/// Sources' texts and pages read once per transaction, with their readable text prepared
+/// for placing quotes (built on first need).
 #[derive(Default)]
 pub(crate) struct SourceTexts {
-    read: HashMap<SourceId, Option<(String, Vec<SourcePage>)>>,
+    read: HashMap<SourceId, Option<SourceText>>,
+}
+
+/// A source's stored text, its pages, and its readable text prepared for placing quotes.
+pub(crate) struct SourceText {
+    text: String,
+    pages: Vec<SourcePage>,
+    readable: std::sync::OnceLock<(Readable, Haystack<'static>)>,
+    headings: std::sync::OnceLock<Headings>,
+}
+
+impl SourceText {
+    /// The headings of the stored text.
+    fn headings(&self) -> &Headings {
+        self.headings.get_or_init(|| Headings::new(&self.text))
+    }
+
+    /// The readable text (with its map back to the stored text) and its haystack.
+    fn readable(&self) -> &(Readable, Haystack<'static>) {
+        self.readable.get_or_init(|| {
+            let readable = readable_text(&self.text);
+            let haystack = Haystack::owned(readable.text.clone());
+            (readable, haystack)
+        })
+    }
 }
 
 impl SourceTexts {
-    fn get(
-        &mut self,
-        conn: &Connection,
-        source: SourceId,
-    ) -> Result<Option<&(String, Vec<SourcePage>)>> {
+    fn get(&mut self, conn: &Connection, source: SourceId) -> Result<Option<&SourceText>> {
         if !self.read.contains_key(&source) {
             let text: Option<String> = conn
                 .prepare_cached("SELECT text FROM sources WHERE id = ?1")?
                 .query_row([source], |row| row.get(0))
                 .optional()?;
             let entry = match text {
-                Some(text) => Some((text, pages_of(conn, source)?)),
+                Some(text) => Some(SourceText {
+                    text,
+                    pages: pages_of(conn, source)?,
+                    readable: std::sync::OnceLock::new(),
+                    headings: std::sync::OnceLock::new(),
+                }),
                 None => None,
             };
             self.read.insert(source, entry);
@@ -56,30 +82,19 @@ pub(crate) enum Cited {
     NotFound,
 }
 
-/// The rows citing `quote` in `text` (a source's stored text, cut into `pages`): one per
-/// piece found, or `None` when the quote is not found.
-pub(crate) fn place(
-    source: SourceId,
-    text: &str,
-    pages: &[SourcePage],
-    quote: &str,
-) -> Option<Vec<CitationRow>> {
-    let readable = readable_text(text);
-    let pieces = locate_pieces(&readable.text, quote)?;
+/// The rows citing `quote` in `source`'s text: one per piece found, or `None` when the
+/// quote is not found.
+fn place(source: SourceId, text: &SourceText, quote: &str) -> Option<Vec<CitationRow>> {
+    let (readable, haystack) = text.readable();
+    let pieces = haystack.pieces(quote)?;
     let rows = pieces
         .into_iter()
         .enumerate()
         .filter(|(_, r)| !r.is_empty())
         .map(|(piece, r)| {
             let raw = readable.raw_range(r);
-            row(
-                source,
-                quote,
-                piece as u32,
-                text,
-                pages,
-                Anchor::at(text, raw),
-            )
+            let anchor = Anchor::at(&text.text, raw);
+            row(source, quote, piece as u32, text, anchor)
         })
         .collect::<Vec<_>>();
     (!rows.is_empty()).then_some(rows)
@@ -89,17 +104,17 @@ fn row(
     source: SourceId,
     quote: &str,
     piece: u32,
-    text: &str,
-    pages: &[SourcePage],
+    text: &SourceText,
     anchor: Anchor,
 ) -> CitationRow {
+    let pages = &text.pages;
     let page = page_at(pages, anchor.start);
     CitationRow {
         source_id: source,
         quote: quote.to_owned(),
         piece,
         range: Some((anchor.start, anchor.end)),
-        heading: heading_path(text, anchor.start),
+        heading: text.headings().path_at(anchor.start),
         page: page.map(|p| p.number),
         page_label: page.and_then(|p| p.label.clone()),
         exact: anchor.exact,
@@ -121,10 +136,10 @@ pub(crate) fn cite_quote(
     if has_citations(conn, source, quote)? {
         return Ok(Cited::Already);
     }
-    let Some((text, pages)) = texts.get(conn, source)? else {
+    let Some(text) = texts.get(conn, source)? else {
         return Ok(Cited::NotFound);
     };
-    let Some(rows) = place(source, text, pages, quote) else {
+    let Some(rows) = place(source, text, quote) else {
         return Ok(Cited::NotFound);
     };
     for row in &rows {
@@ -151,30 +166,19 @@ pub(crate) fn cite_page(conn: &Connection, texts: &mut SourceTexts, page: PageId
     Ok(())
 }
 
-/// What anchoring a source's citations again did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Reanchored {
-    /// Citations whose text stood where it was.
-    pub kept: usize,
-    /// Citations found elsewhere in the new text.
-    pub moved: usize,
-    /// Citations whose quote is not in the text any more.
-    pub lost: usize,
-}
-
 /// Anchors every citation of `source` again in its text as it is now (its pages as they
 /// are now): each found again keeps or moves its range, page and heading; each not found is
 /// kept with no range (lost), so its claim no longer grounds.
-pub(crate) fn reanchor_source(conn: &Connection, source: SourceId) -> Result<Reanchored> {
-    let mut done = Reanchored::default();
+pub(crate) fn reanchor_source(conn: &Connection, source: SourceId) -> Result<()> {
     let rows = citations_of_source(conn, source)?;
     if rows.is_empty() {
-        return Ok(done);
+        return Ok(());
     }
     let mut texts = SourceTexts::default();
-    let Some((text, pages)) = texts.get(conn, source)? else {
-        return Ok(done);
+    let Some(text) = texts.get(conn, source)? else {
+        return Ok(());
     };
+    let haystack = Haystack::new(&text.text);
     for old in rows {
         let (start, end) = old.range.unwrap_or((0, 0));
         let anchor = Anchor {
@@ -184,35 +188,24 @@ pub(crate) fn reanchor_source(conn: &Connection, source: SourceId) -> Result<Rea
             prefix: old.prefix.clone(),
             suffix: old.suffix.clone(),
         };
-        let new = match reanchor(&anchor, text) {
-            Some(range) => {
-                if old.range == Some((range.start, range.end)) {
-                    done.kept += 1;
-                } else {
-                    done.moved += 1;
-                }
-                row(
-                    source,
-                    &old.quote,
-                    old.piece,
-                    text,
-                    pages,
-                    Anchor::at(text, range),
-                )
-            }
-            None => {
-                done.lost += 1;
-                CitationRow {
-                    range: None,
-                    ..old.clone()
-                }
-            }
+        let new = match haystack.reanchor(&anchor) {
+            Some(range) => row(
+                source,
+                &old.quote,
+                old.piece,
+                text,
+                Anchor::at(&text.text, range),
+            ),
+            None => CitationRow {
+                range: None,
+                ..old.clone()
+            },
         };
         if new != old {
             put_citation(conn, &new)?;
         }
     }
-    Ok(done)
+    Ok(())
 }
 
 /// Lets go of the citations in `source` of quotes no claim cites any more: no claim of its
