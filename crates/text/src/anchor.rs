@@ -611,7 +611,7 @@ mod tests {
     use super::*;
 
     /// The text a range of `text` covers.
-    fn at<'a>(text: &'a str, range: Option<Range<usize>>) -> Option<&'a str> {
+    fn at(text: &str, range: Option<Range<usize>>) -> Option<&str> {
         range.map(|r| &text[r])
     }
 

@@ -51,23 +51,26 @@ impl SourceText {
 
 impl SourceTexts {
     fn get(&mut self, conn: &Connection, source: SourceId) -> Result<Option<&SourceText>> {
-        if !self.read.contains_key(&source) {
-            let text: Option<String> = conn
-                .prepare_cached("SELECT text FROM sources WHERE id = ?1")?
-                .query_row([source], |row| row.get(0))
-                .optional()?;
-            let entry = match text {
-                Some(text) => Some(SourceText {
-                    text,
-                    pages: pages_of(conn, source)?,
-                    readable: std::sync::OnceLock::new(),
-                    headings: std::sync::OnceLock::new(),
-                }),
-                None => None,
-            };
-            self.read.insert(source, entry);
-        }
-        Ok(self.read.get(&source).and_then(Option::as_ref))
+        let entry = match self.read.entry(source) {
+            std::collections::hash_map::Entry::Occupied(read) => read.into_mut(),
+            std::collections::hash_map::Entry::Vacant(unread) => {
+                let text: Option<String> = conn
+                    .prepare_cached("SELECT text FROM sources WHERE id = ?1")?
+                    .query_row([source], |row| row.get(0))
+                    .optional()?;
+                let entry = match text {
+                    Some(text) => Some(SourceText {
+                        text,
+                        pages: pages_of(conn, source)?,
+                        readable: std::sync::OnceLock::new(),
+                        headings: std::sync::OnceLock::new(),
+                    }),
+                    None => None,
+                };
+                unread.insert(entry)
+            }
+        };
+        Ok(entry.as_ref())
     }
 }
 
