@@ -217,7 +217,7 @@ impl<'a> Haystack<'a> {
 /// The most candidates weighed in one step of [`reanchor`].
 const MAX_CANDIDATES: usize = 256;
 
-/// The share of a quote's words a fuzzy match must keep, in order.
+/// The share of a quote's words a fuzzy match must keep, in order (and three at least).
 pub const FUZZY_SHARE: f64 = 0.6;
 
 /// Of several places holding the quote, the one whose context agrees most with the
@@ -354,8 +354,9 @@ fn fuzzy(anchor: &Anchor, text: &str, folded: &Folded, index: &WordIndex) -> Opt
         };
         let (first, last) = (from + first, from + last);
         let share = kept as f64 / n as f64;
-        // The kept words lie close together: no more than half as many again between them.
-        if share < FUZZY_SHARE || last + 1 - first > n + n / 2 + 1 {
+        // At least three words kept (two found anywhere say nothing), and they lie close
+        // together: no more than half as many again between them.
+        if kept < 3 || share < FUZZY_SHARE || last + 1 - first > n + n / 2 + 1 {
             continue;
         }
         let context_words = prefix.len() + suffix.len();
@@ -767,6 +768,73 @@ mod tests {
                 let _ = reanchor(&anchor, text);
                 for i in 0..=text.len() {
                     let _ = heading_path(text, i);
+                }
+            }
+        }
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::{reanchor, Anchor};
+
+        const WORDS: &[&str] = &[
+            "espresso",
+            "café",
+            "日本",
+            "straße",
+            "a",
+            "the",
+            "İstanbul",
+            "42",
+            "قهوة",
+            "crema",
+        ];
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(500))]
+
+            /// Text inserted anywhere outside a quote never loses it: the place found again
+            /// holds the quote's exact text.
+            #[test]
+            fn a_quote_survives_text_inserted_outside_it(
+                words in prop::collection::vec(prop::sample::select(WORDS), 6..60),
+                from in any::<prop::sample::Index>(),
+                len in 2usize..8,
+                at in any::<prop::sample::Index>(),
+                inserted in "[a-zé日 \u{A0}]{0,20}",
+            ) {
+                let text = words.join(" ");
+                let first = from.index(words.len());
+                let last = (first + len).min(words.len());
+                let start: usize = words[..first].iter().map(|w| w.len() + 1).sum();
+                let quote = words[first..last].join(" ");
+                let anchor = Anchor::at(&text, start..start + quote.len());
+                // A character boundary outside the quote.
+                let outside: Vec<usize> = text
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .chain([text.len()])
+                    .filter(|&i| i <= anchor.start || i >= anchor.end)
+                    .collect();
+                let cut = outside[at.index(outside.len())];
+                let edited = format!("{}{inserted}{}", &text[..cut], &text[cut..]);
+                let found = reanchor(&anchor, &edited).expect("the quote is still there");
+                prop_assert_eq!(&edited[found], quote.as_str());
+            }
+
+            #[test]
+            fn reanchoring_any_text_keeps_to_character_boundaries(
+                before in any::<String>(),
+                after in any::<String>(),
+                a in any::<prop::sample::Index>(),
+                b in any::<prop::sample::Index>(),
+            ) {
+                let bytes = before.len() + 1;
+                let anchor = Anchor::at(&before, a.index(bytes)..a.index(bytes) + b.index(40));
+                if let Some(r) = reanchor(&anchor, &after) {
+                    prop_assert!(r.start <= r.end && r.end <= after.len());
+                    prop_assert!(after.is_char_boundary(r.start) && after.is_char_boundary(r.end));
                 }
             }
         }

@@ -84,13 +84,28 @@ impl CitationRow {
     }
 }
 
-/// Whether `quote` has citation rows in `source` (placed or lost).
-pub(crate) fn has_citations(conn: &Connection, source: SourceId, quote: &str) -> Result<bool> {
-    let found: Option<i64> = conn
-        .prepare_cached("SELECT 1 FROM citations WHERE source_id = ?1 AND quote = ?2 LIMIT 1")?
+/// Whether `quote` has citation rows in `source`: `None` when it has none, `Some(true)`
+/// when they are placed, `Some(false)` when one was lost (its quote was not found when the
+/// source changed).
+pub(crate) fn citation_state(
+    conn: &Connection,
+    source: SourceId,
+    quote: &str,
+) -> Result<Option<bool>> {
+    let state: Option<Option<bool>> = conn
+        .prepare_cached(
+            "SELECT MIN(start IS NOT NULL) FROM citations WHERE source_id = ?1 AND quote = ?2",
+        )?
         .query_row(params![source, quote], |row| row.get(0))
         .optional()?;
-    Ok(found.is_some())
+    Ok(state.flatten())
+}
+
+/// Removes the citation rows of `quote` in `source`.
+pub(crate) fn drop_citations(conn: &Connection, source: SourceId, quote: &str) -> Result<()> {
+    conn.prepare_cached("DELETE FROM citations WHERE source_id = ?1 AND quote = ?2")?
+        .execute(params![source, quote])?;
+    Ok(())
 }
 
 /// Writes `row` (a new one, or the same source, quote and piece again).

@@ -14,7 +14,9 @@ use rusqlite::{Connection, OptionalExtension};
 use wikimind_text::anchor::{Anchor, Haystack, Headings};
 use wikimind_text::markdown::{readable_text, Readable};
 
-use crate::tables::citations::{citations_of_source, has_citations, put_citation, CitationRow};
+use crate::tables::citations::{
+    citation_state, citations_of_source, drop_citations, put_citation, CitationRow,
+};
 use crate::tables::source_pages::{page_at, pages_of, SourcePage};
 use crate::{PageId, Result, SourceId};
 
@@ -126,7 +128,8 @@ fn row(
     }
 }
 
-/// Writes where `quote` stands in `source`, unless it has citations there already.
+/// Writes where `quote` stands in `source`, unless it is placed there already (a quote
+/// whose citation was lost is placed again when it is found).
 pub(crate) fn cite_quote(
     conn: &Connection,
     texts: &mut SourceTexts,
@@ -136,7 +139,10 @@ pub(crate) fn cite_quote(
     if quote.trim().is_empty() {
         return Ok(Cited::NotFound);
     }
-    if has_citations(conn, source, quote)? {
+    // A quote placed already keeps its place; one lost when the source changed and found
+    // again by grounding now (the text came back) is placed anew.
+    let state = citation_state(conn, source, quote)?;
+    if state == Some(true) {
         return Ok(Cited::Already);
     }
     let Some(text) = texts.get(conn, source)? else {
@@ -145,6 +151,9 @@ pub(crate) fn cite_quote(
     let Some(rows) = place(source, text, quote) else {
         return Ok(Cited::NotFound);
     };
+    if state.is_some() {
+        drop_citations(conn, source, quote)?;
+    }
     for row in &rows {
         put_citation(conn, row)?;
     }
