@@ -21,6 +21,11 @@
 //!   title is always a name. Version 2 brings the clause and six-word rules (a run of a
 //!   sentence, `The textbook pressure is nine bars`, is no name); a name some source writes
 //!   as a link is its author's and only the rules on form apply to it.
+//! - `citations-digest-claims` and `citations-page-claims` (version 1): where the quote of
+//!   each claim shown grounded stands in the sources that hold it (its citations: byte
+//!   range, quote with context, page, heading path) is recorded, as a compile records it
+//!   now. A quote that cannot be placed is counted and named in the notice; every claim and
+//!   source is kept.
 //! - `note-identity` (version 1): a note is itself. Pages that held notes merged only by a
 //!   shared file name (`a/Index.md` and `b/Index.md` on one `Index` page) are split: the
 //!   page keeps its id, history and the person's work with the note whose title that tells
@@ -49,6 +54,68 @@ const REGROUND: &[(&str, u32, ClaimTable)] = &[
     ("reground-digest-claims", 1, ClaimTable::Digest),
     ("reground-page-claims", 1, ClaimTable::Page),
 ];
+
+/// The backfills that record where each grounded claim's quote stands in its sources
+/// (its citations): name, version, the claims they read.
+const CITATIONS: &[(&str, u32, ClaimTable)] = &[
+    ("citations-digest-claims", 1, ClaimTable::Digest),
+    ("citations-page-claims", 1, ClaimTable::Page),
+];
+
+/// How many quotes that cannot be placed a citations backfill names in its notice.
+const UNPLACED_NAMED: usize = 3;
+
+/// A citations backfill: the claims shown grounded, in batches, each quote placed in the
+/// sources that hold it (the rules are `wikimind_text::anchor`'s, applied by the store). A
+/// quote it cannot place is counted and named in the notice; its claim is kept as it is.
+fn citations(
+    store: &Store,
+    name: &'static str,
+    version: u32,
+    table: ClaimTable,
+) -> Result<BackfillReport> {
+    let mut report = BackfillReport::new(name);
+    let mut unplaced: Vec<String> = Vec::new();
+    let mut unplaced_count = 0;
+    while let Some(from) = store.backfill_cursor(name, version)? {
+        let claims = store.grounded_claims_after(table, from, BATCH)?;
+        let to = claims.last().map_or(from, |c| c.id);
+        let done = claims.len() < BATCH;
+        if let Some(batch) =
+            store.record_citation_batch(name, version, (from, to), &claims, done)?
+        {
+            report.checked += claims.len();
+            report.changed += batch.placed;
+            unplaced_count += batch.unplaced.len();
+            for quote in batch.unplaced {
+                if unplaced.len() < UNPLACED_NAMED {
+                    unplaced.push(quote);
+                }
+            }
+        }
+    }
+    if report.changed > 0 || unplaced_count > 0 {
+        let mut detail = format!(
+            "recorded where the quotes of {} of {} grounded claims stand in their sources",
+            report.changed, report.checked
+        );
+        if unplaced_count > 0 {
+            let named: Vec<String> = unplaced.iter().map(|q| format!("{q:?}")).collect();
+            detail.push_str(&format!(
+                "; {unplaced_count} could not be placed (the claims are kept as they are; \
+                 `wikimind lint --check ungrounded` lists those no longer grounded): {}{}",
+                named.join(", "),
+                if unplaced_count > named.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            ));
+        }
+        report.detail = Some(detail);
+    }
+    Ok(report)
+}
 
 /// What one backfill did in this run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,6 +187,13 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
                 report.downgraded += downgrade.len();
             }
         }
+        if report.checked > 0 {
+            reports.push(report);
+        }
+    }
+    // After the re-grounding: only claims still grounded are cited.
+    for &(name, version, table) in CITATIONS {
+        let report = citations(store, name, version, table)?;
         if report.checked > 0 {
             reports.push(report);
         }

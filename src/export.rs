@@ -106,11 +106,28 @@ pub struct ExportArticle {
     pub body: String,
     /// The key claims after grounding.
     pub claims: Vec<CheckedClaim>,
+    /// Where each claim's quote stands (by the claim's index; a claim past its end, or
+    /// with none, cites nothing): written as footnotes.
+    pub citations: Vec<Vec<ExportCitation>>,
     /// Questions the sources leave open.
     pub open_questions: Vec<String>,
     /// A saved answer (a page of kind `answer`): named after every topic, so a topic
     /// always keeps its own file name and `[[Topic]]` opens the topic.
     pub answer: bool,
+}
+
+/// Where a claim's quote stands, as an export's footnote says it: `[^1]: Source title,
+/// p. 12`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportCitation {
+    /// The source's title.
+    pub source_title: String,
+    /// Where in it: `p. LABEL`, `p. PAGE` or `§ Heading`
+    /// ([`crate::reading::citation_place`]); `None` says only the source.
+    pub place: Option<String>,
+    /// For a PDF file source, its path and the 1-based physical page: the footnote links
+    /// to `file.pdf#page=N` when the file lies inside the export folder.
+    pub pdf: Option<(PathBuf, u32)>,
 }
 
 /// One file written.
@@ -178,6 +195,8 @@ pub fn export_markdown(
     )
     .map_err(io_error(&marker))?;
 
+    // PDFs inside the export folder are linked to from footnotes, relative to the file.
+    let real_dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
     let digest_dir = dir.join(DIGEST_FOLDER);
     if !digests.is_empty() {
         real_folder(&digest_dir).map_err(io_error(&digest_dir))?;
@@ -188,7 +207,7 @@ pub fn export_markdown(
     for (id, digest) in digests {
         let stem = unique_stem(&file_stem(&digest.title), &mut taken);
         let path = digest_dir.join(format!("{stem}.md"));
-        let contents = article_markdown(digest, &stem, &[]);
+        let contents = article_markdown(digest, &stem, &[], &|pdf| beside(&real_dir, pdf, 1));
         write_replacing(&digest_dir, &path, contents.as_bytes()).map_err(io_error(&path))?;
         digest_links.insert(
             *id,
@@ -233,7 +252,8 @@ pub fn export_markdown(
             })
             .collect();
         let links: Vec<(&str, &str)> = links.iter().map(|(t, l)| (*t, l.as_str())).collect();
-        let contents = article_markdown(page, stem, &links);
+        let depth = parts.len() - 1;
+        let contents = article_markdown(page, stem, &links, &|pdf| beside(&real_dir, pdf, depth));
         write_replacing(&folder, &path, contents.as_bytes()).map_err(io_error(&path))?;
         report.files.push(ExportedFile {
             title: page.title.clone(),
@@ -241,6 +261,22 @@ pub fn export_markdown(
         });
     }
     Ok(report)
+}
+
+/// The link from a file `depth` folders below the export folder `dir` to `pdf`, when that
+/// file lies inside `dir` (with `/` between the parts, percent-encoding left to the `<…>`
+/// form of the link); `None` when it lies elsewhere or is gone.
+fn beside(dir: &Path, pdf: &Path, depth: usize) -> Option<String> {
+    let real = fs::canonicalize(pdf).ok()?;
+    let inside = real.strip_prefix(dir).ok()?;
+    let parts: Vec<String> = inside
+        .components()
+        .map(|c| c.as_os_str().to_str().map(str::to_owned))
+        .collect::<Option<_>>()?;
+    if parts.is_empty() || parts.iter().any(|p| p.contains(['<', '>', '\n'])) {
+        return None;
+    }
+    Some(format!("{}{}", "../".repeat(depth), parts.join("/")))
 }
 
 /// Makes `path` a real folder: kept when it is one, else created; a symlink (or a file)
@@ -428,7 +464,12 @@ fn name_key(name: &str) -> String {
 
 /// The file for a page or digest named `stem`; `digest_links` are the digest files (without
 /// `.md`, relative to the export folder) listed under `## Sources`.
-fn article_markdown(article: &ExportArticle, stem: &str, digest_links: &[(&str, &str)]) -> String {
+fn article_markdown(
+    article: &ExportArticle,
+    stem: &str,
+    digest_links: &[(&str, &str)],
+    pdf_link: &dyn Fn(&Path) -> Option<String>,
+) -> String {
     let mut out = String::from("---\n");
     let _ = writeln!(out, "title: {}", yaml_string(&article.title));
     let mut aliases: Vec<String> = Vec::new();
@@ -461,13 +502,21 @@ fn article_markdown(article: &ExportArticle, stem: &str, digest_links: &[(&str, 
         out.push_str(body);
         out.push_str("\n\n");
     }
+    let mut footnotes: Vec<String> = Vec::new();
     if !article.claims.is_empty() {
         out.push_str("## Key claims\n\n");
-        for claim in &article.claims {
+        for (i, claim) in article.claims.iter().enumerate() {
             let grounding = if claim.grounded { ", quote found" } else { "" };
+            let marks: String = article
+                .citations
+                .get(i)
+                .into_iter()
+                .flatten()
+                .map(|c| footnote_mark(&mut footnotes, c, pdf_link))
+                .collect();
             let _ = writeln!(
                 out,
-                "- {} *({}{grounding})*",
+                "- {} *({}{grounding})*{marks}",
                 one_line(&claim.claim),
                 claim.confidence.as_str()
             );
@@ -497,10 +546,44 @@ fn article_markdown(article: &ExportArticle, stem: &str, digest_links: &[(&str, 
         }
         out.push('\n');
     }
+    for (i, note) in footnotes.iter().enumerate() {
+        let _ = writeln!(out, "[^{}]: {note}", i + 1);
+    }
     while out.ends_with("\n\n") {
         out.pop();
     }
     out
+}
+
+/// The footnote mark (`[^2]`) of citation `c`, its footnote added to `footnotes` unless an
+/// identical one is there: `Source title, p. 12`, a link to `file.pdf#page=12` when the
+/// PDF lies inside the export folder.
+fn footnote_mark(
+    footnotes: &mut Vec<String>,
+    c: &ExportCitation,
+    pdf_link: &dyn Fn(&Path) -> Option<String>,
+) -> String {
+    let title = one_line(&c.source_title);
+    let text = match &c.place {
+        Some(place) => format!("{title}, {place}"),
+        None => title,
+    };
+    let note = match c
+        .pdf
+        .as_ref()
+        .and_then(|(path, page)| pdf_link(path).map(|link| (link, page)))
+    {
+        Some((link, page)) => format!("[{}](<{link}#page={page}>)", text.replace(['[', ']'], "")),
+        None => text,
+    };
+    let at = match footnotes.iter().position(|n| *n == note) {
+        Some(at) => at,
+        None => {
+            footnotes.push(note);
+            footnotes.len() - 1
+        }
+    };
+    format!("[^{}]", at + 1)
 }
 
 fn yaml_list(out: &mut String, key: &str, values: &[String]) {
@@ -552,6 +635,7 @@ mod tests {
             confidence_mix: ConfidenceMix::default(),
             body: "Body.".to_owned(),
             claims: vec![],
+            citations: vec![],
             open_questions: vec![],
             answer: false,
         }

@@ -143,6 +143,10 @@ fn claims(out: &mut String, page: &ShownPage) {
                 let _ = writeln!(out, "   (in {})", names.join(", "));
             }
         }
+        let places = page.cited_places(i);
+        if !places.is_empty() {
+            let _ = writeln!(out, "   {}", places.join(" "));
+        }
     }
     out.push('\n');
 }
@@ -360,8 +364,8 @@ mod tests {
         confidence: Confidence,
         quote: Option<&str>,
         sources: &[i64],
-    ) -> PageClaim {
-        PageClaim {
+    ) -> crate::reading::CitedClaim<PageClaim> {
+        crate::reading::CitedClaim::uncited(PageClaim {
             claim: CheckedClaim {
                 claim: text.into(),
                 confidence,
@@ -371,7 +375,7 @@ mod tests {
             source_ids: sources.iter().map(|id| SourceId(*id)).collect(),
             cited_page: None,
             author: Default::default(),
-        }
+        })
     }
 
     fn espresso() -> ShownPage {
@@ -492,9 +496,9 @@ mod tests {
         let mut page = espresso();
         page.kind = PageKind::Answer;
         let mut found = claim("Nine bars.", Confidence::Sourced, Some("nine bars"), &[3]);
-        found.cited_page = Some("Espresso".into());
+        found.of.cited_page = Some("Espresso".into());
         let mut missed = claim("Old.", Confidence::Inferred, Some("since 1901"), &[]);
-        missed.cited_page = Some("Espresso".into());
+        missed.of.cited_page = Some("Espresso".into());
         page.key_claims = vec![found, missed];
         let text = page_markdown(&page);
         assert!(

@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use crate::contract::CheckedClaim;
 use crate::store::{
-    ArticleId, AuthorKind, ClaimCounts, ClaimLeft, PageClaim, PageId, PageKind, PageVersionInfo,
-    PersonChange, SourceId, SourceKind, SourceStatus,
+    ArticleId, AuthorKind, Citation, ClaimCounts, ClaimLeft, PageClaim, PageId, PageKind,
+    PageVersionInfo, PersonChange, SourceId, SourceKind, SourceStatus,
 };
 
 /// A page as `list` shows it.
@@ -83,6 +83,79 @@ pub fn tag_choices<'a>(tags: impl IntoIterator<Item = &'a String>) -> Vec<String
     choices.into_iter().map(|(_, tag)| tag).collect()
 }
 
+/// A claim as `show` shows it: the claim, and where its quote stands in its sources
+/// (`citations`, one per matched piece of the quote in each source that holds it; empty for
+/// a claim without a quote that grounds). It reads as the claim it wraps (`Deref`); in
+/// JSON its keys are the claim's and `citations`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CitedClaim<C> {
+    /// The claim.
+    #[serde(flatten)]
+    pub of: C,
+    /// Where its quote stands: source, byte range into the source's stored text, page,
+    /// page label, heading path and the quoted text.
+    pub citations: Vec<Citation>,
+}
+
+impl<C> std::ops::Deref for CitedClaim<C> {
+    type Target = C;
+
+    fn deref(&self) -> &C {
+        &self.of
+    }
+}
+
+impl<C> CitedClaim<C> {
+    /// `claim` with no citations.
+    pub fn uncited(claim: C) -> CitedClaim<C> {
+        CitedClaim {
+            of: claim,
+            citations: Vec::new(),
+        }
+    }
+}
+
+/// How a citation reads after a claim: `p. LABEL` (the printed label), else `p. PAGE`
+/// (the physical page), else `§ Heading` (the innermost heading above the quote), else
+/// nothing.
+pub fn citation_place(citation: &Citation) -> Option<String> {
+    if let Some(label) = citation
+        .page_label
+        .as_deref()
+        .filter(|l| !l.trim().is_empty())
+    {
+        return Some(format!("p. {}", label.trim()));
+    }
+    if let Some(page) = citation.page {
+        return Some(format!("p. {page}"));
+    }
+    citation
+        .heading
+        .last()
+        .map(|h| format!("§ {}", crate::text::line::one_line(h)))
+}
+
+/// How a claim's citations read after it for people, one per place: `(title, p. LABEL)`,
+/// else `(title, p. PAGE)`, else `(title, § Heading)`, `title` naming the source
+/// (`title_of`); a citation with no page and no heading says nothing (the source list
+/// names the source). Places repeated (the pieces of one quote on one page) read once.
+pub fn cited_places(citations: &[Citation], title_of: impl Fn(SourceId) -> String) -> Vec<String> {
+    let mut places: Vec<String> = Vec::new();
+    for citation in citations {
+        let Some(place) = citation_place(citation) else {
+            continue;
+        };
+        let line = format!(
+            "({}, {place})",
+            crate::text::line::one_line(&title_of(citation.source_id))
+        );
+        if !places.contains(&line) {
+            places.push(line);
+        }
+    }
+    places
+}
+
 /// A link going out of a page or digest, resolved to a page now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ShownLink {
@@ -146,8 +219,9 @@ pub struct ShownPage {
     pub tags: Vec<String>,
     /// Its summary.
     pub summary: String,
-    /// Its claims, each with the sources whose text holds its quote (`source_ids`).
-    pub key_claims: Vec<PageClaim>,
+    /// Its claims, each with the sources whose text holds its quote (`source_ids`) and
+    /// where it stands in them (`citations`).
+    pub key_claims: Vec<CitedClaim<PageClaim>>,
     /// Its concepts.
     pub concepts: Vec<String>,
     /// The questions its sources leave open.
@@ -178,6 +252,21 @@ impl ShownPage {
     pub fn is_stale(&self) -> bool {
         self.stale_reason.is_some()
     }
+
+    /// The title a citation names source `id` by: its digest's title, else `#id`.
+    pub fn source_title(&self, id: SourceId) -> String {
+        self.sources
+            .iter()
+            .find(|s| s.source_id == id)
+            .map_or_else(|| format!("#{id}"), |s| s.title.clone())
+    }
+
+    /// How claim `i`'s citations read after it ([`cited_places`]).
+    pub fn cited_places(&self, i: usize) -> Vec<String> {
+        self.key_claims.get(i).map_or_else(Vec::new, |c| {
+            cited_places(&c.citations, |id| self.source_title(id))
+        })
+    }
 }
 
 /// A page named by title and id.
@@ -206,8 +295,9 @@ pub struct ShownDigest {
     pub title: String,
     /// Its summary.
     pub summary: String,
-    /// Its claims as checked against the source.
-    pub key_claims: Vec<CheckedClaim>,
+    /// Its claims as checked against the source, each with where its quote stands in it
+    /// (`citations`).
+    pub key_claims: Vec<CitedClaim<CheckedClaim>>,
     /// Its concepts.
     pub concepts: Vec<String>,
     /// The questions the source leaves open.
@@ -226,6 +316,16 @@ pub struct ShownDigest {
     pub model: String,
     /// The pages it feeds, by title.
     pub pages: Vec<PageRef>,
+}
+
+impl ShownDigest {
+    /// How claim `i`'s citations read after it ([`cited_places`]), the source named by the
+    /// digest's title.
+    pub fn cited_places(&self, i: usize) -> Vec<String> {
+        self.key_claims.get(i).map_or_else(Vec::new, |c| {
+            cited_places(&c.citations, |_| self.title.clone())
+        })
+    }
 }
 
 /// A source as `sources` shows it.
@@ -534,7 +634,7 @@ mod tests {
             final_url: None,
             title: title.into(),
             summary: String::new(),
-            key_claims,
+            key_claims: key_claims.into_iter().map(CitedClaim::uncited).collect(),
             concepts: Vec::new(),
             open_questions: Vec::new(),
             links: Vec::new(),

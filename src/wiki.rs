@@ -370,7 +370,17 @@ impl Wiki {
         let added: Vec<AddedSource> = sources
             .iter()
             .map(|s| {
-                let outcome = self.store.ingest_source_from(
+                let pages: Vec<crate::store::SourcePage> = s
+                    .pages
+                    .iter()
+                    .map(|p| crate::store::SourcePage {
+                        number: p.number,
+                        label: p.label.clone(),
+                        start: p.start,
+                        end: p.end,
+                    })
+                    .collect();
+                let outcome = self.store.ingest_paged_source(
                     &NewSource {
                         origin: s.origin.clone(),
                         kind: s.kind,
@@ -381,6 +391,7 @@ impl Wiki {
                         root: s.root.clone(),
                     },
                     s.final_url.as_deref(),
+                    &pages,
                 )?;
                 if let Some(stamp) = s.file {
                     self.store.record_file_stamp(
@@ -690,6 +701,43 @@ impl Wiki {
         Ok(self.store.article(id)?)
     }
 
+    /// The citations of `claims` as an export writes them: `held` gives a claim's sources
+    /// and quote, `sources` each source's title and origin (a PDF file's origin is its
+    /// path, which a footnote links to at the page).
+    fn export_citations<C>(
+        &self,
+        claims: &[C],
+        held: impl Fn(&C) -> (Vec<SourceId>, Option<String>),
+        sources: &std::collections::HashMap<SourceId, (String, String)>,
+    ) -> Result<Vec<Vec<crate::export::ExportCitation>>> {
+        let wanted: Vec<(Vec<SourceId>, Option<String>)> = claims.iter().map(held).collect();
+        let cited = self.store.citations(&wanted)?;
+        Ok(cited
+            .into_iter()
+            .map(|citations| {
+                citations
+                    .iter()
+                    .map(|c| {
+                        let (title, origin) = sources
+                            .get(&c.source_id)
+                            .cloned()
+                            .unwrap_or_else(|| (format!("#{}", c.source_id), String::new()));
+                        let is_pdf = origin.starts_with('/')
+                            && origin.to_ascii_lowercase().ends_with(".pdf");
+                        crate::export::ExportCitation {
+                            source_title: title,
+                            place: crate::reading::citation_place(c),
+                            pdf: c
+                                .page
+                                .filter(|_| is_pdf)
+                                .map(|page| (PathBuf::from(&origin), page)),
+                        }
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+
     /// Writes the wiki as markdown files in `dir` (Obsidian-friendly): one file per page,
     /// with its aliases and sources in the front matter, one file per source's digest in
     /// its `sources/` folder, and one file per note written in the wiki in `notes/`.
@@ -717,6 +765,19 @@ impl Wiki {
                     opinion: mix.opinion,
                 },
                 body: page.body,
+                citations: self.export_citations(
+                    &page.claims,
+                    |c| {
+                        (
+                            c.source_ids.clone(),
+                            c.claim.quote.clone().filter(|_| c.claim.grounded),
+                        )
+                    },
+                    &digests
+                        .iter()
+                        .map(|d| (d.source_id, (d.title.clone(), d.origin.clone())))
+                        .collect(),
+                )?,
                 claims: page.claims.into_iter().map(|c| c.claim).collect(),
                 open_questions: page.open_questions,
                 answer: summary.kind == crate::store::PageKind::Answer,
@@ -727,9 +788,21 @@ impl Wiki {
             let Some(a) = self.store.article(summary.id)? else {
                 continue;
             };
+            let titles: std::collections::HashMap<SourceId, (String, String)> = a
+                .sources
+                .iter()
+                .map(|s| (s.source_id, (a.title.clone(), s.origin.clone())))
+                .collect();
+            let held: Vec<SourceId> = titles.keys().copied().collect();
+            let citations = self.export_citations(
+                &a.claims,
+                |c| (held.clone(), c.quote.clone().filter(|_| c.grounded)),
+                &titles,
+            )?;
             digests.push((
                 a.id,
                 ExportArticle {
+                    citations,
                     title: a.title,
                     aliases: Vec::new(),
                     tags: Vec::new(),

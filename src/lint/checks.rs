@@ -307,9 +307,18 @@ pub(super) fn stale(wiki: &Wiki) -> Result<Vec<Finding>> {
 
 pub(super) fn ungrounded(store: &Store) -> Result<Vec<Finding>> {
     let mut indexes = crate::compile::ground::SourceIndexes::new(store);
+    // A quote whose citation was lost when its source changed (re-anchoring found it
+    // nowhere) is not held by that source, whatever a looser match says.
+    let lost: HashSet<(SourceId, String)> = store.lost_citations()?.into_iter().collect();
     let mut found = Vec::new();
     for claim in store.claims_to_recheck()? {
-        if indexes.holds(&claim.sources, &claim.quote) {
+        let holding: Vec<SourceId> = claim
+            .sources
+            .iter()
+            .copied()
+            .filter(|s| !lost.contains(&(*s, claim.quote.clone())))
+            .collect();
+        if indexes.holds(&holding, &claim.quote) {
             continue;
         }
         let on = match claim.table {

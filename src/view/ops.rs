@@ -261,7 +261,7 @@ impl Wiki {
                 Some(name) => store.find_page(name)?.map(|id| id.0),
                 None => None,
             };
-            let mut view = claim_view(c, cited);
+            let mut view = claim_view(c.of, cited);
             view.cited = quote.is_some_and(|q| {
                 holds_quote(&[view.quote.as_deref().unwrap_or_default(), &view.claim], q)
             });
@@ -450,6 +450,7 @@ impl Wiki {
                 claims: d
                     .key_claims
                     .into_iter()
+                    .map(|c| c.of)
                     .map(|c| {
                         let held = c.grounded && c.confidence == Confidence::Sourced;
                         ClaimView {

@@ -2,8 +2,8 @@
 //! `show`, `sources` and `history` show them, and rendered.
 
 use crate::reading::{
-    DigestFigures, ListedPage, ListedSource, ListedVersion, PageRef, PageWindow, Restored,
-    ShownBacklink, ShownDigest, ShownLink, ShownPage, ShownSource,
+    CitedClaim, DigestFigures, ListedPage, ListedSource, ListedVersion, PageRef, PageWindow,
+    Restored, ShownBacklink, ShownDigest, ShownLink, ShownPage, ShownSource,
 };
 use crate::render::{render_article, render_article_marked, LinkTarget, SafeHtml};
 use crate::store::{ArticleId, PageCounts, PageHit, PageId, PageSummary, SourceId, WantedPage};
@@ -202,7 +202,14 @@ impl Wiki {
             aliases: page.aliases,
             tags: page.tags,
             summary: page.summary,
-            key_claims: page.claims,
+            key_claims: self.cite(page.claims, |c| {
+                let sources = if c.cited_page.is_some() {
+                    Vec::new()
+                } else {
+                    c.source_ids.clone()
+                };
+                (sources, c.claim.quote.clone().filter(|_| c.claim.grounded))
+            })?,
             concepts: page.concepts,
             open_questions: page.open_questions,
             links: page
@@ -275,7 +282,9 @@ impl Wiki {
             final_url: summary.final_url,
             title: a.title,
             summary: a.summary,
-            key_claims: a.claims,
+            key_claims: self.cite(a.claims, |c| {
+                (vec![source], c.quote.clone().filter(|_| c.grounded))
+            })?,
             concepts: a.concepts,
             open_questions: a.open_questions,
             links,
@@ -286,6 +295,22 @@ impl Wiki {
             model: origin.map(|s| s.model.clone()).unwrap_or_default(),
             pages,
         }))
+    }
+
+    /// `claims` with where their quotes stand: `held` gives, for a claim, the sources that
+    /// hold its quote and the quote (`None`: it cites nothing).
+    fn cite<C>(
+        &self,
+        claims: Vec<C>,
+        held: impl Fn(&C) -> (Vec<SourceId>, Option<String>),
+    ) -> Result<Vec<CitedClaim<C>>> {
+        let wanted: Vec<(Vec<SourceId>, Option<String>)> = claims.iter().map(held).collect();
+        let citations = self.store.citations(&wanted)?;
+        Ok(claims
+            .into_iter()
+            .zip(citations)
+            .map(|(of, citations)| CitedClaim { of, citations })
+            .collect())
     }
 
     /// The [`DigestFigures`] of every compiled source.

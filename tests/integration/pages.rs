@@ -956,6 +956,8 @@ fn a_backfill_checks_stored_claims_again_by_todays_grounding_rule() {
         [
             ("reground-digest-claims", 2, 1),
             ("reground-page-claims", 2, 1),
+            ("citations-digest-claims", 1, 0),
+            ("citations-page-claims", 1, 0),
             ("note-metadata", 1, 0),
             ("names", 1, 0)
         ]
@@ -999,4 +1001,75 @@ fn a_backfill_checks_stored_claims_again_by_todays_grounding_rule() {
             .expect("cursor"),
         Some(0)
     );
+}
+
+/// A wiki written before citations (the version 1 fixture, upgraded): the backfill records
+/// where every grounded claim's quote stands, in its digest and on its page, keeps every
+/// claim and source, says so once, and is done.
+#[test]
+fn the_citations_backfill_places_the_quotes_of_an_upgraded_wiki() {
+    let (_dir, path) = fixture();
+    let store = Store::open(&path).expect("upgrade");
+    let conn = rusqlite::Connection::open(&path).expect("open");
+    let before = (
+        count(&conn, "SELECT COUNT(*) FROM sources"),
+        count(&conn, "SELECT COUNT(*) FROM claims"),
+        count(&conn, "SELECT COUNT(*) FROM page_claims"),
+    );
+    assert_eq!(count(&conn, "SELECT COUNT(*) FROM citations"), 0);
+
+    let reports = wikimind::backfill::run_backfills(&store).expect("backfill");
+    let digest = reports
+        .iter()
+        .find(|r| r.name == "citations-digest-claims")
+        .expect("the digest citations backfill ran");
+    let grounded = count(
+        &conn,
+        "SELECT COUNT(*) FROM claims WHERE grounded = 1 AND quote IS NOT NULL",
+    ) as usize;
+    assert_eq!((digest.checked, digest.changed), (grounded, grounded));
+    let notice = digest.notice().expect("a notice");
+    assert!(
+        notice.contains(&format!(
+            "the quotes of {grounded} of {grounded} grounded claims"
+        )),
+        "{notice}"
+    );
+    assert!(reports.iter().any(|r| r.name == "citations-page-claims"));
+    // Every claim and source is kept.
+    assert_eq!(
+        (
+            count(&conn, "SELECT COUNT(*) FROM sources"),
+            count(&conn, "SELECT COUNT(*) FROM claims"),
+            count(&conn, "SELECT COUNT(*) FROM page_claims"),
+        ),
+        before
+    );
+    // Each citation's range holds its quote in the source's stored text, and the pages
+    // read them.
+    for summary in store.pages().expect("pages") {
+        let page = store.page(summary.id).expect("read").expect("page");
+        let wanted: Vec<(Vec<SourceId>, Option<String>)> = page
+            .claims
+            .iter()
+            .map(|c| (c.source_ids.clone(), c.claim.quote.clone()))
+            .collect();
+        let cited = store.citations(&wanted).expect("citations");
+        for (claim, citations) in page.claims.iter().zip(cited) {
+            if claim.claim.grounded && !claim.source_ids.is_empty() {
+                assert!(!citations.is_empty(), "{:?}", claim.claim.quote);
+            }
+            for c in citations {
+                let text = store
+                    .source_text(c.source_id)
+                    .expect("text")
+                    .expect("source");
+                assert_eq!(text[c.start..c.end], c.quote);
+                assert_eq!(c.page, None);
+            }
+        }
+    }
+    assert!(wikimind::backfill::run_backfills(&store)
+        .expect("again")
+        .is_empty());
 }

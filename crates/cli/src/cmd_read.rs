@@ -8,7 +8,7 @@ use std::io::Write;
 use clap::Args;
 use wikimind::config::Overrides;
 use wikimind::reading::{ShownDigest, ShownLink, ShownPage};
-use wikimind::{PageClaim, PageKind, SourceStatus};
+use wikimind::{PageKind, SourceStatus};
 
 use crate::context::{self, print_json};
 use crate::{Done, Global, UsageError};
@@ -297,7 +297,7 @@ fn print_page(out: &mut impl Write, p: &ShownPage) -> std::io::Result<()> {
             s.text.trim_end()
         )?;
     }
-    print_page_claims(out, &p.key_claims)?;
+    print_page_claims(out, p)?;
     if answer {
         print_rest(out, &p.concepts, &[], &p.links)?;
         print_section(out, "Follow-up questions", p.open_questions.iter().cloned())?;
@@ -344,7 +344,8 @@ fn print_digest(out: &mut impl Write, d: &ShownDigest) -> std::io::Result<()> {
         writeln!(out, "(written from an answer that was cut off)\n")?;
     }
     writeln!(out, "{}\n", d.article_body.trim_end())?;
-    print_claims(out, &d.key_claims, |_| String::new())?;
+    let checked: Vec<_> = d.key_claims.iter().map(|c| c.of.clone()).collect();
+    print_claims(out, &checked, |i| places(d.cited_places(i)))?;
     print_rest(out, &d.concepts, &d.open_questions, &d.links)?;
     print_section(out, "Feeds", d.pages.iter().map(|p| p.title.clone()))?;
     write!(out, "Source: {}", d.origin)?;
@@ -378,9 +379,11 @@ fn print_rest(
 
 /// A page's claims, each followed by the page it cites (a saved answer's) and the
 /// sources holding its quote.
-fn print_page_claims(out: &mut impl Write, claims: &[PageClaim]) -> std::io::Result<()> {
+fn print_page_claims(out: &mut impl Write, page: &ShownPage) -> std::io::Result<()> {
+    let claims = &page.key_claims;
     let checked: Vec<_> = claims.iter().map(|c| c.claim.clone()).collect();
     print_claims(out, &checked, |i| {
+        let places = places(page.cited_places(i));
         let cites = match &claims[i].cited_page {
             Some(page) => format!(" [cites {page:?}]"),
             None => String::new(),
@@ -396,11 +399,16 @@ fn print_page_claims(out: &mut impl Write, claims: &[PageClaim]) -> std::io::Res
             ""
         };
         if ids.is_empty() {
-            format!("{cites}{yours}")
+            format!("{places}{cites}{yours}")
         } else {
-            format!("{cites} [source {}]{yours}", ids.join(", "))
+            format!("{places}{cites} [source {}]{yours}", ids.join(", "))
         }
     })
+}
+
+/// Where a claim's quote stands, as it reads after the claim: ` (title, p. 12)`.
+fn places(places: Vec<String>) -> String {
+    places.iter().map(|p| format!(" {p}")).collect()
 }
 
 /// The key claims, each with its confidence and quote (and whether the quote was found),

@@ -40,7 +40,9 @@ use std::time::Duration;
 
 use rusqlite::{Connection, TransactionBehavior};
 
-pub use backfills::{GroundedClaim, NameRules, NamesCleanup, SourceMetadata, SourceRow};
+pub use backfills::{
+    CitedBatch, GroundedClaim, NameRules, NamesCleanup, SourceMetadata, SourceRow,
+};
 pub use error::{Result, StoreError};
 pub use ids::{
     ArticleId, AuthorKind, JobId, JobState, JobTarget, PageId, PageKind, PersonChange, SourceId,
@@ -56,12 +58,14 @@ pub use read::digests::{
 pub use read::graph::{GraphLink, GraphLinks, GraphPage};
 pub use read::pages::{PageCounts, PageHit, SEARCH_CANDIDATES};
 pub use read::passages::PassageIndex;
+pub use tables::citations::Citation;
 pub use tables::claims::ClaimTable;
 pub use tables::compilations::{CompilationRow, CompileOutcome, CompileRecord};
 pub use tables::graph::{GraphLayoutFigures, GraphNodeRow, GraphState};
 pub use tables::pages::{
     NewLink, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
 };
+pub use tables::source_pages::{page_at, SourcePage};
 pub use tables::sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
 pub use tables::watch::{FileSourceRow, SourceMove, WatchLease};
 pub use tx::answer::{AnswerPage, SavedAnswer};

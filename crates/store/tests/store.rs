@@ -9,7 +9,7 @@ use wikimind_contract::{CheckedClaim, CompilationResult, Confidence};
 use wikimind_store::{
     ArticleId, ArticleSort, CompileOutcome, CompileRecord, IngestOutcome, JobEnd, JobId, JobOwner,
     JobSettings, JobState, JobTarget, NewLink, NewSource, SaveArticle, SavedArticle, SourceId,
-    SourceKind, SourceStatus, Store, StoreError,
+    SourceKind, SourcePage, SourceStatus, Store, StoreError,
 };
 
 fn file_store() -> (tempfile::TempDir, Store) {
@@ -1568,4 +1568,108 @@ fn a_layout_that_lost_its_lease_is_not_saved() {
     let nodes = store.graph_nodes().expect("nodes");
     assert_eq!(nodes.len(), 1, "{nodes:?}");
     assert_eq!(nodes[0].x, 1.0);
+}
+
+/// A grounded claim's quote is cited where it stands, on the digest and on the page it
+/// feeds; a PDF's pages give the page; when the text changes the citation moves with the
+/// quote, is lost when the quote goes (and listed as lost), and is placed again when the
+/// quote comes back.
+#[test]
+fn a_citation_follows_its_quote_through_changes_of_the_text() {
+    let (_dir, store) = file_store();
+    let page_one = "Espresso is a coffee.\n\n";
+    let text = format!("{page_one}It is brewed at nine bars of pressure.\n");
+    let pages = |first_end: usize| {
+        vec![
+            SourcePage {
+                number: 1,
+                label: Some("iv".to_owned()),
+                start: 0,
+                end: first_end,
+            },
+            SourcePage {
+                number: 2,
+                label: None,
+                start: first_end,
+                end: 1_000,
+            },
+        ]
+    };
+    let source = store
+        .ingest_paged_source(
+            &new_source("/p/paper.pdf", &text),
+            None,
+            &pages(page_one.len()),
+        )
+        .expect("ingest")
+        .source_id();
+    let quote = "brewed at nine bars of pressure";
+    let mut sourced = claim("Espresso takes nine bars", Confidence::Sourced);
+    sourced.quote = Some(quote.to_owned());
+    let saved = save_with_claims(&store, source, &result("Espresso", "b"), &[sourced], &[]);
+    let cited = |store: &Store| {
+        store
+            .citations(&[(vec![source], Some(quote.to_owned()))])
+            .expect("citations")
+            .remove(0)
+    };
+    let first = cited(&store);
+    assert_eq!(first.len(), 1);
+    let at = text.find(quote).unwrap();
+    assert_eq!((first[0].start, first[0].end), (at, at + quote.len()));
+    assert_eq!(
+        (first[0].page, first[0].page_label.as_deref()),
+        (Some(2), None)
+    );
+    // The page the digest feeds holds the same claim and reads the same citation.
+    let page = store.page(saved.page_id.unwrap()).unwrap().unwrap();
+    assert_eq!(page.claims[0].source_ids, vec![source]);
+
+    // A page inserted before: the quote moves to page 3.
+    let longer = format!("Preface.\n\n{text}");
+    let moved_pages = vec![
+        SourcePage {
+            number: 1,
+            label: None,
+            start: 0,
+            end: 10,
+        },
+        SourcePage {
+            number: 2,
+            label: None,
+            start: 10,
+            end: 10 + page_one.len(),
+        },
+        SourcePage {
+            number: 3,
+            label: None,
+            start: 10 + page_one.len(),
+            end: 1_000,
+        },
+    ];
+    store
+        .ingest_paged_source(&new_source("/p/paper.pdf", &longer), None, &moved_pages)
+        .unwrap();
+    let moved = cited(&store);
+    assert_eq!(moved[0].start, at + "Preface.\n\n".len());
+    assert_eq!(moved[0].page, Some(3));
+    assert!(store.lost_citations().unwrap().is_empty());
+
+    // The quote gone: no citation, listed as lost; back again: placed again.
+    store
+        .ingest_source(&new_source(
+            "/p/paper.pdf",
+            "Espresso is a coffee. It is strong.",
+        ))
+        .unwrap();
+    assert!(cited(&store).is_empty());
+    assert_eq!(
+        store.lost_citations().unwrap(),
+        vec![(source, quote.to_owned())]
+    );
+    store
+        .ingest_source(&new_source("/p/paper.pdf", &text))
+        .unwrap();
+    assert_eq!(cited(&store)[0].start, at);
+    assert!(store.lost_citations().unwrap().is_empty());
 }

@@ -12,8 +12,11 @@
 //! - [`markdown`]: the one markdown reader (front matter, own titles, readable text, wiki
 //!   links in every form, tags).
 //! - [`yaml`]: every YAML read, its nesting bounded before it is parsed.
+//! - [`anchor`]: where a quote stands in a text, found again after the text changed, and
+//!   the headings above it.
 #![deny(missing_docs)]
 
+pub mod anchor;
 pub mod fold;
 pub mod hash;
 #[cfg(any(test, feature = "hostile"))]

@@ -5,6 +5,7 @@
 mod common;
 
 mod ask;
+mod citations;
 mod crash;
 mod demo;
 mod dialects;

@@ -14,6 +14,7 @@ use rusqlite::{params, OptionalExtension, Transaction};
 
 use crate::json;
 use crate::tables::claims::{downgrade_claims, page_claim_sources, ClaimTable};
+use crate::tx::cite::{cite_quote, Cited, SourceTexts};
 use crate::{Result, SourceId, SourceKind, Store, NOW};
 
 /// A source as a backfill reads it: enough to derive what the markdown reader says of it.
@@ -253,6 +254,59 @@ impl Store {
             },
         )
     }
+
+    /// Records one batch of a citations backfill `name` at `version`, in one transaction:
+    /// where the quote of each of `claims` stands in the sources given with it (a quote
+    /// already cited there is left as it is), the cursor moving from `from` to `to`, `done`
+    /// marking it finished. Every claim is kept, placed or not. Returns what it did, or
+    /// `None` when another process moved the cursor meanwhile (nothing is written).
+    pub fn record_citation_batch(
+        &self,
+        name: &str,
+        version: u32,
+        (from, to): (i64, i64),
+        claims: &[GroundedClaim],
+        done: bool,
+    ) -> Result<Option<CitedBatch>> {
+        self.write(
+            || format!("recording a batch of backfill {name}"),
+            |tx| {
+                if !advance(tx, name, version, from, to, done)? {
+                    return Ok(None);
+                }
+                let mut batch = CitedBatch::default();
+                let mut texts = SourceTexts::default();
+                for claim in claims {
+                    let mut placed = false;
+                    let mut new = false;
+                    for &source in &claim.sources {
+                        match cite_quote(tx, &mut texts, source, &claim.quote)? {
+                            Cited::Already => placed = true,
+                            Cited::Placed => (placed, new) = (true, true),
+                            Cited::NotFound => {}
+                        }
+                    }
+                    if new {
+                        batch.placed += 1;
+                    }
+                    if !placed {
+                        batch.unplaced.push(claim.quote.clone());
+                    }
+                }
+                Ok(Some(batch))
+            },
+        )
+    }
+}
+
+/// What one batch of a citations backfill did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CitedBatch {
+    /// Claims whose quote got citations in this batch.
+    pub placed: usize,
+    /// The quotes of claims that could not be placed in any of their sources (the claims
+    /// are kept as they are).
+    pub unplaced: Vec<String>,
 }
 
 /// Moves the cursor of backfill `name` from `from` to `to` (creating its row at the first

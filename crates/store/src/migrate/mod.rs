@@ -269,6 +269,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0025_claims_left.sql",
         include_str!("../../../../migrations/0025_claims_left.sql"),
     ),
+    Migration::sql(
+        26,
+        "0026_citations.sql",
+        include_str!("../../../../migrations/0026_citations.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

@@ -3,10 +3,12 @@
 //! spans tables is a transaction of [`crate::tx`] or a read of [`crate::read`], which
 //! compose these. `scripts/check-store-layers.py` keeps it so.
 
+pub(crate) mod citations;
 pub(crate) mod claims;
 pub(crate) mod compilations;
 pub(crate) mod digest_names;
 pub(crate) mod graph;
 pub(crate) mod pages;
+pub(crate) mod source_pages;
 pub(crate) mod sources;
 pub(crate) mod watch;

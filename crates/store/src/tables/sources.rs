@@ -221,100 +221,83 @@ pub(crate) fn drop_orphan_concepts(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-impl Store {
-    /// Adds a source, or updates the one with the same origin. Identity is the origin;
-    /// the content hash only tells whether the text changed. Re-ingesting the same text
-    /// changes nothing. New text replaces the old; the kind is updated, and the title hint
-    /// too unless the new one is `None`.
-    pub fn ingest_source(&self, new: &NewSource) -> Result<IngestOutcome> {
-        self.ingest_source_from(new, None)
-    }
-
-    /// [`Store::ingest_source`] for a web page, also recording the URL it was finally read
-    /// from after redirects (`None`: it did not redirect). The origin stays the identity;
-    /// the final URL is replaced by each ingest, even when the text did not change.
-    pub fn ingest_source_from(
-        &self,
-        new: &NewSource,
-        final_url: Option<&str>,
-    ) -> Result<IngestOutcome> {
-        let hash = content_hash(&new.text);
-        let (tags, aliases) = (
-            json::to_json("sources.tags", &new.tags)?,
-            json::to_json("sources.aliases", &new.aliases)?,
-        );
-        self.write(
-            || format!("ingesting the source {}", new.origin),
-            |tx| {
-                let existing: Option<(SourceId, String, SourceStatus)> = tx
-                    .query_row(
-                        "SELECT id, content_hash, status FROM sources WHERE origin = ?1",
-                        [&new.origin],
-                        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-                    )
-                    .optional()?;
-                if let Some((id, _, _)) = &existing {
-                    // A file ingested again from another folder: the root that holds the
-                    // other is kept (a note of a vault ingested alone stays in its vault).
-                    tx.execute(
-                        "UPDATE sources SET root = ?2 WHERE id = ?1 AND ?2 IS NOT NULL
-                             AND (root IS NULL OR (root <> ?2 AND NOT
-                                  substr(?2, 1, length(rtrim(root, '/')) + 1)
-                                      = rtrim(root, '/') || '/'))",
-                        params![id, new.root],
-                    )?;
-                }
-                match existing {
-                    None => {
-                        tx.execute(
-                            "INSERT INTO sources (origin, kind, title_hint, text, content_hash,
-                                                  final_url, tags, aliases, root)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                            params![
-                                new.origin, new.kind, new.title, new.text, hash, final_url, tags,
-                                aliases, new.root
-                            ],
-                        )?;
-                        Ok(IngestOutcome::Added(SourceId(tx.last_insert_rowid())))
-                    }
-                    Some((id, old_hash, _)) if old_hash == hash => {
-                        // The same text read by a newer reader may give another title, tags
-                        // or aliases: those are kept up to date, the text is not compiled
-                        // again.
-                        tx.execute(
-                            "UPDATE sources SET final_url = ?2,
-                                 title_hint = COALESCE(?3, title_hint), tags = ?4, aliases = ?5
-                             WHERE id = ?1 AND (final_url IS NOT ?2
-                                 OR title_hint IS NOT COALESCE(?3, title_hint)
-                                 OR tags IS NOT ?4 OR aliases IS NOT ?5)",
-                            params![id, final_url, new.title, tags, aliases],
-                        )?;
-                        Ok(IngestOutcome::Unchanged(id))
-                    }
-                    Some((id, _, status)) => {
-                        let next = match status {
-                            SourceStatus::Compiled | SourceStatus::Stale => SourceStatus::Stale,
-                            _ => SourceStatus::Pending,
-                        };
-                        tx.execute(
-                            &format!(
-                                "UPDATE sources SET kind = ?2, title_hint = COALESCE(?3, title_hint),
-                                     text = ?4, content_hash = ?5, status = ?6, reason = NULL,
-                                     final_url = ?7, tags = ?8, aliases = ?9, updated_at = {NOW}
-                                 WHERE id = ?1"
-                            ),
-                            params![
-                                id, new.kind, new.title, new.text, hash, next, final_url, tags,
-                                aliases
-                            ],
-                        )?;
-                        Ok(IngestOutcome::Changed(id))
-                    }
-                }
-            },
+/// Adds a source, or updates the one with the same origin (see
+/// [`Store::ingest_source`]): what it did.
+pub(crate) fn ingest_in(
+    tx: &Connection,
+    new: &NewSource,
+    final_url: Option<&str>,
+) -> Result<IngestOutcome> {
+    let hash = content_hash(&new.text);
+    let (tags, aliases) = (
+        json::to_json("sources.tags", &new.tags)?,
+        json::to_json("sources.aliases", &new.aliases)?,
+    );
+    let existing: Option<(SourceId, String, SourceStatus)> = tx
+        .query_row(
+            "SELECT id, content_hash, status FROM sources WHERE origin = ?1",
+            [&new.origin],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
         )
+        .optional()?;
+    if let Some((id, _, _)) = &existing {
+        // A file ingested again from another folder: the root that holds the
+        // other is kept (a note of a vault ingested alone stays in its vault).
+        tx.execute(
+            "UPDATE sources SET root = ?2 WHERE id = ?1 AND ?2 IS NOT NULL
+                     AND (root IS NULL OR (root <> ?2 AND NOT
+                          substr(?2, 1, length(rtrim(root, '/')) + 1)
+                              = rtrim(root, '/') || '/'))",
+            params![id, new.root],
+        )?;
     }
+    match existing {
+        None => {
+            tx.execute(
+                "INSERT INTO sources (origin, kind, title_hint, text, content_hash,
+                                          final_url, tags, aliases, root)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    new.origin, new.kind, new.title, new.text, hash, final_url, tags, aliases,
+                    new.root
+                ],
+            )?;
+            Ok(IngestOutcome::Added(SourceId(tx.last_insert_rowid())))
+        }
+        Some((id, old_hash, _)) if old_hash == hash => {
+            // The same text read by a newer reader may give another title, tags
+            // or aliases: those are kept up to date, the text is not compiled
+            // again.
+            tx.execute(
+                "UPDATE sources SET final_url = ?2,
+                         title_hint = COALESCE(?3, title_hint), tags = ?4, aliases = ?5
+                     WHERE id = ?1 AND (final_url IS NOT ?2
+                         OR title_hint IS NOT COALESCE(?3, title_hint)
+                         OR tags IS NOT ?4 OR aliases IS NOT ?5)",
+                params![id, final_url, new.title, tags, aliases],
+            )?;
+            Ok(IngestOutcome::Unchanged(id))
+        }
+        Some((id, _, status)) => {
+            let next = match status {
+                SourceStatus::Compiled | SourceStatus::Stale => SourceStatus::Stale,
+                _ => SourceStatus::Pending,
+            };
+            tx.execute(
+                &format!(
+                    "UPDATE sources SET kind = ?2, title_hint = COALESCE(?3, title_hint),
+                             text = ?4, content_hash = ?5, status = ?6, reason = NULL,
+                             final_url = ?7, tags = ?8, aliases = ?9, updated_at = {NOW}
+                         WHERE id = ?1"
+                ),
+                params![id, new.kind, new.title, new.text, hash, next, final_url, tags, aliases],
+            )?;
+            Ok(IngestOutcome::Changed(id))
+        }
+    }
+}
 
+impl Store {
     /// Every source, oldest first.
     pub fn sources(&self) -> Result<Vec<SourceSummary>> {
         self.read(

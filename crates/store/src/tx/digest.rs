@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::tables::compilations::{log_compilation, CompileOutcome, CompileRecord};
 use crate::tables::pages::NewLink;
 use crate::tables::sources::{drop_orphan_concepts_among, source_exists};
+use crate::tx::cite::{cite_quote, prune_citations, SourceTexts};
 use crate::tx::feed::feed_pages;
 use crate::{page_key, ArticleId, PageId, Result, SourceId, SourceStatus, Store, StoreError, NOW};
 use wikimind_contract::{CheckedClaim, CompilationResult};
@@ -291,6 +292,16 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
         save.title_is_page.then_some(title.as_str()),
         min_sources,
     )?;
+
+    // Where each grounded claim's quote stands in the source; citations of quotes no claim
+    // cites any more go.
+    let mut texts = SourceTexts::default();
+    for claim in save.claims.iter().filter(|c| c.grounded) {
+        if let Some(quote) = &claim.quote {
+            cite_quote(tx, &mut texts, source_id, quote)?;
+        }
+    }
+    prune_citations(tx, source_id)?;
 
     log_compilation(tx, source_id, record, CompileOutcome::Compiled, None)?;
     tx.execute(

@@ -8,9 +8,11 @@
 
 pub(crate) mod answer;
 pub(crate) mod bulk;
+pub(crate) mod cite;
 pub(crate) mod digest;
 pub(crate) mod feed;
 pub(crate) mod identity;
+pub(crate) mod ingest;
 pub(crate) mod jobs;
 pub(crate) mod lint;
 pub(crate) mod merge;

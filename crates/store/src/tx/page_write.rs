@@ -12,6 +12,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use crate::tables::pages::{current_content, digest_content, PageContent};
+use crate::tx::cite::{cite_page, SourceTexts};
 use crate::tx::versions::{last_compiled_in, write_version, Author};
 use crate::tx::writing::carry_person_layer;
 use crate::{ArticleId, PageId, PageKind, Result, SourceId, Store, StoreError};
@@ -274,6 +275,8 @@ impl Store {
                 for (position, source) in holders {
                     attach.execute(params![page, *position as i64, source])?;
                 }
+                drop(attach);
+                cite_page(tx, &mut SourceTexts::default(), page)?;
                 mark_written_from(tx, material)?;
                 Ok(())
             },

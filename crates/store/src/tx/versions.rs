@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::json::{from_json, to_json};
 use crate::tables::pages::{current_content, page_key, tidy_links, PageClaim, PageContent};
+use crate::tx::cite::{cite_page, SourceTexts};
 use crate::{AuthorKind, PageId, PersonChange, Result, SourceId, Store, StoreError, NOW};
 
 /// What grounds a page's claims again against its sources as they are now (id and text):
@@ -149,6 +150,8 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
             link.context
         ])?;
     }
+    // Where each claim's quote stands in the sources that hold it.
+    cite_page(conn, &mut SourceTexts::default(), page)?;
     Ok(())
 }
 
