@@ -15,7 +15,7 @@ use crate::compile::{CompileReport, PageOutcome, PageReport};
 use crate::config::Settings;
 use crate::llm::{LlmError, ProviderKind};
 use crate::provider_check::BuiltinOffer;
-use crate::queue::JobRunner;
+use crate::queue::{JobRunner, PoolShare};
 use crate::store::{JobId, JobState, JobTarget, SourceId, Store};
 use crate::wiki::{CompileSelection, Result, Wiki};
 
@@ -116,6 +116,7 @@ impl CompilePlan {
             interrupted: stop.is_cancelled(),
             reports,
             pages: own.pages,
+            pool: runner.pool_shares(),
         })
     }
 }
@@ -131,6 +132,9 @@ pub struct CompileOutcome {
     pub pages: Vec<PageReport>,
     /// Whether the run was stopped before everything ended.
     pub interrupted: bool,
+    /// What each member of the pool did in the run (empty without a pool): a member that
+    /// failed does not fail a run whose sources all compiled on the others.
+    pub pool: Vec<PoolShare>,
     all_compiled: bool,
 }
 
