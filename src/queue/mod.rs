@@ -255,6 +255,16 @@ impl JobRunner {
             .unwrap_or_else(PoisonError::into_inner) = settings;
     }
 
+    /// How many jobs run at once: as many as a pool's members take together, else
+    /// `compile.concurrency`.
+    fn workers(&self) -> usize {
+        match self.pool() {
+            Some(pool) => pool.capacity(),
+            None => self.settings().compile.concurrency,
+        }
+        .max(1)
+    }
+
     fn pool(&self) -> Option<Arc<Pool>> {
         self.shared
             .pool
@@ -454,12 +464,7 @@ impl JobRunner {
         done: impl Fn(&Store) -> bool + Send + Sync + 'static,
     ) -> Result<RunReports> {
         let done = Arc::new(done);
-        // A pool runs as many jobs at once as its members take together.
-        let workers = match self.pool() {
-            Some(pool) => pool.capacity(),
-            None => self.settings().compile.concurrency,
-        }
-        .max(1);
+        let workers = self.workers();
         let beat = self.heartbeat_loop(stop.child_token());
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..workers {
@@ -509,10 +514,13 @@ impl JobRunner {
             // pause, so the app never loses its workers for good.
             while !workers_stop.is_cancelled() {
                 let idle = me.clone();
+                // A round ends when the settings ask for another number of workers (a pool
+                // set or changed), once the queue is idle, so the next has that many.
+                let workers = me.workers();
                 let _ = me
                     .run_until(&workers_stop, move |store| {
                         idle.record_health_when_idle(store);
-                        false
+                        idle.workers() != workers
                     })
                     .await;
                 tokio::select! {

@@ -30,8 +30,10 @@ pub const FIRST_SET_ASIDE: Duration = Duration::from_secs(5);
 /// The longest a member is set aside, however often it failed.
 pub const LONGEST_SET_ASIDE: Duration = Duration::from_secs(300);
 
-/// What one member did in a run, as `compile --json` lists it under `pool`.
+/// What one member did in a run, as `compile --json` lists it under `pool`, and its
+/// state now (the desktop's Queue screen).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PoolShare {
     /// The member's server.
     pub base_url: String,
@@ -48,7 +50,7 @@ pub struct PoolShare {
     /// Calls it runs now.
     pub running: u32,
     /// Seconds until it is asked again, when it is set aside now.
-    pub set_aside_for_secs: Option<u64>,
+    pub set_aside_for_secs: Option<u32>,
 }
 
 /// The state of one member, as the policy keeps it.
@@ -224,7 +226,7 @@ impl PoolPolicy {
                 set_aside_for_secs: self.is_aside(i, now).then(|| {
                     m.aside_until
                         .map(|until| {
-                            until.saturating_duration_since(now).as_secs_f64().ceil() as u64
+                            until.saturating_duration_since(now).as_secs_f64().ceil() as u32
                         })
                         .unwrap_or(0)
                 }),
