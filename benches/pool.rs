@@ -1,7 +1,8 @@
 //! A compile spread over a pool of model servers (issue 37, "several model servers"):
 //! sources compiled through stand-in servers that each take a fixed time per answer (a
-//! model's generation time), by one server alone (the in-run baseline), by a pool of two,
-//! and by a pool of two whose second server fails every call after its first answers.
+//! model's generation time), by a pool of one server (the in-run baseline), by the same
+//! server named without a pool, by a pool of two, and by a pool of two whose second server
+//! fails every call after its first answers.
 //!
 //! ```text
 //! cargo bench -p wikimind --bench pool            # 200 sources, 20 ms per answer
@@ -140,15 +141,21 @@ fn main() {
         }
     };
 
+    // The baseline: one server through the same path (its client made once).
     let one = server(latency, None);
-    let alone = run(
+    let alone = run(&format!("{head}{}", member(&one)), sources);
+    print("one server (baseline)", &alone, None);
+
+    // One server named without a pool: today's path makes a client for every job.
+    let plain = server(latency, None);
+    let plain = run(
         &format!(
             "[compile]\ntransport_retries = 0\nconcurrency = 1\n[provider]\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
-            one.url()
+            plain.url()
         ),
         sources,
     );
-    print("one server (baseline)", &alone, None);
+    print("one server without a pool", &plain, Some(alone.elapsed));
 
     let (a, b) = (server(latency, None), server(latency, None));
     let two = run(&format!("{head}{}{}", member(&a), member(&b)), sources);
