@@ -68,6 +68,8 @@ test("pool: Settings sets two servers, the Queue shows each one's state, a stopp
       [steady.url, "e2e-model", 1],
     ],
   );
+  // The server form above shows the pool's first member.
+  assert.equal(await s.exec("return document.querySelector('#base-url').value"), failing.url);
   await shot("p1-settings-pool");
 
   // The Queue screen lists both members, ready.
