@@ -33,6 +33,8 @@ const COMMANDS: &[&str] = &[
     "jobs",
     "settings",
     "apply_provider",
+    "apply_pool",
+    "pool",
     "opening",
     "check_connection",
     "save_api_key",

@@ -27,9 +27,95 @@ pub use wikimind_engine::tasks::*;
 use crate::config::Settings;
 use crate::llm::{self, LlmError};
 
-/// Builds the configured providers (the primary first, then the fallbacks), each sending
-/// the API key its settings carry (see [`Settings::with_keys`]) and no other.
+/// Builds the configured providers (the primary first, then the fallbacks; or the members
+/// of a pool), each sending the API key its settings carry (see [`Settings::with_keys`])
+/// and no other. The members of a pool report the smallest context among them, so a
+/// prompt is sized to fit whichever member it goes to.
 pub fn providers_from_settings(settings: &Settings) -> Result<Vec<ProviderSlot>, LlmError> {
+    let slots = own_providers(settings)?;
+    if !settings.pool || slots.len() < 2 {
+        return Ok(slots);
+    }
+    let room = Arc::new(SmallestRoom {
+        members: slots.clone(),
+        configured: u64::from(settings.compile.context_tokens),
+        smallest: tokio::sync::OnceCell::new(),
+    });
+    Ok(slots
+        .into_iter()
+        .map(|slot| ProviderSlot {
+            provider: Arc::new(PoolMember {
+                inner: slot.provider,
+                room: Arc::clone(&room),
+            }),
+            model: slot.model,
+        })
+        .collect())
+}
+
+/// The smallest context among a pool's members, asked of each once.
+struct SmallestRoom {
+    members: Vec<ProviderSlot>,
+    /// The context of a member that reports none (`compile.context_tokens`).
+    configured: u64,
+    smallest: tokio::sync::OnceCell<Option<u64>>,
+}
+
+impl SmallestRoom {
+    /// The smallest context any member reports; a member that reports none (or does not
+    /// answer) counts as the configured context. `None` when no member reports one.
+    async fn get(&self) -> Option<u64> {
+        let configured = self.configured;
+        *self
+            .smallest
+            .get_or_init(|| async {
+                let mut reported = Vec::with_capacity(self.members.len());
+                for m in &self.members {
+                    reported.push(m.provider.context_length(&m.model).await.ok().flatten());
+                }
+                if reported.iter().all(Option::is_none) {
+                    return None;
+                }
+                reported.into_iter().map(|r| r.unwrap_or(configured)).min()
+            })
+            .await
+    }
+}
+
+/// A member of a pool: its own client, reporting the pool's smallest context as its own.
+struct PoolMember {
+    inner: Arc<dyn llm::Provider>,
+    room: Arc<SmallestRoom>,
+}
+
+#[async_trait::async_trait]
+impl llm::Provider for PoolMember {
+    async fn chat(
+        &self,
+        req: &llm::ChatRequest,
+        events: llm::EventCallback<'_>,
+    ) -> Result<llm::ChatResponse, LlmError> {
+        self.inner.chat(req, events).await
+    }
+
+    async fn list_models(&self) -> Result<Vec<llm::ModelInfo>, LlmError> {
+        self.inner.list_models().await
+    }
+
+    async fn context_length(&self, _model: &str) -> Result<Option<u64>, LlmError> {
+        Ok(self.room.get().await)
+    }
+
+    fn kind(&self) -> llm::ProviderKind {
+        self.inner.kind()
+    }
+
+    fn base_url(&self) -> &str {
+        self.inner.base_url()
+    }
+}
+
+fn own_providers(settings: &Settings) -> Result<Vec<ProviderSlot>, LlmError> {
     settings
         .providers
         .iter()

@@ -15,7 +15,7 @@ use crate::compile::{CompileReport, PageOutcome, PageReport};
 use crate::config::Settings;
 use crate::llm::{LlmError, ProviderKind};
 use crate::provider_check::BuiltinOffer;
-use crate::queue::JobRunner;
+use crate::queue::{JobRunner, PoolShare};
 use crate::store::{JobId, JobState, JobTarget, SourceId, Store};
 use crate::wiki::{CompileSelection, Result, Wiki};
 
@@ -116,6 +116,7 @@ impl CompilePlan {
             interrupted: stop.is_cancelled(),
             reports,
             pages: own.pages,
+            pool: runner.pool_shares(),
         })
     }
 }
@@ -131,6 +132,9 @@ pub struct CompileOutcome {
     pub pages: Vec<PageReport>,
     /// Whether the run was stopped before everything ended.
     pub interrupted: bool,
+    /// What each member of the pool did in the run (empty without a pool): a member that
+    /// failed does not fail a run whose sources all compiled on the others.
+    pub pool: Vec<PoolShare>,
     all_compiled: bool,
 }
 
@@ -166,6 +170,9 @@ impl CompileOutcome {
 /// compile tries the next provider instead; another error (a model not on the server)
 /// is the compile's to report per source.
 async fn preflight(settings: &Settings) -> Result<Option<ServerDown>> {
+    if settings.pool && settings.providers.len() > 1 {
+        return pool_preflight(settings).await;
+    }
     if settings.providers.len() != 1 {
         return Ok(None);
     }
@@ -179,6 +186,26 @@ async fn preflight(settings: &Settings) -> Result<Option<ServerDown>> {
     }
     Ok(Some(ServerDown {
         offer: transport.then(|| BuiltinOffer::of(settings)),
+        error,
+    }))
+}
+
+/// A pool is down when no member answers its model list for reasons of the server or the
+/// network: the run is then not started, as with one server (the first member's error is
+/// said). A pool with one member that answers runs, and the others are set aside as they
+/// fail.
+async fn pool_preflight(settings: &Settings) -> Result<Option<ServerDown>> {
+    let mut first = None;
+    for slot in crate::compile::providers_from_settings(settings)? {
+        match slot.provider.list_models().await {
+            Err(e) if e.is_transport() => {
+                first.get_or_insert(e);
+            }
+            _ => return Ok(None),
+        }
+    }
+    Ok(first.map(|error| ServerDown {
+        offer: Some(BuiltinOffer::of(settings)),
         error,
     }))
 }
@@ -251,6 +278,29 @@ mod tests {
         assert!(down.offer.is_some(), "no server answers: offer the engine");
         let source = wiki.store().source(id).expect("read").expect("exists");
         assert_eq!(source.status, SourceStatus::Pending);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_pool_blocks_the_run_only_when_no_member_answers() {
+        let server = TestServer::start();
+        let wiki = Wiki::open_in_memory().expect("wiki");
+        let id = add(&wiki, "# Tea\n\nGreen tea is steamed or pan-fired.");
+        let mut s = settings(&closed_port());
+        s.pool = true;
+        s.providers.push(s.providers[0].clone());
+        let plan = CompilePlan::prepare(&wiki, &runner(&wiki, s.clone()), &[], false)
+            .await
+            .expect("plan");
+        let down = plan.server_down.expect("no member answers");
+        assert!(down.error.is_transport(), "{}", down.error);
+        let source = wiki.store().source(id).expect("read").expect("exists");
+        assert_eq!(source.status, SourceStatus::Pending);
+
+        s.providers[1].base_url = server.url();
+        let plan = CompilePlan::prepare(&wiki, &runner(&wiki, s), &[], false)
+            .await
+            .expect("plan");
+        assert!(plan.server_down.is_none(), "one member answers");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

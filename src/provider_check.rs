@@ -65,7 +65,8 @@ pub async fn list_models(provider: &dyn Provider, model: &str) -> Result<ModelLi
 /// fields after `api_key` are there only when it was tested).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProviderStatus {
-    /// `primary`, then `fallback 1`, `fallback 2`, … in the order they are tried.
+    /// `primary`, then `fallback 1`, `fallback 2`, … in the order they are tried; or
+    /// `pool member 1`, `pool member 2`, … for the members of a pool.
     pub role: String,
     /// The protocol (`ollama`, `openai`, `builtin`).
     pub kind: &'static str,
@@ -114,6 +115,7 @@ pub async fn check_providers(settings: &Settings, test: bool) -> Result<Provider
     for (i, (cfg, slot)) in settings.providers.iter().zip(&slots).enumerate() {
         let mut status = ProviderStatus {
             role: match i {
+                _ if settings.pool => format!("pool member {}", i + 1),
                 0 => "primary".to_string(),
                 i => format!("fallback {i}"),
             },

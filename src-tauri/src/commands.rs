@@ -11,8 +11,8 @@ use wikimind::lint::Asked;
 use wikimind::view::{
     self, AnswerView, CompilationView, ConnectionCheck, EditedView, HealthView, IngestView,
     JobProgress, LibrarySort, LibraryView, LinkNameView, NoteItemView, NoteView, OpeningView,
-    PageTextView, PageView, ProviderForm, QuoteView, SearchResult, SettingsView, SourceDetailView,
-    SourceView,
+    PageTextView, PageView, PoolMemberForm, PoolShare, ProviderForm, QuoteView, SearchResult,
+    SettingsView, SourceDetailView, SourceView,
 };
 use wikimind::{PageId, SourceId};
 
@@ -167,6 +167,10 @@ define_commands! {
     fn settings() -> SettingsView = |h| Infallible(h.settings_view());
     /// Uses another primary provider from now on.
     fn apply_provider(form: ProviderForm) -> SettingsView = |h| h.apply_provider(&form);
+    /// Spreads compiles over these servers from now on (none: no pool, one server again).
+    fn apply_pool(members: Vec<PoolMemberForm>) -> SettingsView = |h| h.apply_pool(&members);
+    /// Each pool member's state and what it did since the pool was set (empty without one).
+    fn pool() -> Vec<PoolShare> = |h| Infallible(h.queue.pool_shares());
     /// What the app opens on: the first-run screen (an empty wiki with no model) or the
     /// library, with the model's state.
     fn opening() -> OpeningView = |h| view::opening(&h.wiki, &h.queue.settings(), &h.notices).await;

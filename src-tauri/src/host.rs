@@ -10,7 +10,7 @@ use wikimind::config::{Overrides, Settings};
 use wikimind::llm::{KeyStore, SystemKeyring};
 use wikimind::queue::JobRunner;
 use wikimind::session::AskSession;
-use wikimind::view::{self, AnswerView, AskProgress, ProviderForm, SettingsView};
+use wikimind::view::{self, AnswerView, AskProgress, PoolMemberForm, ProviderForm, SettingsView};
 use wikimind::watch::WatchKeeper;
 use wikimind::wiki::Wiki;
 use wikimind::SourceId;
@@ -86,6 +86,14 @@ impl Host {
     /// Uses `form` as the primary provider from now on (this session).
     pub fn apply_provider(&self, form: &ProviderForm) -> Result<SettingsView, String> {
         let next = view::with_primary(&self.queue.settings(), form, &*self.keys)
+            .map_err(|e| e.to_string())?;
+        self.queue.set_settings(next);
+        Ok(self.settings_view())
+    }
+
+    /// Spreads compiles over `members` from now on (this session); none: no pool.
+    pub fn apply_pool(&self, members: &[PoolMemberForm]) -> Result<SettingsView, String> {
+        let next = view::with_pool(&self.queue.settings(), members, &*self.keys)
             .map_err(|e| e.to_string())?;
         self.queue.set_settings(next);
         Ok(self.settings_view())

@@ -75,6 +75,10 @@ pub struct ProviderConfig {
     /// prints, and never goes into a file).
     #[serde(skip)]
     pub api_key: Option<Secret>,
+    /// How many calls a pool sends this server at once (a `[[pool]]` member's
+    /// `concurrency`, at least 1); 1 for a provider outside a pool, where
+    /// `compile.concurrency` applies instead.
+    pub concurrency: usize,
 }
 
 fn kind_name<S: serde::Serializer>(kind: &ProviderKind, s: S) -> Result<S::Ok, S::Error> {
@@ -171,8 +175,13 @@ pub use wikimind_engine::call::CompileSettings;
 pub struct Settings {
     /// Where the wiki lives.
     pub data_dir: PathBuf,
-    /// The provider to compile with first, then the fallbacks in order.
+    /// The provider to compile with first, then the fallbacks in order; or, when
+    /// [`Settings::pool`] is set, the members of the pool in the file's order.
     pub providers: Vec<ProviderConfig>,
+    /// Whether `providers` are the members of a pool (the config file's `[[pool]]` tables)
+    /// rather than a primary and its fallbacks: the job runner then spreads jobs over them
+    /// ([`crate::queue::pool`]).
+    pub pool: bool,
     /// How compiles run.
     pub compile: CompileSettings,
     /// When topics get pages.
@@ -222,6 +231,8 @@ struct FileConfig {
     #[serde(default)]
     fallback: Vec<FileProvider>,
     #[serde(default)]
+    pool: Vec<FilePoolMember>,
+    #[serde(default)]
     compile: CompileSettings,
     #[serde(default)]
     pages: PageSettings,
@@ -236,6 +247,17 @@ struct FileProvider {
     base_url: Option<String>,
     model: Option<String>,
     model_path: Option<PathBuf>,
+}
+
+/// One `[[pool]]` table: a server of the pool.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePoolMember {
+    kind: Option<String>,
+    base_url: Option<String>,
+    model: Option<String>,
+    model_path: Option<PathBuf>,
+    concurrency: Option<usize>,
 }
 
 impl Settings {
@@ -282,6 +304,26 @@ impl Settings {
         let file_name = file
             .map(|(p, _)| p.display().to_string())
             .unwrap_or_default();
+        if !parsed.pool.is_empty() && (parsed.provider.is_some() || !parsed.fallback.is_empty()) {
+            let text = file.map(|(_, t)| t).unwrap_or_default();
+            let line = table_line(text, &["provider", "fallback"])
+                .map(|n| format!(" (line {n})"))
+                .unwrap_or_default();
+            return Err(ConfigError::Invalid {
+                what: format!("{file_name}{line}"),
+                message: "[[pool]] replaces [provider] and [[fallback]]: keep one of them".into(),
+            });
+        }
+        // `--provider`, `--base-url`, `--model` or their variables name one server for this
+        // run instead of the pool.
+        let one_server = overrides.provider.is_some()
+            || overrides.base_url.is_some()
+            || overrides.model.is_some()
+            || overrides.model_path.is_some()
+            || env("WIKIMIND_PROVIDER").is_some()
+            || env("WIKIMIND_BASE_URL").is_some()
+            || env("WIKIMIND_MODEL").is_some();
+        let pool = !parsed.pool.is_empty() && !one_server;
 
         let data_dir = match (
             &overrides.data_dir,
@@ -348,18 +390,28 @@ impl Settings {
         } else {
             (base_url, model)
         };
-        let env_key = env("WIKIMIND_API_KEY")
-            .filter(|k| !k.trim().is_empty())
-            .map(|k| EnvKey {
-                server: key_id(&base_url),
-                key: Secret::new(k),
-            });
         let mut providers = vec![ProviderConfig {
             kind,
             base_url,
             model,
             api_key: None,
+            concurrency: 1,
         }];
+        if pool {
+            providers = parsed
+                .pool
+                .iter()
+                .enumerate()
+                .map(|(i, m)| pool_member(m, &format!("{file_name}: pool {}", i + 1), env))
+                .collect::<Result<_, _>>()?;
+        }
+        // The first member of a pool counts as the primary for `WIKIMIND_API_KEY`.
+        let env_key = env("WIKIMIND_API_KEY")
+            .filter(|k| !k.trim().is_empty())
+            .map(|k| EnvKey {
+                server: key_id(&providers[0].base_url),
+                key: Secret::new(k),
+            });
         for (i, fb) in parsed.fallback.iter().enumerate() {
             let what = format!("{file_name}: fallback {}", i + 1);
             let kind = match &fb.kind {
@@ -390,6 +442,7 @@ impl Settings {
                 base_url,
                 model,
                 api_key: None,
+                concurrency: 1,
             });
         }
 
@@ -413,6 +466,7 @@ impl Settings {
         let settings = Settings {
             data_dir,
             providers,
+            pool,
             compile,
             pages: parsed.pages,
             eval,
@@ -534,6 +588,80 @@ impl Settings {
         found.sort();
         found.into_iter().next()
     }
+}
+
+/// One `[[pool]]` table resolved: its kind (Ollama when not given), base URL and model
+/// (the kind's defaults), and how many calls it takes at once (1 when not given).
+fn pool_member(
+    m: &FilePoolMember,
+    what: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ProviderConfig, ConfigError> {
+    let kind = match &m.kind {
+        Some(k) => parse_kind(k, &format!("{what} kind"))?,
+        None => ProviderKind::Ollama,
+    };
+    let concurrency = m.concurrency.unwrap_or(1);
+    if concurrency == 0 {
+        return Err(ConfigError::Invalid {
+            what: format!("{what} concurrency"),
+            message: "must be at least 1".into(),
+        });
+    }
+    let (base_url, model) = if kind == ProviderKind::Builtin {
+        builtin_model(
+            m.model_path
+                .clone()
+                .or_else(|| m.model.as_ref().map(PathBuf::from)),
+            env,
+        )
+    } else {
+        let base_url = match &m.base_url {
+            Some(u) => check_url(u, &format!("{what} base_url"))?,
+            None => default_url(kind).to_string(),
+        };
+        let model = match &m.model {
+            Some(model) if model.trim().is_empty() => {
+                return Err(ConfigError::Invalid {
+                    what: format!("{what} model"),
+                    message: "is empty".into(),
+                })
+            }
+            Some(model) => model.clone(),
+            None => default_model(kind).to_string(),
+        };
+        (base_url, model)
+    };
+    Ok(ProviderConfig {
+        kind,
+        base_url,
+        model,
+        api_key: None,
+        concurrency,
+    })
+}
+
+/// The line (from 1) of the first table of `text` named one of `names` (`[provider]`,
+/// `[[fallback]]`, `[provider.x]`), or of a top-level key of that name before any table.
+fn table_line(text: &str, names: &[&str]) -> Option<usize> {
+    let mut in_table = false;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        let name = if let Some(header) = line.strip_prefix('[') {
+            in_table = true;
+            let header = header.trim_start_matches('[');
+            header.split(['.', ']']).next().unwrap_or_default()
+        } else if !in_table {
+            line.split(['.', '=']).next().unwrap_or_default()
+        } else {
+            continue;
+        };
+        let name = name.trim().trim_matches(['"', '\'']);
+        if names.contains(&name) {
+            return Some(i + 1);
+        }
+    }
+    None
 }
 
 fn parse_kind(name: &str, what: &str) -> Result<ProviderKind, ConfigError> {
@@ -1013,6 +1141,136 @@ model = "b"
             .save_key(ProviderKind::Ollama, "http://x", "k", &NoKeyStore)
             .unwrap_err();
         assert!(err.to_string().contains("WIKIMIND_API_KEY"), "{err}");
+    }
+
+    const POOL: &str = r#"
+[compile]
+concurrency = 6
+
+[[pool]]
+kind = "ollama"
+base_url = "http://gpu.test:11434/"
+model = "qwen2.5:7b"
+concurrency = 2
+
+[[pool]]
+kind = "openai"
+base_url = "http://vllm.test/v1"
+"#;
+
+    #[test]
+    fn pool_tables_name_every_member_with_its_own_concurrency() {
+        let file = Some((Path::new("c.toml"), POOL));
+        let s = Settings::resolve(&Overrides::default(), &env(&[("HOME", "/h")]), file).unwrap();
+        assert!(s.pool);
+        let members: Vec<(&str, &str, &str, usize)> = s
+            .providers
+            .iter()
+            .map(|p| {
+                (
+                    p.kind.as_str(),
+                    p.base_url.as_str(),
+                    p.model.as_str(),
+                    p.concurrency,
+                )
+            })
+            .collect();
+        assert_eq!(
+            members,
+            [
+                ("ollama", "http://gpu.test:11434", "qwen2.5:7b", 2),
+                ("openai", "http://vllm.test/v1", DEFAULT_OPENAI_MODEL, 1),
+            ]
+        );
+        // Keys are looked up per member, under its own base URL.
+        let keys = MemoryKeyStore::new();
+        keys.set("http://vllm.test/v1", &Secret::new("vllm-key"))
+            .unwrap();
+        assert_eq!(sent(&s.with_keys(&keys)), [None, Some("vllm-key")]);
+    }
+
+    #[test]
+    fn a_flag_or_variable_naming_a_server_replaces_the_pool_for_that_run() {
+        let file = Some((Path::new("c.toml"), POOL));
+        let flags = Overrides {
+            model: Some("tiny".into()),
+            ..Overrides::default()
+        };
+        let s = Settings::resolve(&flags, &env(&[("HOME", "/h")]), file).unwrap();
+        assert!(!s.pool);
+        assert_eq!(s.providers.len(), 1);
+        assert_eq!(s.provider().model, "tiny");
+        for var in ["WIKIMIND_PROVIDER", "WIKIMIND_BASE_URL", "WIKIMIND_MODEL"] {
+            let value = if var == "WIKIMIND_PROVIDER" {
+                "openai"
+            } else {
+                "http://one.test"
+            };
+            let e = env(&[("HOME", "/h"), (var, value)]);
+            let s = Settings::resolve(&Overrides::default(), &e, file).unwrap();
+            assert!(!s.pool, "{var}");
+            assert_eq!(s.providers.len(), 1, "{var}");
+        }
+        // OLLAMA_HOST is where Ollama is, not a choice of one server over the pool.
+        let e = env(&[("HOME", "/h"), ("OLLAMA_HOST", "other:1")]);
+        assert!(
+            Settings::resolve(&Overrides::default(), &e, file)
+                .unwrap()
+                .pool
+        );
+    }
+
+    #[test]
+    fn a_file_with_a_pool_and_a_provider_is_refused_naming_the_line() {
+        let e = env(&[("HOME", "/h")]);
+        for (text, line) in [
+            (format!("{POOL}\n[provider]\nmodel = \"x\"\n"), 15),
+            (
+                format!("[eval]\n\n[[ fallback ]]\nmodel = \"x\"\n{POOL}"),
+                3,
+            ),
+            (format!("provider.model = \"x\"\n{POOL}"), 1),
+        ] {
+            let err = Settings::resolve(
+                &Overrides::default(),
+                &e,
+                Some((Path::new("c.toml"), &text)),
+            )
+            .unwrap_err()
+            .to_string();
+            assert_eq!(
+                err,
+                format!("c.toml (line {line}): [[pool]] replaces [provider] and [[fallback]]: keep one of them"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_pool_member_s_mistakes_name_the_member() {
+        let e = env(&[("HOME", "/h")]);
+        for (text, want) in [
+            (
+                "[[pool]]\nconcurrency = 0\n",
+                "c.toml: pool 1 concurrency: must be at least 1",
+            ),
+            (
+                "[[pool]]\n[[pool]]\nbase_url = \"ftp://x\"\n",
+                "c.toml: pool 2 base_url: \"ftp://x\" is not an http(s) URL",
+            ),
+            (
+                "[[pool]]\nkind = \"bard\"\n",
+                "c.toml: pool 1 kind: unknown provider \"bard\"",
+            ),
+            ("[[pool]]\nmodel = \"\"\n", "c.toml: pool 1 model: is empty"),
+            ("[[pool]]\nweight = 2\n", "unknown field `weight`"),
+        ] {
+            let err =
+                Settings::resolve(&Overrides::default(), &e, Some((Path::new("c.toml"), text)))
+                    .unwrap_err()
+                    .to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -40,7 +40,10 @@ use crate::store::{
 use crate::wiki::{Result, Wiki};
 
 mod event;
+pub mod pool;
 pub use event::{JobEvent, JobPhase};
+pub use pool::PoolShare;
+use pool::{Lease, Pool};
 
 /// How often a runner renews the lease of the jobs it runs.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
@@ -85,6 +88,8 @@ struct Shared {
     layout_failed_at: std::sync::atomic::AtomicI64,
     /// Told when a graph layout starts and ends ([`JobRunner::on_graph_layout`]).
     graph_listener: RwLock<Option<Arc<GraphListener>>>,
+    /// The pool of model servers jobs are spread over, when the settings have one.
+    pool: RwLock<Option<Arc<Pool>>>,
 }
 
 /// Receives the graph layout's state when a layout starts and when it ends.
@@ -126,8 +131,12 @@ impl std::fmt::Debug for JobRunner {
     }
 }
 
-/// The settings a job asks for: the asker's primary provider as it stands.
+/// The settings a job asks for: the asker's primary provider as it stands; nothing when
+/// the asker has a pool and names no model (the runner's pool then chooses the server).
 pub fn job_settings(settings: &Settings, model: Option<&str>) -> JobSettings {
+    if settings.pool && model.is_none() {
+        return JobSettings::default();
+    }
     let primary = settings.provider();
     JobSettings {
         provider: Some(primary.kind.as_str().to_owned()),
@@ -188,6 +197,7 @@ impl JobRunner {
         listener: Box<JobListener>,
         compilers: Box<CompilerFactory>,
     ) -> JobRunner {
+        let pool = RwLock::new(pool_of(&settings));
         JobRunner {
             shared: Arc::new(Shared {
                 wiki,
@@ -204,6 +214,7 @@ impl JobRunner {
                 laying_out: std::sync::atomic::AtomicBool::new(false),
                 layout_failed_at: std::sync::atomic::AtomicI64::new(-1),
                 graph_listener: RwLock::new(None),
+                pool,
             }),
         }
     }
@@ -226,13 +237,46 @@ impl JobRunner {
             .clone()
     }
 
-    /// Replaces the settings for jobs queued from now on.
+    /// Replaces the settings for jobs queued from now on. A pool whose members changed
+    /// starts afresh (its figures and set-aside members with it).
     pub fn set_settings(&self, settings: Settings) {
+        let before = self.settings();
+        if before.pool != settings.pool || before.providers != settings.providers {
+            *self
+                .shared
+                .pool
+                .write()
+                .unwrap_or_else(PoisonError::into_inner) = pool_of(&settings);
+        }
         *self
             .shared
             .settings
             .write()
             .unwrap_or_else(PoisonError::into_inner) = settings;
+    }
+
+    /// How many jobs run at once: as many as a pool's members take together, else
+    /// `compile.concurrency`.
+    fn workers(&self) -> usize {
+        match self.pool() {
+            Some(pool) => pool.capacity(),
+            None => self.settings().compile.concurrency,
+        }
+        .max(1)
+    }
+
+    fn pool(&self) -> Option<Arc<Pool>> {
+        self.shared
+            .pool
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// What each member of the pool did since the runner started (or its pool last
+    /// changed), and its state now; empty without a pool.
+    pub fn pool_shares(&self) -> Vec<PoolShare> {
+        self.pool().map(|p| p.shares()).unwrap_or_default()
     }
 
     /// Puts jobs whose owner died back in line (see [`Store::recover_interrupted`]).
@@ -420,7 +464,7 @@ impl JobRunner {
         done: impl Fn(&Store) -> bool + Send + Sync + 'static,
     ) -> Result<RunReports> {
         let done = Arc::new(done);
-        let workers = self.settings().compile.concurrency.max(1);
+        let workers = self.workers();
         let beat = self.heartbeat_loop(stop.child_token());
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..workers {
@@ -470,10 +514,13 @@ impl JobRunner {
             // pause, so the app never loses its workers for good.
             while !workers_stop.is_cancelled() {
                 let idle = me.clone();
+                // A round ends when the settings ask for another number of workers (a pool
+                // set or changed), once the queue is idle, so the next has that many.
+                let workers = me.workers();
                 let _ = me
                     .run_until(&workers_stop, move |store| {
                         idle.record_health_when_idle(store);
-                        false
+                        idle.workers() != workers
                     })
                     .await;
                 tokio::select! {
@@ -528,14 +575,36 @@ impl JobRunner {
             if stop.is_cancelled() {
                 return Ok(reports);
             }
+            // With a pool, a worker takes a member before a job: a job waits in the queue,
+            // not on a worker, until a member is free.
+            let lease = match self.pool() {
+                None => None,
+                Some(pool) => match pool.lease() {
+                    Ok(lease) => Some(lease),
+                    Err(back) => {
+                        if self.enqueue_stale_pages()? == 0 && done(self.store()) {
+                            return Ok(reports);
+                        }
+                        let wait = back.map_or(POLL, |b| pool.wait_for(b).min(POLL));
+                        tokio::select! {
+                            _ = pool.changed() => {}
+                            _ = tokio::time::sleep(wait) => {}
+                            _ = stop.cancelled() => {}
+                        }
+                        continue;
+                    }
+                },
+            };
             if let Some(job) = self.store().start_next(&self.shared.owner)? {
-                match self.run_job(job, stop).await? {
+                match self.run_job(job, stop, lease).await? {
                     Some(Ran::Source(report)) => reports.sources.push(*report),
                     Some(Ran::Page(report)) => reports.pages.push(*report),
                     None => {}
                 }
                 continue;
             }
+            // The member waits for no one while this worker idles.
+            drop(lease);
             // Nothing to take: the pages the sources left stale come next.
             if self.enqueue_stale_pages()? > 0 {
                 continue;
@@ -620,19 +689,37 @@ impl JobRunner {
         }
     }
 
-    /// Runs one job this runner has taken, to its end in the store.
-    async fn run_job(&self, job: Job, stop: &CancellationToken) -> Result<Option<Ran>> {
+    /// Runs one job this runner has taken, to its end in the store: on the pool's member
+    /// `lease` when the job asks for no server of its own.
+    async fn run_job(
+        &self,
+        job: Job,
+        stop: &CancellationToken,
+        lease: Option<Lease>,
+    ) -> Result<Option<Ran>> {
         let token = stop.child_token();
         self.running().insert(job.id, token.clone());
         let settings = settings_for_job(&self.settings(), &job.settings, &*self.shared.keys);
-        let label = format!(
-            "{}:{}",
-            settings.provider().kind.as_str(),
-            settings.provider().model
-        );
+        let lease = lease.filter(|_| job.settings == JobSettings::default());
+        let label = match &lease {
+            Some(lease) => lease.label(),
+            None => format!(
+                "{}:{}",
+                settings.provider().kind.as_str(),
+                settings.provider().model
+            ),
+        };
         self.report(job.id, JobEvent::of(&job, label.clone(), JobPhase::Started));
-        let outcome = self.execute(&job, &settings, &token).await;
+        let outcome = self.execute(&job, &settings, &token, lease.as_ref()).await;
         self.running().remove(&job.id);
+        if let (Some(lease), JobTarget::Source(_)) = (&lease, job.target) {
+            match &outcome {
+                Ok(Ran::Source(report)) => lease.source_ended(report.ok),
+                Err(Stopped::Failed(_)) => lease.source_ended(false),
+                _ => {}
+            }
+        }
+        drop(lease);
         let (end, phase, ran) = match outcome {
             Ok(Ran::Source(report)) => {
                 let end = if report.ok {
@@ -676,8 +763,21 @@ impl JobRunner {
         job: &Job,
         settings: &Settings,
         token: &CancellationToken,
+        lease: Option<&Lease>,
     ) -> std::result::Result<Ran, Stopped> {
-        let compiler = match catch(async { (self.shared.compilers)(settings) }).await {
+        let made = catch(async {
+            match lease {
+                // The member chosen, then the others that are not set aside, as fallbacks.
+                Some(lease) => Ok(Arc::new(
+                    self.shared
+                        .wiki
+                        .compiler_with(lease.slots(), settings.compile.clone()),
+                )),
+                None => (self.shared.compilers)(settings),
+            }
+        })
+        .await;
+        let compiler = match made {
             Ok(Ok(c)) => c,
             Ok(Err(e)) => return Err(Stopped::Failed(e.to_string())),
             Err(panic) => return Err(Stopped::Failed(panic)),
@@ -791,6 +891,22 @@ impl JobRunner {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
+}
+
+/// The pool of `settings`, when it has one its members can be set up for (a member that
+/// cannot be set up fails each job as a provider would).
+fn pool_of(settings: &Settings) -> Option<Arc<Pool>> {
+    if !settings.pool {
+        return None;
+    }
+    let slots = crate::compile::providers_from_settings(settings).ok()?;
+    let names = settings
+        .providers
+        .iter()
+        .map(|p| (p.base_url.clone(), p.model.clone()))
+        .collect();
+    let concurrency: Vec<usize> = settings.providers.iter().map(|p| p.concurrency).collect();
+    Some(Arc::new(Pool::with_tokio_clock(slots, names, &concurrency)))
 }
 
 /// Why a job stopped without a report.

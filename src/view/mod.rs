@@ -588,14 +588,30 @@ pub struct ProviderForm {
     pub model: String,
 }
 
+/// One server of a pool as the settings screen edits it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct PoolMemberForm {
+    /// Which protocol.
+    pub kind: ProviderKindView,
+    /// Base URL (for the built-in engine, the model file's path).
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+    /// Calls it takes at once (at least 1).
+    pub concurrency: u32,
+}
+
 /// What the settings screen shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct SettingsView {
-    /// The primary provider.
+    /// The primary provider (the pool's first member when there is a pool).
     pub provider: ProviderForm,
     /// Fallback providers, one line each (`openai:local at http://…`), edited in the file.
     pub fallbacks: Vec<String>,
+    /// The servers of the pool, in order; empty when there is no pool.
+    pub pool: Vec<PoolMemberForm>,
     /// Whether an API key is available for the primary provider (keyring or environment).
     pub has_api_key: bool,
     /// Where the wiki lives.
@@ -720,8 +736,9 @@ pub use health::{
     TREND_POINTS,
 };
 
+pub use crate::queue::PoolShare;
 pub use jobs::{job_list, page_outcome_text, JobKindView, JobProgress, StageView};
-pub use settings::{check_connection, check_form, opening, with_primary};
+pub use settings::{check_connection, check_form, opening, with_pool, with_primary};
 pub use writing::{EditedView, LinkNameView, NoteItemView, NoteView, SuggestionView};
 
 #[cfg(test)]

@@ -17,10 +17,28 @@ impl SettingsView {
                 base_url: p.base_url.clone(),
                 model: p.model.clone(),
             },
-            fallbacks: settings.providers[1..]
-                .iter()
-                .map(|f| format!("{}:{} at {}", f.kind.as_str(), f.model, f.base_url))
-                .collect(),
+            fallbacks: if settings.pool {
+                Vec::new()
+            } else {
+                settings.providers[1..]
+                    .iter()
+                    .map(|f| format!("{}:{} at {}", f.kind.as_str(), f.model, f.base_url))
+                    .collect()
+            },
+            pool: if settings.pool {
+                settings
+                    .providers
+                    .iter()
+                    .map(|m| PoolMemberForm {
+                        kind: m.kind.into(),
+                        base_url: m.base_url.clone(),
+                        model: m.model.clone(),
+                        concurrency: u32::try_from(m.concurrency).unwrap_or(u32::MAX),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
             has_api_key: p.api_key.is_some(),
             data_dir: settings.data_dir.display().to_string(),
             config_file: settings
@@ -110,6 +128,54 @@ pub fn with_primary(
         primary.base_url = url;
         primary.model = form.model.trim().to_string();
     }
+    Ok(next.with_keys(keys))
+}
+
+/// `settings` with `members` as its pool, each checked as [`with_primary`] checks a form
+/// (and its concurrency at least 1), every API key resolved again from `keys`. No members:
+/// no pool, the first server it had alone.
+pub fn with_pool(
+    settings: &Settings,
+    members: &[PoolMemberForm],
+    keys: &dyn KeyStore,
+) -> Result<Settings, crate::config::ConfigError> {
+    let mut next = settings.clone();
+    next.pool = !members.is_empty();
+    if members.is_empty() {
+        next.providers.truncate(1);
+        if let Some(first) = next.providers.first_mut() {
+            first.concurrency = 1;
+        }
+        return Ok(next.with_keys(keys));
+    }
+    let mut providers = Vec::with_capacity(members.len());
+    for (i, m) in members.iter().enumerate() {
+        let named = |e: crate::config::ConfigError| match e {
+            crate::config::ConfigError::Invalid { what, message } => {
+                crate::config::ConfigError::Invalid {
+                    what: format!("pool member {}: {what}", i + 1),
+                    message,
+                }
+            }
+            other => other,
+        };
+        if m.concurrency == 0 {
+            return Err(named(crate::config::ConfigError::Invalid {
+                what: "concurrency".into(),
+                message: "must be at least 1".into(),
+            }));
+        }
+        let form = ProviderForm {
+            kind: m.kind,
+            base_url: m.base_url.clone(),
+            model: m.model.clone(),
+        };
+        let one = with_primary(settings, &form, keys).map_err(named)?;
+        let mut member = one.provider().clone();
+        member.concurrency = m.concurrency as usize;
+        providers.push(member);
+    }
+    next.providers = providers;
     Ok(next.with_keys(keys))
 }
 

@@ -1256,3 +1256,55 @@ fn the_library_narrows_its_topics_to_a_tag_and_lists_the_tags_to_choose() {
     assert_eq!(titles(&none), ["How is espresso brewed?"]);
     assert_eq!(wiki.library(LibrarySort::Title, Some(" # ")).unwrap(), all);
 }
+
+#[test]
+fn the_settings_screen_sets_a_pool_shows_it_and_names_a_bad_member() {
+    let env = |k: &str| (k == "HOME").then(|| "/h".to_string());
+    let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+    assert!(SettingsView::of(&settings).pool.is_empty());
+    let keys = crate::llm::MemoryKeyStore::new();
+    keys.set("http://vllm.test/v1", &crate::llm::Secret::new("k"))
+        .unwrap();
+    let member = |kind, url: &str, model: &str, concurrency| PoolMemberForm {
+        kind,
+        base_url: url.into(),
+        model: model.into(),
+        concurrency,
+    };
+    let members = [
+        member(ProviderKindView::Ollama, "http://gpu.test:11434/", "m", 2),
+        member(ProviderKindView::Openai, "http://vllm.test/v1", "big", 1),
+    ];
+    let next = with_pool(&settings, &members, &keys).unwrap();
+    assert!(next.pool);
+    let view = SettingsView::of(&next);
+    assert_eq!(
+        view.pool,
+        [
+            member(ProviderKindView::Ollama, "http://gpu.test:11434", "m", 2),
+            members[1].clone(),
+        ]
+    );
+    assert!(view.fallbacks.is_empty());
+    assert_eq!(
+        next.providers[1].api_key.as_ref().map(|k| k.expose()),
+        Some("k"),
+        "each member gets the key of its own server"
+    );
+
+    let bad = [
+        members[0].clone(),
+        member(ProviderKindView::Ollama, "gpu", "m", 1),
+    ];
+    let err = with_pool(&settings, &bad, &keys).unwrap_err().to_string();
+    assert!(err.starts_with("pool member 2: base URL"), "{err}");
+    let idle = [member(ProviderKindView::Ollama, "http://a.test", "m", 0)];
+    let err = with_pool(&settings, &idle, &keys).unwrap_err().to_string();
+    assert_eq!(err, "pool member 1: concurrency: must be at least 1");
+
+    // No members: one server again.
+    let back = with_pool(&next, &[], &keys).unwrap();
+    assert!(!back.pool);
+    assert_eq!(back.providers.len(), 1);
+    assert!(SettingsView::of(&back).pool.is_empty());
+}

@@ -921,17 +921,42 @@ base_url: string,
 model: string, };
 
 /**
+ * One server of a pool as the settings screen edits it.
+ */
+export type PoolMemberForm = { 
+/**
+ * Which protocol.
+ */
+kind: ProviderKindView, 
+/**
+ * Base URL (for the built-in engine, the model file's path).
+ */
+base_url: string, 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Calls it takes at once (at least 1).
+ */
+concurrency: number, };
+
+/**
  * What the settings screen shows.
  */
 export type SettingsView = { 
 /**
- * The primary provider.
+ * The primary provider (the pool's first member when there is a pool).
  */
 provider: ProviderForm, 
 /**
  * Fallback providers, one line each (`openai:local at http://…`), edited in the file.
  */
 fallbacks: Array<string>, 
+/**
+ * The servers of the pool, in order; empty when there is no pool.
+ */
+pool: Array<PoolMemberForm>, 
 /**
  * Whether an API key is available for the primary provider (keyring or environment).
  */
@@ -953,6 +978,42 @@ defaults: Array<ProviderForm>,
  * Whether and how the built-in engine can compile with no server at all.
  */
 builtin: BuiltinView, };
+
+/**
+ * What one member did in a run, as `compile --json` lists it under `pool`, and its
+ * state now (the desktop's Queue screen).
+ */
+export type PoolShare = { 
+/**
+ * The member's server.
+ */
+base_url: string, 
+/**
+ * The model asked of it.
+ */
+model: string, 
+/**
+ * Sources whose digest it wrote.
+ */
+compiled: number, 
+/**
+ * Source jobs it was asked for and did not finish: it failed (down, timed out, 5xx),
+ * or its answers could not be made valid and another member took the job over (or
+ * the job failed).
+ */
+failed: number, 
+/**
+ * How many times it was set aside.
+ */
+set_aside: number, 
+/**
+ * Calls it runs now.
+ */
+running: number, 
+/**
+ * Seconds until it is asked again, when it is set aside now.
+ */
+set_aside_for_secs: number | null, };
 
 /**
  * The built-in engine as the settings and first-run screens offer it.
@@ -1683,6 +1744,12 @@ export const commands = {
   /** Uses another primary provider from now on. */
   apply_provider: (form: ProviderForm): Promise<SettingsView> =>
     invoke("apply_provider", { form }),
+  /** Spreads compiles over these servers from now on (none: no pool, one server again). */
+  apply_pool: (members: Array<PoolMemberForm>): Promise<SettingsView> =>
+    invoke("apply_pool", { members }),
+  /** Each pool member's state and what it did since the pool was set (empty without one). */
+  pool: (): Promise<Array<PoolShare>> =>
+    invoke("pool", {  }),
   /** What the app opens on: the first-run screen (an empty wiki with no model) or the library, with the model's state. */
   opening: (): Promise<OpeningView> =>
     invoke("opening", {  }),

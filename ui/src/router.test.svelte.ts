@@ -62,6 +62,7 @@ const page = (title: string): PageView => ({
 const settings: SettingsView = {
   provider: { kind: "ollama", base_url: "http://127.0.0.1:9", model: "m" },
   fallbacks: [],
+  pool: [],
   has_api_key: false,
   data_dir: "/data",
   config_file: null,

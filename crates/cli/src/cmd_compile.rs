@@ -126,7 +126,6 @@ fn print_plan(global: &Global, settings: &Settings, plan: &CompilePlan) -> anyho
         }
         return Ok(true);
     }
-    let primary = settings.provider();
     let work = match (plan.count(), plan.stale_pages) {
         (0, pages) => format!("writing {pages} stale page(s)"),
         (sources, 0) => format!("compiling {sources} source(s)"),
@@ -134,12 +133,26 @@ fn print_plan(global: &Global, settings: &Settings, plan: &CompilePlan) -> anyho
             format!("compiling {sources} source(s) (and {pages} stale page(s) to write)")
         }
     };
-    eprintln!(
-        "{work} with {} {} at {}",
-        primary.kind.as_str(),
-        primary.model,
-        primary.base_url
-    );
+    if settings.pool {
+        let members: Vec<String> = settings
+            .providers
+            .iter()
+            .map(|m| format!("{} {} at {}", m.kind.as_str(), m.model, m.base_url))
+            .collect();
+        eprintln!(
+            "{work} with a pool of {}: {}",
+            members.len(),
+            members.join(", ")
+        );
+    } else {
+        let primary = settings.provider();
+        eprintln!(
+            "{work} with {} {} at {}",
+            primary.kind.as_str(),
+            primary.model,
+            primary.base_url
+        );
+    }
     Ok(true)
 }
 
@@ -168,6 +181,13 @@ fn print_outcome(global: &Global, outcome: &CompileOutcome) -> anyhow::Result<()
             )?;
         }
         writeln!(out)?;
+        for m in &outcome.pool {
+            writeln!(
+                out,
+                "  {} ({}): {} compiled, {} failed, set aside {} time(s)",
+                m.base_url, m.model, m.compiled, m.failed, m.set_aside
+            )?;
+        }
     }
     if outcome.interrupted {
         eprintln!(
@@ -188,6 +208,22 @@ fn json_reports(outcome: &CompileOutcome) -> anyhow::Result<Vec<serde_json::Valu
     for p in &outcome.pages {
         let value = serde_json::to_value(p)?;
         list.push(tagged(value, "page", Some((p.ok(), p.reason()))));
+    }
+    if !outcome.pool.is_empty() {
+        let pool: Vec<serde_json::Value> = outcome
+            .pool
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "base_url": m.base_url,
+                    "model": m.model,
+                    "compiled": m.compiled,
+                    "failed": m.failed,
+                    "set_aside": m.set_aside,
+                })
+            })
+            .collect();
+        list.push(serde_json::json!({"kind": "pool", "pool": pool}));
     }
     Ok(list)
 }

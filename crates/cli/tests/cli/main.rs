@@ -21,6 +21,7 @@ mod mcp;
 mod page_jobs;
 mod pages;
 mod parse;
+mod pool;
 mod vault;
 mod watch;
 mod writing;
