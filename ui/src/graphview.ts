@@ -50,10 +50,20 @@ export function zoomAt(c: Camera, w: number, h: number, sx: number, sy: number, 
   return { x: lx - (sx - w / 2) / scale, y: ly - (sy - h / 2) / scale, scale };
 }
 
-/** A node's radius on screen, in pixels: grows with its links, a little with the zoom. */
+/** A node's radius at zoom factor 1, in pixels: grows with its links. */
+export function baseRadius(size: number): number {
+  return 2.5 + Math.sqrt(size) * 1.4;
+}
+
+/** How much the camera's scale grows every node: a little, within bounds. */
+export function zoomFactor(scale: number): number {
+  return Math.min(Math.max(Math.sqrt(scale), 0.6), 2.5);
+}
+
+/** A node's radius on screen, in pixels: grows with its links, a little with the zoom
+ * (both renderers draw it so: the canvas here, WebGL from `baseRadius` × `zoomFactor`). */
 export function radius(size: number, scale: number): number {
-  const zoom = Math.min(Math.max(Math.sqrt(scale), 0.6), 2.5);
-  return (2.5 + Math.sqrt(size) * 1.4) * zoom;
+  return baseRadius(size) * zoomFactor(scale);
 }
 
 /** The nodes inside the view (with a margin of their radius), largest first. */
@@ -95,6 +105,13 @@ export function nodeAt(g: GraphView, visible: number[], c: Camera, w: number, h:
   }
   return best;
 }
+
+/** Links are drawn grey (this level, 0–255) at this opacity, one pixel wide. */
+export const EDGE_GREY = 128;
+/** See EDGE_GREY. */
+export const EDGE_ALPHA = 0.28;
+/** The ring around the focused node and a local graph's centre. */
+export const RING_COLOUR = "#d4252a";
 
 const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#a0cbe8"];
 
