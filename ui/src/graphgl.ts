@@ -6,7 +6,7 @@
 // panning and zooming only change four uniforms. No worker, no eval: shaders are fixed
 // strings compiled by the GL driver, which the CSP does not govern.
 import type { GraphView } from "./bindings";
-import { baseRadius, colour, EDGE_ALPHA, EDGE_GREY, zoomFactor, type Camera } from "./graphview";
+import { baseRadius, bySize, colour, EDGE_ALPHA, EDGE_GREY, zoomFactor, type Camera } from "./graphview";
 
 /** How nodes are coloured (as on the canvas). */
 export type ColourBy = "kind" | "community";
@@ -31,19 +31,29 @@ const CORNERS = [-1, -1, 1, -1, -1, 1, -1, 1, 1, -1, 1, 1];
 /** The order nodes are drawn in: smallest first, so the large ones sit on top (the canvas's
  *  order: the reverse of `visibleNodes`, largest first then by index). */
 export function drawOrder(g: GraphView): number[] {
-  return g.xs.map((_, i) => i).sort((a, b) => g.sizes[a] - g.sizes[b] || b - a);
+  return bySize(g).reverse();
 }
 
 /** Every node as two triangles, in draw order (NODE_FLOATS per vertex). */
 export function nodeBuffer(g: GraphView, by: ColourBy): Float32Array {
   const order = drawOrder(g);
   const out = new Float32Array(order.length * NODE_VERTICES * NODE_FLOATS);
+  const colours = new Map<string, [number, number, number]>();
   let o = 0;
   for (const i of order) {
-    const [r, gr, b] = rgb(colour(g.kinds[i], g.communities[i], by));
+    const hex = colour(g.kinds[i], g.communities[i], by);
+    let c = colours.get(hex);
+    if (!c) colours.set(hex, (c = rgb(hex)));
     const rad = baseRadius(g.sizes[i]);
     for (let v = 0; v < NODE_VERTICES; v++) {
-      out.set([g.xs[i], g.ys[i], CORNERS[v * 2], CORNERS[v * 2 + 1], rad, r, gr, b], o);
+      out[o] = g.xs[i];
+      out[o + 1] = g.ys[i];
+      out[o + 2] = CORNERS[v * 2];
+      out[o + 3] = CORNERS[v * 2 + 1];
+      out[o + 4] = rad;
+      out[o + 5] = c[0];
+      out[o + 6] = c[1];
+      out[o + 7] = c[2];
       o += NODE_FLOATS;
     }
   }
@@ -61,7 +71,10 @@ export function edgeBuffer(g: GraphView): Float32Array {
   for (const e of order) {
     const a = g.edges[2 * e], b = g.edges[2 * e + 1];
     if (a >= g.xs.length || b >= g.xs.length) continue; // a link to no node draws nothing
-    out.set([g.xs[a], g.ys[a], g.xs[b], g.ys[b]], o);
+    out[o] = g.xs[a];
+    out[o + 1] = g.ys[a];
+    out[o + 2] = g.xs[b];
+    out[o + 3] = g.ys[b];
     o += EDGE_FLOATS;
   }
   return o === out.length ? out : out.slice(0, o);
@@ -154,7 +167,7 @@ function program(gl: Gl, vs: string, fs: string): WebGLProgram | null {
 export function createGraphGl(canvas: HTMLCanvasElement, onLost: () => void): GraphGl | null {
   let gl: Gl | null = null;
   try {
-    const opts: WebGLContextAttributes = { alpha: true, antialias: true, premultipliedAlpha: true, depth: false, stencil: false };
+    const opts: WebGLContextAttributes = { alpha: true, antialias: false, premultipliedAlpha: true, depth: false, stencil: false };
     gl = (canvas.getContext("webgl", opts) ?? canvas.getContext("experimental-webgl", opts)) as Gl | null;
   } catch {
     gl = null;

@@ -66,24 +66,54 @@ export function radius(size: number, scale: number): number {
   return baseRadius(size) * zoomFactor(scale);
 }
 
+/** Whether node `i` is inside the view, with a margin of its radius. */
+function inView(g: GraphView, c: Camera, w: number, h: number, i: number): boolean {
+  const [sx, sy] = toScreen(c, w, h, g.xs[i], g.ys[i]);
+  const r = radius(g.sizes[i], c.scale);
+  return sx >= -r && sy >= -r && sx <= w + r && sy <= h + r;
+}
+
+/** Every node of `g`, largest first (equal sizes by index): the order of `visibleNodes`. */
+export function bySize(g: GraphView): number[] {
+  return g.xs.map((_, i) => i).sort((a, b) => g.sizes[b] - g.sizes[a] || a - b);
+}
+
 /** The nodes inside the view (with a margin of their radius), largest first. */
 export function visibleNodes(g: GraphView, c: Camera, w: number, h: number): number[] {
   const out: number[] = [];
-  for (let i = 0; i < g.xs.length; i++) {
-    const [sx, sy] = toScreen(c, w, h, g.xs[i], g.ys[i]);
-    const r = radius(g.sizes[i], c.scale);
-    if (sx >= -r && sy >= -r && sx <= w + r && sy <= h + r) out.push(i);
-  }
+  for (let i = 0; i < g.xs.length; i++) if (inView(g, c, w, h, i)) out.push(i);
   out.sort((a, b) => g.sizes[b] - g.sizes[a] || a - b);
   return out;
 }
+
+/** A label goes on any node drawn at least this wide (radius, pixels). */
+const LABEL_RADIUS = 9;
 
 /** Which of the visible nodes (largest first) get a label: the `max` largest, and any
  * node drawn big enough to carry one; always the focused node. */
 export function labelled(visible: number[], g: GraphView, c: Camera, max = 40, focus: number | null = null): Set<number> {
   const out = new Set<number>();
   for (const i of visible) {
-    if (out.size < max || radius(g.sizes[i], c.scale) >= 9) out.add(i);
+    if (out.size < max || radius(g.sizes[i], c.scale) >= LABEL_RADIUS) out.add(i);
+    if (out.size >= max * 3) break;
+  }
+  if (focus !== null) out.add(focus);
+  return out;
+}
+
+/**
+ * The same labels as `labelled(visibleNodes(g, c, w, h), g, c, max, focus)`, found without
+ * listing every node in view: `largest` is `bySize(g)`, walked until no node left could get
+ * a label. What WebGL's frames use, so a frame does not cost a pass over every node.
+ */
+export function labelledInView(g: GraphView, largest: number[], c: Camera, w: number, h: number, max = 40, focus: number | null = null): Set<number> {
+  const out = new Set<number>();
+  for (const i of largest) {
+    // Sizes only fall from here on, and so do radii: once `max` are labelled, a node too
+    // small for a label means no later one gets one.
+    if (out.size >= max && radius(g.sizes[i], c.scale) < LABEL_RADIUS) break;
+    if (!inView(g, c, w, h, i)) continue;
+    out.add(i);
     if (out.size >= max * 3) break;
   }
   if (focus !== null) out.add(focus);
