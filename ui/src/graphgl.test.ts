@@ -162,6 +162,7 @@ describe("choosing the renderer", () => {
     r.setGraph(small(), "kind");
     c.listeners.get("webglcontextlost")!({ preventDefault() {} } as Event);
     expect(told).toBe(1);
+    expect(c.listeners.size).toBe(0);
     r.draw({ x: 0, y: 0, scale: 1 }, 300, 200, 1, Infinity);
     expect(calls.draws).toEqual([]);
   });

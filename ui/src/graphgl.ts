@@ -191,6 +191,7 @@ export function createGraphGl(canvas: HTMLCanvasElement, onLost: () => void): Gr
   const lost = (e: Event) => {
     e.preventDefault();
     alive = false;
+    canvas.removeEventListener("webglcontextlost", lost);
     onLost();
   };
   canvas.addEventListener("webglcontextlost", lost);
