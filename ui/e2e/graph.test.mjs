@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { inflateSync } from "node:zlib";
 import { after, before, test } from "node:test";
 import { startServer, until, wikiEnv } from "./harness.mjs";
 import { Session, startDriver, stopDriver } from "./webdriver.mjs";
@@ -29,6 +30,47 @@ async function shot(name) {
 
 /** Calls one of the app's commands from the page (WebDriver awaits the promise). */
 const invoke = (name, args = {}) => s.exec("return window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])", [name, args]);
+
+/** A PNG's pixels (8-bit RGB or RGBA, not interlaced: what WebDriver screenshots are). */
+function pngPixels(png) {
+  let at = 8, width = 0, height = 0, channels = 0;
+  const data = [];
+  while (at < png.length) {
+    const len = png.readUInt32BE(at), type = png.toString("latin1", at + 4, at + 8), body = png.subarray(at + 8, at + 8 + len);
+    if (type === "IHDR") {
+      [width, height] = [body.readUInt32BE(0), body.readUInt32BE(4)];
+      assert.ok(body[8] === 8 && (body[9] === 2 || body[9] === 6) && body[12] === 0, "an 8-bit RGB(A) PNG");
+      channels = body[9] === 6 ? 4 : 3;
+    } else if (type === "IDAT") data.push(body);
+    at += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(data)), row = width * channels, px = Buffer.alloc(row * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (row + 1)];
+    for (let x = 0; x < row; x++) {
+      const v = raw[y * (row + 1) + 1 + x];
+      const a = x >= channels ? px[y * row + x - channels] : 0, b = y ? px[(y - 1) * row + x] : 0, c = x >= channels && y ? px[(y - 1) * row + x - channels] : 0;
+      const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+      const pred = [0, a, b, (a + b) >> 1, pa <= pb && pa <= pc ? a : pb <= pc ? b : c][filter];
+      px[y * row + x] = (v + pred) & 255;
+    }
+  }
+  return { width, height, at: (x, y) => [...px.subarray(y * row + x * channels, y * row + x * channels + 3)] };
+}
+
+/** How many pixels of the drawn graph (inside #graph-canvas) carry a node's colour: the grey
+ *  links, the labels and the background are not coloured; every node of a community is. */
+async function colouredInCanvas(png) {
+  const box = await s.exec("const r = document.querySelector('#graph-canvas').getBoundingClientRect(); return [r.left, r.top, r.width, r.height].map(Math.round)");
+  const img = pngPixels(png);
+  let n = 0;
+  for (let y = Math.max(box[1], 0); y < Math.min(box[1] + box[3], img.height); y++)
+    for (let x = Math.max(box[0], 0); x < Math.min(box[0] + box[2], img.width); x++) {
+      const [r, g, b] = img.at(x, y);
+      if (Math.max(r, g, b) - Math.min(r, g, b) > 40) n++;
+    }
+  return n;
+}
 
 /** The titles in the node list, now. */
 const listed = () => s.exec("return [...document.querySelectorAll('#graph-node-list .graph-node')].map((b) => b.textContent.replace(/\\s+\\d+$/, '').trim())");
@@ -114,4 +156,36 @@ test("graph: the whole graph laid out after a compile, search centres a node, th
   await s.clickOn("#graph-fit");
   await until("every node after Fit", listed, (t) => t.includes("Grinder") && t.length === 5, 20000);
   await shot("g5-whole-graph-fit");
+});
+
+test("graph: drawn by WebGL where the window has it, by the 2D canvas where it does not, the same nodes either way", async () => {
+  await s.clickOn("#nav-graph");
+  await until("every node in the list", listed, (t) => t.length === 5, 20000);
+  // Whichever renderer this window chose, the nodes are on screen in their colours.
+  const chosen = await s.exec("return document.querySelector('#graph-canvas').dataset.renderer");
+  assert.ok(chosen === "webgl" || chosen === "canvas", chosen);
+  console.log(`# the graph is drawn by: ${chosen}`);
+  await sleep(400);
+  const png = await s.screenshot();
+  writeFileSync(join(ARTIFACTS, `g6-drawn-by-${chosen}.png`), png);
+  assert.ok((await colouredInCanvas(png)) >= 20, `the ${chosen} renderer drew no coloured node`);
+
+  // A window without WebGL (getContext("webgl") answers null): the next mount draws on the
+  // canvas, and the graph reads, hovers and opens as before.
+  await s.exec(`const plain = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (kind, ...rest) { return /webgl/.test(kind) ? null : plain.call(this, kind, ...rest); };`);
+  await s.clickOn("#nav-library");
+  await s.clickOn("#nav-graph");
+  await s.wait('#graph-canvas[data-renderer="canvas"]');
+  const titles = await until("every node in the list", listed, (t) => t.length === 5, 20000);
+  assert.deepEqual([...titles].sort(), ["Bloom", "Crema", "Espresso", "Grinder", "Roast Curve"]);
+  await sleep(400);
+  const fallback = await s.screenshot();
+  writeFileSync(join(ARTIFACTS, "g7-drawn-by-canvas-fallback.png"), fallback);
+  assert.ok((await colouredInCanvas(fallback)) >= 20, "the canvas fallback drew no coloured node");
+  const espresso = await invoke("page_id_by_name", { name: "Espresso" });
+  await s.exec(`document.querySelector('#graph-node-${espresso}').focus()`);
+  await s.wait("#graph-focus", { text: (t) => t.includes("Espresso") });
+  await s.clickOn(`#graph-node-${espresso}`);
+  await s.wait("#article-title", { text: (t) => t === "Espresso" });
 });

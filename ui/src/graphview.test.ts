@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GraphView } from "./bindings";
-import { colour, fitCamera, labelled, nodeAt, nodeDomId, toLayout, toScreen, visibleNodes, zoomAt } from "./graphview";
+import { bySize, colour, fitCamera, labelled, labelledInView, nodeAt, nodeDomId, toLayout, toScreen, visibleNodes, zoomAt } from "./graphview";
 
 /** A view of `n` nodes on a line, node i at (i*10, 0) with size i. */
 function line(n: number): GraphView {
@@ -81,6 +81,24 @@ describe("what is drawn", () => {
     expect(labels.has(49)).toBe(true);
     expect(labels.has(0)).toBe(true);
     expect(labels.has(10)).toBe(false);
+  });
+
+  it("labels the same nodes when found from the largest down (WebGL's frames) as from the nodes in view", () => {
+    // 600 nodes scattered with sizes 0–40, seen from far, near and in between, off-centre.
+    let seed = 7;
+    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const g = line(600);
+    g.xs = g.xs.map(() => rnd() * 1000);
+    g.ys = g.ys.map(() => rnd() * 700);
+    g.sizes = g.sizes.map(() => Math.floor(rnd() ** 3 * 40));
+    const largest = bySize(g);
+    for (const cam of [fitCamera(g, 800, 500), { x: 300, y: 200, scale: 3 }, { x: 900, y: 600, scale: 12 }, { x: 500, y: 350, scale: 0.05 }, { x: -5000, y: 0, scale: 1 }]) {
+      for (const [max, focus] of [[40, null], [5, 17], [200, null]] as const) {
+        const want = labelled(visibleNodes(g, cam, 800, 500), g, cam, max, focus);
+        expect([...labelledInView(g, largest, cam, 800, 500, max, focus)].sort()).toEqual([...want].sort());
+      }
+    }
+    expect(labelledInView(g, largest, { x: -5000, y: 0, scale: 1 }, 800, 500).size).toBe(0);
   });
 
   it("finds the node under the pointer, and nothing between nodes", () => {

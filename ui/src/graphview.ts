@@ -50,30 +50,70 @@ export function zoomAt(c: Camera, w: number, h: number, sx: number, sy: number, 
   return { x: lx - (sx - w / 2) / scale, y: ly - (sy - h / 2) / scale, scale };
 }
 
-/** A node's radius on screen, in pixels: grows with its links, a little with the zoom. */
+/** A node's radius at zoom factor 1, in pixels: grows with its links. */
+export function baseRadius(size: number): number {
+  return 2.5 + Math.sqrt(size) * 1.4;
+}
+
+/** How much the camera's scale grows every node: a little, within bounds. */
+export function zoomFactor(scale: number): number {
+  return Math.min(Math.max(Math.sqrt(scale), 0.6), 2.5);
+}
+
+/** A node's radius on screen, in pixels: grows with its links, a little with the zoom
+ * (both renderers draw it so: the canvas here, WebGL from `baseRadius` × `zoomFactor`). */
 export function radius(size: number, scale: number): number {
-  const zoom = Math.min(Math.max(Math.sqrt(scale), 0.6), 2.5);
-  return (2.5 + Math.sqrt(size) * 1.4) * zoom;
+  return baseRadius(size) * zoomFactor(scale);
+}
+
+/** Whether node `i` is inside the view, with a margin of its radius. */
+function inView(g: GraphView, c: Camera, w: number, h: number, i: number): boolean {
+  const [sx, sy] = toScreen(c, w, h, g.xs[i], g.ys[i]);
+  const r = radius(g.sizes[i], c.scale);
+  return sx >= -r && sy >= -r && sx <= w + r && sy <= h + r;
+}
+
+/** Every node of `g`, largest first (equal sizes by index): the order of `visibleNodes`. */
+export function bySize(g: GraphView): number[] {
+  return g.xs.map((_, i) => i).sort((a, b) => g.sizes[b] - g.sizes[a] || a - b);
 }
 
 /** The nodes inside the view (with a margin of their radius), largest first. */
 export function visibleNodes(g: GraphView, c: Camera, w: number, h: number): number[] {
   const out: number[] = [];
-  for (let i = 0; i < g.xs.length; i++) {
-    const [sx, sy] = toScreen(c, w, h, g.xs[i], g.ys[i]);
-    const r = radius(g.sizes[i], c.scale);
-    if (sx >= -r && sy >= -r && sx <= w + r && sy <= h + r) out.push(i);
-  }
+  for (let i = 0; i < g.xs.length; i++) if (inView(g, c, w, h, i)) out.push(i);
   out.sort((a, b) => g.sizes[b] - g.sizes[a] || a - b);
   return out;
 }
+
+/** A label goes on any node drawn at least this wide (radius, pixels). */
+const LABEL_RADIUS = 9;
 
 /** Which of the visible nodes (largest first) get a label: the `max` largest, and any
  * node drawn big enough to carry one; always the focused node. */
 export function labelled(visible: number[], g: GraphView, c: Camera, max = 40, focus: number | null = null): Set<number> {
   const out = new Set<number>();
   for (const i of visible) {
-    if (out.size < max || radius(g.sizes[i], c.scale) >= 9) out.add(i);
+    if (out.size < max || radius(g.sizes[i], c.scale) >= LABEL_RADIUS) out.add(i);
+    if (out.size >= max * 3) break;
+  }
+  if (focus !== null) out.add(focus);
+  return out;
+}
+
+/**
+ * The same labels as `labelled(visibleNodes(g, c, w, h), g, c, max, focus)`, found without
+ * listing every node in view: `largest` is `bySize(g)`, walked until no node left could get
+ * a label. What WebGL's frames use, so a frame does not cost a pass over every node.
+ */
+export function labelledInView(g: GraphView, largest: number[], c: Camera, w: number, h: number, max = 40, focus: number | null = null): Set<number> {
+  const out = new Set<number>();
+  for (const i of largest) {
+    // Sizes only fall from here on, and so do radii: once `max` are labelled, a node too
+    // small for a label means no later one gets one.
+    if (out.size >= max && radius(g.sizes[i], c.scale) < LABEL_RADIUS) break;
+    if (!inView(g, c, w, h, i)) continue;
+    out.add(i);
     if (out.size >= max * 3) break;
   }
   if (focus !== null) out.add(focus);
@@ -95,6 +135,13 @@ export function nodeAt(g: GraphView, visible: number[], c: Camera, w: number, h:
   }
   return best;
 }
+
+/** Links are drawn grey (this level, 0–255) at this opacity, one pixel wide. */
+export const EDGE_GREY = 128;
+/** See EDGE_GREY. */
+export const EDGE_ALPHA = 0.28;
+/** The ring around the focused node and a local graph's centre. */
+export const RING_COLOUR = "#d4252a";
 
 const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#a0cbe8"];
 
