@@ -230,8 +230,8 @@ impl Wiki {
         };
         let quote = quote.filter(|q| !q.trim().is_empty());
         let (html, quote_marked) = match quote {
-            Some(q) => self.render_page_marked(&p, q),
-            None => (self.render_page(&p), false),
+            Some(q) => self.render_page_marked(&p, q)?,
+            None => (self.render_page(&p)?, false),
         };
         let html = html.into_string();
         let sources = self
