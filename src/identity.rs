@@ -532,6 +532,12 @@ impl NoteCache {
     }
 }
 
+/// A file's path relative to its root (`/`-separated): how a note is told apart from notes
+/// that share its file name wherever it is shown.
+pub(crate) fn note_path(origin: &str, root: Option<&str>) -> String {
+    root_and_path(origin, root).1
+}
+
 /// A file's root and its path relative to it (`/`-separated). A source without a root (none
 /// stored) is in the one tree of every such file: its path is its origin from the top.
 fn root_and_path(origin: &str, root: Option<&str>) -> (String, String) {
