@@ -274,15 +274,21 @@ fn note_titles(store: &Store) -> Result<Option<BackfillReport>> {
     let titles = report.changed;
     report.checked = report.checked.max(done.notes);
     report.changed = report.changed.max(done.notes);
+    let pages = if done.notes == 0 {
+        "every page already went by them".to_owned()
+    } else {
+        format!(
+            "{} went by another title and now go by their own: {} kept their id under it \
+             (the old title still opens them), {} got pages of their own (marked stale: the \
+             next compile writes them)",
+            plural(done.notes, "note", "notes"),
+            plural(done.pages_renamed, "page", "pages"),
+            plural(done.notes_split, "note", "notes"),
+        )
+    };
     report.detail = Some(format!(
-        "{} (plain text, folder index and Notion notes) read again by today's rules; \
-         {} went by another title and now go by their own: {} kept their id under it \
-         (the old title still opens them), {} got pages of their own (marked stale: the \
-         next compile writes them)",
+        "{} of plain text, folder index and Notion notes read again by today's rules; {pages}",
         plural(titles, "title", "titles"),
-        plural(done.notes, "note", "notes"),
-        plural(done.pages_renamed, "page", "pages"),
-        plural(done.notes_split, "note", "notes"),
     ));
     Ok(Some(report))
 }

@@ -279,6 +279,10 @@ fn pages_of_text_index_and_notion_notes_take_todays_titles_keeping_ids_history_a
         "{notice}"
     );
     assert!(notice.contains("1 note got pages of their own"), "{notice}");
+    assert!(
+        notice.starts_with("note-titles: 3 titles of plain text"),
+        "{notice}"
+    );
 
     // The index note's page: same id, the folder's name, the edit and history kept, the
     // old title still opens it.
