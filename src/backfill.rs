@@ -33,6 +33,15 @@
 //!   each other note gets a page of its own, marked stale so the next compile writes it;
 //!   the history says so. Nothing is deleted and no model is called
 //!   ([`crate::identity::settle_titles`], in transactions of a few hundred notes).
+//! - `note-titles` and `note-title-pages` (version 1): the own titles older builds stored
+//!   for plain text files (now their standalone first line), folders' index notes
+//!   (`README.md`, `index.md`, `_index.md`: now their folder's name) and the pages of a
+//!   Notion export (`Title <32 hex>.md`: now without the id) are read again, in batches of
+//!   sources (`note-titles`); then each such note whose digest goes by another title takes
+//!   its own (`note-title-pages`, [`crate::identity::retitle_older_titles`]): its page keeps
+//!   its id, history and the person's work under the new title, the old title staying a
+//!   name of it; a note that only shared a page by another title (a text file digested
+//!   under the model's title) gets a page of its own, marked stale. No model is called.
 
 use crate::compile::ground::SourceIndexes;
 use crate::store::{ClaimTable, Result, SourceKind, SourceMetadata, SourceRow, Store};
@@ -42,6 +51,11 @@ const NOTE_METADATA: (&str, u32) = ("note-metadata", 1);
 
 /// The backfill that brings names to today's rules, and its version.
 const NAMES: (&str, u32) = ("names", 2);
+
+/// The backfill that reads again the own titles older builds stored for plain text files,
+/// index notes and Notion pages, and the one that gives their pages those titles.
+const NOTE_TITLES: (&str, u32) = ("note-titles", 1);
+const NOTE_TITLE_PAGES: (&str, u32) = ("note-title-pages", 1);
 
 /// The backfill that gives notes merged by a shared file name pages of their own.
 const NOTE_IDENTITY: (&str, u32) = ("note-identity", 1);
@@ -202,6 +216,9 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
     if report.checked > 0 {
         reports.push(report);
     }
+    if let Some(report) = note_titles(store)? {
+        reports.push(report);
+    }
     // After the metadata: own titles (which are always names) are today's.
     if store.backfill_cursor(NAMES.0, NAMES.1)?.is_some() {
         let written = written_links(store)?;
@@ -266,7 +283,6 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
     Ok(reports)
 }
 
-/// The `note-metadata` backfill (see the module documentation).
 /// The keys of every link target the sources write (their authors' names), read in batches.
 fn written_links(store: &Store) -> Result<std::collections::HashSet<String>> {
     let mut keys = std::collections::HashSet::new();
@@ -285,6 +301,73 @@ fn written_links(store: &Store) -> Result<std::collections::HashSet<String>> {
     }
 }
 
+/// The `note-titles` and `note-title-pages` backfills (see the module documentation): the
+/// report when either changed anything.
+fn note_titles(store: &Store) -> Result<Option<BackfillReport>> {
+    let (name, version) = NOTE_TITLES;
+    let mut report = BackfillReport::new(name);
+    while let Some(from) = store.backfill_cursor(name, version)? {
+        let sources = store.sources_after(from, BATCH)?;
+        let rows: Vec<SourceMetadata> = sources
+            .iter()
+            .filter(|s| {
+                s.kind == SourceKind::File && crate::identity::titled_by_older_rules(&s.origin)
+            })
+            .filter_map(|s| {
+                let meta =
+                    crate::ingest::text_file_metadata(std::path::Path::new(&s.origin), &s.text)?;
+                Some(SourceMetadata {
+                    source: s.id,
+                    title: meta.title,
+                    tags: meta.tags,
+                    aliases: meta.aliases,
+                })
+            })
+            .collect();
+        let to = sources.last().map_or(from, |s| s.id.0);
+        let done = sources.len() < BATCH;
+        if let Some(changed) =
+            store.record_metadata_batch(name, version, (from, to), &rows, done)?
+        {
+            report.checked += sources.len();
+            report.changed += changed;
+        }
+    }
+    // After the titles: the notes whose digest goes by another title take theirs.
+    let (pages, pages_version) = NOTE_TITLE_PAGES;
+    if store.backfill_cursor(pages, pages_version)?.is_none() {
+        return Ok((report.changed > 0).then_some(report));
+    }
+    let done = crate::identity::retitle_older_titles(store)?;
+    store.finish_backfill(pages, pages_version)?;
+    if report.changed == 0 && done.notes == 0 {
+        return Ok(None);
+    }
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let titles = report.changed;
+    report.checked = report.checked.max(done.notes);
+    report.changed = report.changed.max(done.notes);
+    let pages = if done.notes == 0 {
+        "every page already went by them".to_owned()
+    } else {
+        format!(
+            "{} went by another title and now go by their own: {} kept their id under it \
+             (the old title still opens them), {} got pages of their own (marked stale: the \
+             next compile writes them)",
+            plural(done.notes, "note", "notes"),
+            plural(done.pages_renamed, "page", "pages"),
+            plural(done.notes_split, "note", "notes"),
+        )
+    };
+    report.detail = Some(format!(
+        "{} of plain text, folder index and Notion notes read again by today's rules; {pages}",
+        plural(titles, "title", "titles"),
+    ));
+    Ok(Some(report))
+}
+
+/// The `note-metadata` backfill (see the module documentation).
 fn note_metadata(store: &Store) -> Result<BackfillReport> {
     let (name, version) = NOTE_METADATA;
     let mut report = BackfillReport::new(name);

@@ -170,6 +170,7 @@ pub struct Compiler {
     caller: Caller,
     prompts: PromptSet,
     names: Arc<NameCache>,
+    notes: Arc<crate::identity::NoteCache>,
 }
 
 impl Compiler {
@@ -184,6 +185,7 @@ impl Compiler {
             caller: Caller::new(providers, settings),
             prompts: PromptSet::builtin(),
             names: Arc::default(),
+            notes: Arc::default(),
         }
     }
 
@@ -191,6 +193,14 @@ impl Compiler {
     /// the same wiki (a compiler made with [`Compiler::new`] has a cache of its own).
     pub fn with_name_cache(mut self, names: Arc<NameCache>) -> Compiler {
         self.names = names;
+        self
+    }
+
+    /// Keeps the wiki's note index in `notes`, shared with the other compilers of the same
+    /// wiki, so a run builds it once rather than for every note it compiles (a compiler
+    /// made with [`Compiler::new`] has a cache of its own).
+    pub fn with_note_cache(mut self, notes: Arc<crate::identity::NoteCache>) -> Compiler {
+        self.notes = notes;
         self
     }
 
@@ -258,7 +268,7 @@ impl Compiler {
             .ok_or(CompileError::NoSource(source_id))?;
         // A note that shares its title with other notes of its root goes by the title that
         // tells it apart (`Parser/constructor`), whatever the model proposes.
-        let notes = crate::identity::NoteIndex::of(&self.store)?;
+        let notes = self.notes.index_for(&self.store, &source)?;
         let note_title = notes
             .note(source_id)
             .filter(|n| n.told_apart())
@@ -370,7 +380,7 @@ impl Compiler {
                 if let Some(mut save) = save {
                     // Links written as a path, or by a name several notes share, go to
                     // the note they name (from the note this page is of, if one is).
-                    let notes = crate::identity::NoteIndex::of(&self.store)?;
+                    let notes = self.notes.index(&self.store)?;
                     let from = notes.note_titled(&save.content.title).map(|n| n.id);
                     let content = &mut save.content;
                     content.body = notes.relink(

@@ -17,7 +17,7 @@ use wikimind_text::key::topic_key;
 use wikimind_text::markdown::{resolve_note, rewrite_links, LinkRef};
 
 use crate::store::{
-    NewLink, NoteRetitle, Retitled, SourceId, SourceKind, SourceSummary, Store, StoreError,
+    NewLink, NoteRetitle, Retitled, Source, SourceId, SourceKind, SourceSummary, Store, StoreError,
 };
 
 /// How many notes one transaction of [`settle_titles`] moves at most (a page's notes are
@@ -32,22 +32,68 @@ const SETTLE_BATCH: usize = 200;
 /// shared a name get pages of their own, marked stale; no model is called). Run after
 /// sources are added, moved or removed, and once on the wikis of older builds.
 pub fn settle_titles(store: &Store) -> Result<Retitled, StoreError> {
+    retitle_where(store, &|note, was| {
+        let (now, own) = (topic_key(&note.title), topic_key(&note.own));
+        let base = topic_key(
+            note.digest_title
+                .as_deref()
+                .map_or("", |d| d.rsplit('/').next().unwrap_or(d)),
+        );
+        // Titled by its shared name (or by a title that told it apart before).
+        was != now && (was == own || base == own)
+    })
+}
+
+/// Gives the notes whose titles older builds stored by other rules — plain text files,
+/// folders' index notes (`README.md`, `index.md`, `_index.md`) and the pages of a Notion
+/// export (`Title <32 hex>.md`) — the title they go by now, when their digest goes by
+/// another, as [`settle_titles`] moves notes (see [`Store::retitle_notes`]): a page keeps
+/// its id, history and the person's work under the new title and its old title stays a
+/// name of it; a note that shared a page by a title not its own gets a page of its own,
+/// marked stale. The sources' own titles must be today's already. No model is called.
+pub fn retitle_older_titles(store: &Store) -> Result<Retitled, StoreError> {
+    retitle_where(store, &|note, was| {
+        was != topic_key(&note.title) && titled_by_older_rules(&note.path)
+    })
+}
+
+/// Whether the note at `path` is of a kind whose own title older builds stored by other
+/// rules: a plain text file, a folder's index note, a page of a Notion export.
+pub fn titled_by_older_rules(path: &str) -> bool {
+    let file = Path::new(path);
+    let Some(stem) = file.file_stem().and_then(|s| s.to_str()) else {
+        return false;
+    };
+    let extension = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match extension.as_str() {
+        "txt" => true,
+        "md" | "markdown" => {
+            wikimind_text::markdown::is_index_file(stem)
+                || wikimind_text::markdown::without_notion_id(stem) != stem
+        }
+        _ => false,
+    }
+}
+
+/// Moves the compiled notes `select` picks (given the note and the topic key of its
+/// digest's title) to the title each goes by now, by the page their digest's title names
+/// (a page's notes move together), in transactions of about `SETTLE_BATCH` notes.
+fn retitle_where(
+    store: &Store,
+    select: &dyn Fn(&IndexedNote, &str) -> bool,
+) -> Result<Retitled, StoreError> {
     let index = NoteIndex::of(store)?;
-    // The notes to move, by the page their digest's title names, so that a page's notes
-    // are moved together.
     let mut by_digest: std::collections::BTreeMap<String, Vec<NoteRetitle>> = Default::default();
     for note in index.notes() {
         let Some(digest) = &note.digest_title else {
             continue;
         };
-        let (now, own, was) = (
-            topic_key(&note.title),
-            topic_key(&note.own),
-            topic_key(digest),
-        );
-        let base = topic_key(digest.rsplit('/').next().unwrap_or(digest));
-        // Titled by its shared name (or by a title that told it apart before).
-        if was != now && (was == own || base == own) {
+        let was = topic_key(digest);
+        if select(note, &was) {
             by_digest.entry(was).or_default().push(NoteRetitle {
                 source: note.id,
                 title: note.title.clone(),
@@ -90,6 +136,8 @@ pub struct IndexedNote {
     pub title: String,
     /// The title of its digest, when it has one.
     pub digest_title: Option<String>,
+    /// Its aliases (front matter `aliases`).
+    pub aliases: Vec<String>,
 }
 
 impl IndexedNote {
@@ -134,14 +182,9 @@ impl NoteIndex {
     /// The index of the file sources among `sources`.
     pub fn from_sources(sources: &[SourceSummary]) -> NoteIndex {
         let mut notes: Vec<IndexedNote> = Vec::new();
-        let mut aliases: Vec<Vec<String>> = Vec::new();
         for s in sources.iter().filter(|s| s.kind == SourceKind::File) {
             let (root, path) = root_and_path(&s.origin, s.root.as_deref());
-            let own = s
-                .title
-                .clone()
-                .filter(|t| !t.trim().is_empty())
-                .unwrap_or_else(|| file_stem(&s.origin));
+            let own = own_title(s.title.as_deref(), &s.origin);
             notes.push(IndexedNote {
                 id: s.id,
                 root,
@@ -149,8 +192,8 @@ impl NoteIndex {
                 title: own.clone(),
                 own,
                 digest_title: s.article_title.clone(),
+                aliases: s.aliases.clone(),
             });
-            aliases.push(s.aliases.clone());
         }
         let mut by_root: HashMap<&str, Vec<usize>> = HashMap::new();
         for (i, note) in notes.iter().enumerate() {
@@ -163,7 +206,7 @@ impl NoteIndex {
                 .map(|&i| Note {
                     path: &notes[i].path,
                     title: &notes[i].own,
-                    aliases: &aliases[i],
+                    aliases: &notes[i].aliases,
                 })
                 .collect();
             titles.extend(members.iter().copied().zip(identity_titles(&these)));
@@ -173,6 +216,21 @@ impl NoteIndex {
         }
         let by_id = notes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
         NoteIndex { notes, by_id }
+    }
+
+    /// Whether the index holds `source` as it is now: a file with the origin, root, own
+    /// title and aliases the index was built with (any other kind of source: always).
+    pub fn agrees(&self, source: &Source) -> bool {
+        if source.kind != SourceKind::File {
+            return true;
+        }
+        self.note(source.id).is_some_and(|note| {
+            let (root, path) = root_and_path(&source.origin, source.root.as_deref());
+            note.root == root
+                && note.path == path
+                && note.own == own_title(source.title.as_deref(), &source.origin)
+                && note.aliases == source.aliases
+        })
     }
 
     /// Every file note, oldest source first.
@@ -287,6 +345,49 @@ impl NoteIndex {
         candidates.into_iter().find(|n| n.path == picked)
     }
 
+    /// The document (PDF, EPUB, DOCX source of the wiki) a link to a document file names,
+    /// written by the note `from`, among the documents of its root (a link from a page that
+    /// is no one note's: of every root): by the same rules as a link to a note. A path — a
+    /// markdown link's (`path` joined onto the linking note's folder, `written` as written),
+    /// or a wiki link's folder and name — resolves in Obsidian's order
+    /// ([`resolve_note`]); a bare file name (`[[paper.pdf]]`) means the document in the
+    /// linking note's folder, else the shortest path, else the first in byte order. `None`
+    /// when the wiki holds no such document (the link is an attachment).
+    pub fn document(
+        &self,
+        from: Option<SourceId>,
+        path: &str,
+        written: &str,
+    ) -> Option<&IndexedNote> {
+        let from = from.and_then(|id| self.note(id));
+        let root = from.map(|n| n.root.as_str());
+        let documents: Vec<&IndexedNote> = self
+            .notes
+            .iter()
+            .filter(|n| {
+                root.is_none_or(|r| n.root == r)
+                    && wikimind_text::markdown::link::is_document(&n.path)
+            })
+            .collect();
+        if documents.is_empty() {
+            return None;
+        }
+        let paths: Vec<&str> = documents.iter().map(|n| n.path.as_str()).collect();
+        let found = if written.contains('/') {
+            resolve_note(path, written, &paths)?
+        } else {
+            // A bare file name, compared as a vault compares names (case aside).
+            let name = written.trim().to_lowercase();
+            let named: Vec<&str> = paths
+                .iter()
+                .copied()
+                .filter(|p| p.rsplit('/').next().unwrap_or(p).to_lowercase() == name)
+                .collect();
+            pick_note(from.map(IndexedNote::folder), &named)?
+        };
+        documents.into_iter().find(|n| n.path == found)
+    }
+
     /// The title a link or name resolves to when [`NoteIndex::resolve`] finds its note and
     /// the note goes by another title; else `None` (the name stays as written).
     pub fn relinked(
@@ -371,6 +472,70 @@ pub fn body_links(markdown: &str) -> Vec<LinkRef> {
         None
     });
     found.into_inner()
+}
+
+/// A file note's own title: its stored title, else its file name.
+fn own_title(title: Option<&str>, origin: &str) -> String {
+    title
+        .filter(|t| !t.trim().is_empty())
+        .map(str::to_owned)
+        .unwrap_or_else(|| file_stem(origin))
+}
+
+/// The wiki's [`NoteIndex`], built once and used again by every compile of a run (and of
+/// the runs after it) while the wiki's sources stay the same: building it reads every
+/// source, so building it for each compiled note made a compile of N notes cost N². It is
+/// built again when a source was added or removed since (by any process:
+/// [`Store::sources_stamp`]), and when the note being compiled is not in it as it is now
+/// ([`NoteIndex::agrees`]: re-ingesting a note changes it in place, and marks it to be
+/// compiled).
+#[derive(Debug, Default)]
+pub struct NoteCache {
+    held: std::sync::Mutex<Option<HeldIndex>>,
+}
+
+/// An index as [`NoteCache`] holds it: with the stamp of the sources it was built from.
+type HeldIndex = ((i64, i64, i64), std::sync::Arc<NoteIndex>);
+
+impl NoteCache {
+    /// The index of `store` now (see the type's documentation for when it is built again).
+    pub fn index(&self, store: &Store) -> Result<std::sync::Arc<NoteIndex>, StoreError> {
+        let stamp = store.sources_stamp()?;
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, index)) = held.as_ref() {
+            if *seen == stamp {
+                return Ok(std::sync::Arc::clone(index));
+            }
+        }
+        let index = std::sync::Arc::new(NoteIndex::of(store)?);
+        *held = Some((stamp, std::sync::Arc::clone(&index)));
+        Ok(index)
+    }
+
+    /// The index of `store`, built again unless it holds `source` as it is now.
+    pub fn index_for(
+        &self,
+        store: &Store,
+        source: &Source,
+    ) -> Result<std::sync::Arc<NoteIndex>, StoreError> {
+        let index = self.index(store)?;
+        if index.agrees(source) {
+            return Ok(index);
+        }
+        self.forget();
+        self.index(store)
+    }
+
+    /// Drops the index held, so the next use builds it again.
+    pub fn forget(&self) {
+        *self.held.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+/// A file's path relative to its root (`/`-separated): how a note is told apart from notes
+/// that share its file name wherever it is shown.
+pub(crate) fn note_path(origin: &str, root: Option<&str>) -> String {
+    root_and_path(origin, root).1
 }
 
 /// A file's root and its path relative to it (`/`-separated). A source without a root (none

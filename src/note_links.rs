@@ -11,8 +11,16 @@
 //! source of the wiki, or leaves the folder tree, links nothing). A link names the note's
 //! own title (front matter `title`, first H1, else its file name), as a wiki link to that
 //! note would.
+//!
+//! A link to a document (`![[paper.pdf]]`, `[[paper.pdf]]`, `[t](paper.pdf)`; PDF, EPUB,
+//! DOCX) is read the same way, among the documents of the wiki ingested from the same tree
+//! ([`NoteIndex::document`]): it names the document's own title and leads to its page. A
+//! document the wiki does not hold stays an attachment and links nothing.
 
-use wikimind_text::markdown::{markdown_links, resolve_note, wiki_links, Destination};
+use wikimind_text::markdown::link::is_document;
+use wikimind_text::markdown::{
+    markdown_links, resolve_note, rewrite_links, wiki_links, Destination, LinkRef,
+};
 
 use crate::identity::{body_links, NoteIndex};
 use crate::store::{NewLink, Source, SourceKind, StoreError};
@@ -50,34 +58,71 @@ pub fn links_to_notes(index: &NoteIndex, source: &Source) -> Result<Vec<NewLink>
                 });
             }
         }
+        // Links and embeds of documents (`![[paper.pdf]]`), which the reader finds as
+        // attachments.
+        for link in document_wiki_links(&source.text) {
+            let written = match &link.folder {
+                Some(folder) => format!("{folder}/{}", link.target),
+                None => link.target.clone(),
+            };
+            if let Some(document) = index.document(Some(source.id), &written, &written) {
+                let at = source.text.find(link.target.as_str()).unwrap_or(0);
+                out.push(NewLink {
+                    target: document.title.clone(),
+                    context: line_around(&source.text, at),
+                });
+            }
+        }
     }
     let may_link = source.text.contains("](") || source.text.contains("]:");
     if may_link {
         let links = markdown_links(&source.text, &me.path);
-        if links
-            .iter()
-            .any(|l| matches!(l.destination, Destination::Note { .. }))
-        {
+        if links.iter().any(|l| {
+            matches!(
+                l.destination,
+                Destination::Note { .. } | Destination::Document { .. }
+            )
+        }) {
             let notes: Vec<_> = index.notes().iter().filter(|n| n.root == me.root).collect();
             let paths: Vec<&str> = notes.iter().map(|n| n.path.as_str()).collect();
             for link in links {
-                let Destination::Note { path, written, .. } = &link.destination else {
-                    continue;
+                let title = match &link.destination {
+                    Destination::Note { path, written, .. } => resolve_note(path, written, &paths)
+                        .and_then(|found| notes.iter().find(|n| n.path == found))
+                        .map(|note| note.title.clone()),
+                    Destination::Document { path, written } => index
+                        .document(Some(source.id), path, written)
+                        .map(|document| document.title.clone()),
+                    _ => None,
                 };
-                let Some(found) = resolve_note(path, written, &paths) else {
-                    continue;
-                };
-                let Some(note) = notes.iter().find(|n| n.path == found) else {
+                let Some(title) = title else {
                     continue;
                 };
                 out.push(NewLink {
-                    target: note.title.clone(),
+                    target: title,
                     context: line_around(&source.text, link.range.start),
                 });
             }
         }
     }
     Ok(out)
+}
+
+/// The wiki links and embeds of `markdown` that name a document file (`![[paper.pdf]]`,
+/// `[[Papers/Book.epub|the book]]`), in order, as the reader finds them (outside code and
+/// markdown links).
+fn document_wiki_links(markdown: &str) -> Vec<LinkRef> {
+    if !markdown.contains("[[") {
+        return Vec::new();
+    }
+    let found = std::cell::RefCell::new(Vec::new());
+    rewrite_links(markdown, &|link: &LinkRef| {
+        if link.attachment && is_document(&link.target) {
+            found.borrow_mut().push(link.clone());
+        }
+        None
+    });
+    found.into_inner()
 }
 
 /// The line of `text` around byte `at`, trimmed and cut to [`MAX_CONTEXT_CHARS`].
@@ -151,6 +196,48 @@ mod tests {
                     "Then read [the deep note](../Other/Deep%20Note.md) and [api][r]."
                 ),
                 ("API", "`[code](Setup.md)` and [by name](<API.md>)."),
+            ]
+        );
+    }
+
+    #[test]
+    fn links_to_a_document_of_the_tree_name_the_documents_title_and_others_stay_attachments() {
+        let store = Store::open_in_memory().unwrap();
+        file(
+            &store,
+            "/v/Papers/Brew Guide.pdf",
+            Some("The Brewing Guide"),
+            "# The Brewing Guide\n\nGrind finer for espresso.\n",
+        );
+        file(
+            &store,
+            "/v/Books/Coffee.epub",
+            Some("Coffee Atlas"),
+            "Beans.\n",
+        );
+        let intro = file(
+            &store,
+            "/v/Notes/Intro.md",
+            Some("Intro"),
+            "# Intro\n\n![[Brew Guide.pdf]]\n\nRead [[Books/Coffee.epub|the atlas]] too.\n\
+             Then [the guide](../Papers/Brew%20Guide.pdf#page=2), not [[missing.pdf]] \
+             nor [that](gone.docx) nor ![[photo.png]].\n",
+        );
+        let links = links_to_notes(&NoteIndex::of(&store).unwrap(), &intro).unwrap();
+        let got: Vec<(&str, &str)> = links
+            .iter()
+            .map(|l| (l.target.as_str(), l.context.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("The Brewing Guide", "![[Brew Guide.pdf]]"),
+                ("Coffee Atlas", "Read [[Books/Coffee.epub|the atlas]] too."),
+                (
+                    "The Brewing Guide",
+                    "Then [the guide](../Papers/Brew%20Guide.pdf#page=2), not [[missing.pdf]] \
+                     nor [that](gone.docx) nor ![[photo.png]]."
+                ),
             ]
         );
     }

@@ -241,6 +241,9 @@ pub struct Wiki {
     /// The name indexes of prompts, shared by every compiler this wiki makes (the queue
     /// makes one per job).
     names: Arc<NameCache>,
+    /// The note index compiles resolve links with, shared by every compiler this wiki
+    /// makes, so a run builds it once.
+    notes: Arc<crate::identity::NoteCache>,
 }
 
 impl Wiki {
@@ -251,6 +254,7 @@ impl Wiki {
             data_dir: Some(data_dir.to_path_buf()),
             ingest: IngestOptions::default(),
             names: Arc::default(),
+            notes: Arc::default(),
         })
     }
 
@@ -314,6 +318,7 @@ impl Wiki {
             data_dir: None,
             ingest: IngestOptions::default(),
             names: Arc::default(),
+            notes: Arc::default(),
         })
     }
 
@@ -624,6 +629,7 @@ impl Wiki {
     ) -> Compiler {
         Compiler::new(Arc::clone(&self.store), providers, settings)
             .with_name_cache(Arc::clone(&self.names))
+            .with_note_cache(Arc::clone(&self.notes))
             .with_prompts(self.prompts())
     }
 

@@ -56,6 +56,7 @@ pub fn typescript() -> String {
         decl::<LinkView>(),
         decl::<PageSourceView>(),
         decl::<AuthorKind>(),
+        decl::<ClaimLeftView>(),
         decl::<PageVersionView>(),
         decl::<SuggestionView>(),
         decl::<PageTextView>(),

@@ -335,6 +335,71 @@ impl FileProblem {
     }
 }
 
+/// The title a file's name gives (as written, without a Notion export's id; a folder's
+/// `README.md` or `index.md` named after its folder), and whether it is its folder's index
+/// note.
+fn name_title(path: &Path) -> (Option<String>, bool) {
+    let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let folder = path
+        .parent()
+        .and_then(Path::file_name)
+        .map(|f| f.to_string_lossy().into_owned());
+    let stem = file_stem
+        .as_deref()
+        .and_then(|s| wikimind_text::markdown::file_name_title(s, folder.as_deref()))
+        .or_else(|| file_stem.as_deref().and_then(clean_title));
+    let index = folder.is_some()
+        && file_stem
+            .as_deref()
+            .is_some_and(wikimind_text::markdown::is_index_file);
+    (stem, index)
+}
+
+/// A markdown note's own title, `read` being what the markdown reader found (front matter
+/// `title`, first H1, else `stem`): an index note is its folder's — the folder's name
+/// (`stem`) beats its H1; a front matter `title` is still the author's word.
+fn index_note_title(
+    text: &str,
+    read: Option<String>,
+    stem: Option<String>,
+    index: bool,
+) -> Option<String> {
+    let titled = matches!(
+        wikimind_text::markdown::front_matter::front_matter(text),
+        Some(Ok(front)) if front.title.is_some()
+    );
+    if index && !titled {
+        stem
+    } else {
+        read
+    }
+}
+
+/// A plain text file's own title: its standalone first line, else its name (`stem`).
+fn plain_text_file_title(text: &str, stem: Option<String>) -> Option<String> {
+    wikimind_text::markdown::plain_text_title(text).or(stem)
+}
+
+/// What ingesting a markdown or plain text file at `path` whose (normalised) text is
+/// `text` reads of it today: its own title, tags and aliases — the one rule for ingest
+/// and for the backfill that re-titles what older builds stored. `None` for other files
+/// (HTML, documents), whose stored text is no longer the file's.
+pub(crate) fn text_file_metadata(path: &Path, text: &str) -> Option<MarkdownMeta> {
+    let (stem, index) = name_title(path);
+    match supported_extension(path)? {
+        FileType::Markdown => {
+            let mut meta = markdown_meta(text, stem.as_deref());
+            meta.title = index_note_title(text, meta.title, stem, index);
+            Some(meta)
+        }
+        FileType::PlainText => Some(MarkdownMeta {
+            title: plain_text_file_title(text, stem),
+            ..MarkdownMeta::default()
+        }),
+        FileType::Html | FileType::Document(_) => None,
+    }
+}
+
 /// Reads one regular file whose size the caller looked up: `path` as found (it gives the
 /// type and the fallback title), `canonical` where it really is (what is opened, and the
 /// origin).
@@ -364,21 +429,7 @@ fn read_source_file(
     if read > limit {
         return Err(FileProblem::TooLarge { size: read, limit });
     }
-    // The title a file's name gives: as written, without a Notion export's id; a folder's
-    // `README.md` or `index.md` is named after its folder.
-    let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    let folder = path
-        .parent()
-        .and_then(Path::file_name)
-        .map(|f| f.to_string_lossy().into_owned());
-    let stem = file_stem
-        .as_deref()
-        .and_then(|s| wikimind_text::markdown::file_name_title(s, folder.as_deref()))
-        .or_else(|| file_stem.as_deref().and_then(clean_title));
-    let index = folder.is_some()
-        && file_stem
-            .as_deref()
-            .is_some_and(wikimind_text::markdown::is_index_file);
+    let (stem, index) = name_title(path);
     if let FileType::Document(kind) = file_type {
         let document = kind
             .read(&bytes, stem.as_deref())
@@ -413,21 +464,12 @@ fn read_source_file(
     let (meta, text) = match file_type {
         FileType::Markdown => {
             let mut meta = markdown_meta(&normalised, stem.as_deref());
-            // An index note is its folder's: the folder's name beats its H1 (a front
-            // matter `title` is still the author's word).
-            let titled = matches!(
-                wikimind_text::markdown::front_matter::front_matter(&normalised),
-                Some(Ok(front)) if front.title.is_some()
-            );
-            if index && !titled {
-                meta.title = stem.clone();
-            }
+            meta.title = index_note_title(&normalised, meta.title, stem, index);
             (meta, normalised)
         }
         FileType::PlainText => (
             MarkdownMeta {
-                // A standalone first line is the file's own title; else its name.
-                title: wikimind_text::markdown::plain_text_title(&normalised).or(stem),
+                title: plain_text_file_title(&normalised, stem),
                 ..MarkdownMeta::default()
             },
             normalised,

@@ -27,6 +27,7 @@ use std::time::Duration;
 use serde::{Serialize, Serializer};
 
 pub use fetch::{fetch_url, fetch_url_within, url_origin};
+pub(crate) use files::text_file_metadata;
 pub use files::{
     ingest_path, list_folder, path_origin, FolderListing, ListedFile, BYTES_ORIGIN_PREFIX,
 };

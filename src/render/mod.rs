@@ -31,7 +31,11 @@
 //!   in raw HTML that the app owns is dropped.
 //! - Wiki links in every form of the markdown reader ([`wikimind_text::markdown::LinkRef`]);
 //!   a link or embed of an attachment (`![[photo.jpg]]`) is a chip naming the file
-//!   (`<span class="attachment">`): nothing is loaded.
+//!   (`<span class="attachment">`): nothing is loaded. A link to a document the wiki read
+//!   as a source (`![[paper.pdf]]`) leads to its page when the page's links know the path.
+//! - A markdown link written as a path (`[t](../Parser/constructor.md#Usage)`,
+//!   `[t](paper.pdf)`) is a wiki link to the page of the note or document at that path
+//!   when the page's links know it ([`render_page_body`]), else its text.
 //!
 //! Raw HTML written in the markdown is kept only as far as this allow-list permits, so a body
 //! could still hand-write an `<a class="wikilink" href="wikimind://article/3">`; that can
@@ -49,6 +53,8 @@ pub mod ids;
 
 pub use ids::{is_app_id, APP_IDS, CITED_QUOTE_ID, NUMBERED_APP_IDS};
 pub use wikimind_text::line::one_line;
+use wikimind_text::markdown::link::is_document;
+use wikimind_text::markdown::note_links::written_destination;
 use wikimind_text::markdown::wikilinks::{is_inline, is_inline_end};
 use wikimind_text::markdown::{heading_slug, split_wiki_links, text_runs, Item, LinkRef, Piece};
 pub use wikimind_text::markdown::{wiki_links, Anchor, WikiLink};
@@ -102,6 +108,16 @@ pub enum LinkTarget {
     Wanted,
 }
 
+/// Resolves a path written in a body (as [`wikimind_text::markdown::note_links::written_destination`]
+/// reads it: `Parser/constructor.md`, `Papers/Brew Guide.pdf`) to the page of the note or
+/// document at that path; `None` leaves the link as its text (an attachment's chip).
+pub type PathResolver<'a> = &'a dyn Fn(&str) -> Option<LinkTarget>;
+
+/// A [`PathResolver`] that knows no path.
+fn no_paths(_: &str) -> Option<LinkTarget> {
+    None
+}
+
 /// The markdown extensions articles may use: the markdown reader's.
 pub(crate) fn markdown_options() -> Options {
     wikimind_text::markdown::options()
@@ -127,10 +143,23 @@ enum Opened {
 /// `class="external"`, `rel="noopener noreferrer"` and `target="_blank"`. See the module
 /// documentation for everything else the output may and may not contain.
 pub fn render_article(markdown: &str, resolve: &dyn Fn(&str) -> LinkTarget) -> SafeHtml {
-    to_safe_html(markdown, article_events(markdown, resolve))
+    to_safe_html(markdown, article_events(markdown, resolve, &no_paths))
 }
 
-/// Renders an article body as [`render_article`] does, with `quote` marked where a reader
+/// Renders a page's body as [`render_article`] does, with links written as a path resolved
+/// by `paths`: a markdown link `[t](../Parser/constructor.md#Usage)` becomes a wiki link to
+/// that note's page (its section), and a link or embed of a document (`![[paper.pdf]]`,
+/// `[t](paper.pdf)`) a link to the document's page. A path `paths` does not know stays as
+/// [`render_article`] shows it: the link's text, or an attachment's chip.
+pub fn render_page_body(
+    markdown: &str,
+    resolve: &dyn Fn(&str) -> LinkTarget,
+    paths: PathResolver<'_>,
+) -> SafeHtml {
+    to_safe_html(markdown, article_events(markdown, resolve, paths))
+}
+
+/// Renders a page body as [`render_page_body`] does, with `quote` marked where a reader
 /// sees it: each run of text it covers wrapped in `<mark class="cited-quote">`, the first
 /// with the id `wm-cited-quote`. The quote is looked for by the quote fold as a person reads
 /// the rendered page ([`wikimind_text::fold::find_as_read`]): its wiki links read as their
@@ -141,9 +170,10 @@ pub fn render_article(markdown: &str, resolve: &dyn Fn(&str) -> LinkTarget) -> S
 pub fn render_article_marked(
     markdown: &str,
     resolve: &dyn Fn(&str) -> LinkTarget,
+    paths: PathResolver<'_>,
     quote: &str,
 ) -> (SafeHtml, bool) {
-    let events = article_events(markdown, resolve);
+    let events = article_events(markdown, resolve, paths);
     match mark_quote(&events, quote) {
         Some(marked) => (to_safe_html(markdown, marked), true),
         None => (to_safe_html(markdown, events), false),
@@ -257,7 +287,11 @@ fn mark_quote<'a>(events: &[Event<'a>], quote: &str) -> Option<Vec<Event<'a>>> {
 }
 
 /// The events of an article body, links resolved and rewritten (see [`render_article`]).
-fn article_events<'a>(markdown: &'a str, resolve: &dyn Fn(&str) -> LinkTarget) -> Vec<Event<'a>> {
+fn article_events<'a>(
+    markdown: &'a str,
+    resolve: &dyn Fn(&str) -> LinkTarget,
+    paths: PathResolver<'_>,
+) -> Vec<Event<'a>> {
     let mut events: Vec<Event<'_>> = Vec::new();
     let mut opened: Vec<Opened> = Vec::new();
     let mut footnotes: HashMap<String, usize> = HashMap::new();
@@ -290,7 +324,7 @@ fn article_events<'a>(markdown: &'a str, resolve: &dyn Fn(&str) -> LinkTarget) -
                         Piece::Link(link) => {
                             // The shown text is a text run of its own, so a cited quote
                             // can be marked inside a link.
-                            let html = wiki_html(&link, resolve);
+                            let html = wiki_html(&link, resolve, paths);
                             if !html.open.is_empty() {
                                 events.push(Event::InlineHtml(CowStr::from(html.open)));
                             }
@@ -369,6 +403,9 @@ fn article_events<'a>(markdown: &'a str, resolve: &dyn Fn(&str) -> LinkTarget) -
                         title,
                         id: CowStr::from(""),
                     }));
+                } else if let Some(open) = path_anchor_open(&dest_url, paths) {
+                    opened.push(Opened::Anchor);
+                    events.push(Event::InlineHtml(CowStr::from(open)));
                 } else {
                     opened.push(Opened::Dropped);
                 }
@@ -427,8 +464,25 @@ struct WikiHtml {
 
 /// A wiki link as HTML: a chip naming an attachment (nothing is loaded), a link to a
 /// section of this page, or a link to a page (a section of it) or a wanted page.
-fn wiki_html(link: &LinkRef, resolve: &dyn Fn(&str) -> LinkTarget) -> WikiHtml {
+fn wiki_html(
+    link: &LinkRef,
+    resolve: &dyn Fn(&str) -> LinkTarget,
+    paths: PathResolver<'_>,
+) -> WikiHtml {
     let shown = link.display();
+    if link.attachment && is_document(&link.target) {
+        let path = match &link.folder {
+            Some(folder) => format!("{folder}/{}", link.target),
+            None => link.target.clone(),
+        };
+        if let Some(found @ LinkTarget::Page { .. }) = paths(&path) {
+            return WikiHtml {
+                open: wiki_anchor_open(&link.target, &shown, None, &found),
+                shown,
+                close: "</a>",
+            };
+        }
+    }
     if link.attachment {
         let label = if link.embed { &link.target } else { &shown };
         return WikiHtml {
@@ -488,6 +542,20 @@ fn resolve_path(link: &LinkRef, resolve: &dyn Fn(&str) -> LinkTarget) -> LinkTar
         }
     }
     resolve(&link.target)
+}
+
+/// The opening tag of a markdown link written as a path (`../Parser/constructor.md#Usage`)
+/// that `paths` resolves to a page (the heading's section, when it names one); `None` when
+/// it is no path or names no page the body's links know.
+fn path_anchor_open(dest: &str, paths: PathResolver<'_>) -> Option<String> {
+    let (path, anchor) = written_destination(dest)?;
+    let found @ LinkTarget::Page { .. } = paths(&path)? else {
+        return None;
+    };
+    let fragment = anchor
+        .filter(|a| !a.starts_with('^'))
+        .map(|heading| ids::first_heading_id(&heading_slug(&heading)));
+    Some(wiki_anchor_open(&path, "", fragment.as_deref(), &found))
 }
 
 /// The opening tag of a link to a page (a section of it) or a wanted page.

@@ -21,7 +21,7 @@ fn render(markdown: &str) -> String {
 
 /// Renders with `quote` marked: the HTML, or `None` when it was not marked.
 fn render_marked(markdown: &str, quote: &str) -> Option<String> {
-    let (html, marked) = render_article_marked(markdown, &resolve, quote);
+    let (html, marked) = render_article_marked(markdown, &resolve, &|_| None, quote);
     marked.then(|| html.into_string())
 }
 
@@ -505,7 +505,7 @@ mod hostile {
         ) {
             // A quote cut from the text itself (so often found), or a hostile one.
             let quote: String = text.chars().skip(from % (text.chars().count() + 1)).take(len).collect();
-            let (plain, (marked, _)) = (render(&text), render_article_marked(&text, &resolve, &quote));
+            let (plain, (marked, _)) = (render(&text), render_article_marked(&text, &resolve, &|_| None, &quote));
             prop_assert_eq!(text_of(&plain), text_of(marked.as_str()));
         }
 
@@ -615,7 +615,7 @@ fn a_cited_quote_is_marked_where_a_reader_sees_it() {
     // Not there, or nothing to mark: the page as rendered unmarked.
     assert_eq!(render_marked("Espresso is brewed.", "Tea is brewed."), None);
     assert_eq!(render_marked("Espresso is brewed.", " ** `` _ "), None);
-    let (html, marked) = render_article_marked("Tea.", &resolve, "Coffee");
+    let (html, marked) = render_article_marked("Tea.", &resolve, &|_| None, "Coffee");
     assert!(!marked);
     assert_eq!(html.into_string(), render("Tea."));
 
@@ -771,4 +771,72 @@ fn a_summary_reads_its_markdown_and_wiki_links_as_their_text() {
         "Arrays [0] and `[x](y)`."
     );
     assert_eq!(summary_text(""), "");
+}
+
+/// Knows two paths, as the page's links would: a note `Parser/constructor.md` (page 7,
+/// `Parser/constructor`) and a document `Papers/Brew Guide.pdf` (page 8, `The Brewing
+/// Guide`).
+fn known_path(path: &str) -> Option<LinkTarget> {
+    let (id, title) = match path {
+        "Parser/constructor.md" | "src/Parser/constructor.md" => (7, "Parser/constructor"),
+        "Papers/Brew Guide.pdf" | "Brew Guide.pdf" => (8, "The Brewing Guide"),
+        _ => return None,
+    };
+    Some(LinkTarget::Page {
+        id,
+        title: title.to_owned(),
+    })
+}
+
+#[test]
+fn a_markdown_link_written_as_a_path_leads_to_the_page_of_the_note_it_names() {
+    let html = render_page_body(
+        "See [the parser](../Parser/constructor.md#Usage%20notes), \
+         [by root](/src/Parser/constructor.md), [gone](Nope.md), [web](https://example.org) \
+         and [script](javascript:alert(1)).",
+        &resolve,
+        &known_path,
+    )
+    .into_string();
+    assert!(
+        html.contains("href=\"wikimind://article/7#wm-usage-notes\""),
+        "{html}"
+    );
+    assert!(html.contains("data-anchor=\"wm-usage-notes\""), "{html}");
+    assert!(html.contains(">the parser</a>"), "{html}");
+    assert_eq!(
+        html.matches("data-article-id=\"7\"").count(),
+        2,
+        "both paths lead to page 7: {html}"
+    );
+    // A path no link knows, and hostile schemes, stay text.
+    assert!(html.contains("gone"), "{html}");
+    assert!(!html.contains("Nope.md"), "{html}");
+    assert!(!html.contains("javascript"), "{html}");
+    assert!(html.contains("class=\"external\""), "{html}");
+    // Without a path resolver (a digest, an answer) the same link is its text, as before.
+    let plain = render("See [the parser's](../Parser/constructor.md).");
+    assert!(!plain.contains("<a"), "{plain}");
+}
+
+#[test]
+fn a_link_to_a_document_the_wiki_read_leads_to_its_page_and_others_stay_chips() {
+    let html = render_page_body(
+        "![[Brew Guide.pdf]] and [[Papers/Brew Guide.pdf|the guide]], \
+         [read it](Brew%20Guide.pdf), but ![[Other.pdf]] and ![[photo.png]].",
+        &resolve,
+        &known_path,
+    )
+    .into_string();
+    assert_eq!(
+        html.matches("href=\"wikimind://article/8\"").count(),
+        3,
+        "{html}"
+    );
+    assert!(html.contains(">the guide</a>"), "{html}");
+    assert!(html.contains(">read it</a>"), "{html}");
+    assert_eq!(html.matches("class=\"attachment\"").count(), 2, "{html}");
+    // Without the page's paths a document is a chip, as any attachment.
+    let plain = render("![[Brew Guide.pdf]]");
+    assert!(plain.contains("class=\"attachment\""), "{plain}");
 }

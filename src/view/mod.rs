@@ -237,6 +237,27 @@ pub struct PageSourceView {
     pub provider: String,
     /// The model.
     pub model: String,
+    /// For a file, its path relative to the folder it was ingested or watched from
+    /// (`src/Parser/constructor.md`): what tells apart notes that share a file name, shown
+    /// in place of the file name alone. `null` for other sources.
+    pub path: Option<String>,
+}
+
+/// A claim that left a full page when a model wrote a version, and why (it stays in its
+/// sources' digests and in search). The store's `ClaimLeft` with plain ids, as the window
+/// reads them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct ClaimLeftView {
+    /// The claim's text.
+    pub claim: String,
+    /// Its quote.
+    pub quote: Option<String>,
+    /// The sources that held it.
+    #[cfg_attr(feature = "ts", ts(type = "number[]"))]
+    pub source_ids: Vec<i64>,
+    /// Why it left, for a person.
+    pub why: String,
 }
 
 /// One version of a page in its history.
@@ -260,6 +281,9 @@ pub struct PageVersionView {
     /// Who wrote it, as the CLI's `history` says it too (`you (restored version 1)`,
     /// `ollama:llama3.2`).
     pub label: String,
+    /// The claims that left the page when the model wrote this version because the page
+    /// was full (`claims_left` of `history --json`); empty for every other version.
+    pub claims_left: Vec<ClaimLeftView>,
 }
 
 /// What one version of a page says, as plain text to compare with another (never HTML).

@@ -107,6 +107,16 @@ fn version_view(v: ListedVersion) -> PageVersionView {
         model: v.model,
         restored_from: v.restored_from,
         created_at: v.created_at,
+        claims_left: v
+            .claims_left
+            .into_iter()
+            .map(|c| ClaimLeftView {
+                claim: c.claim,
+                quote: c.quote,
+                source_ids: c.source_ids.into_iter().map(|s| s.0).collect(),
+                why: c.why,
+            })
+            .collect(),
     }
 }
 
@@ -230,8 +240,8 @@ impl Wiki {
         };
         let quote = quote.filter(|q| !q.trim().is_empty());
         let (html, quote_marked) = match quote {
-            Some(q) => self.render_page_marked(&p, q),
-            None => (self.render_page(&p), false),
+            Some(q) => self.render_page_marked(&p, q)?,
+            None => (self.render_page(&p)?, false),
         };
         let html = html.into_string();
         let sources = self
@@ -243,6 +253,8 @@ impl Wiki {
                 article_id: d.article_id.0,
                 title: d.title,
                 final_url: redirect_shown(&d.origin, d.final_url.as_deref()),
+                path: (d.kind == crate::store::SourceKind::File)
+                    .then(|| crate::identity::note_path(&d.origin, d.root.as_deref())),
                 origin: d.origin,
                 compiled_at: d.compiled_at,
                 provider: d.provider,

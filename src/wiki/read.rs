@@ -5,7 +5,9 @@ use crate::reading::{
     CitedClaim, DigestFigures, ListedPage, ListedSource, ListedVersion, PageRef, PageWindow,
     Restored, ShownBacklink, ShownDigest, ShownLink, ShownPage, ShownSource,
 };
-use crate::render::{render_article, render_article_marked, LinkTarget, SafeHtml};
+use crate::render::{
+    render_article, render_article_marked, render_page_body, LinkTarget, SafeHtml,
+};
 use crate::store::{ArticleId, PageCounts, PageHit, PageId, PageSummary, SourceId, WantedPage};
 
 use super::{Result, Wiki, WikiError};
@@ -393,18 +395,74 @@ impl Wiki {
 
     /// A page's body as sanitised HTML, its wiki links resolved to pages through the
     /// page's own links (by any name of their target), never a list of every title: the
-    /// one renderer, for `show --html` and every other shell.
-    pub fn render_page(&self, page: &ShownPage) -> SafeHtml {
+    /// one renderer, for `show --html` and every other shell. A link written as a path
+    /// (`[t](../Parser/constructor.md)`, `![[paper.pdf]]`) leads to the page of the note or
+    /// document at that path among the pages the page links (and the page itself).
+    pub fn render_page(&self, page: &ShownPage) -> Result<SafeHtml> {
         let own = std::iter::once(&page.title).chain(&page.aliases);
-        render_resolved(&page.article_body, &page.links, own.map(|n| (n, page.id)))
+        let resolve = page_resolver(&page.links, own.map(|n| (n, page.id)));
+        let paths = self.path_resolver(page, &resolve)?;
+        Ok(render_page_body(&page.article_body, &resolve, &paths))
     }
 
     /// [`Self::render_page`] with `quote` marked where the body holds it
     /// ([`crate::render::render_article_marked`]), and whether it does.
-    pub fn render_page_marked(&self, page: &ShownPage, quote: &str) -> (SafeHtml, bool) {
+    pub fn render_page_marked(&self, page: &ShownPage, quote: &str) -> Result<(SafeHtml, bool)> {
         let own = std::iter::once(&page.title).chain(&page.aliases);
         let resolve = page_resolver(&page.links, own.map(|n| (n, page.id)));
-        render_article_marked(&page.article_body, &resolve, quote)
+        let paths = self.path_resolver(page, &resolve)?;
+        Ok(render_article_marked(
+            &page.article_body,
+            &resolve,
+            &paths,
+            quote,
+        ))
+    }
+
+    /// Resolves a path written in `page`'s body to the page of the note or document at
+    /// that path: among the file sources feeding the pages `page` links (and `page`
+    /// itself), the one whose origin ends with the path (a path without an extension also
+    /// names `.md` and `.markdown`; several: the shortest origin, then byte order), by the
+    /// title its digest goes by, resolved as `resolve` resolves names.
+    fn path_resolver<'r>(
+        &self,
+        page: &ShownPage,
+        resolve: &'r dyn Fn(&str) -> LinkTarget,
+    ) -> Result<impl Fn(&str) -> Option<LinkTarget> + 'r> {
+        let mut files: Vec<(String, String)> = Vec::new();
+        if page.article_body.contains("](") || page.article_body.contains("[[") {
+            let mut linked: Vec<PageId> = page.links.iter().filter_map(|l| l.page_id).collect();
+            linked.push(page.id);
+            linked.sort();
+            linked.dedup();
+            files = self.store.file_digests_of_pages(&linked)?;
+        }
+        Ok(move |path: &str| {
+            let names = |origin: &str| {
+                [
+                    path.to_owned(),
+                    format!("{path}.md"),
+                    format!("{path}.markdown"),
+                ]
+                .iter()
+                .any(|p| {
+                    origin
+                        .strip_suffix(p.as_str())
+                        .is_some_and(|before| before.is_empty() || before.ends_with('/'))
+                })
+            };
+            let (_, title) = files
+                .iter()
+                .filter(|(origin, _)| names(origin))
+                .min_by(|a, b| a.0.len().cmp(&b.0.len()).then(a.0.cmp(&b.0)))?;
+            match resolve(title) {
+                LinkTarget::Page { id, .. } => Some(LinkTarget::Page {
+                    id,
+                    title: title.clone(),
+                }),
+                LinkTarget::Wanted => None,
+            }
+        })
     }
 
     /// A digest's body as sanitised HTML, its wiki links resolved to pages.

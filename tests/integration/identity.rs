@@ -185,3 +185,154 @@ fn the_library_shows_the_folder_of_a_note_told_apart() {
         ]
     );
 }
+
+fn older_note(store: &Store, origin: &str, title: Option<&str>, text: &str) -> SourceId {
+    store
+        .ingest_source(&NewSource {
+            origin: origin.to_owned(),
+            kind: SourceKind::File,
+            title: title.map(str::to_owned),
+            text: text.to_owned(),
+            tags: Vec::new(),
+            aliases: Vec::new(),
+            root: Some("/v".to_owned()),
+        })
+        .unwrap()
+        .source_id()
+}
+
+/// A wiki as builds before today's title rules wrote it: a plain text file titled by
+/// nothing (its digest by the model's title, merged into another note's page), a folder's
+/// `index.md` titled by its H1 (a page a person edited), and a Notion export's page titled
+/// with its 32-hex id. The `note-titles` backfills give each its own title without a model
+/// call: a page keeps its id, history and edits under the new title and the old title
+/// still opens it; the text file gets a page of its own, marked stale; nothing is lost.
+#[test]
+fn pages_of_text_index_and_notion_notes_take_todays_titles_keeping_ids_history_and_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("wikimind.db");
+    let store = Store::open(&db).unwrap();
+    let ratio = older_note(
+        &store,
+        "/v/brew-ratio.md",
+        Some("Brew Ratio"),
+        "# Brew Ratio\n\nOne gram of coffee to sixteen of water.\n",
+    );
+    let cold = older_note(
+        &store,
+        "/v/cold-brew.txt",
+        None,
+        "Cold Brew\n\nSteep coarse grounds in cold water for twelve hours.\n",
+    );
+    let install = older_note(
+        &store,
+        "/v/docs/install/index.md",
+        Some("Installation"),
+        "# Installation\n\nRun the installer, then open the app.\n",
+    );
+    let notion = older_note(
+        &store,
+        "/v/Notion/Meeting notes 0123456789abcdef0123456789abcdef.md",
+        Some("Meeting notes 0123456789abcdef0123456789abcdef"),
+        "We agreed to ship on Friday.\n",
+    );
+    save(&store, ratio, &result("Brew Ratio", "A ratio."), &[]);
+    // The model's title, as older builds let it name a text file's digest.
+    save(&store, cold, &result("Brew Ratio", "Cold brewing."), &[]);
+    save(&store, install, &result("Installation", "Install it."), &[]);
+    save(
+        &store,
+        notion,
+        &result("Meeting notes 0123456789abcdef0123456789abcdef", "Friday."),
+        &[],
+    );
+    let page_of = |title: &str| store.find_page(title).unwrap().expect(title);
+    let (ratio_page, install_page, notion_page) = (
+        page_of("Brew Ratio"),
+        page_of("Installation"),
+        page_of("Meeting notes 0123456789abcdef0123456789abcdef"),
+    );
+    assert_eq!(store.pages().unwrap().len(), 3, "the text file merged away");
+    let version = store.page(install_page).unwrap().unwrap().version;
+    store
+        .edit_page(
+            install_page,
+            version,
+            "Install it.\n\n## My notes\n\nKept by hand.\n",
+        )
+        .unwrap();
+    let history_before = store.page_history(install_page).unwrap();
+    let (sources, digests, claims) = (
+        count(&db, "SELECT COUNT(*) FROM sources"),
+        count(&db, "SELECT COUNT(*) FROM articles"),
+        count(&db, "SELECT COUNT(*) FROM claims"),
+    );
+
+    let reports = wikimind::backfill::run_backfills(&store).unwrap();
+    let report = reports
+        .iter()
+        .find(|r| r.name == "note-titles")
+        .unwrap_or_else(|| panic!("the note-titles backfill ran: {reports:?}"));
+    let notice = report.notice().unwrap();
+    assert!(
+        notice.contains("3 titles") && notice.contains("2 pages kept their id"),
+        "{notice}"
+    );
+    assert!(notice.contains("1 note got pages of their own"), "{notice}");
+    assert!(
+        notice.starts_with("note-titles: 3 titles of plain text"),
+        "{notice}"
+    );
+
+    // The index note's page: same id, the folder's name, the edit and history kept, the
+    // old title still opens it.
+    let page = store.page(install_page).unwrap().unwrap();
+    assert_eq!(page.title, "install");
+    assert!(page.body.contains("Kept by hand."), "{}", page.body);
+    assert!(
+        page.aliases.contains(&"Installation".to_owned()),
+        "{:?}",
+        page.aliases
+    );
+    let history = store.page_history(install_page).unwrap();
+    assert_eq!(history[..history_before.len()], history_before[..]);
+    assert_eq!(history.last().unwrap().change, Some(PersonChange::Split));
+    assert_eq!(store.find_page("Installation").unwrap(), Some(install_page));
+    // The Notion page: same id, no id in its title.
+    assert_eq!(
+        store.page(notion_page).unwrap().unwrap().title,
+        "Meeting notes"
+    );
+    assert_eq!(
+        store
+            .find_page("Meeting notes 0123456789abcdef0123456789abcdef")
+            .unwrap(),
+        Some(notion_page)
+    );
+    // The text file: its own title, a page of its own waiting for the next compile; the
+    // page it was merged into keeps its id and title with the note that is its.
+    assert_eq!(
+        store.source(cold).unwrap().unwrap().title.as_deref(),
+        Some("Cold Brew")
+    );
+    let cold_page = page_of("Cold Brew");
+    assert_ne!(cold_page, ratio_page);
+    assert!(store
+        .page(cold_page)
+        .unwrap()
+        .unwrap()
+        .stale_reason
+        .is_some());
+    assert_eq!(store.source_pages(cold).unwrap()[0].title, "Cold Brew");
+    assert_eq!(page_of("Brew Ratio"), ratio_page);
+    assert_eq!(store.source_pages(ratio).unwrap()[0].title, "Brew Ratio");
+    // Nothing is lost.
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM sources"), sources);
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM articles"), digests);
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM claims"), claims);
+    assert_eq!(store.pages().unwrap().len(), 4);
+
+    // Done once.
+    let again = wikimind::backfill::run_backfills(&store).unwrap();
+    assert!(again.iter().all(|r| r.name != "note-titles"), "{again:?}");
+}

@@ -119,4 +119,13 @@ test("vault: two notes sharing a name in different folders are two pages, each s
   const claims = await s.exec("return [...document.querySelectorAll('.claim-text')].map((c) => c.textContent)");
   assert.ok(claims.includes("The parser's constructor takes the token stream the lexer's constructor sets up."), JSON.stringify(claims));
   assert.ok(!/\]\(/.test(linked + claims.join(" ")), linked + JSON.stringify(claims));
+  // The sources panel names the note by its path in the folder, never by the file name
+  // both notes share.
+  const origins = await s.exec("return [...document.querySelectorAll('#sources .origin')].map((o) => o.textContent.trim())");
+  assert.ok(origins.includes("src/Parser/constructor.md"), JSON.stringify(origins));
+  assert.ok(!origins.includes("constructor.md"), JSON.stringify(origins));
+  // A markdown link written as a path in the body leads to the page of the note it names.
+  await s.clickOn("#article-body a.wikilink[data-article-id]", { text: (t) => t === "lexer's constructor" });
+  await s.wait("#article-title", { text: (t) => t === "Lexer/constructor" });
+  await shot("v3-path-link-followed");
 });

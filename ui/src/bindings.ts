@@ -361,12 +361,41 @@ provider: string,
 /**
  * The model.
  */
-model: string, };
+model: string, 
+/**
+ * For a file, its path relative to the folder it was ingested or watched from
+ * (`src/Parser/constructor.md`): what tells apart notes that share a file name, shown
+ * in place of the file name alone. `null` for other sources.
+ */
+path: string | null, };
 
 /**
  * Who wrote a version of a page.
  */
 export type AuthorKind = "model" | "person";
+
+/**
+ * A claim that left a full page when a model wrote a version, and why (it stays in its
+ * sources' digests and in search). The store's `ClaimLeft` with plain ids, as the window
+ * reads them.
+ */
+export type ClaimLeftView = { 
+/**
+ * The claim's text.
+ */
+claim: string, 
+/**
+ * Its quote.
+ */
+quote: string | null, 
+/**
+ * The sources that held it.
+ */
+source_ids: number[], 
+/**
+ * Why it left, for a person.
+ */
+why: string, };
 
 /**
  * One version of a page in its history.
@@ -404,7 +433,12 @@ created_at: string,
  * Who wrote it, as the CLI's `history` says it too (`you (restored version 1)`,
  * `ollama:llama3.2`).
  */
-label: string, };
+label: string, 
+/**
+ * The claims that left the page when the model wrote this version because the page
+ * was full (`claims_left` of `history --json`); empty for every other version.
+ */
+claims_left: Array<ClaimLeftView>, };
 
 /**
  * The model's text for a section a person edited, waiting on the page.

@@ -77,6 +77,12 @@ describe("pages and their sources", () => {
       { sourceId: 11, number: 3, label: "example.org/coffee" },
     ]);
     expect(claimBadges([], sources)).toEqual([]);
+    // Two notes sharing a file name read apart by the path the core gives.
+    const twins = [
+      { source_id: 1, origin: "/v/src/Parser/constructor.md", title: "constructor", path: "src/Parser/constructor.md" },
+      { source_id: 2, origin: "/v/src/Lexer/constructor.md", title: "constructor", path: "src/Lexer/constructor.md" },
+    ];
+    expect(claimBadges([1, 2], twins).map((b) => b.label)).toEqual(["src/Parser/constructor.md", "src/Lexer/constructor.md"]);
   });
   it("diffs two versions line by line", () => {
     expect(lineDiff("a\nb\nc", "a\nB\nc\nd")).toEqual([

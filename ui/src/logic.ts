@@ -62,19 +62,20 @@ export function staleNotice(staleReason: string | null, sourceCount: number): st
   return `This page will be rewritten: ${staleReason}.`;
 }
 
-/** A short name for a source on a claim's badge: a file by its name, a web page by its
- * address, pasted text by its digest's title (its origin is only a hash). */
-export function sourceBadgeLabel(s: Pick<PageSourceView, "origin" | "title">): string {
+/** A short name for a source on a claim's badge: a file by its path in the folder it came
+ * from (the core's `path`; else its name), a web page by its address, pasted text by its
+ * digest's title (its origin is only a hash). */
+export function sourceBadgeLabel(s: Pick<PageSourceView, "origin" | "title"> & Partial<Pick<PageSourceView, "path">>): string {
   if (s.origin.startsWith("text:")) return s.title;
   if (/^https?:\/\//.test(s.origin)) return s.origin.replace(/^https?:\/\/(www\.)?/, "").replace(/\/$/, "");
-  return originLabel(s.origin).label;
+  return s.path ?? originLabel(s.origin).label;
 }
 
 /** The badges of a claim: one per source holding its quote, numbered as in the page's
  * Sources panel (1 = the oldest); a source no longer feeding the page is left out. */
 export function claimBadges(
   sourceIds: number[],
-  sources: Pick<PageSourceView, "source_id" | "origin" | "title">[],
+  sources: (Pick<PageSourceView, "source_id" | "origin" | "title"> & Partial<Pick<PageSourceView, "path">>)[],
 ): { sourceId: number; number: number; label: string }[] {
   const out: { sourceId: number; number: number; label: string }[] = [];
   for (const id of sourceIds) {

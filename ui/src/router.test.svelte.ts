@@ -151,6 +151,7 @@ describe("screens show what the core decided", () => {
     compiled_at: "2026-11-25T00:00:00Z",
     provider: "ollama",
     model: "m",
+    path: "espresso.md",
   };
   const notFound: QuoteView = { source_id: 5, origin: source.origin, found: false, before: "", quote: "", after: "Espresso.", more_before: false, more_after: false };
   const where = () => document.querySelector("#cited-where")?.textContent ?? "";

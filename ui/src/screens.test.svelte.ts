@@ -2,9 +2,11 @@
 // store-driven repaint, without the core.
 import { flushSync, mount, unmount } from "svelte";
 import { describe, expect, it } from "vitest";
-import type { LibraryEntry } from "./bindings";
+import type { LibraryEntry, PageSourceView, PageVersionView, PageView } from "./bindings";
 import CitedClaim from "./parts/CitedClaim.svelte";
 import LibraryList, { type Row } from "./parts/LibraryList.svelte";
+import PageHistory from "./parts/PageHistory.svelte";
+import PageSide from "./parts/PageSide.svelte";
 import { screenKeys } from "./router.svelte";
 import { app } from "./state.svelte";
 
@@ -90,5 +92,86 @@ describe("components", () => {
     expect(target.querySelector(".cited-claim")?.classList.contains("not-found")).toBe(true);
     void unmount(claim);
     expect(target.children.length).toBe(0);
+  });
+});
+
+const source = (id: number, origin: string, path: string | null): PageSourceView => ({
+  source_id: id,
+  article_id: id,
+  title: "constructor",
+  origin,
+  final_url: null,
+  compiled_at: "2026-11-25T00:00:00Z",
+  provider: "ollama",
+  model: "m",
+  path,
+});
+
+const version = (v: number, claimsLeft: PageVersionView["claims_left"]): PageVersionView => ({
+  version: v,
+  title: "Espresso",
+  author: "model",
+  provider: "ollama",
+  model: "m",
+  restored_from: null,
+  created_at: "2026-11-25T00:00:00Z",
+  label: "ollama:m",
+  claims_left: claimsLeft,
+});
+
+/** A page with what the side column and the history read; the rest left empty. */
+const page = (sources: PageSourceView[], history: PageVersionView[]): PageView =>
+  ({
+    id: 1,
+    kind: "topic",
+    title: "constructor",
+    claims: [],
+    links: [],
+    backlinks: [],
+    concepts: [],
+    sources,
+    history,
+    version: history.length,
+  }) as unknown as PageView;
+
+describe("the page screen's panels", () => {
+  it("tell sources that share a file name apart by the path the core gives", () => {
+    const target = document.createElement("div");
+    const p = page(
+      [
+        source(1, "/v/src/Parser/constructor.md", "src/Parser/constructor.md"),
+        source(2, "/v/src/Lexer/constructor.md", "src/Lexer/constructor.md"),
+        source(3, "https://example.org/a", null),
+      ],
+      [version(1, [])],
+    );
+    const side = mount(PageSide, { target, props: { page: p } });
+    flushSync();
+    const origins = [...target.querySelectorAll("#sources .origin")].map((o) => o.textContent);
+    expect(origins).toEqual(["src/Parser/constructor.md", "src/Lexer/constructor.md", "https://example.org/a"]);
+    unmount(side);
+  });
+
+  it("say in the history which claims left a full page, and why", () => {
+    const target = document.createElement("div");
+    const left = [
+      { claim: "Old claim one.", quote: "one", source_ids: [1], why: "the page was full (50 claims)" },
+      { claim: "Old claim two.", quote: null, source_ids: [2], why: "the page was full (50 claims)" },
+    ];
+    const history = mount(PageHistory, {
+      target,
+      props: { page: page([], [version(1, []), version(2, left)]), signal: new AbortController().signal },
+    });
+    flushSync();
+    const rows = [...target.querySelectorAll(".history .version")];
+    expect(rows.map((r) => r.getAttribute("data-version"))).toEqual(["2", "1"]);
+    expect(rows[0].querySelector(".claims-left summary")?.textContent).toContain("2 claims left the full page");
+    expect([...rows[0].querySelectorAll(".claim-left .claim-text")].map((c) => c.textContent)).toEqual([
+      "Old claim one.",
+      "Old claim two.",
+    ]);
+    expect(rows[0].querySelector(".claim-left .why")?.textContent).toContain("the page was full");
+    expect(rows[1].querySelector(".claims-left")).toBeNull();
+    unmount(history);
   });
 });

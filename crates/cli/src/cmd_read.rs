@@ -235,7 +235,7 @@ pub fn show(global: &Global, args: ShowArgs) -> anyhow::Result<Done> {
     } else if args.markdown {
         writeln!(crate::context::out(), "{}", p.article_body)?;
     } else if args.html {
-        writeln!(crate::context::out(), "{}", wiki.render_page(&p).as_str())?;
+        writeln!(crate::context::out(), "{}", wiki.render_page(&p)?.as_str())?;
     } else {
         print_page(&mut crate::context::out(), &p)?;
     }

@@ -259,7 +259,9 @@ fn markdown_link_name(shown: &str, destination: &Destination) -> Option<String> 
                 .trim();
             (!stem.is_empty()).then(|| stem.to_owned())
         }
-        Destination::Attachment(_) | Destination::Nothing => None,
+        // A document's page goes by the document's own title, which only the wiki knows: its
+        // file name is no name.
+        Destination::Document { .. } | Destination::Attachment(_) | Destination::Nothing => None,
         Destination::Here(_) | Destination::External(_) => {
             let shown = shown.trim();
             (!shown.is_empty()).then(|| shown.to_owned())

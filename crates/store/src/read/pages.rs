@@ -257,6 +257,35 @@ impl Store {
         )
     }
 
+    /// The file sources feeding `pages`, each as its origin and the title of its digest
+    /// (the title the note goes by), oldest source first: what a path written in a page's
+    /// body (`[t](../Parser/constructor.md)`, `![[paper.pdf]]`) is matched against to find
+    /// the page of the note or document it names, among the pages the page links.
+    pub fn file_digests_of_pages(&self, pages: &[PageId]) -> Result<Vec<(String, String)>> {
+        self.read(
+            || "listing the file sources of linked pages".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare_cached(
+                    "SELECT s.id, s.origin, a.title FROM page_sources ps
+                     JOIN sources s ON s.id = ps.source_id AND s.kind = 'file'
+                     JOIN articles a ON a.source_id = s.id
+                     WHERE ps.page_id = ?1",
+                )?;
+                let mut found: Vec<(i64, String, String)> = Vec::new();
+                for page in pages {
+                    let rows =
+                        stmt.query_map([page], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+                    for row in rows {
+                        found.push(row?);
+                    }
+                }
+                found.sort();
+                found.dedup();
+                Ok(found.into_iter().map(|(_, o, t)| (o, t)).collect())
+            },
+        )
+    }
+
     /// How many claims of each confidence every page has (pages with none are missing).
     pub fn page_claim_counts(&self) -> Result<HashMap<PageId, ClaimCounts>> {
         self.read(

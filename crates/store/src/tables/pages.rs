@@ -189,6 +189,8 @@ pub struct PageDigest {
     pub model: String,
     /// For a web page that redirected, the URL it was finally read from.
     pub final_url: Option<String>,
+    /// For a file, the folder it was ingested or watched from.
+    pub root: Option<String>,
 }
 
 fn count(value: i64) -> u32 {
@@ -723,7 +725,7 @@ impl Store {
             |conn| {
                 let mut stmt = conn.prepare(
                     "SELECT a.id, a.source_id, s.origin, s.kind, a.title, a.summary,
-                            a.updated_at, a.provider, a.model, s.final_url
+                            a.updated_at, a.provider, a.model, s.final_url, s.root
                      FROM page_sources ps
                      JOIN sources s ON s.id = ps.source_id
                      JOIN articles a ON a.source_id = ps.source_id
@@ -742,6 +744,7 @@ impl Store {
                         provider: row.get(7)?,
                         model: row.get(8)?,
                         final_url: row.get(9)?,
+                        root: row.get(10)?,
                     })
                 })?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)

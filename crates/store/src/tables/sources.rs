@@ -310,6 +310,24 @@ impl Store {
         )
     }
 
+    /// A stamp of the set of sources: how many there are, the highest id and the sum of the
+    /// ids. Read from the smallest index, so it costs next to nothing however large the
+    /// wiki: a source added or removed (ids are never reused) changes it; a source changed
+    /// in place does not. What a process that keeps the wiki's note index checks before it
+    /// uses it again.
+    pub fn sources_stamp(&self) -> Result<(i64, i64, i64)> {
+        self.read(
+            || "reading the sources' stamp".to_owned(),
+            |conn| {
+                Ok(conn.query_row(
+                    "SELECT COUNT(*), COALESCE(MAX(id), 0), CAST(TOTAL(id) AS INTEGER) FROM sources",
+                    [],
+                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                )?)
+            },
+        )
+    }
+
     /// One source with its text.
     pub fn source(&self, id: SourceId) -> Result<Option<Source>> {
         self.read(

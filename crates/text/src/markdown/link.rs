@@ -11,8 +11,10 @@ use serde::Serialize;
 pub const MAX_INNER_BYTES: usize = 512;
 
 /// File extensions (lower case) of attachments: files a note embeds or links that are
-/// never pages. Notes (`.md`) and documents WikiMind reads as sources are not here; PDF, EPUB
-/// and office files are attachments until a reader makes them sources.
+/// never pages of their own. Notes (`.md`) are not here. The documents WikiMind reads as
+/// sources ([`DOCUMENT_EXTENSIONS`]) are here too: a link to one is an attachment unless the
+/// document was ingested from the same folder tree, when it leads to that document's page
+/// (which only the wiki, knowing its sources, can tell).
 pub const ATTACHMENT_EXTENSIONS: &[&str] = &[
     // images
     "png",
@@ -41,7 +43,7 @@ pub const ATTACHMENT_EXTENSIONS: &[&str] = &[
     "ogv",
     "mov",
     "mkv",
-    "avi", // documents not read yet
+    "avi", // documents (the first three are read as sources: DOCUMENT_EXTENSIONS)
     "pdf",
     "epub",
     "docx",
@@ -65,6 +67,12 @@ pub const ATTACHMENT_EXTENSIONS: &[&str] = &[
     "csv",
     "json",
 ];
+
+/// File extensions (lower case) of the documents WikiMind reads as sources (PDF, EPUB,
+/// DOCX): a link to one (`![[paper.pdf]]`, `[[paper.pdf]]`, `[t](paper.pdf)`) leads to the
+/// document's page when the wiki ingested that document from the linking note's folder tree,
+/// and is an attachment otherwise.
+pub const DOCUMENT_EXTENSIONS: &[&str] = &["pdf", "epub", "docx"];
 
 /// Where in the target page a link points.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -256,6 +264,18 @@ pub fn is_attachment(name: &str) -> bool {
     };
     !stem.trim().is_empty()
         && ATTACHMENT_EXTENSIONS
+            .iter()
+            .any(|known| ext.eq_ignore_ascii_case(known))
+}
+
+/// Whether `name` is a file name with the extension of a document WikiMind reads
+/// ([`DOCUMENT_EXTENSIONS`]): `paper.pdf`, `Book.EPUB`.
+pub fn is_document(name: &str) -> bool {
+    let Some((stem, ext)) = name.trim().rsplit_once('.') else {
+        return false;
+    };
+    !stem.trim().is_empty()
+        && DOCUMENT_EXTENSIONS
             .iter()
             .any(|known| ext.eq_ignore_ascii_case(known))
 }

@@ -16,6 +16,7 @@
 //! | `[t](#Heading)` | a heading of this note (no other note) |
 //! | `[t](https://…)`, `[t](mailto:…)`, `<https://…>` | external |
 //! | `[t](file:///…)`, `[t](../../etc/passwd)` (leaves the tree) | nothing: never read |
+//! | `[t](paper.pdf)`, `[t](Book.epub)`, `[t](Report.docx)` | a document: its page when the wiki ingested it from this tree, else an attachment |
 //! | `[t](photo.png)` | an attachment: never a page |
 //!
 //! Which note a path names is [`resolve_note`], in Obsidian's order.
@@ -24,7 +25,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, LinkType, Parser, Tag};
 
-use super::link::is_attachment;
+use super::link::{is_attachment, is_document};
 
 /// Where a markdown link points.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +41,15 @@ pub enum Destination {
         written: String,
         /// The heading (`Heading`) or block (`^id`) it points at, if any.
         anchor: Option<String>,
+    },
+    /// A document WikiMind reads as a source (PDF, EPUB, DOCX): the page of that document
+    /// when the wiki ingested it from the same folder tree (resolved as a note's path is,
+    /// among the tree's documents), else an attachment.
+    Document {
+        /// The path from the root, as for a note.
+        path: String,
+        /// The path as written (decoded, no anchor).
+        written: String,
     },
     /// A heading or block of the linking note itself (`#Heading`).
     Here(String),
@@ -145,6 +155,12 @@ pub fn destination(dest: &str, folder: &str) -> Destination {
     if normal.is_empty() {
         return Destination::Nothing;
     }
+    if is_document(base_name(&normal)) {
+        return Destination::Document {
+            path: normal,
+            written: path,
+        };
+    }
     if is_attachment(base_name(&normal)) {
         return Destination::Attachment(normal);
     }
@@ -153,6 +169,28 @@ pub fn destination(dest: &str, folder: &str) -> Destination {
         written: path,
         anchor: anchor.filter(|a| !a.is_empty()),
     }
+}
+
+/// A link destination written as a path (`../Parser/constructor.md#Usage`,
+/// `Brew%20Guide.pdf`), read where no linking note's folder is known (a page, which is no
+/// one note's): the path as [`written_path`] gives it and the anchor, if any. `None` for a
+/// destination that is no path: an address with a scheme (`https:`, `file:`, …), a link
+/// inside the page (`#Heading`), nothing left once the steps up are dropped.
+pub fn written_destination(dest: &str) -> Option<(String, Option<String>)> {
+    let dest = dest.trim();
+    if dest.is_empty() || scheme(dest).is_some() {
+        return None;
+    }
+    let (path, anchor) = match dest.split_once('#') {
+        Some((path, anchor)) => (path, Some(percent_decode(anchor))),
+        None => (dest, None),
+    };
+    let path = percent_decode(path.split('?').next().unwrap_or_default());
+    if path.contains('\\') || path.contains('\0') {
+        return None;
+    }
+    let written = written_path(&path);
+    (!written.is_empty()).then(|| (written, anchor.filter(|a| !a.is_empty())))
 }
 
 /// Which of `notes` (paths relative to the root, with their extensions) the note path
@@ -175,13 +213,7 @@ pub fn resolve_note<'a>(path: &str, written: &str, notes: &[&'a str]) -> Option<
     if let Some(found) = notes.iter().find(|n| same(n, path)) {
         return Some(found);
     }
-    // What was written, without the steps up or across that only made sense from the
-    // linking note's folder.
-    let written: Vec<&str> = written
-        .split('/')
-        .skip_while(|part| matches!(*part, "" | "." | ".."))
-        .collect();
-    let written = normalise_path(&written.join("/")).unwrap_or_default();
+    let written = written_path(written);
     if written.is_empty() {
         return None;
     }
@@ -213,6 +245,19 @@ pub fn resolve_note<'a>(path: &str, written: &str, notes: &[&'a str]) -> Option<
         })
         .min_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)))
         .copied()
+}
+
+/// A path as a link wrote it (decoded, no anchor), without the steps up or across at its
+/// start that only made sense from the linking note's folder (`../Other/Note.md` is
+/// `Other/Note.md`, `/Folder/Note.md` is `Folder/Note.md`), `.` and `..` applied after
+/// that: what [`resolve_note`] matches by its end, and what a page (which is no one note's)
+/// reads a path link as. Empty when nothing is left.
+pub fn written_path(written: &str) -> String {
+    let parts: Vec<&str> = written
+        .split('/')
+        .skip_while(|part| matches!(*part, "" | "." | ".."))
+        .collect();
+    normalise_path(&parts.join("/")).unwrap_or_default()
 }
 
 /// `path` without a note's extension (`.md`, `.markdown`, any case), or `None`.
@@ -338,6 +383,22 @@ mod tests {
                 "A",
                 Destination::Attachment("A/photo.png".into()),
             ),
+            (
+                "../Papers/Brew%20Guide.pdf#page=2",
+                "Notes",
+                Destination::Document {
+                    path: "Papers/Brew Guide.pdf".into(),
+                    written: "../Papers/Brew Guide.pdf".into(),
+                },
+            ),
+            (
+                "Book.EPUB",
+                "",
+                Destination::Document {
+                    path: "Book.EPUB".into(),
+                    written: "Book.EPUB".into(),
+                },
+            ),
             ("Note.md?plain=1", "", note("Note.md", None)),
             ("C:/x.md", "", note("C:/x.md", None)),
             ("bad%zzescape", "", note("bad%zzescape", None)),
@@ -352,6 +413,35 @@ mod tests {
                 want,
                 "{dest:?} in {folder:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_path_in_a_page_reads_without_the_steps_only_its_note_could_take() {
+        type Read<'a> = Option<(&'a str, Option<&'a str>)>;
+        let cases: &[(&str, Read<'_>)] = &[
+            (
+                "../Lexer/constructor.md#Usage%20notes",
+                Some(("Lexer/constructor.md", Some("Usage notes"))),
+            ),
+            ("/src/Parser/x.md", Some(("src/Parser/x.md", None))),
+            (
+                "./a/../b/Brew%20Guide.pdf",
+                Some(("b/Brew Guide.pdf", None)),
+            ),
+            ("Note?plain=1#", Some(("Note", None))),
+            ("https://example.org/x.md", None),
+            ("javascript:alert(1)", None),
+            ("file:///etc/passwd", None),
+            ("#Heading", None),
+            ("../..", None),
+            ("a\\b.md", None),
+            ("", None),
+        ];
+        for (dest, want) in cases {
+            let got = written_destination(dest);
+            let got = got.as_ref().map(|(p, a)| (p.as_str(), a.as_deref()));
+            assert_eq!(got, *want, "{dest:?}");
         }
     }
 

@@ -189,15 +189,28 @@ fn hard_cap(n: usize) -> usize {
 }
 
 /// `content` as a page call shows it within `room`: a page over its room by more than a
-/// quarter (written with a larger context, or before pages had a room) keeps its first
-/// [`PageRoom::max_claims`] claims and the paragraphs of its body that fit
-/// [`PageRoom::max_body_chars`] (the first one cut at a word when it alone is longer). The
-/// version it was is kept in the page's history; what the call does not see, the guard
-/// does not ask it to keep.
-pub(crate) fn within_room(content: &PageContent, room: &PageRoom) -> PageContent {
+/// quarter (written with a larger context, or before pages had a room) keeps the
+/// [`PageRoom::max_claims`] best supported of its claims, in their order — the least
+/// supported give way as they do when a full page is rewritten ([`Guard::settle`]): held by
+/// the fewest of the `feeding` sources (the page's sources, oldest first), then the oldest
+/// — and the paragraphs of its body that fit [`PageRoom::max_body_chars`] (the first one
+/// cut at a word when it alone is longer). The version it was is kept in the page's
+/// history; what the call does not see, the guard does not ask it to keep.
+pub(crate) fn within_room(
+    content: &PageContent,
+    room: &PageRoom,
+    feeding: &[SourceId],
+) -> PageContent {
     let mut out = content.clone();
     if out.claims.len() > hard_cap(room.max_claims) {
-        out.claims.truncate(room.max_claims);
+        while out.claims.len() > room.max_claims {
+            let Some(weakest) = (0..out.claims.len())
+                .min_by_key(|&i| (support(&out.claims[i], feeding), std::cmp::Reverse(i)))
+            else {
+                break;
+            };
+            out.claims.remove(weakest);
+        }
     }
     if out.body.chars().count() > hard_cap(room.max_body_chars) {
         let mut body = String::new();
@@ -221,6 +234,21 @@ pub(crate) fn within_room(content: &PageContent, room: &PageRoom) -> PageContent
         out.body = body;
     }
     out
+}
+
+/// How well `claim` is supported among `feeding` (a page's sources, oldest first), lowest
+/// first: by how many of them hold it (an ungrounded claim by none), then by the age of its
+/// newest source (oldest first). The one order in which claims give way on a full page.
+fn support(claim: &PageClaim, feeding: &[SourceId]) -> (usize, usize) {
+    if !claim.claim.grounded {
+        return (0, 0);
+    }
+    let positions: Vec<usize> = claim
+        .source_ids
+        .iter()
+        .filter_map(|s| feeding.iter().position(|f| f == s))
+        .collect();
+    (positions.len(), positions.iter().max().map_or(0, |p| p + 1))
 }
 
 /// The page content a rewrite of `material` starts from: the version a model last wrote.
@@ -461,18 +489,9 @@ impl Guard {
         }
     }
 
-    /// How well `claim` is supported, lowest first: by how many feeding sources hold it
-    /// (an ungrounded claim by none), then by the age of its newest source (oldest first).
+    /// How well `claim` is supported among the page's sources ([`support`]).
     fn support(&self, claim: &PageClaim) -> (usize, usize) {
-        if !claim.claim.grounded {
-            return (0, 0);
-        }
-        let positions: Vec<usize> = claim
-            .source_ids
-            .iter()
-            .filter_map(|s| self.feeding.iter().position(|f| f == s))
-            .collect();
-        (positions.len(), positions.iter().max().map_or(0, |p| p + 1))
+        support(claim, &self.feeding)
     }
 
     /// The page's rule applied to a rewrite's `claims`: every claim the page had whose
@@ -1167,7 +1186,8 @@ mod tests {
             "c".repeat(60)
         );
         let big = content("Espresso", &body, claims);
-        let cut = within_room(&big, &room(6));
+        let feeding: Vec<SourceId> = (1..=41).map(SourceId).collect();
+        let cut = within_room(&big, &room(6), &feeding);
         assert_eq!(cut.claims.len(), 6);
         assert_eq!(
             cut.body,
@@ -1175,12 +1195,14 @@ mod tests {
         );
         let fits = content("Espresso", "short", big.claims[..7].to_vec());
         assert_eq!(
-            within_room(&fits, &room(6)),
+            within_room(&fits, &room(6), &feeding),
             fits,
             "within a quarter over: as it is"
         );
         let one = content("Espresso", &"word ".repeat(50), vec![]);
-        assert!(within_room(&one, &room(6)).body.ends_with("word …"));
+        assert!(within_room(&one, &room(6), &feeding)
+            .body
+            .ends_with("word …"));
 
         // Its sources all still feed it: the guard asks only what the call was shown.
         let digests: Vec<FeedingDigest> = (1..=41)
@@ -1198,6 +1220,34 @@ mod tests {
             guard.min_body_chars,
             Some(65),
             "70% of the 92 characters shown"
+        );
+    }
+
+    #[test]
+    fn a_page_over_its_room_keeps_its_best_supported_claims_not_its_first() {
+        // Ten claims, one per source 1..=10 (oldest first), but claims 2 and 5 are also
+        // held by a second source; an inferred claim first of all.
+        let mut claims: Vec<PageClaim> = vec![claim("guessed", None, &[1])];
+        claims.extend((1..=10).map(|i| {
+            let sources: Vec<i64> = match i {
+                2 => vec![2, 9],
+                5 => vec![5, 10],
+                _ => vec![i],
+            };
+            claim(&format!("c{i}"), Some(&format!("quote {i}")), &sources)
+        }));
+        let page = content("Espresso", "Body.", claims);
+        let feeding: Vec<SourceId> = (1..=10).map(SourceId).collect();
+        let shown = within_room(&page, &room(6), &feeding);
+        let kept: Vec<&str> = shown
+            .claims
+            .iter()
+            .map(|c| c.claim.claim.as_str())
+            .collect();
+        assert_eq!(
+            kept,
+            ["c2", "c5", "c7", "c8", "c9", "c10"],
+            "held by two sources first, then the newest; the guess and the oldest give way"
         );
     }
 

@@ -93,7 +93,8 @@ fn call_view(
     first: bool,
 ) -> PageMaterial {
     let mut view = material.clone();
-    view.last_compiled = page.map(|p| within_room(p, room));
+    let feeding: Vec<SourceId> = material.digests.iter().map(|d| d.source_id).collect();
+    view.last_compiled = page.map(|p| within_room(p, room, &feeding));
     view.digests = material
         .digests
         .iter()
