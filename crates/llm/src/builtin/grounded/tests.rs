@@ -454,11 +454,7 @@ fn with_sentence_claims_an_answer_claim_and_a_part_line_are_sentences_too() {
     };
     assert!(accepts(&m, &said("Espresso needs nine bars.")));
     assert!(!accepts(&m, &said("Nine bars")));
-    let notes = json!({"type": "object", "properties": {
-        "type": {"const": "claim"}, "text": {"type": "string"},
-        "confidence": {"enum": ["sourced", "inferred", "opinion"], "default": "inferred"},
-        "quote": {"type": ["string", "null"], "default": null}},
-     "required": ["type", "text"]});
+    let notes = claim_line_schema();
     let grounds = source("Tides follow the Moon. Spring tides are higher.", None);
     let lark = grounded_lark(
         &bound_schema(&notes, 1024),
@@ -480,11 +476,7 @@ fn with_sentence_claims_an_answer_claim_and_a_part_line_are_sentences_too() {
 /// [`MAX_CLAIM_CHARS`] never is.
 #[test]
 fn with_sentence_claims_a_claim_is_bounded_at_every_budget() {
-    let notes = json!({"type": "object", "properties": {
-        "type": {"const": "claim"}, "text": {"type": "string"},
-        "confidence": {"enum": ["sourced", "inferred", "opinion"], "default": "inferred"},
-        "quote": {"type": ["string", "null"], "default": null}},
-     "required": ["type", "text"]});
+    let notes = claim_line_schema();
     let grounds = source("Tides follow the Moon. Spring tides are higher.", None);
     let long = format!("Spring tides {}rise.", "really ".repeat(60));
     assert!(long.len() as u64 > MAX_CLAIM_CHARS);
@@ -509,4 +501,13 @@ fn with_sentence_claims_a_claim_is_bounded_at_every_budget() {
             assert!(!accepts(&m, &said(&long)), "lines {lines}, budget {budget}");
         }
     }
+}
+
+/// The schema of a part's claim line: the claim's words are its `text`.
+fn claim_line_schema() -> Value {
+    json!({"type": "object", "properties": {
+        "type": {"const": "claim"}, "text": {"type": "string"},
+        "confidence": {"enum": ["sourced", "inferred", "opinion"], "default": "inferred"},
+        "quote": {"type": ["string", "null"], "default": null}},
+     "required": ["type", "text"]})
 }
