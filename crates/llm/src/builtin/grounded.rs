@@ -13,8 +13,7 @@
 //! quote always grounds.
 //!
 //! With sentence claims (the engine's default, [`Shape::Sentences`]) a claim says something:
-//! its `claim` is a sentence of at least [`MIN_CLAIM_WORDS`] words ending in `.`, `!` or
-//! `?`, and its quote a passage of at least [`MIN_QUOTE_WORDS`] words where the texts hold
+//! its `claim` is a sentence of at least [`MIN_CLAIM_WORDS`] words, and its quote a passage of at least [`MIN_QUOTE_WORDS`] words where the texts hold
 //! one (else two), so a bare name repeated as its own quote (`Coffea arabica` —
 //! `"Coffea arabica"`) cannot be written.
 //!
@@ -67,7 +66,7 @@ const MAX_DEPTH: usize = 24;
 pub(super) enum Shape {
     /// A claim is any string within its bound; a quote two words or more.
     Free,
-    /// A claim is a sentence ([`MIN_CLAIM_WORDS`] words or more, a final stop); a quote
+    /// A claim is a sentence ([`MIN_CLAIM_WORDS`] words or more); a quote
     /// [`MIN_QUOTE_WORDS`] words or more where the texts hold such a run.
     Sentences,
 }
@@ -385,7 +384,7 @@ impl<'a> Writer<'a> {
     }
 
     /// A claim's words as a JSON string: a sentence of at least [`MIN_CLAIM_WORDS`] words,
-    /// starting at a word and ending in a stop (`.`, `!`, `?`, `。`, `！`, `？`), at most
+    /// starting at a word, at most
     /// `max` characters (at most [`MAX_CLAIM_CHARS`]). A word is a run of letters and digits between separators, or in
     /// scripts written without spaces (Han, kana, Thai, Lao, Myanmar, Khmer) one character.
     /// Its words are free: a claim says in its own words what its quote shows.
@@ -394,12 +393,14 @@ impl<'a> Writer<'a> {
         // schema leaves (a longer bound also makes the terminal costly to build).
         let max = max.clamp(MIN_SENTENCE_CHARS, MAX_CLAIM_CHARS);
         let token = format!("(?:[{SENT_WORD}]+(?:{SENT_SEP})+|[{SENT_CHAR_WORD}](?:{SENT_SEP})*)");
-        // At least four words, the last followed by separators that end in a stop.
+        // At least four words, starting at a word. No final stop is asked for: the loop
+        // check closes a string where a phrase it repeats first ended, which is a word, and
+        // a grammar that wants a stop there would let the loop run on.
         let words = format!(
-            "/{token}{{{},}}(?:[{SENT_WORD}]+|[{SENT_CHAR_WORD}])(?:{SENT_SEP})*[.!?\\x{{3002}}\\x{{FF01}}\\x{{FF1F}}]/",
+            "/{token}{{{},}}(?:[{SENT_WORD}]+|[{SENT_CHAR_WORD}])(?:{SENT_SEP})*/",
             MIN_CLAIM_WORDS - 1
         );
-        // Four words of one character each and a stop: the shortest sentence (`咖啡很好。`).
+        // Four words of one character each and a stop: a short sentence (`咖啡很好。`).
         // The bound counts the characters of the JSON string body (an escape counts as
         // its characters), a simple class so that the intersection stays small.
         let bound = format!("/[^\\x00-\\x1F]{{{},{max}}}/", MIN_CLAIM_WORDS + 1);

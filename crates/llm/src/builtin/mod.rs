@@ -209,8 +209,7 @@ impl BuiltinProvider {
     }
 
     /// Whether a claim must say something (default on; off for comparisons): with grounded
-    /// decoding, a claim's `claim` is a sentence of four words or more ending in `.`, `!`
-    /// or `?`, and its quote a run of three words or more of the text where the text holds
+    /// decoding, a claim's `claim` is a sentence of four words or more, and its quote a run of three words or more of the text where the text holds
     /// one (`docs/compiling.md`, "Claims that say something"). Off, a claim is any string
     /// and a quote two words or more.
     pub fn with_sentence_claims(mut self, sentences: bool) -> Self {
