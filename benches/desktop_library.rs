@@ -170,7 +170,9 @@ fn bench(n: usize) -> Result<(), String> {
         ms(percentile(raw_keys, 1.0)),
     );
     let t = Instant::now();
-    let page = wiki.page_view(1).map_err(|e| e.to_string())?;
+    let page = wiki
+        .page_view(wikimind::PageId(1))
+        .map_err(|e| e.to_string())?;
     println!(
         "open one page (render + backlinks + sources + history): {} ({})",
         ms(t.elapsed()),
@@ -186,7 +188,9 @@ fn bench(n: usize) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     for id in &ids {
         let t = Instant::now();
-        let page = wiki.page_view(*id).map_err(|e| e.to_string())?;
+        let page = wiki
+            .page_view(wikimind::PageId(*id))
+            .map_err(|e| e.to_string())?;
         let _ = serde_json::to_string(&page).map_err(|e| e.to_string())?;
         opens.push(t.elapsed());
         let t = Instant::now();

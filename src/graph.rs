@@ -172,8 +172,7 @@ pub struct CommunityView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct GraphView {
     /// Each node's page id (`null`: a wanted page).
-    #[cfg_attr(feature = "ts", ts(type = "Array<number | null>"))]
-    pub page_ids: Vec<Option<i64>>,
+    pub page_ids: Vec<Option<PageId>>,
     /// Each node's title (a wanted page: its name as first linked).
     pub titles: Vec<String>,
     /// Each node's kind.
@@ -205,8 +204,7 @@ pub struct GraphView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct GraphHit {
     /// The page (`null`: a wanted page).
-    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
-    pub page_id: Option<i64>,
+    pub page_id: Option<PageId>,
     /// Its title.
     pub title: String,
     /// Its kind.
@@ -222,8 +220,7 @@ pub struct GraphHit {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct GraphNodeDetail {
     /// The page.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub page_id: i64,
+    pub page_id: PageId,
     /// Its title.
     pub title: String,
     /// Its summary.
@@ -260,7 +257,7 @@ pub struct GraphRecords {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphNodeRecord {
     /// The page id; `null` for a wanted page.
-    pub id: Option<i64>,
+    pub id: Option<PageId>,
     /// The title (a wanted page: its name).
     pub title: String,
     /// `topic`, `answer` or `wanted`.
@@ -280,9 +277,9 @@ pub struct GraphNodeRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphEdgeRecord {
     /// The linking page.
-    pub source: Option<i64>,
+    pub source: Option<PageId>,
     /// The linked page (`null`: a wanted page).
-    pub target: Option<i64>,
+    pub target: Option<PageId>,
     /// The wanted page's name, for a link to one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_title: Option<String>,
@@ -705,7 +702,7 @@ impl Wiki {
         let push = |i: usize, hits: &mut Vec<GraphHit>| {
             let at = loaded.positions[i];
             hits.push(GraphHit {
-                page_id: loaded.model.page_ids[i].map(|p| p.0),
+                page_id: loaded.model.page_ids[i],
                 title: loaded.model.titles[i].clone(),
                 kind: loaded.model.kinds[i],
                 x: at.map(|p| p.0),
@@ -744,7 +741,7 @@ impl Wiki {
             .map(|p| p.title)
             .unwrap_or_default();
         Ok(Some(GraphNodeDetail {
-            page_id: page.0,
+            page_id: page,
             title,
             summary,
         }))
@@ -892,10 +889,7 @@ impl LoadedGraph {
         top.sort_by_key(|&(label, size, _)| (std::cmp::Reverse(size), label));
         top.truncate(24);
         GraphView {
-            page_ids: chosen
-                .iter()
-                .map(|&i| model.page_ids[i].map(|p| p.0))
-                .collect(),
+            page_ids: chosen.iter().map(|&i| model.page_ids[i]).collect(),
             titles: chosen.iter().map(|&i| model.titles[i].clone()).collect(),
             kinds: chosen.iter().map(|&i| model.kinds[i]).collect(),
             xs: chosen

@@ -157,10 +157,7 @@ mod tests {
         let lib = wiki.library(LibrarySort::Title, None).unwrap();
         assert_eq!(lib.counts.answers, 1);
         assert_eq!(lib.entries[0].kind, PageKind::Answer);
-        let page = wiki
-            .page_view(saved.saved_page.unwrap().0)
-            .unwrap()
-            .unwrap();
+        let page = wiki.page_view(saved.saved_page.unwrap()).unwrap().unwrap();
         assert_eq!(page.history.len(), 1, "saved once");
         assert_eq!(page.history[0].model.as_deref(), Some("m"));
     }

@@ -6,6 +6,7 @@
 use ts_rs::TS;
 use wikimind::view::*;
 use wikimind::watch::{WatchStateView, WatchedFolderView, WatchedView};
+use wikimind::{ArticleId, PageId, SourceId};
 
 use crate::commands::signatures;
 
@@ -40,6 +41,9 @@ fn one_line(doc: &str) -> String {
 /// The whole generated file.
 pub fn typescript() -> String {
     let types = [
+        decl::<PageId>(),
+        decl::<SourceId>(),
+        decl::<ArticleId>(),
         decl::<CountsView>(),
         decl::<LibrarySort>(),
         decl::<PageKind>(),

@@ -101,10 +101,6 @@ pub(crate) fn ts_name<T: ts_rs::TS>() -> String {
     T::name().replace("bigint", "number")
 }
 
-fn ids(list: &[i64]) -> Vec<SourceId> {
-    list.iter().copied().map(SourceId).collect()
-}
-
 define_commands! {
     /// The library (every page) in the asked order, the topics narrowed to `tag` when one
     /// is given (`null`: every topic), with the tags to choose from, counts and wanted pages.
@@ -113,24 +109,24 @@ define_commands! {
     fn search(query: String) -> Vec<SearchResult> = |h| h.wiki.search_view(&query);
     /// One page, its body rendered by the core's sanitiser, with its sources and history;
     /// opened from a citation, with the cited `quote` marked where the page holds it.
-    fn page(id: i64, quote: Option<String>) -> Option<PageView> =
+    fn page(id: PageId, quote: Option<String>) -> Option<PageView> =
         |h| h.wiki.page_view_citing(id, quote.as_deref());
     /// The id of the page a name leads to (title, alias, other spelling, former title).
-    fn page_id_by_name(name: String) -> Option<i64> = |h| h.wiki.page_id_by_name(&name);
+    fn page_id_by_name(name: String) -> Option<PageId> = |h| h.wiki.page_id_by_name(&name);
     /// What one version of a page says, as text to compare with another.
-    fn page_text(id: i64, version: u32) -> Option<PageTextView> = |h| h.wiki.page_text_view(id, version);
+    fn page_text(id: PageId, version: u32) -> Option<PageTextView> = |h| h.wiki.page_text_view(id, version);
     /// Restores an earlier version of a page as a new version by the person; the page now.
-    fn restore_page_version(id: i64, version: u32) -> Option<PageView> = |h| h.wiki.restore_page_view(id, version);
+    fn restore_page_version(id: PageId, version: u32) -> Option<PageView> = |h| h.wiki.restore_page_view(id, version);
     /// Every source with its status and the pages it feeds.
     fn sources() -> Vec<SourceView> = |h| h.wiki.source_views();
     /// One source with its digest and the pages it feeds.
-    fn source(id: i64) -> Option<SourceDetailView> = |h| h.wiki.source_detail_view(id);
+    fn source(id: SourceId) -> Option<SourceDetailView> = |h| h.wiki.source_detail_view(id);
     /// Where a page claim's quote is in the sources that hold it, with the text around it.
-    fn quote(page_id: i64, quote: String) -> Option<QuoteView> = |h| h.wiki.quote_view(page_id, &quote);
+    fn quote(page_id: PageId, quote: String) -> Option<QuoteView> = |h| h.wiki.quote_view(page_id, &quote);
     /// Where a digest claim's quote is in that digest's source.
-    fn digest_quote(source_id: i64, quote: String) -> Option<QuoteView> = |h| h.wiki.digest_quote_view(source_id, &quote);
+    fn digest_quote(source_id: SourceId, quote: String) -> Option<QuoteView> = |h| h.wiki.digest_quote_view(source_id, &quote);
     /// A source's compile log with the raw answers.
-    fn compilations(source_id: i64) -> Vec<CompilationView> = |h| h.wiki.compilation_views(source_id);
+    fn compilations(source_id: SourceId) -> Vec<CompilationView> = |h| h.wiki.compilation_views(source_id);
     /// Stores pasted text.
     fn add_text(text: String, title: Option<String>) -> IngestView = |h| Infallible(h.wiki.ingest_text_view(&text, title.as_deref()));
     /// Stores files and folders (picked, dropped or typed).
@@ -151,15 +147,15 @@ define_commands! {
     /// Applies the safe fixes (as `wikimind lint --fix`); the Health screen after.
     fn fix_health() -> HealthView = |h| h.wiki.fix_health_view();
     /// Removes a source; the pages it fed are rewritten from the others or go.
-    fn remove_source(id: i64) -> bool = |h| h.wiki.remove_source_view(id);
+    fn remove_source(id: SourceId) -> bool = |h| h.wiki.remove_source_view(id);
     /// Queues sources (all pending, failed and stale ones when the list is empty), with
     /// another model when `model` is given. Resolves to how many were queued.
-    fn compile(source_ids: Vec<i64>, model: Option<String>) -> u32 = |h| h.compile(&ids(&source_ids), model.as_deref());
+    fn compile(source_ids: Vec<SourceId>, model: Option<String>) -> u32 = |h| h.compile(&source_ids, model.as_deref());
     /// Stops a source's waiting or running job (also one another process runs).
-    fn cancel(source_id: i64) -> bool = |h| h.queue.cancel(SourceId(source_id));
+    fn cancel(source_id: SourceId) -> bool = |h| h.queue.cancel(source_id);
     /// Stops a page's waiting or running job; the page stays as it is until one of its
     /// sources changes.
-    fn cancel_page(page_id: i64) -> bool = |h| h.queue.cancel_page(PageId(page_id));
+    fn cancel_page(page_id: PageId) -> bool = |h| h.queue.cancel_page(page_id);
     /// The newest jobs, whoever runs them: live progress for this app's, the queue's
     /// state for other processes'.
     fn jobs() -> Vec<JobProgress> = |h| wikimind::view::job_list(&h.queue);
@@ -205,30 +201,30 @@ define_commands! {
     /// column; above the filter's limit, the most linked nodes: the overview).
     fn graph(filter: GraphFilter) -> GraphView = |h| h.wiki.graph(&filter);
     /// The local graph of page `id`: the nodes within `depth` (1 to 3) links of it, both ways.
-    fn local_graph(id: i64, depth: u32, show_wanted: bool) -> GraphView = |h| h.wiki.local_graph(PageId(id), depth, show_wanted);
+    fn local_graph(id: PageId, depth: u32, show_wanted: bool) -> GraphView = |h| h.wiki.local_graph(id, depth, show_wanted);
     /// Graph nodes whose title matches `query`, best first, with where they sit.
     fn graph_search(query: String) -> Vec<GraphHit> = |h| h.wiki.graph_search(&query);
     /// A page's title and summary, for the graph node under the pointer or the focus.
-    fn graph_node(id: i64) -> Option<GraphNodeDetail> = |h| h.wiki.graph_node_detail(PageId(id));
+    fn graph_node(id: PageId) -> Option<GraphNodeDetail> = |h| h.wiki.graph_node_detail(id);
     /// Every page title and alias, for `[[` completion.
     fn link_names() -> Vec<LinkNameView> = |h| h.wiki.link_names_view();
     /// Saves a page's body, an edit made on `on_version`: merged section by section when a
     /// newer version landed meanwhile.
-    fn edit_page(id: i64, on_version: u32, body: String) -> EditedView = |h| h.wiki.edit_page_view(id, on_version, &body);
+    fn edit_page(id: PageId, on_version: u32, body: String) -> EditedView = |h| h.wiki.edit_page_view(id, on_version, &body);
     /// Puts the model's suggested text in place of the section it is for.
-    fn accept_suggestion(id: i64, suggestion: i64) -> PageView = |h| h.wiki.accept_suggestion_view(id, suggestion);
+    fn accept_suggestion(id: PageId, suggestion: i64) -> PageView = |h| h.wiki.accept_suggestion_view(id, suggestion);
     /// Drops a suggestion.
-    fn dismiss_suggestion(id: i64, suggestion: i64) -> PageView = |h| h.wiki.dismiss_suggestion_view(id, suggestion);
+    fn dismiss_suggestion(id: PageId, suggestion: i64) -> PageView = |h| h.wiki.dismiss_suggestion_view(id, suggestion);
     /// Adds a claim of the person's own to a page (never sourced).
-    fn add_claim(id: i64, text: String) -> PageView = |h| h.wiki.add_claim_view(id, &text);
+    fn add_claim(id: PageId, text: String) -> PageView = |h| h.wiki.add_claim_view(id, &text);
     /// Removes a page's claim, named by its hash (`ClaimView.hash`: a rewrite since the
     /// page was shown cannot move the removal onto another claim); it stays removed when
     /// the page is written again.
-    fn remove_claim(id: i64, hash: String) -> PageView = |h| h.wiki.remove_claim_view(id, &hash);
+    fn remove_claim(id: PageId, hash: String) -> PageView = |h| h.wiki.remove_claim_view(id, &hash);
     /// Renames a page; its old title stays as an alias.
-    fn rename_page(id: i64, title: String) -> PageView = |h| h.wiki.rename_page_view(id, &title);
+    fn rename_page(id: PageId, title: String) -> PageView = |h| h.wiki.rename_page_view(id, &title);
     /// Drops the person's edits, claims and suggestions: the last compiled version again.
-    fn revert_page(id: i64) -> PageView = |h| h.wiki.revert_page_view(id);
+    fn revert_page(id: PageId) -> PageView = |h| h.wiki.revert_page_view(id);
     /// The watched folders (watched while the app is open, unless a `wikimind watch`
     /// watches the wiki), each with its state, and the last change handled.
     fn watched_folders() -> WatchedView = |h| h.watch.view();

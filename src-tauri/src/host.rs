@@ -280,7 +280,7 @@ mod tests {
             "{jobs:?}"
         );
 
-        let one = SourceId(first.added[0].source_id);
+        let one = first.added[0].source_id;
         assert_eq!(h.compile(&[one], Some("another-model")).unwrap(), 1);
     }
 
@@ -307,7 +307,7 @@ mod tests {
             h.wiki
                 .store_for_tests()
                 .save_article(&SaveArticle {
-                    source_id: SourceId(added.added[0].source_id),
+                    source_id: added.added[0].source_id,
                     result: &result,
                     claims: &[],
                     links: &[],
@@ -324,7 +324,7 @@ mod tests {
         assert_eq!(jobs.len(), 1);
         let job = &jobs[0];
         assert_eq!(job.kind, JobKindView::Page);
-        assert_eq!((job.page_id, job.source_id), (Some(page.0), None));
+        assert_eq!((job.page_id, job.source_id), (Some(page), None));
         assert_eq!(job.title.as_deref(), Some("Tea"));
         assert_eq!(job.stage, StageView::Queued);
 

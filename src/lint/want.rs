@@ -7,7 +7,7 @@ use serde::Serialize;
 #[cfg(feature = "ts")]
 use ts_rs::TS;
 
-use crate::store::{AskedPage, JobSettings};
+use crate::store::{AskedPage, JobSettings, PageId};
 use crate::wiki::{Result, Wiki};
 
 /// What asking for a wanted page did.
@@ -20,8 +20,7 @@ pub struct Asked {
     /// a page) or `unnamed` (no source's digest names it: nothing to write it from).
     pub outcome: String,
     /// The page, when there is one.
-    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
-    pub page: Option<i64>,
+    pub page: Option<PageId>,
     /// How many sources the new page is written from (0 unless `asked`).
     pub sources: u32,
     /// The page job queued to write it (`null` unless `asked`).
@@ -57,7 +56,7 @@ pub fn ask_for_page(wiki: &Wiki, name: &str, settings: &JobSettings) -> Result<A
             Asked {
                 name,
                 outcome: "asked".to_owned(),
-                page: Some(page.0),
+                page: Some(page),
                 sources,
                 job: Some(job.0),
             }
@@ -65,7 +64,7 @@ pub fn ask_for_page(wiki: &Wiki, name: &str, settings: &JobSettings) -> Result<A
         AskedPage::Exists(page) => Asked {
             name,
             outcome: "exists".to_owned(),
-            page: Some(page.0),
+            page: Some(page),
             sources: 0,
             job: None,
         },

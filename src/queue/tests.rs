@@ -395,7 +395,7 @@ async fn the_page_job_runs_after_the_source_jobs_once_however_many_sources_chang
     let listed = crate::view::job_list(&runner).expect("jobs");
     let shown = listed
         .iter()
-        .find(|j| j.page_id == Some(page.0))
+        .find(|j| j.page_id == Some(page))
         .expect("the page job is listed");
     assert_eq!(shown.kind, crate::view::JobKindView::Page);
     assert_eq!(shown.source_id, None);
@@ -421,7 +421,7 @@ async fn the_queue_lists_one_row_per_page_however_often_it_was_written() {
     }
     assert!(page_jobs(&wiki).len() >= 2, "{:?}", page_jobs(&wiki));
     let listed = crate::view::job_list(&runner).expect("jobs");
-    let keys: Vec<(Option<i64>, Option<i64>)> =
+    let keys: Vec<(Option<crate::store::SourceId>, Option<crate::store::PageId>)> =
         listed.iter().map(|j| (j.source_id, j.page_id)).collect();
     let mut unique = keys.clone();
     unique.sort();

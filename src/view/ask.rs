@@ -13,7 +13,7 @@ use super::{Confidence, StageView};
 use crate::ask::{AskReport, CitedClaim};
 use crate::compile::{Progress, Stage};
 use crate::render::{render_article, wiki_links, LinkTarget};
-use crate::store::{page_key, PageId};
+use crate::store::{page_key, PageId, SourceId};
 use crate::wiki::{Result, Wiki};
 
 /// A page an answer names: one it read, the one a claim cites, or the page it was saved
@@ -24,8 +24,7 @@ pub struct PageNameView {
     /// The page's title.
     pub title: String,
     /// The page, when one has that name now (`null`: no page has it).
-    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
-    pub page_id: Option<i64>,
+    pub page_id: Option<PageId>,
 }
 
 /// One claim of an answer, with the page it cites.
@@ -47,8 +46,7 @@ pub struct AnswerClaimView {
     /// sources: it is shown as inferred, whatever the model said.
     pub quote_not_found: bool,
     /// The cited page's sources whose text holds the quote, by id.
-    #[cfg_attr(feature = "ts", ts(type = "number[]"))]
-    pub source_ids: Vec<i64>,
+    pub source_ids: Vec<SourceId>,
 }
 
 /// An answer to a question, as the Ask screen shows it.
@@ -160,7 +158,7 @@ impl Wiki {
         for title in &report.pages_read {
             pages_read.push(PageNameView {
                 title: title.clone(),
-                page_id: page_id(title)?.map(|p| p.0),
+                page_id: page_id(title)?,
             });
         }
         let html = if report.answer.trim().is_empty() {
@@ -181,7 +179,7 @@ impl Wiki {
         };
         let saved = report.saved.as_ref().map(|title| PageNameView {
             title: title.clone(),
-            page_id: report.saved_page.map(|p| p.0),
+            page_id: report.saved_page,
         });
         Ok(AnswerView {
             question: report.question.clone(),
@@ -211,10 +209,10 @@ fn answer_claim(c: &CitedClaim, page_id: Option<PageId>) -> AnswerClaimView {
         quote: c.quote.clone(),
         page: PageNameView {
             title: c.page.clone(),
-            page_id: page_id.map(|p| p.0),
+            page_id,
         },
         grounded: c.grounded,
         quote_not_found: super::quote_not_found(c.quote.as_deref(), c.grounded),
-        source_ids: c.source_ids.iter().map(|s| s.0).collect(),
+        source_ids: c.source_ids.clone(),
     }
 }

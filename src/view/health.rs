@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::lint::{self, Check, Detail, Finding, LintOptions, LintReport, Trigger};
-use crate::store::{HealthRun, JobSettings};
+use crate::store::{HealthRun, JobSettings, PageId};
 use crate::wiki::{Result, Wiki};
 
 #[cfg(feature = "ts")]
@@ -79,8 +79,7 @@ pub struct HealthPageView {
     /// Its title as the finding names it.
     pub title: String,
     /// The page it leads to (`null`: no page answers to it).
-    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
-    pub page_id: Option<i64>,
+    pub page_id: Option<PageId>,
 }
 
 /// A merge proposal (a `duplicate` finding).
@@ -277,7 +276,7 @@ impl Wiki {
             .map(|title| {
                 Ok(HealthPageView {
                     title: title.clone(),
-                    page_id: self.find_page(title)?.map(|p| p.0),
+                    page_id: self.find_page(title)?,
                 })
             })
             .collect::<Result<Vec<_>>>()?;

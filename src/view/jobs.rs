@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::compile::{CompileReport, PageOutcome, PageReport, Stage};
 use crate::queue::{JobEvent, JobPhase, JobRunner};
-use crate::store::{JobTarget, PageId, SourceId};
+use crate::store::{ArticleId, JobTarget, PageId, SourceId};
 use crate::wiki::Result;
 
 #[cfg(feature = "ts")]
@@ -71,11 +71,9 @@ pub struct JobProgress {
     /// What the job works on.
     pub kind: JobKindView,
     /// Which source, for a source job (`null` for a page job).
-    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
-    pub source_id: Option<i64>,
+    pub source_id: Option<SourceId>,
     /// Which page, for a page job (`null` for a source job).
-    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
-    pub page_id: Option<i64>,
+    pub page_id: Option<PageId>,
     /// Where it is.
     pub stage: StageView,
     /// Which provider and model (`ollama:qwen2.5:3b`).
@@ -99,8 +97,7 @@ pub struct JobProgress {
     /// A note for people: why a retry happens, why it failed, what a page job did.
     pub message: Option<String>,
     /// The digest, once stored (source jobs only).
-    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
-    pub article_id: Option<i64>,
+    pub article_id: Option<ArticleId>,
 }
 
 impl JobProgress {
@@ -108,8 +105,8 @@ impl JobProgress {
     /// disagree, which the core never makes).
     pub fn target(&self) -> Option<JobTarget> {
         match (self.kind, self.source_id, self.page_id) {
-            (JobKindView::Source, Some(id), _) => Some(JobTarget::Source(SourceId(id))),
-            (JobKindView::Page, _, Some(id)) => Some(JobTarget::Page(PageId(id))),
+            (JobKindView::Source, Some(id), _) => Some(JobTarget::Source(id)),
+            (JobKindView::Page, _, Some(id)) => Some(JobTarget::Page(id)),
             _ => None,
         }
     }
@@ -123,8 +120,8 @@ pub fn job_list(runner: &JobRunner) -> Result<Vec<JobProgress>> {
 impl From<&JobEvent> for JobProgress {
     fn from(event: &JobEvent) -> JobProgress {
         let (kind, source_id, page_id) = match event.target {
-            JobTarget::Source(id) => (JobKindView::Source, Some(id.0), None),
-            JobTarget::Page(id) => (JobKindView::Page, None, Some(id.0)),
+            JobTarget::Source(id) => (JobKindView::Source, Some(id), None),
+            JobTarget::Page(id) => (JobKindView::Page, None, Some(id)),
         };
         let base = JobProgress {
             kind,
@@ -220,7 +217,7 @@ fn finished(report: &CompileReport, base: JobProgress) -> JobProgress {
         tokens_out: (report.usage.tokens_out > 0).then_some(report.usage.tokens_out),
         title: report.title.clone(),
         message: report.reason.clone(),
-        article_id: report.article_id.map(|a| a.0),
+        article_id: report.article_id,
         ..base
     }
 }

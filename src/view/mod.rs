@@ -24,7 +24,7 @@ use crate::config::Settings;
 pub use crate::contract::Confidence;
 use crate::llm::KeyStore;
 use crate::llm::ProviderKind;
-use crate::store::SourceId;
+use crate::store::{ArticleId, PageId, SourceId};
 pub use crate::store::{AuthorKind, PageKind, SourceStatus};
 use crate::wiki::{Result, Wiki};
 
@@ -66,8 +66,7 @@ pub enum LibrarySort {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct LibraryEntry {
     /// The page's id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub id: i64,
+    pub id: PageId,
     /// A topic, or a saved answer (listed apart).
     pub kind: PageKind,
     /// Its title.
@@ -137,8 +136,7 @@ pub struct WantedView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct SearchResult {
     /// The page's id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub page_id: i64,
+    pub page_id: PageId,
     /// Its title.
     pub title: String,
     /// Plain text around the match (never HTML), in pieces: the matched words are the
@@ -177,8 +175,7 @@ pub struct ClaimView {
     /// claim, in the page it cites and that page's sources), so it is not shown as sourced.
     pub quote_not_found: bool,
     /// The sources whose text holds the quote, by id (empty when not grounded).
-    #[cfg_attr(feature = "ts", ts(type = "number[]"))]
-    pub source_ids: Vec<i64>,
+    pub source_ids: Vec<SourceId>,
     /// For a saved answer's claim, the page it cites (its quote was looked for there and
     /// in that page's sources); `null` for a topic page's or a digest's claims.
     pub cited_page: Option<PageNameView>,
@@ -194,8 +191,7 @@ pub struct ClaimView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct BacklinkView {
     /// The linking page.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub page_id: i64,
+    pub page_id: PageId,
     /// Its title.
     pub title: String,
     /// Plain text around the link, its markdown and wiki links as the text they show.
@@ -209,8 +205,7 @@ pub struct LinkView {
     /// The name linked to.
     pub target: String,
     /// The page it resolves to (by its title or an alias); `null` for a wanted page.
-    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
-    pub page_id: Option<i64>,
+    pub page_id: Option<PageId>,
 }
 
 /// A source's digest feeding a page: the "Sources (N)" panel lists one per source.
@@ -218,11 +213,9 @@ pub struct LinkView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct PageSourceView {
     /// The source's id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub source_id: i64,
+    pub source_id: SourceId,
     /// The digest's id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub article_id: i64,
+    pub article_id: ArticleId,
     /// The digest's title (what that source is about, in its own words).
     pub title: String,
     /// Where the source came from (path, URL, `text:<hash>`).
@@ -254,8 +247,7 @@ pub struct ClaimLeftView {
     /// Its quote.
     pub quote: Option<String>,
     /// The sources that held it.
-    #[cfg_attr(feature = "ts", ts(type = "number[]"))]
-    pub source_ids: Vec<i64>,
+    pub source_ids: Vec<SourceId>,
     /// Why it left, for a person.
     pub why: String,
 }
@@ -307,8 +299,7 @@ pub struct PageTextView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct PageView {
     /// Its id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub id: i64,
+    pub id: PageId,
     /// A topic, or a saved answer (titled by its question; no source feeds it).
     pub kind: PageKind,
     /// Its title.
@@ -370,8 +361,7 @@ pub struct PageView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct PageRefView {
     /// The page's id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub id: i64,
+    pub id: PageId,
     /// Its title.
     pub title: String,
     /// How many sources feed it.
@@ -385,8 +375,7 @@ pub struct PageRefView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct DigestView {
     /// The digest's id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub article_id: i64,
+    pub article_id: ArticleId,
     /// Its title.
     pub title: String,
     /// Its summary as it reads (plain text, wiki links as the text they show, as in
@@ -425,8 +414,7 @@ pub struct SourceDetailView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct SourceView {
     /// Its id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub id: i64,
+    pub id: SourceId,
     /// Where it came from.
     pub origin: String,
     /// For a web page that redirected, the URL it was finally read from, as shown beside
@@ -442,8 +430,7 @@ pub struct SourceView {
     /// Why it failed.
     pub reason: Option<String>,
     /// Its digest, once compiled.
-    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
-    pub article_id: Option<i64>,
+    pub article_id: Option<ArticleId>,
     /// That digest's title.
     pub article_title: Option<String>,
     /// The pages its digest feeds, by title.
@@ -457,8 +444,7 @@ pub struct SourceView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct SourceTextView {
     /// Its id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub id: i64,
+    pub id: SourceId,
     /// Where it came from.
     pub origin: String,
     /// Its text as stored.
@@ -471,8 +457,7 @@ pub struct SourceTextView {
 pub struct QuoteView {
     /// The source shown: the first of the claim's sources that holds the quote, else the
     /// first source of the page (or the digest's source).
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub source_id: i64,
+    pub source_id: SourceId,
     /// Where that source came from.
     pub origin: String,
     /// Whether the quote was found (by the rule that grounds claims).
@@ -521,8 +506,7 @@ pub struct CompilationView {
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct AddedView {
     /// Its id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub source_id: i64,
+    pub source_id: SourceId,
     /// Its origin.
     pub origin: String,
     /// Its title, if one was found.
@@ -550,7 +534,7 @@ impl IngestView {
             Ok(summary) => {
                 self.added
                     .extend(summary.sources.into_iter().map(|s| AddedView {
-                        source_id: s.source_id.0,
+                        source_id: s.source_id,
                         origin: s.origin,
                         title: s.title,
                         outcome: s.outcome.to_string(),

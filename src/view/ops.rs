@@ -23,7 +23,7 @@ impl QuoteView {
             .nth(QUOTE_CONTEXT_CHARS)
             .map_or(text.len(), |(i, _)| at.end + i);
         QuoteView {
-            source_id: source.id.0,
+            source_id: source.id,
             origin: source.origin.clone(),
             found: !at.is_empty(),
             before: text[start..at.start].to_owned(),
@@ -37,7 +37,7 @@ impl QuoteView {
 
 /// A page's claim; a saved answer's claim names the page it cites, whose id now is
 /// `cited_id` (`None` for a name no page has).
-fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
+fn claim_view(c: PageClaim, cited_id: Option<PageId>) -> ClaimView {
     let cited_page = c.cited_page.map(|title| PageNameView {
         page_id: cited_id,
         title,
@@ -49,7 +49,7 @@ fn claim_view(c: PageClaim, cited_id: Option<i64>) -> ClaimView {
         confidence: c.claim.confidence,
         quote: c.claim.quote,
         grounded: c.claim.grounded,
-        source_ids: c.source_ids.into_iter().map(|s| s.0).collect(),
+        source_ids: c.source_ids.into_iter().collect(),
         cited_page,
         author: c.author,
         cited: false,
@@ -90,7 +90,7 @@ pub(super) fn snippet_parts(snippet: &str) -> Vec<SnippetPart> {
 
 fn page_ref(p: &PageSummary) -> PageRefView {
     PageRefView {
-        id: p.id.0,
+        id: p.id,
         title: p.title.clone(),
         source_count: p.source_count,
         stale: p.stale,
@@ -113,7 +113,7 @@ fn version_view(v: ListedVersion) -> PageVersionView {
             .map(|c| ClaimLeftView {
                 claim: c.claim,
                 quote: c.quote,
-                source_ids: c.source_ids.into_iter().map(|s| s.0).collect(),
+                source_ids: c.source_ids.into_iter().collect(),
                 why: c.why,
             })
             .collect(),
@@ -122,14 +122,14 @@ fn version_view(v: ListedVersion) -> PageVersionView {
 
 fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> SourceView {
     SourceView {
-        id: s.id.0,
+        id: s.id,
         final_url: redirect_shown(&s.origin, s.final_url.as_deref()),
         origin: s.origin,
         kind: s.kind.as_str().to_string(),
         title: s.title,
         status: s.status,
         reason: s.reason,
-        article_id: s.article_id.map(|a| a.0),
+        article_id: s.article_id,
         article_title: s.article_title,
         pages,
         updated_at: s.updated_at,
@@ -179,7 +179,7 @@ impl Wiki {
                         PageKind::Answer => None,
                     };
                     LibraryEntry {
-                        id: p.id.0,
+                        id: p.id,
                         kind: p.kind,
                         title: p.title,
                         summary: crate::render::summary_text(&p.summary),
@@ -217,7 +217,7 @@ impl Wiki {
             .search(query)?
             .into_iter()
             .map(|h| SearchResult {
-                page_id: h.page_id.0,
+                page_id: h.page_id,
                 title: h.title,
                 snippet: snippet_parts(&h.snippet),
             })
@@ -226,7 +226,7 @@ impl Wiki {
 
     /// One page with its body rendered by the one renderer (as `show --html` renders it),
     /// the digests feeding it and its history, or `None` when no page has this id.
-    pub fn page_view(&self, id: i64) -> Result<Option<PageView>> {
+    pub fn page_view(&self, id: PageId) -> Result<Option<PageView>> {
         self.page_view_citing(id, None)
     }
 
@@ -234,8 +234,8 @@ impl Wiki {
     /// rendered body holds it ([`PageView::quote_marked`]), and the claims that hold it
     /// marked ([`ClaimView::cited`]), by the quote fold grounding uses, so a quote the core
     /// grounded is marked on the page as a person reads it.
-    pub fn page_view_citing(&self, id: i64, quote: Option<&str>) -> Result<Option<PageView>> {
-        let Some(p) = self.shown_page(PageId(id))? else {
+    pub fn page_view_citing(&self, id: PageId, quote: Option<&str>) -> Result<Option<PageView>> {
+        let Some(p) = self.shown_page(id)? else {
             return Ok(None);
         };
         let quote = quote.filter(|q| !q.trim().is_empty());
@@ -249,8 +249,8 @@ impl Wiki {
             .page_digests(p.id)?
             .into_iter()
             .map(|d| PageSourceView {
-                source_id: d.source_id.0,
-                article_id: d.article_id.0,
+                source_id: d.source_id,
+                article_id: d.article_id,
                 title: d.title,
                 final_url: redirect_shown(&d.origin, d.final_url.as_deref()),
                 path: (d.kind == crate::store::SourceKind::File)
@@ -270,7 +270,7 @@ impl Wiki {
         let mut claims = Vec::with_capacity(p.key_claims.len());
         for c in p.key_claims {
             let cited = match &c.cited_page {
-                Some(name) => store.find_page(name)?.map(|id| id.0),
+                Some(name) => store.find_page(name)?,
                 None => None,
             };
             let mut view = claim_view(c.of, cited);
@@ -286,7 +286,7 @@ impl Wiki {
             .find(|v| v.author == AuthorKind::Model)
             .is_some_and(|v| v.version != p.version);
         Ok(Some(PageView {
-            id: p.id.0,
+            id: p.id,
             kind: p.kind,
             title: p.title,
             summary: crate::render::summary_text(&p.summary),
@@ -306,14 +306,14 @@ impl Wiki {
                 .into_iter()
                 .map(|l| LinkView {
                     target: l.target,
-                    page_id: l.page_id.map(|i| i.0),
+                    page_id: l.page_id,
                 })
                 .collect(),
             backlinks: p
                 .backlinks
                 .into_iter()
                 .map(|b| BacklinkView {
-                    page_id: b.page_id.0,
+                    page_id: b.page_id,
                     title: b.title,
                     context: crate::render::summary_text(&b.context),
                 })
@@ -333,10 +333,10 @@ impl Wiki {
 
     /// What one version of a page says, as text to compare, or `None` when there is no
     /// such page or version.
-    pub fn page_text_view(&self, id: i64, version: u32) -> Result<Option<PageTextView>> {
+    pub fn page_text_view(&self, id: PageId, version: u32) -> Result<Option<PageTextView>> {
         Ok(self
             .store()
-            .page_version(PageId(id), version)?
+            .page_version(id, version)?
             .map(|v| PageTextView {
                 version: v.info.version,
                 title: v.content.title,
@@ -353,17 +353,17 @@ impl Wiki {
 
     /// Restores an earlier version of a page: its content becomes a new version written by
     /// the person (every version in between is kept). Returns the page as it is now.
-    pub fn restore_page_view(&self, id: i64, version: u32) -> Result<Option<PageView>> {
-        self.restore_page(PageId(id), version)?;
+    pub fn restore_page_view(&self, id: PageId, version: u32) -> Result<Option<PageView>> {
+        self.restore_page(id, version)?;
         self.page_view(id)
     }
 
     /// Where `quote` (a claim's quote on page `page_id`) is in the page's sources, with the
     /// text around it: the sources recorded as holding it first, then every source that
     /// feeds the page. `None` when the page does not exist or has no source.
-    pub fn quote_view(&self, page_id: i64, quote: &str) -> Result<Option<QuoteView>> {
+    pub fn quote_view(&self, page_id: PageId, quote: &str) -> Result<Option<QuoteView>> {
         let store = self.store();
-        let Some(page) = store.page(PageId(page_id))? else {
+        let Some(page) = store.page(page_id)? else {
             return Ok(None);
         };
         let mut order: Vec<SourceId> = page
@@ -384,8 +384,8 @@ impl Wiki {
     }
 
     /// Where `quote` (a claim's quote in a digest) is in that digest's source.
-    pub fn digest_quote_view(&self, source_id: i64, quote: &str) -> Result<Option<QuoteView>> {
-        self.quote_in(&[SourceId(source_id)], quote)
+    pub fn digest_quote_view(&self, source_id: SourceId, quote: &str) -> Result<Option<QuoteView>> {
+        self.quote_in(&[source_id], quote)
     }
 
     /// The quote in the first of `sources` that holds it (by the rule that grounds claims),
@@ -406,8 +406,8 @@ impl Wiki {
 
     /// The id of the page a name leads to (its title, an alias, another spelling of it, or
     /// a title it had before), if any.
-    pub fn page_id_by_name(&self, name: &str) -> Result<Option<i64>> {
-        Ok(self.store().find_page(name)?.map(|p| p.0))
+    pub fn page_id_by_name(&self, name: &str) -> Result<Option<PageId>> {
+        Ok(self.store().find_page(name)?)
     }
 
     /// Every source with its status and the pages its digest feeds, newest change first as
@@ -437,9 +437,9 @@ impl Wiki {
 
     /// One source with its digest (rendered by the one renderer, links resolved to pages)
     /// and the pages it feeds, or `None` when no source has this id.
-    pub fn source_detail_view(&self, id: i64) -> Result<Option<SourceDetailView>> {
+    pub fn source_detail_view(&self, id: SourceId) -> Result<Option<SourceDetailView>> {
         let store = self.store();
-        let Some(summary) = store.sources()?.into_iter().find(|s| s.id.0 == id) else {
+        let Some(summary) = store.sources()?.into_iter().find(|s| s.id == id) else {
             return Ok(None);
         };
         let pages = store
@@ -448,10 +448,10 @@ impl Wiki {
             .map(page_ref)
             .collect();
         let source = source_view(summary, pages);
-        let digest = self.shown_digest(SourceId(id))?.map(|d| {
+        let digest = self.shown_digest(id)?.map(|d| {
             let html = self.render_digest(&d).into_string();
             DigestView {
-                article_id: d.id.0,
+                article_id: d.id,
                 title: d.title,
                 summary: crate::render::summary_text(&d.summary),
                 html,
@@ -487,19 +487,19 @@ impl Wiki {
     }
 
     /// A source's full text, or `None` when no source has this id.
-    pub fn source_text(&self, id: i64) -> Result<Option<SourceTextView>> {
-        Ok(self.store().source(SourceId(id))?.map(|s| SourceTextView {
-            id: s.id.0,
+    pub fn source_text(&self, id: SourceId) -> Result<Option<SourceTextView>> {
+        Ok(self.store().source(id)?.map(|s| SourceTextView {
+            id: s.id,
             origin: s.origin,
             text: s.text,
         }))
     }
 
     /// A source's compile log, oldest first: every raw answer kept.
-    pub fn compilation_views(&self, source_id: i64) -> Result<Vec<CompilationView>> {
+    pub fn compilation_views(&self, source_id: SourceId) -> Result<Vec<CompilationView>> {
         Ok(self
             .store()
-            .compilations(SourceId(source_id))?
+            .compilations(source_id)?
             .into_iter()
             .map(|c| CompilationView {
                 id: c.id,
@@ -550,7 +550,7 @@ impl Wiki {
 
     /// Removes a source; a page it alone fed goes (links to it become wanted pages), and a
     /// page it fed with others waits to be rewritten from them.
-    pub fn remove_source_view(&self, id: i64) -> Result<bool> {
-        self.remove_source(SourceId(id))
+    pub fn remove_source_view(&self, id: SourceId) -> Result<bool> {
+        self.remove_source(id)
     }
 }

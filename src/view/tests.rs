@@ -10,7 +10,7 @@ fn an_empty_wiki_has_an_empty_library() {
     assert_eq!(lib.counts, CountsView::default());
     assert!(lib.entries.is_empty());
     assert!(wiki.search_view("anything").unwrap().is_empty());
-    assert_eq!(wiki.page_view(1).unwrap(), None);
+    assert_eq!(wiki.page_view(crate::store::PageId(1)).unwrap(), None);
     assert_eq!(lib.health, None, "no health figures stored yet");
     let asked = wiki.ask_for_page_view("Nothing").unwrap();
     assert_eq!(
@@ -64,15 +64,10 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
                 record: &CompileRecord::default(),
             })
             .unwrap();
-        ids.push(saved.article_id.0);
+        ids.push(saved.article_id);
     }
-    let page = |article: i64| {
-        wiki.store()
-            .digest_page(crate::store::ArticleId(article))
-            .unwrap()
-            .unwrap()
-            .0
-    };
+    let page =
+        |article: crate::store::ArticleId| wiki.store().digest_page(article).unwrap().unwrap();
     let (tea_page, scones_page) = (page(ids[0]), page(ids[1]));
     let tea = wiki.page_view(tea_page).unwrap().unwrap();
     assert!(
@@ -95,7 +90,7 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
         .id;
     let digest = wiki.source_detail_view(source).unwrap().unwrap();
     // Tea's note feeds its own page and, as it links to Scones, the Scones page too.
-    let fed: Vec<i64> = digest.source.pages.iter().map(|p| p.id).collect();
+    let fed: Vec<crate::store::PageId> = digest.source.pages.iter().map(|p| p.id).collect();
     assert_eq!(fed, [scones_page, tea_page]);
     assert_eq!(digest.digest.unwrap().html, tea.html);
     let lib = wiki.library(LibrarySort::Title, None).unwrap();
@@ -108,7 +103,7 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
     assert_eq!((asked.outcome.as_str(), asked.sources), ("asked", 1));
     assert!(asked.job.is_some());
     let jam = wiki.find_page("Jam").unwrap().expect("Jam has a page");
-    assert_eq!(asked.page, Some(jam.0));
+    assert_eq!(asked.page, Some(jam));
     let jobs = wiki.store().recent_jobs(10).unwrap();
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].target, crate::store::JobTarget::Page(jam));
@@ -285,12 +280,7 @@ fn a_grounded_quote_is_shown_marked_in_its_source() {
             record: &CompileRecord::default(),
         })
         .unwrap();
-    let id = wiki
-        .store()
-        .digest_page(saved.article_id)
-        .unwrap()
-        .unwrap()
-        .0;
+    let id = wiki.store().digest_page(saved.article_id).unwrap().unwrap();
 
     // Found the way grounding finds it: case, emphasis and spacing aside.
     let view = wiki.quote_view(id, "brewed at nine bars").unwrap().unwrap();
@@ -306,7 +296,10 @@ fn a_grounded_quote_is_shown_marked_in_its_source() {
     assert!(!view.found);
     assert!(view.quote.is_empty() && view.before.is_empty());
     assert!(view.after.starts_with("# Espresso"));
-    assert!(wiki.quote_view(id + 100, "brewed").unwrap().is_none());
+    assert!(wiki
+        .quote_view(crate::store::PageId(id.0 + 100), "brewed")
+        .unwrap()
+        .is_none());
 }
 
 #[tokio::test]
@@ -416,7 +409,7 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
     );
     assert_eq!(sources[1].final_url, None);
     let page = wiki.store().digest_page(saved.article_id).unwrap().unwrap();
-    let article = wiki.page_view(page.0).unwrap().unwrap();
+    let article = wiki.page_view(page).unwrap().unwrap();
     assert_eq!(article.sources[0].origin, "https://example.org/old");
     assert_eq!(
         article.sources[0].final_url.as_deref(),
@@ -531,14 +524,14 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
     let espresso = lib.entries[0].id;
     let page = wiki.page_view(espresso).unwrap().unwrap();
     assert!(page.stale_reason.is_some());
-    let fed_by: Vec<i64> = page.sources.iter().map(|s| s.source_id).collect();
-    assert_eq!(fed_by, [first.0, second.0, foam.0]);
+    let fed_by: Vec<crate::store::SourceId> = page.sources.iter().map(|s| s.source_id).collect();
+    assert_eq!(fed_by, [first, second, foam]);
     assert_eq!(page.sources[1].title, "espressos");
     assert_eq!(page.aliases, ["espressos"]);
     assert_eq!(page.history.len(), 1);
     assert_eq!(page.history[0].author, AuthorKind::Model);
     assert_eq!(page.claims.len(), 1, "{page:?}");
-    assert_eq!(page.claims[0].source_ids, [first.0]);
+    assert_eq!(page.claims[0].source_ids, [first]);
     assert!(!page.claims[0].quote_not_found, "its quote was found");
     let text = wiki.page_text_view(espresso, 1).unwrap().unwrap();
     assert_eq!(text.body, "Espresso goes under [[Milk Foam]].");
@@ -549,7 +542,7 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
         .unwrap()
         .unwrap();
     assert!(quote.found);
-    assert_eq!(quote.source_id, first.0);
+    assert_eq!(quote.source_id, first);
 
     // Opened from a citation, the core marks the quote where the page holds it: in the
     // body (as read: the link as its text), else the claim whose quote holds it.
@@ -581,7 +574,7 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
 
     // `[[espressos]]` in another page leads to the Espresso page, as does the name.
     let foam_page = wiki.store().digest_page(foam_digest).unwrap().unwrap();
-    let foam_view = wiki.page_view(foam_page.0).unwrap().unwrap();
+    let foam_view = wiki.page_view(foam_page).unwrap().unwrap();
     assert!(
         foam_view
             .html
@@ -612,24 +605,27 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
     // The sources list names the pages each source feeds (one query for them all).
     let listed = wiki.source_views().unwrap();
     let feeds = |id: crate::store::SourceId| -> Vec<String> {
-        let source = listed.iter().find(|s| s.id == id.0).unwrap();
+        let source = listed.iter().find(|s| s.id == id).unwrap();
         source.pages.iter().map(|p| p.title.clone()).collect()
     };
     assert_eq!(feeds(first), ["Espresso", "Milk Foam"]);
     assert_eq!(feeds(second), ["Espresso"]);
     assert_eq!(feeds(foam), ["Espresso", "Milk Foam"]);
-    let espresso_ref = &listed.iter().find(|s| s.id == second.0).unwrap().pages[0];
+    let espresso_ref = &listed.iter().find(|s| s.id == second).unwrap().pages[0];
     assert_eq!((espresso_ref.source_count, espresso_ref.stale), (3, true));
 
     // The source screen: its digest and the pages it feeds.
-    let detail = wiki.source_detail_view(foam.0).unwrap().unwrap();
+    let detail = wiki.source_detail_view(foam).unwrap().unwrap();
     assert_eq!(detail.source.pages[1].title, "Milk Foam");
     let digest = detail.digest.unwrap();
     assert_eq!(digest.title, "Milk Foam");
     assert!(digest
         .html
         .contains(&format!("data-article-id=\"{espresso}\"")));
-    assert!(wiki.source_detail_view(999).unwrap().is_none());
+    assert!(wiki
+        .source_detail_view(crate::store::SourceId(999))
+        .unwrap()
+        .is_none());
 }
 
 /// A page's history lists every version with its author; restoring one adds a version by
@@ -647,7 +643,7 @@ fn a_page_keeps_its_versions_and_restores_one() {
         &[],
         &[],
     );
-    let page = wiki.store().digest_page(article).unwrap().unwrap().0;
+    let page = wiki.store().digest_page(article).unwrap().unwrap();
     let result = CompilationResult {
         title: "Tea".into(),
         summary: "About Tea.".into(),
@@ -729,7 +725,7 @@ fn progress_of_a_page_job_names_its_page_and_never_a_source() {
         JobPhase::Working(progress),
     ));
     assert_eq!(view.kind, JobKindView::Page);
-    assert_eq!((view.page_id, view.source_id), (Some(7), None));
+    assert_eq!((view.page_id, view.source_id), (Some(PageId(7)), None));
     assert_eq!(view.target(), Some(JobTarget::Page(PageId(7))));
     assert_eq!(view.received, 30);
     assert_eq!(view.stage, StageView::Receiving);
@@ -741,7 +737,10 @@ fn progress_of_a_page_job_names_its_page_and_never_a_source() {
 
     let source = JobProgress::from(&job(JobTarget::Source(SourceId(3)), JobPhase::Queued));
     assert_eq!(source.kind, JobKindView::Source);
-    assert_eq!((source.source_id, source.page_id), (Some(3), None));
+    assert_eq!(
+        (source.source_id, source.page_id),
+        (Some(SourceId(3)), None)
+    );
     assert_eq!(source.stage, StageView::Queued);
     let cancelled = JobProgress::from(&job(JobTarget::Source(SourceId(3)), JobPhase::Cancelled));
     assert_eq!(cancelled.stage, StageView::Cancelled);
@@ -876,7 +875,7 @@ fn an_answer_is_shown_sanitised_with_its_citations_leading_to_their_pages() {
     let view = wiki.answer_view(&report).unwrap();
     assert!(
         view.html
-            .contains(&format!("data-article-id=\"{}\"", espresso.0)),
+            .contains(&format!("data-article-id=\"{}\"", espresso)),
         "{}",
         view.html
     );
@@ -886,11 +885,11 @@ fn an_answer_is_shown_sanitised_with_its_citations_leading_to_their_pages() {
         "{}",
         view.html
     );
-    assert_eq!(view.claims[0].page.page_id, Some(espresso.0));
+    assert_eq!(view.claims[0].page.page_id, Some(espresso));
     assert!(view.claims[0].grounded && !view.claims[0].quote_not_found);
     assert_eq!(
         view.claims[1].page.page_id,
-        Some(espresso.0),
+        Some(espresso),
         "`espressos` cites the page Espresso"
     );
     assert!(view.claims[1].quote_not_found);
@@ -899,7 +898,7 @@ fn an_answer_is_shown_sanitised_with_its_citations_leading_to_their_pages() {
         view.pages_read,
         vec![PageNameView {
             title: "Espresso".into(),
-            page_id: Some(espresso.0)
+            page_id: Some(espresso)
         }]
     );
     assert!(view.can_save && view.saved.is_none());
@@ -924,7 +923,7 @@ fn a_saved_answer_is_listed_apart_from_topics_and_marked_when_a_quote_was_not_fo
         .iter()
         .find(|e| e.kind == PageKind::Answer)
         .expect("the answer is listed");
-    assert_eq!(answer.id, saved.page_id.0);
+    assert_eq!(answer.id, saved.page_id);
     assert_eq!(answer.title, "How is espresso brewed?");
     let marked = answer.flagged.as_deref().expect("marked");
     assert!(marked.contains("1 of 2 claims"), "{marked}");
@@ -933,22 +932,22 @@ fn a_saved_answer_is_listed_apart_from_topics_and_marked_when_a_quote_was_not_fo
         .iter()
         .find(|e| e.kind == PageKind::Topic)
         .unwrap();
-    assert_eq!((topic.id, topic.flagged.as_deref()), (espresso.0, None));
+    assert_eq!((topic.id, topic.flagged.as_deref()), (espresso, None));
 
-    let page = wiki.page_view(saved.page_id.0).unwrap().unwrap();
+    let page = wiki.page_view(saved.page_id).unwrap().unwrap();
     assert_eq!(page.kind, PageKind::Answer);
     assert!(page.flagged.is_some());
     assert!(page.sources.is_empty(), "no source feeds an answer");
-    let cited: Vec<Option<i64>> = page
+    let cited: Vec<Option<crate::store::PageId>> = page
         .claims
         .iter()
         .map(|c| c.cited_page.as_ref().and_then(|p| p.page_id))
         .collect();
-    assert_eq!(cited, vec![Some(espresso.0), Some(espresso.0)]);
+    assert_eq!(cited, vec![Some(espresso), Some(espresso)]);
     assert!(page
         .html
-        .contains(&format!("data-article-id=\"{}\"", espresso.0)));
-    let topic_page = wiki.page_view(espresso.0).unwrap().unwrap();
+        .contains(&format!("data-article-id=\"{}\"", espresso)));
+    let topic_page = wiki.page_view(espresso).unwrap().unwrap();
     assert_eq!(topic_page.kind, PageKind::Topic);
     assert!(topic_page.claims.iter().all(|c| c.cited_page.is_none()));
 
@@ -1043,7 +1042,7 @@ fn the_health_screen_groups_findings_and_accepting_a_merge_merges() {
         .iter()
         .all(|p| p
             .page_id
-            .is_some_and(|id| wiki.store().page(PageId(id)).unwrap().is_some())));
+            .is_some_and(|id| wiki.store().page(id).unwrap().is_some())));
     assert_eq!(first.now.duplicates, 1);
 
     // Thin pages (bodies of one sentence): dismiss one, it stays away.

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::render::{render_article, LinkTarget};
-use crate::store::{PageId, SourceStatus, WhichClaim};
+use crate::store::{PageId, SourceId, SourceStatus, WhichClaim};
 use crate::wiki::{Result, Wiki};
 use crate::writing::NoteSummary;
 
@@ -20,8 +20,7 @@ pub struct NoteItemView {
     /// Its stable id (the `<id>` of its origin `note:<id>`).
     pub note_id: String,
     /// Its source's id.
-    #[cfg_attr(feature = "ts", ts(type = "number"))]
-    pub source_id: i64,
+    pub source_id: SourceId,
     /// Its title.
     pub title: String,
     /// Its source's status: `pending` and `stale` wait for a compile.
@@ -81,7 +80,7 @@ pub struct LinkNameView {
 fn item(n: NoteSummary) -> NoteItemView {
     NoteItemView {
         note_id: n.note_id,
-        source_id: n.source_id.0,
+        source_id: n.source_id,
         title: n.title,
         status: n.status,
         updated_at: n.updated_at,
@@ -162,8 +161,8 @@ impl Wiki {
     }
 
     /// Saves `body` as page `id`'s body, an edit made on version `on_version`.
-    pub fn edit_page_view(&self, id: i64, on_version: u32, body: &str) -> Result<EditedView> {
-        let saved = self.edit_page(PageId(id), Some(on_version), body)?;
+    pub fn edit_page_view(&self, id: PageId, on_version: u32, body: &str) -> Result<EditedView> {
+        let saved = self.edit_page(id, Some(on_version), body)?;
         Ok(EditedView {
             changed: saved.changed,
             merged: saved.merged,
@@ -174,47 +173,47 @@ impl Wiki {
 
     /// Accepts suggestion `suggestion` of page `id` ([`Wiki::accept_suggestion`]); the
     /// page as it is now.
-    pub fn accept_suggestion_view(&self, id: i64, suggestion: i64) -> Result<PageView> {
-        self.accept_suggestion(PageId(id), suggestion)?;
+    pub fn accept_suggestion_view(&self, id: PageId, suggestion: i64) -> Result<PageView> {
+        self.accept_suggestion(id, suggestion)?;
         self.page_view_or_gone(id)
     }
 
     /// Dismisses suggestion `suggestion` of page `id` ([`Wiki::dismiss_suggestion`]); the
     /// page as it is now.
-    pub fn dismiss_suggestion_view(&self, id: i64, suggestion: i64) -> Result<PageView> {
-        self.dismiss_suggestion(PageId(id), suggestion)?;
+    pub fn dismiss_suggestion_view(&self, id: PageId, suggestion: i64) -> Result<PageView> {
+        self.dismiss_suggestion(id, suggestion)?;
         self.page_view_or_gone(id)
     }
 
     /// Adds a claim the person wrote to page `id` ([`Wiki::add_claim`]); the page as it is
     /// now.
-    pub fn add_claim_view(&self, id: i64, text: &str) -> Result<PageView> {
-        self.add_claim(PageId(id), text)?;
+    pub fn add_claim_view(&self, id: PageId, text: &str) -> Result<PageView> {
+        self.add_claim(id, text)?;
         self.page_view_or_gone(id)
     }
 
     /// Removes the claim of page `id` whose [`ClaimView::hash`](super::ClaimView::hash) is
     /// `hash` ([`Wiki::remove_claim`]); the page as it is now. A claim a rewrite dropped
     /// since the page was shown is refused, and nothing else is removed.
-    pub fn remove_claim_view(&self, id: i64, hash: &str) -> Result<PageView> {
-        self.remove_claim(PageId(id), WhichClaim::Hash(hash))?;
+    pub fn remove_claim_view(&self, id: PageId, hash: &str) -> Result<PageView> {
+        self.remove_claim(id, WhichClaim::Hash(hash))?;
         self.page_view_or_gone(id)
     }
 
     /// Renames page `id` to `title` ([`Wiki::rename_page`]: the old title stays as an
     /// alias); the page now.
-    pub fn rename_page_view(&self, id: i64, title: &str) -> Result<PageView> {
-        self.rename_page(PageId(id), title)?;
+    pub fn rename_page_view(&self, id: PageId, title: &str) -> Result<PageView> {
+        self.rename_page(id, title)?;
         self.page_view_or_gone(id)
     }
 
     /// Drops the person's work on page `id` ([`Wiki::revert_to_compiled`]); the page now.
-    pub fn revert_page_view(&self, id: i64) -> Result<PageView> {
-        self.revert_to_compiled(PageId(id))?;
+    pub fn revert_page_view(&self, id: PageId) -> Result<PageView> {
+        self.revert_to_compiled(id)?;
         self.page_view_or_gone(id)
     }
 
-    fn page_view_or_gone(&self, id: i64) -> Result<PageView> {
+    fn page_view_or_gone(&self, id: PageId) -> Result<PageView> {
         self.page_view(id)?
             .ok_or_else(|| crate::wiki::WikiError::NoSuchPage(id.to_string()))
     }

@@ -181,7 +181,7 @@ fn search_finds_a_node_with_where_it_sits() {
     let wanted = wiki.graph_search("roast").unwrap();
     assert!(wanted.iter().any(|h| h.kind == GraphNodeKind::Wanted));
     let detail = wiki
-        .graph_node_detail(PageId(hits[0].page_id.unwrap()))
+        .graph_node_detail(hits[0].page_id.unwrap())
         .unwrap()
         .unwrap();
     assert_eq!(detail.summary, "A page about Crema.");

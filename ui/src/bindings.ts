@@ -5,6 +5,22 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen as listenTo } from "@tauri-apps/api/event";
 
 /**
+ * Identifies a wiki page (row of `pages`). The pages of an upgraded wiki have the ids
+ * of the articles they were made from; an id is never given to a second page.
+ */
+export type PageId = number & { readonly __brand: "PageId" };
+
+/**
+ * Identifies a source (row of `sources`).
+ */
+export type SourceId = number & { readonly __brand: "SourceId" };
+
+/**
+ * Identifies an article (row of `articles`). A recompile keeps it.
+ */
+export type ArticleId = number & { readonly __brand: "ArticleId" };
+
+/**
  * How many sources, pages and wanted pages the wiki has.
  */
 export type CountsView = { 
@@ -42,7 +58,7 @@ export type LibraryEntry = {
 /**
  * The page's id.
  */
-id: number, 
+id: PageId, 
 /**
  * A topic, or a saved answer (listed apart).
  */
@@ -213,7 +229,7 @@ export type SearchResult = {
 /**
  * The page's id.
  */
-page_id: number, 
+page_id: PageId, 
 /**
  * Its title.
  */
@@ -241,7 +257,7 @@ title: string,
 /**
  * The page, when one has that name now (`null`: no page has it).
  */
-page_id: number | null, };
+page_id: PageId | null, };
 
 /**
  * One key claim of a page or digest.
@@ -278,7 +294,7 @@ quote_not_found: boolean,
 /**
  * The sources whose text holds the quote, by id (empty when not grounded).
  */
-source_ids: number[], 
+source_ids: Array<SourceId>, 
 /**
  * For a saved answer's claim, the page it cites (its quote was looked for there and
  * in that page's sources); `null` for a topic page's or a digest's claims.
@@ -301,7 +317,7 @@ export type BacklinkView = {
 /**
  * The linking page.
  */
-page_id: number, 
+page_id: PageId, 
 /**
  * Its title.
  */
@@ -322,7 +338,7 @@ target: string,
 /**
  * The page it resolves to (by its title or an alias); `null` for a wanted page.
  */
-page_id: number | null, };
+page_id: PageId | null, };
 
 /**
  * A source's digest feeding a page: the "Sources (N)" panel lists one per source.
@@ -331,11 +347,11 @@ export type PageSourceView = {
 /**
  * The source's id.
  */
-source_id: number, 
+source_id: SourceId, 
 /**
  * The digest's id.
  */
-article_id: number, 
+article_id: ArticleId, 
 /**
  * The digest's title (what that source is about, in its own words).
  */
@@ -391,7 +407,7 @@ quote: string | null,
 /**
  * The sources that held it.
  */
-source_ids: number[], 
+source_ids: Array<SourceId>, 
 /**
  * Why it left, for a person.
  */
@@ -489,7 +505,7 @@ export type PageView = {
 /**
  * Its id.
  */
-id: number, 
+id: PageId, 
 /**
  * A topic, or a saved answer (titled by its question; no source feeds it).
  */
@@ -596,7 +612,7 @@ export type PageRefView = {
 /**
  * The page's id.
  */
-id: number, 
+id: PageId, 
 /**
  * Its title.
  */
@@ -622,7 +638,7 @@ export type SourceView = {
 /**
  * Its id.
  */
-id: number, 
+id: SourceId, 
 /**
  * Where it came from.
  */
@@ -652,7 +668,7 @@ reason: string | null,
 /**
  * Its digest, once compiled.
  */
-article_id: number | null, 
+article_id: ArticleId | null, 
 /**
  * That digest's title.
  */
@@ -673,7 +689,7 @@ export type DigestView = {
 /**
  * The digest's id.
  */
-article_id: number, 
+article_id: ArticleId, 
 /**
  * Its title.
  */
@@ -737,7 +753,7 @@ export type QuoteView = {
  * The source shown: the first of the claim's sources that holds the quote, else the
  * first source of the page (or the digest's source).
  */
-source_id: number, 
+source_id: SourceId, 
 /**
  * Where that source came from.
  */
@@ -833,7 +849,7 @@ export type AddedView = {
 /**
  * Its id.
  */
-source_id: number, 
+source_id: SourceId, 
 /**
  * Its origin.
  */
@@ -886,11 +902,11 @@ kind: JobKindView,
 /**
  * Which source, for a source job (`null` for a page job).
  */
-source_id: number | null, 
+source_id: SourceId | null, 
 /**
  * Which page, for a page job (`null` for a source job).
  */
-page_id: number | null, 
+page_id: PageId | null, 
 /**
  * Where it is.
  */
@@ -930,7 +946,7 @@ message: string | null,
 /**
  * The digest, once stored (source jobs only).
  */
-article_id: number | null, };
+article_id: ArticleId | null, };
 
 /**
  * The kind of model server, as the settings screen names it.
@@ -1126,7 +1142,7 @@ quote_not_found: boolean,
 /**
  * The cited page's sources whose text holds the quote, by id.
  */
-source_ids: number[], };
+source_ids: Array<SourceId>, };
 
 /**
  * An answer to a question, as the Ask screen shows it.
@@ -1234,7 +1250,7 @@ note_id: string,
 /**
  * Its source's id.
  */
-source_id: number, 
+source_id: SourceId, 
 /**
  * Its title.
  */
@@ -1349,7 +1365,7 @@ title: string,
 /**
  * The page it leads to (`null`: no page answers to it).
  */
-page_id: number | null, };
+page_id: PageId | null, };
 
 /**
  * A merge proposal (a `duplicate` finding).
@@ -1467,7 +1483,7 @@ outcome: string,
 /**
  * The page, when there is one.
  */
-page: number | null, 
+page: PageId | null, 
 /**
  * How many sources the new page is written from (0 unless `asked`).
  */
@@ -1568,7 +1584,7 @@ export type GraphView = {
 /**
  * Each node's page id (`null`: a wanted page).
  */
-page_ids: Array<number | null>, 
+page_ids: Array<PageId | null>, 
 /**
  * Each node's title (a wanted page: its name as first linked).
  */
@@ -1625,7 +1641,7 @@ export type GraphHit = {
 /**
  * The page (`null`: a wanted page).
  */
-page_id: number | null, 
+page_id: PageId | null, 
 /**
  * Its title.
  */
@@ -1650,7 +1666,7 @@ export type GraphNodeDetail = {
 /**
  * The page.
  */
-page_id: number, 
+page_id: PageId, 
 /**
  * Its title.
  */
@@ -1707,31 +1723,31 @@ export const commands = {
   search: (query: string): Promise<Array<SearchResult>> =>
     invoke("search", { query }),
   /** One page, its body rendered by the core's sanitiser, with its sources and history; opened from a citation, with the cited `quote` marked where the page holds it. */
-  page: (id: number, quote: string | null): Promise<PageView | null> =>
+  page: (id: PageId, quote: string | null): Promise<PageView | null> =>
     invoke("page", { id, quote }),
   /** The id of the page a name leads to (title, alias, other spelling, former title). */
-  page_id_by_name: (name: string): Promise<number | null> =>
+  page_id_by_name: (name: string): Promise<PageId | null> =>
     invoke("page_id_by_name", { name }),
   /** What one version of a page says, as text to compare with another. */
-  page_text: (id: number, version: number): Promise<PageTextView | null> =>
+  page_text: (id: PageId, version: number): Promise<PageTextView | null> =>
     invoke("page_text", { id, version }),
   /** Restores an earlier version of a page as a new version by the person; the page now. */
-  restore_page_version: (id: number, version: number): Promise<PageView | null> =>
+  restore_page_version: (id: PageId, version: number): Promise<PageView | null> =>
     invoke("restore_page_version", { id, version }),
   /** Every source with its status and the pages it feeds. */
   sources: (): Promise<Array<SourceView>> =>
     invoke("sources", {  }),
   /** One source with its digest and the pages it feeds. */
-  source: (id: number): Promise<SourceDetailView | null> =>
+  source: (id: SourceId): Promise<SourceDetailView | null> =>
     invoke("source", { id }),
   /** Where a page claim's quote is in the sources that hold it, with the text around it. */
-  quote: (page_id: number, quote: string): Promise<QuoteView | null> =>
+  quote: (page_id: PageId, quote: string): Promise<QuoteView | null> =>
     invoke("quote", { page_id, quote }),
   /** Where a digest claim's quote is in that digest's source. */
-  digest_quote: (source_id: number, quote: string): Promise<QuoteView | null> =>
+  digest_quote: (source_id: SourceId, quote: string): Promise<QuoteView | null> =>
     invoke("digest_quote", { source_id, quote }),
   /** A source's compile log with the raw answers. */
-  compilations: (source_id: number): Promise<Array<CompilationView>> =>
+  compilations: (source_id: SourceId): Promise<Array<CompilationView>> =>
     invoke("compilations", { source_id }),
   /** Stores pasted text. */
   add_text: (text: string, title: string | null): Promise<IngestView> =>
@@ -1758,16 +1774,16 @@ export const commands = {
   fix_health: (): Promise<HealthView> =>
     invoke("fix_health", {  }),
   /** Removes a source; the pages it fed are rewritten from the others or go. */
-  remove_source: (id: number): Promise<boolean> =>
+  remove_source: (id: SourceId): Promise<boolean> =>
     invoke("remove_source", { id }),
   /** Queues sources (all pending, failed and stale ones when the list is empty), with another model when `model` is given. Resolves to how many were queued. */
-  compile: (source_ids: Array<number>, model: string | null): Promise<number> =>
+  compile: (source_ids: Array<SourceId>, model: string | null): Promise<number> =>
     invoke("compile", { source_ids, model }),
   /** Stops a source's waiting or running job (also one another process runs). */
-  cancel: (source_id: number): Promise<boolean> =>
+  cancel: (source_id: SourceId): Promise<boolean> =>
     invoke("cancel", { source_id }),
   /** Stops a page's waiting or running job; the page stays as it is until one of its sources changes. */
-  cancel_page: (page_id: number): Promise<boolean> =>
+  cancel_page: (page_id: PageId): Promise<boolean> =>
     invoke("cancel_page", { page_id }),
   /** The newest jobs, whoever runs them: live progress for this app's, the queue's state for other processes'. */
   jobs: (): Promise<Array<JobProgress>> =>
@@ -1827,37 +1843,37 @@ export const commands = {
   graph: (filter: GraphFilter): Promise<GraphView> =>
     invoke("graph", { filter }),
   /** The local graph of page `id`: the nodes within `depth` (1 to 3) links of it, both ways. */
-  local_graph: (id: number, depth: number, show_wanted: boolean): Promise<GraphView> =>
+  local_graph: (id: PageId, depth: number, show_wanted: boolean): Promise<GraphView> =>
     invoke("local_graph", { id, depth, show_wanted }),
   /** Graph nodes whose title matches `query`, best first, with where they sit. */
   graph_search: (query: string): Promise<Array<GraphHit>> =>
     invoke("graph_search", { query }),
   /** A page's title and summary, for the graph node under the pointer or the focus. */
-  graph_node: (id: number): Promise<GraphNodeDetail | null> =>
+  graph_node: (id: PageId): Promise<GraphNodeDetail | null> =>
     invoke("graph_node", { id }),
   /** Every page title and alias, for `[[` completion. */
   link_names: (): Promise<Array<LinkNameView>> =>
     invoke("link_names", {  }),
   /** Saves a page's body, an edit made on `on_version`: merged section by section when a newer version landed meanwhile. */
-  edit_page: (id: number, on_version: number, body: string): Promise<EditedView> =>
+  edit_page: (id: PageId, on_version: number, body: string): Promise<EditedView> =>
     invoke("edit_page", { id, on_version, body }),
   /** Puts the model's suggested text in place of the section it is for. */
-  accept_suggestion: (id: number, suggestion: number): Promise<PageView> =>
+  accept_suggestion: (id: PageId, suggestion: number): Promise<PageView> =>
     invoke("accept_suggestion", { id, suggestion }),
   /** Drops a suggestion. */
-  dismiss_suggestion: (id: number, suggestion: number): Promise<PageView> =>
+  dismiss_suggestion: (id: PageId, suggestion: number): Promise<PageView> =>
     invoke("dismiss_suggestion", { id, suggestion }),
   /** Adds a claim of the person's own to a page (never sourced). */
-  add_claim: (id: number, text: string): Promise<PageView> =>
+  add_claim: (id: PageId, text: string): Promise<PageView> =>
     invoke("add_claim", { id, text }),
   /** Removes a page's claim, named by its hash (`ClaimView.hash`: a rewrite since the page was shown cannot move the removal onto another claim); it stays removed when the page is written again. */
-  remove_claim: (id: number, hash: string): Promise<PageView> =>
+  remove_claim: (id: PageId, hash: string): Promise<PageView> =>
     invoke("remove_claim", { id, hash }),
   /** Renames a page; its old title stays as an alias. */
-  rename_page: (id: number, title: string): Promise<PageView> =>
+  rename_page: (id: PageId, title: string): Promise<PageView> =>
     invoke("rename_page", { id, title }),
   /** Drops the person's edits, claims and suggestions: the last compiled version again. */
-  revert_page: (id: number): Promise<PageView> =>
+  revert_page: (id: PageId): Promise<PageView> =>
     invoke("revert_page", { id }),
   /** The watched folders (watched while the app is open, unless a `wikimind watch` watches the wiki), each with its state, and the last change handled. */
   watched_folders: (): Promise<WatchedView> =>

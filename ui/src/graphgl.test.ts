@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { GraphView } from "./bindings";
+import type { GraphView, PageId } from "./bindings";
 import { createGraphGl, drawOrder, EDGE_FLOATS, edgeBuffer, NODE_FLOATS, NODE_VERTICES, nodeBuffer, rgb } from "./graphgl";
 import { baseRadius, colour } from "./graphview";
 
 /** Four nodes: 0 (size 1), 1 (size 5), 2 (size 2, wanted), 3 (size 5); links 0–1, 2–0, 3–1. */
 function small(): GraphView {
   return {
-    page_ids: [10, 11, null, 13],
+    page_ids: [10, 11, null, 13] as (PageId | null)[],
     titles: ["A", "B", "C", "D"],
     kinds: ["topic", "answer", "wanted", "topic"],
     xs: [0, 10, -5, 20],

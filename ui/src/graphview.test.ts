@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { GraphView } from "./bindings";
+import type { GraphView, PageId } from "./bindings";
 import { bySize, colour, fitCamera, labelled, labelledInView, nodeAt, nodeDomId, toLayout, toScreen, visibleNodes, zoomAt } from "./graphview";
 
 /** A view of `n` nodes on a line, node i at (i*10, 0) with size i. */
 function line(n: number): GraphView {
   return {
-    page_ids: Array.from({ length: n }, (_, i) => (i === n - 1 ? null : i + 100)),
+    page_ids: Array.from({ length: n }, (_, i) => (i === n - 1 ? null : ((i + 100) as PageId))),
     titles: Array.from({ length: n }, (_, i) => `Node ${i}`),
     kinds: Array.from({ length: n }, (_, i) => (i === n - 1 ? "wanted" : "topic")),
     xs: Array.from({ length: n }, (_, i) => i * 10),

@@ -1,5 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
-import type { JobProgress } from "./bindings";
+import type { ArticleId, JobProgress, PageId, SourceId } from "./bindings";
+
+/** Ids as the core sends them (numbers branded by kind). */
+const pid = (n: number) => n as PageId;
+const sid = (n: number) => n as SourceId;
 import {
   answerMeta,
   applyJob,
@@ -67,22 +71,22 @@ describe("pages and their sources", () => {
   });
   it("badges a claim with the sources holding its quote, numbered as listed", () => {
     const sources = [
-      { source_id: 4, origin: "/notes/espresso.md", title: "Espresso" },
-      { source_id: 9, origin: "text:ab12", title: "espressos" },
-      { source_id: 11, origin: "https://www.example.org/coffee/", title: "Coffee" },
+      { source_id: sid(4), origin: "/notes/espresso.md", title: "Espresso" },
+      { source_id: sid(9), origin: "text:ab12", title: "espressos" },
+      { source_id: sid(11), origin: "https://www.example.org/coffee/", title: "Coffee" },
     ];
-    expect(claimBadges([9, 4, 11, 99], sources)).toEqual([
+    expect(claimBadges([9, 4, 11, 99].map(sid), sources)).toEqual([
       { sourceId: 9, number: 2, label: "espressos" },
       { sourceId: 4, number: 1, label: "espresso.md" },
       { sourceId: 11, number: 3, label: "example.org/coffee" },
     ]);
-    expect(claimBadges([], sources)).toEqual([]);
+    expect(claimBadges([] as SourceId[], sources)).toEqual([]);
     // Two notes sharing a file name read apart by the path the core gives.
     const twins = [
-      { source_id: 1, origin: "/v/src/Parser/constructor.md", title: "constructor", path: "src/Parser/constructor.md" },
-      { source_id: 2, origin: "/v/src/Lexer/constructor.md", title: "constructor", path: "src/Lexer/constructor.md" },
+      { source_id: sid(1), origin: "/v/src/Parser/constructor.md", title: "constructor", path: "src/Parser/constructor.md" },
+      { source_id: sid(2), origin: "/v/src/Lexer/constructor.md", title: "constructor", path: "src/Lexer/constructor.md" },
     ];
-    expect(claimBadges([1, 2], twins).map((b) => b.label)).toEqual(["src/Parser/constructor.md", "src/Lexer/constructor.md"]);
+    expect(claimBadges([1, 2].map(sid), twins).map((b) => b.label)).toEqual(["src/Parser/constructor.md", "src/Lexer/constructor.md"]);
   });
   it("diffs two versions line by line", () => {
     expect(lineDiff("a\nb\nc", "a\nB\nc\nd")).toEqual([
@@ -104,9 +108,9 @@ describe("history", () => {
   it("goes back and forward and drops the forward entries on a new visit", () => {
     const h = new History<Screen>(sameScreen);
     h.push({ kind: "library" });
-    h.push({ kind: "page", id: 1 });
-    h.push({ kind: "page", id: 1 });
-    h.push({ kind: "page", id: 2 });
+    h.push({ kind: "page", id: pid(1) });
+    h.push({ kind: "page", id: pid(1) });
+    h.push({ kind: "page", id: pid(2) });
     expect(h.back()).toEqual({ kind: "page", id: 1 });
     expect(h.canForward).toBe(true);
     h.push({ kind: "queue" });
@@ -172,26 +176,26 @@ describe("search as you type", () => {
 
 describe("job list", () => {
   const job = (stage: JobProgress["stage"], extra: Partial<JobProgress> = {}): JobProgress => ({
-    kind: "source", source_id: 1, page_id: null, stage, provider: "ollama:m", attempt: 1, received: 0, calls: null, tokens_out: null, title: null, message: null, article_id: null, ...extra,
+    kind: "source", source_id: sid(1), page_id: null, stage, provider: "ollama:m", attempt: 1, received: 0, calls: null, tokens_out: null, title: null, message: null, article_id: null, ...extra,
   });
   const pageJob = (stage: JobProgress["stage"], extra: Partial<JobProgress> = {}): JobProgress =>
-    job(stage, { kind: "page", source_id: null, page_id: 1, title: "Espresso", ...extra });
+    job(stage, { kind: "page", source_id: null, page_id: pid(1), title: "Espresso", ...extra });
   it("updates a job in place, keeps its title, and ignores a late progress event after it finished", () => {
     let jobs = applyJob([], job("queued"));
     jobs = applyJob(jobs, job("receiving", { received: 12, title: "Espresso" }));
     jobs = applyJob(jobs, job("parsing"));
     expect(jobs).toHaveLength(1);
     expect(jobs[0].title).toBe("Espresso");
-    jobs = applyJob(jobs, job("compiled", { article_id: 4 }));
+    jobs = applyJob(jobs, job("compiled", { article_id: 4 as ArticleId }));
     jobs = applyJob(jobs, job("receiving"));
     expect(jobs[0].stage).toBe("compiled");
     jobs = applyJob(jobs, job("queued"));
     expect(jobs[0].stage).toBe("queued");
-    jobs = applyJob(jobs, job("queued", { source_id: 2 }));
+    jobs = applyJob(jobs, job("queued", { source_id: sid(2) }));
     expect(jobs.map((j) => j.source_id)).toEqual([1, 2]);
   });
   it("keeps a page's job apart from a source's with the same number, and names each", () => {
-    let jobs = applyJob([], job("compiled", { title: "espresso", article_id: 3 }));
+    let jobs = applyJob([], job("compiled", { title: "espresso", article_id: 3 as ArticleId }));
     jobs = applyJob(jobs, pageJob("queued"));
     jobs = applyJob(jobs, pageJob("prompting", { title: "Espresso" }));
     expect(jobs.map(jobKey)).toEqual(["source:1", "page:1"]);
@@ -200,8 +204,8 @@ describe("job list", () => {
     expect(stageLabel(jobs[1])).toBe("done");
     expect(stageLabel(jobs[0])).toBe("compiled");
     expect(jobs[0].stage).toBe("compiled");
-    expect(jobTitle(pageJob("queued", { title: null, page_id: 7 }))).toBe("Page 7");
-    expect(jobTitle(job("queued", { source_id: 5 }))).toBe("Source 5");
+    expect(jobTitle(pageJob("queued", { title: null, page_id: pid(7) }))).toBe("Page 7");
+    expect(jobTitle(job("queued", { source_id: sid(5) }))).toBe("Source 5");
   });
   it("shows each figure with one meaning: tokens streaming now, then calls and answer tokens", () => {
     expect(jobFigures(job("receiving", { attempt: 2, received: 40 }))).toBe("ollama:m · attempt 2 · 40 tokens");
@@ -285,8 +289,8 @@ describe("asking", () => {
     expect(askStageLabel({ ...p, stage: "parsing" })).toBe("checking the citations");
   });
   it("tells a page opened from a citation apart from the same page opened plainly", () => {
-    expect(sameScreen({ kind: "page", id: 1, quote: "q" }, { kind: "page", id: 1 })).toBe(false);
-    expect(sameScreen({ kind: "page", id: 1, quote: "q" }, { kind: "page", id: 1, quote: "q" })).toBe(true);
+    expect(sameScreen({ kind: "page", id: pid(1), quote: "q" }, { kind: "page", id: pid(1) })).toBe(false);
+    expect(sameScreen({ kind: "page", id: pid(1), quote: "q" }, { kind: "page", id: pid(1), quote: "q" })).toBe(true);
     expect(sameScreen({ kind: "ask" }, { kind: "ask" })).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 // View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
-import { ID_PREFIX, type AnswerClaimView, type AskProgress, type JobProgress, type LibraryEntry, type PageSourceView, type StageView } from "./bindings";
+import { ID_PREFIX, type AnswerClaimView, type AskProgress, type JobProgress, type LibraryEntry, type PageId, type PageSourceView, type SourceId, type StageView } from "./bindings";
 
 /** Which rows of a fixed-height list are on screen (plus `overscan` rows either side). */
 export function visibleRange(
@@ -74,10 +74,10 @@ export function sourceBadgeLabel(s: Pick<PageSourceView, "origin" | "title"> & P
 /** The badges of a claim: one per source holding its quote, numbered as in the page's
  * Sources panel (1 = the oldest); a source no longer feeding the page is left out. */
 export function claimBadges(
-  sourceIds: number[],
+  sourceIds: SourceId[],
   sources: (Pick<PageSourceView, "source_id" | "origin" | "title"> & Partial<Pick<PageSourceView, "path">>)[],
-): { sourceId: number; number: number; label: string }[] {
-  const out: { sourceId: number; number: number; label: string }[] = [];
+): { sourceId: SourceId; number: number; label: string }[] {
+  const out: { sourceId: SourceId; number: number; label: string }[] = [];
   for (const id of sourceIds) {
     const i = sources.findIndex((s) => s.source_id === id);
     if (i >= 0) out.push({ sourceId: id, number: i + 1, label: sourceBadgeLabel(sources[i]) });
@@ -293,10 +293,10 @@ export function stageLabel(j: JobProgress): string {
 export type Screen =
   | { kind: "library" }
   | { kind: "ask" }
-  | { kind: "page"; id: number; quote?: string; anchor?: string }
+  | { kind: "page"; id: PageId; quote?: string; anchor?: string }
   | { kind: "wanted"; title: string }
   | { kind: "sources" }
-  | { kind: "source"; id: number }
+  | { kind: "source"; id: SourceId }
   | { kind: "add" }
   | { kind: "queue" }
   | { kind: "settings" }
@@ -304,7 +304,7 @@ export type Screen =
   | { kind: "notes"; id?: string }
   | { kind: "welcome" }
   /** The graph; with `page`, the local graph of that page, `depth` links deep (1–3). */
-  | { kind: "graph"; page?: number; depth?: number };
+  | { kind: "graph"; page?: PageId; depth?: number };
 
 /** Whether two screens are the same place. */
 export function sameScreen(a: Screen, b: Screen): boolean {
@@ -360,7 +360,7 @@ export function keyAction(e: {
 /** What a click on a link inside a rendered page or digest means (a wiki link's
  * `data-article-id` holds a page id). */
 export type LinkClick =
-  | { kind: "page"; id: number; anchor?: string }
+  | { kind: "page"; id: PageId; anchor?: string }
   | { kind: "section"; anchor: string }
   | { kind: "wanted"; title: string }
   | { kind: "external"; url: string }
@@ -372,7 +372,9 @@ export function linkClick(a: { className: string; getAttribute(name: string): st
   const id = a.getAttribute("data-article-id");
   if (classes.includes("wikilink") && id !== null && /^\d+$/.test(id)) {
     const anchor = a.getAttribute("data-anchor");
-    return anchor && isSectionId(anchor) ? { kind: "page", id: Number(id), anchor } : { kind: "page", id: Number(id) };
+    // The core wrote the attribute from a page's id: the one place a number becomes one.
+    const page = Number(id) as PageId;
+    return anchor && isSectionId(anchor) ? { kind: "page", id: page, anchor } : { kind: "page", id: page };
   }
   const section = (a.getAttribute("href") ?? "").slice(1);
   if (classes.includes("wikilink") && (a.getAttribute("href") ?? "").startsWith("#") && isSectionId(section)) {

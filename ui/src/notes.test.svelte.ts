@@ -2,13 +2,13 @@
 // status when a compile finishes, and of saving as they type.
 import { flushSync, mount, tick, unmount } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { NoteItemView } from "./bindings";
+import type { NoteItemView, SourceId } from "./bindings";
 
 const state = vi.hoisted(() => ({ status: "pending" as string, saved: [] as string[], compiled: [] as number[] }));
 vi.mock("./bindings", () => {
   const item = (): NoteItemView => ({
     note_id: "abc",
-    source_id: 7,
+    source_id: 7 as SourceId,
     title: "Grind Size",
     status: state.status as NoteItemView["status"],
     updated_at: "2026-11-25T00:00:00Z",

@@ -2,7 +2,11 @@
 // test answers it, so replies can arrive after the person has moved on.
 import { flushSync, mount, tick, unmount } from "svelte";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { ConnectionCheck, LibraryEntry, LibraryView, PageSourceView, PageView, QuoteView, SettingsView } from "./bindings";
+import type { ArticleId, ConnectionCheck, LibraryEntry, LibraryView, PageId, PageSourceView, PageView, QuoteView, SettingsView, SourceId } from "./bindings";
+
+/** Ids as the core sends them (numbers branded by kind). */
+const pid = (n: number) => n as PageId;
+const sid = (n: number) => n as SourceId;
 
 /** The commands sent so far that wait for an answer, by name. */
 const pending: { name: string; args: unknown[]; answer: (v: unknown) => void }[] = [];
@@ -34,7 +38,7 @@ const settle = () => new Promise((r) => setTimeout(r, 0));
 
 const library: LibraryView = { counts: { sources: 1, pages: 1, answers: 0, wanted: 0 }, entries: [], tag: null, tags: [], wanted: [], health: null };
 const page = (title: string): PageView => ({
-  id: 1,
+  id: pid(1),
   kind: "topic",
   title,
   summary: "",
@@ -82,7 +86,7 @@ afterAll(() => void unmount(app));
 
 describe("the router", () => {
   it("paints a reply for the screen on show", async () => {
-    go({ kind: "page", id: 1 });
+    go({ kind: "page", id: pid(1) });
     flushSync();
     await answer("page", page("Espresso"));
     expect(document.querySelector("#article-title")?.textContent).toBe("Espresso");
@@ -90,7 +94,7 @@ describe("the router", () => {
   });
 
   it("drops a reply for a screen the person has left", async () => {
-    go({ kind: "page", id: 2 });
+    go({ kind: "page", id: pid(2) });
     flushSync();
     go({ kind: "library" });
     flushSync();
@@ -101,7 +105,7 @@ describe("the router", () => {
   });
 
   it("unmounts the screen it leaves, and a repeat visit is a fresh mount", async () => {
-    go({ kind: "page", id: 1 });
+    go({ kind: "page", id: pid(1) });
     flushSync();
     await answer("page", page("Espresso"));
     const first = document.querySelector("#article-title");
@@ -128,7 +132,7 @@ describe("the router", () => {
 
 describe("screens show what the core decided", () => {
   const grinder: LibraryEntry = {
-    id: 3,
+    id: pid(3),
     kind: "topic",
     title: "Burr Grinder",
     summary: "Clean it like Steam Wand > Cleaning.",
@@ -143,8 +147,8 @@ describe("screens show what the core decided", () => {
     folder: null,
   };
   const source: PageSourceView = {
-    source_id: 5,
-    article_id: 9,
+    source_id: sid(5),
+    article_id: 9 as ArticleId,
     title: "Espresso notes",
     origin: "/notes/espresso.md",
     final_url: null,
@@ -153,7 +157,7 @@ describe("screens show what the core decided", () => {
     model: "m",
     path: "espresso.md",
   };
-  const notFound: QuoteView = { source_id: 5, origin: source.origin, found: false, before: "", quote: "", after: "Espresso.", more_before: false, more_after: false };
+  const notFound: QuoteView = { source_id: sid(5), origin: source.origin, found: false, before: "", quote: "", after: "Espresso.", more_before: false, more_after: false };
   const where = () => document.querySelector("#cited-where")?.textContent ?? "";
   // jsdom scrolls nothing.
   Element.prototype.scrollIntoView = () => undefined;
@@ -177,14 +181,14 @@ describe("screens show what the core decided", () => {
   });
 
   it("opens a page at the quote the core marked, and looks in the sources when the page does not hold it", async () => {
-    go({ kind: "page", id: 1, quote: "nine bars" });
+    go({ kind: "page", id: pid(1), quote: "nine bars" });
     flushSync();
     const marked = '<p>At <mark class="cited-quote" id="wm-cited-quote">nine bars</mark>.</p>';
     await answer("page", { ...page("Espresso"), html: marked, quote_marked: true, sources: [source] });
     expect(where()).toBe("Marked on this page below.");
     expect(pending.some((p) => p.name === "quote")).toBe(false);
 
-    go({ kind: "page", id: 1, quote: "ten bars" });
+    go({ kind: "page", id: pid(1), quote: "ten bars" });
     flushSync();
     await answer("page", { ...page("Espresso"), sources: [source] });
     expect(pending.find((p) => p.name === "quote")?.args).toEqual([1, "ten bars"]);

@@ -2,7 +2,11 @@
 // store-driven repaint, without the core.
 import { flushSync, mount, unmount } from "svelte";
 import { describe, expect, it } from "vitest";
-import type { LibraryEntry, PageSourceView, PageVersionView, PageView } from "./bindings";
+import type { ArticleId, LibraryEntry, PageId, PageSourceView, PageVersionView, PageView, SourceId } from "./bindings";
+
+/** Ids as the core sends them (numbers branded by kind). */
+const pid = (n: number) => n as PageId;
+const sid = (n: number) => n as SourceId;
 import CitedClaim from "./parts/CitedClaim.svelte";
 import LibraryList, { type Row } from "./parts/LibraryList.svelte";
 import PageHistory from "./parts/PageHistory.svelte";
@@ -11,7 +15,7 @@ import { screenKeys } from "./router.svelte";
 import { app } from "./state.svelte";
 
 const entry = (id: number): LibraryEntry => ({
-  id,
+  id: pid(id),
   kind: "topic",
   title: `Page ${id}`,
   summary: `About ${id}`,
@@ -40,7 +44,7 @@ describe("the library list", () => {
     el.focus();
     el.scrollTop = 340;
     // A job finished: the library is read again, with one page more.
-    props.rows = [...props.rows, { id: 10_000, entry: entry(10_000) }];
+    props.rows = [...props.rows, { id: pid(10_000), entry: entry(10_000) }];
     flushSync();
     expect(target.querySelector("#library-list")).toBe(el);
     expect(el.scrollTop).toBe(340);
@@ -54,7 +58,7 @@ describe("the library list", () => {
   it("moves the selection with the window's keys while it is mounted", () => {
     app.selected = 0;
     const target = document.createElement("div");
-    const list = mount(LibraryList, { target, props: { rows: [0, 1, 2].map((i) => ({ id: i, entry: entry(i) })) } });
+    const list = mount(LibraryList, { target, props: { rows: [0, 1, 2].map((i) => ({ id: pid(i), entry: entry(i) })) } });
     flushSync();
     screenKeys.move?.(1);
     flushSync();
@@ -68,8 +72,8 @@ describe("the library list", () => {
   it("shows the folder the core gives a page told apart by it, and none for the others", () => {
     const target = document.createElement("div");
     const rows = [
-      { id: 1, entry: { ...entry(1), title: "Parser/constructor", folder: "src/Parser" } },
-      { id: 2, entry: entry(2) },
+      { id: pid(1), entry: { ...entry(1), title: "Parser/constructor", folder: "src/Parser" } },
+      { id: pid(2), entry: entry(2) },
     ];
     const list = mount(LibraryList, { target, props: { rows } });
     flushSync();
@@ -83,7 +87,7 @@ describe("components", () => {
   it("put text in as text, never as markup", () => {
     const target = document.createElement("ul");
     const hostile = "<img src=x onerror=alert(1)>";
-    const c = { claim: hostile, confidence: "sourced" as const, quote: hostile, grounded: false, quote_not_found: true, page: { title: hostile, page_id: 3 } };
+    const c = { claim: hostile, confidence: "sourced" as const, quote: hostile, grounded: false, quote_not_found: true, page: { title: hostile, page_id: pid(3) } };
     const claim = mount(CitedClaim, { target, props: { c } });
     flushSync();
     expect(target.querySelector("img")).toBeNull();
@@ -96,8 +100,8 @@ describe("components", () => {
 });
 
 const source = (id: number, origin: string, path: string | null): PageSourceView => ({
-  source_id: id,
-  article_id: id,
+  source_id: sid(id),
+  article_id: id as ArticleId,
   title: "constructor",
   origin,
   final_url: null,
@@ -155,8 +159,8 @@ describe("the page screen's panels", () => {
   it("say in the history which claims left a full page, and why", () => {
     const target = document.createElement("div");
     const left = [
-      { claim: "Old claim one.", quote: "one", source_ids: [1], why: "the page was full (50 claims)" },
-      { claim: "Old claim two.", quote: null, source_ids: [2], why: "the page was full (50 claims)" },
+      { claim: "Old claim one.", quote: "one", source_ids: [sid(1)], why: "the page was full (50 claims)" },
+      { claim: "Old claim two.", quote: null, source_ids: [sid(2)], why: "the page was full (50 claims)" },
     ];
     const history = mount(PageHistory, {
       target,

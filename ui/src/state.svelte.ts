@@ -10,6 +10,7 @@ import type {
   LibrarySort,
   LibraryView,
   SearchResult,
+  SourceId,
   SettingsView,
 } from "./bindings";
 
@@ -62,7 +63,7 @@ class Store {
     cameras: {},
   });
   /** The source whose "Recompile with another model" dialog is open. */
-  recompile = $state<number | null>(null);
+  recompile = $state<SourceId | null>(null);
   ask = $state({
     /** What is in the question box. */
     draft: "",

@@ -5,12 +5,16 @@ use std::fmt;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use serde::{Deserialize, Serialize};
 
+/// An id type: a number in the database and in JSON, and with the `ts` feature a *branded*
+/// number in TypeScript (`number & { readonly __brand: "PageId" }`), so the window cannot
+/// pass a source's id where a page's is wanted. serde writes a newtype struct as its number
+/// and reads it from one, so JSON never sees the wrapper.
 macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident) => {
+    ($(#[$doc:meta])* $name:ident, $brand:literal) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(transparent)]
-        pub struct $name(pub i64);
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+        pub struct $name(#[cfg_attr(feature = "ts", ts(type = $brand))] pub i64);
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -34,20 +38,24 @@ macro_rules! id_type {
 
 id_type!(
     /// Identifies a source (row of `sources`).
-    SourceId
+    SourceId,
+    "number & { readonly __brand: \"SourceId\" }"
 );
 id_type!(
     /// Identifies an article (row of `articles`). A recompile keeps it.
-    ArticleId
+    ArticleId,
+    "number & { readonly __brand: \"ArticleId\" }"
 );
 id_type!(
     /// Identifies a compile job (row of `jobs`).
-    JobId
+    JobId,
+    "number & { readonly __brand: \"JobId\" }"
 );
 id_type!(
     /// Identifies a wiki page (row of `pages`). The pages of an upgraded wiki have the ids
     /// of the articles they were made from; an id is never given to a second page.
-    PageId
+    PageId,
+    "number & { readonly __brand: \"PageId\" }"
 );
 
 macro_rules! text_enum {

@@ -12,12 +12,15 @@ use crate::{Result, SourceId, Store};
 /// Where a claim's quote (or one piece of it) stands in a source: what `show --json`,
 /// `read_page` and exports give beside a sourced claim.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Citation {
     /// The source.
     pub source_id: SourceId,
     /// Where the quote starts: a UTF-8 byte offset into the source's stored text.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub start: usize,
     /// Just past its end.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub end: usize,
     /// The 1-based physical page of a paged source (a PDF) it is on; `None` otherwise.
     pub page: Option<u32>,
