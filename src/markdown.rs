@@ -538,6 +538,9 @@ mod tests {
             stale: false,
             updated_at: String::new(),
             claims: ClaimCounts::default(),
+            flagged: None,
+            folder: None,
+            summary_text: format!("About {title}."),
         }
     }
 

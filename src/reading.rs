@@ -5,7 +5,7 @@
 //! `docs/cli.md`); shells print them as they are, or walk them for people.
 //! Everything here is built from the store by [`Wiki`](crate::wiki::Wiki) methods.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::contract::CheckedClaim;
 use crate::store::{
@@ -13,8 +13,12 @@ use crate::store::{
     PageVersionInfo, PersonChange, SourceId, SourceKind, SourceStatus,
 };
 
-/// A page as `list` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A page as it is listed: one row of `list --json`, of MCP's `list_pages` and of the
+/// window's library (the one shape of a listed page; [`Wiki::page_list`] builds it).
+///
+/// [`Wiki::page_list`]: crate::wiki::Wiki::page_list
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ListedPage {
     /// Its id.
     pub id: PageId,
@@ -22,7 +26,7 @@ pub struct ListedPage {
     pub kind: PageKind,
     /// Its title.
     pub title: String,
-    /// Its summary.
+    /// Its summary as stored (markdown: wiki links as written).
     pub summary: String,
     /// How many sources' digests feed it.
     pub source_count: u32,
@@ -34,6 +38,17 @@ pub struct ListedPage {
     pub claims: ClaimCounts,
     /// The tags of the sources whose topic it is.
     pub tags: Vec<String>,
+    /// Why it is marked: a topic page's refused rewrite, or a saved answer's claims that
+    /// did not ground in the pages they cite (`null`: not marked).
+    pub flagged: Option<String>,
+    /// The folder of the note this page is, relative to the folder it was ingested or
+    /// watched from (`/`-separated, `src/Parser` for the page `Parser/constructor`), when
+    /// the note shares its title with notes of other folders and goes by a title that tells
+    /// it apart (see `docs/notes.md`, "A note is itself"); `null` for every other page.
+    pub folder: Option<String>,
+    /// Its summary as it reads: plain text, each wiki link as the text it shows
+    /// (`[[T|shown]]` as `shown`, `[[T#H]]` as `T > H`).
+    pub summary_text: String,
 }
 
 impl ListedPage {

@@ -24,8 +24,9 @@ use crate::config::Settings;
 pub use crate::contract::Confidence;
 use crate::llm::KeyStore;
 use crate::llm::ProviderKind;
+pub use crate::reading::ListedPage;
 use crate::store::{ArticleId, PageId, SourceId};
-pub use crate::store::{AuthorKind, PageKind, SourceStatus};
+pub use crate::store::{AuthorKind, ClaimCounts, PageKind, SourceStatus};
 use crate::wiki::{Result, Wiki};
 
 #[cfg(feature = "ts")]
@@ -61,43 +62,6 @@ pub enum LibrarySort {
     Updated,
 }
 
-/// One row of the library: a page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-pub struct LibraryEntry {
-    /// The page's id.
-    pub id: PageId,
-    /// A topic, or a saved answer (listed apart).
-    pub kind: PageKind,
-    /// Its title.
-    pub title: String,
-    /// Its one-paragraph summary as it reads: plain text, each wiki link as the text it
-    /// shows (`[[T|shown]]` as `shown`, `[[T#H]]` as `T > H`).
-    pub summary: String,
-    /// When its current version was written (UTC, ISO-8601).
-    pub updated_at: String,
-    /// How many sources' digests feed it.
-    pub source_count: u32,
-    /// Whether it waits to be rewritten from its digests.
-    pub stale: bool,
-    /// Claims backed by a quote found in a source.
-    pub sourced: u32,
-    /// Claims the model inferred (or whose quote was not found).
-    pub inferred: u32,
-    /// Claims that are opinion.
-    pub opinion: u32,
-    /// Why it is marked: a topic page's refused rewrite, or a saved answer's claims that
-    /// did not ground in the pages they cite (`null`: not marked).
-    pub flagged: Option<String>,
-    /// The tags of the notes whose topic it is (without `#`).
-    pub tags: Vec<String>,
-    /// The folder of the note this page is, relative to the folder it was ingested or
-    /// watched from (`/`-separated, `src/Parser` for the page `Parser/constructor`), when
-    /// the note shares its title with notes of other folders and goes by a title that tells
-    /// it apart (see `docs/notes.md`, "A note is itself"); `null` for every other page.
-    pub folder: Option<String>,
-}
-
 /// The library: every page in the asked order (topics and saved answers, told apart by
 /// their `kind`), the topics narrowed to a tag when one was asked for, with the counts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -108,7 +72,7 @@ pub struct LibraryView {
     /// Every saved answer, and every topic page with the asked tag (all of them when no
     /// tag was asked for; a tag `a` also takes the pages tagged `a/b`, as `wikimind list
     /// --tag` does).
-    pub entries: Vec<LibraryEntry>,
+    pub entries: Vec<ListedPage>,
     /// The tag the topics are narrowed to, as the filter reads it (no `#`, no white space
     /// around it); `null` when every topic is listed.
     pub tag: Option<String>,
@@ -305,7 +269,7 @@ pub struct PageView {
     /// Its title.
     pub title: String,
     /// Its summary as it reads (plain text, wiki links as the text they show, as in
-    /// [`LibraryEntry::summary`]).
+    /// [`ListedPage::summary_text`]).
     pub summary: String,
     /// The body as sanitised HTML (from the core's renderer only), wiki links resolved
     /// against pages (titles and aliases): `a.wikilink[data-article-id]` holds a *page* id,
@@ -379,7 +343,7 @@ pub struct DigestView {
     /// Its title.
     pub title: String,
     /// Its summary as it reads (plain text, wiki links as the text they show, as in
-    /// [`LibraryEntry::summary`]).
+    /// [`ListedPage::summary_text`]).
     pub summary: String,
     /// Its body as sanitised HTML, wiki links resolved against pages (as in [`PageView`]).
     pub html: String,

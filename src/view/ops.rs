@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use super::*;
 use crate::reading::{bare_tag, tag_choices, tags_have, ListedVersion};
 use crate::store::{AuthorKind, PageClaim, PageId, PageSummary};
-use wikimind_text::key::topic_key;
 use wikimind_text::url::redirect_shown;
 
 impl QuoteView {
@@ -142,7 +141,7 @@ impl Wiki {
     /// narrows nothing), with the tags to choose from, counts and wanted pages.
     pub fn library(&self, sort: LibrarySort, tag: Option<&str>) -> Result<LibraryView> {
         let store = self.store();
-        let mut pages = store.pages()?;
+        let mut pages = self.page_list()?;
         if sort == LibrarySort::Updated {
             // ISO-8601 UTC times sort as text; the newest first, ties by title (stable).
             pages.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
@@ -157,12 +156,9 @@ impl Wiki {
         if let Some(tag) = tag {
             pages.retain(|p| p.kind != PageKind::Topic || tags_have(&p.tags, tag));
         }
-        let claims = store.page_claim_counts()?;
         let wanted = store.wanted_page_links()?;
         // Each wanted page is listed once: the list's length is their count.
         let c = store.page_counts_but_wanted()?;
-        // The folder of each note told apart by its folder, shown beside its page.
-        let folders = crate::identity::NoteIndex::of(store)?.told_apart_folders();
         Ok(LibraryView {
             counts: CountsView {
                 sources: c.sources,
@@ -170,31 +166,7 @@ impl Wiki {
                 answers: c.answers,
                 wanted: wanted.len() as u64,
             },
-            entries: pages
-                .into_iter()
-                .map(|p| {
-                    let mix = claims.get(&p.id).copied().unwrap_or_default();
-                    let folder = match p.kind {
-                        PageKind::Topic => folders.get(&topic_key(&p.title)).cloned(),
-                        PageKind::Answer => None,
-                    };
-                    LibraryEntry {
-                        id: p.id,
-                        kind: p.kind,
-                        title: p.title,
-                        summary: crate::render::summary_text(&p.summary),
-                        updated_at: p.updated_at,
-                        source_count: p.source_count,
-                        stale: p.stale,
-                        sourced: mix.sourced,
-                        inferred: mix.inferred,
-                        opinion: mix.opinion,
-                        flagged: p.flagged,
-                        tags: p.tags,
-                        folder,
-                    }
-                })
-                .collect(),
+            entries: pages,
             tag: tag.map(str::to_owned),
             tags,
             wanted: wanted

@@ -1234,11 +1234,11 @@ fn the_library_narrows_its_topics_to_a_tag_and_lists_the_tags_to_choose() {
         .find(|e| e.title == "Burr Grinder")
         .unwrap();
     assert_eq!(
-        grinder.summary,
+        grinder.summary_text,
         "Clean it like Steam Wand > Cleaning, with a brush."
     );
     let page = wiki.page_view(grinder.id).unwrap().unwrap();
-    assert_eq!(page.summary, grinder.summary);
+    assert_eq!(page.summary, grinder.summary_text);
 
     let coffee = wiki.library(LibrarySort::Title, Some(" #COFFEE ")).unwrap();
     assert_eq!(coffee.tag.as_deref(), Some("COFFEE"));

@@ -8,7 +8,10 @@ use crate::reading::{
 use crate::render::{
     render_article, render_article_marked, render_page_body, LinkTarget, SafeHtml,
 };
-use crate::store::{ArticleId, PageCounts, PageHit, PageId, PageSummary, SourceId, WantedPage};
+use crate::store::{
+    ArticleId, PageCounts, PageHit, PageId, PageKind, PageSummary, SourceId, WantedPage,
+};
+use wikimind_text::key::topic_key;
 
 use super::{Result, Wiki, WikiError};
 
@@ -137,15 +140,22 @@ impl Wiki {
             .ok_or_else(|| WikiError::NoSuchPage(key.to_owned()))
     }
 
-    /// Every page as `list` shows it, by title.
+    /// Every page as it is listed, by title: what `list`, MCP and the library show.
     pub fn page_list(&self) -> Result<Vec<ListedPage>> {
         let counts = self.store.page_claim_counts()?;
+        // The folder of each note told apart by its folder, shown beside its page.
+        let folders = crate::identity::NoteIndex::of(&self.store)?.told_apart_folders();
         Ok(self
             .store
             .pages()?
             .into_iter()
             .map(|p| ListedPage {
                 claims: counts.get(&p.id).copied().unwrap_or_default(),
+                folder: match p.kind {
+                    PageKind::Topic => folders.get(&topic_key(&p.title)).cloned(),
+                    PageKind::Answer => None,
+                },
+                summary_text: crate::render::summary_text(&p.summary),
                 id: p.id,
                 kind: p.kind,
                 title: p.title,
@@ -154,6 +164,7 @@ impl Wiki {
                 stale: p.stale,
                 updated_at: p.updated_at,
                 tags: p.tags,
+                flagged: p.flagged,
             })
             .collect())
     }

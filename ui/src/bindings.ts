@@ -52,15 +52,35 @@ export type LibrarySort = "title" | "updated";
 export type PageKind = "topic" | "answer";
 
 /**
- * One row of the library: a page.
+ * How many claims of each confidence an article has.
  */
-export type LibraryEntry = { 
+export type ClaimCounts = { 
 /**
- * The page's id.
+ * Claims backed by a quote found in the source.
+ */
+sourced: number, 
+/**
+ * Claims that follow from the source.
+ */
+inferred: number, 
+/**
+ * Judgements.
+ */
+opinion: number, };
+
+/**
+ * A page as it is listed: one row of `list --json`, of MCP's `list_pages` and of the
+ * window's library (the one shape of a listed page; [`Wiki::page_list`] builds it).
+ *
+ * [`Wiki::page_list`]: crate::wiki::Wiki::page_list
+ */
+export type ListedPage = { 
+/**
+ * Its id.
  */
 id: PageId, 
 /**
- * A topic, or a saved answer (listed apart).
+ * What it is (`topic`).
  */
 kind: PageKind, 
 /**
@@ -68,50 +88,46 @@ kind: PageKind,
  */
 title: string, 
 /**
- * Its one-paragraph summary as it reads: plain text, each wiki link as the text it
- * shows (`[[T|shown]]` as `shown`, `[[T#H]]` as `T > H`).
+ * Its summary as stored (markdown: wiki links as written).
  */
 summary: string, 
-/**
- * When its current version was written (UTC, ISO-8601).
- */
-updated_at: string, 
 /**
  * How many sources' digests feed it.
  */
 source_count: number, 
 /**
- * Whether it waits to be rewritten from its digests.
+ * Whether it waits to be rewritten from all its digests.
  */
 stale: boolean, 
 /**
- * Claims backed by a quote found in a source.
+ * When its current version was written (UTC, ISO-8601).
  */
-sourced: number, 
+updated_at: string, 
 /**
- * Claims the model inferred (or whose quote was not found).
+ * Its claims by confidence.
  */
-inferred: number, 
+claims: ClaimCounts, 
 /**
- * Claims that are opinion.
+ * The tags of the sources whose topic it is.
  */
-opinion: number, 
+tags: Array<string>, 
 /**
  * Why it is marked: a topic page's refused rewrite, or a saved answer's claims that
  * did not ground in the pages they cite (`null`: not marked).
  */
 flagged: string | null, 
 /**
- * The tags of the notes whose topic it is (without `#`).
- */
-tags: Array<string>, 
-/**
  * The folder of the note this page is, relative to the folder it was ingested or
  * watched from (`/`-separated, `src/Parser` for the page `Parser/constructor`), when
  * the note shares its title with notes of other folders and goes by a title that tells
  * it apart (see `docs/notes.md`, "A note is itself"); `null` for every other page.
  */
-folder: string | null, };
+folder: string | null, 
+/**
+ * Its summary as it reads: plain text, each wiki link as the text it shows
+ * (`[[T|shown]]` as `shown`, `[[T#H]]` as `T > H`).
+ */
+summary_text: string, };
 
 /**
  * A name that is linked to but has no page yet.
@@ -189,7 +205,7 @@ counts: CountsView,
  * tag was asked for; a tag `a` also takes the pages tagged `a/b`, as `wikimind list
  * --tag` does).
  */
-entries: Array<LibraryEntry>, 
+entries: Array<ListedPage>, 
 /**
  * The tag the topics are narrowed to, as the filter reads it (no `#`, no white space
  * around it); `null` when every topic is listed.
@@ -516,7 +532,7 @@ kind: PageKind,
 title: string, 
 /**
  * Its summary as it reads (plain text, wiki links as the text they show, as in
- * [`LibraryEntry::summary`]).
+ * [`ListedPage::summary_text`]).
  */
 summary: string, 
 /**
@@ -696,7 +712,7 @@ article_id: ArticleId,
 title: string, 
 /**
  * Its summary as it reads (plain text, wiki links as the text they show, as in
- * [`LibraryEntry::summary`]).
+ * [`ListedPage::summary_text`]).
  */
 summary: string, 
 /**

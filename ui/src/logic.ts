@@ -1,5 +1,5 @@
 // View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
-import { ID_PREFIX, type AnswerClaimView, type AskProgress, type JobProgress, type LibraryEntry, type PageId, type PageSourceView, type SourceId, type StageView } from "./bindings";
+import { ID_PREFIX, type AnswerClaimView, type AskProgress, type JobProgress, type ClaimCounts, type PageId, type PageSourceView, type SourceId, type StageView } from "./bindings";
 
 /** Which rows of a fixed-height list are on screen (plus `overscan` rows either side). */
 export function visibleRange(
@@ -31,7 +31,7 @@ export function scrollToReveal(
 }
 
 /** The confidence mix of a page's claims as shares of 100 (for the bar) and a label. */
-export function confidenceMix(e: Pick<LibraryEntry, "sourced" | "inferred" | "opinion">): {
+export function confidenceMix(e: ClaimCounts): {
   sourced: number;
   inferred: number;
   opinion: number;

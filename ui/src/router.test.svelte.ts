@@ -2,7 +2,7 @@
 // test answers it, so replies can arrive after the person has moved on.
 import { flushSync, mount, tick, unmount } from "svelte";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { ArticleId, ConnectionCheck, LibraryEntry, LibraryView, PageId, PageSourceView, PageView, QuoteView, SettingsView, SourceId } from "./bindings";
+import type { ArticleId, ConnectionCheck, ListedPage, LibraryView, PageId, PageSourceView, PageView, QuoteView, SettingsView, SourceId } from "./bindings";
 
 /** Ids as the core sends them (numbers branded by kind). */
 const pid = (n: number) => n as PageId;
@@ -131,17 +131,16 @@ describe("the router", () => {
 });
 
 describe("screens show what the core decided", () => {
-  const grinder: LibraryEntry = {
+  const grinder: ListedPage = {
     id: pid(3),
     kind: "topic",
     title: "Burr Grinder",
-    summary: "Clean it like Steam Wand > Cleaning.",
+    summary: "Clean it like [[Steam Wand#Cleaning]].",
+    summary_text: "Clean it like Steam Wand > Cleaning.",
     updated_at: "2026-11-25T00:00:00Z",
     source_count: 1,
     stale: false,
-    sourced: 0,
-    inferred: 0,
-    opinion: 0,
+    claims: { sourced: 0, inferred: 0, opinion: 0 },
     flagged: null,
     tags: ["gear"],
     folder: null,

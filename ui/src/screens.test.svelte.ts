@@ -2,7 +2,7 @@
 // store-driven repaint, without the core.
 import { flushSync, mount, unmount } from "svelte";
 import { describe, expect, it } from "vitest";
-import type { ArticleId, LibraryEntry, PageId, PageSourceView, PageVersionView, PageView, SourceId } from "./bindings";
+import type { ArticleId, ListedPage, PageId, PageSourceView, PageVersionView, PageView, SourceId } from "./bindings";
 
 /** Ids as the core sends them (numbers branded by kind). */
 const pid = (n: number) => n as PageId;
@@ -14,17 +14,16 @@ import PageSide from "./parts/PageSide.svelte";
 import { screenKeys } from "./router.svelte";
 import { app } from "./state.svelte";
 
-const entry = (id: number): LibraryEntry => ({
+const entry = (id: number): ListedPage => ({
   id: pid(id),
   kind: "topic",
   title: `Page ${id}`,
   summary: `About ${id}`,
+  summary_text: `About ${id}`,
   updated_at: "2026-11-25T00:00:00Z",
   source_count: 1,
   stale: false,
-  sourced: 1,
-  inferred: 0,
-  opinion: 0,
+  claims: { sourced: 1, inferred: 0, opinion: 0 },
   tags: [],
   flagged: null,
   folder: null,

@@ -11,6 +11,7 @@ pub const SEARCH_LIMIT: usize = 50;
 
 /// How many claims of each confidence an article has.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ClaimCounts {
     /// Claims backed by a quote found in the source.
     pub sourced: u32,
