@@ -377,8 +377,10 @@ pub struct ListedSource {
     pub told_apart_as: Option<String>,
 }
 
-/// One version of a page as `history` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One version of a page as it is listed: a row of `history --json` and of the window's
+/// history panel (the one shape of a listed version).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ListedVersion {
     /// Its number (1 for the first).
     pub version: u32,
@@ -402,9 +404,12 @@ pub struct ListedVersion {
     /// older than the record.
     pub change: Option<PersonChange>,
     /// The claims that left the page when the model wrote this version because the page
-    /// was full, and why (each stays in its source's digest and in search).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// was full, and why (each stays in its source's digest and in search); empty for
+    /// every other version.
     pub claims_left: Vec<ClaimLeft>,
+    /// Who wrote it, as every shell says it ([`ListedVersion::author_label`]: `you
+    /// (restored version 1)`, `ollama:llama3.2`).
+    pub label: String,
 }
 
 impl ListedVersion {
@@ -447,7 +452,7 @@ impl From<PageVersionInfo> for ListedVersion {
                 info.model.as_deref().unwrap_or("?")
             ),
         };
-        ListedVersion {
+        let mut listed = ListedVersion {
             version: info.version,
             title: info.title,
             created_at: info.created_at,
@@ -458,7 +463,10 @@ impl From<PageVersionInfo> for ListedVersion {
             restored_from: info.restored_from,
             change: info.change,
             claims_left: info.claims_left,
-        }
+            label: String::new(),
+        };
+        listed.label = listed.author_label();
+        listed
     }
 }
 

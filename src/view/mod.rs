@@ -24,9 +24,9 @@ use crate::config::Settings;
 pub use crate::contract::Confidence;
 use crate::llm::KeyStore;
 use crate::llm::ProviderKind;
-pub use crate::reading::ListedPage;
+pub use crate::reading::{ListedPage, ListedVersion};
 use crate::store::{ArticleId, PageId, SourceId};
-pub use crate::store::{AuthorKind, ClaimCounts, PageKind, SourceStatus};
+pub use crate::store::{AuthorKind, ClaimCounts, ClaimLeft, PageKind, PersonChange, SourceStatus};
 use crate::wiki::{Result, Wiki};
 
 #[cfg(feature = "ts")]
@@ -200,48 +200,6 @@ pub struct PageSourceView {
     pub path: Option<String>,
 }
 
-/// A claim that left a full page when a model wrote a version, and why (it stays in its
-/// sources' digests and in search). The store's `ClaimLeft` with plain ids, as the window
-/// reads them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-pub struct ClaimLeftView {
-    /// The claim's text.
-    pub claim: String,
-    /// Its quote.
-    pub quote: Option<String>,
-    /// The sources that held it.
-    pub source_ids: Vec<SourceId>,
-    /// Why it left, for a person.
-    pub why: String,
-}
-
-/// One version of a page in its history.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(TS))]
-pub struct PageVersionView {
-    /// Its number, from 1.
-    pub version: u32,
-    /// The title it showed.
-    pub title: String,
-    /// Who wrote it.
-    pub author: AuthorKind,
-    /// The provider, when a model wrote it.
-    pub provider: Option<String>,
-    /// The model, when a model wrote it.
-    pub model: Option<String>,
-    /// The version it copies, when a person restored one.
-    pub restored_from: Option<u32>,
-    /// When it was written (UTC, ISO-8601).
-    pub created_at: String,
-    /// Who wrote it, as the CLI's `history` says it too (`you (restored version 1)`,
-    /// `ollama:llama3.2`).
-    pub label: String,
-    /// The claims that left the page when the model wrote this version because the page
-    /// was full (`claims_left` of `history --json`); empty for every other version.
-    pub claims_left: Vec<ClaimLeftView>,
-}
-
 /// What one version of a page says, as plain text to compare with another (never HTML).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
@@ -312,7 +270,7 @@ pub struct PageView {
     /// The digests feeding it, oldest first.
     pub sources: Vec<PageSourceView>,
     /// Every version, oldest first.
-    pub history: Vec<PageVersionView>,
+    pub history: Vec<ListedVersion>,
     /// The body as written (markdown, for the editor; shown only as `html`).
     pub markdown: String,
     /// The model's texts for sections the person edited, waiting to be accepted or

@@ -96,29 +96,6 @@ fn page_ref(p: &PageSummary) -> PageRefView {
     }
 }
 
-fn version_view(v: ListedVersion) -> PageVersionView {
-    PageVersionView {
-        label: v.author_label(),
-        version: v.version,
-        title: v.title,
-        author: v.author_kind,
-        provider: v.provider,
-        model: v.model,
-        restored_from: v.restored_from,
-        created_at: v.created_at,
-        claims_left: v
-            .claims_left
-            .into_iter()
-            .map(|c| ClaimLeftView {
-                claim: c.claim,
-                quote: c.quote,
-                source_ids: c.source_ids.into_iter().collect(),
-                why: c.why,
-            })
-            .collect(),
-    }
-}
-
 fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> SourceView {
     SourceView {
         id: s.id,
@@ -233,11 +210,7 @@ impl Wiki {
                 model: d.model,
             })
             .collect();
-        let history: Vec<PageVersionView> = self
-            .page_history(p.id)?
-            .into_iter()
-            .map(version_view)
-            .collect();
+        let history: Vec<ListedVersion> = self.page_history(p.id)?.into_iter().collect();
         let store = self.store();
         let mut claims = Vec::with_capacity(p.key_claims.len());
         for c in p.key_claims {
@@ -255,7 +228,7 @@ impl Wiki {
         let edited = history
             .iter()
             .rev()
-            .find(|v| v.author == AuthorKind::Model)
+            .find(|v| v.author_kind == AuthorKind::Model)
             .is_some_and(|v| v.version != p.version);
         Ok(Some(PageView {
             id: p.id,

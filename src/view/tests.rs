@@ -529,7 +529,7 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
     assert_eq!(page.sources[1].title, "espressos");
     assert_eq!(page.aliases, ["espressos"]);
     assert_eq!(page.history.len(), 1);
-    assert_eq!(page.history[0].author, AuthorKind::Model);
+    assert_eq!(page.history[0].author_kind, AuthorKind::Model);
     assert_eq!(page.claims.len(), 1, "{page:?}");
     assert_eq!(page.claims[0].source_ids, [first]);
     assert!(!page.claims[0].quote_not_found, "its quote was found");
@@ -688,7 +688,7 @@ fn a_page_keeps_its_versions_and_restores_one() {
     assert!(restored.html.contains("Old body."), "{}", restored.html);
     let last = &restored.history[2];
     assert_eq!(
-        (last.author, last.restored_from),
+        (last.author_kind, last.restored_from),
         (AuthorKind::Person, Some(1))
     );
     assert!(

@@ -407,11 +407,15 @@ path: string | null, };
 export type AuthorKind = "model" | "person";
 
 /**
- * A claim that left a full page when a model wrote a version, and why (it stays in its
- * sources' digests and in search). The store's `ClaimLeft` with plain ids, as the window
- * reads them.
+ * What a person's version of a page did.
  */
-export type ClaimLeftView = { 
+export type PersonChange = "edited" | "kept" | "merged" | "accepted" | "claim_added" | "claim_removed" | "renamed" | "reverted" | "restored" | "split";
+
+/**
+ * A claim that left a full page to make room for what new sources add. It stays in its
+ * sources' digests and in search.
+ */
+export type ClaimLeft = { 
 /**
  * The claim's text.
  */
@@ -430,11 +434,12 @@ source_ids: Array<SourceId>,
 why: string, };
 
 /**
- * One version of a page in its history.
+ * One version of a page as it is listed: a row of `history --json` and of the window's
+ * history panel (the one shape of a listed version).
  */
-export type PageVersionView = { 
+export type ListedVersion = { 
 /**
- * Its number, from 1.
+ * Its number (1 for the first).
  */
 version: number, 
 /**
@@ -442,9 +447,17 @@ version: number,
  */
 title: string, 
 /**
- * Who wrote it.
+ * When it was written (UTC, ISO-8601).
  */
-author: AuthorKind, 
+created_at: string, 
+/**
+ * Who wrote it, for people: `provider:model` for a model, `you` for a person.
+ */
+author: string, 
+/**
+ * Who wrote it: `model` or `person`.
+ */
+author_kind: AuthorKind, 
 /**
  * The provider, when a model wrote it.
  */
@@ -454,23 +467,27 @@ provider: string | null,
  */
 model: string | null, 
 /**
- * The version it copies, when a person restored one.
+ * The version it copies, when it is a restore.
  */
 restored_from: number | null, 
 /**
- * When it was written (UTC, ISO-8601).
+ * What a person's version did: `edited`, `kept` (the person's work kept over a
+ * model's rewrite), `merged`, `accepted`, `claim_added`, `claim_removed`, `renamed`,
+ * `reverted`, `restored`; `null` for a model's version and for a person's version
+ * older than the record.
  */
-created_at: string, 
-/**
- * Who wrote it, as the CLI's `history` says it too (`you (restored version 1)`,
- * `ollama:llama3.2`).
- */
-label: string, 
+change: PersonChange | null, 
 /**
  * The claims that left the page when the model wrote this version because the page
- * was full (`claims_left` of `history --json`); empty for every other version.
+ * was full, and why (each stays in its source's digest and in search); empty for
+ * every other version.
  */
-claims_left: Array<ClaimLeftView>, };
+claims_left: Array<ClaimLeft>, 
+/**
+ * Who wrote it, as every shell says it ([`ListedVersion::author_label`]: `you
+ * (restored version 1)`, `ollama:llama3.2`).
+ */
+label: string, };
 
 /**
  * The model's text for a section a person edited, waiting on the page.
@@ -610,7 +627,7 @@ sources: Array<PageSourceView>,
 /**
  * Every version, oldest first.
  */
-history: Array<PageVersionView>, 
+history: Array<ListedVersion>, 
 /**
  * The body as written (markdown, for the editor; shown only as `html`).
  */

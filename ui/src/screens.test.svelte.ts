@@ -2,7 +2,7 @@
 // store-driven repaint, without the core.
 import { flushSync, mount, unmount } from "svelte";
 import { describe, expect, it } from "vitest";
-import type { ArticleId, ListedPage, PageId, PageSourceView, PageVersionView, PageView, SourceId } from "./bindings";
+import type { ArticleId, ListedPage, PageId, PageSourceView, ListedVersion, PageView, SourceId } from "./bindings";
 
 /** Ids as the core sends them (numbers branded by kind). */
 const pid = (n: number) => n as PageId;
@@ -110,20 +110,22 @@ const source = (id: number, origin: string, path: string | null): PageSourceView
   path,
 });
 
-const version = (v: number, claimsLeft: PageVersionView["claims_left"]): PageVersionView => ({
+const version = (v: number, claimsLeft: ListedVersion["claims_left"]): ListedVersion => ({
   version: v,
   title: "Espresso",
-  author: "model",
+  author: "ollama:m",
+  author_kind: "model",
   provider: "ollama",
   model: "m",
   restored_from: null,
+  change: null,
   created_at: "2026-11-25T00:00:00Z",
   label: "ollama:m",
   claims_left: claimsLeft,
 });
 
 /** A page with what the side column and the history read; the rest left empty. */
-const page = (sources: PageSourceView[], history: PageVersionView[]): PageView =>
+const page = (sources: PageSourceView[], history: ListedVersion[]): PageView =>
   ({
     id: 1,
     kind: "topic",

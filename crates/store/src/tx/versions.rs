@@ -45,6 +45,7 @@ pub struct PageVersionInfo {
 /// A claim that left a full page to make room for what new sources add. It stays in its
 /// sources' digests and in search.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ClaimLeft {
     /// The claim's text.
     pub claim: String,
