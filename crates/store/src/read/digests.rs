@@ -355,28 +355,4 @@ impl Store {
             },
         )
     }
-
-    /// The articles that link to `title` (matched like any link: case-insensitively after
-    /// trimming), each with the sentence around its link; used to start a wanted page.
-    pub fn mentions_of(&self, title: &str) -> Result<Vec<Backlink>> {
-        let norm = page_key(title);
-        self.read(
-            || format!("listing mentions of {title:?}"),
-            |conn| {
-                let mut stmt = conn.prepare(
-                    "SELECT a.id, a.title, l.context FROM links l
-                     JOIN articles a ON a.id = l.from_article
-                     WHERE l.target_norm = ?1 ORDER BY a.title_norm, l.position",
-                )?;
-                let rows = stmt.query_map([&norm], |row| {
-                    Ok(Backlink {
-                        article_id: row.get(0)?,
-                        title: row.get(1)?,
-                        context: row.get(2)?,
-                    })
-                })?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
-            },
-        )
-    }
 }
