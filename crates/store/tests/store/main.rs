@@ -1,6 +1,9 @@
-//! The store as its callers see it: real SQLite files in a temp dir and in memory. (These
-//! lived in the app crate's integration tests; the store's behaviour is tested here, in
-//! its own crate.)
+//! The store as its callers see it: real SQLite files in a temp dir and in memory, with
+//! pages (`pages`) and names and merges (`names`). These lived in the app crate's
+//! integration tests; the store's behaviour is tested here, in its own crate.
+
+mod names;
+mod pages;
 
 use std::sync::Arc;
 use std::time::Duration;
