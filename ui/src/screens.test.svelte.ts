@@ -2,7 +2,8 @@
 // store-driven repaint, without the core.
 import { flushSync, mount, unmount } from "svelte";
 import { describe, expect, it } from "vitest";
-import type { LibraryEntry, PageSourceView, PageVersionView, PageView } from "./bindings";
+import type { ClaimView, LibraryEntry, PageSourceView, PageVersionView, PageView, PassageView } from "./bindings";
+import Claims from "./parts/Claims.svelte";
 import CitedClaim from "./parts/CitedClaim.svelte";
 import LibraryList, { type Row } from "./parts/LibraryList.svelte";
 import PageHistory from "./parts/PageHistory.svelte";
@@ -173,5 +174,93 @@ describe("the page screen's panels", () => {
     expect(rows[0].querySelector(".claim-left .why")?.textContent).toContain("the page was full");
     expect(rows[1].querySelector(".claims-left")).toBeNull();
     unmount(history);
+  });
+});
+
+describe("a claim's citations", () => {
+  const passage = (over: Partial<PassageView> = {}): PassageView => ({
+    source_id: 7,
+    start: 20,
+    end: 38,
+    title: "paper",
+    place: "p. ii",
+    before: "Physical page 2: ",
+    quote: "PHYS2 garden field",
+    after: " meadow <b>orchard</b>",
+    more_before: false,
+    more_after: true,
+    pdf_page: 2,
+    page_image_problem: null,
+    file_exists: true,
+    ...over,
+  });
+  const claim = (passages: PassageView[]): ClaimView => ({
+    claim: "Page two names a garden.",
+    hash: "h",
+    confidence: "sourced",
+    quote: "PHYS2 garden field",
+    grounded: true,
+    quote_not_found: false,
+    source_ids: [7],
+    cited_page: null,
+    author: "model",
+    cited: false,
+    passages,
+  });
+
+  it("show the passage on keyboard focus, as text, and hide it on Escape", () => {
+    const target = document.createElement("div");
+    document.body.append(target);
+    const c = mount(Claims, { target, props: { claims: [claim([passage()])], sources: [], showQuote: () => {} } });
+    flushSync();
+    const ref = target.querySelector<HTMLButtonElement>(".citation-ref")!;
+    expect(ref.textContent).toBe("p. ii");
+    expect(target.querySelector("#citation-popover")).toBeNull();
+    ref.focus();
+    flushSync();
+    const pop = target.querySelector("#citation-popover")!;
+    expect(pop.querySelector(".citation-title")?.textContent).toBe("paper");
+    expect(pop.querySelector(".citation-place")?.textContent).toBe("p. ii");
+    expect(pop.querySelector("mark.citation-quote")?.textContent).toBe("PHYS2 garden field");
+    expect(pop.querySelector(".citation-passage")?.textContent).toBe("Physical page 2: PHYS2 garden field meadow <b>orchard</b>…");
+    expect(pop.querySelector("b")).toBeNull();
+    expect(ref.getAttribute("aria-describedby")).toBe("citation-popover");
+    expect(target.querySelector<HTMLButtonElement>("#citation-show-page")?.disabled).toBe(false);
+    ref.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    flushSync();
+    expect(target.querySelector("#citation-popover")).toBeNull();
+    expect(document.activeElement).toBe(ref);
+    unmount(c);
+    target.remove();
+  });
+
+  it("say why a PDF page cannot be shown, and offer no page for other sources", () => {
+    const target = document.createElement("div");
+    document.body.append(target);
+    const missing = "The page image needs poppler-utils (`pdftoppm` is not installed).";
+    const c = mount(Claims, {
+      target,
+      props: {
+        claims: [claim([passage({ page_image_problem: missing }), passage({ place: "§ Rivers", pdf_page: null, file_exists: false })])],
+        sources: [],
+        showQuote: () => {},
+      },
+    });
+    flushSync();
+    const [pdf, note] = target.querySelectorAll<HTMLButtonElement>(".citation-ref");
+    pdf.closest(".citation")!.dispatchEvent(new MouseEvent("mouseenter"));
+    flushSync();
+    expect(target.querySelector<HTMLButtonElement>("#citation-show-page")?.disabled).toBe(true);
+    expect(target.querySelector("#citation-page-problem")?.textContent).toBe(missing);
+    pdf.closest(".citation")!.dispatchEvent(new MouseEvent("mouseleave"));
+    flushSync();
+    expect(target.querySelector("#citation-popover")).toBeNull();
+    note.focus();
+    flushSync();
+    expect(target.querySelectorAll("#citation-popover").length).toBe(1);
+    expect(target.querySelector("#citation-popover .citation-place")?.textContent).toBe("§ Rivers");
+    expect(target.querySelector("#citation-show-page")).toBeNull();
+    unmount(c);
+    target.remove();
   });
 });
