@@ -69,9 +69,10 @@ pub struct PassageView {
     pub quote: String,
     /// The text after it, to a sentence end (else a word boundary).
     pub after: String,
-    /// Whether the source goes on before `before`.
+    /// Whether the text goes on before `before` within the quote's section (between its
+    /// headings) and page: the passage was cut there.
     pub more_before: bool,
-    /// Whether the source goes on after `after`.
+    /// Whether it goes on after `after` within them.
     pub more_after: bool,
     /// For a PDF file, the 1-based page the quote is on: the page image can be asked for
     /// ([`Wiki::citation_page_image`]); `null` for any other source.
@@ -175,6 +176,23 @@ fn sentence_starts(text: &str) -> Vec<usize> {
     starts
 }
 
+/// Where the markdown heading lines of `text` lie (each from its start to just past its line
+/// break), in order.
+fn heading_lines(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        let hashes = trimmed.len() - trimmed.trim_start_matches('#').len();
+        let after = &trimmed[hashes..];
+        if (1..=6).contains(&hashes) && (after.starts_with([' ', '\t', '\n']) || after.is_empty()) {
+            out.push(at..at + line.len());
+        }
+        at += line.len();
+    }
+    out
+}
+
 /// The byte offset `chars` characters before `at` in `text` (0 when there are fewer).
 fn back_chars(text: &str, at: usize, chars: usize) -> usize {
     text[..at]
@@ -254,6 +272,14 @@ pub(crate) fn passage(
     } else {
         text.len()
     };
+    // A heading is the passage's place, not its text: the passage starts below the
+    // heading above the quote and ends before the next one.
+    let low = heading_lines(&text[low..start])
+        .last()
+        .map_or(low, |line| low + line.end);
+    let high = heading_lines(&text[end..high])
+        .first()
+        .map_or(high, |line| end + line.start);
     let from = back_chars(text, start, PASSAGE_CONTEXT_CHARS).max(low);
     let cut_before = if from == low {
         low
@@ -304,8 +330,8 @@ pub(crate) fn passage(
         before: plain(&text[cut_before..start]).trim_start().to_owned(),
         quote,
         after: plain(&text[end..cut_after]).trim_end().to_owned(),
-        more_before: cut_before > 0,
-        more_after: cut_after < text.len(),
+        more_before: cut_before > low,
+        more_after: cut_after < high,
     })
 }
 
@@ -710,10 +736,20 @@ mod tests {
     }
 
     #[test]
+    fn a_passage_stays_between_the_headings_around_it() {
+        let text = "# Rivers\n\n## The Danube\n\nThe Danube rises in the Black Forest. It flows east.\n\n## The Rhine\n\nThe Rhine flows north.";
+        let p = around(text, "It flows east");
+        assert_eq!(p.before, "The Danube rises in the Black Forest. ");
+        assert_eq!(p.after, ".");
+        // The whole section is shown: nothing cut off within it.
+        assert!(!p.more_before && !p.more_after);
+    }
+
+    #[test]
     fn a_passage_is_plain_text_and_a_long_quote_is_bounded() {
-        let text = "# Heading\n\nSome <b>bold</b>\u{7}\n  text   spread\tout. The quote.";
+        let text = "Intro.\n\nSome <b>bold</b>\u{7}\n  text   spread\tout. The quote.";
         let p = around(text, "The quote.");
-        assert_eq!(p.before, "Heading Some <b>bold</b> text spread out. ");
+        assert_eq!(p.before, "Intro. Some <b>bold</b> text spread out. ");
         let long = "word ".repeat(400);
         let p = around(&long, long.trim_end());
         assert!(p.quote.ends_with(" …"));
@@ -726,7 +762,7 @@ mod tests {
         let p = passage(text, at, at + 9, 20..text.len()).unwrap();
         assert_eq!(
             (p.before.as_str(), p.more_before),
-            ("Page two holds ", true)
+            ("Page two holds ", false)
         );
     }
 }

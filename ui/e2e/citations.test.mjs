@@ -37,7 +37,19 @@ async function press(...keys) {
   await s.cmd("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions }] });
   await s.cmd("DELETE", "/actions").catch(() => undefined);
 }
+/** Presses Shift+Tab (back one focusable element). */
+async function pressShiftTab() {
+  const actions = [
+    { type: "keyDown", value: SHIFT },
+    { type: "keyDown", value: TAB },
+    { type: "keyUp", value: TAB },
+    { type: "keyUp", value: SHIFT },
+  ];
+  await s.cmd("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions }] });
+  await s.cmd("DELETE", "/actions").catch(() => undefined);
+}
 const TAB = "\uE004";
+const SHIFT = "\uE008";
 const ESCAPE = "\uE00C";
 
 /** What has the focus: its class and the passage it shows, if any. */
@@ -92,15 +104,11 @@ test("citations: a PDF quote's passage on keyboard focus, and its page with the 
 
   // Keyboard: Tab from the claim's text reaches its citation, and the passage shows.
   await s.exec(
-    "const c = [...document.querySelectorAll('#claims .citation-ref')].find((c) => c.dataset.page === arguments[0]); c.closest('.claim').querySelector('.claim-text, span').focus?.();",
+    "const c = [...document.querySelectorAll('#claims .citation-ref')].find((c) => c.dataset.page === arguments[0]); c.closest('.claim').querySelector('.claim-text').focus();",
     [page],
   );
   await press(TAB);
-  let now = await until("the citation focused with its passage", focused, (f) => f.popover !== null, 5000).catch(async () => {
-    // Some WebKitWebDriver builds lack key actions: focus it the way Tab would.
-    await s.exec("[...document.querySelectorAll('#claims .citation-ref')].find((c) => c.dataset.page === arguments[0]).focus();", [page]);
-    return until("the citation focused with its passage", focused, (f) => f.popover !== null, 5000);
-  });
+  let now = await until("Tab to reach the citation and show its passage", focused, (f) => f.popover !== null, 5000);
   assert.match(now.cls, /citation-ref/, JSON.stringify(now));
   assert.equal(now.page, page);
   // The passage: the quote in its line, the place and the source's title.
@@ -115,15 +123,14 @@ test("citations: a PDF quote's passage on keyboard focus, and its page with the 
 
   // Escape hides it; the focus stays on the citation.
   await press(ESCAPE);
-  now = await until("the passage hidden", focused, (f) => f.popover === null, 5000).catch(async () => {
-    await s.exec("document.activeElement.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))");
-    return until("the passage hidden", focused, (f) => f.popover === null, 5000);
-  });
+  now = await until("Escape to hide the passage", focused, (f) => f.popover === null, 5000);
   assert.match(now.cls, /citation-ref/);
 
   // Focused again, it shows again; "Show on the page" shows the PDF page the core rendered.
-  await s.exec("document.activeElement.blur(); [...document.querySelectorAll('#claims .citation-ref')].find((c) => c.dataset.page === arguments[0]).focus();", [page]);
-  await until("the passage again", focused, (f) => f.popover !== null, 5000);
+  await pressShiftTab();
+  await until("Shift+Tab to leave the citation", focused, (f) => /claim-text/.test(f.cls) && f.popover === null, 5000);
+  await press(TAB);
+  await until("Tab to show the passage again", focused, (f) => /citation-ref/.test(f.cls) && f.popover !== null, 5000);
   await s.clickOn("#citation-show-page");
   await s.wait("#citation-page-image", { timeout: 30000 });
   const shown = await until(
@@ -153,9 +160,9 @@ test("citations: a PDF quote's passage on keyboard focus, and its page with the 
   // One line of quote: one box, inside the image, in its upper part (the line is at the
   // top of the page), narrower than the page.
   assert.equal(shown.boxes.length, 1, JSON.stringify(shown));
-  const [l, t, r, b] = shown.boxes[0];
+  const [l, top, r, b] = shown.boxes[0];
   const [il, it, ir, ib] = shown.img;
-  assert.ok(l >= il && r <= ir && t >= it && b <= ib, JSON.stringify(shown));
+  assert.ok(l >= il && r <= ir && top >= it && b <= ib, JSON.stringify(shown));
   assert.ok(b - it < (ib - it) * 0.2, JSON.stringify(shown));
   assert.ok(r - l < (ir - il) * 0.7 && r - l > 10, JSON.stringify(shown));
   // The image holds the page's text under the highlight: dark pixels in the box, read back
@@ -175,4 +182,50 @@ test("citations: a PDF quote's passage on keyboard focus, and its page with the 
   await s.exec("document.querySelector('#citation-page').scrollIntoView({ block: 'start' })");
   await sleep(1500);
   await shot("c2-citation-page-image");
+});
+
+test("citations: a note's quote on its digest shows the sentences around it and its heading", async () => {
+  const notes = join(tmp, "Notes");
+  mkdirSync(notes, { recursive: true });
+  writeFileSync(
+    join(notes, "danube.md"),
+    "# Rivers of Europe\n\n## The Danube\n\nThe Danube rises in the Black Forest of Germany. It flows east for about 2,850 kilometres through ten countries. Its delta on the Black Sea is a reserve for birds.\n",
+  );
+  await s.clickOn("#nav-add");
+  await s.type("#path-input", join(notes, "danube.md"));
+  await s.clickOn("#add-path-btn");
+  await s.waitCount(".source-row", 2);
+  await s.clickOn("#compile-all");
+  await s.waitCount('.source-row[data-status="compiled"]', 2, 60000);
+
+  // The digest of the note, from its page's Sources panel.
+  await s.clickOn("#nav-library");
+  await s.click(await s.waitAny(".lib-row", (t) => /Danube|Rivers/.test(t)));
+  await s.wait("#article-title");
+  await s.clickOn("#sources .digest-link");
+  await s.wait("#digest-title");
+  await s.wait("#claims .citation-ref");
+  await s.exec("document.querySelector('#claims .citation-ref').closest('.claim').querySelector('.claim-text').focus()");
+  await press(TAB);
+  const now = await until("Tab to show the note's passage", focused, (f) => /citation-ref/.test(f.cls) && f.popover !== null, 5000);
+  const parts = await s.exec(`
+    const p = document.querySelector('#citation-popover');
+    return {
+      place: p.querySelector('.citation-place')?.textContent ?? null,
+      title: p.querySelector('.citation-title').textContent,
+      quote: p.querySelector('.citation-quote').textContent,
+      passage: p.querySelector('.citation-passage').textContent,
+      page: !!p.querySelector('#citation-show-page'),
+    };`);
+  // A note has headings, not pages: its place is the heading path's last heading, and no
+  // page image is offered.
+  assert.ok(parts.place?.startsWith("§ "), JSON.stringify(parts));
+  assert.ok(/Danube|Rivers/.test(parts.place), JSON.stringify(parts));
+  assert.equal(parts.page, false);
+  assert.ok(parts.passage.includes(parts.quote), JSON.stringify(parts));
+  // The passage holds more than the quote, cut at sentence ends (never inside a word).
+  assert.ok(parts.passage.length > parts.quote.length, JSON.stringify(parts));
+  assert.match(parts.passage.trim(), /[.…]$/, JSON.stringify(parts));
+  assert.ok(now.popover.includes(parts.title));
+  await shot("c3-note-passage-on-digest");
 });

@@ -284,11 +284,12 @@ quote: string,
  */
 after: string, 
 /**
- * Whether the source goes on before `before`.
+ * Whether the text goes on before `before` within the quote's section (between its
+ * headings) and page: the passage was cut there.
  */
 more_before: boolean, 
 /**
- * Whether the source goes on after `after`.
+ * Whether it goes on after `after` within them.
  */
 more_after: boolean, 
 /**
