@@ -107,6 +107,18 @@ fn to_offset(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
+/// Runs a core call that waits on another process (Poppler rendering a page, up to its time
+/// limit) on a thread of its own, so the command runtime's threads stay free meanwhile.
+async fn off_the_runtime<T: Send + 'static>(
+    h: &Host,
+    call: impl FnOnce(&wikimind::wiki::Wiki) -> wikimind::wiki::Result<T> + Send + 'static,
+) -> Result<T, String> {
+    let wiki = h.wiki.clone();
+    tokio::task::spawn_blocking(move || call(&wiki).map_err(|e| e.to_string()))
+        .await
+        .map_err(|e| format!("the work stopped before it ended: {e}"))?
+}
+
 /// Asks the system to open a file the core checked (`path`) with its default application.
 /// Opened here rather than by the window, so the window needs no permission to open paths.
 fn open_in_system(path: wikimind::wiki::Result<std::path::PathBuf>) -> Result<bool, String> {
@@ -148,7 +160,7 @@ define_commands! {
     /// highlighted: the citation is bytes `start..end` of the source's stored text (a
     /// passage's `start` and `end`).
     fn citation_page(source_id: i64, start: u64, end: u64) -> CitationPageView =
-        |h| h.wiki.citation_page_image(source_id, to_offset(start), to_offset(end));
+        |h| off_the_runtime(h, move |wiki| wiki.citation_page_image(source_id, to_offset(start), to_offset(end))).await;
     /// Opens a cited PDF in the system's viewer (the file as it is on disk; not every
     /// viewer is told the page). Resolves to true once the viewer was asked.
     fn open_cited_file(source_id: i64) -> bool = |h| open_in_system(h.wiki.cited_pdf(source_id));
