@@ -363,6 +363,13 @@ impl<'a> Passages<'a> {
         }
     }
 
+    /// These passages as where `pdftoppm` is (or is not) installed, whatever `PATH` holds.
+    #[cfg(test)]
+    pub(crate) fn assuming_renderer(mut self, available: bool) -> Passages<'a> {
+        self.renderer = Some(available);
+        self
+    }
+
     /// The passages of a claim's citations, in order.
     pub(crate) fn of(&mut self, citations: &[Citation]) -> Result<Vec<PassageView>> {
         let mut out = Vec::with_capacity(citations.len());

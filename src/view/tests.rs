@@ -1416,6 +1416,21 @@ fn a_pdf_citation_shows_its_passage_and_its_page_with_the_quote_highlighted() {
         .unwrap();
     assert_eq!(again, image, "the cached page is the same image");
 
+    // Where pdftoppm is missing the passage still shows, and says what the page image
+    // needs.
+    let shown = wiki.shown_digest(SourceId(source)).unwrap().unwrap();
+    let without = super::passages::Passages::new(&wiki)
+        .assuming_renderer(false)
+        .of(&shown.key_claims[0].citations)
+        .unwrap();
+    assert_eq!(without[0].quote, quote);
+    assert_eq!(without[0].pdf_page, Some(2));
+    let problem = without[0].page_image_problem.as_deref().unwrap();
+    assert!(
+        problem.contains("poppler-utils") && problem.contains("pdftoppm"),
+        "{problem}"
+    );
+
     // A range that is not in the text is refused with a reason.
     let error = wiki.citation_page_image(source, 0, 1 << 30).unwrap_err();
     assert!(error.to_string().contains("not a quote"), "{error}");

@@ -299,11 +299,12 @@ fn match_chars(text: &str) -> Vec<char> {
     out
 }
 
-/// Which of `words` (by index) hold `quote`: the words of its first occurrence in reading
-/// order, its letters and digits compared as [`match_chars`] folds them. `before` (text
+/// Which of `words` (by index) hold `quote`, comparing letters and digits only, folded as
+/// the quote fold folds them (case, quote marks, dashes; ligatures and full-width forms as
+/// their letters), so spaces, punctuation and line-end hyphens do not count. `before` (text
 /// that came just before the quote in the source) chooses between several occurrences:
-/// the one the most of its last characters also precede. Empty when the page does not
-/// hold the quote.
+/// the one the most of its last characters also precede, else the first in reading order.
+/// Empty when the page does not hold the quote.
 pub fn quote_words(words: &[PageWord], quote: &str, before: &str) -> Vec<usize> {
     let needle = match_chars(quote);
     if needle.is_empty() {
