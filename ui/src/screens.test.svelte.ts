@@ -2,8 +2,9 @@
 // store-driven repaint, without the core.
 import { flushSync, mount, unmount } from "svelte";
 import { describe, expect, it } from "vitest";
-import type { ClaimView, LibraryEntry, PageSourceView, PageVersionView, PageView, PassageView } from "./bindings";
+import type { CitationPageView, ClaimView, LibraryEntry, PageSourceView, PageVersionView, PageView, PassageView } from "./bindings";
 import Claims from "./parts/Claims.svelte";
+import CitationPage from "./parts/CitationPage.svelte";
 import CitedClaim from "./parts/CitedClaim.svelte";
 import LibraryList, { type Row } from "./parts/LibraryList.svelte";
 import PageHistory from "./parts/PageHistory.svelte";
@@ -260,6 +261,36 @@ describe("a claim's citations", () => {
     expect(target.querySelectorAll("#citation-popover").length).toBe(1);
     expect(target.querySelector("#citation-popover .citation-place")?.textContent).toBe("§ Rivers");
     expect(target.querySelector("#citation-show-page")).toBeNull();
+    unmount(c);
+    target.remove();
+  });
+
+  it("draw the core's boxes over the page image in its pixels, and close on Escape", () => {
+    const target = document.createElement("div");
+    document.body.append(target);
+    const view: CitationPageView = {
+      source_id: 7,
+      title: "paper",
+      page: 2,
+      page_label: "ii",
+      image: "data:image/png;base64,iVBORw0KGgo=",
+      width: 990,
+      height: 1400,
+      boxes: [{ x: 139, y: 128, width: 88, height: 20 }],
+      changed: true,
+      note: "The file changed since it was read: this page may not match the text the claim was grounded in.",
+    };
+    let closed = 0;
+    const c = mount(CitationPage, { target, props: { view, onclose: () => closed++, onopenfile: () => {} } });
+    flushSync();
+    expect(target.querySelector("#citation-page .pane-head strong")?.textContent).toBe("paper, p. ii");
+    expect(target.querySelector("#citation-page-image")?.getAttribute("src")).toBe(view.image);
+    expect(target.querySelector(".citation-page-marks")?.getAttribute("viewBox")).toBe("0 0 990 1400");
+    const rect = target.querySelector(".citation-box")!;
+    expect(["x", "y", "width", "height"].map((a) => rect.getAttribute(a))).toEqual(["139", "128", "88", "20"]);
+    expect(target.querySelector("#citation-page-note")?.textContent).toBe(view.note);
+    target.querySelector("#citation-page")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    expect(closed).toBe(1);
     unmount(c);
     target.remove();
   });
