@@ -17,6 +17,8 @@ const COMMANDS: &[&str] = &[
     "source",
     "quote",
     "digest_quote",
+    "citation_page",
+    "open_cited_file",
     "compilations",
     "add_text",
     "add_paths",

@@ -9,10 +9,10 @@ use tauri::State;
 use wikimind::graph::{GraphFilter, GraphHit, GraphNodeDetail, GraphView};
 use wikimind::lint::Asked;
 use wikimind::view::{
-    self, AnswerView, CompilationView, ConnectionCheck, EditedView, HealthView, IngestView,
-    JobProgress, LibrarySort, LibraryView, LinkNameView, NoteItemView, NoteView, OpeningView,
-    PageTextView, PageView, PoolMemberForm, PoolShare, ProviderForm, QuoteView, SearchResult,
-    SettingsView, SourceDetailView, SourceView,
+    self, AnswerView, CitationPageView, CompilationView, ConnectionCheck, EditedView, HealthView,
+    IngestView, JobProgress, LibrarySort, LibraryView, LinkNameView, NoteItemView, NoteView,
+    OpeningView, PageTextView, PageView, PoolMemberForm, PoolShare, ProviderForm, QuoteView,
+    SearchResult, SettingsView, SourceDetailView, SourceView,
 };
 use wikimind::{PageId, SourceId};
 
@@ -101,6 +101,33 @@ pub(crate) fn ts_name<T: ts_rs::TS>() -> String {
     T::name().replace("bigint", "number")
 }
 
+/// A byte offset from the wire (`usize::MAX` when it does not fit: refused by the core as
+/// out of the text).
+fn to_offset(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// Runs a core call that waits on another process (Poppler rendering a page, up to its time
+/// limit) on a thread of its own, so the command runtime's threads stay free meanwhile.
+async fn off_the_runtime<T: Send + 'static>(
+    h: &Host,
+    call: impl FnOnce(&wikimind::wiki::Wiki) -> wikimind::wiki::Result<T> + Send + 'static,
+) -> Result<T, String> {
+    let wiki = h.wiki.clone();
+    tokio::task::spawn_blocking(move || call(&wiki).map_err(|e| e.to_string()))
+        .await
+        .map_err(|e| format!("the work stopped before it ended: {e}"))?
+}
+
+/// Asks the system to open a file the core checked (`path`) with its default application.
+/// Opened here rather than by the window, so the window needs no permission to open paths.
+fn open_in_system(path: wikimind::wiki::Result<std::path::PathBuf>) -> Result<bool, String> {
+    let path = path.map_err(|e| e.to_string())?;
+    tauri_plugin_opener::open_path(&path, None::<&str>)
+        .map_err(|e| format!("the system could not open {}: {e}", path.display()))?;
+    Ok(true)
+}
+
 define_commands! {
     /// The library (every page) in the asked order, the topics narrowed to `tag` when one
     /// is given (`null`: every topic), with the tags to choose from, counts and wanted pages.
@@ -125,6 +152,14 @@ define_commands! {
     fn quote(page_id: PageId, quote: String) -> Option<QuoteView> = |h| h.wiki.quote_view(page_id, &quote);
     /// Where a digest claim's quote is in that digest's source.
     fn digest_quote(source_id: SourceId, quote: String) -> Option<QuoteView> = |h| h.wiki.digest_quote_view(source_id, &quote);
+    /// A PDF citation's page rendered by the core as an image, with the quote's words
+    /// highlighted: the citation is bytes `start..end` of the source's stored text (a
+    /// passage's `start` and `end`).
+    fn citation_page(source_id: SourceId, start: u64, end: u64) -> CitationPageView =
+        |h| off_the_runtime(h, move |wiki| wiki.citation_page_image(source_id, to_offset(start), to_offset(end))).await;
+    /// Opens a cited PDF in the system's viewer (the file as it is on disk; not every
+    /// viewer is told the page). Resolves to true once the viewer was asked.
+    fn open_cited_file(source_id: SourceId) -> bool = |h| open_in_system(h.wiki.cited_pdf(source_id));
     /// A source's compile log with the raw answers.
     fn compilations(source_id: SourceId) -> Vec<CompilationView> = |h| h.wiki.compilation_views(source_id);
     /// Stores pasted text.

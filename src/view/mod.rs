@@ -148,6 +148,10 @@ pub struct ClaimView {
     /// Whether it holds the quote the page was opened for (its quote or its text, read as
     /// the quote fold reads a rendered page); always `false` when no quote was cited.
     pub cited: bool,
+    /// Where its quote stands, one passage per citation (each piece of the quote in each
+    /// source holding it), as the window shows it on hover or focus; empty for a claim
+    /// that cites nothing placed.
+    pub passages: Vec<PassageView>,
 }
 
 /// A page that links here, with the sentence around the link.
@@ -657,6 +661,7 @@ mod ask;
 mod health;
 mod jobs;
 mod ops;
+mod passages;
 mod settings;
 mod writing;
 
@@ -668,6 +673,10 @@ pub use health::{
 
 pub use crate::queue::PoolShare;
 pub use jobs::{job_list, page_outcome_text, JobKindView, JobProgress, StageView};
+pub use passages::{
+    CitationPageView, HighlightBox, PassageView, PAGE_IMAGE_MAX_BYTES, PAGE_IMAGE_SIDE,
+    PAGE_IMAGE_SMALL_SIDE, PASSAGE_CONTEXT_CHARS, PASSAGE_QUOTE_CHARS,
+};
 pub use settings::{check_connection, check_form, opening, with_pool, with_primary};
 pub use writing::{EditedView, LinkNameView, NoteItemView, NoteView, SuggestionView};
 

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::passages::Passages;
 use super::*;
 use crate::reading::{bare_tag, tag_choices, tags_have, ListedVersion};
 use crate::store::{AuthorKind, PageClaim, PageId, PageSummary};
@@ -36,7 +37,7 @@ impl QuoteView {
 
 /// A page's claim; a saved answer's claim names the page it cites, whose id now is
 /// `cited_id` (`None` for a name no page has).
-fn claim_view(c: PageClaim, cited_id: Option<PageId>) -> ClaimView {
+fn claim_view(c: PageClaim, cited_id: Option<PageId>, passages: Vec<PassageView>) -> ClaimView {
     let cited_page = c.cited_page.map(|title| PageNameView {
         page_id: cited_id,
         title,
@@ -52,6 +53,7 @@ fn claim_view(c: PageClaim, cited_id: Option<PageId>) -> ClaimView {
         cited_page,
         author: c.author,
         cited: false,
+        passages,
     }
 }
 
@@ -213,12 +215,14 @@ impl Wiki {
         let history: Vec<ListedVersion> = self.page_history(p.id)?.into_iter().collect();
         let store = self.store();
         let mut claims = Vec::with_capacity(p.key_claims.len());
+        let mut passages = Passages::new(self);
         for c in p.key_claims {
             let cited = match &c.cited_page {
                 Some(name) => store.find_page(name)?,
                 None => None,
             };
-            let mut view = claim_view(c.of, cited);
+            let shown = passages.of(&c.citations)?;
+            let mut view = claim_view(c.of, cited, shown);
             view.cited = quote.is_some_and(|q| {
                 holds_quote(&[view.quote.as_deref().unwrap_or_default(), &view.claim], q)
             });
@@ -393,41 +397,45 @@ impl Wiki {
             .map(page_ref)
             .collect();
         let source = source_view(summary, pages);
-        let digest = self.shown_digest(id)?.map(|d| {
-            let html = self.render_digest(&d).into_string();
-            DigestView {
-                article_id: d.id,
-                title: d.title,
-                summary: crate::render::summary_text(&d.summary),
-                html,
-                truncated: d.truncated,
-                compiled_at: d.compiled_at,
-                provider: d.provider,
-                model: d.model,
-                claims: d
-                    .key_claims
-                    .into_iter()
-                    .map(|c| c.of)
-                    .map(|c| {
-                        let held = c.grounded && c.confidence == Confidence::Sourced;
-                        ClaimView {
-                            hash: crate::store::claim_hash(&c.claim),
-                            quote_not_found: quote_not_found(c.quote.as_deref(), c.grounded),
-                            claim: crate::render::summary_text(&c.claim),
-                            confidence: c.confidence,
-                            quote: c.quote,
-                            grounded: c.grounded,
-                            source_ids: if held { vec![id] } else { Vec::new() },
-                            cited_page: None,
-                            author: AuthorKind::Model,
-                            cited: false,
-                        }
-                    })
-                    .collect(),
-                concepts: d.concepts,
-                open_questions: d.open_questions,
+        let digest = match self.shown_digest(id)? {
+            None => None,
+            Some(d) => {
+                let html = self.render_digest(&d).into_string();
+                let mut passages = Passages::new(self);
+                let mut claims = Vec::with_capacity(d.key_claims.len());
+                for c in d.key_claims {
+                    let shown = passages.of(&c.citations)?;
+                    let c = c.of;
+                    let held = c.grounded && c.confidence == Confidence::Sourced;
+                    claims.push(ClaimView {
+                        hash: crate::store::claim_hash(&c.claim),
+                        quote_not_found: quote_not_found(c.quote.as_deref(), c.grounded),
+                        claim: crate::render::summary_text(&c.claim),
+                        confidence: c.confidence,
+                        quote: c.quote,
+                        grounded: c.grounded,
+                        source_ids: if held { vec![id] } else { Vec::new() },
+                        cited_page: None,
+                        author: AuthorKind::Model,
+                        cited: false,
+                        passages: shown,
+                    });
+                }
+                Some(DigestView {
+                    article_id: d.id,
+                    title: d.title,
+                    summary: crate::render::summary_text(&d.summary),
+                    html,
+                    truncated: d.truncated,
+                    compiled_at: d.compiled_at,
+                    provider: d.provider,
+                    model: d.model,
+                    claims,
+                    concepts: d.concepts,
+                    open_questions: d.open_questions,
+                })
             }
-        });
+        };
         Ok(Some(SourceDetailView { source, digest }))
     }
 

@@ -276,6 +276,71 @@ title: string,
 page_id: PageId | null, };
 
 /**
+ * Where a claim's quote stands in one source, as the window shows it on hover or focus:
+ * the quote in a sentence or two of its context, the place and the source.
+ */
+export type PassageView = { 
+/**
+ * The source.
+ */
+source_id: SourceId, 
+/**
+ * Where the quote starts: a UTF-8 byte offset into the source's stored text (as
+ * `show --json` citations give it).
+ */
+start: number, 
+/**
+ * Just past its end.
+ */
+end: number, 
+/**
+ * The source's title (its own title, else its file or page name).
+ */
+title: string, 
+/**
+ * Where in the source: `p. LABEL`, `p. PAGE` or `§ Heading`; `null` when the source
+ * has neither pages nor headings.
+ */
+place: string | null, 
+/**
+ * The source text before the quote: from a sentence start (else a word boundary)
+ * within [`PASSAGE_CONTEXT_CHARS`], white space collapsed, plain text.
+ */
+before: string, 
+/**
+ * The quote as the source spells it (at most [`PASSAGE_QUOTE_CHARS`], then `…`).
+ */
+quote: string, 
+/**
+ * The text after it, to a sentence end (else a word boundary).
+ */
+after: string, 
+/**
+ * Whether the text goes on before `before` within the quote's section (between its
+ * headings) and page: the passage was cut there.
+ */
+more_before: boolean, 
+/**
+ * Whether it goes on after `after` within them.
+ */
+more_after: boolean, 
+/**
+ * For a PDF file, the 1-based page the quote is on: the page image can be asked for
+ * ([`Wiki::citation_page_image`]); `null` for any other source.
+ */
+pdf_page: number | null, 
+/**
+ * Why the page image cannot be shown now (the PDF is gone from its path, or
+ * `pdftoppm` is not installed); `null` when it can, or when there is no page.
+ */
+page_image_problem: string | null, 
+/**
+ * Whether the original file is where it was read from, so it can be opened in the
+ * system's viewer.
+ */
+file_exists: boolean, };
+
+/**
  * One key claim of a page or digest.
  */
 export type ClaimView = { 
@@ -324,7 +389,13 @@ author: AuthorKind,
  * Whether it holds the quote the page was opened for (its quote or its text, read as
  * the quote fold reads a rendered page); always `false` when no quote was cited.
  */
-cited: boolean, };
+cited: boolean, 
+/**
+ * Where its quote stands, one passage per citation (each piece of the quote in each
+ * source holding it), as the window shows it on hover or focus; empty for a claim
+ * that cites nothing placed.
+ */
+passages: Array<PassageView>, };
 
 /**
  * A page that links here, with the sentence around the link.
@@ -816,6 +887,76 @@ more_before: boolean,
  * Whether the source goes on after `after`.
  */
 more_after: boolean, };
+
+/**
+ * A highlight over a page image, in the image's pixels from its top left corner.
+ */
+export type HighlightBox = { 
+/**
+ * Left edge.
+ */
+x: number, 
+/**
+ * Top edge.
+ */
+y: number, 
+/**
+ * Width.
+ */
+width: number, 
+/**
+ * Height.
+ */
+height: number, };
+
+/**
+ * A PDF citation's page as an image, with the boxes of the quote's words on it.
+ */
+export type CitationPageView = { 
+/**
+ * The source.
+ */
+source_id: SourceId, 
+/**
+ * The source's title.
+ */
+title: string, 
+/**
+ * The 1-based physical page shown.
+ */
+page: number, 
+/**
+ * The label printed on it, where the file has labels.
+ */
+page_label: string | null, 
+/**
+ * The page as a `data:image/png;base64,…` URL (at most [`PAGE_IMAGE_MAX_BYTES`] of
+ * PNG).
+ */
+image: string, 
+/**
+ * The image's width in pixels.
+ */
+width: number, 
+/**
+ * Its height in pixels.
+ */
+height: number, 
+/**
+ * The quote's words on the page, one box per line they stand on (empty when they
+ * were not found there: see `note`).
+ */
+boxes: Array<HighlightBox>, 
+/**
+ * Whether the file changed on disk since it was read (its size or time differ): the
+ * page may no longer match the text the claim was grounded in.
+ */
+changed: boolean, 
+/**
+ * What a person should know about this image, if anything (the file changed, the
+ * quote's words are not on the page).
+ */
+note: string | null, };
 
 /**
  * What the app opens on.
@@ -1779,6 +1920,12 @@ export const commands = {
   /** Where a digest claim's quote is in that digest's source. */
   digest_quote: (source_id: SourceId, quote: string): Promise<QuoteView | null> =>
     invoke("digest_quote", { source_id, quote }),
+  /** A PDF citation's page rendered by the core as an image, with the quote's words highlighted: the citation is bytes `start..end` of the source's stored text (a passage's `start` and `end`). */
+  citation_page: (source_id: SourceId, start: number, end: number): Promise<CitationPageView> =>
+    invoke("citation_page", { source_id, start, end }),
+  /** Opens a cited PDF in the system's viewer (the file as it is on disk; not every viewer is told the page). Resolves to true once the viewer was asked. */
+  open_cited_file: (source_id: SourceId): Promise<boolean> =>
+    invoke("open_cited_file", { source_id }),
   /** A source's compile log with the raw answers. */
   compilations: (source_id: SourceId): Promise<Array<CompilationView>> =>
     invoke("compilations", { source_id }),

@@ -2,17 +2,19 @@
 // store-driven repaint, without the core.
 import { flushSync, mount, unmount } from "svelte";
 import { describe, expect, it } from "vitest";
-import type { ArticleId, ListedPage, PageId, PageSourceView, ListedVersion, PageView, SourceId } from "./bindings";
-
-/** Ids as the core sends them (numbers branded by kind). */
-const pid = (n: number) => n as PageId;
-const sid = (n: number) => n as SourceId;
+import type { ArticleId, CitationPageView, ClaimView, ListedPage, ListedVersion, PageId, PageSourceView, PageView, PassageView, SourceId } from "./bindings";
+import Claims from "./parts/Claims.svelte";
+import CitationPage from "./parts/CitationPage.svelte";
 import CitedClaim from "./parts/CitedClaim.svelte";
 import LibraryList, { type Row } from "./parts/LibraryList.svelte";
 import PageHistory from "./parts/PageHistory.svelte";
 import PageSide from "./parts/PageSide.svelte";
 import { screenKeys } from "./router.svelte";
 import { app } from "./state.svelte";
+
+/** Ids as the core sends them (numbers branded by kind). */
+const pid = (n: number) => n as PageId;
+const sid = (n: number) => n as SourceId;
 
 const entry = (id: number): ListedPage => ({
   id: pid(id),
@@ -178,5 +180,123 @@ describe("the page screen's panels", () => {
     expect(rows[0].querySelector(".claim-left .why")?.textContent).toContain("the page was full");
     expect(rows[1].querySelector(".claims-left")).toBeNull();
     unmount(history);
+  });
+});
+
+describe("a claim's citations", () => {
+  const passage = (over: Partial<PassageView> = {}): PassageView => ({
+    source_id: sid(7),
+    start: 20,
+    end: 38,
+    title: "paper",
+    place: "p. ii",
+    before: "Physical page 2: ",
+    quote: "PHYS2 garden field",
+    after: " meadow <b>orchard</b>",
+    more_before: false,
+    more_after: true,
+    pdf_page: 2,
+    page_image_problem: null,
+    file_exists: true,
+    ...over,
+  });
+  const claim = (passages: PassageView[]): ClaimView => ({
+    claim: "Page two names a garden.",
+    hash: "h",
+    confidence: "sourced",
+    quote: "PHYS2 garden field",
+    grounded: true,
+    quote_not_found: false,
+    source_ids: [sid(7)],
+    cited_page: null,
+    author: "model",
+    cited: false,
+    passages,
+  });
+
+  it("show the passage on keyboard focus, as text, and hide it on Escape", () => {
+    const target = document.createElement("div");
+    document.body.append(target);
+    const c = mount(Claims, { target, props: { claims: [claim([passage()])], sources: [], showQuote: () => {} } });
+    flushSync();
+    const ref = target.querySelector<HTMLButtonElement>(".citation-ref")!;
+    expect(ref.textContent).toBe("p. ii");
+    expect(target.querySelector("#citation-popover")).toBeNull();
+    ref.focus();
+    flushSync();
+    const pop = target.querySelector("#citation-popover")!;
+    expect(pop.querySelector(".citation-title")?.textContent).toBe("paper");
+    expect(pop.querySelector(".citation-place")?.textContent).toBe("p. ii");
+    expect(pop.querySelector("mark.citation-quote")?.textContent).toBe("PHYS2 garden field");
+    expect(pop.querySelector(".citation-passage")?.textContent).toBe("Physical page 2: PHYS2 garden field meadow <b>orchard</b>…");
+    expect(pop.querySelector("b")).toBeNull();
+    expect(ref.getAttribute("aria-describedby")).toBe("citation-popover");
+    expect(target.querySelector<HTMLButtonElement>("#citation-show-page")?.disabled).toBe(false);
+    ref.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    flushSync();
+    expect(target.querySelector("#citation-popover")).toBeNull();
+    expect(document.activeElement).toBe(ref);
+    unmount(c);
+    target.remove();
+  });
+
+  it("say why a PDF page cannot be shown, and offer no page for other sources", () => {
+    const target = document.createElement("div");
+    document.body.append(target);
+    const missing = "The page image needs poppler-utils (`pdftoppm` is not installed).";
+    const c = mount(Claims, {
+      target,
+      props: {
+        claims: [claim([passage({ page_image_problem: missing }), passage({ place: "§ Rivers", pdf_page: null, file_exists: false })])],
+        sources: [],
+        showQuote: () => {},
+      },
+    });
+    flushSync();
+    const [pdf, note] = target.querySelectorAll<HTMLButtonElement>(".citation-ref");
+    pdf.closest(".citation")!.dispatchEvent(new MouseEvent("mouseenter"));
+    flushSync();
+    expect(target.querySelector<HTMLButtonElement>("#citation-show-page")?.disabled).toBe(true);
+    expect(target.querySelector("#citation-page-problem")?.textContent).toBe(missing);
+    pdf.closest(".citation")!.dispatchEvent(new MouseEvent("mouseleave"));
+    flushSync();
+    expect(target.querySelector("#citation-popover")).toBeNull();
+    note.focus();
+    flushSync();
+    expect(target.querySelectorAll("#citation-popover").length).toBe(1);
+    expect(target.querySelector("#citation-popover .citation-place")?.textContent).toBe("§ Rivers");
+    expect(target.querySelector("#citation-show-page")).toBeNull();
+    unmount(c);
+    target.remove();
+  });
+
+  it("draw the core's boxes over the page image in its pixels, and close on Escape", () => {
+    const target = document.createElement("div");
+    document.body.append(target);
+    const view: CitationPageView = {
+      source_id: sid(7),
+      title: "paper",
+      page: 2,
+      page_label: "ii",
+      image: "data:image/png;base64,iVBORw0KGgo=",
+      width: 990,
+      height: 1400,
+      boxes: [{ x: 139, y: 128, width: 88, height: 20 }],
+      changed: true,
+      note: "The file changed since it was read: this page may not match the text the claim was grounded in.",
+    };
+    let closed = 0;
+    const c = mount(CitationPage, { target, props: { view, onclose: () => closed++, onopenfile: () => {} } });
+    flushSync();
+    expect(target.querySelector("#citation-page .pane-head strong")?.textContent).toBe("paper, p. ii");
+    expect(target.querySelector("#citation-page-image")?.getAttribute("src")).toBe(view.image);
+    expect(target.querySelector(".citation-page-marks")?.getAttribute("viewBox")).toBe("0 0 990 1400");
+    const rect = target.querySelector(".citation-box")!;
+    expect(["x", "y", "width", "height"].map((a) => rect.getAttribute(a))).toEqual(["139", "128", "88", "20"]);
+    expect(target.querySelector("#citation-page-note")?.textContent).toBe(view.note);
+    target.querySelector("#citation-page")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    expect(closed).toBe(1);
+    unmount(c);
+    target.remove();
   });
 });

@@ -263,3 +263,52 @@ fn hostile_docx_files_are_refused() {
         "{epub_as_docx}"
     );
 }
+
+/// A citation on page 2 of a five-page PDF shown as a picture: the page is rendered as a
+/// PNG of the asked size, and the highlight covers the quote's words on that page only
+/// (the same words stand on page 4 too), inside the image.
+#[test]
+fn a_quote_on_page_two_is_highlighted_on_that_page_image() {
+    use wikimind_documents::pdf::{highlight_boxes, page_words, quote_words, render_page};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/page-labels.pdf");
+    let limits = Limits::default();
+    let image = render_page(&path, 2, 1000, &limits).unwrap();
+    assert_eq!(&image.png[1..4], b"PNG");
+    assert_eq!(
+        image.height, 1000,
+        "A4 portrait: the longer side is the height"
+    );
+    assert!((700..=720).contains(&image.width), "{}", image.width);
+
+    let words = page_words(&path, 2, &limits).unwrap();
+    let texts: Vec<&str> = words.words.iter().map(|w| w.text.as_str()).collect();
+    assert_eq!(texts[3..6], ["PHYS2", "garden", "field"], "{texts:?}");
+    let chosen = quote_words(&words.words, "PHYS2 garden field", "Physical page 2: ");
+    assert_eq!(chosen, vec![3, 4, 5]);
+    let boxes = highlight_boxes(&words, &chosen, image.width, image.height);
+    assert_eq!(boxes.len(), 1, "one line: one box");
+    let b = boxes[0];
+    let (w, h) = (f64::from(image.width), f64::from(image.height));
+    assert!(b.x >= 0.0 && b.y >= 0.0 && b.x + b.width <= w && b.y + b.height <= h);
+    // It covers the three words and neither neighbour.
+    let scale = w / words.width;
+    let centre = |i: usize| (words.words[i].x_min + words.words[i].x_max) / 2.0 * scale;
+    for i in [3, 4, 5] {
+        assert!(
+            b.x < centre(i) && centre(i) < b.x + b.width,
+            "word {i} covered"
+        );
+    }
+    for i in [2, 6] {
+        assert!(
+            !(b.x < centre(i) && centre(i) < b.x + b.width),
+            "word {i} not covered"
+        );
+    }
+    // A quote the page does not hold finds nothing there.
+    assert!(quote_words(&words.words, "PHYS4 stone market", "").is_empty());
+
+    // A page the file does not have is refused with a reason.
+    let error = render_page(&path, 9, 1000, &limits).unwrap_err();
+    assert!(matches!(error, DocumentError::Broken(_)), "{error}");
+}

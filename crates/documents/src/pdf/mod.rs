@@ -13,10 +13,20 @@
 //! (a line repeating near the top or bottom of most pages) dropped, words hyphenated at a
 //! line's end joined, ligatures turned into letters, simple tables as pipe tables, large
 //! type as headings; and where each page's text lies.
+//!
+//! A page is also shown as a picture (its `page` part): rendered by `pdftoppm`, with the
+//! boxes of a quote's words from `pdftotext -bbox-layout`, for a citation's page.
 
 mod labels;
 mod layout;
+mod page;
 mod tool;
+
+pub use page::{
+    highlight_boxes, page_words, parse_page_words, png_dimensions, quote_words, render_page,
+    renderer_available, PageImage, PageWord, PageWords, Rect, MAX_PAGE_IMAGE_BYTES,
+    MAX_PAGE_IMAGE_SIDE, RENDERER,
+};
 
 use std::io::Write;
 

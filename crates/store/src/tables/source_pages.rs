@@ -5,7 +5,7 @@
 use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
 
-use crate::{Result, SourceId};
+use crate::{Result, SourceId, Store};
 
 /// One page of a paged source and where it lies in the source's stored text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,6 +43,17 @@ pub(crate) fn pages_of(conn: &Connection, source: SourceId) -> Result<Vec<Source
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+impl Store {
+    /// The pages of `source` and where each lies in its stored text, in order (empty for a
+    /// source without pages, or a PDF ingested before pages were kept).
+    pub fn pages_of_source(&self, source: SourceId) -> Result<Vec<SourcePage>> {
+        self.read(
+            || format!("reading the pages of source {source}"),
+            |conn| pages_of(conn, source),
+        )
+    }
 }
 
 /// Makes `pages` the pages of `source` (none: it has no pages).

@@ -249,6 +249,24 @@ impl Store {
         )
     }
 
+    /// File source `id` as the staleness check compares it with its file (its path, text
+    /// hash, and the file's size and time when read); `None` when no file source has it.
+    pub fn file_source(&self, id: SourceId) -> Result<Option<FileSourceRow>> {
+        self.read(
+            || format!("reading file source {id}"),
+            |conn| {
+                Ok(conn
+                    .query_row(
+                        &format!("{FILE_SOURCE_SELECT} WHERE kind = 'file' AND id = ?1"),
+                        [id],
+                        file_source_row,
+                    )
+                    .optional()?
+                    .map(|(row, _)| row))
+            },
+        )
+    }
+
     /// The recorded origin changes of a source, oldest first.
     pub fn source_moves(&self, id: SourceId) -> Result<Vec<SourceMove>> {
         self.read(
