@@ -93,6 +93,10 @@ pub struct Limits {
     pub max_pages: u32,
     /// How long an external tool (`pdftotext`, `qpdf`) may run on one file.
     pub timeout: Duration,
+    /// The most memory (address space, in bytes) an external tool may take on one file: a
+    /// PDF built to make Poppler allocate without end is refused, never the machine's
+    /// memory (unix: `RLIMIT_AS` of the tool's process).
+    pub max_tool_memory: u64,
 }
 
 impl Default for Limits {
@@ -104,6 +108,7 @@ impl Default for Limits {
             max_entries: 20_000,
             max_pages: 5_000,
             timeout: Duration::from_secs(120),
+            max_tool_memory: 2 * 1024 * 1024 * 1024,
         }
     }
 }

@@ -21,7 +21,7 @@ pub(super) fn page_labels(
         &["--json=2", "--json-key=pagelabels"],
         path,
         &[],
-        limits.timeout,
+        limits,
         64 * 1024 * 1024,
     )
     .map_err(|e| match e {
@@ -32,6 +32,9 @@ pub(super) fn page_labels(
         tool::ToolError::TimedOut => "page labels were not read: qpdf took too long".to_owned(),
         tool::ToolError::TooMuchOutput => {
             "page labels were not read: the label tree is too large".to_owned()
+        }
+        tool::ToolError::OutOfMemory => {
+            "page labels were not read: qpdf ran out of the memory it may take".to_owned()
         }
         tool::ToolError::Io(e) => format!("page labels were not read: qpdf failed: {e}"),
     })?;

@@ -80,7 +80,7 @@ pub fn read_pdf(bytes: &[u8], file_stem: Option<&str>, limits: &Limits) -> Resul
         &["-bbox-layout", "-enc", "UTF-8", "-l", &max_pages],
         path,
         &["-"],
-        limits.timeout,
+        limits,
         MAX_BBOX_BYTES,
     )
     .map_err(|e| tool_error(e, "pdftotext", limits))?;
@@ -217,6 +217,10 @@ fn tool_error(error: tool::ToolError, tool: &'static str, limits: &Limits) -> Do
         tool::ToolError::TooMuchOutput => DocumentError::TooLarge {
             what: "the PDF's text".to_owned(),
             limit: MAX_BBOX_BYTES as u64,
+        },
+        tool::ToolError::OutOfMemory => DocumentError::TooLarge {
+            what: format!("the memory `{tool}` needed to read it"),
+            limit: limits.max_tool_memory,
         },
         tool::ToolError::Io(e) => tool_failed(tool, e.to_string()),
     }

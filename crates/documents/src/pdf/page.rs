@@ -133,7 +133,7 @@ fn render_page_with(
         ],
         path,
         &[],
-        limits.timeout,
+        limits,
         MAX_PAGE_IMAGE_BYTES,
     )
     .map_err(|e| tool_error(e, RENDERER, MAX_PAGE_IMAGE_BYTES, "the page image", limits))?;
@@ -175,7 +175,7 @@ pub fn page_words(path: &Path, page: u32, limits: &Limits) -> Result<PageWords> 
         ],
         path,
         &["-"],
-        limits.timeout,
+        limits,
         MAX_PAGE_WORDS_BYTES,
     )
     .map_err(|e| {
@@ -412,6 +412,10 @@ fn tool_error(
         tool::ToolError::TooMuchOutput => DocumentError::TooLarge {
             what: what.to_owned(),
             limit: cap as u64,
+        },
+        tool::ToolError::OutOfMemory => DocumentError::TooLarge {
+            what: format!("the memory `{tool}` needed"),
+            limit: limits.max_tool_memory,
         },
         tool::ToolError::Io(e) => DocumentError::ToolFailed {
             tool,

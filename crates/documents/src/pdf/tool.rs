@@ -1,12 +1,14 @@
-//! Running an external tool on a file: a separate process with a time limit and a cap on
-//! what it may print, so a PDF that makes the tool loop or balloon is stopped, and a
-//! crash of the tool is an error, never ours.
+//! Running an external tool on a file: a separate process with a time limit, a cap on
+//! what it may print and a cap on its memory, so a PDF that makes the tool loop or balloon
+//! is stopped, and a crash of the tool is an error, never ours.
 
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use crate::Limits;
 
 /// What a tool printed and how it ended.
 pub(crate) struct ToolOutput {
@@ -28,21 +30,26 @@ pub(crate) enum ToolError {
     TimedOut,
     /// It printed more than the cap allows and was killed.
     TooMuchOutput,
+    /// It ran out of the memory it may take ([`Limits::max_tool_memory`]).
+    OutOfMemory,
     /// It could not be started or waited for.
     Io(std::io::Error),
 }
 
-/// Runs `program` with `args` and `file` as its input path, in the C locale, killing it
-/// after `timeout` or once it has printed more than `max_stdout` bytes.
+/// Runs `program` with `args` and `file` as its input path, in the C locale, with at most
+/// [`Limits::max_tool_memory`] of address space, killing it after [`Limits::timeout`] or
+/// once it has printed more than `max_stdout` bytes.
 pub(crate) fn run(
     program: &str,
     args: &[&str],
     file: &Path,
     extra_args: &[&str],
-    timeout: Duration,
+    limits: &Limits,
     max_stdout: usize,
 ) -> Result<ToolOutput, ToolError> {
-    let mut child = Command::new(program)
+    let timeout = limits.timeout;
+    let mut command = Command::new(program);
+    command
         .args(args)
         .arg(file)
         .args(extra_args)
@@ -50,12 +57,12 @@ pub(crate) fn run(
         .env("LANG", "C")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => ToolError::Missing,
-            _ => ToolError::Io(e),
-        })?;
+        .stderr(Stdio::piped());
+    cap_memory(&mut command, limits.max_tool_memory);
+    let mut child = command.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => ToolError::Missing,
+        _ => ToolError::Io(e),
+    })?;
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let out_reader = thread::spawn(move || {
@@ -122,10 +129,94 @@ pub(crate) fn run(
     };
     let stdout = stdout.unwrap_or_default();
     let stderr = err_reader.join().unwrap_or_default();
+    if !status.success() && ran_out_of_memory(&stderr) {
+        return Err(ToolError::OutOfMemory);
+    }
     Ok(ToolOutput {
         success: status.success(),
         code: status.code(),
         stdout,
         stderr,
     })
+}
+
+/// Whether a tool that failed said it could not get memory: Poppler's "Out of memory", an
+/// uncaught `std::bad_alloc`, or the C library's words for a failed allocation.
+fn ran_out_of_memory(stderr: &str) -> bool {
+    [
+        "Out of memory",
+        "out of memory",
+        "bad_alloc",
+        "memory exhausted",
+        "Cannot allocate memory",
+    ]
+    .iter()
+    .any(|words| stderr.contains(words))
+}
+
+/// Caps the address space of the process `command` starts at `bytes` (`RLIMIT_AS`), so its
+/// allocations fail there instead of taking the machine's memory. Elsewhere than unix the
+/// time limit alone bounds the tool.
+#[cfg(unix)]
+fn cap_memory(command: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    let limit = libc::rlimit {
+        rlim_cur: bytes as libc::rlim_t,
+        rlim_max: bytes as libc::rlim_t,
+    };
+    // SAFETY: the closure runs in the child between fork and exec, where only
+    // async-signal-safe calls are allowed; it makes one, `setrlimit`, on a value copied in
+    // before the fork, and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+}
+
+#[cfg(not(unix))]
+fn cap_memory(_command: &mut Command, _bytes: u64) {}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// `dd` with a block far larger than the cap must fail to get it: the cap reaches the
+    /// tool, and its failure reads as running out of memory, not as a damaged file.
+    #[test]
+    fn a_tool_that_wants_more_memory_than_the_cap_is_refused_as_out_of_memory() {
+        let limits = Limits {
+            max_tool_memory: 64 * 1024 * 1024,
+            ..Limits::default()
+        };
+        let out = run(
+            "dd",
+            &["bs=512M", "count=1", "if=/dev/zero", "of=/dev/null"],
+            Path::new("status=none"),
+            &[],
+            &limits,
+            1024,
+        );
+        assert!(
+            matches!(out, Err(ToolError::OutOfMemory)),
+            "the cap did not hold"
+        );
+        // The same tool under the default cap gets its block.
+        let out = run(
+            "dd",
+            &["bs=16M", "count=1", "if=/dev/zero", "of=/dev/null"],
+            Path::new("status=none"),
+            &[],
+            &Limits::default(),
+            1024,
+        );
+        assert!(
+            out.is_ok_and(|o| o.success),
+            "a modest tool failed under the default cap"
+        );
+    }
 }
