@@ -822,3 +822,120 @@ async fn public_only_refuses_names_resolving_to_private_addresses_and_private_li
     let trusted = wiki.ingest_url(&page, &options).await.unwrap();
     assert_eq!(trusted.sources.len(), 1);
 }
+
+/// A URL list asks one host for at most [`wikimind::wiki::URL_LIST_PER_HOST`] pages at a
+/// time, and at most [`wikimind::wiki::URL_LIST_CONCURRENCY`] in all. The server holds
+/// every request until none has arrived for a while, so every request the limits let
+/// through is in flight at once: a third from one host while two are held is a breach, and
+/// no timing can hide one (a slow machine only makes the test slower).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_list_asks_one_host_for_at_most_two_pages_at_a_time() {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+    use wikimind::wiki::{IngestRun, Wiki, URL_LIST_CONCURRENCY, URL_LIST_PER_HOST};
+
+    #[derive(Default)]
+    struct Load {
+        now: HashMap<String, usize>,
+        most: HashMap<String, usize>,
+        all_now: usize,
+        all_most: usize,
+        last_arrival: Option<Instant>,
+    }
+    let load = Arc::new(Mutex::new(Load::default()));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let served = Arc::clone(&load);
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            let load = Arc::clone(&served);
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 1024];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buffer[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&request).into_owned();
+                let path = text.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                let host = text
+                    .lines()
+                    .find_map(|l| {
+                        l.strip_prefix("host: ")
+                            .or_else(|| l.strip_prefix("Host: "))
+                    })
+                    .unwrap_or("")
+                    .split(':')
+                    .next()
+                    .unwrap_or("")
+                    .to_owned();
+                {
+                    let mut l = load.lock().unwrap();
+                    let now = l.now.entry(host.clone()).or_default();
+                    *now += 1;
+                    let now = *now;
+                    let most = l.most.entry(host.clone()).or_default();
+                    *most = (*most).max(now);
+                    l.all_now += 1;
+                    l.all_most = l.all_most.max(l.all_now);
+                    l.last_arrival = Some(Instant::now());
+                }
+                // Held until no request has arrived for 300 ms.
+                loop {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    let quiet = load
+                        .lock()
+                        .unwrap()
+                        .last_arrival
+                        .is_some_and(|t| t.elapsed() >= Duration::from_millis(300));
+                    if quiet {
+                        break;
+                    }
+                }
+                let body = format!("# Page {path}\n\nThe text of {host}{path}.\n");
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/markdown\r\nContent-Length: {}\r\n\
+                     Connection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(head.as_bytes()).await;
+                let _ = stream.write_all(body.as_bytes()).await;
+                let mut l = load.lock().unwrap();
+                *l.now.entry(host).or_default() -= 1;
+                l.all_now -= 1;
+            });
+        }
+    });
+
+    // Six pages from one host, then six from another (two names of this machine): in list
+    // order, the first host alone could take every place.
+    let mut urls: Vec<String> = (0..6)
+        .map(|i| format!("http://127.0.0.1:{port}/a{i}.md"))
+        .collect();
+    urls.extend((0..6).map(|i| format!("http://localhost:{port}/b{i}.md")));
+    let wiki = Wiki::open_in_memory().unwrap();
+    let mut run = IngestRun::default();
+    wiki.ingest_url_list(&urls, &mut run).await;
+
+    assert!(run.failed.is_empty(), "{:?}", run.failed);
+    assert_eq!(run.summary.sources.len(), 12, "every page stored");
+    let l = load.lock().unwrap();
+    for host in ["127.0.0.1", "localhost"] {
+        let most = l.most.get(host).copied().unwrap_or(0);
+        assert!(
+            (1..=URL_LIST_PER_HOST).contains(&most),
+            "{host} was asked for {most} pages at once"
+        );
+    }
+    assert!(
+        l.all_most <= URL_LIST_CONCURRENCY,
+        "{} at once in all",
+        l.all_most
+    );
+}
