@@ -25,6 +25,7 @@
 mod backfills;
 mod clock;
 mod error;
+mod functions;
 mod ids;
 mod json;
 mod migrate;
@@ -149,10 +150,12 @@ impl Store {
     }
 
     fn migrated(mut conn: Connection, location: String) -> Result<Store> {
-        clock::register(&conn, Arc::new(SystemClock)).map_err(|source| StoreError::Open {
-            path: PathBuf::from(&location),
-            source,
-        })?;
+        clock::register(&conn, Arc::new(SystemClock))
+            .and_then(|()| functions::register(&conn))
+            .map_err(|source| StoreError::Open {
+                path: PathBuf::from(&location),
+                source,
+            })?;
         let upgrade = migrate::apply(&mut conn, &location, MIGRATIONS)?;
         Ok(Store {
             conn: Mutex::new(conn),

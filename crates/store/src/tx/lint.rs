@@ -393,10 +393,7 @@ impl Store {
 
     /// The bodies of topic pages that hold a link with an anchor (`[[T#…]]`), by title key.
     pub fn bodies_with_anchored_links(&self) -> Result<Vec<LintBody>> {
-        self.lint_bodies(
-            "p.kind = 'topic' AND instr(p.body, '[[') > 0 AND instr(p.body, '#') > 0",
-            [],
-        )
+        self.lint_bodies("p.kind = 'topic' AND wm_anchored_wikilink(p.body)", [])
     }
 
     /// The bodies of topic pages with no claims or a body shorter than `max_chars`.
@@ -541,16 +538,26 @@ impl Store {
         self.read(
             || "listing pages behind their digests".to_owned(),
             |conn| {
+                // The two ways a page falls behind, each found as a set (the stale ones by
+                // the partial index `pages_stale`, the ones with a newer digest by one pass
+                // over `page_sources`), and only those pages read, by id: 0.17 s at 100,000
+                // pages, where testing page by page (and SQLite's merge of a `UNION`, which
+                // walks `page_sources` in page order) took 1.4 to 2.7 s.
                 let mut stmt = conn.prepare(
-                    "SELECT p.id, p.title, p.title_key,
+                    "WITH behind(id) AS (
+                         SELECT id FROM pages WHERE stale_reason IS NOT NULL
+                         UNION ALL
+                         SELECT ps.page_id FROM page_sources ps
+                         JOIN articles a ON a.source_id = ps.source_id
+                         WHERE ps.written_digest IS NOT NULL
+                           AND a.updated_at > ps.written_digest
+                     )
+                     SELECT p.id, p.title, p.title_key,
                             COALESCE(p.stale_reason, 'a digest is newer than the page'),
                             EXISTS (SELECT 1 FROM jobs j WHERE j.page_id = p.id
                                     AND j.state IN ('queued', 'running'))
                      FROM pages p
-                     WHERE p.kind = 'topic' AND (p.stale_reason IS NOT NULL OR EXISTS (
-                         SELECT 1 FROM page_sources ps JOIN articles a ON a.source_id = ps.source_id
-                         WHERE ps.page_id = p.id AND ps.written_digest IS NOT NULL
-                           AND a.updated_at > ps.written_digest))
+                     WHERE p.id IN (SELECT id FROM behind) AND p.kind = 'topic'
                      ORDER BY p.title_key",
                 )?;
                 let rows = stmt.query_map([], |row| {

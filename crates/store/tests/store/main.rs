@@ -1676,3 +1676,52 @@ fn a_citation_follows_its_quote_through_changes_of_the_text() {
     assert_eq!(cited(&store)[0].start, at);
     assert!(store.lost_citations().unwrap().is_empty());
 }
+
+/// Lint's "behind" list finds both ways a page falls behind: a page marked stale, and a
+/// page whose digest was written again after the page was (found by one pass over
+/// `page_sources`, not page by page), each once and by title.
+#[test]
+fn pages_behind_are_the_stale_ones_and_those_with_a_newer_digest() {
+    let (dir, store) = file_store();
+    for (origin, title) in [
+        ("/n/a.md", "Aeropress"),
+        ("/n/b.md", "Bloom"),
+        ("/n/c.md", "Crema"),
+    ] {
+        let id = add(&store, origin, &format!("Notes on {title}."));
+        save(&store, id, &result(title, &format!("About {title}.")), &[]);
+    }
+    assert!(
+        store.pages_behind().expect("behind").is_empty(),
+        "all written"
+    );
+
+    let page = |title: &str| store.find_page(title).expect("find").expect("page");
+    store
+        .mark_page_stale(page("Crema"), "a source was removed")
+        .expect("mark");
+    // Bloom's digest is written again after its page (as a recompile does).
+    let conn = rusqlite::Connection::open(dir.path().join("wikimind.db")).expect("open");
+    conn.execute(
+        "UPDATE articles SET updated_at = '2999-01-01T00:00:00.000Z' WHERE title = 'Bloom'",
+        [],
+    )
+    .expect("touch the digest");
+
+    let behind: Vec<(String, String)> = store
+        .pages_behind()
+        .expect("behind")
+        .into_iter()
+        .map(|p| (p.title, p.reason))
+        .collect();
+    assert_eq!(
+        behind,
+        [
+            (
+                "Bloom".to_owned(),
+                "a digest is newer than the page".to_owned()
+            ),
+            ("Crema".to_owned(), "a source was removed".to_owned()),
+        ]
+    );
+}
