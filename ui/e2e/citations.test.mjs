@@ -5,14 +5,13 @@
 // the page" shows the PDF page the core rendered with the quote's words highlighted over
 // it. Run by scripts/e2e.sh; needs APP, TESTSERVER and ARTIFACTS set.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, test } from "node:test";
-import { startServer, until, wikiEnv } from "./harness.mjs";
-import { Session, startDriver, stopDriver } from "./webdriver.mjs";
+import { closeApp, openApp, until } from "./harness.mjs";
 
 const APP = process.env.APP;
 const TESTSERVER = process.env.TESTSERVER;
@@ -22,8 +21,7 @@ mkdirSync(ARTIFACTS, { recursive: true });
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "../../crates/documents/tests/data/page-labels.pdf");
 
 const tmp = mkdtempSync(join(tmpdir(), "wikimind-e2e-citations-"));
-let server;
-let driver;
+let opened;
 let s;
 
 async function shot(name) {
@@ -59,17 +57,12 @@ const focused = () =>
   );
 
 before(async () => {
-  const started = await startServer(TESTSERVER);
-  server = started.child;
-  driver = await startDriver(wikiEnv(tmp, started.url, "citations"), join(ARTIFACTS, "tauri-driver-citations.log"));
-  s = await Session.start(driver.base, APP);
+  opened = await openApp({ app: APP, testserver: TESTSERVER, tmp, name: "citations", log: join(ARTIFACTS, "tauri-driver-citations.log") });
+  s = opened.s;
 });
 
 after(async () => {
-  await s?.quit();
-  await stopDriver(driver);
-  server?.kill("SIGTERM");
-  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+  await closeApp(opened, tmp);
 });
 
 test("citations: a PDF quote's passage on keyboard focus, and its page with the quote highlighted", async () => {

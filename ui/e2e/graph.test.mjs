@@ -3,14 +3,13 @@
 // compiled by the local test server. Run by scripts/test-desktop.sh; needs APP, TESTSERVER
 // and ARTIFACTS set.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { inflateSync } from "node:zlib";
 import { after, before, test } from "node:test";
-import { startServer, until, wikiEnv } from "./harness.mjs";
-import { Session, startDriver, stopDriver } from "./webdriver.mjs";
+import { closeApp, openApp, until } from "./harness.mjs";
 
 const APP = process.env.APP;
 const TESTSERVER = process.env.TESTSERVER;
@@ -19,8 +18,7 @@ assert.ok(APP && TESTSERVER, "set APP (the app binary) and TESTSERVER (wikimind-
 mkdirSync(ARTIFACTS, { recursive: true });
 
 const tmp = mkdtempSync(join(tmpdir(), "wikimind-e2e-graph-"));
-let server;
-let driver;
+let opened;
 let s;
 
 async function shot(name) {
@@ -76,17 +74,12 @@ async function colouredInCanvas(png) {
 const listed = () => s.exec("return [...document.querySelectorAll('#graph-node-list .graph-node')].map((b) => b.textContent.replace(/\\s+\\d+$/, '').trim())");
 
 before(async () => {
-  const started = await startServer(TESTSERVER, ["--model", "e2e-model"]);
-  server = started.child;
-  driver = await startDriver(wikiEnv(tmp, started.url, "graph"), join(ARTIFACTS, "tauri-driver-graph.log"));
-  s = await Session.start(driver.base, APP);
+  opened = await openApp({ app: APP, testserver: TESTSERVER, tmp, name: "graph", log: join(ARTIFACTS, "tauri-driver-graph.log"), models: ["--model", "e2e-model"] });
+  s = opened.s;
 });
 
 after(async () => {
-  await s?.quit();
-  await stopDriver(driver);
-  server?.kill("SIGTERM");
-  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+  await closeApp(opened, tmp);
 });
 
 test("graph: the whole graph laid out after a compile, search centres a node, the node list opens a page, the local graph from the page", async () => {

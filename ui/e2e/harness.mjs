@@ -1,9 +1,10 @@
 // What every end-to-end file starts from: the local model server, and a fresh home for the
 // app (data dir, config) under a temp folder.
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { Session, startDriver, stopDriver } from "./webdriver.mjs";
 
 /** Starts the test server `testserver` listing `models`; resolves to its process and base URL. */
 export function startServer(testserver, models = ["--model", "e2e-model", "--model", "other-model"]) {
@@ -38,4 +39,27 @@ export async function until(what, read, pred, timeout = 60000) {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 400)})`);
+}
+
+/**
+ * Opens the app for one end-to-end file: the test server `testserver` listing `models`, a
+ * fresh home `name` under `tmp` (`prepare(env)` runs on it first, to copy a wiki in, say),
+ * tauri-driver logging to `log`, and a WebDriver session on the binary `app`. Resolves to
+ * `{ s, server, driver, url }`; [`closeApp`] ends them.
+ */
+export async function openApp({ app, testserver, tmp, name, log, models, prepare }) {
+  const started = await startServer(testserver, models);
+  const env = wikiEnv(tmp, started.url, name);
+  prepare?.(env);
+  const driver = await startDriver(env, log);
+  const s = await Session.start(driver.base, app);
+  return { s, server: started.child, driver, url: started.url };
+}
+
+/** Ends what [`openApp`] opened (whatever of it was opened) and removes `tmp`. */
+export async function closeApp(opened, tmp) {
+  await opened?.s?.quit();
+  await stopDriver(opened?.driver);
+  opened?.server?.kill("SIGTERM");
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
 }

@@ -3,14 +3,13 @@
 // must open): the window says what opening did, as the CLI prints it on stderr. Run by
 // scripts/test-desktop.sh; needs APP, TESTSERVER and ARTIFACTS set.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, test } from "node:test";
-import { startServer, wikiEnv } from "./harness.mjs";
-import { Session, startDriver, stopDriver } from "./webdriver.mjs";
+import { closeApp, openApp } from "./harness.mjs";
 
 const APP = process.env.APP;
 const TESTSERVER = process.env.TESTSERVER;
@@ -20,25 +19,22 @@ mkdirSync(ARTIFACTS, { recursive: true });
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "../../tests/data/upgrade/v1-wiki.db");
 const tmp = mkdtempSync(join(tmpdir(), "wikimind-e2e-upgrade-"));
-let server;
-let driver;
+let opened;
 let s;
 
 before(async () => {
-  const started = await startServer(TESTSERVER, ["--model", "e2e-model"]);
-  server = started.child;
-  const env = wikiEnv(tmp, started.url, "home");
-  mkdirSync(env.WIKIMIND_DATA_DIR, { recursive: true });
-  copyFileSync(FIXTURE, join(env.WIKIMIND_DATA_DIR, "wikimind.db"));
-  driver = await startDriver(env, join(ARTIFACTS, "tauri-driver-upgrade.log"));
-  s = await Session.start(driver.base, APP);
+  // The home's data dir holds the version 1 wiki before the app first opens it.
+  const prepare = (env) => {
+    mkdirSync(env.WIKIMIND_DATA_DIR, { recursive: true });
+    copyFileSync(FIXTURE, join(env.WIKIMIND_DATA_DIR, "wikimind.db"));
+  };
+  const log = join(ARTIFACTS, "tauri-driver-upgrade.log");
+  opened = await openApp({ app: APP, testserver: TESTSERVER, tmp, name: "home", log, models: ["--model", "e2e-model"], prepare });
+  s = opened.s;
 });
 
 after(async () => {
-  await s?.quit();
-  await stopDriver(driver);
-  server?.kill("SIGTERM");
-  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+  await closeApp(opened, tmp);
 });
 
 test("upgrade: an older build's wiki opens on its library with a banner saying what the upgrade did", async () => {

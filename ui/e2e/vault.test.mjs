@@ -5,13 +5,12 @@
 // core's `LibraryEntry.folder`), and a link written as a path opens the note it names. Run
 // by scripts/e2e.sh; needs APP, TESTSERVER and ARTIFACTS set.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, test } from "node:test";
-import { startServer, wikiEnv } from "./harness.mjs";
-import { Session, startDriver, stopDriver } from "./webdriver.mjs";
+import { closeApp, openApp } from "./harness.mjs";
 
 const APP = process.env.APP;
 const TESTSERVER = process.env.TESTSERVER;
@@ -20,8 +19,7 @@ assert.ok(APP && TESTSERVER, "set APP (the app binary) and TESTSERVER (wikimind-
 mkdirSync(ARTIFACTS, { recursive: true });
 
 const tmp = mkdtempSync(join(tmpdir(), "wikimind-e2e-vault-"));
-let server;
-let driver;
+let opened;
 let s;
 
 async function shot(name) {
@@ -48,17 +46,12 @@ async function until(what, read, pred, timeout = 60000) {
 }
 
 before(async () => {
-  const started = await startServer(TESTSERVER);
-  server = started.child;
-  driver = await startDriver(wikiEnv(tmp, started.url, "vault"), join(ARTIFACTS, "tauri-driver-vault.log"));
-  s = await Session.start(driver.base, APP);
+  opened = await openApp({ app: APP, testserver: TESTSERVER, tmp, name: "vault", log: join(ARTIFACTS, "tauri-driver-vault.log") });
+  s = opened.s;
 });
 
 after(async () => {
-  await s?.quit();
-  await stopDriver(driver);
-  server?.kill("SIGTERM");
-  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+  await closeApp(opened, tmp);
 });
 
 test("vault: two notes sharing a name in different folders are two pages, each shown with its folder", async () => {

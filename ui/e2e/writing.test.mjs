@@ -4,12 +4,11 @@
 // one added, its history compared and the page reverted to compiled. Run by
 // scripts/e2e.sh against the debug build, and against the release build CI packages.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { startServer, wikiEnv } from "./harness.mjs";
-import { Session, startDriver, stopDriver } from "./webdriver.mjs";
+import { closeApp, openApp } from "./harness.mjs";
 
 const APP = process.env.APP;
 const TESTSERVER = process.env.TESTSERVER;
@@ -20,8 +19,7 @@ assert.ok(APP && TESTSERVER, "set APP (the app binary) and TESTSERVER (wikimind-
 mkdirSync(ARTIFACTS, { recursive: true });
 
 const tmp = mkdtempSync(join(tmpdir(), "wikimind-e2e-writing-"));
-let server;
-let driver;
+let opened;
 let s;
 
 async function shot(name) {
@@ -30,17 +28,12 @@ async function shot(name) {
 }
 
 before(async () => {
-  const started = await startServer(TESTSERVER);
-  server = started.child;
-  driver = await startDriver(wikiEnv(tmp, started.url, "writing"), join(ARTIFACTS, `${PREFIX}tauri-driver-writing.log`));
-  s = await Session.start(driver.base, APP);
+  opened = await openApp({ app: APP, testserver: TESTSERVER, tmp, name: "writing", log: join(ARTIFACTS, `${PREFIX}tauri-driver-writing.log`) });
+  s = opened.s;
 });
 
 after(async () => {
-  await s?.quit();
-  await stopDriver(driver);
-  server?.kill("SIGTERM");
-  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+  await closeApp(opened, tmp);
 });
 
 /** Pastes `text` as a source and compiles everything waiting, until `title`'s row is compiled. */
