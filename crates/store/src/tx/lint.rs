@@ -325,11 +325,10 @@ impl Store {
                                        WHERE a.page_id = p.id AND a.former = 1
                                          AND l.page_id <> p.id
                                          AND NOT EXISTS (SELECT 1 FROM pages q
-                                                         WHERE q.title_key = a.name_key))
-                     ORDER BY p.title_key",
+                                                         WHERE q.title_key = a.name_key))",
                 )?;
                 let rows = stmt.query_map([], lint_page)?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
+                Ok(by_key(rows.collect::<rusqlite::Result<_>>()?))
             },
         )
     }
@@ -342,10 +341,10 @@ impl Store {
                 let mut stmt = conn.prepare(
                     "SELECT p.id, p.title, p.title_key,
                             (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id)
-                     FROM pages p WHERE p.kind = 'topic' ORDER BY p.title_key",
+                     FROM pages p WHERE p.kind = 'topic'",
                 )?;
                 let rows = stmt.query_map([], lint_page)?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
+                Ok(by_key(rows.collect::<rusqlite::Result<_>>()?))
             },
         )
     }
@@ -673,6 +672,14 @@ impl Store {
             },
         )
     }
+}
+
+/// `pages` by title key, in SQLite's `BINARY` order (bytes, as `str` compares). Sorted here
+/// rather than by `ORDER BY title_key`, which walks the key's index and reads every page
+/// row at random: at 100,000 pages 0.4 s in table order against 0.6 to 5 s.
+fn by_key(mut pages: Vec<LintPage>) -> Vec<LintPage> {
+    pages.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+    pages
 }
 
 fn lint_page(row: &rusqlite::Row<'_>) -> rusqlite::Result<LintPage> {
