@@ -514,19 +514,33 @@ impl PageWindow {
     /// `limit` pages ([`PAGE_WINDOW_DEFAULT`] when `None`, never more than
     /// [`PAGE_WINDOW_MAX`]). An offset past the end gives an empty window.
     pub fn of(list: Vec<ListedPage>, offset: usize, limit: Option<usize>) -> PageWindow {
+        match PageWindow::listing(list, offset, limit, Ok::<_, std::convert::Infallible>) {
+            Ok(window) => window,
+        }
+    }
+
+    /// [`PageWindow::of`] over a list of anything in page order, `list_them` turning only
+    /// the part in the window into listed pages: what it costs to list a page is paid for
+    /// the window, not the wiki.
+    pub fn listing<T, E>(
+        list: Vec<T>,
+        offset: usize,
+        limit: Option<usize>,
+        list_them: impl FnOnce(Vec<T>) -> Result<Vec<ListedPage>, E>,
+    ) -> Result<PageWindow, E> {
         let asked = limit.unwrap_or(PAGE_WINDOW_DEFAULT);
         let limit = asked.min(PAGE_WINDOW_MAX);
         let total = list.len();
-        let pages: Vec<ListedPage> = list.into_iter().skip(offset).take(limit).collect();
+        let pages = list_them(list.into_iter().skip(offset).take(limit).collect())?;
         let end = offset.saturating_add(pages.len());
-        PageWindow {
+        Ok(PageWindow {
             total,
             offset,
             limit,
             capped: asked > limit,
             next_offset: (end < total && !pages.is_empty()).then_some(end),
             pages,
-        }
+        })
     }
 }
 

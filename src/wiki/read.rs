@@ -142,12 +142,16 @@ impl Wiki {
 
     /// Every page as it is listed, by title: what `list`, MCP and the library show.
     pub fn page_list(&self) -> Result<Vec<ListedPage>> {
+        self.listed(self.store.pages()?)
+    }
+
+    /// `pages` as they are listed: with their claim counts, the folder that tells a note's
+    /// page apart, and the summary as plain text.
+    fn listed(&self, pages: Vec<crate::store::PageSummary>) -> Result<Vec<ListedPage>> {
         let counts = self.store.page_claim_counts()?;
         // The folder of each note told apart by its folder, shown beside its page.
         let folders = crate::identity::NoteIndex::of(&self.store)?.told_apart_folders();
-        Ok(self
-            .store
-            .pages()?
+        Ok(pages
             .into_iter()
             .map(|p| ListedPage {
                 claims: counts.get(&p.id).copied().unwrap_or_default(),
@@ -183,7 +187,9 @@ impl Wiki {
     /// [`PageWindow::of`] for the default and the cap), with the total and where the next
     /// window starts.
     pub fn page_window(&self, offset: usize, limit: Option<usize>) -> Result<PageWindow> {
-        Ok(PageWindow::of(self.page_list()?, offset, limit))
+        PageWindow::listing(self.store.pages()?, offset, limit, |pages| {
+            self.listed(pages)
+        })
     }
 
     /// One page as `show` shows it, with the sources feeding it (`None`: no such page).

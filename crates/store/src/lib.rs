@@ -10,10 +10,14 @@
 //! which calls no live code.
 //!
 //! The store owns every line of SQL in WikiMind; callers see typed methods and typed
-//! values. One [`Store`] wraps one connection behind a mutex, so it is `Send + Sync` and
-//! can be shared through an `Arc` by concurrent tasks: every method is synchronous and
-//! short, and a multi-step write is one transaction. Other processes on the same file
-//! wait up to five seconds for a lock (`busy_timeout`).
+//! values. One [`Store`] is `Send + Sync` and can be shared through an `Arc` by concurrent
+//! tasks: every method is synchronous and short, and a multi-step write is one
+//! transaction. It holds one writing connection behind a mutex and, for a database file,
+//! read-only connections beside it (opened as reads need them, at most
+//! [`MAX_IDLE_READERS`] kept), so the library, search and a page open never wait behind a
+//! compile's writes: in WAL mode a read sees every write committed before it began. A
+//! database in memory reads on its one connection. Other processes on the same file wait
+//! up to five seconds for a lock (`busy_timeout`).
 //!
 //! Titles, concept names and link targets are matched by one key, [`page_key`] (every
 //! spelling of a topic shares it: case, accents, apostrophes and regular plurals do not
@@ -93,9 +97,19 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// The current time as stored in every timestamp column (UTC, ISO-8601, milliseconds).
 pub(crate) const NOW: &str = clock::now_sql!();
 
-/// The WikiMind database: one SQLite connection, migrated on open.
+/// How many idle read connections a store keeps for the next reads (more may be open while
+/// many reads run at once; those are closed when they finish).
+pub const MAX_IDLE_READERS: usize = 4;
+
+/// The WikiMind database: one writing SQLite connection, migrated on open, and read-only
+/// connections beside it for a database file.
 pub struct Store {
+    /// Read-only connections to the same file; `None` in memory (reads use `conn`). Declared
+    /// first to be closed first: the writer, closed last, checkpoints the WAL and removes it.
+    readers: Option<Readers>,
     conn: Mutex<Connection>,
+    /// Where `wm_now()` reads the time, on every connection.
+    clock: Arc<dyn Clock>,
     location: String,
     /// `pages.min_sources`: how many sources' digests must name a concept or link target
     /// for it to have a page of its own (see [`Store::set_min_sources`]).
@@ -130,7 +144,11 @@ impl Store {
         };
         let conn = Connection::open(path).map_err(open_error)?;
         configure(&conn, true).map_err(open_error)?;
-        Store::migrated(conn, path.display().to_string())
+        let readers = Readers {
+            path: path.to_path_buf(),
+            idle: Mutex::new(Vec::new()),
+        };
+        Store::migrated(conn, Some(readers), path.display().to_string())
     }
 
     /// Opens (creating if needed) [`DATABASE_FILE`] inside the data directory `dir`.
@@ -146,11 +164,12 @@ impl Store {
         };
         let conn = Connection::open_in_memory().map_err(open_error)?;
         configure(&conn, false).map_err(open_error)?;
-        Store::migrated(conn, ":memory:".to_owned())
+        Store::migrated(conn, None, ":memory:".to_owned())
     }
 
-    fn migrated(mut conn: Connection, location: String) -> Result<Store> {
-        clock::register(&conn, Arc::new(SystemClock))
+    fn migrated(mut conn: Connection, readers: Option<Readers>, location: String) -> Result<Store> {
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        clock::register(&conn, Arc::clone(&clock))
             .and_then(|()| functions::register(&conn))
             .map_err(|source| StoreError::Open {
                 path: PathBuf::from(&location),
@@ -158,7 +177,9 @@ impl Store {
             })?;
         let upgrade = migrate::apply(&mut conn, &location, MIGRATIONS)?;
         Ok(Store {
+            readers,
             conn: Mutex::new(conn),
+            clock,
             location,
             min_sources: std::sync::atomic::AtomicU32::new(DEFAULT_MIN_SOURCES),
             upgrade,
@@ -167,10 +188,15 @@ impl Store {
 
     /// This store, reading every time it writes from `clock` instead of the system's (a
     /// test moves a [`ManualClock`] rather than sleeping).
-    pub fn with_clock(self, clock: Arc<dyn Clock>) -> Result<Store> {
-        clock::register(&self.lock(), clock).map_err(|e| {
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Result<Store> {
+        clock::register(&self.lock(), Arc::clone(&clock)).map_err(|e| {
             StoreError::from(e).within(|| "setting the clock".to_owned(), &self.location)
         })?;
+        if let Some(readers) = &self.readers {
+            // Readers opened from now on register the new clock; none keeps the old one.
+            readers.idle().clear();
+        }
+        self.clock = clock;
         Ok(self)
     }
 
@@ -207,14 +233,51 @@ impl Store {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Runs a read (or a single statement) on the connection.
+    /// Runs a read, in one snapshot, on a read-only connection beside the writer (on the one
+    /// connection of a database in memory), so it waits for no write in this process. A body that writes
+    /// fails ("attempt to write a readonly database"): writes go through [`Store::write`].
     fn read<T>(
         &self,
         action: impl FnOnce() -> String,
         body: impl FnOnce(&Connection) -> Result<T>,
     ) -> Result<T> {
-        let conn = self.lock();
-        body(&conn).map_err(|e| e.within(action, &self.location))
+        let Some(readers) = &self.readers else {
+            let conn = self.lock();
+            return body(&conn).map_err(|e| e.within(action, &self.location));
+        };
+        let idle = readers.idle().pop();
+        let conn = match idle {
+            Some(conn) => conn,
+            None => match self.open_reader(&readers.path) {
+                Ok(conn) => conn,
+                Err(e) => return Err(StoreError::from(e).within(action, &self.location)),
+            },
+        };
+        // One snapshot for the whole read, as on the writer, whose lock kept writes out.
+        let value = conn
+            .unchecked_transaction()
+            .map_err(StoreError::from)
+            .and_then(|snapshot| body(&snapshot));
+        let mut idle = readers.idle();
+        if idle.len() < MAX_IDLE_READERS {
+            idle.push(conn);
+        }
+        drop(idle);
+        value.map_err(|e| e.within(action, &self.location))
+    }
+
+    /// Opens a read-only connection to the database file at `path`, with the store's clock
+    /// and SQL functions.
+    fn open_reader(&self, path: &Path) -> rusqlite::Result<Connection> {
+        use rusqlite::OpenFlags;
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        clock::register(&conn, Arc::clone(&self.clock))?;
+        functions::register(&conn)?;
+        Ok(conn)
     }
 
     /// Runs `body` in one immediate transaction: all of it is written or none of it.
@@ -234,7 +297,23 @@ impl Store {
     }
 }
 
-/// The one place that configures a connection.
+/// The read-only connections of a database file, idle ones kept for the next read.
+struct Readers {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl Readers {
+    /// The idle connections; a panic during a read cannot leave one half-used (it is not
+    /// given back), so a poisoned lock is taken over.
+    fn idle(&self) -> MutexGuard<'_, Vec<Connection>> {
+        self.idle
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The one place that configures a writing connection.
 fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     if file {

@@ -1725,3 +1725,74 @@ fn pages_behind_are_the_stale_ones_and_those_with_a_newer_digest() {
         ]
     );
 }
+
+/// A clock that, once armed, holds the next thread to read it until the test lets it go:
+/// every change to a source stamps it with the store's time inside its transaction, so an
+/// armed clock stops a write half done, holding the store's write lock.
+#[derive(Debug)]
+struct HeldClock {
+    armed: std::sync::atomic::AtomicBool,
+    entered: std::sync::Mutex<std::sync::mpsc::Sender<()>>,
+    release: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl wikimind_store::Clock for HeldClock {
+    fn now_ms(&self) -> i64 {
+        if self.armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            let _ = self.entered.lock().expect("entered").send(());
+            let _ = self.release.lock().expect("release").recv();
+        }
+        wikimind_store::SystemClock.now_ms()
+    }
+}
+
+#[test]
+fn a_read_does_not_wait_for_a_write_in_progress_and_sees_what_was_committed() {
+    use std::sync::mpsc::channel;
+    // A bound on waiting, so that a read stuck behind the write fails the test instead of
+    // hanging it; not a measure of speed.
+    const STUCK: Duration = Duration::from_secs(30);
+    let (entered_tx, entered) = channel();
+    let (release, release_rx) = channel();
+    let clock = Arc::new(HeldClock {
+        armed: false.into(),
+        entered: entered_tx.into(),
+        release: release_rx.into(),
+    });
+    let (_dir, store) = file_store();
+    let store = Arc::new(store.with_clock(clock.clone()).expect("clock"));
+    let a = add(&store, "/n/a.md", "the first text");
+
+    clock.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let writer = {
+        let store = Arc::clone(&store);
+        std::thread::spawn(move || add(&store, "/n/a.md", "the second text"))
+    };
+    entered
+        .recv_timeout(STUCK)
+        .expect("the write stamps the changed source");
+
+    // The write holds the lock, half done; a read on another thread answers at once, from
+    // what was committed before it.
+    let (answer_tx, answer) = channel();
+    {
+        let store = Arc::clone(&store);
+        std::thread::spawn(move || {
+            let text = store.source(a).expect("read").expect("source").text;
+            let _ = answer_tx.send(text);
+        });
+    }
+    let during = answer.recv_timeout(STUCK);
+    release.send(()).expect("let the write go");
+    assert_eq!(
+        during.as_deref(),
+        Ok("the first text"),
+        "a read during a write answers from the last commit without waiting"
+    );
+    assert_eq!(writer.join().expect("writer"), a);
+    assert_eq!(
+        store.source(a).expect("read").expect("source").text,
+        "the second text",
+        "a read after the commit sees it"
+    );
+}
