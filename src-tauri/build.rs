@@ -8,6 +8,7 @@
 /// Every command `src/commands.rs` declares.
 const COMMANDS: &[&str] = &[
     "library",
+    "library_rows",
     "search",
     "page",
     "page_id_by_name",

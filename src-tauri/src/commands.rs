@@ -10,9 +10,9 @@ use wikimind::graph::{GraphFilter, GraphHit, GraphNodeDetail, GraphView};
 use wikimind::lint::Asked;
 use wikimind::view::{
     self, AnswerView, CitationPageView, CompilationView, ConnectionCheck, EditedView, HealthView,
-    IngestView, JobProgress, LibrarySort, LibraryView, LinkNameView, NoteItemView, NoteView,
-    OpeningView, PageTextView, PageView, PoolMemberForm, PoolShare, ProviderForm, QuoteView,
-    SearchResult, SettingsView, SourceDetailView, SourceView,
+    IngestView, JobProgress, LibrarySort, LibraryView, LinkNameView, ListedPage, NoteItemView,
+    NoteView, OpeningView, PageTextView, PageView, PoolMemberForm, PoolShare, ProviderForm,
+    QuoteView, SearchResult, SettingsView, SourceDetailView, SourceView,
 };
 use wikimind::{PageId, SourceId};
 
@@ -129,9 +129,14 @@ fn open_in_system(path: wikimind::wiki::Result<std::path::PathBuf>) -> Result<bo
 }
 
 define_commands! {
-    /// The library (every page) in the asked order, the topics narrowed to `tag` when one
-    /// is given (`null`: every topic), with the tags to choose from, counts and wanted pages.
+    /// The library in the asked order (every saved answer and the first topic rows), the
+    /// topics narrowed to `tag` when one is given (`null`: every topic), with the tags to
+    /// choose from, counts and the most mentioned wanted pages.
     fn library(sort: LibrarySort, tag: Option<String>) -> LibraryView = |h| h.wiki.library(sort, tag.as_deref());
+    /// The library's topic rows from `offset` on (at most `limit`), in the order and
+    /// narrowed as `library` lists them: asked for as rows scroll into view.
+    fn library_rows(sort: LibrarySort, tag: Option<String>, offset: u32, limit: u32) -> Vec<ListedPage> =
+        |h| h.wiki.library_rows(sort, tag.as_deref(), offset as usize, limit as usize);
     /// Full-text search over pages, best first.
     fn search(query: String) -> Vec<SearchResult> = |h| h.wiki.search_view(&query);
     /// One page, its body rendered by the core's sanitiser, with its sources and history;

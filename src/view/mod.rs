@@ -62,24 +62,39 @@ pub enum LibrarySort {
     Updated,
 }
 
-/// The library: every page in the asked order (topics and saved answers, told apart by
-/// their `kind`), the topics narrowed to a tag when one was asked for, with the counts.
+/// How many topic rows [`Wiki::library`](crate::wiki::Wiki::library) sends with the
+/// library; the window asks for the rest as they scroll into view
+/// ([`Wiki::library_rows`](crate::wiki::Wiki::library_rows)).
+pub const LIBRARY_FIRST_ROWS: usize = 300;
+
+/// How many wanted pages the library lists (the most mentioned; `counts.wanted` says how
+/// many there are).
+pub const LIBRARY_WANTED_SHOWN: usize = 200;
+
+/// The library: every saved answer and the first [`LIBRARY_FIRST_ROWS`] topic pages in the
+/// asked order (told apart by their `kind`), the topics narrowed to a tag when one was asked
+/// for, with the counts. A wiki of 100,000 pages opens on its first screen without sending
+/// every row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct LibraryView {
     /// The counts shown above the list (of the whole wiki, whatever the tag).
     pub counts: CountsView,
-    /// Every saved answer, and every topic page with the asked tag (all of them when no
-    /// tag was asked for; a tag `a` also takes the pages tagged `a/b`, as `wikimind list
-    /// --tag` does).
+    /// Every saved answer, and the first [`LIBRARY_FIRST_ROWS`] topic pages with the asked
+    /// tag (of all of them when no tag was asked for; a tag `a` also takes the pages tagged
+    /// `a/b`, as `wikimind list --tag` does).
     pub entries: Vec<ListedPage>,
+    /// How many topic pages have the asked tag (every topic page when none was asked for):
+    /// the length of the list, of which `entries` holds the first rows.
+    pub topic_count: u32,
     /// The tag the topics are narrowed to, as the filter reads it (no `#`, no white space
     /// around it); `null` when every topic is listed.
     pub tag: Option<String>,
     /// The tags a person can narrow the topics to: every tag of a topic and every parent
     /// of a nested one, each once (its first spelling), sorted case-insensitively.
     pub tags: Vec<String>,
-    /// Names pages link to that no page has, most mentioned first.
+    /// Names pages link to that no page has, most mentioned first: the first
+    /// [`LIBRARY_WANTED_SHOWN`] of them.
     pub wanted: Vec<WantedView>,
     /// The health figures of the last compile run or lint (`null`: none stored yet).
     pub health: Option<HealthPointView>,

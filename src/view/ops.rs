@@ -115,26 +115,24 @@ fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> Sourc
 }
 
 impl Wiki {
-    /// The library (every page, topics and saved answers told apart) in the asked order,
-    /// the topics narrowed to those with `tag` ([`tags_have`]: `None` or an empty tag
-    /// narrows nothing), with the tags to choose from, counts and wanted pages.
+    /// The library in the asked order: every saved answer and the first
+    /// [`LIBRARY_FIRST_ROWS`](super::LIBRARY_FIRST_ROWS) topic pages, the topics narrowed
+    /// to those with `tag` ([`tags_have`]: `None` or an empty tag narrows nothing), with the
+    /// tags to choose from, counts and the most mentioned wanted pages. The rest of the
+    /// topics come by window ([`Wiki::library_rows`]).
     pub fn library(&self, sort: LibrarySort, tag: Option<&str>) -> Result<LibraryView> {
         let store = self.store();
-        let mut pages = self.page_list()?;
-        if sort == LibrarySort::Updated {
-            // ISO-8601 UTC times sort as text; the newest first, ties by title (stable).
-            pages.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
-        }
-        let tags = tag_choices(
-            pages
-                .iter()
-                .filter(|p| p.kind == PageKind::Topic)
-                .flat_map(|p| &p.tags),
-        );
-        let tag = tag.map(bare_tag).filter(|t| !t.is_empty());
-        if let Some(tag) = tag {
-            pages.retain(|p| p.kind != PageKind::Topic || tags_have(&p.tags, tag));
-        }
+        let order = self.library_order(sort, tag)?;
+        let tags = tag_choices(order.tags.iter().flat_map(|t| t.iter()));
+        let topic_count = u32::try_from(order.topics.len()).unwrap_or(u32::MAX);
+        let first: Vec<_> = order
+            .topics
+            .into_iter()
+            .take(super::LIBRARY_FIRST_ROWS)
+            .collect();
+        let mut entries = order.answers;
+        entries.extend(first);
+        let entries = self.listed(entries)?;
         let wanted = store.wanted_page_links()?;
         // Each wanted page is listed once: the list's length is their count.
         let c = store.page_counts_but_wanted()?;
@@ -145,11 +143,13 @@ impl Wiki {
                 answers: c.answers,
                 wanted: wanted.len() as u64,
             },
-            entries: pages,
-            tag: tag.map(str::to_owned),
+            entries,
+            topic_count,
+            tag: order.tag,
             tags,
             wanted: wanted
                 .into_iter()
+                .take(super::LIBRARY_WANTED_SHOWN)
                 .map(|w| WantedView {
                     title: w.title,
                     mentions: w.mentions,
@@ -159,6 +159,50 @@ impl Wiki {
                 .health_runs(1)?
                 .pop()
                 .map(super::HealthPointView::from),
+        })
+    }
+
+    /// The topic pages of the library from row `offset` on, at most `limit` of them
+    /// ([`PAGE_WINDOW_MAX`](crate::reading::PAGE_WINDOW_MAX) at most), in the order and
+    /// narrowed as [`Wiki::library`] lists them: what the window asks for as rows scroll
+    /// into view.
+    pub fn library_rows(
+        &self,
+        sort: LibrarySort,
+        tag: Option<&str>,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<ListedPage>> {
+        let order = self.library_order(sort, tag)?;
+        let window = order
+            .topics
+            .into_iter()
+            .skip(offset)
+            .take(limit.min(crate::reading::PAGE_WINDOW_MAX))
+            .collect();
+        self.listed(window)
+    }
+
+    /// The library's order: the topics (narrowed to `tag`) and the answers, each sorted as
+    /// `sort` says, with every topic's tags (the choices do not narrow with the tag).
+    fn library_order(&self, sort: LibrarySort, tag: Option<&str>) -> Result<LibraryOrder> {
+        let mut pages = self.store().pages()?;
+        if sort == LibrarySort::Updated {
+            // ISO-8601 UTC times sort as text; the newest first, ties by title (stable).
+            pages.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        }
+        let (mut topics, answers): (Vec<_>, Vec<_>) =
+            pages.into_iter().partition(|p| p.kind == PageKind::Topic);
+        let tags = topics.iter().map(|p| p.tags.clone()).collect();
+        let tag = tag.map(bare_tag).filter(|t| !t.is_empty());
+        if let Some(tag) = tag {
+            topics.retain(|p| tags_have(&p.tags, tag));
+        }
+        Ok(LibraryOrder {
+            topics,
+            answers,
+            tags,
+            tag: tag.map(str::to_owned),
         })
     }
 
@@ -506,4 +550,13 @@ impl Wiki {
     pub fn remove_source_view(&self, id: SourceId) -> Result<bool> {
         self.remove_source(id)
     }
+}
+
+/// The library's pages in order, before they are listed ([`Wiki::library_order`]).
+struct LibraryOrder {
+    topics: Vec<crate::store::PageSummary>,
+    answers: Vec<crate::store::PageSummary>,
+    /// Every topic's tags, whatever the tag asked for.
+    tags: Vec<Vec<String>>,
+    tag: Option<String>,
 }

@@ -1457,3 +1457,54 @@ fn a_pdf_citation_shows_its_passage_and_its_page_with_the_quote_highlighted() {
         .unwrap_err();
     assert!(error.to_string().contains("no longer at"), "{error}");
 }
+
+#[test]
+fn the_library_sends_its_first_rows_and_the_rest_by_window_in_the_same_order() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    wiki.store()
+        .seed_bulk(&crate::store::BulkSeed::new(700))
+        .unwrap();
+    let titles = |rows: &[crate::reading::ListedPage]| -> Vec<String> {
+        rows.iter().map(|r| r.title.clone()).collect()
+    };
+    for sort in [LibrarySort::Title, LibrarySort::Updated] {
+        let lib = wiki.library(sort, None).unwrap();
+        let topics: Vec<_> = lib
+            .entries
+            .iter()
+            .filter(|e| e.kind == crate::store::PageKind::Topic)
+            .cloned()
+            .collect();
+        assert_eq!(lib.topic_count, 700, "the list's length is every topic");
+        assert_eq!(topics.len(), LIBRARY_FIRST_ROWS, "only the first rows come");
+        // The rest, window by window, continue the same order without a gap or a repeat.
+        let mut all = topics.clone();
+        let mut offset = topics.len();
+        while offset < 700 {
+            let rows = wiki.library_rows(sort, None, offset, 200).unwrap();
+            assert!(!rows.is_empty(), "rows from {offset}");
+            offset += rows.len();
+            all.extend(rows);
+        }
+        assert!(wiki.library_rows(sort, None, 700, 200).unwrap().is_empty());
+        let mut whole = wiki.page_list().unwrap();
+        if sort == LibrarySort::Updated {
+            whole.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        }
+        whole.retain(|p| p.kind == crate::store::PageKind::Topic);
+        assert_eq!(titles(&all), titles(&whole), "{sort:?}");
+        // A row sent later is the row the whole list has there, summary and all.
+        assert_eq!(all[650], whole[650]);
+    }
+    assert!(lib_wanted_is_capped(&wiki));
+}
+
+/// The library lists the most mentioned wanted pages only, and counts them all.
+fn lib_wanted_is_capped(wiki: &Wiki) -> bool {
+    let lib = wiki.library(LibrarySort::Title, None).unwrap();
+    let wanted = wiki.wanted_pages().unwrap();
+    wanted.len() > LIBRARY_WANTED_SHOWN
+        && lib.counts.wanted == wanted.len() as u64
+        && lib.wanted.len() == LIBRARY_WANTED_SHOWN
+        && lib.wanted.first().map(|w| &w.title) == wanted.first().map(|w| &w.title)
+}

@@ -147,7 +147,7 @@ impl Wiki {
 
     /// `pages` as they are listed: with their claim counts, the folder that tells a note's
     /// page apart, and the summary as plain text.
-    fn listed(&self, pages: Vec<crate::store::PageSummary>) -> Result<Vec<ListedPage>> {
+    pub(crate) fn listed(&self, pages: Vec<crate::store::PageSummary>) -> Result<Vec<ListedPage>> {
         let counts = self.store.page_claim_counts()?;
         // The folder of each note told apart by its folder, shown beside its page.
         let folders = crate::identity::NoteIndex::of(&self.store)?.told_apart_folders();

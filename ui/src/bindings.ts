@@ -192,8 +192,10 @@ duplicates: number,
 thin: number, };
 
 /**
- * The library: every page in the asked order (topics and saved answers, told apart by
- * their `kind`), the topics narrowed to a tag when one was asked for, with the counts.
+ * The library: every saved answer and the first [`LIBRARY_FIRST_ROWS`] topic pages in the
+ * asked order (told apart by their `kind`), the topics narrowed to a tag when one was asked
+ * for, with the counts. A wiki of 100,000 pages opens on its first screen without sending
+ * every row.
  */
 export type LibraryView = { 
 /**
@@ -201,11 +203,16 @@ export type LibraryView = {
  */
 counts: CountsView, 
 /**
- * Every saved answer, and every topic page with the asked tag (all of them when no
- * tag was asked for; a tag `a` also takes the pages tagged `a/b`, as `wikimind list
- * --tag` does).
+ * Every saved answer, and the first [`LIBRARY_FIRST_ROWS`] topic pages with the asked
+ * tag (of all of them when no tag was asked for; a tag `a` also takes the pages tagged
+ * `a/b`, as `wikimind list --tag` does).
  */
 entries: Array<ListedPage>, 
+/**
+ * How many topic pages have the asked tag (every topic page when none was asked for):
+ * the length of the list, of which `entries` holds the first rows.
+ */
+topic_count: number, 
 /**
  * The tag the topics are narrowed to, as the filter reads it (no `#`, no white space
  * around it); `null` when every topic is listed.
@@ -217,7 +224,8 @@ tag: string | null,
  */
 tags: Array<string>, 
 /**
- * Names pages link to that no page has, most mentioned first.
+ * Names pages link to that no page has, most mentioned first: the first
+ * [`LIBRARY_WANTED_SHOWN`] of them.
  */
 wanted: Array<WantedView>, 
 /**
@@ -1890,9 +1898,12 @@ export const NUMBERED_APP_IDS = ["wm-fn-"] as const;
 
 /** Every command of the app, typed. */
 export const commands = {
-  /** The library (every page) in the asked order, the topics narrowed to `tag` when one is given (`null`: every topic), with the tags to choose from, counts and wanted pages. */
+  /** The library in the asked order (every saved answer and the first topic rows), the topics narrowed to `tag` when one is given (`null`: every topic), with the tags to choose from, counts and the most mentioned wanted pages. */
   library: (sort: LibrarySort, tag: string | null): Promise<LibraryView> =>
     invoke("library", { sort, tag }),
+  /** The library's topic rows from `offset` on (at most `limit`), in the order and narrowed as `library` lists them: asked for as rows scroll into view. */
+  library_rows: (sort: LibrarySort, tag: string | null, offset: number, limit: number): Promise<Array<ListedPage>> =>
+    invoke("library_rows", { sort, tag, offset, limit }),
   /** Full-text search over pages, best first. */
   search: (query: string): Promise<Array<SearchResult>> =>
     invoke("search", { query }),

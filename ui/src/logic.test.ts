@@ -8,6 +8,7 @@ import {
   answerMeta,
   applyJob,
   batcher,
+  blocksToFetch,
   countsLabel,
   forScreen,
   ingestReport,
@@ -46,6 +47,20 @@ describe("virtualised list", () => {
     expect(mid.end - mid.start).toBeLessThan(30);
     expect(visibleRange(68 * 9999, 680, 68, 10_000)).toEqual({ start: 9993, end: 10_000 });
     expect(visibleRange(0, 680, 68, 0)).toEqual({ start: 0, end: 0 });
+  });
+  it("asks the core for the blocks of rows on screen that it has not sent", () => {
+    // The first 300 rows came with the library: the top of the list asks for nothing.
+    expect(blocksToFetch(0, 17, 300, new Set(), 200)).toEqual([]);
+    // Rows 290..310 straddle the first rows and the block from 200 (which reaches 399).
+    expect(blocksToFetch(290, 310, 300, new Set(), 200)).toEqual([200]);
+    // Deep in a 100,000-row list: the one block holding the screen, once.
+    expect(blocksToFetch(50_010, 50_030, 300, new Set(), 200)).toEqual([50_000]);
+    expect(blocksToFetch(50_010, 50_030, 300, new Set([50_000]), 200)).toEqual([]);
+    // A screen across two blocks asks for both.
+    expect(blocksToFetch(395, 410, 300, new Set(), 200)).toEqual([200, 400]);
+    expect(blocksToFetch(0, 10, 0, new Set(), 0)).toEqual([]);
+    // A list the first rows hold whole asks for nothing.
+    expect(blocksToFetch(0, 1, 1, new Set(), 200)).toEqual([]);
   });
   it("scrolls just enough to reveal the selected row", () => {
     expect(scrollToReveal(0, 0, 680, 68)).toBeNull();

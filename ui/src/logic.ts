@@ -1,6 +1,23 @@
 // View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
 import { ID_PREFIX, type AnswerClaimView, type AskProgress, type JobProgress, type ClaimCounts, type PageId, type PageSourceView, type SourceId, type StageView } from "./bindings";
 
+/**
+ * The blocks of `block` rows (each named by its first row, a multiple of `block`) to ask the
+ * core for so that rows `start`..`end` (end excluded) are all there: none inside the first
+ * `first` rows (sent with the library), none already `asked` for (fetched or on the way).
+ */
+export function blocksToFetch(start: number, end: number, first: number, asked: ReadonlySet<number>, block: number): number[] {
+  const out: number[] = [];
+  if (block <= 0) return out;
+  // Only the rows past the first ones are missing.
+  const from = Math.max(0, start, first);
+  if (from >= end) return out;
+  for (let b = Math.floor(from / block) * block; b < end; b += block) {
+    if (!asked.has(b)) out.push(b);
+  }
+  return out;
+}
+
 /** Which rows of a fixed-height list are on screen (plus `overscan` rows either side). */
 export function visibleRange(
   scrollTop: number,

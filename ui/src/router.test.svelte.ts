@@ -36,7 +36,7 @@ async function answer(name: string, value: unknown) {
 /** Lets timers of 0 ms (the library's first read) run. */
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
-const library: LibraryView = { counts: { sources: 1, pages: 1, answers: 0, wanted: 0 }, entries: [], tag: null, tags: [], wanted: [], health: null };
+const library: LibraryView = { counts: { sources: 1, pages: 1, answers: 0, wanted: 0 }, entries: [], topic_count: 0, tag: null, tags: [], wanted: [], health: null };
 const page = (title: string): PageView => ({
   id: pid(1),
   kind: "topic",
@@ -168,7 +168,7 @@ describe("screens show what the core decided", () => {
     flushSync();
     await settle();
     expect(pending.find((p) => p.name === "library")?.args).toEqual(["title", "gear"]);
-    await answer("library", { ...library, entries: [grinder], tag: "gear", tags: ["coffee", "gear"] });
+    await answer("library", { ...library, entries: [grinder], topic_count: 1, tag: "gear", tags: ["coffee", "gear"] });
     expect(document.querySelector("#counts")?.textContent).toMatch(/^1 of 1 page tagged #gear · /);
     expect([...document.querySelectorAll("#tag-filter option")].map((o) => o.textContent)).toEqual(["All tags", "#coffee", "#gear"]);
     expect(document.querySelector(".lib-row .lib-summary")?.textContent).toBe("Clean it like Steam Wand > Cleaning.");
@@ -177,6 +177,37 @@ describe("screens show what the core decided", () => {
     await settle();
     expect(pending.find((p) => p.name === "library")?.args).toEqual(["title", null]);
     await answer("library", library);
+  });
+
+  it("asks the core for the rows scrolled into view, not every row at once", async () => {
+    go({ kind: "library" });
+    flushSync();
+    state.libraryVersion++; // pages changed: the library is read again
+    flushSync();
+    await new Promise((r) => setTimeout(r, 300));
+    const topic = (n: number): ListedPage => ({ ...grinder, id: pid(n), title: `Topic ${n}`, summary_text: `Row ${n}.` });
+    const first = Array.from({ length: 300 }, (_, n) => topic(n + 1));
+    await answer("library", { ...library, entries: first, topic_count: 100_000, counts: { ...library.counts, pages: 100_000 } });
+    expect(document.querySelector("#counts")?.textContent).toMatch(/^100000 pages/);
+    expect(pending.some((p) => p.name === "library_rows")).toBe(false);
+    // Scrolled to row 50,000: the one block holding it is asked for, and shown when it comes.
+    const list = document.querySelector("#library-list") as HTMLElement;
+    list.scrollTop = 68 * 50_010;
+    list.dispatchEvent(new Event("scroll"));
+    await new Promise((r) => setTimeout(r, 50));
+    flushSync();
+    const asked = pending.filter((p) => p.name === "library_rows").map((p) => p.args);
+    expect(asked).toEqual([["title", null, 50_000, 200]]);
+    expect(document.querySelectorAll(".lib-row-pending").length).toBeGreaterThan(0);
+    await answer("library_rows", Array.from({ length: 200 }, (_, k) => topic(50_001 + k)));
+    expect([...document.querySelectorAll(".lib-row .lib-title")].map((t) => t.textContent)).toContain("Topic 50011");
+    expect(document.querySelectorAll(".lib-row-pending").length).toBe(0);
+    // Scrolling back within what came asks for nothing again.
+    list.scrollTop = 68 * 50_020;
+    list.dispatchEvent(new Event("scroll"));
+    await new Promise((r) => setTimeout(r, 50));
+    flushSync();
+    expect(pending.some((p) => p.name === "library_rows")).toBe(false);
   });
 
   it("opens a page at the quote the core marked, and looks in the sources when the page does not hold it", async () => {

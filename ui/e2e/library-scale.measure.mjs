@@ -1,0 +1,138 @@
+// A measurement, not a test (no pass mark; scripts/e2e.sh runs it like a test file): the
+// real window over a bulk-seeded wiki (LIBRARY_DB: the wikimind.db of a data dir made by
+// `cargo bench -p wikimind --bench desktop_library -- seed DIR 100000`). Prints the time from
+// starting the app to an interactive library (its rows on screen), each keystroke of a
+// search typed one letter at a time (to its hits on screen, the window's 40 ms pause after a
+// keystroke included), opening pages from the list, and the memory of the app's processes
+// with that wiki open; leaves screenshots in $ARTIFACTS.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { closeApp, openApp } from "./harness.mjs";
+
+const { APP, TESTSERVER, LIBRARY_DB } = process.env;
+const ARTIFACTS = process.env.ARTIFACTS ?? join(tmpdir(), "wikimind-e2e-artifacts");
+assert.ok(APP && TESTSERVER && LIBRARY_DB, "set APP, TESTSERVER and LIBRARY_DB");
+const tmp = mkdtempSync(join(tmpdir(), "wikimind-library-scale-"));
+let opened;
+
+after(() => closeApp(opened, tmp));
+
+const pct = (v, p) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.round((s.length - 1) * p))];
+};
+
+/** Resident memory (MB) of the processes whose command line names `needle`, summed. */
+function residentMb(needle) {
+  let kb = 0;
+  const names = [];
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (!cmd.includes(needle)) continue;
+      const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (rss) {
+        kb += Number(rss[1]);
+        names.push(cmd.split(" ")[0].split("/").pop());
+      }
+    } catch {
+      /* gone */
+    }
+  }
+  return { mb: kb / 1024, names };
+}
+
+test("the library at scale: launch, search as you type, open a page, memory", async () => {
+  const started = Date.now();
+  opened = await openApp({
+    app: APP,
+    testserver: TESTSERVER,
+    tmp,
+    name: "scale",
+    log: join(ARTIFACTS, "tauri-driver-library-scale.log"),
+    prepare: (env) => {
+      execFileSync("mkdir", ["-p", env.WIKIMIND_DATA_DIR]);
+      copyFileSync(LIBRARY_DB, join(env.WIKIMIND_DATA_DIR, "wikimind.db"));
+    },
+  });
+  const { s } = opened;
+  const session = Date.now();
+  await s.wait(".lib-row", { timeout: 300000 });
+  const counts = await s.text(await s.wait("#counts"));
+  const interactive = Date.now();
+  const inPage = await s.exec("return performance.now()");
+  console.log(
+    `launch to an interactive library: ${interactive - started} ms from starting the app (session ${session - started} ms, then the rows ${interactive - session} ms; ${Math.round(inPage)} ms since the page began); ${counts}`,
+  );
+  writeFileSync(join(ARTIFACTS, "scale-1-library.png"), await s.screenshot());
+
+  // Search as a person types it: each prefix set and its hits waited for on screen.
+  const typed = "extraction pres";
+  const keys = [];
+  for (let round = 0; round < 3; round++) {
+    for (let end = 1; end <= typed.length; end++) {
+      const q = typed.slice(0, end);
+      if (!q.trim() || q.endsWith(" ")) continue;
+      const ms = await s.exec(
+        `return new Promise((done) => {
+          const el = document.querySelector('#search');
+          const q = arguments[0];
+          const t0 = performance.now();
+          el.value = q;
+          el.dispatchEvent(new Event('input', { bubbles: true }));
+          const shown = () => [...document.querySelectorAll('.toolbar .muted')].some((m) => m.textContent.endsWith('for “' + q.trim() + '”'));
+          const tick = () => shown() ? requestAnimationFrame(() => done(performance.now() - t0)) : (performance.now() - t0 > 30000 ? done(-1) : requestAnimationFrame(tick));
+          requestAnimationFrame(tick);
+        })`,
+        [q],
+      );
+      if (round > 0) keys.push(ms);
+    }
+  }
+  assert.ok(keys.every((k) => k >= 0), "every search showed its hits");
+  console.log(
+    `search as you type ${JSON.stringify(typed)}, to hits on screen (the 40 ms pause included): p50 ${pct(keys, 0.5).toFixed(0)} ms, p95 ${pct(keys, 0.95).toFixed(0)} ms, worst ${Math.max(...keys).toFixed(0)} ms (${keys.length} keystrokes)`,
+  );
+  writeFileSync(join(ARTIFACTS, "scale-2-search.png"), await s.screenshot());
+  await s.fill("#search", "");
+  await s.wait(".lib-row");
+
+  // Pages opened from the list, one after another (back to the library between them).
+  const opens = [];
+  for (let i = 0; i < 5; i++) {
+    const ms = await s.exec(
+      `return new Promise((done) => {
+        const rows = document.querySelectorAll('.lib-row');
+        const row = rows[Math.min(rows.length - 1, arguments[0] * 3)];
+        const title = row.querySelector('.lib-title').textContent.trim();
+        const t0 = performance.now();
+        row.click();
+        const tick = () => {
+          const h = document.querySelector('#article-title');
+          if (h && h.textContent.trim() === title) requestAnimationFrame(() => done(performance.now() - t0));
+          else if (performance.now() - t0 > 30000) done(-1);
+          else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      })`,
+      [i],
+    );
+    opens.push(ms);
+    if (i === 0) writeFileSync(join(ARTIFACTS, "scale-3-page.png"), await s.screenshot());
+    await s.clickOn("#nav-library");
+    await s.wait(".lib-row");
+  }
+  assert.ok(opens.every((k) => k >= 0), "every page opened");
+  console.log(`open a page from the list, to its title on screen: p50 ${pct(opens, 0.5).toFixed(0)} ms, worst ${Math.max(...opens).toFixed(0)} ms (${opens.length} pages)`);
+
+  const app = residentMb(APP.split("/").pop());
+  const web = residentMb("WebKitWebProcess");
+  const net = residentMb("WebKitNetworkProcess");
+  console.log(
+    `memory with the wiki open: the app ${app.mb.toFixed(0)} MB, its web process ${web.mb.toFixed(0)} MB, network process ${net.mb.toFixed(0)} MB (resident; ${[...app.names, ...web.names, ...net.names].join(", ")})`,
+  );
+});
