@@ -148,7 +148,13 @@ impl Wiki {
     /// `pages` as they are listed: with their claim counts, the folder that tells a note's
     /// page apart, and the summary as plain text.
     pub(crate) fn listed(&self, pages: Vec<crate::store::PageSummary>) -> Result<Vec<ListedPage>> {
-        let counts = self.store.page_claim_counts()?;
+        // A window's counts are read page by page; the whole list's in one pass.
+        let counts = if pages.len() <= crate::reading::PAGE_WINDOW_MAX {
+            let ids: Vec<PageId> = pages.iter().map(|p| p.id).collect();
+            self.store.page_claim_counts_of(&ids)?
+        } else {
+            self.store.page_claim_counts()?
+        };
         // The folder of each note told apart by its folder, shown beside its page.
         let folders = crate::identity::NoteIndex::of(&self.store)?.told_apart_folders();
         Ok(pages
