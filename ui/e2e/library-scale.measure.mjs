@@ -3,8 +3,9 @@
 // `cargo bench -p wikimind --bench desktop_library -- seed DIR 100000`). Prints the time from
 // starting the app to an interactive library (its rows on screen), each keystroke of a
 // search typed one letter at a time (to its hits on screen, the window's 40 ms pause after a
-// keystroke included), opening pages from the list, and the memory of the app's processes
-// with that wiki open; leaves screenshots in $ARTIFACTS.
+// keystroke included), rows far down the list scrolled into view, opening pages from the
+// list, and the memory of the app's processes with that wiki open; leaves screenshots in
+// $ARTIFACTS.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -69,6 +70,32 @@ test("the library at scale: launch, search as you type, open a page, memory", as
     `launch to an interactive library: ${interactive - started} ms from starting the app (session ${session - started} ms, then the rows ${interactive - session} ms; ${Math.round(inPage)} ms since the page began); ${counts}`,
   );
   writeFileSync(join(ARTIFACTS, "scale-1-library.png"), await s.screenshot());
+
+  // Rows far down the list, scrolled to: the core sends them as they come into view.
+  const scrolls = [];
+  for (const share of [0.5, 0.25, 0.9]) {
+    const ms = await s.exec(
+      `return new Promise((done) => {
+        const list = document.querySelector('#library-list');
+        const t0 = performance.now();
+        list.scrollTop = (list.scrollHeight - list.clientHeight) * arguments[0];
+        list.dispatchEvent(new Event('scroll'));
+        const tick = () => {
+          const filled = !document.querySelector('.lib-row-pending') && document.querySelector('.lib-row');
+          if (filled) requestAnimationFrame(() => done(performance.now() - t0));
+          else if (performance.now() - t0 > 30000) done(-1);
+          else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      })`,
+      [share],
+    );
+    scrolls.push(ms);
+    if (share === 0.5) writeFileSync(join(ARTIFACTS, "scale-1b-scrolled.png"), await s.screenshot());
+  }
+  assert.ok(scrolls.every((k) => k >= 0), "every place scrolled to filled with rows");
+  console.log(`rows scrolled to (half way, a quarter, nine tenths down), to rows on screen: ${scrolls.map((k) => k.toFixed(0)).join(", ")} ms`);
+  await s.exec("document.querySelector('#library-list').scrollTop = 0");
 
   // Search as a person types it: each prefix set and its hits waited for on screen.
   const typed = "extraction pres";
