@@ -16,6 +16,7 @@ mod read;
 mod sources;
 
 pub use compile::CompileSelection;
+pub(crate) use read::HeldOrder;
 pub use read::PageKey;
 pub use sources::{
     url_list, AddedSource, FailedUrl, IngestRun, IngestSummary, InputError, URL_LIST_CONCURRENCY,
@@ -110,6 +111,8 @@ pub struct Wiki {
     /// The note index compiles resolve links with, shared by every compiler this wiki
     /// makes, so a run builds it once.
     notes: Arc<crate::identity::NoteCache>,
+    /// What the library's windows are served from while nothing changes.
+    pub(crate) lists: Arc<read::ListCache>,
 }
 
 impl Wiki {
@@ -121,6 +124,7 @@ impl Wiki {
             ingest: IngestOptions::default(),
             names: Arc::default(),
             notes: Arc::default(),
+            lists: Arc::default(),
         })
     }
 
@@ -185,6 +189,7 @@ impl Wiki {
             ingest: IngestOptions::default(),
             names: Arc::default(),
             notes: Arc::default(),
+            lists: Arc::default(),
         })
     }
 

@@ -2,6 +2,7 @@
 //! sources with their digests, compile logs and ingest from the app.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::passages::Passages;
 use super::*;
@@ -122,16 +123,21 @@ impl Wiki {
     /// topics come by window ([`Wiki::library_rows`]).
     pub fn library(&self, sort: LibrarySort, tag: Option<&str>) -> Result<LibraryView> {
         let store = self.store();
+        let generation = store.generation()?;
         let order = self.library_order(sort, tag)?;
-        let tags = tag_choices(order.tags.iter().flat_map(|t| t.iter()));
-        let topic_count = u32::try_from(order.topics.len()).unwrap_or(u32::MAX);
-        let first: Vec<_> = order
-            .topics
+        self.hold_order(generation, sort, &order);
+        let topic_count = u32::try_from(order.topics().count()).unwrap_or(u32::MAX);
+        // The answers and the first topics, in the one order of the list.
+        let mut topics = 0;
+        let entries = order
+            .pages
             .into_iter()
-            .take(super::LIBRARY_FIRST_ROWS)
+            .filter(|p| {
+                let topic = p.kind == PageKind::Topic;
+                topics += usize::from(topic);
+                !topic || topics <= super::LIBRARY_FIRST_ROWS
+            })
             .collect();
-        let mut entries = order.answers;
-        entries.extend(first);
         let entries = self.listed(entries)?;
         let wanted = store.wanted_page_links()?;
         // Each wanted page is listed once: the list's length is their count.
@@ -146,7 +152,7 @@ impl Wiki {
             entries,
             topic_count,
             tag: order.tag,
-            tags,
+            tags: order.tag_choices,
             wanted: wanted
                 .into_iter()
                 .take(super::LIBRARY_WANTED_SHOWN)
@@ -173,35 +179,65 @@ impl Wiki {
         offset: usize,
         limit: usize,
     ) -> Result<Vec<ListedPage>> {
+        let limit = limit.min(crate::reading::PAGE_WINDOW_MAX);
+        let generation = self.store().generation()?;
+        let tag_key = tag.map(bare_tag).filter(|t| !t.is_empty());
+        let held = {
+            let held = self.lists.order.lock().unwrap_or_else(|p| p.into_inner());
+            held.as_ref()
+                .filter(|h| {
+                    h.generation == generation && h.sort == sort && h.tag.as_deref() == tag_key
+                })
+                .map(|h| Arc::clone(&h.topics))
+        };
+        // While the wiki does not change, a window reads only its own pages.
+        if let Some(topics) = held {
+            let ids: Vec<PageId> = topics.iter().skip(offset).take(limit).copied().collect();
+            return self.listed(self.store().page_summaries(&ids)?);
+        }
         let order = self.library_order(sort, tag)?;
-        let window = order
-            .topics
-            .into_iter()
-            .skip(offset)
-            .take(limit.min(crate::reading::PAGE_WINDOW_MAX))
-            .collect();
+        self.hold_order(generation, sort, &order);
+        let window = order.topics().skip(offset).take(limit).cloned().collect();
         self.listed(window)
     }
 
-    /// The library's order: the topics (narrowed to `tag`) and the answers, each sorted as
-    /// `sort` says, with every topic's tags (the choices do not narrow with the tag).
+    /// Keeps the order of `order`'s topics, read at `generation`, for the next windows.
+    fn hold_order(
+        &self,
+        generation: crate::store::Generation,
+        sort: LibrarySort,
+        order: &LibraryOrder,
+    ) {
+        *self.lists.order.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(crate::wiki::HeldOrder {
+                generation,
+                sort,
+                tag: order.tag.clone(),
+                topics: Arc::new(order.topics().map(|p| p.id).collect()),
+            });
+    }
+
+    /// The library's order: every page sorted as `sort` says, the topics narrowed to `tag`,
+    /// with the tags to choose from (of every topic: the choices do not narrow with the tag).
     fn library_order(&self, sort: LibrarySort, tag: Option<&str>) -> Result<LibraryOrder> {
         let mut pages = self.store().pages()?;
         if sort == LibrarySort::Updated {
             // ISO-8601 UTC times sort as text; the newest first, ties by title (stable).
             pages.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
         }
-        let (mut topics, answers): (Vec<_>, Vec<_>) =
-            pages.into_iter().partition(|p| p.kind == PageKind::Topic);
-        let tags = topics.iter().map(|p| p.tags.clone()).collect();
+        let tag_choices = tag_choices(
+            pages
+                .iter()
+                .filter(|p| p.kind == PageKind::Topic)
+                .flat_map(|p| &p.tags),
+        );
         let tag = tag.map(bare_tag).filter(|t| !t.is_empty());
         if let Some(tag) = tag {
-            topics.retain(|p| tags_have(&p.tags, tag));
+            pages.retain(|p| p.kind != PageKind::Topic || tags_have(&p.tags, tag));
         }
         Ok(LibraryOrder {
-            topics,
-            answers,
-            tags,
+            pages,
+            tag_choices,
             tag: tag.map(str::to_owned),
         })
     }
@@ -554,9 +590,17 @@ impl Wiki {
 
 /// The library's pages in order, before they are listed ([`Wiki::library_order`]).
 struct LibraryOrder {
-    topics: Vec<crate::store::PageSummary>,
-    answers: Vec<crate::store::PageSummary>,
-    /// Every topic's tags, whatever the tag asked for.
-    tags: Vec<Vec<String>>,
+    /// Every saved answer and the topics with the tag asked for, in the library's order.
+    pages: Vec<PageSummary>,
+    /// The tags to choose from.
+    tag_choices: Vec<String>,
+    /// The tag asked for, as the filter reads it.
     tag: Option<String>,
+}
+
+impl LibraryOrder {
+    /// The topic pages, in order.
+    fn topics(&self) -> impl Iterator<Item = &PageSummary> {
+        self.pages.iter().filter(|p| p.kind == PageKind::Topic)
+    }
 }

@@ -1496,6 +1496,25 @@ fn the_library_sends_its_first_rows_and_the_rest_by_window_in_the_same_order() {
         // A row sent later is the row the whole list has there, summary and all.
         assert_eq!(all[650], whole[650]);
     }
+    // Windows come from the order read with the library while nothing changes; a change
+    // (a page renamed to the top of the list) is in the next window.
+    wiki.library(LibrarySort::Title, None).unwrap();
+    let before = wiki.library_rows(LibrarySort::Title, None, 399, 3).unwrap();
+    let moved = before[1].id;
+    wiki.store()
+        .rename_page(moved, "Aaaa first of all")
+        .unwrap();
+    let after = wiki.library_rows(LibrarySort::Title, None, 400, 2).unwrap();
+    // Row 400 left for the top: the rows before it move down one, those after it stay.
+    assert_eq!(
+        after.iter().map(|r| r.id).collect::<Vec<_>>(),
+        vec![before[0].id, before[2].id]
+    );
+    let top = wiki.library_rows(LibrarySort::Title, None, 0, 1).unwrap();
+    assert_eq!(
+        (top[0].id, top[0].title.as_str()),
+        (moved, "Aaaa first of all")
+    );
     assert!(lib_wanted_is_capped(&wiki));
 }
 

@@ -14,6 +14,8 @@ use crate::store::{
 use wikimind_text::key::topic_key;
 
 use super::{Result, Wiki, WikiError};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// How a shell names a page: by id (the window and MCP hold ids), or by what a person
 /// typed (the CLI: any spelling of a title or alias, or a number; see [`Wiki::find_page`]).
@@ -156,7 +158,7 @@ impl Wiki {
             self.store.page_claim_counts()?
         };
         // The folder of each note told apart by its folder, shown beside its page.
-        let folders = crate::identity::NoteIndex::of(&self.store)?.told_apart_folders();
+        let folders = self.told_apart_folders()?;
         Ok(pages
             .into_iter()
             .map(|p| ListedPage {
@@ -177,6 +179,22 @@ impl Wiki {
                 flagged: p.flagged,
             })
             .collect())
+    }
+
+    /// The folder of each note told apart by its folder, by the topic key of the title it
+    /// goes by ([`NoteIndex::told_apart_folders`](crate::identity::NoteIndex::told_apart_folders)),
+    /// built again only when the wiki changed.
+    pub(crate) fn told_apart_folders(&self) -> Result<Arc<HashMap<String, String>>> {
+        let generation = self.store.generation()?;
+        let mut held = self.lists.folders.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, folders)) = held.as_ref() {
+            if *seen == generation {
+                return Ok(Arc::clone(folders));
+            }
+        }
+        let folders = Arc::new(crate::identity::NoteIndex::of(&self.store)?.told_apart_folders());
+        *held = Some((generation, Arc::clone(&folders)));
+        Ok(folders)
     }
 
     /// [`Wiki::page_list`] narrowed to the pages with `tag` ([`ListedPage::has_tag`]);
@@ -525,4 +543,26 @@ fn page_resolver<'a>(
         },
         None => LinkTarget::Wanted,
     }
+}
+
+/// What the library's windows are served from while the wiki does not change (the store's
+/// [`Generation`](crate::store::Generation) is the same): the order of the topic pages for
+/// one sort and tag, and the folders that tell notes apart.
+#[derive(Debug, Default)]
+pub(crate) struct ListCache {
+    /// The topic pages' ids in the library's order, for a sort and a tag.
+    pub(crate) order: std::sync::Mutex<Option<HeldOrder>>,
+    folders: std::sync::Mutex<Option<HeldFolders>>,
+}
+
+/// The folders that tell notes apart, with the generation they were read at.
+type HeldFolders = (crate::store::Generation, Arc<HashMap<String, String>>);
+
+/// The library's order of topic pages as [`ListCache`] holds it.
+#[derive(Debug)]
+pub(crate) struct HeldOrder {
+    pub(crate) generation: crate::store::Generation,
+    pub(crate) sort: crate::view::LibrarySort,
+    pub(crate) tag: Option<String>,
+    pub(crate) topics: Arc<Vec<PageId>>,
 }

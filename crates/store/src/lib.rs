@@ -110,6 +110,11 @@ pub struct Store {
     conn: Mutex<Connection>,
     /// Where `wm_now()` reads the time, on every connection.
     clock: Arc<dyn Clock>,
+    /// Transactions this store committed (see [`Store::generation`]).
+    commits: std::sync::atomic::AtomicU64,
+    /// A read-only connection to the file that only reads `PRAGMA data_version`, which
+    /// changes when any other connection commits (this store's writer, another process).
+    watch: Option<Mutex<Connection>>,
     location: String,
     /// `pages.min_sources`: how many sources' digests must name a concept or link target
     /// for it to have a page of its own (see [`Store::set_min_sources`]).
@@ -176,7 +181,23 @@ impl Store {
                 source,
             })?;
         let upgrade = migrate::apply(&mut conn, &location, MIGRATIONS)?;
+        let watch = match &readers {
+            Some(readers) => Some(Mutex::new(
+                Connection::open_with_flags(
+                    &readers.path,
+                    rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                        | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )
+                .map_err(|source| StoreError::Open {
+                    path: PathBuf::from(&location),
+                    source,
+                })?,
+            )),
+            None => None,
+        };
         Ok(Store {
+            commits: std::sync::atomic::AtomicU64::new(0),
+            watch,
             readers,
             conn: Mutex::new(conn),
             clock,
@@ -222,6 +243,28 @@ impl Store {
     /// Where the database lives (a file path, or `:memory:`).
     pub fn location(&self) -> &str {
         &self.location
+    }
+
+    /// Where the database is in its history of commits: two equal generations mean that
+    /// nothing was committed in between, by this store, another connection or another
+    /// process. What a cache of something read from the store is kept under.
+    pub fn generation(&self) -> Result<Generation> {
+        let commits = self.commits.load(std::sync::atomic::Ordering::SeqCst);
+        let data_version = match &self.watch {
+            Some(watch) => {
+                let conn = watch.lock().unwrap_or_else(|p| p.into_inner());
+                conn.query_row("PRAGMA data_version", [], |row| row.get(0))
+                    .map_err(|e| {
+                        StoreError::from(e)
+                            .within(|| "reading the data version".to_owned(), &self.location)
+                    })?
+            }
+            None => 0,
+        };
+        Ok(Generation {
+            commits,
+            data_version,
+        })
     }
 
     /// Locks the connection. A panic in another thread while it held the lock cannot
@@ -291,10 +334,21 @@ impl Store {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let value = body(&tx)?;
             tx.commit()?;
+            self.commits
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             Ok(value)
         };
         run(&mut conn).map_err(|e| e.within(action, &self.location))
     }
+}
+
+/// Where a database is in its history of commits ([`Store::generation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Generation {
+    /// Transactions the store committed.
+    commits: u64,
+    /// The file's `PRAGMA data_version` as the store's watching connection reads it.
+    data_version: i64,
 }
 
 /// The read-only connections of a database file, idle ones kept for the next read.

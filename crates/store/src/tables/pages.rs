@@ -704,6 +704,24 @@ impl Store {
         )
     }
 
+    /// The pages `ids` as [`Store::pages`] lists them, in the order given (an id with no
+    /// page is left out): a window of a long list read page by page.
+    pub fn page_summaries(&self, ids: &[PageId]) -> Result<Vec<PageSummary>> {
+        self.read(
+            || format!("reading {} pages", ids.len()),
+            |conn| {
+                let mut stmt = conn.prepare_cached(&format!("{SUMMARY_SELECT} WHERE p.id = ?1"))?;
+                let mut out = Vec::with_capacity(ids.len());
+                for &id in ids {
+                    if let Some(page) = stmt.query_row([id], summary_row).optional()? {
+                        out.push(page);
+                    }
+                }
+                Ok(out)
+            },
+        )
+    }
+
     /// The pages that need rewriting from their digests, by id.
     pub fn stale_pages(&self) -> Result<Vec<PageSummary>> {
         self.read(

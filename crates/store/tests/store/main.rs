@@ -1796,3 +1796,33 @@ fn a_read_does_not_wait_for_a_write_in_progress_and_sees_what_was_committed() {
         "a read after the commit sees it"
     );
 }
+
+#[test]
+fn the_generation_moves_with_every_commit_by_anyone_and_only_then() {
+    let (dir, store) = file_store();
+    let first = store.generation().expect("generation");
+    assert_eq!(
+        store.generation().expect("again"),
+        first,
+        "nothing committed"
+    );
+    let a = add(&store, "/n/a.md", "one");
+    let second = store.generation().expect("after a write");
+    assert_ne!(second, first, "this store's commit");
+    store.source(a).expect("read");
+    assert_eq!(store.generation().expect("after a read"), second);
+    // Another process (a connection of its own) commits: the generation moves too.
+    let other = rusqlite::Connection::open(dir.path().join("wikimind.db")).expect("open");
+    other
+        .execute(
+            "UPDATE sources SET title_hint = 'elsewhere' WHERE id = ?1",
+            [a.0],
+        )
+        .expect("update");
+    assert_ne!(store.generation().expect("after another's"), second);
+
+    let memory = Store::open_in_memory().expect("memory");
+    let before = memory.generation().expect("generation");
+    add(&memory, "/n/b.md", "two");
+    assert_ne!(memory.generation().expect("after"), before, "in memory too");
+}
