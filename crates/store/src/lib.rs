@@ -110,7 +110,7 @@ pub struct Store {
     conn: Mutex<Connection>,
     /// Where `wm_now()` reads the time, on every connection.
     clock: Arc<dyn Clock>,
-    /// Transactions this store committed (see [`Store::generation`]).
+    /// Transactions this store committed that changed a row (see [`Store::generation`]).
     commits: std::sync::atomic::AtomicU64,
     /// A read-only connection to the file that only reads `PRAGMA data_version`, which
     /// changes when any other connection commits (this store's writer, another process).
@@ -331,11 +331,15 @@ impl Store {
     ) -> Result<T> {
         let mut conn = self.lock();
         let run = |conn: &mut Connection| -> Result<T> {
+            let changes = conn.total_changes();
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let value = body(&tx)?;
             tx.commit()?;
-            self.commits
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            // A transaction that changed no row (a poll of the queue) moves no generation.
+            if conn.total_changes() != changes {
+                self.commits
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
             Ok(value)
         };
         run(&mut conn).map_err(|e| e.within(action, &self.location))

@@ -1811,6 +1811,16 @@ fn the_generation_moves_with_every_commit_by_anyone_and_only_then() {
     assert_ne!(second, first, "this store's commit");
     store.source(a).expect("read");
     assert_eq!(store.generation().expect("after a read"), second);
+    // The queue's poll is a write that finds nothing to do: it changes nothing.
+    assert_eq!(
+        store.recover_interrupted(STALE, &|_| false).expect("poll"),
+        0
+    );
+    assert_eq!(
+        store.generation().expect("after a poll"),
+        second,
+        "a transaction that changed no row"
+    );
     // Another process (a connection of its own) commits: the generation moves too.
     let other = rusqlite::Connection::open(dir.path().join("wikimind.db")).expect("open");
     other
