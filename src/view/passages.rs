@@ -42,6 +42,10 @@ pub const PAGE_IMAGE_MAX_BYTES: usize = 3 * 1024 * 1024;
 /// The longer side of a page rendered again because the first image was too large.
 pub const PAGE_IMAGE_SMALL_SIDE: u32 = 800;
 
+/// How many bytes of page images the wiki's cache keeps: past it, the images shown least
+/// recently are removed as a new one is kept (a page shown again counts as new).
+pub const PAGE_IMAGE_CACHE_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Where a claim's quote stands in one source, as the window shows it on hover or focus:
 /// the quote in a sentence or two of its context, the place and the source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -622,6 +626,13 @@ impl Wiki {
             if let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok()) {
                 if let Some((width, height)) = pdf::png_dimensions(&bytes) {
                     if bytes.len() <= PAGE_IMAGE_MAX_BYTES {
+                        // Shown now: the last to go when the cache is pruned.
+                        if let Some(f) = &file {
+                            let _ = std::fs::File::options()
+                                .write(true)
+                                .open(f)
+                                .and_then(|h| h.set_modified(std::time::SystemTime::now()));
+                        }
                         return Ok(pdf::PageImage {
                             png: bytes,
                             width,
@@ -641,6 +652,7 @@ impl Wiki {
                     std::fs::write(&part, &image.png)?;
                     std::fs::rename(&part, file)
                 });
+                prune_page_images(dir, file, PAGE_IMAGE_CACHE_MAX_BYTES);
             }
             return Ok(image);
         }
@@ -649,6 +661,33 @@ impl Wiki {
              {PAGE_IMAGE_SMALL_SIDE} pixels); open the file instead",
             PAGE_IMAGE_MAX_BYTES / (1024 * 1024)
         )))
+    }
+}
+
+/// Removes the page images of `dir` shown least recently (by their files' times) until
+/// they hold at most `max_bytes`, never `keep` (the one just shown). A file that cannot be
+/// read or removed is left; the cache is a convenience.
+fn prune_page_images(dir: &Path, keep: &Path, max_bytes: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut images: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "png"))
+        .filter_map(|e| {
+            let meta = e.metadata().ok()?;
+            Some((meta.modified().ok()?, meta.len(), e.path()))
+        })
+        .collect();
+    let mut total: u64 = images.iter().map(|(_, len, _)| len).sum();
+    images.sort();
+    for (_, len, path) in images {
+        if total <= max_bytes {
+            break;
+        }
+        if path != keep && std::fs::remove_file(&path).is_ok() {
+            total = total.saturating_sub(len);
+        }
     }
 }
 
@@ -668,6 +707,31 @@ fn page_error(error: &wikimind_documents::DocumentError) -> WikiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_page_image_cache_lets_the_least_recently_shown_go_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |secs: u64| std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+        // Four images of 100 bytes, shown at times 1..4; a note that is not an image.
+        for (name, shown) in [("a.png", 3), ("b.png", 1), ("c.png", 4), ("d.png", 2)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, [0u8; 100]).unwrap();
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(at(shown)).unwrap();
+        }
+        std::fs::write(dir.path().join("notes.txt"), [0u8; 500]).unwrap();
+        // b was shown first but is the one just shown again: it stays; d and a go.
+        prune_page_images(dir.path(), &dir.path().join("b.png"), 200);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["b.png", "c.png", "notes.txt"]);
+        // Under the bound, nothing goes.
+        prune_page_images(dir.path(), &dir.path().join("c.png"), 1_000);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+    }
 
     fn around(text: &str, quote: &str) -> Passage {
         let start = text.find(quote).expect("the quote is in the text");
