@@ -162,7 +162,7 @@ pub struct CommunityView {
     pub label: u32,
     /// How many nodes it has in the whole graph.
     pub size: u32,
-    /// The title of its largest node.
+    /// The label of its largest node ([`GraphView::labels`]).
     pub title: String,
 }
 
@@ -175,6 +175,12 @@ pub struct GraphView {
     pub page_ids: Vec<Option<PageId>>,
     /// Each node's title (a wanted page: its name as first linked).
     pub titles: Vec<String>,
+    /// Each node's label, what the window shows for it: its title, told apart from nodes
+    /// whose names read the same (the same key): a saved answer titled as a topic or a
+    /// wanted page reads `Crema (saved answer)`, a wanted page titled as a saved answer
+    /// `Crema (wanted)`; a topic keeps its title. (Notes that share a name are told apart
+    /// by their titles already: `Parser/constructor`.)
+    pub labels: Vec<String>,
     /// Each node's kind.
     pub kinds: Vec<GraphNodeKind>,
     /// Each node's horizontal position in the stored layout.
@@ -260,6 +266,9 @@ pub struct GraphNodeRecord {
     pub id: Option<PageId>,
     /// The title (a wanted page: its name).
     pub title: String,
+    /// What tells it apart from nodes whose names read the same ([`GraphView::labels`]):
+    /// its title, or `Crema (saved answer)`, `Crema (wanted)`.
+    pub label: String,
     /// `topic`, `answer` or `wanted`.
     pub kind: GraphNodeKind,
     /// Position.
@@ -292,6 +301,7 @@ impl GraphView {
             .map(|i| GraphNodeRecord {
                 id: self.page_ids[i],
                 title: self.titles[i].clone(),
+                label: self.labels[i].clone(),
                 kind: self.kinds[i],
                 x: self.xs[i],
                 y: self.ys[i],
@@ -315,7 +325,7 @@ impl GraphView {
     }
 
     /// The view in Graphviz's DOT language (`wikimind graph --dot`): one statement per
-    /// node (labelled by title, at its position, wanted pages dashed) and per edge.
+    /// node (labelled by its label, at its position, wanted pages dashed) and per edge.
     pub fn dot(&self) -> String {
         let mut out = String::from("digraph wiki {\n  node [shape=box];\n");
         for i in 0..self.titles.len() {
@@ -326,7 +336,7 @@ impl GraphView {
             };
             out.push_str(&format!(
                 "  n{i} [label={}, pos=\"{:.1},{:.1}\"{style}];\n",
-                dot_string(&self.titles[i]),
+                dot_string(&self.labels[i]),
                 self.xs[i],
                 self.ys[i]
             ));
@@ -362,6 +372,8 @@ struct Model {
     keys: Vec<String>,
     page_ids: Vec<Option<PageId>>,
     titles: Vec<String>,
+    /// The key of each node's name (`GraphPage::name_key`; a wanted page's own key).
+    name_keys: Vec<String>,
     kinds: Vec<GraphNodeKind>,
     /// Directed edges, one per ordered pair, in the order pages and their links come.
     edges: Vec<(u32, u32)>,
@@ -376,6 +388,7 @@ impl Model {
         let mut keys = Vec::new();
         let mut page_ids = Vec::new();
         let mut titles = Vec::new();
+        let mut name_keys = Vec::new();
         let mut kinds = Vec::new();
         let mut index: HashMap<PageId, u32> = HashMap::new();
         for page in &links.pages {
@@ -383,6 +396,7 @@ impl Model {
             keys.push(format!("p{}", page.id.0));
             page_ids.push(Some(page.id));
             titles.push(page.title.clone());
+            name_keys.push(page.name_key.clone());
             kinds.push(match page.kind {
                 PageKind::Answer => GraphNodeKind::Answer,
                 _ => GraphNodeKind::Topic,
@@ -402,6 +416,7 @@ impl Model {
             keys.push(format!("w{key}"));
             page_ids.push(None);
             titles.push(title.to_owned());
+            name_keys.push(key.to_owned());
             kinds.push(GraphNodeKind::Wanted);
         }
         let mut seen = std::collections::HashSet::new();
@@ -428,6 +443,7 @@ impl Model {
             keys,
             page_ids,
             titles,
+            name_keys,
             kinds,
             edges,
             neighbours,
@@ -437,6 +453,38 @@ impl Model {
 
     fn len(&self) -> usize {
         self.keys.len()
+    }
+
+    /// How many nodes' names have each key.
+    fn sharing(&self) -> HashMap<&str, u32> {
+        let mut sharing: HashMap<&str, u32> = HashMap::new();
+        for key in &self.name_keys {
+            *sharing.entry(key.as_str()).or_default() += 1;
+        }
+        sharing
+    }
+
+    /// Node `i`'s label (see [`GraphView::labels`]; `sharing` is [`Model::sharing`]): its
+    /// title, or, when another node's name reads the same (one key), a title that tells it
+    /// apart. One key names at most a topic or a wanted page (a name a page has is not
+    /// wanted) and a saved answer (answers' keys are kept apart from topics'), so the topic
+    /// keeps its plain title, a saved answer reads `Crema (saved answer)` and a wanted page
+    /// `Crema (wanted)`.
+    fn label(&self, i: usize, sharing: &HashMap<&str, u32>) -> String {
+        let title = &self.titles[i];
+        if sharing
+            .get(self.name_keys[i].as_str())
+            .copied()
+            .unwrap_or(0)
+            < 2
+        {
+            return title.clone();
+        }
+        match self.kinds[i] {
+            GraphNodeKind::Topic => title.clone(),
+            GraphNodeKind::Answer => format!("{title} (saved answer)"),
+            GraphNodeKind::Wanted => format!("{title} (wanted)"),
+        }
     }
 
     /// A hash of a node's neighbours (by name), stable across runs and machines (FNV-1a).
@@ -888,9 +936,11 @@ impl LoadedGraph {
             .collect();
         top.sort_by_key(|&(label, size, _)| (std::cmp::Reverse(size), label));
         top.truncate(24);
+        let sharing = model.sharing();
         GraphView {
             page_ids: chosen.iter().map(|&i| model.page_ids[i]).collect(),
             titles: chosen.iter().map(|&i| model.titles[i].clone()).collect(),
+            labels: chosen.iter().map(|&i| model.label(i, &sharing)).collect(),
             kinds: chosen.iter().map(|&i| model.kinds[i]).collect(),
             xs: chosen
                 .iter()
@@ -911,7 +961,7 @@ impl LoadedGraph {
                 .map(|(label, size, largest)| CommunityView {
                     label,
                     size,
-                    title: model.titles[largest].clone(),
+                    title: model.label(largest, &sharing),
                 })
                 .collect(),
             layout: self.layout.clone(),

@@ -1746,7 +1746,7 @@ label: number,
  */
 size: number, 
 /**
- * The title of its largest node.
+ * The label of its largest node ([`GraphView::labels`]).
  */
 title: string, };
 
@@ -1763,6 +1763,14 @@ page_ids: Array<PageId | null>,
  * Each node's title (a wanted page: its name as first linked).
  */
 titles: Array<string>, 
+/**
+ * Each node's label, what the window shows for it: its title, told apart from nodes
+ * whose names read the same (the same key): a saved answer titled as a topic or a
+ * wanted page reads `Crema (saved answer)`, a wanted page titled as a saved answer
+ * `Crema (wanted)`; a topic keeps its title. (Notes that share a name are told apart
+ * by their titles already: `Parser/constructor`.)
+ */
+labels: Array<string>, 
 /**
  * Each node's kind.
  */

@@ -8,6 +8,7 @@ function line(n: number): GraphView {
   return {
     page_ids: Array.from({ length: n }, (_, i) => (i === n - 1 ? null : ((i + 100) as PageId))),
     titles: Array.from({ length: n }, (_, i) => `Node ${i}`),
+    labels: Array.from({ length: n }, (_, i) => `Node ${i}`),
     kinds: Array.from({ length: n }, (_, i) => (i === n - 1 ? "wanted" : "topic")),
     xs: Array.from({ length: n }, (_, i) => i * 10),
     ys: Array.from({ length: n }, () => 0),

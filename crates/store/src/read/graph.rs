@@ -1,8 +1,9 @@
 //! The wiki as a graph, read in one go for the layout and the graph view: every page (id,
-//! kind, title, summary), every page link resolved as pages' links are (to the page with
+//! kind, title, the key of its name), every page link resolved as pages' links are (to the page with
 //! its target's key, else to the page that had it as a former title; neither: a wanted
 //! page), and the origins of the sources feeding each page (for the folder filter).
 
+use crate::tables::pages::ANSWER_KEY_PREFIX;
 use crate::{PageId, PageKind, Result, Store};
 
 /// A page as a node of the graph.
@@ -14,6 +15,10 @@ pub struct GraphPage {
     pub kind: PageKind,
     /// Its title.
     pub title: String,
+    /// The key of its name: its title's key (a saved answer's without the prefix that keeps
+    /// answers' keys apart from topics'), what a link naming it would be stored by. Two
+    /// nodes whose names have one key read the same to a person.
+    pub name_key: String,
 }
 
 /// A page link as an edge of the graph.
@@ -44,13 +49,19 @@ impl Store {
         self.read(
             || "reading the graph of pages and links".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare("SELECT id, kind, title FROM pages ORDER BY id")?;
+                let mut stmt =
+                    conn.prepare("SELECT id, kind, title, title_key FROM pages ORDER BY id")?;
                 let pages = stmt
                     .query_map([], |row| {
+                        let key: String = row.get(3)?;
                         Ok(GraphPage {
                             id: row.get(0)?,
                             kind: row.get(1)?,
                             title: row.get(2)?,
+                            name_key: match key.strip_prefix(ANSWER_KEY_PREFIX) {
+                                Some(question) => question.to_owned(),
+                                None => key,
+                            },
                         })
                     })?
                     .collect::<rusqlite::Result<_>>()?;
