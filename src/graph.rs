@@ -15,7 +15,13 @@
 //! nodes beside their neighbours; nodes whose links changed move a little; the rest stay).
 //! The job runner calls it once a run's page jobs are done (a queued layout, so a CLI
 //! compile keeps it current too); the store counts every change of pages and links, so a
-//! layout is due exactly when something changed since the last one.
+//! layout is due exactly when something changed since the last one. The store also logs
+//! which pages and names each change touched, so an update reads only the links from and
+//! to the nodes that changed, and takes every other node's place, community and links count
+//! as stored (`update`); the whole graph is read for a first layout, a change of more than
+//! a quarter of it, or a layout stored by an older build. An update's communities move the
+//! new and relinked nodes one by one (Louvain's move of one node) and leave the rest; a
+//! whole layout runs Louvain afresh.
 //!
 //! **Filters** ([`GraphFilter`]): kind, tag (as the library's tag filter reads it), folder
 //! of the notes that feed a page, orphans only (pages no other page links to, as `lint`
@@ -38,6 +44,8 @@ use crate::store::{
     GraphLayoutFigures, GraphLinks, GraphNodeRow, GraphState, JobOwner, PageId, PageKind,
 };
 use crate::wiki::{Result, Wiki, WikiError};
+
+mod update;
 
 /// The nodes the window gets at most at once unless it asks otherwise: above this the
 /// view is the overview (the largest nodes) and a community is loaded when chosen.
@@ -238,7 +246,7 @@ pub struct GraphNodeDetail {
 pub struct GraphLaidOut {
     /// Nodes laid out.
     pub nodes: u64,
-    /// Edges laid out.
+    /// Pairs of linked nodes (two pages linking each other are one pair).
     pub edges: u64,
     /// Whether it was incremental.
     pub incremental: bool,
@@ -246,6 +254,9 @@ pub struct GraphLaidOut {
     pub moved: u64,
     /// Nodes whose stored row changed.
     pub written: u64,
+    /// Page links read to make it: every link, or (an update from the change log) the links
+    /// from and to the nodes that changed.
+    pub links_read: u64,
     /// How long it took, in milliseconds.
     pub took_ms: u64,
 }
@@ -489,21 +500,35 @@ impl Model {
 
     /// A hash of a node's neighbours (by name), stable across runs and machines (FNV-1a).
     fn links_hash(&self, i: usize) -> i64 {
-        let mut names: Vec<&str> = self.neighbours[i]
-            .iter()
-            .map(|&j| self.keys[j as usize].as_str())
-            .collect();
-        names.sort_unstable();
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for name in names {
-            for byte in name.bytes().chain(std::iter::once(0)) {
-                hash ^= u64::from(byte);
-                hash = hash.wrapping_mul(0x0100_0000_01b3);
-            }
-        }
-        hash as i64
+        links_hash(
+            self.neighbours[i]
+                .iter()
+                .map(|&j| self.keys[j as usize].as_str())
+                .collect(),
+        )
+    }
+
+    /// How many pairs of nodes are linked (either way).
+    fn linked_pairs(&self) -> u64 {
+        self.neighbours.iter().map(|a| a.len() as u64).sum::<u64>() / 2
     }
 }
+
+/// A hash of a node's neighbours' names (any order), stable across runs and machines
+/// (FNV-1a over the names sorted): what `graph_nodes.links_hash` holds.
+fn links_hash(mut names: Vec<&str>) -> i64 {
+    names.sort_unstable();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for name in names {
+        for byte in name.bytes().chain(std::iter::once(0)) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash as i64
+}
+
+impl Model {}
 
 /// Whether a note at `origin` lies inside `folder` (a path or its last parts; sub-folders
 /// count). Separators may be `/` or `\`.
@@ -539,7 +564,7 @@ impl Wiki {
         if !store.take_graph_lease(owner, LEASE_STALE_AFTER, &|o| o.is_dead_here(&here))? {
             return Ok(None);
         }
-        match self.lay_out_leased(owner, state.changes, keep_going) {
+        match self.lay_out_leased(owner, &state, keep_going) {
             Ok(Some(done)) => Ok(Some(done)),
             other => {
                 store.release_graph_lease(owner)?;
@@ -551,14 +576,33 @@ impl Wiki {
     fn lay_out_leased(
         &self,
         owner: &JobOwner,
-        of_changes: i64,
+        state: &GraphState,
         keep_going: &dyn Fn() -> bool,
     ) -> Result<Option<GraphLaidOut>> {
         let started = Instant::now();
+        let of_changes = state.changes;
         let store = self.store();
-        let model = Model::of(&store.graph_links()?);
-        let stored: HashMap<String, GraphNodeRow> = store
-            .graph_nodes()?
+        let rows = store.graph_nodes()?;
+        // An update reads the links around what changed only, when the change log holds
+        // every change since the stored layout and the layout stored every node's links
+        // count; a change of more than a quarter of the graph reads every link instead.
+        if state.changes_tracked() && !rows.is_empty() && rows.iter().all(|r| r.degree.is_some()) {
+            let around = store.graph_links_changed()?;
+            if around.changed_pages.len() + around.changed_keys.len() <= rows.len() / 4 + 16 {
+                let leased = update::Leased {
+                    owner,
+                    of_changes,
+                    keep_going,
+                    started,
+                };
+                if let Some(done) = update::lay_out_changed(store, &leased, around, &rows)? {
+                    return Ok(done);
+                }
+            }
+        }
+        let links = store.graph_links()?;
+        let model = Model::of(&links);
+        let stored: HashMap<String, GraphNodeRow> = rows
             .into_iter()
             .map(|row| (row.node.clone(), row))
             .collect();
@@ -585,6 +629,7 @@ impl Wiki {
             edges: model.edges.clone(),
             previous,
             changed,
+            masses: Vec::new(),
         };
         let mut last_renewal = Instant::now();
         let mut keep = |_done: usize, _of: usize| {
@@ -609,6 +654,7 @@ impl Wiki {
                 y: layout.positions[i].y,
                 community: community[i],
                 links_hash: hashes[i],
+                degree: Some(model.neighbours[i].len() as u32),
             };
             if stored.get(&row.node) != Some(&row) {
                 upserts.push(row);
@@ -630,8 +676,9 @@ impl Wiki {
             GraphLayoutFigures {
                 of_changes,
                 nodes: n as u64,
-                edges: model.edges.len() as u64,
+                edges: model.linked_pairs(),
                 took_ms,
+                changes_upto: links.changes_upto,
             },
         )?;
         if !saved {
@@ -639,10 +686,11 @@ impl Wiki {
         }
         Ok(Some(GraphLaidOut {
             nodes: n as u64,
-            edges: model.edges.len() as u64,
+            edges: model.linked_pairs(),
             incremental: layout.incremental,
             moved: layout.moved as u64,
             written: (upserts.len() + removed.len()) as u64,
+            links_read: links.links.len() as u64,
             took_ms,
         }))
     }
