@@ -170,7 +170,7 @@ pub struct CommunityView {
     pub label: u32,
     /// How many nodes it has in the whole graph.
     pub size: u32,
-    /// The label of its largest node ([`GraphView::labels`]).
+    /// The label of its largest node ([`GraphView::told_apart`]).
     pub title: String,
 }
 
@@ -183,12 +183,13 @@ pub struct GraphView {
     pub page_ids: Vec<Option<PageId>>,
     /// Each node's title (a wanted page: its name as first linked).
     pub titles: Vec<String>,
-    /// Each node's label, what the window shows for it: its title, told apart from nodes
-    /// whose names read the same (the same key): a saved answer titled as a topic or a
-    /// wanted page reads `Crema (saved answer)`, a wanted page titled as a saved answer
-    /// `Crema (wanted)`; a topic keeps its title. (Notes that share a name are told apart
-    /// by their titles already: `Parser/constructor`.)
-    pub labels: Vec<String>,
+    /// The nodes shown by a label other than their title, by index, ascending: nodes whose
+    /// names read the same (the same key) are told apart — a saved answer titled as a topic
+    /// or a wanted page reads `Crema (saved answer)`, a wanted page titled as a saved answer
+    /// `Crema (wanted)`; a topic keeps its title, and so does every node not listed here
+    /// ([`GraphView::label`]). Listed apart so the titles are not sent twice. (Notes that
+    /// share a name are told apart by their titles already: `Parser/constructor`.)
+    pub told_apart: Vec<GraphLabel>,
     /// Each node's kind.
     pub kinds: Vec<GraphNodeKind>,
     /// Each node's horizontal position in the stored layout.
@@ -211,6 +212,16 @@ pub struct GraphView {
     pub top_communities: Vec<CommunityView>,
     /// The stored layout's state.
     pub layout: GraphLayoutView,
+}
+
+/// A node of a [`GraphView`] shown by a label other than its title.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct GraphLabel {
+    /// The node's index in the view.
+    pub node: u32,
+    /// What it is shown as.
+    pub label: String,
 }
 
 /// One node found by [`Wiki::graph_search`], with where it sits.
@@ -277,7 +288,7 @@ pub struct GraphNodeRecord {
     pub id: Option<PageId>,
     /// The title (a wanted page: its name).
     pub title: String,
-    /// What tells it apart from nodes whose names read the same ([`GraphView::labels`]):
+    /// What tells it apart from nodes whose names read the same ([`GraphView::told_apart`]):
     /// its title, or `Crema (saved answer)`, `Crema (wanted)`.
     pub label: String,
     /// `topic`, `answer` or `wanted`.
@@ -306,13 +317,23 @@ pub struct GraphEdgeRecord {
 }
 
 impl GraphView {
+    /// What node `i` is shown as: its label when it is told apart
+    /// ([`GraphView::told_apart`]), else its title.
+    pub fn label(&self, i: usize) -> &str {
+        self.told_apart
+            .binary_search_by_key(&(i as u32), |l| l.node)
+            .map_or(self.titles[i].as_str(), |at| {
+                self.told_apart[at].label.as_str()
+            })
+    }
+
     /// The view as a record per node and per edge (`wikimind graph --json`).
     pub fn records(&self) -> GraphRecords {
         let nodes = (0..self.titles.len())
             .map(|i| GraphNodeRecord {
                 id: self.page_ids[i],
                 title: self.titles[i].clone(),
-                label: self.labels[i].clone(),
+                label: self.label(i).to_owned(),
                 kind: self.kinds[i],
                 x: self.xs[i],
                 y: self.ys[i],
@@ -347,7 +368,7 @@ impl GraphView {
             };
             out.push_str(&format!(
                 "  n{i} [label={}, pos=\"{:.1},{:.1}\"{style}];\n",
-                dot_string(&self.labels[i]),
+                dot_string(self.label(i)),
                 self.xs[i],
                 self.ys[i]
             ));
@@ -475,7 +496,7 @@ impl Model {
         sharing
     }
 
-    /// Node `i`'s label (see [`GraphView::labels`]; `sharing` is [`Model::sharing`]): its
+    /// Node `i`'s label (see [`GraphView::told_apart`]; `sharing` is [`Model::sharing`]): its
     /// title, or, when another node's name reads the same (one key), a title that tells it
     /// apart. One key names at most a topic or a wanted page (a name a page has is not
     /// wanted) and a saved answer (answers' keys are kept apart from topics'), so the topic
@@ -988,7 +1009,17 @@ impl LoadedGraph {
         GraphView {
             page_ids: chosen.iter().map(|&i| model.page_ids[i]).collect(),
             titles: chosen.iter().map(|&i| model.titles[i].clone()).collect(),
-            labels: chosen.iter().map(|&i| model.label(i, &sharing)).collect(),
+            told_apart: chosen
+                .iter()
+                .enumerate()
+                .filter_map(|(at, &i)| {
+                    let label = model.label(i, &sharing);
+                    (label != model.titles[i]).then_some(GraphLabel {
+                        node: at as u32,
+                        label,
+                    })
+                })
+                .collect(),
             kinds: chosen.iter().map(|&i| model.kinds[i]).collect(),
             xs: chosen
                 .iter()

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { GraphView, PageId } from "./bindings";
 import { EDGE_FLOATS, edgeBuffer } from "./graphgl";
-import { bySize, colour, fitCamera, labelled, labelledInView, linksInView, nodeAt, nodeDomId, ringed, toLayout, toScreen, visibleNodes, zoomAt, type Camera } from "./graphview";
+import { bySize, colour, fitCamera, labelled, labelledInView, linksInView, nodeAt, nodeDomId, nodeLabel, ringed, toLayout, toScreen, visibleNodes, zoomAt, type Camera } from "./graphview";
 
 /** A view of `n` nodes on a line, node i at (i*10, 0) with size i. */
 function line(n: number): GraphView {
   return {
     page_ids: Array.from({ length: n }, (_, i) => (i === n - 1 ? null : ((i + 100) as PageId))),
     titles: Array.from({ length: n }, (_, i) => `Node ${i}`),
-    labels: Array.from({ length: n }, (_, i) => `Node ${i}`),
+    told_apart: [],
     kinds: Array.from({ length: n }, (_, i) => (i === n - 1 ? "wanted" : "topic")),
     xs: Array.from({ length: n }, (_, i) => i * 10),
     ys: Array.from({ length: n }, () => 0),
@@ -110,6 +110,12 @@ describe("what is drawn", () => {
     const [x, y] = toScreen(c, 400, 100, g.xs[3], g.ys[3]);
     expect(nodeAt(g, shown, c, 400, 100, x + 1, y)).toBe(3);
     expect(nodeAt(g, shown, c, 400, 100, x + 20, y + 30)).toBeNull();
+  });
+
+  it("shows a node told apart by the core's label, every other node by its title", () => {
+    const g = line(3);
+    g.told_apart = [{ node: 1, label: "Node 1 (saved answer)" }];
+    expect([0, 1, 2].map((i) => nodeLabel(g, i))).toEqual(["Node 0", "Node 1 (saved answer)", "Node 2"]);
   });
 
   it("names list entries by page id, wanted pages by index; wanted pages are grey", () => {

@@ -218,6 +218,17 @@ export function colour(kind: GraphNodeKind, community: number, by: "kind" | "com
   return PALETTE[community % PALETTE.length];
 }
 
+const toldApart = new WeakMap<GraphView, Map<number, string>>();
+
+/** What node `i` is shown as: the label the core gave it when it is told apart from nodes
+ *  whose names read the same (`told_apart`), else its title. */
+export function nodeLabel(g: GraphView, i: number): string {
+  if (!g.told_apart.length) return g.titles[i];
+  let labels = toldApart.get(g);
+  if (!labels) toldApart.set(g, (labels = new Map(g.told_apart.map((l) => [l.node, l.label]))));
+  return labels.get(i) ?? g.titles[i];
+}
+
 /** What the DOM id of a node's entry in the node list is: `graph-node-<page id>` for a
  * page, `graph-wanted-<index>` for a wanted page (its index in this view). */
 export function nodeDomId(g: GraphView, i: number): string {

@@ -269,10 +269,16 @@ impl Store {
                         ])?;
                     }
                 }
-                tx.execute(
-                    "DELETE FROM graph_changes WHERE id <= ?1",
-                    [figures.changes_upto],
-                )?;
+                // Every row handled (the usual case): emptied whole, which SQLite does
+                // without visiting each row (a first layout follows many thousands).
+                if last_change(tx)? <= figures.changes_upto {
+                    tx.execute("DELETE FROM graph_changes", [])?;
+                } else {
+                    tx.execute(
+                        "DELETE FROM graph_changes WHERE id <= ?1",
+                        [figures.changes_upto],
+                    )?;
+                }
                 tx.execute(
                     &format!(
                         "UPDATE graph_state SET laid_out = ?1, laid_out_at = {NOW}, nodes = ?2,
