@@ -621,8 +621,13 @@ impl Wiki {
                 }
             }
         }
-        let links = store.graph_links()?;
-        let model = Model::of(&links);
+        // The links are dropped once the model holds them: kept, they would double the
+        // memory of a whole layout (about 50 MB at 100,000 pages).
+        let (model, changes_upto, links_read) = {
+            let links = store.graph_links()?;
+            let read = links.links.len() as u64;
+            (Model::of(&links), links.changes_upto, read)
+        };
         let stored: HashMap<String, GraphNodeRow> = rows
             .into_iter()
             .map(|row| (row.node.clone(), row))
@@ -699,7 +704,7 @@ impl Wiki {
                 nodes: n as u64,
                 edges: model.linked_pairs(),
                 took_ms,
-                changes_upto: links.changes_upto,
+                changes_upto,
             },
         )?;
         if !saved {
@@ -711,7 +716,7 @@ impl Wiki {
             incremental: layout.incremental,
             moved: layout.moved as u64,
             written: (upserts.len() + removed.len()) as u64,
-            links_read: links.links.len() as u64,
+            links_read,
             took_ms,
         }))
     }
