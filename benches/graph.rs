@@ -97,10 +97,11 @@ fn bench(n: usize) -> Result<(), String> {
         .ok_or("no layout was due after a page was added")?;
     let took = t.elapsed();
     println!(
-        "incremental, one page added: {} ({} nodes moved, {} rows written; {} of the baseline)",
+        "incremental, one page added: {} ({} nodes moved, {} rows written, {} links read; {} of the baseline)",
         ms(took),
         added.moved,
         added.written,
+        added.links_read,
         ratio(took, base)
     );
 
@@ -114,10 +115,11 @@ fn bench(n: usize) -> Result<(), String> {
         .ok_or("no layout was due after a page was removed")?;
     let took = t.elapsed();
     println!(
-        "incremental, one page removed: {} ({} nodes moved, {} rows written; {} of the baseline)",
+        "incremental, one page removed: {} ({} nodes moved, {} rows written, {} links read; {} of the baseline)",
         ms(took),
         removed.moved,
         removed.written,
+        removed.links_read,
         ratio(took, base)
     );
 

@@ -15,7 +15,13 @@
 //! nodes beside their neighbours; nodes whose links changed move a little; the rest stay).
 //! The job runner calls it once a run's page jobs are done (a queued layout, so a CLI
 //! compile keeps it current too); the store counts every change of pages and links, so a
-//! layout is due exactly when something changed since the last one.
+//! layout is due exactly when something changed since the last one. The store also logs
+//! which pages and names each change touched, so an update reads only the links from and
+//! to the nodes that changed, and takes every other node's place, community and links count
+//! as stored (`update`); the whole graph is read for a first layout, a change of more than
+//! a quarter of it, or a layout stored by an older build. An update's communities move the
+//! new and relinked nodes one by one (Louvain's move of one node) and leave the rest; a
+//! whole layout runs Louvain afresh.
 //!
 //! **Filters** ([`GraphFilter`]): kind, tag (as the library's tag filter reads it), folder
 //! of the notes that feed a page, orphans only (pages no other page links to, as `lint`
@@ -38,6 +44,8 @@ use crate::store::{
     GraphLayoutFigures, GraphLinks, GraphNodeRow, GraphState, JobOwner, PageId, PageKind,
 };
 use crate::wiki::{Result, Wiki, WikiError};
+
+mod update;
 
 /// The nodes the window gets at most at once unless it asks otherwise: above this the
 /// view is the overview (the largest nodes) and a community is loaded when chosen.
@@ -162,7 +170,7 @@ pub struct CommunityView {
     pub label: u32,
     /// How many nodes it has in the whole graph.
     pub size: u32,
-    /// The title of its largest node.
+    /// The label of its largest node ([`GraphView::told_apart`]).
     pub title: String,
 }
 
@@ -175,6 +183,13 @@ pub struct GraphView {
     pub page_ids: Vec<Option<PageId>>,
     /// Each node's title (a wanted page: its name as first linked).
     pub titles: Vec<String>,
+    /// The nodes shown by a label other than their title, by index, ascending: nodes whose
+    /// names read the same (the same key) are told apart — a saved answer titled as a topic
+    /// or a wanted page reads `Crema (saved answer)`, a wanted page titled as a saved answer
+    /// `Crema (wanted)`; a topic keeps its title, and so does every node not listed here
+    /// ([`GraphView::label`]). Listed apart so the titles are not sent twice. (Notes that
+    /// share a name are told apart by their titles already: `Parser/constructor`.)
+    pub told_apart: Vec<GraphLabel>,
     /// Each node's kind.
     pub kinds: Vec<GraphNodeKind>,
     /// Each node's horizontal position in the stored layout.
@@ -197,6 +212,16 @@ pub struct GraphView {
     pub top_communities: Vec<CommunityView>,
     /// The stored layout's state.
     pub layout: GraphLayoutView,
+}
+
+/// A node of a [`GraphView`] shown by a label other than its title.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct GraphLabel {
+    /// The node's index in the view.
+    pub node: u32,
+    /// What it is shown as.
+    pub label: String,
 }
 
 /// One node found by [`Wiki::graph_search`], with where it sits.
@@ -232,7 +257,7 @@ pub struct GraphNodeDetail {
 pub struct GraphLaidOut {
     /// Nodes laid out.
     pub nodes: u64,
-    /// Edges laid out.
+    /// Pairs of linked nodes (two pages linking each other are one pair).
     pub edges: u64,
     /// Whether it was incremental.
     pub incremental: bool,
@@ -240,6 +265,9 @@ pub struct GraphLaidOut {
     pub moved: u64,
     /// Nodes whose stored row changed.
     pub written: u64,
+    /// Page links read to make it: every link, or (an update from the change log) the links
+    /// from and to the nodes that changed.
+    pub links_read: u64,
     /// How long it took, in milliseconds.
     pub took_ms: u64,
 }
@@ -260,6 +288,9 @@ pub struct GraphNodeRecord {
     pub id: Option<PageId>,
     /// The title (a wanted page: its name).
     pub title: String,
+    /// What tells it apart from nodes whose names read the same ([`GraphView::told_apart`]):
+    /// its title, or `Crema (saved answer)`, `Crema (wanted)`.
+    pub label: String,
     /// `topic`, `answer` or `wanted`.
     pub kind: GraphNodeKind,
     /// Position.
@@ -286,12 +317,23 @@ pub struct GraphEdgeRecord {
 }
 
 impl GraphView {
+    /// What node `i` is shown as: its label when it is told apart
+    /// ([`GraphView::told_apart`]), else its title.
+    pub fn label(&self, i: usize) -> &str {
+        self.told_apart
+            .binary_search_by_key(&(i as u32), |l| l.node)
+            .map_or(self.titles[i].as_str(), |at| {
+                self.told_apart[at].label.as_str()
+            })
+    }
+
     /// The view as a record per node and per edge (`wikimind graph --json`).
     pub fn records(&self) -> GraphRecords {
         let nodes = (0..self.titles.len())
             .map(|i| GraphNodeRecord {
                 id: self.page_ids[i],
                 title: self.titles[i].clone(),
+                label: self.label(i).to_owned(),
                 kind: self.kinds[i],
                 x: self.xs[i],
                 y: self.ys[i],
@@ -315,7 +357,7 @@ impl GraphView {
     }
 
     /// The view in Graphviz's DOT language (`wikimind graph --dot`): one statement per
-    /// node (labelled by title, at its position, wanted pages dashed) and per edge.
+    /// node (labelled by its label, at its position, wanted pages dashed) and per edge.
     pub fn dot(&self) -> String {
         let mut out = String::from("digraph wiki {\n  node [shape=box];\n");
         for i in 0..self.titles.len() {
@@ -326,7 +368,7 @@ impl GraphView {
             };
             out.push_str(&format!(
                 "  n{i} [label={}, pos=\"{:.1},{:.1}\"{style}];\n",
-                dot_string(&self.titles[i]),
+                dot_string(self.label(i)),
                 self.xs[i],
                 self.ys[i]
             ));
@@ -362,6 +404,8 @@ struct Model {
     keys: Vec<String>,
     page_ids: Vec<Option<PageId>>,
     titles: Vec<String>,
+    /// The key of each node's name (`GraphPage::name_key`; a wanted page's own key).
+    name_keys: Vec<String>,
     kinds: Vec<GraphNodeKind>,
     /// Directed edges, one per ordered pair, in the order pages and their links come.
     edges: Vec<(u32, u32)>,
@@ -376,6 +420,7 @@ impl Model {
         let mut keys = Vec::new();
         let mut page_ids = Vec::new();
         let mut titles = Vec::new();
+        let mut name_keys = Vec::new();
         let mut kinds = Vec::new();
         let mut index: HashMap<PageId, u32> = HashMap::new();
         for page in &links.pages {
@@ -383,6 +428,7 @@ impl Model {
             keys.push(format!("p{}", page.id.0));
             page_ids.push(Some(page.id));
             titles.push(page.title.clone());
+            name_keys.push(page.name_key.clone());
             kinds.push(match page.kind {
                 PageKind::Answer => GraphNodeKind::Answer,
                 _ => GraphNodeKind::Topic,
@@ -402,6 +448,7 @@ impl Model {
             keys.push(format!("w{key}"));
             page_ids.push(None);
             titles.push(title.to_owned());
+            name_keys.push(key.to_owned());
             kinds.push(GraphNodeKind::Wanted);
         }
         let mut seen = std::collections::HashSet::new();
@@ -428,6 +475,7 @@ impl Model {
             keys,
             page_ids,
             titles,
+            name_keys,
             kinds,
             edges,
             neighbours,
@@ -439,23 +487,69 @@ impl Model {
         self.keys.len()
     }
 
+    /// How many nodes' names have each key.
+    fn sharing(&self) -> HashMap<&str, u32> {
+        let mut sharing: HashMap<&str, u32> = HashMap::new();
+        for key in &self.name_keys {
+            *sharing.entry(key.as_str()).or_default() += 1;
+        }
+        sharing
+    }
+
+    /// Node `i`'s label (see [`GraphView::told_apart`]; `sharing` is [`Model::sharing`]): its
+    /// title, or, when another node's name reads the same (one key), a title that tells it
+    /// apart. One key names at most a topic or a wanted page (a name a page has is not
+    /// wanted) and a saved answer (answers' keys are kept apart from topics'), so the topic
+    /// keeps its plain title, a saved answer reads `Crema (saved answer)` and a wanted page
+    /// `Crema (wanted)`.
+    fn label(&self, i: usize, sharing: &HashMap<&str, u32>) -> String {
+        let title = &self.titles[i];
+        if sharing
+            .get(self.name_keys[i].as_str())
+            .copied()
+            .unwrap_or(0)
+            < 2
+        {
+            return title.clone();
+        }
+        match self.kinds[i] {
+            GraphNodeKind::Topic => title.clone(),
+            GraphNodeKind::Answer => format!("{title} (saved answer)"),
+            GraphNodeKind::Wanted => format!("{title} (wanted)"),
+        }
+    }
+
     /// A hash of a node's neighbours (by name), stable across runs and machines (FNV-1a).
     fn links_hash(&self, i: usize) -> i64 {
-        let mut names: Vec<&str> = self.neighbours[i]
-            .iter()
-            .map(|&j| self.keys[j as usize].as_str())
-            .collect();
-        names.sort_unstable();
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for name in names {
-            for byte in name.bytes().chain(std::iter::once(0)) {
-                hash ^= u64::from(byte);
-                hash = hash.wrapping_mul(0x0100_0000_01b3);
-            }
-        }
-        hash as i64
+        links_hash(
+            self.neighbours[i]
+                .iter()
+                .map(|&j| self.keys[j as usize].as_str())
+                .collect(),
+        )
+    }
+
+    /// How many pairs of nodes are linked (either way).
+    fn linked_pairs(&self) -> u64 {
+        self.neighbours.iter().map(|a| a.len() as u64).sum::<u64>() / 2
     }
 }
+
+/// A hash of a node's neighbours' names (any order), stable across runs and machines
+/// (FNV-1a over the names sorted): what `graph_nodes.links_hash` holds.
+fn links_hash(mut names: Vec<&str>) -> i64 {
+    names.sort_unstable();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for name in names {
+        for byte in name.bytes().chain(std::iter::once(0)) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash as i64
+}
+
+impl Model {}
 
 /// Whether a note at `origin` lies inside `folder` (a path or its last parts; sub-folders
 /// count). Separators may be `/` or `\`.
@@ -491,7 +585,7 @@ impl Wiki {
         if !store.take_graph_lease(owner, LEASE_STALE_AFTER, &|o| o.is_dead_here(&here))? {
             return Ok(None);
         }
-        match self.lay_out_leased(owner, state.changes, keep_going) {
+        match self.lay_out_leased(owner, &state, keep_going) {
             Ok(Some(done)) => Ok(Some(done)),
             other => {
                 store.release_graph_lease(owner)?;
@@ -503,14 +597,38 @@ impl Wiki {
     fn lay_out_leased(
         &self,
         owner: &JobOwner,
-        of_changes: i64,
+        state: &GraphState,
         keep_going: &dyn Fn() -> bool,
     ) -> Result<Option<GraphLaidOut>> {
         let started = Instant::now();
+        let of_changes = state.changes;
         let store = self.store();
-        let model = Model::of(&store.graph_links()?);
-        let stored: HashMap<String, GraphNodeRow> = store
-            .graph_nodes()?
+        let rows = store.graph_nodes()?;
+        // An update reads the links around what changed only, when the change log holds
+        // every change since the stored layout and the layout stored every node's links
+        // count; a change of more than a quarter of the graph reads every link instead.
+        if state.changes_tracked() && !rows.is_empty() && rows.iter().all(|r| r.degree.is_some()) {
+            let around = store.graph_links_changed()?;
+            if around.changed_pages.len() + around.changed_keys.len() <= rows.len() / 4 + 16 {
+                let leased = update::Leased {
+                    owner,
+                    of_changes,
+                    keep_going,
+                    started,
+                };
+                if let Some(done) = update::lay_out_changed(store, &leased, around, &rows)? {
+                    return Ok(done);
+                }
+            }
+        }
+        // The links are dropped once the model holds them: kept, they would double the
+        // memory of a whole layout (about 50 MB at 100,000 pages).
+        let (model, changes_upto, links_read) = {
+            let links = store.graph_links()?;
+            let read = links.links.len() as u64;
+            (Model::of(&links), links.changes_upto, read)
+        };
+        let stored: HashMap<String, GraphNodeRow> = rows
             .into_iter()
             .map(|row| (row.node.clone(), row))
             .collect();
@@ -537,6 +655,7 @@ impl Wiki {
             edges: model.edges.clone(),
             previous,
             changed,
+            masses: Vec::new(),
         };
         let mut last_renewal = Instant::now();
         let mut keep = |_done: usize, _of: usize| {
@@ -561,6 +680,7 @@ impl Wiki {
                 y: layout.positions[i].y,
                 community: community[i],
                 links_hash: hashes[i],
+                degree: Some(model.neighbours[i].len() as u32),
             };
             if stored.get(&row.node) != Some(&row) {
                 upserts.push(row);
@@ -582,8 +702,9 @@ impl Wiki {
             GraphLayoutFigures {
                 of_changes,
                 nodes: n as u64,
-                edges: model.edges.len() as u64,
+                edges: model.linked_pairs(),
                 took_ms,
+                changes_upto,
             },
         )?;
         if !saved {
@@ -591,10 +712,11 @@ impl Wiki {
         }
         Ok(Some(GraphLaidOut {
             nodes: n as u64,
-            edges: model.edges.len() as u64,
+            edges: model.linked_pairs(),
             incremental: layout.incremental,
             moved: layout.moved as u64,
             written: (upserts.len() + removed.len()) as u64,
+            links_read,
             took_ms,
         }))
     }
@@ -888,9 +1010,21 @@ impl LoadedGraph {
             .collect();
         top.sort_by_key(|&(label, size, _)| (std::cmp::Reverse(size), label));
         top.truncate(24);
+        let sharing = model.sharing();
         GraphView {
             page_ids: chosen.iter().map(|&i| model.page_ids[i]).collect(),
             titles: chosen.iter().map(|&i| model.titles[i].clone()).collect(),
+            told_apart: chosen
+                .iter()
+                .enumerate()
+                .filter_map(|(at, &i)| {
+                    let label = model.label(i, &sharing);
+                    (label != model.titles[i]).then_some(GraphLabel {
+                        node: at as u32,
+                        label,
+                    })
+                })
+                .collect(),
             kinds: chosen.iter().map(|&i| model.kinds[i]).collect(),
             xs: chosen
                 .iter()
@@ -911,7 +1045,7 @@ impl LoadedGraph {
                 .map(|(label, size, largest)| CommunityView {
                     label,
                     size,
-                    title: model.titles[largest].clone(),
+                    title: model.label(largest, &sharing),
                 })
                 .collect(),
             layout: self.layout.clone(),

@@ -111,6 +111,7 @@ pub fn typescript() -> String {
         decl::<wikimind::graph::GraphLayoutPhase>(),
         decl::<wikimind::graph::GraphLayoutView>(),
         decl::<wikimind::graph::CommunityView>(),
+        decl::<wikimind::graph::GraphLabel>(),
         decl::<wikimind::graph::GraphView>(),
         decl::<wikimind::graph::GraphHit>(),
         decl::<wikimind::graph::GraphNodeDetail>(),

@@ -258,3 +258,87 @@ fn the_same_wiki_gives_the_same_layout_and_communities() {
         labels.len()
     );
 }
+
+/// Keeps an answer to `question` as a page of kind `answer` (no claims, no links).
+fn save_answer(wiki: &Wiki, question: &str) -> PageId {
+    use wikimind::store::{AnswerPage, PageContent};
+    wiki.store_for_tests()
+        .save_answer(&AnswerPage {
+            question,
+            content: &PageContent {
+                title: question.to_owned(),
+                summary: format!("An answer to {question}"),
+                body: "An answer.".to_owned(),
+                claims: Vec::new(),
+                concepts: Vec::new(),
+                open_questions: Vec::new(),
+                links: Vec::new(),
+            },
+            marked: None,
+            provider: "test",
+            model: "test",
+        })
+        .expect("answer saved")
+        .page_id
+}
+
+#[test]
+fn nodes_whose_names_read_the_same_are_labelled_apart() {
+    let wiki = small_wiki();
+    // A saved answer titled as the topic Crema, and one titled as the wanted page Roast
+    // curve (a link to that name is not to the answer: answers are not link targets).
+    let crema_answer = save_answer(&wiki, "Crema");
+    let roast_answer = save_answer(&wiki, "Roast curve?");
+    let view = wiki.laid_out_graph(&GraphFilter::default()).expect("graph");
+    let label_of = |page: Option<PageId>, kind: GraphNodeKind| {
+        let i = (0..view.titles.len())
+            .find(|&i| view.page_ids[i] == page && view.kinds[i] == kind)
+            .unwrap_or_else(|| panic!("no {kind:?} node {page:?} in {:?}", view.titles));
+        (view.titles[i].clone(), view.label(i).to_owned())
+    };
+    let crema = wiki.page_named("Crema").unwrap();
+    assert_eq!(
+        label_of(Some(crema), GraphNodeKind::Topic),
+        ("Crema".into(), "Crema".into())
+    );
+    assert_eq!(
+        label_of(Some(crema_answer), GraphNodeKind::Answer),
+        ("Crema".into(), "Crema (saved answer)".into())
+    );
+    assert_eq!(
+        label_of(None, GraphNodeKind::Wanted),
+        ("Roast curve".into(), "Roast curve (wanted)".into())
+    );
+    assert_eq!(
+        label_of(Some(roast_answer), GraphNodeKind::Answer),
+        ("Roast curve?".into(), "Roast curve? (saved answer)".into())
+    );
+    // Only those three are listed apart (every other node is shown by its title), and no
+    // two nodes are shown alike.
+    assert_eq!(view.told_apart.len(), 3, "{:?}", view.told_apart);
+    let mut labels: Vec<&str> = (0..view.titles.len()).map(|i| view.label(i)).collect();
+    labels.sort_unstable();
+    labels.dedup();
+    assert_eq!(labels.len(), view.titles.len(), "{labels:?}");
+
+    // The CLI's records and DOT carry the labels; the title stays the name.
+    let records = view.records();
+    let answer = records
+        .nodes
+        .iter()
+        .find(|n| n.id == Some(crema_answer))
+        .unwrap();
+    assert_eq!(
+        (answer.title.as_str(), answer.label.as_str()),
+        ("Crema", "Crema (saved answer)")
+    );
+    assert!(view.dot().contains("label=\"Roast curve (wanted)\""));
+    // A view without the topic still tells the answer apart: labels are of the whole graph.
+    let answers = wiki
+        .graph(&GraphFilter {
+            kind: Some(PageKind::Answer),
+            ..GraphFilter::default()
+        })
+        .unwrap();
+    assert!((0..answers.titles.len()).any(|i| answers.label(i) == "Crema (saved answer)"));
+}

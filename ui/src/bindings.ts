@@ -1754,9 +1754,22 @@ label: number,
  */
 size: number, 
 /**
- * The title of its largest node.
+ * The label of its largest node ([`GraphView::told_apart`]).
  */
 title: string, };
+
+/**
+ * A node of a [`GraphView`] shown by a label other than its title.
+ */
+export type GraphLabel = { 
+/**
+ * The node's index in the view.
+ */
+node: number, 
+/**
+ * What it is shown as.
+ */
+label: string, };
 
 /**
  * The graph as the window draws it, packed by column (one array per field, the same
@@ -1771,6 +1784,15 @@ page_ids: Array<PageId | null>,
  * Each node's title (a wanted page: its name as first linked).
  */
 titles: Array<string>, 
+/**
+ * The nodes shown by a label other than their title, by index, ascending: nodes whose
+ * names read the same (the same key) are told apart — a saved answer titled as a topic
+ * or a wanted page reads `Crema (saved answer)`, a wanted page titled as a saved answer
+ * `Crema (wanted)`; a topic keeps its title, and so does every node not listed here
+ * ([`GraphView::label`]). Listed apart so the titles are not sent twice. (Notes that
+ * share a name are told apart by their titles already: `Parser/constructor`.)
+ */
+told_apart: Array<GraphLabel>, 
 /**
  * Each node's kind.
  */

@@ -8,6 +8,7 @@ function small(): GraphView {
   return {
     page_ids: [10, 11, null, 13] as (PageId | null)[],
     titles: ["A", "B", "C", "D"],
+    told_apart: [],
     kinds: ["topic", "answer", "wanted", "topic"],
     xs: [0, 10, -5, 20],
     ys: [1, 2, 3, 4],

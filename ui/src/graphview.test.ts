@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { GraphView, PageId } from "./bindings";
-import { bySize, colour, fitCamera, labelled, labelledInView, nodeAt, nodeDomId, toLayout, toScreen, visibleNodes, zoomAt } from "./graphview";
+import { EDGE_FLOATS, edgeBuffer } from "./graphgl";
+import { bySize, colour, fitCamera, labelled, labelledInView, linksInView, nodeAt, nodeDomId, nodeLabel, ringed, toLayout, toScreen, visibleNodes, zoomAt, type Camera } from "./graphview";
 
 /** A view of `n` nodes on a line, node i at (i*10, 0) with size i. */
 function line(n: number): GraphView {
   return {
     page_ids: Array.from({ length: n }, (_, i) => (i === n - 1 ? null : ((i + 100) as PageId))),
     titles: Array.from({ length: n }, (_, i) => `Node ${i}`),
+    told_apart: [],
     kinds: Array.from({ length: n }, (_, i) => (i === n - 1 ? "wanted" : "topic")),
     xs: Array.from({ length: n }, (_, i) => i * 10),
     ys: Array.from({ length: n }, () => 0),
@@ -110,11 +112,98 @@ describe("what is drawn", () => {
     expect(nodeAt(g, shown, c, 400, 100, x + 20, y + 30)).toBeNull();
   });
 
+  it("shows a node told apart by the core's label, every other node by its title", () => {
+    const g = line(3);
+    g.told_apart = [{ node: 1, label: "Node 1 (saved answer)" }];
+    expect([0, 1, 2].map((i) => nodeLabel(g, i))).toEqual(["Node 0", "Node 1 (saved answer)", "Node 2"]);
+  });
+
   it("names list entries by page id, wanted pages by index; wanted pages are grey", () => {
     const g = line(3);
     expect(nodeDomId(g, 0)).toBe("graph-node-100");
     expect(nodeDomId(g, 2)).toBe("graph-wanted-2");
     expect(colour("wanted", 0, "community")).toBe(colour("wanted", 5, "kind"));
     expect(colour("topic", 0, "community")).not.toBe(colour("topic", 1, "community"));
+  });
+});
+
+/** Whether the segment a–b has a point in the w×h view, found another way than the screen's
+ *  (an end inside, or the segment meets one of the view's four sides). */
+function meetsView(ax: number, ay: number, bx: number, by: number, w: number, h: number): boolean {
+  const inside = (x: number, y: number) => x >= 0 && x <= w && y >= 0 && y <= h;
+  if (inside(ax, ay) || inside(bx, by)) return true;
+  const turn = (px: number, py: number, qx: number, qy: number, rx: number, ry: number) => Math.sign((qx - px) * (ry - py) - (qy - py) * (rx - px));
+  const meets = (cx: number, cy: number, dx: number, dy: number) =>
+    turn(ax, ay, bx, by, cx, cy) * turn(ax, ay, bx, by, dx, dy) <= 0 && turn(cx, cy, dx, dy, ax, ay) * turn(cx, cy, dx, dy, bx, by) <= 0;
+  return meets(0, 0, w, 0) || meets(w, 0, w, h) || meets(w, h, 0, h) || meets(0, h, 0, 0);
+}
+
+describe("both renderers show the same", () => {
+  /** Nodes 0–1 on either side of a 400×100 view, 2–3 both left of it, 4–5 round its
+   *  top-left corner without entering, 6 inside; links 0–1, 2–3, 4–5, 6–2. */
+  function around(): { g: GraphView; cam: Camera } {
+    const g = line(7);
+    g.xs = [-100, 500, -300, -50, -60, 30, 200];
+    g.ys = [50, 50, 20, 80, 30, -60, 50];
+    g.sizes = g.sizes.map(() => 1);
+    g.edges = [0, 1, 2, 3, 4, 5, 6, 2];
+    // Layout units are pixels, the layout point (200, 50) at the view's centre.
+    return { g, cam: { x: 200, y: 50, scale: 1 } };
+  }
+
+  it("the canvas draws a link crossing the view between two nodes off screen, as WebGL does", () => {
+    const { g, cam } = around();
+    expect(visibleNodes(g, cam, 400, 100)).toEqual([6]);
+    // 0–1 crosses the view; 6–2 has an end in it; 2–3 lies left of it; 4–5 passes the corner.
+    expect(linksInView(g, cam, 400, 100)).toEqual([0, 3]);
+  });
+
+  it("the canvas draws exactly the links WebGL's lines put in the view, from any camera", () => {
+    let seed = 11;
+    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const g = line(300);
+    g.xs = g.xs.map(() => rnd() * 1000);
+    g.ys = g.ys.map(() => rnd() * 700);
+    g.sizes = g.sizes.map(() => Math.floor(rnd() ** 3 * 30));
+    g.edges = Array.from({ length: 1800 }, () => Math.floor(rnd() * 300));
+    const w = 800, h = 500;
+    const cams: Camera[] = [fitCamera(g, w, h), { x: 500, y: 350, scale: 4 }, { x: 120, y: 600, scale: 9 }, { x: 500, y: 350, scale: 25 }, { x: -400, y: 350, scale: 1 }];
+    let crossing = 0;
+    for (const cam of cams) {
+      // WebGL draws every line of its buffer, clipped to the view.
+      const lines = edgeBuffer(g);
+      const gl: string[] = [];
+      for (let o = 0; o < lines.length; o += EDGE_FLOATS) {
+        const [ax, ay] = toScreen(cam, w, h, lines[o], lines[o + 1]);
+        const [bx, by] = toScreen(cam, w, h, lines[o + 2], lines[o + 3]);
+        if (meetsView(ax, ay, bx, by, w, h)) gl.push(`${lines[o]},${lines[o + 1]},${lines[o + 2]},${lines[o + 3]}`);
+      }
+      const shown = new Set(visibleNodes(g, cam, w, h));
+      const canvas = linksInView(g, cam, w, h).map((e) => {
+        const a = g.edges[2 * e], b = g.edges[2 * e + 1];
+        if (!shown.has(a) && !shown.has(b)) crossing++;
+        return `${Math.fround(g.xs[a])},${Math.fround(g.ys[a])},${Math.fround(g.xs[b])},${Math.fround(g.ys[b])}`;
+      });
+      expect(canvas.sort()).toEqual(gl.sort());
+    }
+    // The cameras close in far enough for links to cross the view with neither end in it.
+    expect(crossing).toBeGreaterThan(20);
+  });
+
+  it("rings the focused node and a local graph's centre only while they are in view, and labels the focus so", () => {
+    const { g, cam } = around();
+    expect(ringed(g, cam, 400, 100, 6, null)).toEqual([6]);
+    expect(ringed(g, cam, 400, 100, 0, 1)).toEqual([]);
+    expect(ringed(g, cam, 400, 100, 0, 6)).toEqual([6]);
+    expect(ringed(g, cam, 400, 100, 6, 6)).toEqual([6]);
+    // Node 0 is 100 px left of the view: its label would start in it, beside no node.
+    const shown = visibleNodes(g, cam, 400, 100);
+    expect(labelled(shown, g, cam, 40, 0).has(0)).toBe(false);
+    expect(labelledInView(g, bySize(g), cam, 400, 100, 40, 0).has(0)).toBe(false);
+    expect(labelled(shown, g, cam, 40, 6).has(6)).toBe(true);
+    // Panned so node 0 is just inside: ringed and labelled.
+    const near = { ...cam, x: 90 };
+    expect(ringed(g, near, 400, 100, 0, null)).toEqual([0]);
+    expect(labelledInView(g, bySize(g), near, 400, 100, 40, 0).has(0)).toBe(true);
   });
 });

@@ -66,11 +66,76 @@ export function radius(size: number, scale: number): number {
   return baseRadius(size) * zoomFactor(scale);
 }
 
-/** Whether node `i` is inside the view, with a margin of its radius. */
-function inView(g: GraphView, c: Camera, w: number, h: number, i: number): boolean {
+/** Whether node `i` is inside the view, with a margin of its radius: whether any of its disc
+ *  is on screen. */
+export function inView(g: GraphView, c: Camera, w: number, h: number, i: number): boolean {
+  if (i < 0 || i >= g.xs.length) return false;
   const [sx, sy] = toScreen(c, w, h, g.xs[i], g.ys[i]);
   const r = radius(g.sizes[i], c.scale);
   return sx >= -r && sy >= -r && sx <= w + r && sy <= h + r;
+}
+
+// Where a screen point lies against the view's rectangle, one bit a side (0: inside).
+const LEFT = 1, RIGHT = 2, ABOVE = 4, BELOW = 8;
+function outcode(x: number, y: number, w: number, h: number): number {
+  return (x < 0 ? LEFT : x > w ? RIGHT : 0) | (y < 0 ? ABOVE : y > h ? BELOW : 0);
+}
+
+/** Whether the segment from (ax, ay) to (bx, by), both ends outside the view and not on one
+ *  side of it, passes through the view (0 ≤ x ≤ w, 0 ≤ y ≤ h). Liang–Barsky: the part of the
+ *  segment left after cutting it by each side's line is not empty. */
+function segmentCrosses(ax: number, ay: number, bx: number, by: number, w: number, h: number): boolean {
+  const dx = bx - ax, dy = by - ay;
+  let t0 = 0, t1 = 1;
+  // Each side as p·t ≤ q: left, right, top, bottom.
+  for (const [p, q] of [[-dx, ax], [dx, w - ax], [-dy, ay], [dy, h - ay]]) {
+    if (p === 0) {
+      if (q < 0) return false; // parallel to this side, and beyond it
+      continue;
+    }
+    const t = q / p;
+    if (p < 0) t0 = Math.max(t0, t);
+    else t1 = Math.min(t1, t);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+/**
+ * The links of `g` with a point in the view (their index: link `e` joins `g.edges[2e]` and
+ * `g.edges[2e + 1]`), in the order of `g.edges`. A link crossing the view between two nodes
+ * off screen is one of them: it is part of what the view shows, and WebGL draws it so (the
+ * GPU clips every line to the view), so the canvas draws exactly these. A link to no node
+ * is none of them.
+ */
+export function linksInView(g: GraphView, c: Camera, w: number, h: number): number[] {
+  const n = g.xs.length;
+  const sx = new Float64Array(n), sy = new Float64Array(n);
+  const code = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const [x, y] = toScreen(c, w, h, g.xs[i], g.ys[i]);
+    sx[i] = x;
+    sy[i] = y;
+    code[i] = outcode(x, y, w, h);
+  }
+  const out: number[] = [];
+  for (let e = 0; e * 2 + 1 < g.edges.length; e++) {
+    const a = g.edges[2 * e], b = g.edges[2 * e + 1];
+    if (a >= n || b >= n) continue;
+    const ca = code[a], cb = code[b];
+    if (ca === 0 || cb === 0) out.push(e); // an end on screen
+    else if (ca & cb) continue; // both ends beyond the same side
+    else if (segmentCrosses(sx[a], sy[a], sx[b], sy[b], w, h)) out.push(e);
+  }
+  return out;
+}
+
+/** The nodes ringed in red: the focused node and a local graph's centre, each only while
+ *  its node is in view (a ring marks a node the person can see, in either renderer). */
+export function ringed(g: GraphView, c: Camera, w: number, h: number, focus: number | null, centre: number | null): number[] {
+  const out: number[] = [];
+  for (const i of [focus, centre]) if (i !== null && !out.includes(i) && inView(g, c, w, h, i)) out.push(i);
+  return out;
 }
 
 /** Every node of `g`, largest first (equal sizes by index): the order of `visibleNodes`. */
@@ -90,14 +155,15 @@ export function visibleNodes(g: GraphView, c: Camera, w: number, h: number): num
 const LABEL_RADIUS = 9;
 
 /** Which of the visible nodes (largest first) get a label: the `max` largest, and any
- * node drawn big enough to carry one; always the focused node. */
+ * node drawn big enough to carry one; always the focused node while it is in view (a label
+ * off screen would show its text beside no node). */
 export function labelled(visible: number[], g: GraphView, c: Camera, max = 40, focus: number | null = null): Set<number> {
   const out = new Set<number>();
   for (const i of visible) {
     if (out.size < max || radius(g.sizes[i], c.scale) >= LABEL_RADIUS) out.add(i);
     if (out.size >= max * 3) break;
   }
-  if (focus !== null) out.add(focus);
+  if (focus !== null && visible.includes(focus)) out.add(focus);
   return out;
 }
 
@@ -116,7 +182,7 @@ export function labelledInView(g: GraphView, largest: number[], c: Camera, w: nu
     out.add(i);
     if (out.size >= max * 3) break;
   }
-  if (focus !== null) out.add(focus);
+  if (focus !== null && inView(g, c, w, h, focus)) out.add(focus);
   return out;
 }
 
@@ -150,6 +216,17 @@ export function colour(kind: GraphNodeKind, community: number, by: "kind" | "com
   if (kind === "wanted") return "#b8b8b8";
   if (by === "kind") return kind === "answer" ? "#59a14f" : "#4e79a7";
   return PALETTE[community % PALETTE.length];
+}
+
+const toldApart = new WeakMap<GraphView, Map<number, string>>();
+
+/** What node `i` is shown as: the label the core gave it when it is told apart from nodes
+ *  whose names read the same (`told_apart`), else its title. */
+export function nodeLabel(g: GraphView, i: number): string {
+  if (!g.told_apart.length) return g.titles[i];
+  let labels = toldApart.get(g);
+  if (!labels) toldApart.set(g, (labels = new Map(g.told_apart.map((l) => [l.node, l.label]))));
+  return labels.get(i) ?? g.titles[i];
 }
 
 /** What the DOM id of a node's entry in the node list is: `graph-node-<page id>` for a

@@ -100,7 +100,7 @@ fn summary(view: &GraphView) -> anyhow::Result<()> {
         view.edges.len() / 2
     )?;
     if let Some(centre) = view.centre {
-        writeln!(out, "around {}", view.titles[centre as usize])?;
+        writeln!(out, "around {}", view.label(centre as usize))?;
     }
     let mut largest: Vec<usize> = (0..view.titles.len()).collect();
     largest.sort_by_key(|&i| (std::cmp::Reverse(view.sizes[i]), i));
@@ -109,8 +109,9 @@ fn summary(view: &GraphView) -> anyhow::Result<()> {
             out,
             "  {:>4} links  {}{}",
             view.sizes[i],
-            view.titles[i],
-            if view.page_ids[i].is_none() {
+            view.label(i),
+            // A wanted page told apart from a saved answer says so in its label already.
+            if view.page_ids[i].is_none() && view.label(i) == view.titles[i] {
                 "  (wanted)"
             } else {
                 ""

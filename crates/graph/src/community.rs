@@ -270,6 +270,79 @@ fn keep_previous_labels(labels: &[u32], previous: &[Option<u32>]) -> Vec<u32> {
     labels.iter().map(|&c| relabel[c as usize]).collect()
 }
 
+/// A node that moves in [`update_communities`]: its index and its neighbours' indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mover {
+    /// The node.
+    pub node: u32,
+    /// Its neighbours (each once).
+    pub neighbours: Vec<u32>,
+}
+
+/// The communities after a change of a few nodes, brought up to date from the stored ones
+/// without the rest of the graph (an update's counterpart of [`communities`] with a
+/// previous result): each new node starts alone, under a label no node has; then each
+/// mover, in the order given, joins the neighbouring community that raises the modularity
+/// most (Louvain's move of one node: `k_i,C − Σ_tot(C)·k_i / 2m`), or stays where it is
+/// (on a tie; between other communities the lowest label wins). Every other node keeps its
+/// label, so an update never recolours the rest of the graph.
+///
+/// `labels[i]` is node `i`'s community (`None`: a new node), `degrees[i]` how many nodes it
+/// is linked with now; `movers` the new nodes and the nodes whose links changed.
+pub fn update_communities(labels: &[Option<u32>], degrees: &[u32], movers: &[Mover]) -> Vec<u32> {
+    let mut next = labels.iter().flatten().max().map_or(0, |&l| l + 1);
+    let current: Vec<u32> = labels
+        .iter()
+        .map(|l| {
+            l.unwrap_or_else(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect();
+    let mut current = current;
+    let two_m: f64 = degrees.iter().map(|&d| f64::from(d)).sum();
+    let mut total: std::collections::HashMap<u32, f64> = std::collections::HashMap::new();
+    for (i, &label) in current.iter().enumerate() {
+        *total.entry(label).or_default() += f64::from(degrees.get(i).copied().unwrap_or(0));
+    }
+    if two_m <= 0.0 {
+        return current;
+    }
+    for mover in movers {
+        let i = mover.node as usize;
+        if i >= current.len() {
+            continue;
+        }
+        let k = f64::from(degrees.get(i).copied().unwrap_or(0));
+        let own = current[i];
+        *total.entry(own).or_default() -= k;
+        // Links from the node into each neighbouring community, in label order.
+        let mut into: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
+        for &j in &mover.neighbours {
+            if let Some(&label) = current.get(j as usize) {
+                if j as usize != i {
+                    *into.entry(label).or_default() += 1.0;
+                }
+            }
+        }
+        let gain =
+            |label: u32, links: f64| links - total.get(&label).copied().unwrap_or(0.0) * k / two_m;
+        let mut best = own;
+        let mut best_gain = gain(own, into.get(&own).copied().unwrap_or(0.0));
+        for (&label, &links) in &into {
+            let g = gain(label, links);
+            if g > best_gain + 1e-12 {
+                best = label;
+                best_gain = g;
+            }
+        }
+        *total.entry(best).or_default() += k;
+        current[i] = best;
+    }
+    current
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,5 +430,36 @@ mod tests {
     fn edges_out_of_range_are_ignored() {
         let c = communities(2, &[(0, 1), (0, 9), (7, 7)], &[]);
         assert_eq!(c, vec![0, 0]);
+    }
+
+    #[test]
+    fn an_update_moves_a_new_node_into_the_community_it_links_into_and_no_other_node() {
+        // Two cliques of five, stored as communities 0 and 1; node 10 is new, linked to three
+        // nodes of the second; node 11 is new and alone.
+        let labels: Vec<Option<u32>> = (0..10)
+            .map(|i| Some(if i < 5 { 0 } else { 1 }))
+            .chain([None, None])
+            .collect();
+        let mut degrees = vec![4u32; 10];
+        for j in [5, 6, 7] {
+            degrees[j] += 1;
+        }
+        degrees.extend([3, 0]);
+        let movers = [
+            Mover {
+                node: 10,
+                neighbours: vec![5, 6, 7],
+            },
+            Mover {
+                node: 11,
+                neighbours: vec![],
+            },
+        ];
+        let got = update_communities(&labels, &degrees, &movers);
+        assert_eq!(&got[..10], &[0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
+        assert_eq!(got[10], 1);
+        assert!(got[11] > 1, "a node alone gets a label of its own: {got:?}");
+        // The same input gives the same answer.
+        assert_eq!(update_communities(&labels, &degrees, &movers), got);
     }
 }

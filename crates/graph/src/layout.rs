@@ -79,6 +79,10 @@ pub struct LayoutInput {
     /// Which placed nodes had their links changed since (moved a little in an update);
     /// empty: none.
     pub changed: Vec<bool>,
+    /// Each node's mass, how many nodes it is linked with plus one; empty: counted from
+    /// `edges`. An update that knows the counts may then give only the edges of the nodes
+    /// that move (the others' edges pull nothing that moves).
+    pub masses: Vec<f64>,
 }
 
 /// What a layout did.
@@ -103,7 +107,11 @@ pub fn lay_out(
 ) -> Option<Layout> {
     let n = input.nodes;
     let adjacency = neighbours(n, &input.edges);
-    let masses: Vec<f64> = adjacency.iter().map(|a| a.len() as f64 + 1.0).collect();
+    let masses: Vec<f64> = if input.masses.len() == n {
+        input.masses.clone()
+    } else {
+        adjacency.iter().map(|a| a.len() as f64 + 1.0).collect()
+    };
     let placed = |i: usize| {
         input
             .previous

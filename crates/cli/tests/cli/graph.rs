@@ -109,3 +109,32 @@ fn graph_local_dot_and_bad_depth() {
         .assert()
         .code(1);
 }
+
+/// A saved answer whose question reads as a topic's name (`#Crema` and `Crema`) is told
+/// apart by its label; the topic keeps its title as its label, and `title` stays the name.
+#[test]
+fn graph_json_labels_a_saved_answer_apart_from_the_topic_it_reads_as() {
+    let server = TestServer::start();
+    let env = compiled_vault(&server);
+    let report = env.json(&["ask", "#Crema", "--save"]);
+    assert_eq!(report["saved"], "#Crema", "{report}");
+    let graph = env.json(&["graph"]);
+    let label = |title: &str, kind: &str| {
+        graph["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["title"] == title && n["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} node {title}: {graph}"))["label"]
+            .clone()
+    };
+    assert_eq!(label("Crema", "topic"), "Crema");
+    assert_eq!(label("#Crema", "answer"), "#Crema (saved answer)");
+    assert_eq!(label("Espresso", "topic"), "Espresso");
+    assert_eq!(label("Roast curve", "wanted"), "Roast curve");
+    env.cmd()
+        .args(["graph", "--dot"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("label=\"#Crema (saved answer)\""));
+}

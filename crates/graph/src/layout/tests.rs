@@ -115,6 +115,7 @@ fn every_position_is_finite_on_hostile_graphs() {
         edges,
         previous: vec![Some(Point::new(5.0, 5.0)); 150],
         changed: vec![true; 200],
+        masses: Vec::new(),
     };
     let layout = lay_out(&input, &Settings::default(), &mut |_, _| true).unwrap();
     assert!(layout
@@ -144,6 +145,7 @@ fn add_one_page() -> (Vec<Point>, Layout, Vec<(u32, u32)>) {
         edges: edges.clone(),
         previous,
         changed,
+        masses: Vec::new(),
     };
     let after = lay_out(&input, &Settings::default(), &mut |_, _| true).unwrap();
     (before, after, edges)
@@ -200,6 +202,7 @@ fn removing_a_page_leaves_the_others_where_they_were() {
         edges: kept,
         previous: before[..n - 1].iter().copied().map(Some).collect(),
         changed: vec![false; n - 1],
+        masses: Vec::new(),
     };
     let after = lay_out(&input, &Settings::default(), &mut |_, _| true).unwrap();
     assert_eq!(after.positions.len(), n - 1);

@@ -274,6 +274,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0026_citations.sql",
         include_str!("../../../../migrations/0026_citations.sql"),
     ),
+    Migration::sql(
+        27,
+        "0027_graph_changes.sql",
+        include_str!("../../../../migrations/0027_graph_changes.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

@@ -1,6 +1,8 @@
-//! The stored graph layout (`graph_nodes`) and its state (`graph_state`): where each node
-//! of the graph view sits, its community, and whether the layout is of the wiki as it is
-//! now (the schema's triggers count every change of pages, links and former titles).
+//! The stored graph layout (`graph_nodes`), its state (`graph_state`) and what changed since
+//! (`graph_changes`): where each node of the graph view sits, its community and its links'
+//! count, whether the layout is of the wiki as it is now (the schema's triggers count every
+//! change of pages, links and former titles), and which pages and names those changes
+//! touched (the same triggers write them), so an update reads the links around them only.
 //!
 //! A layout runs in one process at a time: it is leased as a job is ([`crate::tx::jobs`]),
 //! by its owner's heartbeat, so a second process (the CLI beside the app) waits for it
@@ -26,6 +28,9 @@ pub struct GraphNodeRow {
     pub community: u32,
     /// A hash of its neighbours when it was laid out.
     pub links_hash: i64,
+    /// How many nodes it was linked with then; `None`: laid out by a build that did not
+    /// store it.
+    pub degree: Option<u32>,
 }
 
 /// Whether the stored layout is current.
@@ -45,12 +50,21 @@ pub struct GraphState {
     pub took_ms: u64,
     /// The process laying the graph out now, with when it started (UTC, ISO-8601).
     pub running: Option<(JobOwner, String)>,
+    /// The changes count from which `graph_changes` holds every change: a stored
+    /// layout of an earlier count cannot be brought up to date from them.
+    pub tracked_from: i64,
 }
 
 impl GraphState {
     /// Whether the wiki changed since the stored layout (or was never laid out).
     pub fn is_due(&self) -> bool {
         self.laid_out != Some(self.changes)
+    }
+
+    /// Whether every change since the stored layout is in `graph_changes` (read by
+    /// [`Store::graph_links_changed`]).
+    pub fn changes_tracked(&self) -> bool {
+        self.laid_out.is_some_and(|at| at >= self.tracked_from)
     }
 }
 
@@ -65,6 +79,8 @@ pub struct GraphLayoutFigures {
     pub edges: u64,
     /// Time it took, in milliseconds.
     pub took_ms: u64,
+    /// The last row of `graph_changes` the layout took in (those up to it are deleted).
+    pub changes_upto: i64,
 }
 
 impl Store {
@@ -74,7 +90,8 @@ impl Store {
             || "reading the graph layout".to_owned(),
             |conn| {
                 let mut stmt = conn.prepare(
-                    "SELECT node, x, y, community, links_hash FROM graph_nodes ORDER BY node",
+                    "SELECT node, x, y, community, links_hash, degree FROM graph_nodes
+                     ORDER BY node",
                 )?;
                 let rows = stmt.query_map([], |row| {
                     Ok(GraphNodeRow {
@@ -83,6 +100,9 @@ impl Store {
                         y: row.get(2)?,
                         community: u32::try_from(row.get::<_, i64>(3)?).unwrap_or(u32::MAX),
                         links_hash: row.get(4)?,
+                        degree: row
+                            .get::<_, Option<i64>>(5)?
+                            .map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
                     })
                 })?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -97,7 +117,7 @@ impl Store {
             |conn| {
                 Ok(conn.query_row(
                     "SELECT changes, laid_out, laid_out_at, nodes, edges, took_ms, owner_host,
-                            owner_pid, started_at
+                            owner_pid, started_at, tracked_from
                      FROM graph_state WHERE id = 1",
                     [],
                     |row| {
@@ -117,6 +137,7 @@ impl Store {
                                 }
                                 _ => None,
                             },
+                            tracked_from: row.get(9)?,
                         })
                     },
                 )?)
@@ -201,7 +222,8 @@ impl Store {
     }
 
     /// Stores a layout in one transaction: `upserts` written (new and moved nodes, and those
-    /// whose community changed), `removed` nodes dropped, the state marked laid out as of
+    /// whose community or links changed), `removed` nodes dropped, the changes up to
+    /// `figures.changes_upto` forgotten, the state marked laid out as of
     /// `figures.of_changes`, and `owner`'s lease given back. `false`, and nothing written,
     /// when `owner` no longer holds the lease (it paused past the lease and another process
     /// took it: that one's layout is newer).
@@ -230,10 +252,11 @@ impl Store {
                         drop.execute([node])?;
                     }
                     let mut put = tx.prepare(
-                        "INSERT INTO graph_nodes (node, x, y, community, links_hash)
-                         VALUES (?1, ?2, ?3, ?4, ?5)
+                        "INSERT INTO graph_nodes (node, x, y, community, links_hash, degree)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                          ON CONFLICT (node) DO UPDATE SET x = excluded.x, y = excluded.y,
-                             community = excluded.community, links_hash = excluded.links_hash",
+                             community = excluded.community, links_hash = excluded.links_hash,
+                             degree = excluded.degree",
                     )?;
                     for row in upserts {
                         put.execute(params![
@@ -241,9 +264,20 @@ impl Store {
                             row.x,
                             row.y,
                             i64::from(row.community),
-                            row.links_hash
+                            row.links_hash,
+                            row.degree.map(i64::from)
                         ])?;
                     }
+                }
+                // Every row handled (the usual case): emptied whole, which SQLite does
+                // without visiting each row (a first layout follows many thousands).
+                if last_change(tx)? <= figures.changes_upto {
+                    tx.execute("DELETE FROM graph_changes", [])?;
+                } else {
+                    tx.execute(
+                        "DELETE FROM graph_changes WHERE id <= ?1",
+                        [figures.changes_upto],
+                    )?;
                 }
                 tx.execute(
                     &format!(
@@ -271,4 +305,36 @@ fn release(tx: &rusqlite::Transaction<'_>, owner: &JobOwner) -> rusqlite::Result
          WHERE id = 1 AND owner_host = ?1 AND owner_pid = ?2",
         params![owner.host, owner.pid],
     )
+}
+
+/// The rows of `graph_changes` now: the last row's id (0: none), the pages they touched
+/// and the keys they name, each ascending and once.
+pub(crate) fn changes(
+    conn: &rusqlite::Connection,
+) -> rusqlite::Result<(i64, Vec<crate::PageId>, Vec<String>)> {
+    let upto: i64 = conn.query_row("SELECT COALESCE(MAX(id), 0) FROM graph_changes", [], |r| {
+        r.get(0)
+    })?;
+    let mut stmt = conn.prepare(
+        "SELECT DISTINCT page_id FROM graph_changes
+         WHERE id <= ?1 AND page_id IS NOT NULL ORDER BY page_id",
+    )?;
+    let pages = stmt
+        .query_map([upto], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut stmt = conn.prepare(
+        "SELECT DISTINCT key FROM graph_changes
+         WHERE id <= ?1 AND key IS NOT NULL AND key <> '' ORDER BY key",
+    )?;
+    let keys = stmt
+        .query_map([upto], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok((upto, pages, keys))
+}
+
+/// The last row of `graph_changes` (0: none).
+pub(crate) fn last_change(conn: &rusqlite::Connection) -> rusqlite::Result<i64> {
+    conn.query_row("SELECT COALESCE(MAX(id), 0) FROM graph_changes", [], |r| {
+        r.get(0)
+    })
 }

@@ -1555,12 +1555,14 @@ fn a_layout_that_lost_its_lease_is_not_saved() {
         y: 0.0,
         community: 0,
         links_hash: 0,
+        degree: Some(0),
     };
     let figures = |nodes| GraphLayoutFigures {
         of_changes: 0,
         nodes,
         edges: 0,
         took_ms: 1,
+        changes_upto: 0,
     };
     assert!(store
         .save_graph_layout(&second, &[row("p1", 1.0)], &[], figures(1))
