@@ -117,7 +117,7 @@ fn source_view(s: crate::store::SourceSummary, pages: Vec<PageRefView>) -> Sourc
 
 impl Wiki {
     /// The library in the asked order: every saved answer and the first
-    /// [`LIBRARY_FIRST_ROWS`](super::LIBRARY_FIRST_ROWS) topic pages, the topics narrowed
+    /// [`LIBRARY_FIRST_ROWS`] topic pages, the topics narrowed
     /// to those with `tag` ([`tags_have`]: `None` or an empty tag narrows nothing), with the
     /// tags to choose from, counts and the most mentioned wanted pages. The rest of the
     /// topics come by window ([`Wiki::library_rows`]).
@@ -468,7 +468,7 @@ impl Wiki {
     /// and the pages it feeds, or `None` when no source has this id.
     pub fn source_detail_view(&self, id: SourceId) -> Result<Option<SourceDetailView>> {
         let store = self.store();
-        let Some(summary) = store.sources()?.into_iter().find(|s| s.id == id) else {
+        let Some(summary) = store.source_summary(id)? else {
             return Ok(None);
         };
         let pages = store

@@ -363,6 +363,22 @@ impl Store {
         )
     }
 
+    /// One source as [`Store::sources`] lists it, read by its id (`None`: no such source).
+    pub fn source_summary(&self, id: SourceId) -> Result<Option<SourceSummary>> {
+        self.read(
+            || format!("reading source {id}"),
+            |conn| {
+                Ok(conn
+                    .query_row(
+                        &format!("{SUMMARY_SELECT} WHERE s.id = ?1"),
+                        [id],
+                        summary_row,
+                    )
+                    .optional()?)
+            },
+        )
+    }
+
     /// Finds a source by what a person would type: its id number, its exact origin, or
     /// the exact title of its article (case-insensitive; the first article when several
     /// have it), tried in that order.
