@@ -208,6 +208,19 @@ describe("screens show what the core decided", () => {
     await new Promise((r) => setTimeout(r, 50));
     flushSync();
     expect(pending.some((p) => p.name === "library_rows")).toBe(false);
+    // A finished job reloads the library in the same order: the rows on screen stay while
+    // their block is asked for again, then show what the core sends now.
+    state.libraryVersion++;
+    flushSync();
+    await new Promise((r) => setTimeout(r, 300));
+    await answer("library", { ...library, entries: first, topic_count: 100_000, counts: { ...library.counts, pages: 100_000 } });
+    await new Promise((r) => setTimeout(r, 50));
+    flushSync();
+    expect(document.querySelectorAll(".lib-row-pending").length).toBe(0);
+    expect([...document.querySelectorAll(".lib-row .lib-title")].map((t) => t.textContent)).toContain("Topic 50021");
+    expect(pending.filter((p) => p.name === "library_rows").map((p) => p.args)).toEqual([["title", null, 50_000, 200]]);
+    await answer("library_rows", Array.from({ length: 200 }, (_, k) => ({ ...topic(50_001 + k), title: `Renamed ${50_001 + k}` })));
+    expect([...document.querySelectorAll(".lib-row .lib-title")].map((t) => t.textContent)).toContain("Renamed 50021");
   });
 
   it("opens a page at the quote the core marked, and looks in the sources when the page does not hold it", async () => {
