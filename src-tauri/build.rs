@@ -14,7 +14,7 @@ const COMMANDS: &[&str] = &[
     "page_id_by_name",
     "page_text",
     "restore_page_version",
-    "sources",
+    "sources_window",
     "source",
     "quote",
     "digest_quote",

@@ -71,6 +71,8 @@ pub fn typescript() -> String {
         decl::<PageRefView>(),
         decl::<SourceStatus>(),
         decl::<SourceView>(),
+        decl::<SourceCountsView>(),
+        decl::<SourcesWindowView>(),
         decl::<DigestView>(),
         decl::<SourceDetailView>(),
         decl::<QuoteView>(),

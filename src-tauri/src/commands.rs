@@ -12,9 +12,9 @@ use wikimind::view::{
     self, AnswerView, CitationPageView, CompilationView, ConnectionCheck, EditedView, HealthView,
     IngestView, JobProgress, LibrarySort, LibraryView, LinkNameView, ListedPage, NoteItemView,
     NoteView, OpeningView, PageTextView, PageView, PoolMemberForm, PoolShare, ProviderForm,
-    QuoteView, SearchResult, SettingsView, SourceDetailView, SourceView,
+    QuoteView, SearchResult, SettingsView, SourceDetailView, SourcesWindowView,
 };
-use wikimind::{PageId, SourceId};
+use wikimind::{PageId, SourceId, SourceStatus};
 
 use wikimind::watch::WatchedView;
 
@@ -149,8 +149,10 @@ define_commands! {
     fn page_text(id: PageId, version: u32) -> Option<PageTextView> = |h| h.wiki.page_text_view(id, version);
     /// Restores an earlier version of a page as a new version by the person; the page now.
     fn restore_page_version(id: PageId, version: u32) -> Option<PageView> = |h| h.wiki.restore_page_view(id, version);
-    /// Every source with its status and the pages it feeds.
-    fn sources() -> Vec<SourceView> = |h| h.wiki.source_views();
+    /// A window of the sources list (oldest first, or newest first), only those with
+    /// `status` when given, with the counts by status.
+    fn sources_window(status: Option<SourceStatus>, newest_first: bool, offset: u32, limit: u32) -> SourcesWindowView =
+        |h| h.wiki.sources_window(status, newest_first, offset, limit);
     /// One source with its digest and the pages it feeds.
     fn source(id: SourceId) -> Option<SourceDetailView> = |h| h.wiki.source_detail_view(id);
     /// Where a page claim's quote is in the sources that hold it, with the text around it.

@@ -380,6 +380,56 @@ pub struct SourceView {
     pub updated_at: String,
 }
 
+/// How many sources the Sources screen lists at once, at most (a window asks for its rows
+/// as they scroll into view; the Add screen shows the newest this many).
+pub const SOURCES_WINDOW_MAX: u32 = 200;
+
+/// How many sources have each status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SourceCountsView {
+    /// Every source.
+    pub all: u32,
+    /// Not compiled yet.
+    pub pending: u32,
+    /// Compiling (or interrupted).
+    pub compiling: u32,
+    /// Compiled, up to date.
+    pub compiled: u32,
+    /// Whose last compile failed.
+    pub failed: u32,
+    /// Changed since compiled.
+    pub stale: u32,
+}
+
+impl SourceCountsView {
+    /// How many sources have `status` (every source for `None`).
+    pub fn of(&self, status: Option<SourceStatus>) -> u32 {
+        match status {
+            None => self.all,
+            Some(SourceStatus::Pending) => self.pending,
+            Some(SourceStatus::Compiling) => self.compiling,
+            Some(SourceStatus::Compiled) => self.compiled,
+            Some(SourceStatus::Failed) => self.failed,
+            Some(SourceStatus::Stale) => self.stale,
+        }
+    }
+}
+
+/// A window of the sources list: the counts by status and the rows from `offset`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct SourcesWindowView {
+    /// How many sources have each status (the whole wiki, whatever the filter).
+    pub counts: SourceCountsView,
+    /// How many sources the list holds (those with the asked status, or all).
+    pub total: u32,
+    /// The index of the first row in the list.
+    pub offset: u32,
+    /// The rows, at most the asked limit (and [`SOURCES_WINDOW_MAX`]).
+    pub rows: Vec<SourceView>,
+}
+
 /// A source's full text, to show a quote against it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]

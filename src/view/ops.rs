@@ -1,13 +1,12 @@
 //! The [`Wiki`] operations that fill the views: the library of pages, a page, quotes,
 //! sources with their digests, compile logs and ingest from the app.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::passages::Passages;
 use super::*;
 use crate::reading::{bare_tag, tag_choices, tags_have, ListedVersion};
-use crate::store::{AuthorKind, PageClaim, PageId, PageSummary};
+use crate::store::{AuthorKind, PageClaim, PageId, PageSummary, SourceSummary};
 use wikimind_text::url::redirect_shown;
 
 impl QuoteView {
@@ -439,28 +438,48 @@ impl Wiki {
         Ok(self.store().find_page(name)?)
     }
 
-    /// Every source with its status and the pages its digest feeds, newest change first as
-    /// the store lists them. Two queries for the pages, however many sources there are.
-    pub fn source_views(&self) -> Result<Vec<SourceView>> {
+    /// The sources list from row `offset`, at most `limit` rows (and
+    /// [`SOURCES_WINDOW_MAX`]): oldest first, or newest first when `newest_first`; only the
+    /// sources with `status` when one is given. With the counts by status, so a screen
+    /// says how many there are and offers the filters without reading every source.
+    pub fn sources_window(
+        &self,
+        status: Option<SourceStatus>,
+        newest_first: bool,
+        offset: u32,
+        limit: u32,
+    ) -> Result<SourcesWindowView> {
         let store = self.store();
-        // A page's title is unique (pages are unique by the key of their title).
-        let pages: HashMap<String, PageSummary> = store
-            .pages()?
+        let mut counts = SourceCountsView::default();
+        for (status, n) in store.source_status_counts()? {
+            let n = u32::try_from(n).unwrap_or(u32::MAX);
+            counts.all = counts.all.saturating_add(n);
+            match status {
+                SourceStatus::Pending => counts.pending = n,
+                SourceStatus::Compiling => counts.compiling = n,
+                SourceStatus::Compiled => counts.compiled = n,
+                SourceStatus::Failed => counts.failed = n,
+                SourceStatus::Stale => counts.stale = n,
+            }
+        }
+        let limit = limit.min(SOURCES_WINDOW_MAX);
+        let rows = store.sources_window(status, newest_first, offset, limit)?;
+        Ok(SourcesWindowView {
+            counts,
+            total: counts.of(status),
+            offset,
+            rows: self.sources_shown(rows)?,
+        })
+    }
+
+    /// `sources` as the lists show them, each with the pages it feeds.
+    fn sources_shown(&self, sources: Vec<SourceSummary>) -> Result<Vec<SourceView>> {
+        let ids: Vec<SourceId> = sources.iter().map(|s| s.id).collect();
+        let fed = self.store().pages_of_sources(&ids)?;
+        Ok(sources
             .into_iter()
-            .map(|p| (p.title.clone(), p))
-            .collect();
-        let mut fed = store.pages_by_source()?;
-        Ok(store
-            .sources()?
-            .into_iter()
-            .map(|s| {
-                let titles = fed.remove(&s.id).unwrap_or_default();
-                let refs = titles
-                    .iter()
-                    .filter_map(|t| pages.get(t).map(page_ref))
-                    .collect();
-                source_view(s, refs)
-            })
+            .zip(fed)
+            .map(|(s, pages)| source_view(s, pages.iter().map(page_ref).collect()))
             .collect())
     }
 

@@ -82,8 +82,9 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
     assert_eq!(tea.backlinks[0].page_id, scones_page);
     // The digest of Tea's source renders its links against pages too.
     let source = wiki
-        .source_views()
+        .sources_window(None, false, 0, SOURCES_WINDOW_MAX)
         .unwrap()
+        .rows
         .into_iter()
         .find(|s| s.article_id == Some(ids[0]))
         .unwrap()
@@ -98,7 +99,7 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
     assert_eq!(lib.wanted[0].title, "Jam");
     // Asking for the wanted page makes it from the one source that mentions it (below
     // pages.min_sources: a person asked) and queues its write; no source is filed.
-    let sources_before = wiki.source_views().unwrap().len();
+    let sources_before = all_sources(&wiki).len();
     let asked = wiki.ask_for_page_view("jam").unwrap();
     assert_eq!((asked.outcome.as_str(), asked.sources), ("asked", 1));
     assert!(asked.job.is_some());
@@ -107,7 +108,7 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
     let jobs = wiki.store().recent_jobs(10).unwrap();
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].target, crate::store::JobTarget::Page(jam));
-    assert_eq!(wiki.source_views().unwrap().len(), sources_before);
+    assert_eq!(all_sources(&wiki).len(), sources_before);
     assert!(wiki
         .library(LibrarySort::Title, None)
         .unwrap()
@@ -213,7 +214,7 @@ fn ingested_text_shows_as_a_pending_source_with_its_text() {
         wiki.ingest_text("# Tea\n\nTea is brewed.", None),
     );
     assert_eq!(view.added.len(), 1);
-    let sources = wiki.source_views().unwrap();
+    let sources = all_sources(&wiki);
     assert_eq!(sources[0].status, SourceStatus::Pending);
     let text = wiki.source_text(sources[0].id).unwrap().unwrap();
     assert!(text.text.contains("Tea is brewed."));
@@ -244,7 +245,7 @@ fn the_apps_ingest_keeps_the_configured_size_limit() {
         assert_eq!(view.errors.len(), 1, "{view:?}");
         assert!(view.errors[0].contains("64"), "names the limit: {view:?}");
     }
-    assert!(wiki.source_views().unwrap().is_empty(), "nothing stored");
+    assert!(all_sources(&wiki).is_empty(), "nothing stored");
     let small = wiki.ingest_text_view("# Small\n\nFits.", None);
     assert_eq!(small.added.len(), 1, "{small:?}");
 }
@@ -394,7 +395,7 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
         })
         .unwrap();
 
-    let mut sources = wiki.source_views().unwrap();
+    let mut sources = all_sources(&wiki);
     sources.sort_by_key(|s| s.id);
     let shown: Vec<Option<&str>> = sources.iter().map(|s| s.final_url.as_deref()).collect();
     assert_eq!(
@@ -602,8 +603,8 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
         "pages are searched, not the digests they are not yet written from"
     );
 
-    // The sources list names the pages each source feeds (one query for them all).
-    let listed = wiki.source_views().unwrap();
+    // The sources list names the pages each source feeds.
+    let listed = all_sources(&wiki);
     let feeds = |id: crate::store::SourceId| -> Vec<String> {
         let source = listed.iter().find(|s| s.id == id).unwrap();
         source.pages.iter().map(|p| p.title.clone()).collect()
@@ -626,6 +627,62 @@ fn two_spellings_of_one_topic_are_one_page_with_both_sources() {
         .source_detail_view(crate::store::SourceId(999))
         .unwrap()
         .is_none());
+}
+
+/// The Sources screen reads its list by window: the rows from an offset, oldest or newest
+/// first, narrowed to a status, with the counts of every status whatever the window.
+#[test]
+fn the_sources_list_comes_by_window_with_counts_by_status() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    let ids: Vec<crate::store::SourceId> = (1..=7)
+        .map(|n| {
+            let view = wiki.ingest_text_view(&format!("# Note {n}\n\nBody {n}."), None);
+            view.added[0].source_id
+        })
+        .collect();
+    let store = wiki.store();
+    for &id in &ids[4..6] {
+        store
+            .set_status(id, SourceStatus::Failed, Some("the model answered no JSON"))
+            .unwrap();
+    }
+    store
+        .set_status(ids[6], SourceStatus::Compiled, None)
+        .unwrap();
+
+    let window = wiki.sources_window(None, false, 2, 3).unwrap();
+    let shown: Vec<_> = window.rows.iter().map(|s| s.id).collect();
+    assert_eq!(shown, ids[2..5], "rows 2 to 4, oldest first");
+    assert_eq!((window.total, window.offset), (7, 2));
+    let counts = window.counts;
+    assert_eq!(
+        (counts.all, counts.pending, counts.failed, counts.compiled),
+        (7, 4, 2, 1)
+    );
+
+    let newest = wiki.sources_window(None, true, 0, 2).unwrap();
+    let shown: Vec<_> = newest.rows.iter().map(|s| s.id).collect();
+    assert_eq!(shown, [ids[6], ids[5]], "the newest first");
+
+    let failed = wiki
+        .sources_window(Some(SourceStatus::Failed), false, 0, 50)
+        .unwrap();
+    assert_eq!(failed.total, 2, "the filter's own count");
+    assert_eq!(
+        failed.counts, counts,
+        "the counts do not depend on the filter"
+    );
+    assert!(failed.rows.iter().all(|s| s.status == SourceStatus::Failed
+        && s.reason.as_deref() == Some("the model answered no JSON")));
+    assert_eq!(failed.rows.len(), 2);
+
+    let past_the_end = wiki.sources_window(None, false, 7, 50).unwrap();
+    assert!(past_the_end.rows.is_empty());
+    assert_eq!(past_the_end.total, 7);
+    let capped = wiki
+        .sources_window(None, false, 0, SOURCES_WINDOW_MAX + 100)
+        .unwrap();
+    assert_eq!(capped.rows.len(), 7);
 }
 
 /// A page's history lists every version with its author; restoring one adds a version by
@@ -1335,7 +1392,7 @@ fn a_pdf_citation_shows_its_passage_and_its_page_with_the_quote_highlighted() {
     let wiki = Wiki::open(&dir.path().join("data")).unwrap();
     let added = wiki.ingest_paths_view(&[pdf.display().to_string()]);
     assert_eq!(added.added.len(), 1, "{added:?}");
-    let source = wiki.source_views().unwrap()[0].id;
+    let source = all_sources(&wiki)[0].id;
     let quote = "PHYS2 garden field";
     let result = CompilationResult {
         title: "Pages".into(),
@@ -1526,4 +1583,11 @@ fn lib_wanted_is_capped(wiki: &Wiki) -> bool {
         && lib.counts.wanted == wanted.len() as u64
         && lib.wanted.len() == LIBRARY_WANTED_SHOWN
         && lib.wanted.first().map(|w| &w.title) == wanted.first().map(|w| &w.title)
+}
+
+/// Every source of a small wiki, as the Sources screen's first window lists them.
+fn all_sources(wiki: &Wiki) -> Vec<SourceView> {
+    wiki.sources_window(None, false, 0, SOURCES_WINDOW_MAX)
+        .unwrap()
+        .rows
 }

@@ -795,6 +795,56 @@ pages: Array<PageRefView>,
 updated_at: string, };
 
 /**
+ * How many sources have each status.
+ */
+export type SourceCountsView = { 
+/**
+ * Every source.
+ */
+all: number, 
+/**
+ * Not compiled yet.
+ */
+pending: number, 
+/**
+ * Compiling (or interrupted).
+ */
+compiling: number, 
+/**
+ * Compiled, up to date.
+ */
+compiled: number, 
+/**
+ * Whose last compile failed.
+ */
+failed: number, 
+/**
+ * Changed since compiled.
+ */
+stale: number, };
+
+/**
+ * A window of the sources list: the counts by status and the rows from `offset`.
+ */
+export type SourcesWindowView = { 
+/**
+ * How many sources have each status (the whole wiki, whatever the filter).
+ */
+counts: SourceCountsView, 
+/**
+ * How many sources the list holds (those with the asked status, or all).
+ */
+total: number, 
+/**
+ * The index of the first row in the list.
+ */
+offset: number, 
+/**
+ * The rows, at most the asked limit (and [`SOURCES_WINDOW_MAX`]).
+ */
+rows: Array<SourceView>, };
+
+/**
  * A source's digest: what the last compile of that one source said.
  */
 export type DigestView = { 
@@ -1941,9 +1991,9 @@ export const commands = {
   /** Restores an earlier version of a page as a new version by the person; the page now. */
   restore_page_version: (id: PageId, version: number): Promise<PageView | null> =>
     invoke("restore_page_version", { id, version }),
-  /** Every source with its status and the pages it feeds. */
-  sources: (): Promise<Array<SourceView>> =>
-    invoke("sources", {  }),
+  /** A window of the sources list (oldest first, or newest first), only those with `status` when given, with the counts by status. */
+  sources_window: (status: SourceStatus | null, newest_first: boolean, offset: number, limit: number): Promise<SourcesWindowView> =>
+    invoke("sources_window", { status, newest_first, offset, limit }),
   /** One source with its digest and the pages it feeds. */
   source: (id: SourceId): Promise<SourceDetailView | null> =>
     invoke("source", { id }),

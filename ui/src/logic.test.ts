@@ -27,6 +27,7 @@ import {
   lineDiff,
   linkClick,
   originLabel,
+  sourceStatusChoices,
   sameScreen,
   shortTime,
   scrollToReveal,
@@ -368,5 +369,21 @@ describe("events faster than frames", () => {
     expect(ticks.length).toBe(1);
     ticks.shift()!();
     expect(seen).toEqual([[1, 2, 3], [4]]);
+  });
+});
+
+describe("the Sources screen's status filter", () => {
+  const counts = { all: 12, pending: 3, compiling: 0, compiled: 7, failed: 2, stale: 0 };
+  it("offers every source, then the statuses some source has, with their counts", () => {
+    expect(sourceStatusChoices(counts, "")).toEqual([
+      { value: "", label: "All (12)" },
+      { value: "pending", label: "Pending (3)" },
+      { value: "compiled", label: "Compiled (7)" },
+      { value: "failed", label: "Failed (2)" },
+    ]);
+  });
+  it("keeps the chosen status on offer when its last source has left it", () => {
+    const after = { ...counts, failed: 0, compiled: 9 };
+    expect(sourceStatusChoices(after, "failed").map((c) => c.label)).toEqual(["All (12)", "Pending (3)", "Compiled (9)", "Failed (0)"]);
   });
 });

@@ -1,5 +1,5 @@
 // View logic with no DOM and no IPC, so it can be unit-tested (see logic.test.ts).
-import { ID_PREFIX, type AnswerClaimView, type AskProgress, type JobProgress, type ClaimCounts, type PageId, type PageSourceView, type SourceId, type StageView } from "./bindings";
+import { ID_PREFIX, type AnswerClaimView, type AskProgress, type JobProgress, type ClaimCounts, type PageId, type PageSourceView, type SourceCountsView, type SourceId, type SourceStatus, type StageView } from "./bindings";
 
 /**
  * The blocks of `block` rows (each named by its first row, a multiple of `block`) to ask the
@@ -410,6 +410,16 @@ export function linkClick(a: { className: string; getAttribute(name: string): st
  * `ID_PREFIX`), so a section link never scrolls to an element the window owns. */
 export function isSectionId(id: string): boolean {
   return id.length > ID_PREFIX.length && id.startsWith(ID_PREFIX);
+}
+
+/** The choices of the Sources screen's status filter: every source, then each status some
+ * source has (and the one chosen, even when none is left), each with its count. */
+export function sourceStatusChoices(counts: SourceCountsView, chosen: SourceStatus | ""): { value: SourceStatus | ""; label: string }[] {
+  const out: { value: SourceStatus | ""; label: string }[] = [{ value: "", label: `All (${counts.all})` }];
+  for (const s of ["pending", "compiling", "compiled", "stale", "failed"] as const) {
+    if (counts[s] > 0 || s === chosen) out.push({ value: s, label: `${s[0].toUpperCase()}${s.slice(1)} (${counts[s]})` });
+  }
+  return out;
 }
 
 /** How a source's origin reads to a person: pasted text and stdin by what they are (their

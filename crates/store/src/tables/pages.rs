@@ -722,6 +722,26 @@ impl Store {
         )
     }
 
+    /// The pages each of `sources` feeds, sorted by title, in the order of `sources`:
+    /// what a window of the sources list shows beside each source, read in one snapshot.
+    pub fn pages_of_sources(&self, sources: &[SourceId]) -> Result<Vec<Vec<PageSummary>>> {
+        self.read(
+            || format!("listing the pages of {} sources", sources.len()),
+            |conn| {
+                let mut stmt = conn.prepare_cached(&format!(
+                    "{SUMMARY_SELECT}
+                     WHERE p.id IN (SELECT page_id FROM page_sources WHERE source_id = ?1)"
+                ))?;
+                let mut out = Vec::with_capacity(sources.len());
+                for &source in sources {
+                    let rows = stmt.query_map([source], summary_row)?;
+                    out.push(sorted_by_title(rows.collect::<rusqlite::Result<_>>()?));
+                }
+                Ok(out)
+            },
+        )
+    }
+
     /// The pages that need rewriting from their digests, by id.
     pub fn stale_pages(&self) -> Result<Vec<PageSummary>> {
         self.read(
@@ -772,16 +792,6 @@ impl Store {
 
     /// The pages a source's digest feeds, by title.
     pub fn source_pages(&self, source: SourceId) -> Result<Vec<PageSummary>> {
-        self.read(
-            || format!("listing the pages of source {source}"),
-            |conn| {
-                let mut stmt = conn.prepare(&format!(
-                    "{SUMMARY_SELECT}
-                     WHERE p.id IN (SELECT page_id FROM page_sources WHERE source_id = ?1)"
-                ))?;
-                let rows = stmt.query_map([source], summary_row)?;
-                Ok(sorted_by_title(rows.collect::<rusqlite::Result<_>>()?))
-            },
-        )
+        Ok(self.pages_of_sources(&[source])?.pop().unwrap_or_default())
     }
 }
