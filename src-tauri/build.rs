@@ -26,6 +26,7 @@ const COMMANDS: &[&str] = &[
     "add_url",
     "ask_for_page",
     "health",
+    "health_findings",
     "dismiss_finding",
     "accept_merge",
     "fix_health",

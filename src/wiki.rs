@@ -113,6 +113,8 @@ pub struct Wiki {
     notes: Arc<crate::identity::NoteCache>,
     /// What the library's windows are served from while nothing changes.
     pub(crate) lists: Arc<read::ListCache>,
+    /// What lint's checks found, kept while nothing changes.
+    pub(crate) lint_held: Arc<crate::lint::LintCache>,
 }
 
 impl Wiki {
@@ -125,6 +127,7 @@ impl Wiki {
             names: Arc::default(),
             notes: Arc::default(),
             lists: Arc::default(),
+            lint_held: Arc::default(),
         })
     }
 
@@ -190,6 +193,7 @@ impl Wiki {
             names: Arc::default(),
             notes: Arc::default(),
             lists: Arc::default(),
+            lint_held: Arc::default(),
         })
     }
 

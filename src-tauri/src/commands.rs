@@ -9,10 +9,10 @@ use tauri::State;
 use wikimind::graph::{GraphFilter, GraphHit, GraphNodeDetail, GraphView};
 use wikimind::lint::Asked;
 use wikimind::view::{
-    self, AnswerView, CitationPageView, CompilationView, ConnectionCheck, EditedView, HealthView,
-    IngestView, JobProgress, LibrarySort, LibraryView, LinkNameView, ListedPage, NoteItemView,
-    NoteView, OpeningView, PageTextView, PageView, PoolMemberForm, PoolShare, ProviderForm,
-    QuoteView, SearchResult, SettingsView, SourceDetailView, SourcesWindowView,
+    self, AnswerView, CitationPageView, CompilationView, ConnectionCheck, EditedView, FindingView,
+    HealthView, IngestView, JobProgress, LibrarySort, LibraryView, LinkNameView, ListedPage,
+    NoteItemView, NoteView, OpeningView, PageTextView, PageView, PoolMemberForm, PoolShare,
+    ProviderForm, QuoteView, SearchResult, SettingsView, SourceDetailView, SourcesWindowView,
 };
 use wikimind::{PageId, SourceId, SourceStatus};
 
@@ -180,6 +180,9 @@ define_commands! {
     fn ask_for_page(name: String) -> Asked = |h| h.wiki.ask_for_page_view(&name);
     /// The wiki's health: one lint run (stored for the trend), findings grouped by check.
     fn health() -> HealthView = |h| h.wiki.health_view();
+    /// More findings of one check, from `offset` (the Health screen is sent the first ones).
+    fn health_findings(check: String, offset: u32, limit: u32) -> Vec<FindingView> =
+        |h| h.wiki.health_findings(&check, offset, limit);
     /// Dismisses a finding by its id (a merge proposal: rejects it), remembered after
     /// recompiles too; the Health screen after.
     fn dismiss_finding(id: String) -> HealthView = |h| h.wiki.dismiss_finding_view(&id);

@@ -13,6 +13,7 @@
 
 mod actions;
 mod checks;
+mod held;
 mod names;
 mod want;
 
@@ -36,6 +37,7 @@ pub use actions::{
 };
 pub use checks::sentences;
 use checks::{ambiguous_links, broken_links, duplicates, orphans, stale, thin, ungrounded, wanted};
+pub(crate) use held::LintCache;
 pub use names::Likeness;
 pub use want::{ask_for_page, Asked};
 
@@ -429,13 +431,19 @@ fn finding(
 
 /// Runs the checks `options` asks for over `wiki` and returns what they found, leaving
 /// out the findings a person dismissed. Reads the store and stats file sources; reads a
-/// file only when its size or modification time changed (or was never recorded).
+/// file only when its size or modification time changed (or was never recorded). What the
+/// checks that read only the store found is kept while the wiki does not change (`held`),
+/// so only the staleness check runs again then.
 pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
     let store = wiki.store();
-    let counts = store.link_counts()?;
+    // Read before anything else, so what is held under it is never older than it.
+    let generation = store.generation()?;
     // One pass over the links that resolve to nothing serves the figures, broken links
     // and wanted pages.
-    let unresolved = store.unresolved_links()?;
+    let held = wiki.lint_held.at(generation, || {
+        Ok((store.link_counts()?, store.unresolved_links()?))
+    })?;
+    let (counts, unresolved) = (held.counts, &held.unresolved);
     let resolved = counts.links.saturating_sub(unresolved.len() as u64);
     let mut summary = Summary {
         pages: counts.pages,
@@ -453,26 +461,43 @@ pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
             continue;
         }
         summary.checks.push(check);
-        let found = match check {
-            Check::BrokenLink => broken_links(store, &unresolved)?,
-            Check::Wanted => wanted(store, &unresolved)?,
-            Check::Orphan => {
-                let (found, orphans) = orphans(store, counts.pages)?;
-                summary.orphans = Some(orphans);
-                summary.orphan_share = Some(if counts.pages == 0 {
-                    0.0
-                } else {
-                    percent(orphans, counts.pages)
-                });
-                found
-            }
-            Check::Stale => stale(wiki)?,
-            Check::Ungrounded => ungrounded(store)?,
-            Check::Duplicate => duplicates(store)?,
-            Check::Thin => thin(store)?,
-            Check::AmbiguousLink => ambiguous_links(store)?,
+        let found = |findings| held::Found {
+            findings,
+            orphans: None,
         };
-        let n = Some(found.len() as u64);
+        let run = || -> Result<held::Found> {
+            Ok(match check {
+                Check::BrokenLink => found(broken_links(store, unresolved)?),
+                Check::Wanted => found(wanted(store, unresolved)?),
+                Check::Orphan => {
+                    let (findings, orphans) = orphans(store, counts.pages)?;
+                    held::Found {
+                        findings,
+                        orphans: Some(orphans),
+                    }
+                }
+                Check::Stale => found(stale(wiki)?),
+                Check::Ungrounded => found(ungrounded(store)?),
+                Check::Duplicate => found(duplicates(store)?),
+                Check::Thin => found(thin(store)?),
+                Check::AmbiguousLink => found(ambiguous_links(store)?),
+            })
+        };
+        // Staleness reads the disk (a note edited in place changes no row): never held.
+        let found = if check == Check::Stale {
+            std::sync::Arc::new(run()?)
+        } else {
+            held.found(check, run)?
+        };
+        if let Some(orphans) = found.orphans {
+            summary.orphans = Some(orphans);
+            summary.orphan_share = Some(if counts.pages == 0 {
+                0.0
+            } else {
+                percent(orphans, counts.pages)
+            });
+        }
+        let n = Some(found.findings.len() as u64);
         match check {
             Check::BrokenLink => summary.broken_links = n,
             Check::Wanted => summary.wanted = n,
@@ -483,7 +508,7 @@ pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
             Check::Thin => summary.thin = n,
             Check::AmbiguousLink => summary.ambiguous_links = n,
         }
-        findings.extend(found);
+        findings.extend(found.findings.iter().cloned());
     }
     let dismissed = store.dismissed_findings()?;
     let before = findings.len();

@@ -11,13 +11,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::lint::{self, Check, Detail, Finding, LintOptions, LintReport, Trigger};
 use crate::store::{HealthRun, JobSettings, PageId};
-use crate::wiki::{Result, Wiki};
+use crate::wiki::{Result, Wiki, WikiError};
 
 #[cfg(feature = "ts")]
 use ts_rs::TS;
 
 /// How many stored runs the trend chart shows.
 pub const TREND_POINTS: usize = 30;
+
+/// How many findings of each check the Health screen is sent at first; the rest come by
+/// window ([`Wiki::health_findings`]), so a wiki with 30,000 wanted pages opens the screen
+/// with a hundred of them, not a message of megabytes.
+pub const HEALTH_FINDINGS_SHOWN: usize = 100;
+
+/// The most findings one window of [`Wiki::health_findings`] holds.
+pub const HEALTH_FINDINGS_WINDOW_MAX: u32 = 500;
 
 /// The health figures of one stored run (after a compile run or a lint).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,7 +132,10 @@ pub struct CheckGroupView {
     pub label: String,
     /// How much its findings matter: `error`, `warning` or `info`.
     pub severity: String,
-    /// Its findings, as lint orders them.
+    /// How many findings it has.
+    pub total: u32,
+    /// Its first findings as lint orders them (at most [`HEALTH_FINDINGS_SHOWN`]; the rest
+    /// by [`Wiki::health_findings`]).
     pub findings: Vec<FindingView>,
 }
 
@@ -231,6 +242,37 @@ impl Wiki {
         self.health_after(notice)
     }
 
+    /// The findings of `check` (as `lint --check` names it) from the `offset`-th, at most
+    /// `limit` of them (and [`HEALTH_FINDINGS_WINDOW_MAX`]), in the order the Health
+    /// screen lists them: what the screen shows past the first ones of a group. Reads
+    /// what lint holds while the wiki does not change.
+    pub fn health_findings(
+        &self,
+        check: &str,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<FindingView>> {
+        let check = Check::parse(check).ok_or_else(|| {
+            WikiError::Refused(format!(
+                "no lint check is named {check:?} (see `wikimind lint --help`)"
+            ))
+        })?;
+        let report = lint::lint(
+            self,
+            &LintOptions {
+                checks: vec![check],
+            },
+        )?;
+        let limit = limit.min(HEALTH_FINDINGS_WINDOW_MAX) as usize;
+        report
+            .findings
+            .iter()
+            .skip(offset as usize)
+            .take(limit)
+            .map(|f| self.finding_view(f))
+            .collect()
+    }
+
     /// A person asks for the wanted page `name` ([`lint::ask_for_page`]); what it did.
     pub fn ask_for_page_view(&self, name: &str) -> Result<lint::Asked> {
         lint::ask_for_page(self, name, &JobSettings::default())
@@ -240,20 +282,22 @@ impl Wiki {
         let now = HealthPointView::from(report.health_run(Trigger::Lint));
         let mut groups = Vec::new();
         for check in Check::ALL {
-            let findings = report
-                .findings
-                .iter()
-                .filter(|f| f.check == check)
+            let all = || report.findings.iter().filter(|f| f.check == check);
+            let total = all().count();
+            if total == 0 {
+                continue;
+            }
+            let findings = all()
+                .take(HEALTH_FINDINGS_SHOWN)
                 .map(|f| self.finding_view(f))
                 .collect::<Result<Vec<_>>>()?;
-            if !findings.is_empty() {
-                groups.push(CheckGroupView {
-                    check: check.as_str().to_owned(),
-                    label: label(check).to_owned(),
-                    severity: check.severity().as_str().to_owned(),
-                    findings,
-                });
-            }
+            groups.push(CheckGroupView {
+                check: check.as_str().to_owned(),
+                label: label(check).to_owned(),
+                severity: check.severity().as_str().to_owned(),
+                total: u32::try_from(total).unwrap_or(u32::MAX),
+                findings,
+            });
         }
         let fixable = report.findings.iter().filter(|f| f.has_safe_fix()).count();
         Ok(HealthView {

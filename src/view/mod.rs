@@ -733,7 +733,7 @@ mod writing;
 pub use ask::{AnswerClaimView, AnswerView, AskProgress, PageNameView};
 pub use health::{
     CheckGroupView, FindingView, HealthPageView, HealthPointView, HealthView, MergeProposalView,
-    TREND_POINTS,
+    HEALTH_FINDINGS_SHOWN, HEALTH_FINDINGS_WINDOW_MAX, TREND_POINTS,
 };
 
 pub use crate::queue::PoolShare;

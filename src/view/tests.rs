@@ -1126,6 +1126,53 @@ fn the_health_screen_groups_findings_and_accepting_a_merge_merges() {
     assert!(again.notice.unwrap().contains("gone already"));
 }
 
+/// The Health screen is sent the first findings of each check with how many there are;
+/// the rest come by window, in the same order, and an unknown check is refused by name.
+#[test]
+fn the_health_screen_sends_the_first_findings_and_the_rest_by_window() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    let names: Vec<String> = (0..130).map(|n| format!("Wanted Thing {n:03}")).collect();
+    let links: Vec<&str> = names.iter().map(String::as_str).collect();
+    digest(
+        &wiki,
+        "# Hub\n\nThe hub names many things.",
+        "Hub",
+        "The hub names many things.",
+        &[],
+        &links,
+    );
+    let view = wiki.health_view().unwrap();
+    let wanted = view.groups.iter().find(|g| g.check == "wanted").unwrap();
+    assert_eq!(wanted.total, 130, "{:?}", view.now);
+    assert_eq!(wanted.findings.len(), HEALTH_FINDINGS_SHOWN);
+
+    let rest = wiki
+        .health_findings("wanted", HEALTH_FINDINGS_SHOWN as u32, 500)
+        .unwrap();
+    assert_eq!(rest.len(), 30);
+    let report = crate::lint::lint(&wiki, &crate::lint::LintOptions::default()).unwrap();
+    let in_lint: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.check == crate::lint::Check::Wanted)
+        .map(|f| f.id.as_str())
+        .collect();
+    let shown: Vec<&str> = wanted
+        .findings
+        .iter()
+        .chain(&rest)
+        .map(|f| f.id.as_str())
+        .collect();
+    assert_eq!(
+        shown, in_lint,
+        "the first ones and the window, in lint's order"
+    );
+    assert!(wiki.health_findings("wanted", 500, 10).unwrap().is_empty());
+
+    let refused = wiki.health_findings("nonsense", 0, 10).unwrap_err();
+    assert!(refused.to_string().contains("\"nonsense\""), "{refused}");
+}
+
 /// Rejecting a merge proposal from the Health screen is a dismissal: remembered, so the
 /// proposal is not listed again, and both pages stay.
 #[test]

@@ -587,3 +587,46 @@ fn an_unchanged_file_is_not_read_and_a_touched_one_is_not_stale() {
     assert!(fixes.iter().all(|f| f.check != Check::Stale));
     assert!(w.store_for_tests().source(id).unwrap().is_some());
 }
+
+/// What lint found is kept while the wiki does not change, and a change is seen at once,
+/// even one written by another connection to the same file (as another process writes).
+#[test]
+fn a_change_from_another_connection_is_seen_by_the_next_lint() {
+    let w = build();
+    let wanted = |w: &Built| -> Vec<String> {
+        w.findings(Check::Wanted)
+            .iter()
+            .filter_map(|f| match &f.detail {
+                Detail::Wanted { target, .. } => Some(target.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let all = || lint::lint(&w.wiki, &LintOptions::default()).unwrap();
+    let first = all();
+    assert_eq!(first, all(), "nothing changed: the same report");
+    assert!(wanted(&w).contains(&"Portafilter".to_owned()));
+
+    let other = Built {
+        _dir: tempfile::tempdir().unwrap(),
+        notes: w.notes.clone(),
+        wiki: Wiki::open(&w._dir.path().join("data")).unwrap(),
+    };
+    let id = other.ingest(
+        "portafilter.md",
+        "# Portafilter\n\nThe portafilter holds the coffee.\n",
+    );
+    other.digest(
+        id,
+        "Portafilter",
+        THREE,
+        &[],
+        "The portafilter holds the coffee",
+    );
+    other.write_pages();
+    assert!(
+        !wanted(&w).contains(&"Portafilter".to_owned()),
+        "the page the other connection wrote answers the name"
+    );
+    assert_ne!(all().summary.pages, first.summary.pages);
+}

@@ -4,8 +4,9 @@
 // starting the app to an interactive library (its rows on screen), each keystroke of a
 // search typed one letter at a time (to its hits on screen, the window's 40 ms pause after a
 // keystroke included), rows far down the list scrolled into view, opening pages from the
-// list, and the memory of the app's processes with that wiki open; leaves screenshots in
-// $ARTIFACTS.
+// list, the Sources screen (its first cards and cards far down), Health (a first and a
+// second look), and the memory of the app's processes with that wiki open; leaves
+// screenshots in $ARTIFACTS.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -155,6 +156,48 @@ test("the library at scale: launch, search as you type, open a page, memory", as
   }
   assert.ok(opens.every((k) => k >= 0), "every page opened");
   console.log(`open a page from the list, to its title on screen: p50 ${pct(opens, 0.5).toFixed(0)} ms, worst ${Math.max(...opens).toFixed(0)} ms (${opens.length} pages)`);
+
+  // The Sources screen: its first cards, then cards far down its list (read by window).
+  const toScreen = (nav, selector) =>
+    s.exec(
+      `return new Promise((done) => {
+        const t0 = performance.now();
+        document.querySelector(arguments[0]).click();
+        const tick = () => document.querySelector(arguments[1]) ? requestAnimationFrame(() => done(performance.now() - t0))
+          : (performance.now() - t0 > 120000 ? done(-1) : requestAnimationFrame(tick));
+        requestAnimationFrame(tick);
+      })`,
+      [nav, selector],
+    );
+  const sources = await toScreen("#nav-sources", ".source-card");
+  const heading = await s.text(await s.wait(".sources-screen h2"));
+  const far = await s.exec(
+    `return new Promise((done) => {
+      const list = document.querySelector('#sources-list');
+      const t0 = performance.now();
+      list.scrollTop = (list.scrollHeight - list.clientHeight) * 0.9;
+      list.dispatchEvent(new Event('scroll'));
+      const tick = () => (!document.querySelector('#sources-list .lib-row-pending') && document.querySelector('.source-card'))
+        ? requestAnimationFrame(() => done(performance.now() - t0))
+        : (performance.now() - t0 > 30000 ? done(-1) : requestAnimationFrame(tick));
+      requestAnimationFrame(tick);
+    })`,
+  );
+  writeFileSync(join(ARTIFACTS, "scale-4-sources.png"), await s.screenshot());
+  const add = await toScreen("#nav-add", ".source-row");
+  console.log(`Sources screen (${heading}): first cards on screen ${sources.toFixed(0)} ms; nine tenths down, cards on screen ${far.toFixed(0)} ms; Add screen's newest sources ${add.toFixed(0)} ms`);
+
+  // Health: every check on the first look; a second look with nothing changed reads what
+  // lint holds and checks only staleness again.
+  const looks = [];
+  for (let i = 0; i < 2; i++) {
+    await s.clickOn("#nav-library");
+    await s.wait(".lib-row");
+    looks.push(await toScreen("#nav-health", "#health-now"));
+  }
+  const groups = await s.exec("return [...document.querySelectorAll('.check-group h2')].map((h) => h.textContent.replace(/\\s+/g, ' ').trim()).join('; ')");
+  writeFileSync(join(ARTIFACTS, "scale-5-health.png"), await s.screenshot());
+  console.log(`Health, to its figures on screen: first look ${looks[0].toFixed(0)} ms, second look ${looks[1].toFixed(0)} ms (${groups})`);
 
   const app = residentMb(APP.split("/").pop());
   const web = residentMb("WebKitWebProcess");

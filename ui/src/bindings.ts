@@ -1666,7 +1666,12 @@ label: string,
  */
 severity: string, 
 /**
- * Its findings, as lint orders them.
+ * How many findings it has.
+ */
+total: number, 
+/**
+ * Its first findings as lint orders them (at most [`HEALTH_FINDINGS_SHOWN`]; the rest
+ * by [`Wiki::health_findings`]).
  */
 findings: Array<FindingView>, };
 
@@ -2027,6 +2032,9 @@ export const commands = {
   /** The wiki's health: one lint run (stored for the trend), findings grouped by check. */
   health: (): Promise<HealthView> =>
     invoke("health", {  }),
+  /** More findings of one check, from `offset` (the Health screen is sent the first ones). */
+  health_findings: (check: string, offset: number, limit: number): Promise<Array<FindingView>> =>
+    invoke("health_findings", { check, offset, limit }),
   /** Dismisses a finding by its id (a merge proposal: rejects it), remembered after recompiles too; the Health screen after. */
   dismiss_finding: (id: string): Promise<HealthView> =>
     invoke("dismiss_finding", { id }),
