@@ -103,10 +103,9 @@ impl Trigger {
 
 /// Stores the health figures of `report` for the trend, when it is a run of every check
 /// (a `--check` run's figures are partial: it is not stored) and it tells something new: a
-/// lint run that finds exactly the figures of the last stored run (after a compile run or
-/// a lint) adds no point (a person opening the Health view ten times, or once after a
-/// compile run, is not a new run). A compile run is always stored. Returns whether it
-/// stored.
+/// lint run that finds exactly the figures the last stored lint run found adds no point (a
+/// person opening the Health view ten times is not ten runs). A compile run is always
+/// stored. Returns whether it stored.
 pub fn record_health(wiki: &Wiki, report: &LintReport, trigger: Trigger) -> Result<bool> {
     let s = &report.summary;
     if s.checks.len() < Check::ALL.len() {
@@ -115,14 +114,13 @@ pub fn record_health(wiki: &Wiki, report: &LintReport, trigger: Trigger) -> Resu
     let run = report.health_run(trigger);
     if trigger == Trigger::Lint {
         let last = wiki.store().health_runs(1)?.pop();
-        let same = |last: crate::store::HealthRun| {
-            crate::store::HealthRun {
-                at: String::new(),
-                trigger: run.trigger.clone(),
-                ..last
-            } == run
-        };
-        if last.is_some_and(same) {
+        if last.is_some_and(|last| {
+            last.trigger == run.trigger
+                && crate::store::HealthRun {
+                    at: String::new(),
+                    ..last
+                } == run
+        }) {
             return Ok(false);
         }
     }
