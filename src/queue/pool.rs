@@ -12,7 +12,10 @@
 //! takes a [`Lease`] on a member before it takes a job, and the job's call loop gets the
 //! members in the lease's order, each wrapped so that what it answers reaches the policy.
 //! The call loop knows nothing of the pool: it walks the servers it is given as it walks
-//! fallbacks.
+//! fallbacks. A job holds one unit of room on one member at a time: when its call loop turns
+//! to a fallback, the job gives back the unit it held and takes one on the fallback, waiting
+//! while the fallback has none free, so no member runs more calls than its `concurrency`
+//! (and two jobs falling back onto each other's member never wait for each other).
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -162,6 +165,13 @@ impl PoolPolicy {
         }
     }
 
+    /// Whether `member` runs fewer calls than its concurrency.
+    pub fn has_room(&self, member: usize) -> bool {
+        self.members
+            .get(member)
+            .is_some_and(|m| m.running < m.concurrency)
+    }
+
     /// A job on `member` has ended.
     pub fn release(&mut self, member: usize) {
         if let Some(m) = self.members.get_mut(member) {
@@ -309,6 +319,7 @@ impl Pool {
                     member,
                     order,
                     tried: Arc::new(Mutex::new(Tried::default())),
+                    holding: Arc::new(Mutex::new(Some(member))),
                 })
             }
             Choice::Busy => Err(None),
@@ -340,6 +351,39 @@ impl Pool {
     fn answered(&self, member: usize) {
         self.policy().answered(member);
     }
+
+    /// Moves a job's unit of room to member `to` (a fallback its call loop turns to): the
+    /// unit it holds is given back first, then one is taken on `to`, waiting while `to`
+    /// has none free. Nothing is held while it waits (`holding` is `None`), so a job
+    /// dropped then gives back nothing twice.
+    async fn move_job(&self, holding: &Mutex<Option<usize>>, to: usize) {
+        let held = *holding.lock().unwrap_or_else(PoisonError::into_inner);
+        if held == Some(to) {
+            return;
+        }
+        if let Some(from) = held {
+            let mut policy = self.policy();
+            policy.release(from);
+            *holding.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            drop(policy);
+            self.changed.notify_waiters();
+        }
+        loop {
+            // Listening before looking, so a unit given back in between is not missed.
+            let freed = self.changed.notified();
+            tokio::pin!(freed);
+            freed.as_mut().enable();
+            {
+                let mut policy = self.policy();
+                if policy.has_room(to) {
+                    policy.take(to);
+                    *holding.lock().unwrap_or_else(PoisonError::into_inner) = Some(to);
+                    return;
+                }
+            }
+            freed.await;
+        }
+    }
 }
 
 /// Which members a job asked, and which answered last.
@@ -349,12 +393,15 @@ struct Tried {
     last_answer: Option<usize>,
 }
 
-/// A member taken for one job: its servers in order. Dropping it frees the member.
+/// A member taken for one job: its servers in order. Dropping it frees the room the job
+/// holds (on the member, or on the fallback its calls moved to).
 pub struct Lease {
     pool: Arc<Pool>,
     member: usize,
     order: Vec<usize>,
     tried: Arc<Mutex<Tried>>,
+    /// The member whose room the job holds now (`None` while it waits for a fallback's).
+    holding: Arc<Mutex<Option<usize>>>,
 }
 
 impl std::fmt::Debug for Lease {
@@ -390,6 +437,7 @@ impl Lease {
                         member: i,
                         pool: Arc::clone(&self.pool),
                         tried: Arc::clone(&self.tried),
+                        holding: Arc::clone(&self.holding),
                     }),
                     model: slot.model.clone(),
                 }
@@ -408,18 +456,29 @@ impl Lease {
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        self.pool.policy().release(self.member);
+        let mut policy = self.pool.policy();
+        if let Some(held) = self
+            .holding
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            policy.release(held);
+        }
+        drop(policy);
         self.pool.changed.notify_waiters();
     }
 }
 
-/// A member's client as one job sees it: every call is passed on, and what came of it is
-/// told to the pool (an answer, or a failure that sets the member aside).
+/// A member's client as one job sees it: a call first moves the job's room to this member
+/// (a fallback waits for room there), then is passed on, and what came of it is told to
+/// the pool (an answer, or a failure that sets the member aside).
 struct Reporting {
     inner: Arc<dyn Provider>,
     member: usize,
     pool: Arc<Pool>,
     tried: Arc<Mutex<Tried>>,
+    holding: Arc<Mutex<Option<usize>>>,
 }
 
 #[async_trait]
@@ -429,6 +488,7 @@ impl Provider for Reporting {
         req: &ChatRequest,
         events: EventCallback<'_>,
     ) -> Result<ChatResponse, LlmError> {
+        self.pool.move_job(&self.holding, self.member).await;
         let result = self.inner.chat(req, events).await;
         if matches!(&result, Err(e) if e.is_cancelled()) {
             return result;
@@ -566,6 +626,48 @@ mod tests {
             .map(|s| (s.compiled, s.failed))
             .collect();
         assert_eq!(figures, [(0, 2), (1, 0), (1, 1)]);
+    }
+
+    /// A job whose calls fall back to another member takes room there (waiting while it
+    /// has none) and gives back the room it held, so no member runs more than its
+    /// concurrency; its lease then frees the fallback's room, not the member's.
+    #[tokio::test(start_paused = true)]
+    async fn a_fallback_waits_for_room_on_its_member_and_moves_the_job_there() {
+        let names = vec![("a".into(), "m".into()), ("b".into(), "m".into())];
+        let pool = Arc::new(Pool::with_tokio_clock(Vec::new(), names, &[1, 1]));
+        let running =
+            |pool: &Pool| -> Vec<u32> { pool.shares().iter().map(|s| s.running).collect() };
+        let a = pool.lease().expect("a job on member 0");
+        let b = pool.lease().expect("a job on member 1");
+        assert_eq!((a.member(), b.member()), (0, 1));
+
+        // A's call loop turns to member 1, which B fills: A waits, holding nothing.
+        let holding = Arc::clone(&a.holding);
+        let c;
+        {
+            let moving = pool.move_job(&holding, 1);
+            tokio::pin!(moving);
+            let waited = tokio::time::timeout(Duration::from_secs(60), moving.as_mut()).await;
+            assert!(waited.is_err(), "member 1 has no room while B runs");
+            assert_eq!(running(&pool), [0, 1], "A gave its room on member 0 back");
+            c = pool.lease().expect("member 0 is free for another job");
+            assert_eq!(c.member(), 0);
+            drop(b);
+            moving.await;
+        }
+        assert_eq!(
+            running(&pool),
+            [1, 1],
+            "A runs on member 1 now, C on member 0"
+        );
+        drop(a);
+        assert_eq!(
+            running(&pool),
+            [1, 0],
+            "A's lease frees member 1, where it ran"
+        );
+        drop(c);
+        assert_eq!(running(&pool), [0, 0]);
     }
 
     #[tokio::test(start_paused = true)]
