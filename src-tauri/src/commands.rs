@@ -192,7 +192,7 @@ define_commands! {
     /// Applies the safe fixes (as `wikimind lint --fix`); the Health screen after.
     fn fix_health() -> HealthView = |h| h.wiki.fix_health_view();
     /// Removes a source; the pages it fed are rewritten from the others or go.
-    fn remove_source(id: SourceId) -> bool = |h| h.wiki.remove_source_view(id);
+    fn remove_source(id: SourceId) -> bool = |h| h.wiki.remove_source(id);
     /// Queues sources (all pending, failed and stale ones when the list is empty), with
     /// another model when `model` is given. Resolves to how many were queued.
     fn compile(source_ids: Vec<SourceId>, model: Option<String>) -> u32 = |h| h.compile(&source_ids, model.as_deref());

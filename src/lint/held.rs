@@ -35,17 +35,21 @@ pub(super) struct Held {
 
 impl Held {
     /// What `check` found at this generation: kept from an earlier run, else `run` now.
+    /// Runs hold the lock, so a run at the same generation (a look while the background
+    /// one after a stored run is under way) waits for what that one finds rather than
+    /// reading it all a second time.
     pub(super) fn found(
         &self,
         check: Check,
         run: impl FnOnce() -> Result<Found>,
     ) -> Result<Arc<Found>> {
-        if let Some(found) = self.lock().get(&check) {
+        let mut found = self.lock();
+        if let Some(found) = found.get(&check) {
             return Ok(Arc::clone(found));
         }
-        let found = Arc::new(run()?);
-        self.lock().insert(check, Arc::clone(&found));
-        Ok(found)
+        let fresh = Arc::new(run()?);
+        found.insert(check, Arc::clone(&fresh));
+        Ok(fresh)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Check, Arc<Found>>> {
@@ -79,4 +83,18 @@ impl LintCache {
         *slot = Some(Arc::clone(&held));
         Ok(held)
     }
+}
+
+/// Runs every check in the background, so that the next look finds what they find held:
+/// what a look does after it stored its figures (the store then moved to another
+/// generation, and what the look read is not held under it).
+pub(crate) fn warm(wiki: &crate::wiki::Wiki) {
+    let wiki = wiki.clone();
+    let spawned = std::thread::Builder::new()
+        .name("lint-warm".to_owned())
+        .spawn(move || {
+            let _ = super::lint(&wiki, &super::LintOptions::default());
+        });
+    // No thread (the system refused one): the next look reads afresh, as without this.
+    drop(spawned);
 }

@@ -37,7 +37,7 @@ pub use actions::{
 };
 pub use checks::sentences;
 use checks::{ambiguous_links, broken_links, duplicates, orphans, stale, thin, ungrounded, wanted};
-pub(crate) use held::LintCache;
+pub(crate) use held::{warm, LintCache};
 pub use names::Likeness;
 pub use want::{ask_for_page, Asked};
 

@@ -556,7 +556,11 @@ impl JobRunner {
         }
         let wiki = self.shared.wiki.clone();
         let record = move || {
-            let _ = crate::lint::check_and_record(&wiki, crate::lint::Trigger::Compile);
+            if crate::lint::check_and_record(&wiki, crate::lint::Trigger::Compile).is_ok() {
+                // Storing the figures moved the store on: the checks are read again in the
+                // background, so the Health screen opened after the run finds them held.
+                crate::lint::warm(&wiki);
+            }
         };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => drop(runtime.spawn_blocking(record)),

@@ -599,12 +599,6 @@ impl Wiki {
         view.absorb(url, self.ingest_url(url, self.ingest_options()).await);
         view
     }
-
-    /// Removes a source; a page it alone fed goes (links to it become wanted pages), and a
-    /// page it fed with others waits to be rewritten from them.
-    pub fn remove_source_view(&self, id: SourceId) -> Result<bool> {
-        self.remove_source(id)
-    }
 }
 
 /// The library's pages in order, before they are listed ([`Wiki::library_order`]).

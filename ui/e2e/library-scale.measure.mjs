@@ -28,14 +28,15 @@ const pct = (v, p) => {
   return s[Math.min(s.length - 1, Math.round((s.length - 1) * p))];
 };
 
-/** Resident memory (MB) of the processes whose command line names `needle`, summed. */
+/** Resident memory (MB) of the processes whose program (the first word of the command
+ * line) names `needle`, summed: a build whose arguments name the app is not counted. */
 function residentMb(needle) {
   let kb = 0;
   const names = [];
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-      if (!cmd.includes(needle)) continue;
+      if (!cmd.split(" ")[0].includes(needle)) continue;
       const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       if (rss) {
         kb += Number(rss[1]);
