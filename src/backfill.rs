@@ -178,6 +178,35 @@ impl BackfillReport {
     }
 }
 
+/// Every backfill of this build, by name and version: what [`pending`] asks the store about.
+fn every_backfill() -> Vec<(&'static str, u32)> {
+    let mut all: Vec<(&'static str, u32)> = REGROUND
+        .iter()
+        .chain(CITATIONS)
+        .map(|&(name, version, _)| (name, version))
+        .collect();
+    all.extend([
+        NOTE_METADATA,
+        NOTE_TITLES,
+        NOTE_TITLE_PAGES,
+        NAMES,
+        NOTE_IDENTITY,
+    ]);
+    all
+}
+
+/// Whether a backfill of this build has work left on this wiki (one the wiki never ran, or
+/// one an earlier run left half done): what a shell asks before it decides to bring the
+/// data up to date in the background.
+pub fn pending(store: &Store) -> Result<bool> {
+    for (name, version) in every_backfill() {
+        if store.backfill_cursor(name, version)?.is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// Runs every pending backfill to its end; reports the ones that checked anything.
 pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
     let mut reports = Vec::new();
@@ -414,4 +443,28 @@ fn metadata_of(source: &SourceRow) -> Option<SourceMetadata> {
         tags: note.tags,
         aliases: note.aliases,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wiki that never ran them has every backfill pending; once they ran, none, and
+    /// what `pending` asks about is what the run records (no backfill of the run is left
+    /// out of it, or a window would start its queue while one still had work).
+    #[test]
+    fn pending_names_every_backfill_the_run_records() {
+        let store = Store::open_in_memory().unwrap();
+        assert!(pending(&store).unwrap(), "a fresh wiki has not run them");
+        run_backfills(&store).unwrap();
+        assert!(!pending(&store).unwrap());
+        let mut recorded = store.backfills_done().unwrap();
+        recorded.sort();
+        let mut listed: Vec<(String, u32)> = every_backfill()
+            .into_iter()
+            .map(|(name, version)| (name.to_owned(), version))
+            .collect();
+        listed.sort();
+        assert_eq!(recorded, listed);
+    }
 }

@@ -138,6 +138,16 @@ impl Wiki {
     /// see — the upgrade, a backfill that changed something — goes to `notice` as it happens:
     /// the CLI prints it on standard error, the window shows it as a banner.
     pub fn open_for_shell(settings: &Settings, notice: &mut dyn FnMut(String)) -> Result<Wiki> {
+        let wiki = Wiki::open_for_window(settings, notice)?;
+        wiki.bring_up_to_date(notice)?;
+        Ok(wiki)
+    }
+
+    /// [`Wiki::open_for_shell`] without the backfills: what the window opens, so that a
+    /// large wiki an upgrade left backfills for shows its library at once. The window then
+    /// asks [`Wiki::backfills_pending`] and runs [`Wiki::bring_up_to_date`] on a thread of
+    /// its own before its job runner starts.
+    pub fn open_for_window(settings: &Settings, notice: &mut dyn FnMut(String)) -> Result<Wiki> {
         let wiki = Wiki::open(&settings.data_dir).map_err(|e| WikiError::Opening {
             what: format!("cannot open the wiki in {}", settings.data_dir.display()),
             source: Box::new(e),
@@ -145,7 +155,20 @@ impl Wiki {
         if let Some(upgraded) = wiki.upgrade_notice() {
             notice(upgraded);
         }
-        let done = wiki.run_backfills().map_err(|e| WikiError::Opening {
+        Ok(wiki
+            .with_ingest_options(settings.ingest_options())
+            .with_page_settings(&settings.pages))
+    }
+
+    /// Whether a backfill of this build has work left on this wiki ([`crate::backfill`]).
+    pub fn backfills_pending(&self) -> Result<bool> {
+        Ok(crate::backfill::pending(&self.store)?)
+    }
+
+    /// Brings the wiki's data up to this version (the backfills this build has and the wiki
+    /// has not finished), telling `notice` what each that changed something did.
+    pub fn bring_up_to_date(&self, notice: &mut dyn FnMut(String)) -> Result<()> {
+        let done = self.run_backfills().map_err(|e| WikiError::Opening {
             what: "cannot bring the wiki's data up to this version".to_owned(),
             source: Box::new(e),
         })?;
@@ -154,9 +177,7 @@ impl Wiki {
                 notice(line);
             }
         }
-        Ok(wiki
-            .with_ingest_options(settings.ingest_options())
-            .with_page_settings(&settings.pages))
+        Ok(())
     }
 
     /// Uses these ingest limits for everything added through this handle (the shells pass

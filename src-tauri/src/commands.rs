@@ -214,7 +214,7 @@ define_commands! {
     fn pool() -> Vec<PoolShare> = |h| Infallible(h.queue.pool_shares());
     /// What the app opens on: the first-run screen (an empty wiki with no model) or the
     /// library, with the model's state.
-    fn opening() -> OpeningView = |h| view::opening(&h.wiki, &h.queue.settings(), &h.notices).await;
+    fn opening() -> OpeningView = |h| view::opening(&h.wiki, &h.queue.settings(), &h.opening.notices(), h.opening.upgrading()).await;
     /// Asks a provider (the form's, not yet applied) for its models.
     fn check_connection(form: ProviderForm) -> ConnectionCheck = |h| Infallible(view::check_form(&h.queue.settings(), &form, &*h.keys).await);
     /// Stores an API key in the OS keyring for the form's server.

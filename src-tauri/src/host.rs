@@ -35,8 +35,48 @@ pub struct Host {
     /// The saved watched folders, watched while the app is open.
     pub watch: WatchKeeper,
     /// What opening the wiki did that a person should know (see
-    /// [`Wiki::open_for_shell`]), shown as a banner.
-    pub notices: Vec<String>,
+    /// [`Wiki::open_for_window`]), shown as a banner, and whether its data is still being
+    /// brought up to this version.
+    pub opening: Opening,
+}
+
+/// What opening the wiki did that a person should know (an upgrade, what a backfill
+/// changed), and whether the data is still being brought up to this version: an upgrade's
+/// backfills run on a thread beside the window, whose queue starts once they are done.
+/// Cheap to clone; every clone is the same.
+#[derive(Debug, Clone, Default)]
+pub struct Opening {
+    notices: Arc<std::sync::Mutex<Vec<String>>>,
+    upgrading: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Opening {
+    /// The notices so far, oldest first.
+    pub fn notices(&self) -> Vec<String> {
+        self.notices
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Adds a notice.
+    pub fn say(&self, notice: String) {
+        self.notices
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(notice);
+    }
+
+    /// Whether the backfills are running.
+    pub fn upgrading(&self) -> bool {
+        self.upgrading.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Says whether the backfills are running.
+    pub fn set_upgrading(&self, upgrading: bool) {
+        self.upgrading
+            .store(upgrading, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// Questions asked from the window: where an answer's progress goes, and the session's
@@ -198,7 +238,7 @@ mod tests {
             keys,
             asking: Asking::new(|_| {}),
             watch,
-            notices: Vec::new(),
+            opening: Opening::default(),
         }
     }
 

@@ -22,7 +22,7 @@ use wikimind::queue::JobRunner;
 use wikimind::watch::{WatchKeeper, WatchOptions};
 use wikimind::wiki::Wiki;
 
-use crate::host::{keyring, load_settings, Asking, Host};
+use crate::host::{keyring, load_settings, Asking, Host, Opening};
 
 /// The app id of debug builds, so their webview data never mixes with a release's.
 pub const DEBUG_IDENTIFIER: &str = "org.wikimind.desktop.dev";
@@ -30,20 +30,16 @@ pub const DEBUG_IDENTIFIER: &str = "org.wikimind.desktop.dev";
 /// Opens the app and runs until its window closes. Returns a message when it cannot start.
 pub fn run() -> Result<(), String> {
     let settings = load_settings(&keyring()).map_err(|e| e.to_string())?;
-    let mut notices = Vec::new();
-    let wiki = Wiki::open_for_shell(&settings, &mut |notice| {
+    let opening = Opening::default();
+    let say = |notice: String| {
         eprintln!("{notice}");
-        notices.push(notice);
-    })
-    .map_err(|e| {
-        let mut message = e.to_string();
-        let mut cause = std::error::Error::source(&e);
-        while let Some(c) = cause {
-            message.push_str(&format!(": {c}"));
-            cause = c.source();
-        }
-        message
-    })?;
+        opening.say(notice);
+    };
+    // The window opens before the backfills an upgrade left (a large wiki would wait for
+    // them): they run on a thread of their own, and the queue starts once they are done.
+    let wiki = Wiki::open_for_window(&settings, &mut |n| say(n)).map_err(|e| chain(&e))?;
+    let upgrading = wiki.backfills_pending().map_err(|e| chain(&e))?;
+    opening.set_upgrading(upgrading);
     let mut context = tauri::generate_context!();
     if cfg!(debug_assertions) {
         context.config_mut().identifier = DEBUG_IDENTIFIER.to_string();
@@ -74,9 +70,8 @@ pub fn run() -> Result<(), String> {
             queue.on_graph_layout(Box::new(move |state| {
                 let _ = GRAPH_EVENT.emit(&graph_handle, state);
             }));
-            // Jobs an earlier run (or a killed CLI) left behind go back in line, and run.
+            // Jobs an earlier run (or a killed CLI) left behind go back in line.
             queue.recover().map_err(|e| e.to_string())?;
-            queue.start(&runtime, CancellationToken::new());
             // The saved folders are watched while the window is open (unless a
             // `wikimind watch` holds the wiki's watch lease); what changes is queued above.
             let watch_handle = app.handle().clone();
@@ -88,14 +83,43 @@ pub fn run() -> Result<(), String> {
                     let _ = WATCH_EVENT.emit(&watch_handle, view);
                 }),
             );
-            watch.start(&runtime, CancellationToken::new());
+            let start = {
+                let (queue, watch, runtime) = (queue.clone(), watch.clone(), runtime.clone());
+                move || {
+                    queue.start(&runtime, CancellationToken::new());
+                    watch.start(&runtime, CancellationToken::new());
+                }
+            };
+            if upgrading {
+                let (wiki, opening) = (wiki.clone(), opening.clone());
+                std::thread::Builder::new()
+                    .name("backfills".to_owned())
+                    .spawn(move || {
+                        let said = |notice: String| {
+                            eprintln!("{notice}");
+                            opening.say(notice);
+                        };
+                        match wiki.bring_up_to_date(&mut |n| said(n)) {
+                            Ok(()) => start(),
+                            // Data short of this version's rules is not compiled on.
+                            Err(e) => said(format!(
+                                "{}; nothing is compiled until the app is opened again",
+                                chain(&e)
+                            )),
+                        }
+                        opening.set_upgrading(false);
+                    })
+                    .map_err(|e| format!("cannot start bringing the wiki up to date: {e}"))?;
+            } else {
+                start();
+            }
             app.manage(Host {
                 wiki,
                 queue,
                 keys,
                 asking,
                 watch,
-                notices,
+                opening,
             });
             if cfg!(debug_assertions) {
                 if let Some(window) = app.get_webview_window("main") {
@@ -107,4 +131,15 @@ pub fn run() -> Result<(), String> {
         .invoke_handler(commands::invoke_handler())
         .run(context)
         .map_err(|e| format!("the window could not run: {e}"))
+}
+
+/// An error with its causes, one after another: what the app says when it cannot start.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        message.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    message
 }

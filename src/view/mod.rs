@@ -702,6 +702,10 @@ pub struct OpeningView {
     /// upgraded, a backfill that changed data), as [`Wiki::open_for_shell`] reported it:
     /// the window shows them as a banner, as the CLI prints them.
     pub notices: Vec<String>,
+    /// Whether the data is being brought up to this version (an upgrade's backfills, run
+    /// beside the open window): compiling waits until it is done, then `notices` says what
+    /// changed.
+    pub upgrading: bool,
 }
 
 /// Whether a claim with `quote` that did (`grounded`) or did not ground has a quote that

@@ -196,7 +196,12 @@ pub async fn check_form(
 /// What the app opens on: the first-run screen for an empty wiki whose model does not
 /// answer, else the library (with the model's state, shown as a banner when it is not
 /// fine).
-pub async fn opening(wiki: &Wiki, settings: &Settings, notices: &[String]) -> Result<OpeningView> {
+pub async fn opening(
+    wiki: &Wiki,
+    settings: &Settings,
+    notices: &[String],
+    upgrading: bool,
+) -> Result<OpeningView> {
     let check = check_connection(settings).await;
     let counts = wiki.page_counts()?;
     let empty = counts.sources == 0 && counts.pages == 0;
@@ -204,6 +209,7 @@ pub async fn opening(wiki: &Wiki, settings: &Settings, notices: &[String]) -> Re
         first_run: empty && !check.ok,
         check,
         notices: notices.to_vec(),
+        upgrading,
     })
 }
 

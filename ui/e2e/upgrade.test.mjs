@@ -42,6 +42,10 @@ test("upgrade: an older build's wiki opens on its library with a banner saying w
     text: (t) => t.startsWith("upgraded the wiki's database from schema 1"),
   });
   assert.ok(banner);
+  // The backfills run beside the open window (a large wiki would wait for them): what they
+  // changed joins the banner once they are done, and the line saying they run goes.
+  await s.waitAny("#opening-notices .opening-notice", (t) => t.startsWith("note-identity:"), 30000);
+  await s.wait("#opening-notices", { text: (t) => !t.includes("Bringing the wiki's data up to this version") });
   const notices = await s.exec(
     "return [...document.querySelectorAll('#opening-notices .opening-notice')].map((n) => n.textContent)",
   );

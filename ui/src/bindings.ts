@@ -1035,7 +1035,13 @@ check: ConnectionCheck,
  * upgraded, a backfill that changed data), as [`Wiki::open_for_shell`] reported it:
  * the window shows them as a banner, as the CLI prints them.
  */
-notices: Array<string>, };
+notices: Array<string>, 
+/**
+ * Whether the data is being brought up to this version (an upgrade's backfills, run
+ * beside the open window): compiling waits until it is done, then `notices` says what
+ * changed.
+ */
+upgrading: boolean, };
 
 /**
  * One model call in a source's compile log: the raw answer, to inspect a failure.

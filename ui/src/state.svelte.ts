@@ -45,6 +45,8 @@ class Store {
   banner = $state.raw<ConnectionCheck | null>(null);
   /** What opening the wiki did that a person should know (upgrade, backfills); empty: none. */
   notices = $state.raw<string[]>([]);
+  /** The wiki's data is being brought up to this version (an upgrade's backfills). */
+  upgrading = $state(false);
   /** Files dragged over the window. */
   drop = $state.raw({ active: false, count: 0 });
   /** The graph layout's state as the core last told it (GRAPH_EVENT). */

@@ -79,6 +79,20 @@ impl Store {
         )
     }
 
+    /// The backfills recorded as done on this wiki, by name and the version that ran.
+    pub fn backfills_done(&self) -> Result<Vec<(String, u32)>> {
+        self.read(
+            || "listing the backfills done".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT name, version FROM backfills WHERE done_at IS NOT NULL ORDER BY name",
+                )?;
+                let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
     /// Records the backfill `name` at `version` as done (a backfill whose work is checked
     /// again from the data itself, so it keeps no cursor).
     pub fn finish_backfill(&self, name: &str, version: u32) -> Result<()> {
