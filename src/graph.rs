@@ -21,7 +21,6 @@
 //! nodes the view is the overview: the largest nodes only, with the communities to zoom
 //! into (a community filter then loads all of its nodes).
 
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -228,15 +227,19 @@ impl GraphView {
 
 /// The stored layout's state as the window shows it.
 fn layout_view(state: &GraphState) -> GraphLayoutView {
-    GraphLayoutView {
-        phase: match (state.laid_out, state.is_due()) {
-            (None, _) => GraphLayoutPhase::FirstLayout,
-            (Some(_), true) => GraphLayoutPhase::Updating,
-            (Some(_), false) => GraphLayoutPhase::Current,
-        },
-        running: state.running.is_some(),
-        laid_out_nodes: u32::try_from(state.nodes).unwrap_or(u32::MAX),
-        took_ms: u32::try_from(state.took_ms).unwrap_or(u32::MAX),
+    let (laid_out, due, running) = (
+        state.laid_out.is_some(),
+        state.is_due(),
+        state.running.is_some(),
+    );
+    GraphLayoutView::new(laid_out, due, running, state.nodes, state.took_ms)
+}
+
+/// The kind of node a page of `kind` is.
+fn node_kind(kind: PageKind) -> GraphNodeKind {
+    match kind {
+        PageKind::Answer => GraphNodeKind::Answer,
+        _ => GraphNodeKind::Topic,
     }
 }
 
@@ -244,10 +247,7 @@ fn layout_view(state: &GraphState) -> GraphLayoutView {
 fn page_node(page: &GraphPage) -> PageNode<'_, PageId> {
     PageNode {
         id: page.id,
-        kind: match page.kind {
-            PageKind::Answer => GraphNodeKind::Answer,
-            _ => GraphNodeKind::Topic,
-        },
+        kind: node_kind(page.kind),
         title: &page.title,
         name_key: &page.name_key,
     }
@@ -296,15 +296,7 @@ fn save(
             changes_upto,
         },
     )?;
-    Ok(saved.then(|| GraphLaidOut {
-        nodes: relaid.nodes,
-        edges: relaid.edges,
-        incremental: relaid.incremental,
-        moved: relaid.moved,
-        written: (relaid.upserts.len() + relaid.removed.len()) as u64,
-        links_read,
-        took_ms,
-    }))
+    Ok(saved.then(|| relaid.laid_out(links_read, took_ms)))
 }
 
 impl Wiki {
@@ -520,30 +512,31 @@ impl Wiki {
     /// `filter` as the graph crate applies it: the tag and folder filters read as the pages
     /// they leave.
     fn node_filter(&self, filter: &GraphFilter) -> Result<NodeFilter<PageId>> {
-        let mut pages: Option<HashSet<PageId>> = None;
-        if let Some(tag) = filter.tag.as_deref().filter(|t| !t.trim().is_empty()) {
-            let store = self.store();
-            let tagged = store
-                .pages()?
-                .into_iter()
-                .filter(|p| tags_have(&p.tags, tag));
-            pages = Some(tagged.map(|p| p.id).collect());
-        }
-        if let Some(folder) = filter.folder.as_deref().filter(|f| !f.trim().is_empty()) {
-            let origins = self.store().page_origins()?.into_iter();
-            let inside = origins.filter(|(_, origin)| origin_in_folder(origin, folder));
-            let inside: HashSet<PageId> = inside.map(|(page, _)| page).collect();
-            pages = Some(match pages {
-                Some(tagged) => tagged.intersection(&inside).copied().collect(),
-                None => inside,
-            });
-        }
+        let asked = |f: &Option<String>| f.clone().filter(|f| !f.trim().is_empty());
+        let tagged = match asked(&filter.tag) {
+            Some(tag) => {
+                let pages = self.store().pages()?.into_iter();
+                Some(
+                    pages
+                        .filter(|p| tags_have(&p.tags, &tag))
+                        .map(|p| p.id)
+                        .collect(),
+                )
+            }
+            None => None,
+        };
+        let in_folder = match asked(&filter.folder) {
+            Some(folder) => {
+                let origins = self.store().page_origins()?.into_iter();
+                let inside = origins.filter(|(_, origin)| origin_in_folder(origin, &folder));
+                Some(inside.map(|(page, _)| page).collect())
+            }
+            None => None,
+        };
         Ok(NodeFilter {
-            kind: filter.kind.map(|kind| match kind {
-                PageKind::Answer => GraphNodeKind::Answer,
-                _ => GraphNodeKind::Topic,
-            }),
-            pages,
+            kind: filter.kind.map(node_kind),
+            tagged,
+            in_folder,
             orphans_only: filter.orphans_only,
             show_wanted: filter.show_wanted,
             community: filter.community,

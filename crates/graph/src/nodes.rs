@@ -73,12 +73,13 @@ pub struct WikiGraph<P> {
 pub struct NodeFilter<P: Hash + Eq> {
     /// Only pages of this kind (`None`: topics and answers).
     pub kind: Option<GraphNodeKind>,
-    /// Only these pages (`None`: every page): the pages with a tag, fed from a folder, or
-    /// both, as the app reads them.
-    pub pages: Option<HashSet<P>>,
+    /// Only these pages (`None`: every page): those with a tag, as the app reads tags.
+    pub tagged: Option<HashSet<P>>,
+    /// Only these pages (`None`: every page): those fed by a note in a folder.
+    pub in_folder: Option<HashSet<P>>,
     /// Only pages no other page links to (as `lint` counts orphans).
     pub orphans_only: bool,
-    /// Whether wanted pages are shown (never with a kind or a set of pages, nor among
+    /// Whether wanted pages are shown (never with a kind, a tag or a folder, nor among
     /// orphans).
     pub show_wanted: bool,
     /// Only this community.
@@ -249,15 +250,20 @@ impl<P: Copy + Eq + Hash + Display> WikiGraph<P> {
                 if kind == GraphNodeKind::Wanted {
                     return filter.show_wanted
                         && filter.kind.is_none()
-                        && filter.pages.is_none()
+                        && filter.tagged.is_none()
+                        && filter.in_folder.is_none()
                         && !filter.orphans_only
                         && community_ok;
                 }
-                filter.kind.is_none_or(|k| k == kind)
-                    && filter
-                        .pages
+                let among = |pages: &Option<HashSet<P>>| {
+                    let page = self.page_ids[i];
+                    pages
                         .as_ref()
-                        .is_none_or(|pages| self.page_ids[i].is_some_and(|p| pages.contains(&p)))
+                        .is_none_or(|pages| page.is_some_and(|p| pages.contains(&p)))
+                };
+                filter.kind.is_none_or(|k| k == kind)
+                    && among(&filter.tagged)
+                    && among(&filter.in_folder)
                     && (!filter.orphans_only || !self.linked_to[i])
                     && community_ok
             })
@@ -444,7 +450,8 @@ pub(crate) mod tests {
         let communities = [0, 0, 0, 1, 2, 1, 1];
         let all = NodeFilter {
             kind: None,
-            pages: None,
+            tagged: None,
+            in_folder: None,
             orphans_only: false,
             show_wanted: true,
             community: None,
@@ -467,11 +474,19 @@ pub(crate) mod tests {
             ["answer Crema", "answer Roast", "topic Grinder"]
         );
         let some = NodeFilter {
-            pages: Some(HashSet::from([2, 6])),
+            tagged: Some(HashSet::from([2, 6, 4])),
             ..all.clone()
         };
         assert_eq!(
             titles(&graph, &graph.passing(&some, &communities)),
+            ["topic Crema", "topic Tamper", "topic Grinder"]
+        );
+        let both = NodeFilter {
+            in_folder: Some(HashSet::from([1, 2, 6])),
+            ..some
+        };
+        assert_eq!(
+            titles(&graph, &graph.passing(&both, &communities)),
             ["topic Crema", "topic Grinder"]
         );
         let community = NodeFilter {

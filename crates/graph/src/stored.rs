@@ -20,6 +20,7 @@ use std::hash::Hash;
 use crate::community::{communities, update_communities, Mover};
 use crate::layout::{lay_out, LayoutInput, Settings};
 use crate::nodes::{LinkEdge, WikiGraph};
+use crate::view::GraphLaidOut;
 use crate::Point;
 
 /// One node's stored place.
@@ -55,6 +56,21 @@ pub struct Relaid {
     pub incremental: bool,
     /// Nodes that moved.
     pub moved: u64,
+}
+
+impl Relaid {
+    /// What the layout did, once stored: it read `links_read` links and took `took_ms`.
+    pub fn laid_out(&self, links_read: u64, took_ms: u64) -> GraphLaidOut {
+        GraphLaidOut {
+            nodes: self.nodes,
+            edges: self.edges,
+            incremental: self.incremental,
+            moved: self.moved,
+            written: (self.upserts.len() + self.removed.len()) as u64,
+            links_read,
+            took_ms,
+        }
+    }
 }
 
 /// The pages and names a change touched, with the links around them (every link from or to

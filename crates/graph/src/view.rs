@@ -77,6 +77,24 @@ pub struct GraphLayoutView {
     pub took_ms: u32,
 }
 
+impl GraphLayoutView {
+    /// The state of a layout that is `laid_out` (or never was), `due` (the wiki changed
+    /// since, or it never was), `running` in some process, of `nodes` nodes that took
+    /// `took_ms`.
+    pub fn new(laid_out: bool, due: bool, running: bool, nodes: u64, took_ms: u64) -> Self {
+        GraphLayoutView {
+            phase: match (laid_out, due) {
+                (false, _) => GraphLayoutPhase::FirstLayout,
+                (true, true) => GraphLayoutPhase::Updating,
+                (true, false) => GraphLayoutPhase::Current,
+            },
+            running,
+            laid_out_nodes: u32::try_from(nodes).unwrap_or(u32::MAX),
+            took_ms: u32::try_from(took_ms).unwrap_or(u32::MAX),
+        }
+    }
+}
+
 /// A community as the overview lists it.
 // The window's bindings carry these docs as they are: `GraphView` is the app's view.
 #[allow(rustdoc::broken_intra_doc_links)]
