@@ -141,6 +141,10 @@ pub struct GraphHit {
     pub page_id: Option<PageId>,
     /// Its title.
     pub title: String,
+    /// What it is shown as: its title, or, when another node's name reads the same, a
+    /// label that tells it apart (`Crema (saved answer)`, `Crema (wanted)`; the rule of
+    /// [`GraphView::told_apart`]).
+    pub label: String,
     /// Its kind.
     pub kind: GraphNodeKind,
     /// Where it sits (`null`: not laid out yet).
@@ -469,12 +473,14 @@ impl Wiki {
         let (placed, _) = self.placed_graph()?;
         let found = self.search(query)?.into_iter().map(|hit| hit.page_id);
         let graph = &placed.graph;
+        let sharing = graph.sharing();
         Ok(graph
             .search(found, query)
             .into_iter()
             .map(|i| GraphHit {
                 page_id: graph.page_ids[i],
                 title: graph.titles[i].clone(),
+                label: graph.label(i, &sharing),
                 kind: graph.kinds[i],
                 x: placed.positions[i].map(|p| p.0),
                 y: placed.positions[i].map(|p| p.1),
