@@ -3,7 +3,7 @@
 
 The layers, bottom up (docs/architecture.md says what each owns):
   0  wikimind-text, wikimind-structured   leaves: rules about text, model-output parsing
-  0  wikimind-graph                       leaf: force layout and communities over ids and edges
+  0  wikimind-graph                       leaf: the graph view's rules, force layout and communities over pages, ids and edges
   1  wikimind-contract, wikimind-llm       the records a model answer becomes; providers
   1  wikimind-documents                    readers of HTML, PDF, EPUB, DOCX into markdown
   2  wikimind-store                        SQLite

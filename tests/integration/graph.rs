@@ -341,4 +341,22 @@ fn nodes_whose_names_read_the_same_are_labelled_apart() {
         })
         .unwrap();
     assert!((0..answers.titles.len()).any(|i| answers.label(i) == "Crema (saved answer)"));
+    // Search hits carry the same labels (the window shows them as they are): a node told
+    // apart, one that is not, and the wanted page.
+    let hits = |query: &str| -> Vec<(String, String)> {
+        let hits = wiki.graph_search(query).unwrap();
+        hits.into_iter().map(|h| (h.title, h.label)).collect()
+    };
+    let crema_hits = hits("crema");
+    assert!(
+        crema_hits.contains(&("Crema".into(), "Crema (saved answer)".into()))
+            && crema_hits.contains(&("Crema".into(), "Crema".into())),
+        "{crema_hits:?}"
+    );
+    assert!(
+        hits("roast").contains(&("Roast curve".into(), "Roast curve (wanted)".into())),
+        "{:?}",
+        hits("roast")
+    );
+    assert!(hits("bloom").contains(&("Bloom".into(), "Bloom".into())));
 }

@@ -172,6 +172,8 @@ async def graph_neighbours(client):
     data = result.structured_content
     expect({l["target"] for l in data["links"]} == {"Grind Size", "Flat White"}, data)
     expect(sorted(n["title"] for n in data["within"]) == ["Flat White", "Grind Size"], data)
+    # Each node carries the label the graph shows it by: here its title (no name is shared).
+    expect(all(n["label"] == n["title"] for n in data["within"]), data)
     deep = await client.call_tool("graph_neighbours", {"title": "Espresso", "depth": 4})
     expect(deep.is_error and "1 to 3" in text_of(deep), text_of(deep))
 

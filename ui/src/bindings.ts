@@ -1912,6 +1912,12 @@ page_id: PageId | null,
  */
 title: string, 
 /**
+ * What it is shown as: its title, or, when another node's name reads the same, a
+ * label that tells it apart (`Crema (saved answer)`, `Crema (wanted)`; the rule of
+ * [`GraphView::told_apart`]).
+ */
+label: string, 
+/**
  * Its kind.
  */
 kind: GraphNodeKind, 

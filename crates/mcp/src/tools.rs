@@ -367,6 +367,7 @@ pub fn graph_neighbours(wiki: &Wiki, value: Value) -> Answer {
         .map(|i| {
             json!({
                 "title": local.titles[i],
+                "label": local.label(i),
                 "page_id": local.page_ids[i],
                 "kind": local.kinds[i],
                 "links": local.sizes[i],
@@ -376,7 +377,7 @@ pub fn graph_neighbours(wiki: &Wiki, value: Value) -> Answer {
     if depth > 1 {
         let _ = write!(text, "\n## Within {depth} links\n\n");
         for node in &within {
-            let _ = writeln!(text, "- {}", node["title"].as_str().unwrap_or_default());
+            let _ = writeln!(text, "- {}", node["label"].as_str().unwrap_or_default());
         }
     }
     let links: Vec<Value> = page

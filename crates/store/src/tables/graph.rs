@@ -15,23 +15,8 @@ use rusqlite::{params, OptionalExtension};
 use crate::clock::ago;
 use crate::{JobOwner, Result, Store, NOW};
 
-/// One node's stored place.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GraphNodeRow {
-    /// `p` and a page id, or `w` and the key of a wanted page's name.
-    pub node: String,
-    /// Horizontal position.
-    pub x: f64,
-    /// Vertical position.
-    pub y: f64,
-    /// Its community's label.
-    pub community: u32,
-    /// A hash of its neighbours when it was laid out.
-    pub links_hash: i64,
-    /// How many nodes it was linked with then; `None`: laid out by a build that did not
-    /// store it.
-    pub degree: Option<u32>,
-}
+/// One node's stored place: the graph crate's record, which its layout reads and makes.
+pub use wikimind_graph::stored::GraphNodeRow;
 
 /// Whether the stored layout is current.
 #[derive(Debug, Clone, PartialEq, Eq)]
