@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GraphView, PageId } from "./bindings";
 import { EDGE_FLOATS, edgeBuffer } from "./graphgl";
-import { bySize, colour, fitCamera, labelled, labelledInView, linksInView, nodeAt, nodeDomId, nodeLabel, ringed, toLayout, toScreen, visibleNodes, zoomAt, type Camera } from "./graphview";
+import { bySize, colour, fitCamera, labelled, labelledInView, linksInView, nodeAt, nodeDomId, nodeLabel, ringed, toLayout, toScreen, unclutteredLabels, visibleNodes, zoomAt, type Camera } from "./graphview";
 
 /** A view of `n` nodes on a line, node i at (i*10, 0) with size i. */
 function line(n: number): GraphView {
@@ -205,5 +205,19 @@ describe("both renderers show the same", () => {
     const near = { ...cam, x: 90 };
     expect(ringed(g, near, 400, 100, 0, null)).toEqual([0]);
     expect(labelledInView(g, bySize(g), near, 400, 100, 40, 0).has(0)).toBe(true);
+  });
+});
+
+describe("labels in a crowd", () => {
+  const box = (node: number, x: number, y: number, w = 60) => ({ node, x, y, w, h: 16 });
+  it("leaves out a label that would cover one drawn before it, and keeps the rest", () => {
+    const kept = unclutteredLabels([box(7, 100, 100), box(3, 130, 106), box(5, 100, 140), box(9, 165, 100)]);
+    expect(kept.map((b) => b.node)).toEqual([7, 5, 9]);
+  });
+  it("keeps labels that only touch, and the first of any pile", () => {
+    const touching = unclutteredLabels([box(1, 0, 0, 50), box(2, 50, 0, 50), box(3, 0, 16, 50)]);
+    expect(touching.map((b) => b.node)).toEqual([1, 2, 3]);
+    const pile = unclutteredLabels([box(4, 10, 10), box(1, 10, 10), box(2, 12, 11)]);
+    expect(pile.map((b) => b.node)).toEqual([4]);
   });
 });

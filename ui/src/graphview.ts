@@ -186,6 +186,24 @@ export function labelledInView(g: GraphView, largest: number[], c: Camera, w: nu
   return out;
 }
 
+/** A label as drawn: its node, and the box its text takes on screen. */
+export type LabelBox = { node: number; x: number; y: number; w: number; h: number };
+
+/**
+ * Which labels are drawn where many crowd together: in the order given (the focused node's
+ * first, then the largest), each label whose box would overlap one already kept, by more
+ * than a pixel, is left out, so the dense middle of an overview reads instead of piling
+ * text on text. The focused node's label, first, is always kept.
+ */
+export function unclutteredLabels(boxes: LabelBox[]): LabelBox[] {
+  const kept: LabelBox[] = [];
+  for (const b of boxes) {
+    const hits = kept.some((k) => b.x + 1 < k.x + k.w && k.x + 1 < b.x + b.w && b.y + 1 < k.y + k.h && k.y + 1 < b.y + b.h);
+    if (!hits) kept.push(b);
+  }
+  return kept;
+}
+
 /** The node under the screen point (sx, sy), the topmost (last drawn) one, or null. */
 export function nodeAt(g: GraphView, visible: number[], c: Camera, w: number, h: number, sx: number, sy: number): number | null {
   let best: number | null = null;
