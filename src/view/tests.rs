@@ -1205,10 +1205,9 @@ fn a_rejected_merge_proposal_stays_rejected_and_both_pages_stay() {
     assert!(gone.notice.unwrap().contains("gone already"));
 }
 
-/// The window is told what opening did, as the CLI prints it: an older build's database
-/// upgraded (and where its copy is) reaches the opening view's banner lines.
-#[tokio::test]
-async fn opening_an_older_wiki_tells_the_window_what_the_upgrade_did() {
+/// A copy of the version-1 wiki of `tests/data/upgrade` in a temporary data dir, and
+/// settings that open it (with a server that does not answer).
+fn version_one_wiki() -> (tempfile::TempDir, Settings) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(
         concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/upgrade/v1-wiki.db"),
@@ -1221,6 +1220,14 @@ async fn opening_an_older_wiki_tells_the_window_what_the_upgrade_did() {
         _ => None,
     };
     let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+    (dir, settings)
+}
+
+/// The window is told what opening did, as the CLI prints it: an older build's database
+/// upgraded (and where its copy is) reaches the opening view's banner lines.
+#[tokio::test]
+async fn opening_an_older_wiki_tells_the_window_what_the_upgrade_did() {
+    let (_dir, settings) = version_one_wiki();
     let mut notices = Vec::new();
     let wiki = Wiki::open_for_shell(&settings, &mut |n| notices.push(n)).unwrap();
     assert!(
@@ -1247,18 +1254,7 @@ async fn opening_an_older_wiki_tells_the_window_what_the_upgrade_did() {
 /// wait for them): it says it is upgrading while they run beside it, then has none left.
 #[tokio::test]
 async fn the_window_opens_an_upgraded_wiki_before_its_backfills_run() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/upgrade/v1-wiki.db"),
-        dir.path().join("wikimind.db"),
-    )
-    .unwrap();
-    let env = |k: &str| match k {
-        "WIKIMIND_DATA_DIR" => Some(dir.path().display().to_string()),
-        "WIKIMIND_BASE_URL" => Some("http://127.0.0.1:9".to_owned()),
-        _ => None,
-    };
-    let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+    let (_dir, settings) = version_one_wiki();
     let mut notices = Vec::new();
     let wiki = Wiki::open_for_window(&settings, &mut |n| notices.push(n)).unwrap();
     assert_eq!(notices.len(), 1, "the upgrade only: {notices:?}");
