@@ -26,6 +26,9 @@
 //!   range, quote with context, page, heading path) is recorded, as a compile records it
 //!   now. A quote that cannot be placed is counted and named in the notice; every claim and
 //!   source is kept.
+//! - `citations-prune` (version 1): the citations of quotes no claim cites any more (a
+//!   page rewritten without the claim, a claim no longer grounded) go; older builds kept them
+//!   until the source's digest was saved again. In batches of sources.
 //! - `note-identity` (version 1): a note is itself. Pages that held notes merged only by a
 //!   shared file name (`a/Index.md` and `b/Index.md` on one `Index` page) are split: the
 //!   page keeps its id, history and the person's work with the note whose title that tells
@@ -75,6 +78,10 @@ const CITATIONS: &[(&str, u32, ClaimTable)] = &[
     ("citations-digest-claims", 1, ClaimTable::Digest),
     ("citations-page-claims", 1, ClaimTable::Page),
 ];
+
+/// The backfill that lets go of citations no claim cites any more (older builds kept them
+/// until the source's digest was saved again), and its version.
+const CITATIONS_PRUNE: (&str, u32) = ("citations-prune", 1);
 
 /// How many quotes that cannot be placed a citations backfill names in its notice.
 const UNPLACED_NAMED: usize = 3;
@@ -127,6 +134,31 @@ fn citations(
             ));
         }
         report.detail = Some(detail);
+    }
+    Ok(report)
+}
+
+/// The citations backfill that lets go of what no claim cites any more, in batches of
+/// sources.
+fn prune_citations(store: &Store) -> Result<BackfillReport> {
+    let (name, version) = CITATIONS_PRUNE;
+    let mut report = BackfillReport::new(name);
+    while let Some(from) = store.backfill_cursor(name, version)? {
+        let sources = store.cited_sources_after(from, BATCH)?;
+        let to = sources.last().map_or(from, |s| s.0);
+        let done = sources.len() < BATCH;
+        if let Some(gone) =
+            store.record_citation_prune_batch(name, version, (from, to), &sources, done)?
+        {
+            report.checked += sources.len();
+            report.changed += gone;
+        }
+    }
+    if report.changed > 0 {
+        report.detail = Some(format!(
+            "let go of {} citations no claim cites any more, in {} sources",
+            report.changed, report.checked
+        ));
     }
     Ok(report)
 }
@@ -186,6 +218,7 @@ fn every_backfill() -> Vec<(&'static str, u32)> {
         .map(|&(name, version, _)| (name, version))
         .collect();
     all.extend([
+        CITATIONS_PRUNE,
         NOTE_METADATA,
         NOTE_TITLES,
         NOTE_TITLE_PAGES,
@@ -240,6 +273,10 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
         if report.checked > 0 {
             reports.push(report);
         }
+    }
+    let report = prune_citations(store)?;
+    if report.checked > 0 {
+        reports.push(report);
     }
     let report = note_metadata(store)?;
     if report.checked > 0 {

@@ -148,6 +148,7 @@ fn a_backfill_checks_stored_claims_again_by_todays_grounding_rule() {
             ("reground-page-claims", 2, 1),
             ("citations-digest-claims", 1, 0),
             ("citations-page-claims", 1, 0),
+            ("citations-prune", 1, 0),
             ("note-metadata", 1, 0),
             ("names", 1, 0)
         ]

@@ -263,7 +263,8 @@ impl Store {
                 if !advance(tx, name, version, from, to, done)? {
                     return Ok(false);
                 }
-                downgrade_claims(tx, table, downgrade)?;
+                let unlinked = downgrade_claims(tx, table, downgrade)?;
+                crate::tx::cite::prune_citations_in(tx, &unlinked)?;
                 Ok(true)
             },
         )
@@ -308,6 +309,48 @@ impl Store {
                     }
                 }
                 Ok(Some(batch))
+            },
+        )
+    }
+}
+
+impl Store {
+    /// Up to `limit` sources with citations, with ids above `after`, in id order: what the
+    /// backfill that lets go of stale citations reads.
+    pub fn cited_sources_after(&self, after: i64, limit: usize) -> Result<Vec<SourceId>> {
+        self.read(
+            || format!("reading cited sources after {after}"),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT DISTINCT source_id FROM citations WHERE source_id > ?1
+                     ORDER BY source_id LIMIT ?2",
+                )?;
+                let rows = stmt.query_map(params![after, limit as i64], |row| row.get(0))?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// Records one batch of the backfill `name` at `version`, in one transaction: the
+    /// citations in `sources` of quotes no claim cites any more go (older builds kept them
+    /// until the source's digest was saved again), the cursor moving from `from` to `to`,
+    /// `done` marking it finished. Returns how many citation rows went, or `None` when
+    /// another process moved the cursor meanwhile (nothing is written).
+    pub fn record_citation_prune_batch(
+        &self,
+        name: &str,
+        version: u32,
+        (from, to): (i64, i64),
+        sources: &[SourceId],
+        done: bool,
+    ) -> Result<Option<usize>> {
+        self.write(
+            || format!("recording a batch of backfill {name}"),
+            |tx| {
+                if !advance(tx, name, version, from, to, done)? {
+                    return Ok(None);
+                }
+                Ok(Some(crate::tx::cite::prune_citations_in(tx, sources)?))
             },
         )
     }

@@ -338,7 +338,7 @@ fn clean_pages(
                     )?;
                     done.pages_flagged += 1;
                 } else {
-                    conn.execute("DELETE FROM pages WHERE id = ?1", [page])?;
+                    crate::tx::cite::delete_page(conn, page)?;
                     done.pages_removed += 1;
                 }
             }

@@ -16,12 +16,14 @@ pub enum ClaimTable {
 }
 
 /// Shows the claims `ids` of `table` as no longer grounded: a `sourced` one becomes
-/// `inferred` (its quote kept), a page claim no longer names sources.
+/// `inferred` (its quote kept), a page claim no longer names sources. Returns the sources
+/// page claims no longer name (whose citations the caller may let go).
 pub(crate) fn downgrade_claims(
     conn: &rusqlite::Connection,
     table: ClaimTable,
     ids: &[i64],
-) -> Result<()> {
+) -> Result<Vec<SourceId>> {
+    let mut unlinked = Vec::new();
     let (update, unlink) = match table {
         ClaimTable::Digest => (
             "UPDATE claims SET grounded = 0,
@@ -41,10 +43,18 @@ pub(crate) fn downgrade_claims(
     for id in ids {
         conn.execute(update, [id])?;
         if let Some(unlink) = unlink {
+            let mut held =
+                conn.prepare_cached("SELECT source_id FROM claim_sources WHERE claim_id = ?1")?;
+            let sources = held.query_map([id], |row| row.get::<_, SourceId>(0))?;
+            for source in sources {
+                unlinked.push(source?);
+            }
             conn.execute(unlink, [id])?;
         }
     }
-    Ok(())
+    unlinked.sort_unstable();
+    unlinked.dedup();
+    Ok(unlinked)
 }
 
 /// The sources whose text may hold page claim `id`'s quote: those recorded as holding it,

@@ -220,10 +220,41 @@ pub(crate) fn reanchor_source(conn: &Connection, source: SourceId) -> Result<()>
     Ok(())
 }
 
+/// The sources the claims of page `page` are recorded as held by: those whose citations
+/// may be let go when the page's claims change or the page goes.
+pub(crate) fn sources_of_page_claims(conn: &Connection, page: PageId) -> Result<Vec<SourceId>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT cs.source_id FROM page_claims c
+         JOIN claim_sources cs ON cs.claim_id = c.id
+         WHERE c.page_id = ?1 ORDER BY cs.source_id",
+    )?;
+    let rows = stmt.query_map([page], |row| row.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// [`prune_citations`] in each of `sources`.
+/// Returns how many citation rows went.
+pub(crate) fn prune_citations_in(conn: &Connection, sources: &[SourceId]) -> Result<usize> {
+    let mut gone = 0;
+    for &source in sources {
+        gone += prune_citations(conn, source)?;
+    }
+    Ok(gone)
+}
+
+/// Deletes page `page` (its claims, links and versions go with it) and lets go of the
+/// citations only its claims held.
+pub(crate) fn delete_page(conn: &Connection, page: PageId) -> Result<()> {
+    let sources = sources_of_page_claims(conn, page)?;
+    conn.execute("DELETE FROM pages WHERE id = ?1", [page])?;
+    prune_citations_in(conn, &sources)?;
+    Ok(())
+}
+
 /// Lets go of the citations in `source` of quotes no claim cites any more: no claim of its
-/// digest, and no page claim recorded as held by it.
-pub(crate) fn prune_citations(conn: &Connection, source: SourceId) -> Result<()> {
-    conn.execute(
+/// digest, and no page claim recorded as held by it. Returns how many rows went.
+pub(crate) fn prune_citations(conn: &Connection, source: SourceId) -> Result<usize> {
+    let gone = conn.execute(
         "DELETE FROM citations WHERE source_id = ?1
            AND NOT EXISTS (SELECT 1 FROM claims c JOIN articles a ON a.id = c.article_id
                            WHERE a.source_id = ?1 AND c.quote = citations.quote)
@@ -232,5 +263,5 @@ pub(crate) fn prune_citations(conn: &Connection, source: SourceId) -> Result<()>
                            WHERE cs.source_id = ?1 AND c.quote = citations.quote)",
         [source],
     )?;
-    Ok(())
+    Ok(gone)
 }

@@ -108,7 +108,7 @@ pub(crate) fn refresh_page(
     });
     match (fate, feeding.as_slice()) {
         (PageFate::Removed, _) => {
-            conn.execute("DELETE FROM pages WHERE id = ?1", [page])?;
+            crate::tx::cite::delete_page(conn, page)?;
         }
         (PageFate::IsItsDigest, [(article, _, provider, model)]) => {
             let mut content = digest_content(conn, *article)?;

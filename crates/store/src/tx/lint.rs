@@ -641,7 +641,11 @@ impl Store {
     pub fn downgrade_claims(&self, table: ClaimTable, ids: &[i64]) -> Result<()> {
         self.write(
             || "showing claims that no longer ground as inferred".to_owned(),
-            |tx| downgrade_claims(tx, table, ids),
+            |tx| {
+                let unlinked = downgrade_claims(tx, table, ids)?;
+                crate::tx::cite::prune_citations_in(tx, &unlinked)?;
+                Ok(())
+            },
         )
     }
 

@@ -159,7 +159,7 @@ pub(crate) fn merge_pages(
          WHERE page_id = ?2 AND name_key <> ?3",
         params![survivor, absorbed, survivor_key],
     )?;
-    conn.execute("DELETE FROM pages WHERE id = ?1", [absorbed])?;
+    crate::tx::cite::delete_page(conn, absorbed)?;
     if absorbed_key != survivor_key {
         keep_former_title(conn, survivor, &absorbed_title, &absorbed_key)?;
     } else {

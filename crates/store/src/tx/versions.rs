@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::json::{from_json, to_json};
 use crate::tables::pages::{current_content, page_key, tidy_links, PageClaim, PageContent};
-use crate::tx::cite::{cite_page, SourceTexts};
+use crate::tx::cite::{cite_page, prune_citations_in, sources_of_page_claims, SourceTexts};
 use crate::{AuthorKind, PageId, PersonChange, Result, SourceId, Store, StoreError, NOW};
 
 /// What grounds a page's claims again against its sources as they are now (id and text):
@@ -94,6 +94,8 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
             to_json("pages.open_questions", &content.open_questions)?,
         ],
     )?;
+    // The sources the old claims cite: a quote no claim cites any more lets its citations go.
+    let cited_before = sources_of_page_claims(conn, page)?;
     conn.execute("DELETE FROM page_claims WHERE page_id = ?1", [page])?;
     // `cited_page` (migration 11) is written only for a saved answer's claims: the Rust
     // steps of earlier migrations write topic pages through here before it exists.
@@ -153,6 +155,7 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
     }
     // Where each claim's quote stands in the sources that hold it.
     cite_page(conn, &mut SourceTexts::default(), page)?;
+    prune_citations_in(conn, &cited_before)?;
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 //! pages (`pages`) and names and merges (`names`). These lived in the app crate's
 //! integration tests; the store's behaviour is tested here, in its own crate.
 
+mod citations;
 mod names;
 mod pages;
 
