@@ -184,7 +184,9 @@ pub async fn fetch_url_within(
                 None => name,
             })
             .and_then(|stem| super::text::clean_title(&stem));
-        let read = tokio::task::spawn_blocking(move || kind.read(&body, stem.as_deref())).await;
+        let body: std::sync::Arc<[u8]> = body.into();
+        let bytes = std::sync::Arc::clone(&body);
+        let read = tokio::task::spawn_blocking(move || kind.read(&bytes, stem.as_deref())).await;
         let document = match read {
             Ok(result) => result.map_err(|source| IngestError::Document {
                 what: origin.clone(),
@@ -218,6 +220,8 @@ pub async fn fetch_url_within(
             final_url,
             file: None,
             root: None,
+            // A PDF's pages are shown as images from a copy the wiki keeps.
+            original: (kind == DocumentType::Pdf).then_some(body),
         });
     }
     let charset = charset.or_else(|| {
@@ -279,6 +283,7 @@ pub async fn fetch_url_within(
         final_url,
         file: None,
         root: None,
+        original: None,
     })
 }
 

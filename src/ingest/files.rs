@@ -452,6 +452,7 @@ fn read_source_file(
             final_url: None,
             file: stamp,
             root: None,
+            original: None,
         });
     }
     if bytes.contains(&0) {
@@ -508,6 +509,7 @@ fn read_source_file(
         final_url: None,
         file: stamp,
         root: None,
+        original: None,
     })
 }
 

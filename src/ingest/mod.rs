@@ -107,6 +107,11 @@ pub struct IngestedSource {
     /// see `docs/notes.md`, "A note is itself"); `None` otherwise.
     #[serde(skip)]
     pub root: Option<String>,
+    /// For a PDF downloaded from a URL, the bytes read: the wiki keeps a copy in its data
+    /// dir so a citation's page can be shown as an image (a file's PDF is read again from
+    /// its path). `None` otherwise.
+    #[serde(skip)]
+    pub original: Option<std::sync::Arc<[u8]>>,
 }
 
 /// A file's size and modification time, as read.

@@ -70,6 +70,7 @@ fn ingest_pasted(text: &str, title: Option<&str>, kind: SourceKind) -> Result<In
         final_url: None,
         file: None,
         root: None,
+        original: None,
     })
 }
 

@@ -443,11 +443,21 @@ impl Wiki {
         let Some(source) = self.store().source(id)? else {
             return Ok(None);
         };
-        let path = (source.kind == SourceKind::File)
-            .then(|| origin_path(&source.origin))
-            .flatten();
+        // A downloaded PDF is shown from the copy the wiki keeps.
+        let kept = (source.kind == SourceKind::Url)
+            .then(|| self.kept_download(id))
+            .flatten()
+            .filter(|path| path.is_file());
+        let path = match &kept {
+            Some(copy) => Some(copy.as_path()),
+            None => (source.kind == SourceKind::File)
+                .then(|| origin_path(&source.origin))
+                .flatten(),
+        };
         let title = source.title.clone().unwrap_or_else(|| {
-            path.and_then(Path::file_name)
+            (source.kind == SourceKind::File)
+                .then(|| path.and_then(Path::file_name))
+                .flatten()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| source.origin.clone())
         });
@@ -463,7 +473,8 @@ impl Wiki {
     }
 
     /// The PDF file of source `id`, checked: a file source read from a PDF that is still
-    /// where it was read from. Refused, saying why, otherwise.
+    /// where it was read from, or the copy the wiki keeps of a PDF downloaded from a URL.
+    /// Refused, saying why, otherwise.
     pub fn cited_pdf(&self, id: SourceId) -> Result<PathBuf> {
         let facts = self.source_facts(id)?.ok_or_else(|| {
             WikiError::Refused(format!("no source #{id} (see `wikimind sources`)"))
@@ -581,9 +592,11 @@ impl Wiki {
             (false, false) => None,
         };
         let facts_title = source.title.clone().unwrap_or_else(|| {
-            path.file_name()
+            (source.kind == SourceKind::File)
+                .then(|| path.file_name())
+                .flatten()
                 .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
+                .unwrap_or_else(|| source.origin.clone())
         });
         Ok(CitationPageView {
             source_id,
@@ -707,6 +720,128 @@ fn page_error(error: &wikimind_documents::DocumentError) -> WikiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Serves `body` as `application/pdf` to one request on a local port; returns its URL.
+    fn serve_pdf_once(body: Vec<u8>) -> String {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let Ok((mut stream, _)) = listener.accept() else {
+                return;
+            };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+            }
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&body);
+        });
+        format!("http://{address}/papers/page-labels.pdf")
+    }
+
+    /// A PDF read from a URL has no file to show its pages from: the wiki keeps a copy of
+    /// what it downloaded, so a citation's page shows as an image with the quote
+    /// highlighted, as for a file; the copy goes with the source.
+    #[test]
+    fn a_downloaded_pdf_shows_a_citations_page_from_the_copy_the_wiki_keeps() {
+        use crate::contract::{CheckedClaim, CompilationResult, Confidence};
+        use crate::store::{CompileRecord, SaveArticle};
+        if !pdf::available() || !pdf::renderer_available() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "poppler-utils is needed (scripts/setup.sh)"
+            );
+            eprintln!("SKIPPED: poppler-utils is not installed");
+            return;
+        }
+        let bytes = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("crates/documents/tests/data/page-labels.pdf"),
+        )
+        .unwrap();
+        let url = serve_pdf_once(bytes.clone());
+        let dir = tempfile::tempdir().unwrap();
+        let wiki = Wiki::open(&dir.path().join("data")).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let options = wiki.ingest_options().clone();
+        let added = runtime.block_on(wiki.ingest_url(&url, &options)).unwrap();
+        let source = added.sources[0].source_id;
+        let copy = dir
+            .path()
+            .join("data/documents")
+            .join(format!("source-{source}.pdf"));
+        assert_eq!(
+            std::fs::read(&copy).unwrap(),
+            bytes,
+            "the copy is what was read"
+        );
+
+        let quote = "PHYS2 garden field";
+        let result = CompilationResult {
+            title: "Pages".into(),
+            summary: "Five pages.".into(),
+            key_claims: Vec::new(),
+            concepts: Vec::new(),
+            backlink_suggestions: Vec::new(),
+            open_questions: Vec::new(),
+            article_body: "Five pages.".into(),
+        };
+        wiki.store()
+            .save_article(&SaveArticle {
+                source_id: source,
+                result: &result,
+                claims: &[CheckedClaim {
+                    claim: "Page two names a garden.".into(),
+                    confidence: Confidence::Sourced,
+                    quote: Some(quote.into()),
+                    grounded: true,
+                }],
+                links: &[],
+                truncated: false,
+                title_is_page: true,
+                unnamed_concepts: &[],
+                record: &CompileRecord::default(),
+            })
+            .unwrap();
+        let digest = wiki
+            .source_detail_view(source)
+            .unwrap()
+            .unwrap()
+            .digest
+            .unwrap();
+        let p = &digest.claims[0].passages[0];
+        assert_eq!(
+            (p.quote.as_str(), p.place.as_deref()),
+            (quote, Some("p. ii"))
+        );
+        assert_eq!(
+            (p.pdf_page, p.page_image_problem.as_deref(), p.file_exists),
+            (Some(2), None, true)
+        );
+        let image = wiki
+            .citation_page_image(source, p.start as usize, p.end as usize)
+            .unwrap();
+        assert_eq!((image.page, image.page_label.as_deref()), (2, Some("ii")));
+        assert_eq!(image.boxes.len(), 1, "the quote's line: {:?}", image.boxes);
+        assert_eq!((image.changed, image.note.as_deref()), (false, None));
+        assert_eq!(wiki.cited_pdf(source).unwrap(), copy);
+
+        assert!(wiki.remove_source(source).unwrap());
+        assert!(!copy.exists(), "the copy goes with its source");
+    }
 
     #[test]
     fn the_page_image_cache_lets_the_least_recently_shown_go_first() {

@@ -175,6 +175,15 @@ impl Wiki {
                         stamp.mtime_ns,
                     )?;
                 }
+                let mut warnings = s.warnings.clone();
+                if s.kind == crate::store::SourceKind::Url {
+                    if let Err(e) = self.keep_download(outcome.source_id(), s.original.as_deref()) {
+                        warnings.push(format!(
+                            "{}: a copy of the PDF could not be kept in the wiki's data                              folder, so its pages cannot be shown as images ({e})",
+                            s.origin
+                        ));
+                    }
+                }
                 Ok(AddedSource {
                     source_id: outcome.source_id(),
                     origin: s.origin.clone(),
@@ -182,7 +191,7 @@ impl Wiki {
                     outcome: outcome.landed(),
                     final_url: s.final_url.clone(),
                     tags: s.tags.clone(),
-                    warnings: s.warnings.clone(),
+                    warnings,
                     document: s.document,
                 })
             })
@@ -196,6 +205,36 @@ impl Wiki {
             crate::identity::settle_titles(&self.store)?;
         }
         Ok(added)
+    }
+
+    /// Where the copy of a PDF downloaded for source `id` is kept (`None` for a wiki in
+    /// memory): `<data dir>/documents/source-<id>.pdf`.
+    pub(crate) fn kept_download(&self, id: SourceId) -> Option<PathBuf> {
+        self.data_dir()
+            .map(|dir| dir.join("documents").join(format!("source-{id}.pdf")))
+    }
+
+    /// Keeps `bytes` (a PDF downloaded for source `id`) as its copy, replacing the one
+    /// kept before; `None` (the URL now gives no PDF) lets the old copy go. Written to a
+    /// temporary name and renamed, so a copy is never half written.
+    fn keep_download(&self, id: SourceId, bytes: Option<&[u8]>) -> std::io::Result<()> {
+        let Some(path) = self.kept_download(id) else {
+            return Ok(());
+        };
+        match bytes {
+            Some(bytes) => {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                let part = path.with_extension("part");
+                std::fs::write(&part, bytes)?;
+                std::fs::rename(&part, &path)
+            }
+            None => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            },
+        }
     }
 
     /// Reads a file or folder and stores what it holds.
@@ -370,6 +409,8 @@ impl Wiki {
         let removed = self.store.remove_source(id)?;
         // A note that shared its name only with this one goes by its plain title again.
         if removed {
+            // The copy of a downloaded PDF goes with it (a leftover is harmless).
+            let _ = self.keep_download(id, None);
             crate::identity::settle_titles(&self.store)?;
         }
         Ok(removed)
