@@ -26,6 +26,10 @@
 //!   range, quote with context, page, heading path) is recorded, as a compile records it
 //!   now. A quote that cannot be placed is counted and named in the notice; every claim and
 //!   source is kept.
+//! - `pdf-pages` (version 1): a PDF file stored by a build before pages were kept is read
+//!   again from its path; where it reads as the text stored, its pages are recorded and its
+//!   citations anchored again, so they say their page. A file gone or changed is named in
+//!   the notice (ingesting it again gives its citations pages). In batches of a few PDFs.
 //! - `citations-prune` (version 1): the citations of quotes no claim cites any more (a
 //!   page rewritten without the claim, a claim no longer grounded) go; older builds kept them
 //!   until the source's digest was saved again. In batches of sources.
@@ -82,6 +86,13 @@ const CITATIONS: &[(&str, u32, ClaimTable)] = &[
 /// The backfill that lets go of citations no claim cites any more (older builds kept them
 /// until the source's digest was saved again), and its version.
 const CITATIONS_PRUNE: (&str, u32) = ("citations-prune", 1);
+
+/// The backfill that reads again the pages of PDFs an older build stored without them,
+/// and its version.
+const PDF_PAGES: (&str, u32) = ("pdf-pages", 1);
+
+/// How many PDFs one batch of [`PDF_PAGES`] reads (each may take a second or more).
+const PDF_BATCH: usize = 8;
 
 /// How many quotes that cannot be placed a citations backfill names in its notice.
 const UNPLACED_NAMED: usize = 3;
@@ -163,6 +174,90 @@ fn prune_citations(store: &Store) -> Result<BackfillReport> {
     Ok(report)
 }
 
+/// The backfill that gives PDFs stored without their pages (by builds before pages were
+/// kept) their pages: each file still at its path is read again, and where what it reads
+/// is the text stored, its pages are recorded and its citations say their page. A file
+/// gone, changed since, or unreadable is counted and named; nothing is dropped.
+fn pdf_pages(store: &Store) -> Result<BackfillReport> {
+    let (name, version) = PDF_PAGES;
+    let mut report = BackfillReport::new(name);
+    // The PDFs whose pages could not be read as stored: how many, and the first few named.
+    let mut left: Vec<String> = Vec::new();
+    let mut left_count = 0;
+    while let Some(from) = store.backfill_cursor(name, version)? {
+        let sources = store.pageless_pdfs_after(from, PDF_BATCH)?;
+        let looked = sources.len();
+        let to = sources.last().map_or(from, |s| s.id.0);
+        let done = looked < PDF_BATCH;
+        let mut read = Vec::new();
+        let mut unread = Vec::new();
+        for source in sources {
+            match pages_again(&source) {
+                Ok(pages) => read.push((source, pages)),
+                Err(why) => unread.push(format!("{} ({why})", source.origin)),
+            }
+        }
+        // Another process recording the same batch first is fine: the loop reads the
+        // cursor again.
+        if let Some(recorded) = store.record_pages_batch(name, version, (from, to), &read, done)? {
+            report.checked += looked;
+            report.changed += recorded;
+            // Read, but its text changed between the reading and the batch.
+            left_count += unread.len() + (read.len() - recorded);
+            left.extend(unread);
+        }
+    }
+    left.truncate(UNPLACED_NAMED);
+    if report.changed > 0 || left_count > 0 {
+        let mut detail = format!(
+            "read the pages of {} PDFs stored without them; their citations say their page",
+            report.changed
+        );
+        if left_count > 0 {
+            detail.push_str(&format!(
+                "; {left_count} could not be read as stored (ingest them again to give their \
+                 citations pages): {}{}",
+                left.join(", "),
+                if left_count > left.len() { ", …" } else { "" }
+            ));
+        }
+        report.detail = Some(detail);
+    }
+    Ok(report)
+}
+
+/// The pages of a PDF stored without them, read again from its file: an error saying why
+/// when the file is gone, cannot be read, or no longer reads as the text stored.
+fn pages_again(
+    source: &crate::store::PagelessPdf,
+) -> std::result::Result<Vec<crate::store::SourcePage>, String> {
+    let path = std::path::Path::new(&source.origin);
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "the file is gone".to_owned(),
+        _ => format!("the file cannot be read: {e}"),
+    })?;
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let document = wikimind_documents::pdf::read_pdf(
+        &bytes,
+        stem.as_deref(),
+        &wikimind_documents::Limits::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    if document.text != source.text {
+        return Err("the file changed since it was read".to_owned());
+    }
+    Ok(document
+        .pages
+        .into_iter()
+        .map(|p| crate::store::SourcePage {
+            number: p.number,
+            label: p.label,
+            start: p.start,
+            end: p.end,
+        })
+        .collect())
+}
+
 /// What one backfill did in this run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackfillReport {
@@ -218,6 +313,7 @@ fn every_backfill() -> Vec<(&'static str, u32)> {
         .map(|&(name, version, _)| (name, version))
         .collect();
     all.extend([
+        PDF_PAGES,
         CITATIONS_PRUNE,
         NOTE_METADATA,
         NOTE_TITLES,
@@ -273,6 +369,10 @@ pub fn run_backfills(store: &Store) -> Result<Vec<BackfillReport>> {
         if report.checked > 0 {
             reports.push(report);
         }
+    }
+    let report = pdf_pages(store)?;
+    if report.checked > 0 {
+        reports.push(report);
     }
     let report = prune_citations(store)?;
     if report.checked > 0 {

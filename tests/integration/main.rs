@@ -16,6 +16,7 @@ mod names;
 mod page_jobs;
 mod page_writing;
 mod pages;
+mod pdf_pages;
 mod prompt;
 mod seed;
 mod watch;

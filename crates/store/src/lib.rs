@@ -46,7 +46,7 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 
 pub use backfills::{
-    CitedBatch, GroundedClaim, NameRules, NamesCleanup, SourceMetadata, SourceRow,
+    CitedBatch, GroundedClaim, NameRules, NamesCleanup, PagelessPdf, SourceMetadata, SourceRow,
 };
 pub use error::{Result, StoreError};
 pub use ids::{

@@ -356,6 +356,86 @@ impl Store {
     }
 }
 
+/// A PDF file source an older build stored without its pages: what the backfill that
+/// records them reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PagelessPdf {
+    /// The source.
+    pub id: SourceId,
+    /// Its origin (the PDF's path).
+    pub origin: String,
+    /// Its stored text, which the pages read again must fit.
+    pub text: String,
+}
+
+impl Store {
+    /// Up to `limit` file sources read from a PDF (an origin ending in `.pdf`) that have
+    /// no pages stored, with ids above `after`, in id order.
+    pub fn pageless_pdfs_after(&self, after: i64, limit: usize) -> Result<Vec<PagelessPdf>> {
+        self.read(
+            || format!("reading PDF sources without pages after {after}"),
+            |conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT id, origin, text FROM sources s
+                     WHERE id > ?1 AND kind = 'file' AND lower(origin) LIKE '%.pdf'
+                       AND NOT EXISTS (SELECT 1 FROM source_pages p WHERE p.source_id = s.id)
+                     ORDER BY id LIMIT ?2",
+                )?;
+                let rows = stmt.query_map(params![after, limit as i64], |row| {
+                    Ok(PagelessPdf {
+                        id: row.get(0)?,
+                        origin: row.get(1)?,
+                        text: row.get(2)?,
+                    })
+                })?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
+    /// Records one batch of the backfill `name` at `version`, in one transaction: each
+    /// source's pages, and its citations anchored again so they say their page (a source
+    /// whose text changed meanwhile is left as it is: its pages were read for the old
+    /// text), the cursor moving from `from` to `to`, `done` marking it finished. Returns
+    /// how many sources got their pages, or `None` when another process moved the cursor
+    /// meanwhile (nothing is written).
+    pub fn record_pages_batch(
+        &self,
+        name: &str,
+        version: u32,
+        (from, to): (i64, i64),
+        read: &[(PagelessPdf, Vec<crate::SourcePage>)],
+        done: bool,
+    ) -> Result<Option<usize>> {
+        self.write(
+            || format!("recording a batch of backfill {name}"),
+            |tx| {
+                if !advance(tx, name, version, from, to, done)? {
+                    return Ok(None);
+                }
+                let mut recorded = 0;
+                for (source, pages) in read {
+                    let same: bool = tx
+                        .query_row(
+                            "SELECT text = ?2 FROM sources WHERE id = ?1",
+                            params![source.id, source.text],
+                            |row| row.get(0),
+                        )
+                        .optional()?
+                        .unwrap_or(false);
+                    if !same || pages.is_empty() {
+                        continue;
+                    }
+                    crate::tables::source_pages::replace_pages(tx, source.id, pages)?;
+                    crate::tx::cite::reanchor_source(tx, source.id)?;
+                    recorded += 1;
+                }
+                Ok(Some(recorded))
+            },
+        )
+    }
+}
+
 /// What one batch of a citations backfill did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CitedBatch {
