@@ -68,7 +68,7 @@ fn the_pdf_pages_backfill_gives_pdfs_of_older_builds_their_pages() {
         &store,
         source,
         &result("Labels", "b"),
-        &[claim.clone()],
+        std::slice::from_ref(&claim),
         &[],
     );
     save_with_claims(&store, gone, &result("Gone", "b"), &[claim], &[]);
