@@ -194,6 +194,13 @@ impl Wiki {
         self
     }
 
+    /// Tells `sink` how far the reading of a large document has come, for everything
+    /// added through this handle (the CLI's progress line, the window's).
+    pub fn with_reading_progress(mut self, sink: crate::ingest::ReadingSink) -> Wiki {
+        self.ingest.progress = Some(sink);
+        self
+    }
+
     /// The ingest limits in force.
     pub fn ingest_options(&self) -> &IngestOptions {
         &self.ingest

@@ -82,6 +82,7 @@ pub fn typescript() -> String {
         decl::<CompilationView>(),
         decl::<AddedView>(),
         decl::<IngestView>(),
+        decl::<wikimind::ingest::ReadingProgress>(),
         decl::<StageView>(),
         decl::<JobKindView>(),
         decl::<JobProgress>(),

@@ -10,6 +10,7 @@ use std::marker::PhantomData;
 use serde::Serialize;
 use tauri::Emitter;
 use wikimind::graph::GraphLayoutView;
+use wikimind::ingest::ReadingProgress;
 use wikimind::view::{AskProgress, JobProgress};
 use wikimind::watch::WatchedView;
 
@@ -86,4 +87,7 @@ define_events! {
     /// The event carrying the graph layout's state when a layout starts and when it ends
     /// (the Graph screen follows a compile run with it).
     const GRAPH_EVENT: GraphLayoutView = "graph";
+    /// The event carrying a ReadingProgress while a large document (a PDF) is read as it
+    /// is added: its pages read so far.
+    const READING_EVENT: ReadingProgress = "reading";
 }

@@ -14,7 +14,7 @@ pub mod commands;
 pub mod events;
 pub mod host;
 
-pub use events::{ASK_EVENT, GRAPH_EVENT, JOB_EVENT, WATCH_EVENT};
+pub use events::{ASK_EVENT, GRAPH_EVENT, JOB_EVENT, READING_EVENT, WATCH_EVENT};
 
 use tauri::Manager;
 use wikimind::llm::CancellationToken;
@@ -48,6 +48,13 @@ pub fn run() -> Result<(), String> {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
+            let reading_handle = app.handle().clone();
+            // A large document's pages as they are read, for the Add screen's progress line.
+            let wiki = wiki.with_reading_progress(wikimind::ingest::ReadingSink(
+                std::sync::Arc::new(move |progress| {
+                    let _ = READING_EVENT.emit(&reading_handle, progress);
+                }),
+            ));
             let handle = app.handle().clone();
             let ask_handle = app.handle().clone();
             let asking = Asking::new(move |progress| {

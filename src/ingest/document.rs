@@ -48,11 +48,34 @@ impl DocumentType {
 
     /// Reads `bytes` as a document of this format; `stem` (a file name without its
     /// extension) is the last resort for its title. It may run a tool for a while (a PDF):
-    /// call it where blocking is allowed.
-    pub(crate) fn read(self, bytes: &[u8], stem: Option<&str>) -> Result<Document, DocumentError> {
+    /// call it where blocking is allowed. `progress` is told how far the reading of a PDF
+    /// has come (`what` names the file or URL), at most every
+    /// [`super::READING_PROGRESS_EVERY`] besides its first and last page.
+    pub(crate) fn read(
+        self,
+        bytes: &[u8],
+        stem: Option<&str>,
+        what: &str,
+        progress: Option<&super::ReadingSink>,
+    ) -> Result<Document, DocumentError> {
         let limits = Limits::default();
         match self {
-            DocumentType::Pdf => pdf::read_pdf(bytes, stem, &limits),
+            DocumentType::Pdf => match progress {
+                Some(sink) => {
+                    let mut last: Option<std::time::Instant> = None;
+                    let mut report = |p: pdf::PagesRead| {
+                        let ends = p.read == 0 || Some(p.read) == p.pages;
+                        if ends
+                            || last.is_none_or(|at| at.elapsed() >= super::READING_PROGRESS_EVERY)
+                        {
+                            last = Some(std::time::Instant::now());
+                            (sink.0)(&super::ReadingProgress::new(what, p.read, p.pages));
+                        }
+                    };
+                    pdf::read_pdf_with_progress(bytes, stem, &limits, Some(&mut report))
+                }
+                None => pdf::read_pdf(bytes, stem, &limits),
+            },
             DocumentType::Epub => epub::read_epub(bytes, stem, &limits),
             DocumentType::Docx => docx::read_docx(bytes, stem, &limits),
         }

@@ -186,7 +186,11 @@ pub async fn fetch_url_within(
             .and_then(|stem| super::text::clean_title(&stem));
         let body: std::sync::Arc<[u8]> = body.into();
         let bytes = std::sync::Arc::clone(&body);
-        let read = tokio::task::spawn_blocking(move || kind.read(&bytes, stem.as_deref())).await;
+        let (what, progress) = (origin.clone(), options.progress.clone());
+        let read = tokio::task::spawn_blocking(move || {
+            kind.read(&bytes, stem.as_deref(), &what, progress.as_ref())
+        })
+        .await;
         let document = match read {
             Ok(result) => result.map_err(|source| IngestError::Document {
                 what: origin.clone(),

@@ -432,7 +432,12 @@ fn read_source_file(
     let (stem, index) = name_title(path);
     if let FileType::Document(kind) = file_type {
         let document = kind
-            .read(&bytes, stem.as_deref())
+            .read(
+                &bytes,
+                stem.as_deref(),
+                &path.display().to_string(),
+                options.progress.as_ref(),
+            )
             .map_err(FileProblem::Document)?;
         let shown = path.display();
         return Ok(IngestedSource {

@@ -146,6 +146,9 @@ pub struct IngestOptions {
     pub max_bytes: u64,
     /// The time limit for one download, connection included. Default [`DEFAULT_TIMEOUT`].
     pub timeout: Duration,
+    /// Who is told how far the reading of a large document has come (the CLI's progress
+    /// line, the window's); `None`: nobody.
+    pub progress: Option<ReadingSink>,
 }
 
 impl Default for IngestOptions {
@@ -153,9 +156,64 @@ impl Default for IngestOptions {
         IngestOptions {
             max_bytes: DEFAULT_MAX_BYTES,
             timeout: DEFAULT_TIMEOUT,
+            progress: None,
         }
     }
 }
+
+/// How far the reading of one document has come: a PDF's pages as Poppler reads them
+/// (the one format whose reading takes long: about a second per 300 pages).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ReadingProgress {
+    /// The file's path as given, or the URL.
+    pub what: String,
+    /// The pages read so far.
+    pub pages_read: u32,
+    /// How many pages it has (or the most that are read), where that is known.
+    pub pages: Option<u32>,
+    /// The line a shell shows: `Reading paper.pdf: page 120 of 300`.
+    pub line: String,
+}
+
+impl ReadingProgress {
+    /// `pages_read` of `pages` of `what` read.
+    pub fn new(what: &str, pages_read: u32, pages: Option<u32>) -> ReadingProgress {
+        let line = match pages {
+            Some(pages) => format!("Reading {what}: page {pages_read} of {pages}"),
+            None => format!("Reading {what}: page {pages_read}"),
+        };
+        ReadingProgress {
+            what: what.to_owned(),
+            pages_read,
+            pages,
+            line,
+        }
+    }
+}
+
+/// Where [`ReadingProgress`] goes: a function shared by every ingest made with the same
+/// options. It is called on the thread that reads, at most every
+/// [`READING_PROGRESS_EVERY`] and at the first and last page.
+#[derive(Clone)]
+pub struct ReadingSink(pub std::sync::Arc<dyn Fn(&ReadingProgress) + Send + Sync>);
+
+/// How often at most a [`ReadingSink`] is told of pages read (besides the first and last).
+pub const READING_PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+impl std::fmt::Debug for ReadingSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadingSink")
+    }
+}
+
+impl PartialEq for ReadingSink {
+    fn eq(&self, other: &ReadingSink) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ReadingSink {}
 
 /// What one call to [`ingest_path`] produced.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -522,6 +522,7 @@ async fn an_endless_body_stops_at_the_limit_while_streaming() {
     let options = IngestOptions {
         max_bytes: 256 * 1024,
         timeout: Duration::from_secs(120),
+        ..IngestOptions::default()
     };
     let error = fetch_url(&base, &options).await.unwrap_err();
     assert!(

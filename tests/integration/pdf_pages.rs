@@ -103,3 +103,55 @@ fn the_pdf_pages_backfill_gives_pdfs_of_older_builds_their_pages() {
     let again = wikimind::backfill::run_backfills(&store).expect("again");
     assert!(again.iter().all(|r| r.name != "pdf-pages"), "{again:?}");
 }
+
+/// A PDF added through a wiki that reports reading progress tells its pages as they are
+/// read: first none of five, last five of five, never going back; with the line a shell
+/// shows.
+#[test]
+fn adding_a_pdf_reports_its_pages_as_they_are_read() {
+    use std::sync::{Arc, Mutex};
+    use wikimind::ingest::{ReadingProgress, ReadingSink};
+    if !wikimind_documents::pdf::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "poppler-utils is needed (scripts/setup.sh)"
+        );
+        eprintln!("SKIPPED: poppler-utils is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    let pdf = dir.path().join("labels.pdf");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("crates/documents/tests/data/page-labels.pdf"),
+        &pdf,
+    )
+    .expect("copy");
+    let told: Arc<Mutex<Vec<ReadingProgress>>> = Arc::default();
+    let sink = {
+        let told = Arc::clone(&told);
+        ReadingSink(Arc::new(move |p: &ReadingProgress| {
+            told.lock().expect("lock").push(p.clone())
+        }))
+    };
+    let wiki = wikimind::wiki::Wiki::open(&dir.path().join("data"))
+        .expect("open")
+        .with_reading_progress(sink);
+    let options = wiki.ingest_options().clone();
+    let added = wiki.ingest_path(&pdf, &options).expect("ingest");
+    assert_eq!(added.sources.len(), 1);
+    let told = told.lock().expect("lock").clone();
+    let what = pdf.display().to_string();
+    assert_eq!(
+        told.first()
+            .map(|p| (p.what.as_str(), p.pages_read, p.pages)),
+        Some((what.as_str(), 0, Some(5)))
+    );
+    let last = told.last().expect("told");
+    assert_eq!((last.pages_read, last.pages), (5, Some(5)));
+    assert_eq!(last.line, format!("Reading {what}: page 5 of 5"));
+    assert!(
+        told.windows(2).all(|w| w[0].pages_read < w[1].pages_read),
+        "{told:?}"
+    );
+}

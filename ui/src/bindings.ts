@@ -1119,6 +1119,28 @@ skipped: Array<string>,
 errors: Array<string>, };
 
 /**
+ * How far the reading of one document has come: a PDF's pages as Poppler reads them
+ * (the one format whose reading takes long: about a second per 300 pages).
+ */
+export type ReadingProgress = { 
+/**
+ * The file's path as given, or the URL.
+ */
+what: string, 
+/**
+ * The pages read so far.
+ */
+pages_read: number, 
+/**
+ * How many pages it has (or the most that are read), where that is known.
+ */
+pages: number | null, 
+/**
+ * The line a shell shows: `Reading paper.pdf: page 120 of 300`.
+ */
+line: string, };
+
+/**
  * Where a compile job is (see [`Stage`]).
  */
 export type StageView = "queued" | "reading" | "prompting" | "receiving" | "parsing" | "saving" | "compiled" | "failed" | "cancelled";
@@ -1965,12 +1987,16 @@ export const WATCH_EVENT = "watch";
 /** The event carrying the graph layout's state when a layout starts and when it ends (the Graph screen follows a compile run with it). */
 export const GRAPH_EVENT = "graph";
 
+/** The event carrying a ReadingProgress while a large document (a PDF) is read as it is added: its pages read so far. */
+export const READING_EVENT = "reading";
+
 /** Every event the app sends the window, by name: the payload each carries. */
 export type Events = {
   "job": JobProgress;
   "ask": AskProgress;
   "watch": WatchedView;
   "graph": GraphLayoutView;
+  "reading": ReadingProgress;
 };
 
 /** Listens to the app's event `event`, its payload typed by the event's name; resolves

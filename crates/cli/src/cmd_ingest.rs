@@ -1,9 +1,11 @@
 //! `wikimind ingest PATH|URL|- …` and `--urls FILE`: store sources for compiling.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use wikimind::config::Overrides;
+use wikimind::ingest::{ReadingProgress, ReadingSink};
 use wikimind::wiki::IngestSummary;
 use wikimind::Landed;
 
@@ -38,12 +40,40 @@ pub fn run(global: &Global, args: IngestArgs) -> anyhow::Result<Done> {
         None => None,
     };
     let wiki = context::open(&context::settings(global, Overrides::default())?)?;
+    // A large document's pages as they are read, on a terminal: `Reading paper.pdf: page
+    // 120 of 300`, cleared when the ingest ends.
+    let reading = std::io::stderr().is_terminal().then(|| {
+        let bar = ProgressBar::hidden();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar
+    });
+    let wiki = match &reading {
+        Some(bar) => {
+            let bar = bar.clone();
+            wiki.with_reading_progress(ReadingSink(std::sync::Arc::new(
+                move |p: &ReadingProgress| {
+                    if bar.is_hidden() {
+                        bar.set_draw_target(ProgressDrawTarget::stderr());
+                    }
+                    bar.set_message(p.line.clone());
+                    bar.tick();
+                },
+            )))
+        }
+        None => wiki,
+    };
     let mut stdin = std::io::stdin().lock();
     let runtime = context::runtime()?;
     let mut run =
         runtime.block_on(wiki.ingest_inputs(&args.inputs, &mut stdin, args.title.as_deref()));
     if let Some(urls) = &urls {
         runtime.block_on(wiki.ingest_url_list(urls, &mut run));
+    }
+    if let Some(bar) = &reading {
+        bar.finish_and_clear();
     }
     for e in &run.errors {
         eprintln!("error: {e}");

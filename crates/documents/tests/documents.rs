@@ -312,3 +312,38 @@ fn a_quote_on_page_two_is_highlighted_on_that_page_image() {
     let error = render_page(&path, 9, 1000, &limits).unwrap_err();
     assert!(matches!(error, DocumentError::Broken(_)), "{error}");
 }
+
+/// Reading with progress tells the page count first (none read), then the pages read as
+/// Poppler reads them, up to every page, never going back; what is read is the same.
+#[test]
+fn a_pdf_read_with_progress_reports_its_pages_as_they_are_read() {
+    use wikimind_documents::pdf::{read_pdf_with_progress, PagesRead};
+    let bytes = fixture("page-labels.pdf");
+    let mut reports: Vec<PagesRead> = Vec::new();
+    let read = read_pdf_with_progress(
+        &bytes,
+        Some("page-labels"),
+        &Limits::default(),
+        Some(&mut |p: PagesRead| reports.push(p)),
+    )
+    .unwrap();
+    assert_eq!(read, pdf("page-labels.pdf").unwrap());
+    assert_eq!(
+        reports.first(),
+        Some(&PagesRead {
+            read: 0,
+            pages: Some(5)
+        })
+    );
+    assert_eq!(
+        reports.last(),
+        Some(&PagesRead {
+            read: 5,
+            pages: Some(5)
+        })
+    );
+    assert!(
+        reports.windows(2).all(|w| w[0].read < w[1].read),
+        "{reports:?}"
+    );
+}

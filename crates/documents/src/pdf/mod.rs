@@ -49,6 +49,17 @@ pub fn available() -> bool {
         .is_ok()
 }
 
+/// How far the reading of a PDF has come: what [`read_pdf_with_progress`] reports as
+/// Poppler reads its pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PagesRead {
+    /// The pages read so far.
+    pub read: u32,
+    /// How many pages the file has (at most [`Limits::max_pages`] are read), where
+    /// `pdfinfo` could tell; `None` otherwise.
+    pub pages: Option<u32>,
+}
+
 /// Reads a PDF's bytes into markdown with its pages. `file_stem` is the last resort for
 /// its title.
 ///
@@ -57,6 +68,18 @@ pub fn available() -> bool {
 /// whose page tree loops, one with no text layer ([`DocumentError::NoTextLayer`]), one
 /// that takes longer than the limit.
 pub fn read_pdf(bytes: &[u8], file_stem: Option<&str>, limits: &Limits) -> Result<Document> {
+    read_pdf_with_progress(bytes, file_stem, limits, None)
+}
+
+/// [`read_pdf`], telling `progress` (when given) how many pages are read as Poppler reads
+/// them, on the calling thread: first with none read and the file's page count (from
+/// `pdfinfo`, where it can tell), then as pages are read.
+pub fn read_pdf_with_progress(
+    bytes: &[u8],
+    file_stem: Option<&str>,
+    limits: &Limits,
+    mut progress: Option<&mut dyn FnMut(PagesRead)>,
+) -> Result<Document> {
     let head = &bytes[..bytes.len().min(1024)];
     if !head.windows(5).any(|w| w == b"%PDF-") {
         return Err(DocumentError::Broken(
@@ -75,13 +98,27 @@ pub fn read_pdf(bytes: &[u8], file_stem: Option<&str>, limits: &Limits) -> Resul
     let path = file.path();
 
     let max_pages = limits.max_pages.to_string();
-    let output = tool::run(
+    let pages = match progress.as_mut() {
+        Some(report) => {
+            let pages = page_count(path, limits).map(|n| n.min(limits.max_pages));
+            report(PagesRead { read: 0, pages });
+            pages
+        }
+        None => None,
+    };
+    let output = tool::run_counting(
         "pdftotext",
         &["-bbox-layout", "-enc", "UTF-8", "-l", &max_pages],
         path,
         &["-"],
         limits,
         MAX_BBOX_BYTES,
+        if progress.is_some() { b"</page>" } else { b"" },
+        &mut |read| {
+            if let Some(report) = progress.as_mut() {
+                report(PagesRead { read, pages });
+            }
+        },
     )
     .map_err(|e| tool_error(e, "pdftotext", limits))?;
     let complaint = first_errors(&output.stderr);
@@ -160,6 +197,23 @@ pub fn read_pdf(bytes: &[u8], file_stem: Option<&str>, limits: &Limits) -> Resul
         pages,
         warnings,
     })
+}
+
+/// How many pages the PDF at `path` has, as `pdfinfo` (Poppler's) says; `None` where it
+/// is missing or cannot tell. Only a progress report needs it.
+fn page_count(path: &std::path::Path, limits: &Limits) -> Option<u32> {
+    let limits = Limits {
+        timeout: limits.timeout.min(std::time::Duration::from_secs(10)),
+        ..limits.clone()
+    };
+    let output = tool::run("pdfinfo", &[], path, &[], &limits, 64 * 1024).ok()?;
+    if !output.success {
+        return None;
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("Pages:"))
+        .and_then(|n| n.trim().parse().ok())
 }
 
 /// The markdown written from `pdftotext -bbox-layout` output, and how many pages it has:

@@ -5,6 +5,8 @@
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -47,6 +49,32 @@ pub(crate) fn run(
     limits: &Limits,
     max_stdout: usize,
 ) -> Result<ToolOutput, ToolError> {
+    run_counting(
+        program,
+        args,
+        file,
+        extra_args,
+        limits,
+        max_stdout,
+        b"",
+        &mut |_| {},
+    )
+}
+
+/// [`run`], also counting the times `marker` appears in what the tool prints as it prints
+/// it (a page's end, say), and calling `on_count` with the count as it grows (on the
+/// calling thread, at most every few milliseconds). An empty marker counts nothing.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_counting(
+    program: &str,
+    args: &[&str],
+    file: &Path,
+    extra_args: &[&str],
+    limits: &Limits,
+    max_stdout: usize,
+    marker: &'static [u8],
+    on_count: &mut dyn FnMut(u32),
+) -> Result<ToolOutput, ToolError> {
     let timeout = limits.timeout;
     let mut command = Command::new(program);
     command
@@ -65,12 +93,37 @@ pub(crate) fn run(
     })?;
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
+    let counted = Arc::new(AtomicU32::new(0));
+    let count = Arc::clone(&counted);
     let out_reader = thread::spawn(move || {
         let mut bytes = Vec::new();
         let over = match stdout {
             Some(pipe) => {
                 let cap = max_stdout as u64 + 1;
-                let _ = pipe.take(cap).read_to_end(&mut bytes);
+                let mut pipe = pipe.take(cap);
+                let mut chunk = vec![0u8; 64 * 1024];
+                let mut seen = 0u32;
+                loop {
+                    match pipe.read(&mut chunk) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            if !marker.is_empty() {
+                                // The new bytes, and enough before them for a marker cut
+                                // between two reads.
+                                let from = bytes.len().saturating_sub(marker.len() - 1);
+                                bytes.extend_from_slice(&chunk[..n]);
+                                let found = bytes[from..]
+                                    .windows(marker.len())
+                                    .filter(|w| *w == marker)
+                                    .count();
+                                seen = seen.saturating_add(found as u32);
+                                count.store(seen, Ordering::Relaxed);
+                            } else {
+                                bytes.extend_from_slice(&chunk[..n]);
+                            }
+                        }
+                    }
+                }
                 bytes.len() > max_stdout
             }
             None => false,
@@ -90,7 +143,13 @@ pub(crate) fn run(
     let deadline = Instant::now() + timeout;
     let mut out_reader = Some(out_reader);
     let mut stdout = None;
+    let mut reported = 0;
     let status = loop {
+        let now_counted = counted.load(Ordering::Relaxed);
+        if now_counted != reported {
+            reported = now_counted;
+            on_count(reported);
+        }
         if out_reader
             .as_ref()
             .is_some_and(|reader| reader.is_finished())
@@ -127,6 +186,10 @@ pub(crate) fn run(
         }
         thread::sleep(Duration::from_millis(5));
     };
+    let now_counted = counted.load(Ordering::Relaxed);
+    if now_counted != reported {
+        on_count(now_counted);
+    }
     let stdout = stdout.unwrap_or_default();
     let stderr = err_reader.join().unwrap_or_default();
     if !status.success() && ran_out_of_memory(&stderr) {
