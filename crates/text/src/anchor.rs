@@ -186,6 +186,32 @@ impl<'a> Haystack<'a> {
         if text.get(anchor.start..anchor.end) == Some(anchor.exact.as_str()) {
             return Some(anchor.start..anchor.end);
         }
+        // Near the old place first: a place there whose context agrees in full is the one
+        // the whole text would give (none farther can agree more or lie nearer), so a
+        // document cited a few hundred times is not scanned whole for each citation.
+        let lo = floor_boundary(
+            text,
+            anchor.start.saturating_sub(NEAR_BYTES).min(text.len()),
+        );
+        let hi = ceil_boundary(
+            text,
+            anchor
+                .start
+                .saturating_add(NEAR_BYTES)
+                .saturating_add(anchor.exact.len())
+                .min(text.len()),
+        );
+        let full = anchor.prefix.chars().count() + anchor.suffix.chars().count();
+        let near: Vec<Range<usize>> = text[lo..hi]
+            .match_indices(anchor.exact.as_str())
+            .take(MAX_CANDIDATES)
+            .map(|(at, m)| lo + at..lo + at + m.len())
+            .collect();
+        if let Some(best) = best_of(anchor, text, near) {
+            if context_agreement(anchor, text, best.clone()) == full {
+                return Some(best);
+            }
+        }
         let exact: Vec<Range<usize>> = text
             .match_indices(anchor.exact.as_str())
             .take(MAX_CANDIDATES)
@@ -213,6 +239,10 @@ impl<'a> Haystack<'a> {
         fuzzy(anchor, text, folded, self.words())
     }
 }
+
+/// How far either side of its old place a quote is looked for first (the whole text
+/// after, unless a place there keeps the quote's whole context).
+const NEAR_BYTES: usize = 64 * 1024;
 
 /// The most candidates weighed in one step of [`reanchor`].
 const MAX_CANDIDATES: usize = 256;
@@ -721,6 +751,32 @@ mod tests {
             at(edited, reanchor(&anchor, edited)),
             Some("café est servi très chaud")
         );
+    }
+
+    /// The search near the old place gives way to the whole text when the copy there does
+    /// not keep the quote's context and one far away does; where the near copy keeps it,
+    /// it is taken over an equally good copy far away.
+    #[test]
+    fn a_copy_near_the_old_place_is_taken_only_when_its_context_is_whole() {
+        let filler = "lorem ipsum dolor sit amet. ".repeat(10_000);
+        let original = format!("{filler}Espresso is brewed at nine bars of pressure daily.");
+        let at_old = original.find(QUOTE).unwrap();
+        let anchor = Anchor::at(&original, at_old..at_old + QUOTE.len());
+        // Near the old place the quote now stands in other words; the whole sentence went
+        // to the start of the text, far away.
+        let moved = format!(
+            "Espresso is brewed at nine bars of pressure daily. {filler}Tea is {QUOTE} never."
+        );
+        let far = moved.find(QUOTE).unwrap();
+        assert_eq!(
+            reanchor(&anchor, &moved),
+            Some(far..far + QUOTE.len()),
+            "the copy in the same context"
+        );
+        // With the context kept near the old place too, the nearer copy wins.
+        let both = format!("Espresso is brewed at nine bars of pressure daily. {original}");
+        let near = both.rfind(QUOTE).unwrap();
+        assert_eq!(reanchor(&anchor, &both), Some(near..near + QUOTE.len()));
     }
 
     #[test]
