@@ -63,7 +63,12 @@ impl DocumentType {
             DocumentType::Pdf => match progress {
                 Some(sink) => {
                     let mut last: Option<std::time::Instant> = None;
+                    let mut seen = pdf::PagesRead {
+                        read: 0,
+                        pages: None,
+                    };
                     let mut report = |p: pdf::PagesRead| {
+                        seen = p;
                         let ends = p.read == 0 || Some(p.read) == p.pages;
                         if ends
                             || last.is_none_or(|at| at.elapsed() >= super::READING_PROGRESS_EVERY)
@@ -72,7 +77,9 @@ impl DocumentType {
                             (sink.0)(&super::ReadingProgress::new(what, p.read, p.pages));
                         }
                     };
-                    pdf::read_pdf_with_progress(bytes, stem, &limits, Some(&mut report))
+                    let read = pdf::read_pdf_with_progress(bytes, stem, &limits, Some(&mut report));
+                    (sink.0)(&super::ReadingProgress::ended(what, seen.read, seen.pages));
+                    read
                 }
                 None => pdf::read_pdf(bytes, stem, &limits),
             },

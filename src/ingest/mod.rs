@@ -172,12 +172,16 @@ pub struct ReadingProgress {
     pub pages_read: u32,
     /// How many pages it has (or the most that are read), where that is known.
     pub pages: Option<u32>,
-    /// The line a shell shows: `Reading paper.pdf: page 120 of 300`.
+    /// Whether it is still being read: `false` in the last report of a document, sent once
+    /// its reading ended (read or refused), so a shell can take its line away.
+    pub reading: bool,
+    /// The line a shell shows: `Reading paper.pdf: page 120 of 300` (`Read paper.pdf` in
+    /// the last report).
     pub line: String,
 }
 
 impl ReadingProgress {
-    /// `pages_read` of `pages` of `what` read.
+    /// `pages_read` of `pages` of `what` read, the reading going on.
     pub fn new(what: &str, pages_read: u32, pages: Option<u32>) -> ReadingProgress {
         let line = match pages {
             Some(pages) => format!("Reading {what}: page {pages_read} of {pages}"),
@@ -187,7 +191,19 @@ impl ReadingProgress {
             what: what.to_owned(),
             pages_read,
             pages,
+            reading: true,
             line,
+        }
+    }
+
+    /// The last report of `what`: its reading ended after `pages_read` pages.
+    pub fn ended(what: &str, pages_read: u32, pages: Option<u32>) -> ReadingProgress {
+        ReadingProgress {
+            what: what.to_owned(),
+            pages_read,
+            pages,
+            reading: false,
+            line: format!("Read {what}"),
         }
     }
 }

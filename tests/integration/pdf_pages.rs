@@ -105,8 +105,8 @@ fn the_pdf_pages_backfill_gives_pdfs_of_older_builds_their_pages() {
 }
 
 /// A PDF added through a wiki that reports reading progress tells its pages as they are
-/// read: first none of five, last five of five, never going back; with the line a shell
-/// shows.
+/// read: first none of five, then up to five of five, never going back, with the line a
+/// shell shows; and last that its reading ended.
 #[test]
 fn adding_a_pdf_reports_its_pages_as_they_are_read() {
     use std::sync::{Arc, Mutex};
@@ -147,11 +147,18 @@ fn adding_a_pdf_reports_its_pages_as_they_are_read() {
             .map(|p| (p.what.as_str(), p.pages_read, p.pages)),
         Some((what.as_str(), 0, Some(5)))
     );
-    let last = told.last().expect("told");
-    assert_eq!((last.pages_read, last.pages), (5, Some(5)));
-    assert_eq!(last.line, format!("Reading {what}: page 5 of 5"));
+    // The last report says the reading ended; the one before, every page read.
+    let (last, reading) = told.split_last().expect("told");
+    assert_eq!(
+        (last.pages_read, last.pages, last.reading, last.line.clone()),
+        (5, Some(5), false, format!("Read {what}"))
+    );
+    let before = reading.last().expect("reports while reading");
+    assert_eq!((before.pages_read, before.pages), (5, Some(5)));
+    assert_eq!(before.line, format!("Reading {what}: page 5 of 5"));
+    assert!(reading.iter().all(|p| p.reading), "{told:?}");
     assert!(
-        told.windows(2).all(|w| w[0].pages_read < w[1].pages_read),
+        reading.windows(2).all(|w| w[0].pages_read < w[1].pages_read),
         "{told:?}"
     );
 }

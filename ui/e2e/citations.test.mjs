@@ -5,6 +5,7 @@
 // the page" shows the PDF page the core rendered with the quote's words highlighted over
 // it. Run by scripts/e2e.sh; needs APP, TESTSERVER and ARTIFACTS set.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -221,4 +222,54 @@ test("citations: a note's quote on its digest shows the sentences around it and 
   assert.match(parts.passage.trim(), /[.…]$/, JSON.stringify(parts));
   assert.ok(now.popover.includes(parts.title));
   await shot("c3-note-passage-on-digest");
+});
+
+test("documents: a large PDF's pages show as they are read, and the line goes once it is read", async () => {
+  // A PDF of 1,000 pages: the five-page fixture two hundred times over, joined by qpdf
+  // (which scripts/setup.sh installs for page labels). Poppler reads it in a few seconds.
+  const books = join(tmp, "Books");
+  mkdirSync(books, { recursive: true });
+  const big = join(books, "big.pdf");
+  execFileSync("qpdf", ["--empty", "--pages", ...Array(200).fill(FIXTURE), "--", big]);
+
+  await s.clickOn("#nav-add");
+  // Every line the reading banner shows, as it shows it.
+  await s.exec(`
+    window.__reading = [];
+    const banners = document.querySelector('.banners');
+    new MutationObserver(() => {
+      const line = document.querySelector('#reading-progress')?.textContent ?? null;
+      if (line !== window.__reading[window.__reading.length - 1]) window.__reading.push(line);
+    }).observe(banners, { childList: true, characterData: true, subtree: true });`);
+  await s.type("#path-input", big);
+  await s.clickOn("#add-path-btn");
+  let shown = false;
+  await until(
+    "the add to end",
+    async () => {
+      const seen = await s.exec("return window.__reading.slice()");
+      if (!shown && seen.some((l) => /page [1-9]\d* of 1000/.test(l ?? ""))) {
+        shown = true;
+        writeFileSync(join(ARTIFACTS, "c4-reading-progress.png"), await s.screenshot());
+      }
+      return s.exec("return document.querySelector('#status').textContent");
+    },
+    (status) => /1 source stored/.test(status),
+    120000,
+  );
+  await s.waitCount(".source-row", 3);
+  const lines = await until(
+    "the reading line to go",
+    () => s.exec("return window.__reading.slice()"),
+    (seen) => seen[seen.length - 1] === null,
+    10000,
+  );
+  const pages = lines
+    .map((l) => /^Reading .*big\.pdf: page (\d+) of 1000$/.exec(l ?? ""))
+    .filter(Boolean)
+    .map((m) => Number(m[1]));
+  // Seen while it was read: a page between the first and the last, in order.
+  assert.ok(pages.some((n) => n > 0 && n < 1000), JSON.stringify(lines));
+  assert.deepEqual(pages, [...pages].sort((a, b) => a - b), JSON.stringify(lines));
+  assert.equal(await s.exec("return document.querySelector('#reading-progress')"), null);
 });

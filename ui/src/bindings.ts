@@ -1136,7 +1136,13 @@ pages_read: number,
  */
 pages: number | null, 
 /**
- * The line a shell shows: `Reading paper.pdf: page 120 of 300`.
+ * Whether it is still being read: `false` in the last report of a document, sent once
+ * its reading ended (read or refused), so a shell can take its line away.
+ */
+reading: boolean, 
+/**
+ * The line a shell shows: `Reading paper.pdf: page 120 of 300` (`Read paper.pdf` in
+ * the last report).
  */
 line: string, };
 

@@ -9,6 +9,7 @@ import type {
   JobProgress,
   LibrarySort,
   LibraryView,
+  ReadingProgress,
   SearchResult,
   SourceId,
   SettingsView,
@@ -51,6 +52,8 @@ class Store {
   drop = $state.raw({ active: false, count: 0 });
   /** The graph layout's state as the core last told it (GRAPH_EVENT). */
   graphLayout = $state.raw<GraphLayoutView | null>(null);
+  /** The document being read as it is added, while it is (the `reading` event). */
+  reading = $state.raw<ReadingProgress | null>(null);
   /** Bumped when the graph's stored layout changed (a layout ended). */
   graphVersion = $state(0);
   /** Where the Graph screen was, so it opens there again: the filters and colouring, and

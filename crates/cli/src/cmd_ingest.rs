@@ -55,6 +55,11 @@ pub fn run(global: &Global, args: IngestArgs) -> anyhow::Result<Done> {
             let bar = bar.clone();
             wiki.with_reading_progress(ReadingSink(std::sync::Arc::new(
                 move |p: &ReadingProgress| {
+                    if !p.reading {
+                        // Read: the line goes until the next document's reading.
+                        bar.set_draw_target(ProgressDrawTarget::hidden());
+                        return;
+                    }
                     if bar.is_hidden() {
                         bar.set_draw_target(ProgressDrawTarget::stderr());
                     }
