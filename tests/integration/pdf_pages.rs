@@ -158,7 +158,9 @@ fn adding_a_pdf_reports_its_pages_as_they_are_read() {
     assert_eq!(before.line, format!("Reading {what}: page 5 of 5"));
     assert!(reading.iter().all(|p| p.reading), "{told:?}");
     assert!(
-        reading.windows(2).all(|w| w[0].pages_read < w[1].pages_read),
+        reading
+            .windows(2)
+            .all(|w| w[0].pages_read < w[1].pages_read),
         "{told:?}"
     );
 }
