@@ -2,6 +2,7 @@
 //! names (which spellings name one topic, which names a text speaks of) are the leaf crate's
 //! ([`wikimind_text::key`], [`wikimind_text::names`]); they are re-exported here.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 pub use wikimind_text::key::topic_key;
@@ -25,6 +26,8 @@ pub struct NameCache {
     concepts: Mutex<Option<Arc<NameIndex>>>,
     /// The store's names generation both indexes are over (see [`NameCache::known`]).
     generation: Mutex<Option<u64>>,
+    /// The titles' use counts as last counted, and how many titles there were then.
+    title_uses: Mutex<Option<(usize, HashMap<String, u64>)>>,
 }
 
 impl std::fmt::Debug for NameCache {
@@ -61,7 +64,11 @@ impl NameCache {
     /// The indexes over the titles and over the concepts of `store`, read again only when
     /// its names changed since they were made ([`NameSource::names_generation`]): the store
     /// is not read name by name for every prompt. Use counts, which only rank the names a
-    /// prompt lists beyond those its text names, are as of the last change.
+    /// prompt lists beyond those its text names, are as of the last change for concepts;
+    /// titles' counts (a count of the links to each page, the one read that grows with the
+    /// links) are counted again only once the titles grew by an eighth since they were
+    /// last counted, each title keeping the count it had then (a new one none), so a run
+    /// that adds a page per compile counts them a few dozen times, not once per compile.
     pub fn known<S: NameSource + ?Sized>(
         &self,
         store: &S,
@@ -76,10 +83,35 @@ impl NameCache {
                 return Ok((titles, concepts));
             }
         }
-        let titles = self.titles(store.title_names()?);
+        let titles = self.titles(self.title_names(store)?);
         let concepts = self.concepts(store.concept_names()?);
         *self.generation.lock().unwrap_or_else(|p| p.into_inner()) = Some(generation);
         Ok((titles, concepts))
+    }
+}
+
+impl NameCache {
+    /// The titles of `store` with use counts: counted again when none were counted yet or
+    /// the titles grew by an eighth since they were, else the titles alone, each with the
+    /// count it had then (see [`NameCache::known`]).
+    fn title_names<S: NameSource + ?Sized>(&self, store: &S) -> Result<Vec<KnownName>, S::Error> {
+        let mut counted = self.title_uses.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, uses)) = counted.as_ref() {
+            let names = store.title_names_uncounted()?;
+            if names.len() <= at + at / 8 {
+                return Ok(names
+                    .into_iter()
+                    .map(|name| KnownName {
+                        uses: uses.get(&name).copied().unwrap_or(0),
+                        name,
+                    })
+                    .collect());
+            }
+        }
+        let names = store.title_names()?;
+        let uses = names.iter().map(|n| (n.name.clone(), n.uses)).collect();
+        *counted = Some((names.len(), uses));
+        Ok(names)
     }
 }
 
@@ -91,6 +123,10 @@ pub trait NameSource {
     fn names_generation(&self) -> Result<u64, Self::Error>;
     /// The titles and aliases, with their use counts.
     fn title_names(&self) -> Result<Vec<KnownName>, Self::Error>;
+    /// The same names without their use counts (a cheaper read where counting is dear).
+    fn title_names_uncounted(&self) -> Result<Vec<String>, Self::Error> {
+        Ok(self.title_names()?.into_iter().map(|n| n.name).collect())
+    }
     /// The concepts, with their use counts.
     fn concept_names(&self) -> Result<Vec<KnownName>, Self::Error>;
 }
@@ -104,6 +140,10 @@ impl NameSource for crate::store::Store {
 
     fn title_names(&self) -> Result<Vec<KnownName>, Self::Error> {
         crate::store::Store::title_names(self)
+    }
+
+    fn title_names_uncounted(&self) -> Result<Vec<String>, Self::Error> {
+        crate::store::Store::title_names_uncounted(self)
     }
 
     fn concept_names(&self) -> Result<Vec<KnownName>, Self::Error> {
@@ -158,5 +198,80 @@ mod tests {
         // A removed page is gone at once.
         let shrunk = cache.titles(names(&[("Espresso", 1)]));
         assert_eq!(shrunk.relevant("a zebra dun and crema", 5), ["Espresso"]);
+    }
+
+    /// A store of titles whose counting read is counted.
+    struct Titles {
+        names: Mutex<Vec<KnownName>>,
+        generation: Mutex<u64>,
+        counted: Mutex<usize>,
+    }
+
+    impl Titles {
+        fn add(&self, name: &str, uses: u64) {
+            self.names.lock().unwrap().push(KnownName {
+                name: name.into(),
+                uses,
+            });
+            *self.generation.lock().unwrap() += 1;
+        }
+    }
+
+    impl NameSource for Titles {
+        type Error = std::convert::Infallible;
+        fn names_generation(&self) -> Result<u64, Self::Error> {
+            Ok(*self.generation.lock().unwrap())
+        }
+        fn title_names(&self) -> Result<Vec<KnownName>, Self::Error> {
+            *self.counted.lock().unwrap() += 1;
+            Ok(self.names.lock().unwrap().clone())
+        }
+        fn title_names_uncounted(&self) -> Result<Vec<String>, Self::Error> {
+            Ok(self
+                .names
+                .lock()
+                .unwrap()
+                .iter()
+                .map(|n| n.name.clone())
+                .collect())
+        }
+        fn concept_names(&self) -> Result<Vec<KnownName>, Self::Error> {
+            Ok(Vec::new())
+        }
+    }
+
+    /// Every new title is in the index at once, but the titles' links are counted again
+    /// only once the titles grew by an eighth: until then a new title counts none and the
+    /// others keep their counts.
+    #[test]
+    fn titles_are_counted_again_once_they_grew_by_an_eighth() {
+        let store = Titles {
+            names: Mutex::new(Vec::new()),
+            generation: Mutex::new(0),
+            counted: Mutex::new(0),
+        };
+        for i in 0..16 {
+            store.add(&format!("Topic {i}"), 1);
+        }
+        let cache = NameCache::new();
+        cache.known(&store).unwrap();
+        assert_eq!(*store.counted.lock().unwrap(), 1);
+
+        // Two more (18 of 16 + 2): in the index, not counted.
+        store.add("Zebra Dun", 9);
+        store.add("Crema", 9);
+        let (titles, _) = cache.known(&store).unwrap();
+        assert_eq!(*store.counted.lock().unwrap(), 1);
+        assert_eq!(titles.relevant("a zebra dun grazes", 1), ["Zebra Dun"]);
+        let uses: Vec<u64> = titles.names().iter().map(|n| n.uses).collect();
+        assert_eq!(uses[16..], [0, 0], "not counted yet");
+        assert!(uses[..16].iter().all(|&u| u == 1));
+
+        // One more passes an eighth: counted again.
+        store.add("Bloom", 9);
+        let (titles, _) = cache.known(&store).unwrap();
+        assert_eq!(*store.counted.lock().unwrap(), 2);
+        let uses: Vec<u64> = titles.names().iter().map(|n| n.uses).collect();
+        assert_eq!(uses[16..], [9, 9, 9]);
     }
 }

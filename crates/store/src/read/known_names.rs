@@ -44,6 +44,24 @@ impl Store {
         )
     }
 
+    /// The names [`Store::title_names`] lists, without counting their links: the cheap
+    /// read a prompt's name index is kept current with between counts.
+    pub fn title_names_uncounted(&self) -> Result<Vec<String>> {
+        self.read(
+            || "listing page titles".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare_cached(
+                    "SELECT title FROM pages WHERE kind = 'topic'
+                     UNION ALL
+                     SELECT a.name FROM aliases a JOIN pages p ON p.id = a.page_id
+                     WHERE p.kind = 'topic'",
+                )?;
+                let rows = stmt.query_map([], |row| row.get(0))?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
     /// A number that changes whenever a page, alias or concept is made, renamed or removed
     /// (by any process): while it stays the same, [`Store::title_names`] and
     /// [`Store::concept_names`] list the same names (their use counts may differ).
