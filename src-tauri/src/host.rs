@@ -123,20 +123,21 @@ impl Host {
         SettingsView::of(&self.queue.settings())
     }
 
-    /// Uses `form` as the primary provider from now on (this session).
+    /// Uses `form` as the primary provider from now on, kept in the config file.
     pub fn apply_provider(&self, form: &ProviderForm) -> Result<SettingsView, String> {
         let next = view::with_primary(&self.queue.settings(), form, &*self.keys)
             .map_err(|e| e.to_string())?;
         self.queue.set_settings(next);
-        Ok(self.settings_view())
+        Ok(SettingsView::applied(&self.queue.settings()))
     }
 
-    /// Spreads compiles over `members` from now on (this session); none: no pool.
+    /// Spreads compiles over `members` from now on (none: no pool), kept in the config
+    /// file.
     pub fn apply_pool(&self, members: &[PoolMemberForm]) -> Result<SettingsView, String> {
         let next = view::with_pool(&self.queue.settings(), members, &*self.keys)
             .map_err(|e| e.to_string())?;
         self.queue.set_settings(next);
-        Ok(self.settings_view())
+        Ok(SettingsView::applied(&self.queue.settings()))
     }
 
     /// Queues `sources` (all pending, failed and stale ones when the list is empty), with

@@ -5,6 +5,8 @@
 //! [`Overrides`] holds the flags; [`Settings::resolve`] layers them over the environment and
 //! the file, and takes both as arguments so tests pass strings, not files.
 
+mod save;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -44,6 +46,14 @@ pub enum ConfigError {
         path: String,
         /// What is wrong and where.
         message: String,
+    },
+    /// The config file could not be written.
+    #[error("cannot write the config file {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
     },
     /// A value (flag, variable or file entry) is not acceptable.
     #[error("{what}: {message}")]

@@ -617,6 +617,10 @@ pub struct SettingsView {
     pub data_dir: String,
     /// The config file read, if any.
     pub config_file: Option<String>,
+    /// After applying servers ([`SettingsView::applied`]): what is used now and whether it
+    /// was kept in the config file (`Compiling with …; kept in …`), or why it is for this
+    /// session only; `null` otherwise.
+    pub applied: Option<String>,
     /// The default base URL and model of each kind, to fill the form when the kind changes
     /// (for the built-in engine, the model file it would use and its name).
     pub defaults: Vec<ProviderForm>,

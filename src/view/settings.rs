@@ -51,7 +51,41 @@ impl SettingsView {
                 builtin_default(settings),
             ],
             builtin: BuiltinView::of(settings),
+            applied: None,
         }
+    }
+
+    /// The view of `settings` just applied in the window, their servers kept in the config
+    /// file ([`Settings::save_servers`], the file read or where one would be read from), with
+    /// the line that says what is used now and where it is kept — or why it is used for
+    /// this session only (no config file can be named, it is not a regular file, it is not
+    /// valid TOML, it cannot be written).
+    pub fn applied(settings: &Settings) -> SettingsView {
+        let using = if settings.pool {
+            format!("Compiling over {} servers", settings.providers.len())
+        } else {
+            let p = settings.provider();
+            format!(
+                "Compiling with {}:{} at {}",
+                p.kind.as_str(),
+                p.model,
+                p.base_url
+            )
+        };
+        let kept = match settings.servers_file() {
+            None => "for this session only: no config file can be named (set                      WIKIMIND_CONFIG or HOME)"
+                .to_owned(),
+            Some(file) => match settings.save_servers(&file) {
+                Ok(()) => format!("kept in {}", file.display()),
+                Err(e) => format!("for this session only: {e}"),
+            },
+        };
+        let mut view = SettingsView::of(settings);
+        if view.config_file.is_none() && kept.starts_with("kept in ") {
+            view.config_file = settings.servers_file().map(|f| f.display().to_string());
+        }
+        view.applied = Some(format!("{using}; {kept}"));
+        view
     }
 }
 

@@ -3,7 +3,7 @@
 // tauri-driver + WebKitWebDriver, with two local test servers, one of which is stopped
 // before the compile. Run by scripts/test-desktop.sh; needs APP, TESTSERVER and ARTIFACTS.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -60,6 +60,12 @@ test("pool: Settings sets two servers, the Queue shows each one's state, a stopp
   await s.fill("#pool-members .pool-member:nth-child(1) .pool-base-url", failing.url);
   await s.clickOn("#apply-pool");
   await s.wait("#status", { text: (t) => t.includes("Compiling over 2 servers") });
+  // Kept: the config file (in the app's XDG config folder) now holds the pool.
+  const file = join(tmp, "pool", "config", "wikimind", "config.toml");
+  assert.ok((await s.text(await s.wait("#status"))).includes(`kept in ${file}`));
+  const kept = readFileSync(file, "utf8");
+  assert.equal(kept.match(/\[\[pool\]\]/g)?.length, 2, kept);
+  assert.ok(kept.indexOf(failing.url) < kept.indexOf(steady.url), kept);
   const settings = await invoke("settings");
   assert.deepEqual(
     settings.pool.map((m) => [m.base_url, m.model, m.concurrency]),

@@ -1286,6 +1286,12 @@ data_dir: string,
  */
 config_file: string | null, 
 /**
+ * After applying servers ([`SettingsView::applied`]): what is used now and whether it
+ * was kept in the config file (`Compiling with …; kept in …`), or why it is for this
+ * session only; `null` otherwise.
+ */
+applied: string | null, 
+/**
  * The default base URL and model of each kind, to fill the form when the kind changes
  * (for the built-in engine, the model file it would use and its name).
  */

@@ -70,6 +70,7 @@ const settings: SettingsView = {
   has_api_key: false,
   data_dir: "/data",
   config_file: null,
+  applied: null,
   defaults: [],
   builtin: { available: false, model_file: null, model_dir: null, hint: "no engine" },
 };
