@@ -29,6 +29,9 @@
 mod backfills;
 mod clock;
 mod error;
+#[cfg(any(test, feature = "fixtures"))]
+#[doc(hidden)]
+pub mod fixtures;
 mod functions;
 mod ids;
 mod json;

@@ -9,7 +9,7 @@ use super::*;
 #[test]
 fn a_pdf_citation_shows_its_passage_and_its_page_with_the_quote_highlighted() {
     use crate::contract::{CheckedClaim, CompilationResult, Confidence};
-    use crate::store::{CompileRecord, SaveArticle};
+    use crate::store::{fixtures, SaveArticle};
     if !wikimind_documents::pdf::available() || !wikimind_documents::pdf::renderer_available() {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -42,19 +42,13 @@ fn a_pdf_citation_shows_its_passage_and_its_page_with_the_quote_highlighted() {
     };
     wiki.store()
         .save_article(&SaveArticle {
-            source_id: source,
-            result: &result,
             claims: &[CheckedClaim {
                 claim: "Page two names a garden.".into(),
                 confidence: Confidence::Sourced,
                 quote: Some(quote.into()),
                 grounded: true,
             }],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord::default(),
+            ..fixtures::digest(source, &result)
         })
         .unwrap();
 

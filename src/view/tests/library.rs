@@ -21,7 +21,7 @@ fn an_empty_wiki_has_an_empty_library() {
 #[test]
 fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
     use crate::contract::CompilationResult;
-    use crate::store::{CompileRecord, NewLink, SaveArticle};
+    use crate::store::{fixtures, NewLink, SaveArticle};
     let wiki = Wiki::open_in_memory().unwrap();
     let mut ids = Vec::new();
     for (title, body, target) in [
@@ -53,14 +53,8 @@ fn page_links_resolve_to_pages_and_unknown_titles_are_wanted() {
         let saved = wiki
             .store()
             .save_article(&SaveArticle {
-                source_id: added.sources[0].source_id,
-                result: &result,
-                claims: &[],
                 links: &links,
-                truncated: false,
-                title_is_page: true,
-                unnamed_concepts: &[],
-                record: &CompileRecord::default(),
+                ..fixtures::digest(added.sources[0].source_id, &result)
             })
             .unwrap();
         ids.push(saved.article_id);
@@ -288,7 +282,7 @@ fn a_search_snippet_is_sent_in_pieces_and_markdown_stays_text() {
 /// title), with `summary`.
 fn tagged_page(wiki: &Wiki, title: &str, tags: &[&str], summary: &str) {
     use crate::contract::CompilationResult;
-    use crate::store::{CompileRecord, NewSource, SaveArticle, SourceKind};
+    use crate::store::{fixtures, NewSource, SaveArticle, SourceKind};
     let source = wiki
         .store()
         .ingest_source_from(
@@ -316,14 +310,7 @@ fn tagged_page(wiki: &Wiki, title: &str, tags: &[&str], summary: &str) {
     };
     wiki.store()
         .save_article(&SaveArticle {
-            source_id: source,
-            result: &result,
-            claims: &[],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord::default(),
+            ..fixtures::digest(source, &result)
         })
         .unwrap();
 }

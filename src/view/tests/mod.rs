@@ -24,8 +24,8 @@ fn digest(
     quotes: &[&str],
     links: &[&str],
 ) -> (crate::store::SourceId, crate::store::ArticleId) {
-    use crate::contract::{CheckedClaim, CompilationResult, Confidence};
-    use crate::store::{CompileRecord, NewLink, SaveArticle};
+    use crate::contract::{CheckedClaim, Confidence};
+    use crate::store::{fixtures, NewLink, SaveArticle};
     let source = wiki.ingest_text(text, None).unwrap().sources[0].source_id;
     let claims: Vec<CheckedClaim> = quotes
         .iter()
@@ -43,30 +43,14 @@ fn digest(
             context: body.to_owned(),
         })
         .collect();
-    let result = CompilationResult {
-        title: title.into(),
-        summary: format!("About {title}."),
-        key_claims: Vec::new(),
-        concepts: Vec::new(),
-        backlink_suggestions: Vec::new(),
-        open_questions: Vec::new(),
-        article_body: body.into(),
-    };
+    let result = fixtures::result(title, body);
     let saved = wiki
         .store()
         .save_article(&SaveArticle {
-            source_id: source,
-            result: &result,
             claims: &claims,
             links: &links,
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord {
-                provider: "ollama".into(),
-                model: "m".into(),
-                ..CompileRecord::default()
-            },
+            record: &fixtures::record("ollama", "m"),
+            ..fixtures::digest(source, &result)
         })
         .unwrap();
     (source, saved.article_id)

@@ -7,7 +7,7 @@ use super::*;
 #[test]
 fn a_page_keeps_its_versions_and_restores_one() {
     use crate::contract::CompilationResult;
-    use crate::store::{CompileRecord, SaveArticle};
+    use crate::store::{fixtures, SaveArticle};
     let wiki = Wiki::open_in_memory().unwrap();
     let (source, article) = digest(
         &wiki,
@@ -29,18 +29,8 @@ fn a_page_keeps_its_versions_and_restores_one() {
     };
     wiki.store()
         .save_article(&SaveArticle {
-            source_id: source,
-            result: &result,
-            claims: &[],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord {
-                provider: "openai".into(),
-                model: "other".into(),
-                ..CompileRecord::default()
-            },
+            record: &fixtures::record("openai", "other"),
+            ..fixtures::digest(source, &result)
         })
         .unwrap();
     let now = wiki.page_view(page).unwrap().unwrap();

@@ -50,7 +50,7 @@ fn the_apps_ingest_keeps_the_configured_size_limit() {
 #[test]
 fn a_grounded_quote_is_shown_marked_in_its_source() {
     use crate::contract::CompilationResult;
-    use crate::store::{CompileRecord, SaveArticle};
+    use crate::store::{fixtures, SaveArticle};
     let wiki = Wiki::open_in_memory().unwrap();
     let filler = "Lorem ipsum dolor sit amet. ".repeat(40);
     let text =
@@ -68,14 +68,7 @@ fn a_grounded_quote_is_shown_marked_in_its_source() {
     let saved = wiki
         .store()
         .save_article(&SaveArticle {
-            source_id: added.sources[0].source_id,
-            result: &result,
-            claims: &[],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord::default(),
+            ..fixtures::digest(added.sources[0].source_id, &result)
         })
         .unwrap();
     let id = wiki.store().digest_page(saved.article_id).unwrap().unwrap();
@@ -105,7 +98,7 @@ fn a_grounded_quote_is_shown_marked_in_its_source() {
 #[test]
 fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
     use crate::contract::CompilationResult;
-    use crate::store::{CompileRecord, NewSource, SaveArticle, SourceKind};
+    use crate::store::{fixtures, NewSource, SaveArticle, SourceKind};
     let wiki = Wiki::open_in_memory().unwrap();
     let page = |origin: &str, title: &str| NewSource {
         origin: origin.into(),
@@ -153,14 +146,7 @@ fn a_redirected_page_carries_its_final_url_to_the_sources_and_page_views() {
     let saved = wiki
         .store()
         .save_article(&SaveArticle {
-            source_id: moved,
-            result: &result,
-            claims: &[],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord::default(),
+            ..fixtures::digest(moved, &result)
         })
         .unwrap();
 
