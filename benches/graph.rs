@@ -159,8 +159,7 @@ fn bench(n: usize) -> Result<(), String> {
 /// Adds one page (a pasted source and its digest) linking three existing pages; returns
 /// its source.
 fn add_page(wiki: &Wiki, n: usize) -> Result<SourceId, String> {
-    use wikimind::contract::CompilationResult;
-    use wikimind::store::{CompileRecord, NewLink, NewSource, SaveArticle, SourceKind};
+    use wikimind::store::{fixtures, NewLink, NewSource, SaveArticle, SourceKind};
     let store = wiki.store_for_tests();
     let titles: Vec<String> = [1, n / 2, n - 1]
         .iter()
@@ -188,34 +187,12 @@ fn add_page(wiki: &Wiki, n: usize) -> Result<SourceId, String> {
         .collect();
     store
         .save_article(&SaveArticle {
-            source_id: source,
-            result: &CompilationResult {
-                title: "Graph bench page".to_owned(),
-                summary: "A page added by the graph bench.".to_owned(),
-                key_claims: Vec::new(),
-                concepts: Vec::new(),
-                backlink_suggestions: Vec::new(),
-                open_questions: Vec::new(),
-                article_body: "A page added by the graph bench.".to_owned(),
-            },
-            claims: &[],
             links: &links,
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord {
-                provider: "bench".to_owned(),
-                model: "bench".to_owned(),
-                prompt_version: "v1".to_owned(),
-                tokens_in: None,
-                tokens_out: None,
-                latency_ms: 0,
-                attempt: 1,
-                repairs: Vec::new(),
-                warnings: Vec::new(),
-                truncated: false,
-                raw_answer: String::new(),
-            },
+            record: &fixtures::record("bench", "bench"),
+            ..fixtures::digest(
+                source,
+                &fixtures::result("Graph bench page", "A page added by the graph bench."),
+            )
         })
         .map_err(|e| e.to_string())?;
     Ok(source)

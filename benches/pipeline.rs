@@ -13,7 +13,7 @@ use wikimind::ingest::{ingest_path, IngestOptions};
 use wikimind::llm::CancellationToken;
 use wikimind::queue::JobRunner;
 use wikimind::render::wiki_links;
-use wikimind::store::{CompileRecord, NewLink, NewSource, SaveArticle, Store};
+use wikimind::store::{fixtures, CompileRecord, NewLink, NewSource, SaveArticle, Store};
 use wikimind::structured::Schema;
 use wikimind::wiki::Wiki;
 use wikimind_testserver::{canned, Reply, TestServer};
@@ -132,28 +132,15 @@ fn per_source() {
         step[2] = lap.elapsed();
         lap = Instant::now();
         let record = CompileRecord {
-            provider: "bench".into(),
-            model: "none".into(),
-            prompt_version: "bench".into(),
-            tokens_in: None,
-            tokens_out: None,
-            latency_ms: 0,
-            attempt: 1,
-            repairs: vec![],
-            warnings: vec![],
-            truncated: false,
             raw_answer: answer.clone(),
+            ..fixtures::record("bench", "none")
         };
         store
             .save_article(&SaveArticle {
-                source_id: id,
-                result: &accepted.result,
                 claims: &accepted.claims,
                 links: &links,
-                truncated: false,
-                title_is_page: true,
-                unnamed_concepts: &[],
                 record: &record,
+                ..fixtures::digest(id, &accepted.result)
             })
             .unwrap();
         step[3] = lap.elapsed();

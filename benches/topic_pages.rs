@@ -32,7 +32,7 @@ use wiki_lab::{ms, Lab, Rng};
 use wikimind::compile::{estimate_tokens, judge, Judgement};
 use wikimind::config::CompileSettings;
 use wikimind::render::wiki_links;
-use wikimind::store::{CompileRecord, NewLink, SaveArticle, SourceId, Store};
+use wikimind::store::{fixtures, CompileRecord, NewLink, SaveArticle, SourceId, Store};
 use wikimind::structured::Schema;
 use wikimind::topic::{topic_key, KnownName, NameCache, NameIndex};
 use wikimind_testserver::canned;
@@ -498,22 +498,15 @@ fn save_without_a_call(lab: &Lab, schema: &Schema, text: &str) {
             }),
     );
     let record = CompileRecord {
-        provider: "bench".into(),
-        model: "canned".into(),
-        prompt_version: "bench".into(),
         raw_answer: answer.clone(),
-        ..CompileRecord::default()
+        ..fixtures::record("bench", "canned")
     };
     lab.store_for_tests()
         .save_article(&SaveArticle {
-            source_id: id,
-            result: &accepted.result,
             claims: &accepted.claims,
             links: &links,
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
             record: &record,
+            ..fixtures::digest(id, &accepted.result)
         })
         .expect("save");
 }

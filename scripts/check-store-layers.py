@@ -11,6 +11,7 @@ Layers, lowest first, and what each file may name:
   tx/        cross-table transactions                          -> root, tables, read, tx
   backfills/ data changes with today's rules                   -> everything above but migrate
   migrate/   the runner, Rust steps and their frozen rules     -> root, migrate (never live code)
+  fixtures   values for tests and benches (not built otherwise) -> everything above but migrate
 
 A name is followed through the `pub use` re-exports to the file that defines it
 (`file_layers.py`, shared with the engine's check), so `crate::PageMaterial` in a table file
@@ -31,6 +32,7 @@ MAY_NAME = {
     "tx": {"root", "tables", "read", "tx"},
     "backfills": {"root", "tables", "read", "tx", "backfills"},
     "migrate": {"root", "migrate"},
+    "fixtures": {"root", "tables", "read", "tx"},
 }
 
 

@@ -329,7 +329,7 @@ mod tests {
     #[test]
     fn a_page_job_is_listed_by_its_title_and_cancelled_by_its_page() {
         use wikimind::contract::CompilationResult;
-        use wikimind::store::{CompileRecord, SaveArticle};
+        use wikimind::store::{fixtures, SaveArticle};
         use wikimind::view::JobKindView;
 
         let h = host();
@@ -348,14 +348,7 @@ mod tests {
             h.wiki
                 .store_for_tests()
                 .save_article(&SaveArticle {
-                    source_id: added.added[0].source_id,
-                    result: &result,
-                    claims: &[],
-                    links: &[],
-                    truncated: false,
-                    title_is_page: true,
-                    unnamed_concepts: &[],
-                    record: &CompileRecord::default(),
+                    ..fixtures::digest(added.added[0].source_id, &result)
                 })
                 .unwrap();
         }

@@ -3,10 +3,7 @@
 use std::collections::HashMap;
 
 use super::{graph_of, GraphFilter};
-use crate::contract::CompilationResult;
-use crate::store::{
-    CompileRecord, JobOwner, NewLink, NewSource, SaveArticle, SourceId, SourceKind,
-};
+use crate::store::{fixtures, JobOwner, NewLink, NewSource, SaveArticle, SourceId, SourceKind};
 use crate::wiki::Wiki;
 
 /// A page `title` (from a source of its own) linking `links`; returns its source.
@@ -33,34 +30,9 @@ fn page(wiki: &Wiki, title: &str, links: &[&str]) -> SourceId {
         .collect();
     wiki.store()
         .save_article(&SaveArticle {
-            source_id: source,
-            result: &CompilationResult {
-                title: title.to_owned(),
-                summary: format!("About {title}."),
-                key_claims: Vec::new(),
-                concepts: Vec::new(),
-                backlink_suggestions: Vec::new(),
-                open_questions: Vec::new(),
-                article_body: format!("About {title}."),
-            },
-            claims: &[],
             links: &links,
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord {
-                provider: "test".to_owned(),
-                model: "test".to_owned(),
-                prompt_version: "v1".to_owned(),
-                tokens_in: None,
-                tokens_out: None,
-                latency_ms: 0,
-                attempt: 1,
-                repairs: Vec::new(),
-                warnings: Vec::new(),
-                truncated: false,
-                raw_answer: String::new(),
-            },
+            record: &fixtures::record("test", "test"),
+            ..fixtures::digest(source, &fixtures::result(title, &format!("About {title}.")))
         })
         .expect("save");
     source

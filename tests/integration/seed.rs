@@ -3,7 +3,7 @@
 
 use wikimind::contract::{CheckedClaim, CompilationResult};
 use wikimind::store::{
-    CompileRecord, NewLink, NewSource, SaveArticle, SavedArticle, SourceId, SourceKind, Store,
+    fixtures, NewLink, NewSource, SaveArticle, SavedArticle, SourceId, SourceKind, Store,
 };
 
 fn new_source(origin: &str, text: &str) -> NewSource {
@@ -37,22 +37,6 @@ pub(crate) fn result(title: &str, body: &str) -> CompilationResult {
     }
 }
 
-fn record(model: &str) -> CompileRecord {
-    CompileRecord {
-        provider: "ollama".to_owned(),
-        model: model.to_owned(),
-        prompt_version: "v1".to_owned(),
-        tokens_in: Some(120),
-        tokens_out: Some(80),
-        latency_ms: 900,
-        attempt: 1,
-        repairs: vec!["closed a brace".to_owned()],
-        warnings: Vec::new(),
-        truncated: false,
-        raw_answer: "{\"title\": ...}".to_owned(),
-    }
-}
-
 pub(crate) fn link(target: &str, context: &str) -> NewLink {
     NewLink {
         target: target.to_owned(),
@@ -78,14 +62,10 @@ pub(crate) fn save_with_claims(
 ) -> SavedArticle {
     store
         .save_article(&SaveArticle {
-            source_id,
-            result,
             claims,
             links,
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &record("llama3"),
+            record: &fixtures::answered_record("llama3"),
+            ..fixtures::digest(source_id, result)
         })
         .expect("save")
 }

@@ -29,6 +29,9 @@
 mod backfills;
 mod clock;
 mod error;
+#[cfg(any(test, feature = "fixtures"))]
+#[doc(hidden)]
+pub mod fixtures;
 mod functions;
 mod ids;
 mod json;
@@ -72,7 +75,7 @@ pub use tables::pages::{
 };
 pub use tables::source_pages::{page_at, SourcePage};
 pub use tables::sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
-pub use tables::watch::{FileSourceRow, SourceMove, WatchLease};
+pub use tables::watch::{FileSourceRow, WatchLease};
 pub use tx::answer::{AnswerPage, SavedAnswer};
 pub use tx::bulk::{BulkSeed, Seeded};
 pub use tx::digest::{SaveArticle, SavedArticle};

@@ -3,6 +3,7 @@
 use super::migrate::{apply, Migration};
 use super::read::digests::fts_query;
 use super::*;
+use crate::fixtures;
 use wikimind_contract::{CheckedClaim, CompilationResult, Confidence};
 
 fn source(store: &Store, origin: &str, text: &str) -> SourceId {
@@ -39,14 +40,8 @@ fn save(
     claims: &[CheckedClaim],
 ) -> Result<SavedArticle> {
     store.save_article(&SaveArticle {
-        source_id,
-        result,
         claims,
-        links: &[],
-        truncated: false,
-        title_is_page: true,
-        unnamed_concepts: &[],
-        record: &CompileRecord::default(),
+        ..fixtures::digest(source_id, result)
     })
 }
 

@@ -431,13 +431,19 @@ macro_rules! tags_of_page {
 
 const TAGS_OF_PAGE: &str = tags_of_page!();
 
-const SUMMARY_SELECT: &str = concat!(
-    "SELECT p.id, p.kind, p.title, p.summary,
+/// The columns of page `p` that [`summary_row`] reads, in its order.
+macro_rules! summary_columns {
+    () => {
+        concat!(
+            "p.id, p.kind, p.title, p.summary,
         (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id),
         p.stale_reason IS NOT NULL, p.updated_at, p.flagged, ",
-    tags_of_page!(),
-    " FROM pages p"
-);
+            tags_of_page!()
+        )
+    };
+}
+
+const SUMMARY_SELECT: &str = concat!("SELECT ", summary_columns!(), " FROM pages p");
 
 /// Tags from a JSON array, each once (compared case-insensitively, first spelling kept).
 fn page_tags(tags: Vec<String>) -> Vec<String> {
@@ -728,16 +734,29 @@ impl Store {
         self.read(
             || format!("listing the pages of {} sources", sources.len()),
             |conn| {
-                let mut stmt = conn.prepare_cached(&format!(
-                    "{SUMMARY_SELECT}
-                     WHERE p.id IN (SELECT page_id FROM page_sources WHERE source_id = ?1)"
+                // One query for the whole window: the sources go in as one JSON array.
+                let ids: Vec<String> = sources.iter().map(|s| s.0.to_string()).collect();
+                let ids = format!("[{}]", ids.join(","));
+                let mut stmt = conn.prepare_cached(concat!(
+                    "SELECT ",
+                    summary_columns!(),
+                    ", fed.source_id FROM page_sources fed JOIN pages p ON p.id = fed.page_id
+                     WHERE fed.source_id IN (SELECT value FROM json_each(?1))"
                 ))?;
-                let mut out = Vec::with_capacity(sources.len());
-                for &source in sources {
-                    let rows = stmt.query_map([source], summary_row)?;
-                    out.push(sorted_by_title(rows.collect::<rusqlite::Result<_>>()?));
+                let mut fed: HashMap<SourceId, Vec<PageSummary>> = HashMap::new();
+                let mut rows = stmt.query([ids])?;
+                while let Some(row) = rows.next()? {
+                    let source: SourceId = row.get(9)?;
+                    fed.entry(source).or_default().push(summary_row(row)?);
                 }
-                Ok(out)
+                let fed: HashMap<SourceId, Vec<PageSummary>> = fed
+                    .into_iter()
+                    .map(|(source, pages)| (source, sorted_by_title(pages)))
+                    .collect();
+                Ok(sources
+                    .iter()
+                    .map(|source| fed.get(source).cloned().unwrap_or_default())
+                    .collect())
             },
         )
     }

@@ -48,9 +48,11 @@ fn file_source_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(FileSourceRow, 
     ))
 }
 
-/// A recorded origin change of a source (a watched file renamed or moved).
+/// A recorded origin change of a source (a watched file renamed or moved). Read by tests
+/// only: no caller of the store reads a source's moves yet.
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceMove {
+pub(crate) struct SourceMove {
     /// The source.
     pub source_id: SourceId,
     /// Its origin before.
@@ -267,8 +269,10 @@ impl Store {
         )
     }
 
-    /// The recorded origin changes of a source, oldest first.
-    pub fn source_moves(&self, id: SourceId) -> Result<Vec<SourceMove>> {
+    /// The recorded origin changes of a source, oldest first (tests only, see
+    /// [`SourceMove`]).
+    #[cfg(test)]
+    pub(crate) fn source_moves(&self, id: SourceId) -> Result<Vec<SourceMove>> {
         self.read(
             || format!("listing the moves of source {id}"),
             |conn| {

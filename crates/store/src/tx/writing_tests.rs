@@ -1,28 +1,12 @@
 use super::*;
-use crate::{CompileRecord, NewSource, SaveArticle, SourceId, SourceKind};
-use wikimind_contract::CompilationResult;
+use crate::{fixtures, NewSource, SaveArticle, SourceId, SourceKind};
 
 /// Saves a digest titled `title` with `body` for `source`; the page its title names.
 fn save_digest(store: &Store, source: SourceId, title: &str, body: &str) -> Option<PageId> {
-    let result = CompilationResult {
-        title: title.to_owned(),
-        summary: format!("About {title}."),
-        key_claims: Vec::new(),
-        concepts: Vec::new(),
-        backlink_suggestions: Vec::new(),
-        open_questions: Vec::new(),
-        article_body: body.to_owned(),
-    };
+    let result = fixtures::result(title, body);
     store
         .save_article(&SaveArticle {
-            source_id: source,
-            result: &result,
-            claims: &[],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &CompileRecord::default(),
+            ..fixtures::digest(source, &result)
         })
         .unwrap()
         .page_id

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use wikimind_contract::{CheckedClaim, CompilationResult, Confidence};
 use wikimind_store::{
-    ArticleId, ArticleSort, CompileOutcome, CompileRecord, IngestOutcome, JobEnd, JobId, JobOwner,
+    fixtures, ArticleId, ArticleSort, CompileOutcome, IngestOutcome, JobEnd, JobId, JobOwner,
     JobSettings, JobState, JobTarget, NewLink, NewSource, SaveArticle, SavedArticle, SourceId,
     SourceKind, SourcePage, SourceStatus, Store, StoreError,
 };
@@ -53,22 +53,6 @@ fn result(title: &str, body: &str) -> CompilationResult {
     }
 }
 
-fn record(model: &str) -> CompileRecord {
-    CompileRecord {
-        provider: "ollama".to_owned(),
-        model: model.to_owned(),
-        prompt_version: "v1".to_owned(),
-        tokens_in: Some(120),
-        tokens_out: Some(80),
-        latency_ms: 900,
-        attempt: 1,
-        repairs: vec!["closed a brace".to_owned()],
-        warnings: Vec::new(),
-        truncated: false,
-        raw_answer: "{\"title\": ...}".to_owned(),
-    }
-}
-
 fn link(target: &str, context: &str) -> NewLink {
     NewLink {
         target: target.to_owned(),
@@ -94,14 +78,10 @@ fn save_with_claims(
 ) -> SavedArticle {
     store
         .save_article(&SaveArticle {
-            source_id,
-            result,
             claims,
             links,
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &record("llama3"),
+            record: &fixtures::answered_record("llama3"),
+            ..fixtures::digest(source_id, result)
         })
         .expect("save")
 }
@@ -493,7 +473,7 @@ fn a_failure_is_logged_with_its_raw_answer_and_keeps_the_old_article() {
     let store = Store::open_in_memory().expect("open");
     let id = add(&store, "/n/a.md", "a");
     let saved = save(&store, id, &result("Alpha", "a"), &[]);
-    let mut failed = record("tiny");
+    let mut failed = fixtures::answered_record("tiny");
     failed.raw_answer = "not json at all".to_owned();
     failed.attempt = 2;
     store
@@ -555,28 +535,16 @@ fn saving_for_an_unknown_source_or_with_an_empty_title_is_an_error() {
     let store = Store::open_in_memory().expect("open");
     let err = store
         .save_article(&SaveArticle {
-            source_id: SourceId(42),
-            result: &result("X", "x"),
-            claims: &[],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &record("m"),
+            record: &fixtures::answered_record("m"),
+            ..fixtures::digest(SourceId(42), &result("X", "x"))
         })
         .expect_err("unknown source");
     assert_eq!(err.to_string(), "source 42 does not exist");
     let id = add(&store, "/n/a.md", "a");
     let err = store
         .save_article(&SaveArticle {
-            source_id: id,
-            result: &result("   ", "x"),
-            claims: &[],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
-            unnamed_concepts: &[],
-            record: &record("m"),
+            record: &fixtures::answered_record("m"),
+            ..fixtures::digest(id, &result("   ", "x"))
         })
         .expect_err("empty title");
     assert!(matches!(err, StoreError::EmptyTitle(_)), "{err}");

@@ -2,7 +2,7 @@
 //! page, and a digest whose title is no page feeds only the pages of its names.
 
 use wikimind_contract::{CheckedClaim, Confidence};
-use wikimind_store::{MergeOutcome, SourceId, Store};
+use wikimind_store::{fixtures, MergeOutcome, SourceId, Store};
 
 use crate::{add, link, result, save_with_claims};
 
@@ -88,29 +88,13 @@ fn a_digest_whose_title_is_no_page_feeds_only_the_pages_of_its_names() {
     digest(&store, a, "Crema", &[], &[]);
     let mut r = result("The 100% Natural Coffee", "An invented title.");
     r.concepts = vec!["Crema".to_owned()];
-    let record = wikimind_store::CompileRecord {
-        provider: "ollama".into(),
-        model: "m".into(),
-        prompt_version: "v".into(),
-        tokens_in: None,
-        tokens_out: None,
-        latency_ms: 1,
-        attempt: 1,
-        repairs: Vec::new(),
-        warnings: Vec::new(),
-        truncated: false,
-        raw_answer: String::new(),
-    };
+    let record = fixtures::record("ollama", "m");
     let saved = store
         .save_article(&SaveArticle {
-            source_id: b,
-            result: &r,
-            claims: &[],
-            links: &[],
-            truncated: false,
             title_is_page: false,
             unnamed_concepts: &["Volcanic Ash".to_owned()],
             record: &record,
+            ..fixtures::digest(b, &r)
         })
         .unwrap();
     assert_eq!(saved.page_id, None);
@@ -138,14 +122,9 @@ fn a_digest_whose_title_is_no_page_feeds_only_the_pages_of_its_names() {
     other.concepts = Vec::new();
     store
         .save_article(&SaveArticle {
-            source_id: c,
-            result: &other,
-            claims: &[],
-            links: &[],
-            truncated: false,
-            title_is_page: true,
             unnamed_concepts: &["Volcanic Ash".to_owned()],
             record: &record,
+            ..fixtures::digest(c, &other)
         })
         .unwrap();
     assert_eq!(store.find_page("Volcanic Ash").unwrap(), None);

@@ -823,3 +823,52 @@ fn a_removed_source_id_is_never_given_to_a_new_source() {
     let next = add(&store, "/n/c.md", "Third note.");
     assert!(next.0 > last.0, "{next:?} reuses or precedes {last:?}");
 }
+
+/// The Sources screen reads the pages of a whole window of sources in one read: each
+/// source's pages sorted by title, in the order the sources were asked for (a source asked
+/// twice gets its pages twice), none for a source that feeds no page, and the pages a
+/// source shares with another counted with both.
+#[test]
+fn the_pages_of_several_sources_come_in_one_read_each_sorted_by_title() {
+    let store = Store::open_in_memory().expect("open");
+    let a = add(&store, "/n/a.md", "Espresso has crema; tamping matters.");
+    let b = add(&store, "/n/b.md", "Crema sits on espresso.");
+    let c = add(&store, "/n/c.md", "Burr grinders crush beans.");
+    let t = add(&store, "/n/t.md", "Tamping presses the coffee.");
+    let idle = add(&store, "/n/idle.md", "never compiled");
+    let mut espresso = result("Espresso", "e");
+    espresso.concepts = vec!["Tamping".to_owned(), "Crema".to_owned()];
+    compile(&store, a, &espresso, &[], &[]);
+    let mut crema = result("Crema", "c");
+    crema.concepts = vec!["Espresso".to_owned()];
+    compile(&store, b, &crema, &[], &[]);
+    compile(&store, c, &result("Burr Grinders", "g"), &[], &[]);
+    compile(&store, t, &result("Tamping", "t"), &[], &[]);
+
+    let asked = [c, a, idle, b, a];
+    let fed = store.pages_of_sources(&asked).expect("pages of sources");
+    let shown: Vec<Vec<(&str, u32)>> = fed
+        .iter()
+        .map(|pages| {
+            pages
+                .iter()
+                .map(|p| (p.title.as_str(), p.source_count))
+                .collect()
+        })
+        .collect();
+    let all_of_a = vec![("Crema", 2), ("Espresso", 2), ("Tamping", 2)];
+    assert_eq!(
+        shown,
+        [
+            vec![("Burr Grinders", 1)],
+            all_of_a.clone(),
+            vec![],
+            vec![("Crema", 2), ("Espresso", 2)],
+            all_of_a,
+        ]
+    );
+    for (source, pages) in asked.iter().zip(&fed) {
+        assert_eq!(&store.source_pages(*source).expect("source pages"), pages);
+    }
+    assert!(store.pages_of_sources(&[]).expect("no sources").is_empty());
+}

@@ -116,6 +116,15 @@ pub(crate) enum PartStep {
 /// asked up to [`CHUNK_ATTEMPTS`] times; a transport failure (which the provider already
 /// retried) moves on to the next provider at once; when none is left the part is given
 /// up with the last reason.
+///
+/// It is not the one call loop ([`crate::call::step::CompileState`] under
+/// [`crate::call::Caller`]) because a part is asked differently: the same prompt again with
+/// no feedback, [`CHUNK_ATTEMPTS`] times whatever the `retries` setting; a refused request
+/// (not a transport failure) tried again on the same provider; no call budget (no
+/// `num_ctx`, the configured answer budget as it is); a JSONL answer schema and the
+/// chunk's own grounds; no call-log record (a part's calls and tokens are summed in its
+/// [`PartResult`] and the reading's report); progress as claims so far over every part;
+/// and a given-up part keeps the last reason alone, not the list of what was tried.
 #[derive(Debug, Clone)]
 pub(crate) struct PartReading {
     result: PartResult,
