@@ -11,8 +11,8 @@
 
 use std::time::{Duration, Instant};
 
-use wikimind::contract::{CheckedClaim, CompilationResult, Confidence};
-use wikimind::store::{CompileRecord, NewSource, SaveArticle, SourceKind, SourcePage, Store};
+use wikimind::contract::{CheckedClaim, Confidence};
+use wikimind::store::{fixtures, NewSource, SaveArticle, SourceKind, SourcePage, Store};
 
 const PAGES: usize = 300;
 const RUNS: usize = 5;
@@ -123,25 +123,11 @@ fn wiki(dir: &std::path::Path, book: &Book, cite: bool) -> Store {
                 grounded: true,
             })
             .collect();
-        let result = CompilationResult {
-            title: "Book".to_owned(),
-            summary: "A book.".to_owned(),
-            key_claims: Vec::new(),
-            concepts: Vec::new(),
-            backlink_suggestions: Vec::new(),
-            open_questions: Vec::new(),
-            article_body: "A book.".to_owned(),
-        };
+        let result = fixtures::result("Book", "A book.");
         store
             .save_article(&SaveArticle {
-                source_id: id,
-                result: &result,
                 claims: &claims,
-                links: &[],
-                truncated: false,
-                title_is_page: true,
-                unnamed_concepts: &[],
-                record: &CompileRecord::default(),
+                ..fixtures::digest(id, &result)
             })
             .expect("save");
     }

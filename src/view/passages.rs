@@ -754,8 +754,8 @@ mod tests {
     /// highlighted, as for a file; the copy goes with the source.
     #[test]
     fn a_downloaded_pdf_shows_a_citations_page_from_the_copy_the_wiki_keeps() {
-        use crate::contract::{CheckedClaim, CompilationResult, Confidence};
-        use crate::store::{CompileRecord, SaveArticle};
+        use crate::contract::{CheckedClaim, Confidence};
+        use crate::store::SaveArticle;
         if !pdf::available() || !pdf::renderer_available() {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -790,30 +790,17 @@ mod tests {
         );
 
         let quote = "PHYS2 garden field";
-        let result = CompilationResult {
-            title: "Pages".into(),
-            summary: "Five pages.".into(),
-            key_claims: Vec::new(),
-            concepts: Vec::new(),
-            backlink_suggestions: Vec::new(),
-            open_questions: Vec::new(),
-            article_body: "Five pages.".into(),
-        };
+        let result = crate::store::fixtures::result("Pages", "Five pages.");
+        let claims = [CheckedClaim {
+            claim: "Page two names a garden.".into(),
+            confidence: Confidence::Sourced,
+            quote: Some(quote.into()),
+            grounded: true,
+        }];
         wiki.store()
             .save_article(&SaveArticle {
-                source_id: source,
-                result: &result,
-                claims: &[CheckedClaim {
-                    claim: "Page two names a garden.".into(),
-                    confidence: Confidence::Sourced,
-                    quote: Some(quote.into()),
-                    grounded: true,
-                }],
-                links: &[],
-                truncated: false,
-                title_is_page: true,
-                unnamed_concepts: &[],
-                record: &CompileRecord::default(),
+                claims: &claims,
+                ..crate::store::fixtures::digest(source, &result)
             })
             .unwrap();
         let digest = wiki
