@@ -9,18 +9,9 @@ use std::time::{Duration, Instant};
 use wikimind::compile::ground::normalise;
 use wikimind::compile::GroundingIndex;
 
-/// A deterministic generator (64-bit LCG), so every run measures the same text.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) as usize) % n
-    }
-}
+#[path = "support/lcg.rs"]
+mod lcg;
+use lcg::Lcg;
 
 /// Prose of about `bytes` bytes from a vocabulary of 3,000 words, in sentences and
 /// paragraphs, with some accents and curly quotes; returned as words with what follows each.

@@ -14,21 +14,12 @@ use std::time::{Duration, Instant};
 use wikimind::contract::{CheckedClaim, Confidence};
 use wikimind::store::{fixtures, NewSource, SaveArticle, SourceKind, SourcePage, Store};
 
+#[path = "support/lcg.rs"]
+mod lcg;
+use lcg::Lcg;
+
 const PAGES: usize = 300;
 const RUNS: usize = 5;
-
-/// A deterministic generator (64-bit LCG), so every run measures the same text.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) as usize) % n
-    }
-}
 
 /// A document of `PAGES` pages of about 5,700 bytes, each of paragraphs of words from a
 /// vocabulary of 3,000; each page's quote is eight words from the middle of its first

@@ -7,6 +7,20 @@ use wikimind::store::{SourceId, Store};
 
 use crate::seed::{add, result, save_with_claims};
 
+/// Whether Poppler's `pdftotext` is missing here (never under CI, where scripts/setup.sh
+/// installs it: a test that needs it fails there rather than skipping).
+fn poppler_missing() -> bool {
+    if wikimind_documents::pdf::available() {
+        return false;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "poppler-utils is needed (scripts/setup.sh)"
+    );
+    eprintln!("SKIPPED: poppler-utils is not installed");
+    true
+}
+
 /// The fixture PDF of five pages labelled i, ii, 1, 2, 3, copied to `dir/name`; its text
 /// as ingest reads it, and its origin.
 fn pdf_copy(dir: &std::path::Path, name: &str) -> (String, String) {
@@ -40,12 +54,7 @@ fn cited_page(store: &Store, source: SourceId, quote: &str) -> Vec<(Option<u32>,
 /// kept as they are. Done once.
 #[test]
 fn the_pdf_pages_backfill_gives_pdfs_of_older_builds_their_pages() {
-    if !wikimind_documents::pdf::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "poppler-utils is needed (scripts/setup.sh)"
-        );
-        eprintln!("SKIPPED: poppler-utils is not installed");
+    if poppler_missing() {
         return;
     }
     let dir = tempfile::tempdir().expect("dir");
@@ -111,22 +120,12 @@ fn the_pdf_pages_backfill_gives_pdfs_of_older_builds_their_pages() {
 fn adding_a_pdf_reports_its_pages_as_they_are_read() {
     use std::sync::{Arc, Mutex};
     use wikimind::ingest::{ReadingProgress, ReadingSink};
-    if !wikimind_documents::pdf::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "poppler-utils is needed (scripts/setup.sh)"
-        );
-        eprintln!("SKIPPED: poppler-utils is not installed");
+    if poppler_missing() {
         return;
     }
     let dir = tempfile::tempdir().expect("dir");
+    pdf_copy(dir.path(), "labels.pdf");
     let pdf = dir.path().join("labels.pdf");
-    std::fs::copy(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("crates/documents/tests/data/page-labels.pdf"),
-        &pdf,
-    )
-    .expect("copy");
     let told: Arc<Mutex<Vec<ReadingProgress>>> = Arc::default();
     let sink = {
         let told = Arc::clone(&told);

@@ -206,41 +206,35 @@ impl Store {
         rows: &[SourceMetadata],
         done: bool,
     ) -> Result<Option<usize>> {
-        self.write(
-            || format!("recording a batch of backfill {name}"),
-            |tx| {
-                if !advance(tx, name, version, from, to, done)? {
-                    return Ok(None);
-                }
-                let mut changed = 0;
-                for row in rows {
-                    let (tags, aliases) = (
-                        json::to_json("sources.tags", &row.tags)?,
-                        json::to_json("sources.aliases", &row.aliases)?,
-                    );
-                    changed += tx.execute(
-                        "UPDATE sources SET title_hint = COALESCE(?2, title_hint), tags = ?3,
+        self.backfill_batch(name, version, (from, to), done, |tx| {
+            let mut changed = 0;
+            for row in rows {
+                let (tags, aliases) = (
+                    json::to_json("sources.tags", &row.tags)?,
+                    json::to_json("sources.aliases", &row.aliases)?,
+                );
+                changed += tx.execute(
+                    "UPDATE sources SET title_hint = COALESCE(?2, title_hint), tags = ?3,
                              aliases = ?4
                          WHERE id = ?1 AND (title_hint IS NOT COALESCE(?2, title_hint)
                              OR tags IS NOT ?3 OR aliases IS NOT ?4)",
-                        params![row.source, row.title, tags, aliases],
-                    )?;
-                    let page: Option<(crate::PageId, String)> = tx
-                        .query_row(
-                            "SELECT p.id, p.title_key FROM page_sources ps
+                    params![row.source, row.title, tags, aliases],
+                )?;
+                let page: Option<(crate::PageId, String)> = tx
+                    .query_row(
+                        "SELECT p.id, p.title_key FROM page_sources ps
                              JOIN pages p ON p.id = ps.page_id
                              WHERE ps.source_id = ?1 AND ps.by_title = 1",
-                            [row.source],
-                            |r| Ok((r.get(0)?, r.get(1)?)),
-                        )
-                        .optional()?;
-                    if let Some((page, key)) = page {
-                        crate::tx::feed::declare_aliases(tx, row.source, page, &key)?;
-                    }
+                        [row.source],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .optional()?;
+                if let Some((page, key)) = page {
+                    crate::tx::feed::declare_aliases(tx, row.source, page, &key)?;
                 }
-                Ok(Some(changed))
-            },
-        )
+            }
+            Ok(changed)
+        })
     }
 
     /// Records one batch of the backfill `name` at `version`, in one transaction: the
@@ -257,17 +251,12 @@ impl Store {
         downgrade: &[i64],
         done: bool,
     ) -> Result<bool> {
-        self.write(
-            || format!("recording a batch of backfill {name}"),
-            |tx| {
-                if !advance(tx, name, version, from, to, done)? {
-                    return Ok(false);
-                }
-                let unlinked = downgrade_claims(tx, table, downgrade)?;
-                crate::tx::cite::prune_citations_in(tx, &unlinked)?;
-                Ok(true)
-            },
-        )
+        self.backfill_batch(name, version, (from, to), done, |tx| {
+            let unlinked = downgrade_claims(tx, table, downgrade)?;
+            crate::tx::cite::prune_citations_in(tx, &unlinked)?;
+            Ok(())
+        })
+        .map(|batch| batch.is_some())
     }
 
     /// Records one batch of a citations backfill `name` at `version`, in one transaction:
@@ -283,34 +272,28 @@ impl Store {
         claims: &[GroundedClaim],
         done: bool,
     ) -> Result<Option<CitedBatch>> {
-        self.write(
-            || format!("recording a batch of backfill {name}"),
-            |tx| {
-                if !advance(tx, name, version, from, to, done)? {
-                    return Ok(None);
-                }
-                let mut batch = CitedBatch::default();
-                let mut texts = SourceTexts::default();
-                for claim in claims {
-                    let mut placed = false;
-                    let mut new = false;
-                    for &source in &claim.sources {
-                        match cite_quote(tx, &mut texts, source, &claim.quote)? {
-                            Cited::Already => placed = true,
-                            Cited::Placed => (placed, new) = (true, true),
-                            Cited::NotFound => {}
-                        }
-                    }
-                    if new {
-                        batch.placed += 1;
-                    }
-                    if !placed {
-                        batch.unplaced.push(claim.quote.clone());
+        self.backfill_batch(name, version, (from, to), done, |tx| {
+            let mut batch = CitedBatch::default();
+            let mut texts = SourceTexts::default();
+            for claim in claims {
+                let mut placed = false;
+                let mut new = false;
+                for &source in &claim.sources {
+                    match cite_quote(tx, &mut texts, source, &claim.quote)? {
+                        Cited::Already => placed = true,
+                        Cited::Placed => (placed, new) = (true, true),
+                        Cited::NotFound => {}
                     }
                 }
-                Ok(Some(batch))
-            },
-        )
+                if new {
+                    batch.placed += 1;
+                }
+                if !placed {
+                    batch.unplaced.push(claim.quote.clone());
+                }
+            }
+            Ok(batch)
+        })
     }
 }
 
@@ -344,15 +327,9 @@ impl Store {
         sources: &[SourceId],
         done: bool,
     ) -> Result<Option<usize>> {
-        self.write(
-            || format!("recording a batch of backfill {name}"),
-            |tx| {
-                if !advance(tx, name, version, from, to, done)? {
-                    return Ok(None);
-                }
-                Ok(Some(crate::tx::cite::prune_citations_in(tx, sources)?))
-            },
-        )
+        self.backfill_batch(name, version, (from, to), done, |tx| {
+            crate::tx::cite::prune_citations_in(tx, sources)
+        })
     }
 }
 
@@ -407,32 +384,26 @@ impl Store {
         read: &[(PagelessPdf, Vec<crate::SourcePage>)],
         done: bool,
     ) -> Result<Option<usize>> {
-        self.write(
-            || format!("recording a batch of backfill {name}"),
-            |tx| {
-                if !advance(tx, name, version, from, to, done)? {
-                    return Ok(None);
+        self.backfill_batch(name, version, (from, to), done, |tx| {
+            let mut recorded = 0;
+            for (source, pages) in read {
+                let same: bool = tx
+                    .query_row(
+                        "SELECT text = ?2 FROM sources WHERE id = ?1",
+                        params![source.id, source.text],
+                        |row| row.get(0),
+                    )
+                    .optional()?
+                    .unwrap_or(false);
+                if !same || pages.is_empty() {
+                    continue;
                 }
-                let mut recorded = 0;
-                for (source, pages) in read {
-                    let same: bool = tx
-                        .query_row(
-                            "SELECT text = ?2 FROM sources WHERE id = ?1",
-                            params![source.id, source.text],
-                            |row| row.get(0),
-                        )
-                        .optional()?
-                        .unwrap_or(false);
-                    if !same || pages.is_empty() {
-                        continue;
-                    }
-                    crate::tables::source_pages::replace_pages(tx, source.id, pages)?;
-                    crate::tx::cite::reanchor_source(tx, source.id)?;
-                    recorded += 1;
-                }
-                Ok(Some(recorded))
-            },
-        )
+                crate::tables::source_pages::replace_pages(tx, source.id, pages)?;
+                crate::tx::cite::reanchor_source(tx, source.id)?;
+                recorded += 1;
+            }
+            Ok(recorded)
+        })
     }
 }
 
@@ -444,6 +415,30 @@ pub struct CitedBatch {
     /// The quotes of claims that could not be placed in any of their sources (the claims
     /// are kept as they are).
     pub unplaced: Vec<String>,
+}
+
+impl Store {
+    /// One batch of backfill `name` at `version`, in one transaction: the cursor moves
+    /// from `from` to `to` (`done` marks it finished) and `record` writes the batch. `None`,
+    /// with nothing written, when another process moved the cursor meanwhile.
+    fn backfill_batch<T>(
+        &self,
+        name: &str,
+        version: u32,
+        (from, to): (i64, i64),
+        done: bool,
+        record: impl FnOnce(&Transaction<'_>) -> Result<T>,
+    ) -> Result<Option<T>> {
+        self.write(
+            || format!("recording a batch of backfill {name}"),
+            |tx| {
+                if !advance(tx, name, version, from, to, done)? {
+                    return Ok(None);
+                }
+                record(tx).map(Some)
+            },
+        )
+    }
 }
 
 /// Moves the cursor of backfill `name` from `from` to `to` (creating its row at the first
