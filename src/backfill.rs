@@ -94,6 +94,9 @@ const PDF_PAGES: (&str, u32) = ("pdf-pages", 1);
 /// How many PDFs one batch of [`PDF_PAGES`] reads (each may take a second or more).
 const PDF_BATCH: usize = 8;
 
+/// The largest PDF [`PDF_PAGES`] reads again.
+const PDF_PAGES_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
 /// How many quotes that cannot be placed a citations backfill names in its notice.
 const UNPLACED_NAMED: usize = 3;
 
@@ -232,10 +235,18 @@ fn pages_again(
     source: &crate::store::PagelessPdf,
 ) -> std::result::Result<Vec<crate::store::SourcePage>, String> {
     let path = std::path::Path::new(&source.origin);
-    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+    let gone = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::NotFound => "the file is gone".to_owned(),
         _ => format!("the file cannot be read: {e}"),
-    })?;
+    };
+    // Read whole into memory, so bounded (a file may have grown since it was ingested).
+    if std::fs::metadata(path).map_err(gone)?.len() > PDF_PAGES_MAX_BYTES {
+        return Err(format!(
+            "the file is now larger than {} MB",
+            PDF_PAGES_MAX_BYTES / (1024 * 1024)
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(gone)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
     let document = wikimind_documents::pdf::read_pdf(
         &bytes,

@@ -29,6 +29,11 @@ impl Settings {
     /// Refused, with the reason, when `path` is not a regular file (`/dev/null`, say: the
     /// servers are then for this session only) or is not valid TOML.
     pub fn save_servers(&self, path: &Path) -> Result<(), ConfigError> {
+        // A config file kept as a link (dotfiles) is written where the link leads, so the
+        // link stays; and it keeps its permissions.
+        let linked = std::fs::canonicalize(path).ok();
+        let path = linked.as_deref().unwrap_or(path);
+        let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
         let text = match std::fs::metadata(path) {
             Ok(meta) if !meta.is_file() => {
                 return Err(ConfigError::Invalid {
@@ -77,7 +82,7 @@ impl Settings {
                 write_server(table, primary);
             }
         }
-        write_whole(path, &doc.to_string())
+        write_whole(path, &doc.to_string(), permissions)
     }
 }
 
@@ -113,8 +118,13 @@ fn set(table: &mut Table, key: &str, text: &str) {
     }
 }
 
-/// Writes `text` to `path` through a temporary file beside it, renamed over it.
-fn write_whole(path: &Path, text: &str) -> Result<(), ConfigError> {
+/// Writes `text` to `path` through a temporary file beside it (with `permissions`, the
+/// old file's, when given), renamed over it.
+fn write_whole(
+    path: &Path,
+    text: &str,
+    permissions: Option<std::fs::Permissions>,
+) -> Result<(), ConfigError> {
     let failed = |source: std::io::Error| ConfigError::Write {
         path: path.to_path_buf(),
         source,
@@ -128,6 +138,10 @@ fn write_whole(path: &Path, text: &str) -> Result<(), ConfigError> {
         .unwrap_or_else(|| super::CONFIG_FILE.to_owned());
     let part = path.with_file_name(format!(".{name}.{}.part", std::process::id()));
     std::fs::write(&part, text)
+        .and_then(|()| match permissions {
+            Some(permissions) => std::fs::set_permissions(&part, permissions),
+            None => Ok(()),
+        })
         .and_then(|()| std::fs::rename(&part, path))
         .map_err(|e| {
             let _ = std::fs::remove_file(&part);
@@ -252,6 +266,31 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("base_url"), "{text}");
+    }
+
+    /// A config file kept as a link is written where the link leads (the link stays), and
+    /// keeps its permissions.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_config_file_stays_a_link_with_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("dotfiles").join("wikimind.toml");
+        std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+        std::fs::write(&real, FILE).unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.path().join("config.toml");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let mut settings = read(&link);
+        settings.providers[0].model = "qwen3".to_owned();
+        settings.save_servers(&link).unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(read(&real).providers[0].model, "qwen3");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
     }
 
     /// What the window says after applying servers: what is used now and the file it is

@@ -73,7 +73,8 @@ impl SettingsView {
             )
         };
         let kept = match settings.servers_file() {
-            None => "for this session only: no config file can be named (set                      WIKIMIND_CONFIG or HOME)"
+            None => "for this session only: no config file can be named (set \
+                     WIKIMIND_CONFIG or HOME)"
                 .to_owned(),
             Some(file) => match settings.save_servers(&file) {
                 Ok(()) => format!("kept in {}", file.display()),

@@ -179,7 +179,8 @@ impl Wiki {
                 if s.kind == crate::store::SourceKind::Url {
                     if let Err(e) = self.keep_download(outcome.source_id(), s.original.as_deref()) {
                         warnings.push(format!(
-                            "{}: a copy of the PDF could not be kept in the wiki's data                              folder, so its pages cannot be shown as images ({e})",
+                            "{}: a copy of the PDF could not be kept in the wiki's data \
+                             folder, so its pages cannot be shown as images ({e})",
                             s.origin
                         ));
                     }
