@@ -19,7 +19,9 @@
 //! of the notes that feed a page, orphans only (pages no other page links to, as `lint`
 //! counts them), wanted pages shown or hidden, one community. Above [`GraphFilter::limit`]
 //! nodes the view is the overview: the largest nodes only, with the communities to zoom
-//! into (a community filter then loads all of its nodes).
+//! into (a community filter then loads all of its nodes); asked for an area of the layout
+//! (the part the window shows, as it zooms in), an overview shows every node inside that
+//! area first and fills what room is left with the largest of the rest.
 
 use std::time::{Duration, Instant};
 
@@ -30,8 +32,8 @@ pub use wikimind_graph::nodes::origin_in_folder;
 use wikimind_graph::nodes::{LinkEdge, NodeFilter, PageNode, WikiGraph};
 use wikimind_graph::stored::{relay_changed, relay_whole, Changed, Relaid};
 pub use wikimind_graph::view::{
-    CommunityView, GraphLabel, GraphLaidOut, GraphLayoutPhase, GraphLayoutView, GraphNodeKind,
-    DEFAULT_NODE_LIMIT, MAX_DEPTH,
+    CommunityView, GraphArea, GraphLabel, GraphLaidOut, GraphLayoutPhase, GraphLayoutView,
+    GraphNodeKind, DEFAULT_NODE_LIMIT, MAX_DEPTH,
 };
 use wikimind_graph::view::{PlacedGraph, ViewColumns};
 
@@ -59,7 +61,7 @@ pub type GraphEdgeRecord = wikimind_graph::view::GraphEdgeRecord<PageId>;
 
 /// Which nodes the graph view shows. The default shows everything up to
 /// [`DEFAULT_NODE_LIMIT`] nodes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS))]
 pub struct GraphFilter {
     /// Only pages of this kind (`null`: topics and answers).
@@ -77,6 +79,10 @@ pub struct GraphFilter {
     pub community: Option<u32>,
     /// At most this many nodes (the largest first); `null`: [`DEFAULT_NODE_LIMIT`].
     pub limit: Option<u32>,
+    /// Above the limit, the nodes in this part of the layout first (`null`: the largest
+    /// anywhere). The window sends the part it shows as it zooms into an overview.
+    #[serde(default)]
+    pub area: Option<GraphArea>,
 }
 
 impl Default for GraphFilter {
@@ -89,6 +95,7 @@ impl Default for GraphFilter {
             show_wanted: true,
             community: None,
             limit: None,
+            area: None,
         }
     }
 }
@@ -123,8 +130,15 @@ pub struct GraphView {
     pub edges: Vec<u32>,
     /// How many nodes passed the filter (more than are here when `overview` is true).
     pub matched: u32,
-    /// Whether only the largest `limit` of the matching nodes are here.
+    /// Whether only `limit` of the matching nodes are here (the largest, or those in the
+    /// filter's `area` first).
     pub overview: bool,
+    /// Whether every matching node inside the filter's `area` (no area: anywhere) is here:
+    /// `true` unless `overview`. Zooming further into a part that is not whole shows more.
+    pub area_whole: bool,
+    /// The part of the layout every laid-out node of the whole graph lies in (`null`:
+    /// nothing is laid out yet).
+    pub bounds: Option<GraphArea>,
     /// The index of the node a local graph is centred on.
     pub centre: Option<u32>,
     /// The largest communities of the whole graph (at most 24), largest first.
@@ -198,15 +212,17 @@ impl GraphView {
         self.columns().dot()
     }
 
-    /// The view of `placed`'s nodes `keep` marks, the largest `limit` of them.
+    /// The view of `placed`'s nodes `keep` marks, at most `limit` of them (those in `area`
+    /// first, then the largest).
     fn of(
         placed: &PlacedGraph<PageId>,
         keep: Vec<bool>,
         limit: Option<u32>,
         centre: Option<usize>,
+        area: Option<&GraphArea>,
         layout: GraphLayoutView,
     ) -> GraphView {
-        let chosen = placed.select(keep, limit, centre);
+        let chosen = placed.select(keep, limit, centre, area);
         let (graph, nodes) = (&placed.graph, &chosen.nodes);
         let sizes = graph.sizes();
         let at = |i: usize| placed.positions[i].unwrap_or_default();
@@ -222,6 +238,8 @@ impl GraphView {
             edges: chosen.edges,
             matched: chosen.matched,
             overview: chosen.overview,
+            area_whole: chosen.area_whole,
+            bounds: chosen.bounds,
             centre: chosen.centre,
             top_communities: chosen.top_communities,
             layout,
@@ -407,7 +425,15 @@ impl Wiki {
         let keep = placed
             .graph
             .passing(&self.node_filter(filter)?, &placed.communities);
-        Ok(GraphView::of(&placed, keep, filter.limit, None, layout))
+        let area = filter.area.as_ref();
+        Ok(GraphView::of(
+            &placed,
+            keep,
+            filter.limit,
+            None,
+            area,
+            layout,
+        ))
     }
 
     /// [`Wiki::graph`] after bringing the layout up to date in this process (the CLI: it
@@ -435,6 +461,7 @@ impl Wiki {
             keep,
             Some(u32::MAX),
             Some(start),
+            None,
             layout,
         ))
     }

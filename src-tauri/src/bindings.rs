@@ -110,6 +110,7 @@ pub fn typescript() -> String {
         decl::<HealthView>(),
         decl::<wikimind::lint::Asked>(),
         decl::<wikimind::graph::GraphNodeKind>(),
+        decl::<wikimind::graph::GraphArea>(),
         decl::<wikimind::graph::GraphFilter>(),
         decl::<wikimind::graph::GraphLayoutPhase>(),
         decl::<wikimind::graph::GraphLayoutView>(),

@@ -1,7 +1,7 @@
 //! The graph view over a real database: nodes and edges as pages and links resolve, the
 //! stored layout (deterministic, incremental), filters and the local graph.
 
-use wikimind::graph::{GraphFilter, GraphNodeKind, GraphView};
+use wikimind::graph::{GraphArea, GraphFilter, GraphNodeKind, GraphView};
 use wikimind::store::{BulkSeed, JobOwner, PageKind};
 use wikimind::wiki::Wiki;
 use wikimind::PageId;
@@ -149,6 +149,29 @@ fn each_filter_narrows_the_nodes() {
     assert!(overview.overview);
     assert_eq!(overview.matched, 5);
     assert!(overview.titles.contains(&"Crema".to_owned()));
+    assert!(!overview.titles.contains(&"Grinder".to_owned()));
+    assert!(!overview.area_whole);
+    // Zoomed in on Grinder (linked with nothing): it comes first, the largest fill the rest.
+    let (x, y) = at(&wiki.graph(&GraphFilter::default()).unwrap(), "Grinder");
+    let area = GraphArea {
+        min_x: x - 0.01,
+        min_y: y - 0.01,
+        max_x: x + 0.01,
+        max_y: y + 0.01,
+    };
+    let zoomed = wiki
+        .graph(&GraphFilter {
+            limit: Some(2),
+            area: Some(area),
+            ..GraphFilter::default()
+        })
+        .unwrap();
+    assert!(zoomed.overview);
+    assert!(zoomed.area_whole);
+    assert_eq!(zoomed.titles.len(), 2);
+    assert!(zoomed.titles.contains(&"Grinder".to_owned()));
+    let bounds = zoomed.bounds.expect("laid out");
+    assert!(bounds.contains(x, y) && bounds.max_x > bounds.min_x);
 }
 
 #[test]

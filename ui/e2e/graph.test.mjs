@@ -99,7 +99,16 @@ test("graph: the whole graph laid out after a compile, search centres a node, th
   await s.clickOn("#compile-all");
   await s.waitCount('.source-row[data-status="compiled"]', 4, 60000);
   // The app's queue lays the graph out once the run's jobs are done.
-  await until("the graph laid out", () => invoke("graph", { filter: { kind: null, tag: null, folder: null, orphans_only: false, show_wanted: true, community: null, limit: null } }), (g) => g.layout.phase === "current" && g.titles.length >= 5);
+  const everything = { kind: null, tag: null, folder: null, orphans_only: false, show_wanted: true, community: null, limit: null, area: null };
+  const laid = await until("the graph laid out", () => invoke("graph", { filter: everything }), (g) => g.layout.phase === "current" && g.titles.length >= 5);
+  // An overview zoomed into a part (here: at most 2 nodes, around Grinder, linked with
+  // nothing) shows that part's nodes first and says the part is whole.
+  const at = laid.titles.indexOf("Grinder");
+  const near = { min_x: laid.xs[at] - 0.01, min_y: laid.ys[at] - 0.01, max_x: laid.xs[at] + 0.01, max_y: laid.ys[at] + 0.01 };
+  const plain = await invoke("graph", { filter: { ...everything, limit: 2 } });
+  const part = await invoke("graph", { filter: { ...everything, limit: 2, area: near } });
+  assert.ok(plain.overview && !plain.area_whole && !plain.titles.includes("Grinder"), plain.titles.join(", "));
+  assert.ok(part.overview && part.area_whole && part.titles.includes("Grinder"), part.titles.join(", "));
 
   await s.clickOn("#nav-graph");
   await s.wait("#graph-canvas");

@@ -1776,6 +1776,29 @@ job: number | null, };
 export type GraphNodeKind = "topic" | "answer" | "wanted";
 
 /**
+ * A rectangle of the layout plane (the part of the graph a window shows, with a margin):
+ * above the node limit, a view asked for an area shows every node inside it first
+ * ([`PlacedGraph::select`]), so zooming into the overview loads what is there.
+ */
+export type GraphArea = { 
+/**
+ * Its left edge.
+ */
+min_x: number, 
+/**
+ * Its top edge.
+ */
+min_y: number, 
+/**
+ * Its right edge.
+ */
+max_x: number, 
+/**
+ * Its bottom edge.
+ */
+max_y: number, };
+
+/**
  * Which nodes the graph view shows. The default shows everything up to
  * [`DEFAULT_NODE_LIMIT`] nodes.
  */
@@ -1808,7 +1831,12 @@ community: number | null,
 /**
  * At most this many nodes (the largest first); `null`: [`DEFAULT_NODE_LIMIT`].
  */
-limit: number | null, };
+limit: number | null, 
+/**
+ * Above the limit, the nodes in this part of the layout first (`null`: the largest
+ * anywhere). The window sends the part it shows as it zooms into an overview.
+ */
+area: GraphArea | null, };
 
 /**
  * Where the stored layout stands.
@@ -1917,9 +1945,20 @@ edges: Array<number>,
  */
 matched: number, 
 /**
- * Whether only the largest `limit` of the matching nodes are here.
+ * Whether only `limit` of the matching nodes are here (the largest, or those in the
+ * filter's `area` first).
  */
 overview: boolean, 
+/**
+ * Whether every matching node inside the filter's `area` (no area: anywhere) is here:
+ * `true` unless `overview`. Zooming further into a part that is not whole shows more.
+ */
+area_whole: boolean, 
+/**
+ * The part of the layout every laid-out node of the whole graph lies in (`null`:
+ * nothing is laid out yet).
+ */
+bounds: GraphArea | null, 
 /**
  * The index of the node a local graph is centred on.
  */

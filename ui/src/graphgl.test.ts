@@ -17,6 +17,8 @@ function small(): GraphView {
     edges: [0, 1, 2, 0, 3, 1],
     matched: 4,
     overview: false,
+    area_whole: true,
+    bounds: { min_x: -5, min_y: 1, max_x: 20, max_y: 4 },
     centre: null,
     top_communities: [],
     layout: { phase: "current", running: false, laid_out_nodes: 4, took_ms: 1 },

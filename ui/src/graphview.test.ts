@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GraphView, PageId } from "./bindings";
 import { EDGE_FLOATS, edgeBuffer } from "./graphgl";
-import { bySize, colour, fitCamera, labelled, labelledInView, linksInView, nodeAt, nodeDomId, nodeLabel, ringed, toLayout, toScreen, unclutteredLabels, visibleNodes, zoomAt, type Camera } from "./graphview";
+import { areaToLoad, bySize, colour, fitCamera, labelled, labelledInView, linksInView, nodeAt, nodeDomId, nodeLabel, ringed, toLayout, toScreen, unclutteredLabels, visibleNodes, zoomAt, type Camera } from "./graphview";
 
 /** A view of `n` nodes on a line, node i at (i*10, 0) with size i. */
 function line(n: number): GraphView {
@@ -17,11 +17,51 @@ function line(n: number): GraphView {
     edges: [],
     matched: n,
     overview: false,
+    area_whole: true,
+    bounds: n ? { min_x: 0, min_y: 0, max_x: (n - 1) * 10, max_y: 0 } : null,
     centre: null,
     top_communities: [],
     layout: { phase: "current", running: false, laid_out_nodes: n, took_ms: 1 },
   };
 }
+
+describe("zooming into an overview", () => {
+  /** An overview of a 1000×1000 plane: the largest nodes only, the rest left out. */
+  function overview(): GraphView {
+    return { ...line(3), overview: true, area_whole: false, bounds: { min_x: 0, min_y: 0, max_x: 1000, max_y: 1000 } };
+  }
+  const whole: Camera = { x: 500, y: 500, scale: 0.4 };
+
+  it("reads nothing again while the whole graph is in view, or for a view that is no overview", () => {
+    expect(areaToLoad(overview(), null, whole, 500, 500)).toBeNull();
+    expect(areaToLoad(line(3), null, { x: 5, y: 0, scale: 100 }, 500, 500)).toBeNull();
+    // Looking past every node: nothing there to read.
+    expect(areaToLoad(overview(), null, { x: 5000, y: 5000, scale: 1 }, 500, 500)).toBeNull();
+  });
+
+  it("reads the part in view, with a margin, once the view is zoomed in on it", () => {
+    // 100×100 of the plane in view, around (200, 300).
+    const cam: Camera = { x: 200, y: 300, scale: 5 };
+    const area = areaToLoad(overview(), null, cam, 500, 500);
+    expect(area).toEqual({ min_x: 100, min_y: 200, max_x: 300, max_y: 400 });
+    // Read and whole: panning within it, or zooming further in, needs nothing more.
+    const read = { ...overview(), area_whole: true };
+    expect(areaToLoad(read, area, { ...cam, x: 240 }, 500, 500)).toBeNull();
+    expect(areaToLoad(read, area, { ...cam, scale: 50 }, 500, 500)).toBeNull();
+    // Panned out of it: the new part is read.
+    expect(areaToLoad(read, area, { ...cam, x: 600 }, 500, 500)).toEqual({ min_x: 500, min_y: 200, max_x: 700, max_y: 400 });
+  });
+
+  it("reads a part that was not whole again once zoomed in further, cut to the graph", () => {
+    const cam: Camera = { x: 200, y: 300, scale: 5 };
+    const area = areaToLoad(overview(), null, cam, 500, 500)!;
+    const partial = overview();
+    expect(areaToLoad(partial, area, { ...cam, scale: 10 }, 500, 500)).toBeNull();
+    expect(areaToLoad(partial, area, { ...cam, scale: 21 }, 500, 500)).not.toBeNull();
+    // At the plane's corner the margin is cut to the bounds.
+    expect(areaToLoad(partial, null, { x: 0, y: 0, scale: 5 }, 500, 500)).toEqual({ min_x: 0, min_y: 0, max_x: 100, max_y: 100 });
+  });
+});
 
 describe("the graph's camera", () => {
   it("fits every node in the view", () => {

@@ -2,7 +2,7 @@
 // which nodes are in view, which get a label (level of detail), what is under the pointer.
 // Positions, sizes and communities come from the core (GraphView): nothing here decides
 // what the graph is, only how much of it the window paints.
-import type { GraphNodeKind, GraphView } from "./bindings";
+import type { GraphArea, GraphNodeKind, GraphView } from "./bindings";
 
 /** Where the camera looks: the layout point at the screen's centre, and pixels per unit. */
 export type Camera = { x: number; y: number; scale: number };
@@ -48,6 +48,49 @@ export function zoomAt(c: Camera, w: number, h: number, sx: number, sy: number, 
   const scale = Math.min(Math.max(c.scale * factor, 1e-4), 400);
   const [lx, ly] = toLayout(c, w, h, sx, sy);
   return { x: lx - (sx - w / 2) / scale, y: ly - (sy - h / 2) / scale, scale };
+}
+
+/** The part of the layout plane a `w`×`h` view of camera `c` shows. */
+export function viewArea(c: Camera, w: number, h: number): GraphArea {
+  const [min_x, min_y] = toLayout(c, w, h, 0, 0);
+  const [max_x, max_y] = toLayout(c, w, h, w, h);
+  return { min_x, min_y, max_x, max_y };
+}
+
+/** How far an area asked for reaches past the view on each side, as a share of the view's
+ *  width and height: panning that far needs no new read. */
+const AREA_MARGIN = 0.5;
+/** An area that was not whole is asked for again once the view is this many times smaller. */
+const AREA_ZOOM = 16;
+
+function clipArea(a: GraphArea, to: GraphArea): GraphArea | null {
+  const out = { min_x: Math.max(a.min_x, to.min_x), min_y: Math.max(a.min_y, to.min_y), max_x: Math.min(a.max_x, to.max_x), max_y: Math.min(a.max_y, to.max_y) };
+  return out.min_x <= out.max_x && out.min_y <= out.max_y ? out : null;
+}
+function areaSize(a: GraphArea): number {
+  return (a.max_x - a.min_x) * (a.max_y - a.min_y);
+}
+function areaWithin(a: GraphArea, b: GraphArea): boolean {
+  return a.min_x >= b.min_x && a.min_y >= b.min_y && a.max_x <= b.max_x && a.max_y <= b.max_y;
+}
+
+/**
+ * The part of the layout to read again for the overview `g` — read for the area `loaded`
+ * (null: the whole graph) — as camera `c` now shows it in a `w`×`h` view; null when what `g`
+ * holds already covers the view. It is read again when the view leaves the loaded part, or
+ * when that part was not whole (`g.area_whole`: the core left some of its nodes out) and the
+ * view has zoomed in to a sixteenth of it. What is asked for is the view with a margin, cut
+ * to the graph's bounds. A view that is no overview holds every node: never read again.
+ */
+export function areaToLoad(g: GraphView, loaded: GraphArea | null, c: Camera, w: number, h: number): GraphArea | null {
+  if (!g.overview || !g.bounds || w <= 0 || h <= 0) return null;
+  const view = viewArea(c, w, h);
+  const seen = clipArea(view, g.bounds);
+  if (!seen) return null; // looking past every node
+  const have = loaded ?? g.bounds;
+  if (areaWithin(seen, have) && (g.area_whole || areaSize(seen) * AREA_ZOOM >= areaSize(have))) return null;
+  const mx = (view.max_x - view.min_x) * AREA_MARGIN, my = (view.max_y - view.min_y) * AREA_MARGIN;
+  return clipArea({ min_x: view.min_x - mx, min_y: view.min_y - my, max_x: view.max_x + mx, max_y: view.max_y + my }, g.bounds);
 }
 
 /** A node's radius at zoom factor 1, in pixels: grows with its links. */

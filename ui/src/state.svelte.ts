@@ -63,7 +63,7 @@ class Store {
     colour: "kind" | "community";
     cameras: Record<string, { x: number; y: number; scale: number }>;
   }>({
-    filter: { kind: null, tag: null, folder: null, orphans_only: false, show_wanted: true, community: null, limit: null },
+    filter: { kind: null, tag: null, folder: null, orphans_only: false, show_wanted: true, community: null, limit: null, area: null },
     colour: "community",
     cameras: {},
   });

@@ -77,6 +77,7 @@ pub fn run(global: &Global, args: GraphArgs) -> anyhow::Result<Done> {
             show_wanted: !args.no_wanted,
             community: None,
             limit: Some(args.limit.unwrap_or(u32::MAX)),
+            area: None,
         })?,
     };
     if global.json {

@@ -95,6 +95,49 @@ impl GraphLayoutView {
     }
 }
 
+/// A rectangle of the layout plane (the part of the graph a window shows, with a margin):
+/// above the node limit, a view asked for an area shows every node inside it first
+/// ([`PlacedGraph::select`]), so zooming into the overview loads what is there.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(TS))]
+pub struct GraphArea {
+    /// Its left edge.
+    pub min_x: f32,
+    /// Its top edge.
+    pub min_y: f32,
+    /// Its right edge.
+    pub max_x: f32,
+    /// Its bottom edge.
+    pub max_y: f32,
+}
+
+impl GraphArea {
+    /// Whether the point `(x, y)` lies inside (edges included).
+    pub fn contains(&self, x: f32, y: f32) -> bool {
+        (self.min_x..=self.max_x).contains(&x) && (self.min_y..=self.max_y).contains(&y)
+    }
+
+    /// The smallest area holding every point of `points` (`None`: there are none).
+    pub fn around(points: impl IntoIterator<Item = (f32, f32)>) -> Option<GraphArea> {
+        points.into_iter().fold(None, |area, (x, y)| {
+            Some(match area {
+                None => GraphArea {
+                    min_x: x,
+                    min_y: y,
+                    max_x: x,
+                    max_y: y,
+                },
+                Some(a) => GraphArea {
+                    min_x: a.min_x.min(x),
+                    min_y: a.min_y.min(y),
+                    max_x: a.max_x.max(x),
+                    max_y: a.max_y.max(y),
+                },
+            })
+        })
+    }
+}
+
 /// A community as the overview lists it.
 // The window's bindings carry these docs as they are: `GraphView` is the app's view.
 #[allow(rustdoc::broken_intra_doc_links)]
@@ -315,8 +358,13 @@ pub struct Selection {
     pub edges: Vec<u32>,
     /// How many nodes passed the filter.
     pub matched: u32,
-    /// Whether only the largest `limit` of them are shown.
+    /// Whether only `limit` of them are shown.
     pub overview: bool,
+    /// Whether every node that passed the filter and lies in the area asked for (no area:
+    /// anywhere) is shown: `true` unless the view is an overview.
+    pub area_whole: bool,
+    /// The area every laid-out node of the whole graph lies in (`None`: none is laid out).
+    pub bounds: Option<GraphArea>,
     /// The view index of the node a local graph is centred on.
     pub centre: Option<u32>,
     /// The largest communities of the whole graph, largest first.
@@ -344,13 +392,16 @@ impl<P: Copy + Eq + Hash + Display> PlacedGraph<P> {
         }
     }
 
-    /// The nodes `keep` marks that are laid out, the largest `limit` of them (`None`:
+    /// The nodes `keep` marks that are laid out, at most `limit` of them (`None`:
     /// [`DEFAULT_NODE_LIMIT`]; the centre `centre` of a local graph always among them).
+    /// Above the limit the view is an overview: the nodes inside `area` first, largest
+    /// first, then the largest of the rest (without an area: the largest).
     pub fn select(
         &self,
         mut keep: Vec<bool>,
         limit: Option<u32>,
         centre: Option<usize>,
+        area: Option<&GraphArea>,
     ) -> Selection {
         let graph = &self.graph;
         let n = graph.len();
@@ -361,9 +412,14 @@ impl<P: Copy + Eq + Hash + Display> PlacedGraph<P> {
         let matched: Vec<usize> = (0..n).filter(|&i| keep[i]).collect();
         let limit = limit.unwrap_or(DEFAULT_NODE_LIMIT) as usize;
         let overview = matched.len() > limit;
+        let inside = |i: usize| {
+            area.is_none_or(|a| self.positions[i].is_some_and(|(x, y)| a.contains(x, y)))
+        };
+        let mut area_whole = true;
         let mut chosen = matched.clone();
         if overview {
-            chosen.sort_by_key(|&i| (std::cmp::Reverse(sizes[i]), i));
+            chosen.sort_by_key(|&i| (!inside(i), std::cmp::Reverse(sizes[i]), i));
+            area_whole = chosen.get(limit).is_none_or(|&i| !inside(i));
             chosen.truncate(limit);
             if let Some(c) = centre {
                 if keep[c] && !chosen.contains(&c) {
@@ -400,6 +456,8 @@ impl<P: Copy + Eq + Hash + Display> PlacedGraph<P> {
             edges,
             matched: matched.len() as u32,
             overview,
+            area_whole,
+            bounds: GraphArea::around(self.positions.iter().flatten().copied()),
             centre: centre.and_then(|c| (index[c] != u32::MAX).then_some(index[c])),
             top_communities: self.top_communities(&sizes, &sharing),
             nodes: chosen,
@@ -463,7 +521,7 @@ mod tests {
         let placed = placed();
         assert_eq!(placed.positions[4], Some((4.0, -4.0)));
         assert_eq!(placed.communities[5], u32::MAX);
-        let view = placed.select(vec![true; 7], Some(2), Some(4));
+        let view = placed.select(vec![true; 7], Some(2), Some(4), None);
         // Grinder is not laid out yet: left out.
         assert_eq!(view.matched, 6);
         assert!(view.overview);
@@ -486,15 +544,53 @@ mod tests {
             view.top_communities,
             [community(0, "Espresso"), community(1, "Roast (wanted)")]
         );
-        let whole = placed.select(vec![true; 7], None, None);
+        let whole = placed.select(vec![true; 7], None, None, None);
         assert!(!whole.overview);
         assert_eq!(whole.nodes, [0, 1, 2, 3, 4, 6]);
     }
 
     #[test]
+    fn an_overview_of_an_area_shows_the_nodes_inside_it_first() {
+        let placed = placed();
+        // Tamper (1 link), Roast the answer (none) and Roast the wanted page (2); Grinder
+        // would be inside too, but is not laid out.
+        let area = GraphArea {
+            min_x: 2.5,
+            min_y: -6.5,
+            max_x: 6.5,
+            max_y: -2.5,
+        };
+        let view = placed.select(vec![true; 7], Some(2), None, Some(&area));
+        assert!(view.overview);
+        assert_eq!(view.nodes, [3, 6]);
+        assert!(!view.area_whole, "Roast the answer is inside and left out");
+        let view = placed.select(vec![true; 7], Some(3), None, Some(&area));
+        assert_eq!(view.nodes, [3, 4, 6]);
+        assert!(view.area_whole);
+        // Room to spare goes to the largest of the rest: Espresso.
+        let view = placed.select(vec![true; 7], Some(4), None, Some(&area));
+        assert_eq!(view.nodes, [0, 3, 4, 6]);
+        assert!(view.area_whole);
+        // Without an area, an overview is never whole; a view under its limit always is.
+        assert!(!placed.select(vec![true; 7], Some(4), None, None).area_whole);
+        assert!(
+            placed
+                .select(vec![true; 7], None, None, Some(&area))
+                .area_whole
+        );
+        let bounds = GraphArea {
+            min_x: 0.0,
+            min_y: -6.0,
+            max_x: 6.0,
+            max_y: 0.0,
+        };
+        assert_eq!(view.bounds, Some(bounds));
+    }
+
+    #[test]
     fn records_and_dot_name_nodes_by_their_labels() {
         let placed = placed();
-        let view = placed.select(vec![true; 7], None, None);
+        let view = placed.select(vec![true; 7], None, None, None);
         let pick = |i: usize| view.nodes[i];
         let page_ids: Vec<Option<i64>> = (0..6).map(|i| placed.graph.page_ids[pick(i)]).collect();
         let titles: Vec<String> = (0..6)
