@@ -176,7 +176,7 @@ pub struct NoteIndex {
 impl NoteIndex {
     /// The index of every file source of `store`.
     pub fn of(store: &Store) -> Result<NoteIndex, StoreError> {
-        Ok(NoteIndex::from_sources(&store.sources()?))
+        Ok(NoteIndex::from_sources(&store.note_sources()?))
     }
 
     /// The index of the file sources among `sources`.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::passages::Passages;
 use super::*;
 use crate::reading::{bare_tag, tag_choices, tags_have, ListedVersion};
-use crate::store::{AuthorKind, PageClaim, PageId, PageSummary, SourceSummary};
+use crate::store::{AuthorKind, PageClaim, PageHead, PageId, PageSummary, SourceSummary};
 use wikimind_text::url::redirect_shown;
 
 impl QuoteView {
@@ -128,25 +128,26 @@ impl Wiki {
         let topic_count = u32::try_from(order.topics().count()).unwrap_or(u32::MAX);
         // The answers and the first topics, in the one order of the list.
         let mut topics = 0;
-        let entries = order
+        let shown: Vec<PageId> = order
             .pages
-            .into_iter()
+            .iter()
             .filter(|p| {
                 let topic = p.kind == PageKind::Topic;
                 topics += usize::from(topic);
                 !topic || topics <= super::LIBRARY_FIRST_ROWS
             })
+            .map(|p| p.id)
             .collect();
-        let entries = self.listed(entries)?;
-        let wanted = store.wanted_page_links()?;
-        // Each wanted page is listed once: the list's length is their count.
+        let entries = self.listed(store.page_summaries(&shown)?)?;
+        let (wanted, wanted_count) = store.wanted_pages_first(super::LIBRARY_WANTED_SHOWN)?;
+        // The wanted pages are counted with the most wanted, each once.
         let c = store.page_counts_but_wanted()?;
         Ok(LibraryView {
             counts: CountsView {
                 sources: c.sources,
                 pages: c.pages,
                 answers: c.answers,
-                wanted: wanted.len() as u64,
+                wanted: wanted_count,
             },
             entries,
             topic_count,
@@ -154,7 +155,6 @@ impl Wiki {
             tags: order.tag_choices,
             wanted: wanted
                 .into_iter()
-                .take(super::LIBRARY_WANTED_SHOWN)
                 .map(|w| WantedView {
                     title: w.title,
                     mentions: w.mentions,
@@ -196,8 +196,13 @@ impl Wiki {
         }
         let order = self.library_order(sort, tag)?;
         self.hold_order(generation, sort, &order);
-        let window = order.topics().skip(offset).take(limit).cloned().collect();
-        self.listed(window)
+        let window: Vec<PageId> = order
+            .topics()
+            .skip(offset)
+            .take(limit)
+            .map(|p| p.id)
+            .collect();
+        self.listed(self.store().page_summaries(&window)?)
     }
 
     /// Keeps the order of `order`'s topics, read at `generation`, for the next windows.
@@ -218,8 +223,9 @@ impl Wiki {
 
     /// The library's order: every page sorted as `sort` says, the topics narrowed to `tag`,
     /// with the tags to choose from (of every topic: the choices do not narrow with the tag).
+    /// Read from the pages' heads, so only the rows shown are read whole.
     fn library_order(&self, sort: LibrarySort, tag: Option<&str>) -> Result<LibraryOrder> {
-        let mut pages = self.store().pages()?;
+        let mut pages = self.store().page_heads()?;
         if sort == LibrarySort::Updated {
             // ISO-8601 UTC times sort as text; the newest first, ties by title (stable).
             pages.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
@@ -604,7 +610,7 @@ impl Wiki {
 /// The library's pages in order, before they are listed ([`Wiki::library_order`]).
 struct LibraryOrder {
     /// Every saved answer and the topics with the tag asked for, in the library's order.
-    pages: Vec<PageSummary>,
+    pages: Vec<PageHead>,
     /// The tags to choose from.
     tag_choices: Vec<String>,
     /// The tag asked for, as the filter reads it.
@@ -613,7 +619,7 @@ struct LibraryOrder {
 
 impl LibraryOrder {
     /// The topic pages, in order.
-    fn topics(&self) -> impl Iterator<Item = &PageSummary> {
+    fn topics(&self) -> impl Iterator<Item = &PageHead> {
         self.pages.iter().filter(|p| p.kind == PageKind::Topic)
     }
 }

@@ -71,7 +71,8 @@ pub use tables::claims::ClaimTable;
 pub use tables::compilations::{CompilationRow, CompileOutcome, CompileRecord};
 pub use tables::graph::{GraphLayoutFigures, GraphNodeRow, GraphState};
 pub use tables::pages::{
-    NewLink, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageLink, PageSummary,
+    NewLink, Page, PageBacklink, PageClaim, PageContent, PageDigest, PageHead, PageLink,
+    PageSummary,
 };
 pub use tables::source_pages::{page_at, SourcePage};
 pub use tables::sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};

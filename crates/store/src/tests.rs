@@ -919,6 +919,23 @@ fn the_library_reads_the_same_from_its_indexes() {
     assert_eq!(listed, store.pages_one_by_one().expect("pages"));
     assert!(listed.iter().any(|p| p.stale));
     assert!(listed.iter().any(|p| p.source_count > 1));
+    // The heads a long list is ordered and narrowed by: the same pages in the same order,
+    // with the same kinds, titles, times and tags.
+    let heads: Vec<PageHead> = listed
+        .iter()
+        .map(|p| PageHead {
+            id: p.id,
+            kind: p.kind,
+            title: p.title.clone(),
+            updated_at: p.updated_at.clone(),
+            tags: p.tags.clone(),
+        })
+        .collect();
+    assert_eq!(store.page_heads().expect("heads"), heads);
+    assert!(
+        heads.iter().any(|p| p.tags.len() == 2),
+        "Zeta and alpha, once each"
+    );
 
     let wanted: Vec<(String, u32)> = store
         .wanted_page_links()
@@ -936,6 +953,17 @@ fn the_library_reads_the_same_from_its_indexes() {
     };
     assert!(!wanted.is_empty());
     assert_eq!(wanted, before);
+    // The most wanted first, with the count of them all.
+    let every = wanted.len() as u64;
+    let titles = |w: Vec<WantedPage>| -> Vec<(String, u32)> {
+        w.into_iter().map(|w| (w.title, w.mentions)).collect()
+    };
+    let (first, count) = store.wanted_pages_first(3).expect("first");
+    assert_eq!((titles(first), count), (before[..3].to_vec(), every));
+    let (none, count) = store.wanted_pages_first(0).expect("none");
+    assert_eq!((none.len(), count), (0, every));
+    let (all, _) = store.wanted_pages_first(usize::MAX).expect("all");
+    assert_eq!(titles(all), before);
     let counts = store.page_counts().expect("counts");
     assert_eq!(counts.wanted, before.len() as u64);
     assert_eq!(
@@ -1092,4 +1120,36 @@ fn thin_candidates_are_those_the_character_count_finds() {
             assert!(found.contains(&id), "{k}: a short body is a candidate");
         }
     }
+}
+
+/// The notes are the sources read from files, as every source lists them: a pasted text
+/// and a web page are not among them.
+#[test]
+fn the_notes_are_the_file_sources() {
+    let store = Store::open_in_memory().expect("open");
+    let note = source(&store, "/vault/Espresso.md", "# Espresso");
+    for (origin, kind) in [
+        ("text:pasted", SourceKind::Text),
+        ("https://example.org/crema", SourceKind::Url),
+    ] {
+        store
+            .ingest_source(&NewSource {
+                origin: origin.to_owned(),
+                kind,
+                title: None,
+                text: "About crema.".to_owned(),
+                tags: Vec::new(),
+                aliases: Vec::new(),
+                root: None,
+            })
+            .expect("ingest");
+    }
+    let second = source(&store, "/vault/Crema.md", "# Crema");
+    let notes = store.note_sources().expect("notes");
+    let every: Vec<SourceSummary> = (store.sources().expect("sources").into_iter())
+        .filter(|s| s.kind == SourceKind::File)
+        .collect();
+    assert_eq!(notes, every);
+    let ids: Vec<SourceId> = notes.iter().map(|s| s.id).collect();
+    assert_eq!(ids, [note, second]);
 }

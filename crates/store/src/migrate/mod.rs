@@ -279,6 +279,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0027_graph_changes.sql",
         include_str!("../../../../migrations/0027_graph_changes.sql"),
     ),
+    Migration::sql(
+        28,
+        "0028_listing_indexes.sql",
+        include_str!("../../../../migrations/0028_listing_indexes.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

@@ -184,6 +184,44 @@ impl Store {
         )
     }
 
+    /// The first `n` of [`Store::wanted_page_links`] and how many there are in all, in
+    /// one pass: each link target is counted and resolved once, and only the `n` shown
+    /// are spelled (the library's list of the most wanted pages).
+    pub fn wanted_pages_first(&self, n: usize) -> Result<(Vec<WantedPage>, u64)> {
+        self.read(
+            || "listing the most wanted pages".to_owned(),
+            |conn| {
+                let mut stmt = conn.prepare_cached(&format!(
+                    "SELECT (SELECT l2.target_title FROM page_links l2
+                             WHERE l2.target_key = w.target_key
+                             ORDER BY l2.page_id, l2.position LIMIT 1),
+                            w.mentions, w.wanted
+                     FROM (SELECT l.target_key, l.mentions, COUNT(*) OVER () AS wanted
+                           FROM (SELECT target_key, COUNT(*) AS mentions FROM page_links
+                                 GROUP BY target_key) l
+                           WHERE {UNRESOLVED}
+                           ORDER BY l.mentions DESC, l.target_key
+                           LIMIT ?1) w
+                     ORDER BY w.mentions DESC, w.target_key"
+                ))?;
+                // Each row carries the count: at least one is read, even when none is asked
+                // for.
+                let asked = i64::try_from(n.max(1)).unwrap_or(i64::MAX);
+                let mut wanted = 0;
+                let rows = stmt.query_map([asked], |row| {
+                    wanted = row.get::<_, i64>(2)?.unsigned_abs();
+                    Ok(WantedPage {
+                        title: row.get(0)?,
+                        mentions: count(row.get(1)?),
+                    })
+                })?;
+                let mut first = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+                first.truncate(n);
+                Ok((first, wanted))
+            },
+        )
+    }
+
     /// How many sources, topic pages, stale pages, wanted pages and saved answers there
     /// are.
     pub fn page_counts(&self) -> Result<PageCounts> {

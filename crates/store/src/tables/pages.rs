@@ -105,6 +105,22 @@ pub struct PageSummary {
     pub tags: Vec<String>,
 }
 
+/// A page as a long list is ordered and narrowed by ([`Store::page_heads`]): a
+/// [`PageSummary`] without its summary and counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageHead {
+    /// Its id.
+    pub id: PageId,
+    /// What it is.
+    pub kind: PageKind,
+    /// Its title.
+    pub title: String,
+    /// When its current version was written (UTC, ISO-8601).
+    pub updated_at: String,
+    /// The tags of the sources its title names, as [`PageSummary::tags`].
+    pub tags: Vec<String>,
+}
+
 /// A link going out of a page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageLink {
@@ -467,6 +483,38 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<PageSummary> {
     })
 }
 
+/// The tags of each page: those of the notes whose titles name it, read only from the
+/// sources that have tags (the partial index `sources_tagged`, migration 24), in the order
+/// the per-page read gives them (by source, then as listed), not yet made unique.
+fn tags_by_page(conn: &Connection) -> Result<HashMap<PageId, Vec<String>>> {
+    // The tagged sources first (`CROSS JOIN` keeps that order: a few thousand rows of an
+    // index, not every row of `page_sources`), sorted here by page, source and place in
+    // the list.
+    let mut stmt = conn.prepare_cached(
+        "SELECT ps.page_id, ps.source_id, j.key, json_quote(j.value)
+         FROM sources s INDEXED BY sources_tagged
+         CROSS JOIN page_sources ps ON ps.source_id = s.id AND ps.by_title = 1,
+              json_each(s.tags) j
+         WHERE s.tags <> '[]'",
+    )?;
+    // Each tag as JSON, read as the column is read: a tag that is not a string is an
+    // error naming `sources.tags`.
+    let rows = stmt.query_map([], |row| {
+        Ok((
+            (row.get(0)?, row.get(1)?, row.get(2)?),
+            json::column::<String>(row, 3, "sources.tags")?,
+        ))
+    })?;
+    let mut listed: Vec<((PageId, SourceId, i64), String)> =
+        rows.collect::<rusqlite::Result<_>>()?;
+    listed.sort_by_key(|(at, _)| *at);
+    let mut tags: HashMap<PageId, Vec<String>> = HashMap::new();
+    for ((page, _, _), tag) in listed {
+        tags.entry(page).or_default().push(tag);
+    }
+    Ok(tags)
+}
+
 /// Sorts pages by title as a person reads it (case-insensitively, then by id).
 fn sorted_by_title(mut pages: Vec<PageSummary>) -> Vec<PageSummary> {
     pages.sort_by_cached_key(|p| (p.title.to_lowercase(), p.id));
@@ -647,31 +695,7 @@ impl Store {
                     let (page, n): (PageId, i64) = row?;
                     feeding.insert(page, n);
                 }
-                // The tagged sources first (`CROSS JOIN` keeps that order: a few
-                // thousand rows of an index, not every row of `page_sources`), sorted here
-                // by page, source and place in the list.
-                let mut stmt = conn.prepare_cached(
-                    "SELECT ps.page_id, ps.source_id, j.key, json_quote(j.value)
-                     FROM sources s INDEXED BY sources_tagged
-                     CROSS JOIN page_sources ps ON ps.source_id = s.id AND ps.by_title = 1,
-                          json_each(s.tags) j
-                     WHERE s.tags <> '[]'",
-                )?;
-                // Each tag as JSON, read as the column is read: a tag that is not a
-                // string is an error naming `sources.tags`.
-                let rows = stmt.query_map([], |row| {
-                    Ok((
-                        (row.get(0)?, row.get(1)?, row.get(2)?),
-                        json::column::<String>(row, 3, "sources.tags")?,
-                    ))
-                })?;
-                let mut listed: Vec<((PageId, SourceId, i64), String)> =
-                    rows.collect::<rusqlite::Result<_>>()?;
-                listed.sort_by_key(|(at, _)| *at);
-                let mut tags: HashMap<PageId, Vec<String>> = HashMap::new();
-                for ((page, _, _), tag) in listed {
-                    tags.entry(page).or_default().push(tag);
-                }
+                let mut tags = tags_by_page(conn)?;
                 let mut stmt = conn.prepare_cached(
                     "SELECT p.id, p.kind, p.title, p.summary, p.stale_reason IS NOT NULL,
                             p.updated_at, p.flagged
@@ -692,6 +716,35 @@ impl Store {
                     })
                 })?;
                 Ok(sorted_by_title(rows.collect::<rusqlite::Result<_>>()?))
+            },
+        )
+    }
+
+    /// Every page's id, kind, title, last change and tags, in the order of
+    /// [`Store::pages`]: what a long list is ordered and narrowed by, read from the index
+    /// `pages_listing` (migration 28) and the tagged sources, without the pages' summaries
+    /// and counts ([`Store::page_summaries`] reads those for the rows shown).
+    pub fn page_heads(&self) -> Result<Vec<PageHead>> {
+        self.read(
+            || "listing pages".to_owned(),
+            |conn| {
+                let mut tags = tags_by_page(conn)?;
+                let mut stmt = conn.prepare_cached(
+                    "SELECT id, kind, title, updated_at FROM pages INDEXED BY pages_listing",
+                )?;
+                let rows = stmt.query_map([], |row| {
+                    let id: PageId = row.get(0)?;
+                    Ok(PageHead {
+                        id,
+                        kind: row.get(1)?,
+                        title: row.get(2)?,
+                        updated_at: row.get(3)?,
+                        tags: page_tags(tags.remove(&id).unwrap_or_default()),
+                    })
+                })?;
+                let mut heads: Vec<PageHead> = rows.collect::<rusqlite::Result<_>>()?;
+                heads.sort_by_cached_key(|p| (p.title.to_lowercase(), p.id));
+                Ok(heads)
             },
         )
     }

@@ -310,6 +310,26 @@ impl Store {
         )
     }
 
+    /// The sources read from files (the notes), oldest first: [`Store::sources`] narrowed
+    /// to them, read from the partial index `sources_files` (migration 28) rather than
+    /// passing over every pasted text and web page.
+    pub fn note_sources(&self) -> Result<Vec<SourceSummary>> {
+        self.read(
+            || "listing the notes".to_owned(),
+            |conn| {
+                let select = SUMMARY_SELECT.replacen(
+                    "FROM sources s",
+                    "FROM sources s INDEXED BY sources_files",
+                    1,
+                );
+                let mut stmt =
+                    conn.prepare_cached(&format!("{select} WHERE s.kind = 'file' ORDER BY s.id"))?;
+                let rows = stmt.query_map([], summary_row)?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            },
+        )
+    }
+
     /// How many sources have each status, statuses with none left out. Counted on the
     /// status index, so it costs a few milliseconds at 100,000 sources.
     pub fn source_status_counts(&self) -> Result<Vec<(SourceStatus, u64)>> {
