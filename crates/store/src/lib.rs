@@ -322,6 +322,7 @@ impl Store {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "mmap_size", MMAP_SIZE)?;
         clock::register(&conn, Arc::clone(&self.clock))?;
         functions::register(&conn)?;
         Ok(conn)
@@ -384,8 +385,16 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
     }
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "mmap_size", MMAP_SIZE)?;
     Ok(())
 }
+
+/// How much of the database file each connection reads through a memory map rather than
+/// a read call per page (`PRAGMA mmap_size`): a passes over a large wiki (`lint`, the
+/// library) read pages many times over, and each read call copied the page again. At
+/// 100,000 pages `lint` took 3.9–4.0 s with it against 5.4–6.0 s without. Address space
+/// only: the pages are the file's, shared with the system's cache.
+const MMAP_SIZE: i64 = 1 << 30;
 
 /// How many sources' digests must name a concept or link target before it gets a page of its
 /// own, until [`Store::set_min_sources`] says otherwise (the default of `pages.min_sources`).

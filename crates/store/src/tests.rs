@@ -433,10 +433,21 @@ fn pragmas_are_set_on_file_databases() {
     let busy: i64 = conn
         .query_row("PRAGMA busy_timeout", [], |r| r.get(0))
         .expect("q");
+    let mmap: i64 = conn
+        .query_row("PRAGMA mmap_size", [], |r| r.get(0))
+        .expect("q");
     assert_eq!(mode.to_lowercase(), "wal");
     assert_eq!(fk, 1);
     assert_eq!(sync, 1, "NORMAL");
     assert_eq!(busy, 5000);
+    assert_eq!(mmap, MMAP_SIZE);
+    drop(conn);
+    // A read connection maps the file too.
+    let read = store.read(
+        || "reading mmap_size".to_owned(),
+        |conn| Ok(conn.query_row("PRAGMA mmap_size", [], |r| r.get::<_, i64>(0))?),
+    );
+    assert_eq!(read.expect("read"), MMAP_SIZE);
 }
 
 #[test]

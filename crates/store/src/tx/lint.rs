@@ -369,9 +369,12 @@ impl Store {
                     })
                 })?;
                 names.extend(rows.collect::<rusqlite::Result<Vec<_>>>()?);
+                // From the sources that have aliases (`CROSS JOIN` keeps that order: the
+                // partial index `sources_aliased`, migration 28), not every row of
+                // `page_sources` with its source read at random.
                 let mut stmt = conn.prepare(
-                    "SELECT ps.page_id, j.value FROM sources s
-                     JOIN page_sources ps ON ps.source_id = s.id AND ps.by_title = 1
+                    "SELECT ps.page_id, j.value FROM sources s INDEXED BY sources_aliased
+                     CROSS JOIN page_sources ps ON ps.source_id = s.id AND ps.by_title = 1
                      JOIN pages p ON p.id = ps.page_id AND p.kind = 'topic',
                      json_each(CASE WHEN json_valid(s.aliases) THEN s.aliases ELSE '[]' END) j
                      WHERE s.aliases <> '[]' AND j.type = 'text'
@@ -412,10 +415,13 @@ impl Store {
         self.read(
             || "reading page bodies".to_owned(),
             |conn| {
+                // One pass over the table, sorted here by key as `by_key` sorts (keys are
+                // unique): `ORDER BY p.title_key` walked the key's index and read each page
+                // and its body at random.
                 let mut stmt = conn.prepare(&format!(
                     "SELECT p.id, p.title, p.title_key, p.body, {BY_PERSON},
                             (SELECT COUNT(*) FROM page_claims c WHERE c.page_id = p.id)
-                     FROM pages p WHERE {filter} ORDER BY p.title_key"
+                     FROM pages p NOT INDEXED WHERE {filter}"
                 ))?;
                 let rows = stmt.query_map(params, |row| {
                     Ok(LintBody {
@@ -427,7 +433,9 @@ impl Store {
                         claims: row.get(5)?,
                     })
                 })?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
+                let mut bodies: Vec<LintBody> = rows.collect::<rusqlite::Result<_>>()?;
+                bodies.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+                Ok(bodies)
             },
         )
     }
