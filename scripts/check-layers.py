@@ -8,10 +8,11 @@ The layers, bottom up (docs/architecture.md says what each owns):
   1  wikimind-documents                    readers of HTML, PDF, EPUB, DOCX into markdown
   2  wikimind-store                        SQLite
   3  wikimind-engine                       prompts, the call loop, grounding; digest, page, answer, judge
-  4  wikimind                              the app (`Wiki`, the job queue, settings), no Tauri, no clap
-  5  wikimind-eval                         datasets, runs, reports; only the CLI links it
-  5  wikimind-mcp                          the wiki over MCP, for any transport
-  6  wikimind-cli, wikimind-desktop        shells: parse, one core call, present
+  4  wikimind-config                       settings: the config file, environment, flags, servers
+  5  wikimind                              the app (`Wiki`, the job queue), no Tauri, no clap
+  6  wikimind-eval                         datasets, runs, reports; only the CLI links it
+  6  wikimind-mcp                          the wiki over MCP, for any transport
+  7  wikimind-cli, wikimind-desktop        shells: parse, one core call, present
 wikimind-testserver is a test tool: any crate may have it as a dev-dependency (or as an
 optional dependency behind a test-support feature), and it depends on no WikiMind crate.
 
@@ -30,11 +31,12 @@ LAYERS = {
     "wikimind-documents": 1,
     "wikimind-store": 2,
     "wikimind-engine": 3,
-    "wikimind": 4,
-    "wikimind-eval": 5,
-    "wikimind-mcp": 5,
-    "wikimind-cli": 6,
-    "wikimind-desktop": 6,
+    "wikimind-config": 4,
+    "wikimind": 5,
+    "wikimind-eval": 6,
+    "wikimind-mcp": 6,
+    "wikimind-cli": 7,
+    "wikimind-desktop": 7,
 }
 # Crates only some crates may link, and which.
 ONLY_LINKED_BY = {"wikimind-eval": {"wikimind-cli"}}

@@ -39,7 +39,8 @@ pub mod ask;
 pub mod backfill;
 pub mod compile;
 pub mod compile_run;
-pub mod config;
+/// Settings: the config file, the environment and flags (crate `wikimind-config`).
+pub use wikimind_config as config;
 pub mod export;
 pub mod graph;
 pub mod identity;

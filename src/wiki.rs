@@ -156,7 +156,7 @@ impl Wiki {
             notice(upgraded);
         }
         Ok(wiki
-            .with_ingest_options(settings.ingest_options())
+            .with_ingest_options(IngestOptions::from_settings(settings))
             .with_page_settings(&settings.pages))
     }
 
@@ -181,7 +181,7 @@ impl Wiki {
     }
 
     /// Uses these ingest limits for everything added through this handle (the shells pass
-    /// [`Settings::ingest_options`](crate::config::Settings::ingest_options)).
+    /// [`IngestOptions::from_settings`]).
     pub fn with_ingest_options(mut self, options: IngestOptions) -> Wiki {
         self.ingest = options;
         self

@@ -151,6 +151,16 @@ pub struct IngestOptions {
     pub progress: Option<ReadingSink>,
 }
 
+impl IngestOptions {
+    /// The limits `settings` ask for (`compile.max_source_bytes`), the rest by default.
+    pub fn from_settings(settings: &crate::config::Settings) -> IngestOptions {
+        IngestOptions {
+            max_bytes: settings.compile.max_source_bytes,
+            ..IngestOptions::default()
+        }
+    }
+}
+
 impl Default for IngestOptions {
     fn default() -> Self {
         IngestOptions {

@@ -141,3 +141,48 @@ fn the_settings_screen_sets_a_pool_shows_it_and_names_a_bad_member() {
     assert_eq!(back.providers.len(), 1);
     assert!(SettingsView::of(&back).pool.is_empty());
 }
+
+/// A config file of one server, with a comment the window's save keeps.
+const FILE: &str = "# My wiki's settings.\n\
+    data_dir = \"/wiki\"\n\
+    \n\
+    # The GPU box.\n\
+    [provider]\n\
+    kind = \"ollama\" # fast\n\
+    base_url = \"http://gpu:11434\"\n\
+    model = \"llama3\"\n";
+
+/// What the window says after applying servers: what is used now and the file it is
+/// kept in, which then holds them; or why it is for this session only.
+#[test]
+fn the_window_says_where_applied_servers_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, FILE).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut settings =
+        Settings::resolve(&Default::default(), &|_| None, Some((&path, &text))).unwrap();
+    settings.providers[0].model = "qwen3".to_owned();
+    let view = SettingsView::applied(&settings);
+    assert_eq!(
+        view.applied.as_deref(),
+        Some(
+            format!(
+                "Compiling with ollama:qwen3 at http://gpu:11434; kept in {}",
+                path.display()
+            )
+            .as_str()
+        )
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("model = \"qwen3\""), "{text}");
+
+    let mut nowhere = settings.clone();
+    nowhere.config_file = Some(std::path::PathBuf::from("/dev/null"));
+    let said = SettingsView::applied(&nowhere).applied.unwrap();
+    assert!(
+        said.starts_with("Compiling with ollama:qwen3 at http://gpu:11434; for this session only:")
+            && said.contains("not a regular file"),
+        "{said}"
+    );
+}

@@ -30,7 +30,7 @@ fn the_apps_ingest_keeps_the_configured_size_limit() {
     settings.compile.max_source_bytes = 64;
     let wiki = Wiki::open_in_memory()
         .unwrap()
-        .with_ingest_options(settings.ingest_options());
+        .with_ingest_options(crate::ingest::IngestOptions::from_settings(&settings));
     let big = format!("# Big\n\n{}", "word ".repeat(40));
     let file = dir.path().join("big.md");
     std::fs::write(&file, &big).unwrap();

@@ -7,7 +7,7 @@ use std::path::Path;
 use toml_edit::{value, ArrayOfTables, DocumentMut, Item, Table};
 
 use super::{ConfigError, ProviderConfig, Settings};
-use crate::llm::ProviderKind;
+use wikimind_llm::ProviderKind;
 
 impl Settings {
     /// The config file the window keeps its servers in: the one read, else where one would
@@ -152,7 +152,7 @@ fn write_whole(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Overrides;
+    use crate::Overrides;
 
     const FILE: &str = "# My wiki's settings.\n\
         data_dir = \"/wiki\"\n\
@@ -291,41 +291,6 @@ mod tests {
         assert_eq!(read(&real).providers[0].model, "qwen3");
         let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
-    }
-
-    /// What the window says after applying servers: what is used now and the file it is
-    /// kept in, which then holds them; or why it is for this session only.
-    #[test]
-    fn the_window_says_where_applied_servers_are_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("config.toml");
-        std::fs::write(&path, FILE).unwrap();
-        let mut settings = read(&path);
-        settings.providers[0].model = "qwen3".to_owned();
-        let view = crate::view::SettingsView::applied(&settings);
-        assert_eq!(
-            view.applied.as_deref(),
-            Some(
-                format!(
-                    "Compiling with ollama:qwen3 at http://gpu:11434; kept in {}",
-                    path.display()
-                )
-                .as_str()
-            )
-        );
-        assert_eq!(read(&path).providers[0].model, "qwen3");
-
-        let mut nowhere = settings.clone();
-        nowhere.config_file = Some(std::path::PathBuf::from("/dev/null"));
-        let said = crate::view::SettingsView::applied(&nowhere)
-            .applied
-            .unwrap();
-        assert!(
-            said.starts_with(
-                "Compiling with ollama:qwen3 at http://gpu:11434; for this session only:"
-            ) && said.contains("not a regular file"),
-            "{said}"
-        );
     }
 
     /// What is not a regular file is never written (the tests and scripts point

@@ -1,9 +1,11 @@
 //! Settings: defaults, then the config file, then `WIKIMIND_*` environment variables, then
-//! flags. This is the one module that reads the environment.
+//! flags. This is the one crate that reads the environment (the app re-exports it as
+//! `wikimind::config`).
 //!
 //! Resolution happens in two phases (what the person said, then what is used):
 //! [`Overrides`] holds the flags; [`Settings::resolve`] layers them over the environment and
 //! the file, and takes both as arguments so tests pass strings, not files.
+#![deny(missing_docs)]
 
 mod save;
 
@@ -11,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::{
+use wikimind_llm::{
     key_id, ollama_base_from_host, stored_key, KeyStore, KeyStoreError, NoKeyStore, ProviderKind,
     Secret, DEFAULT_OLLAMA_URL,
 };
@@ -107,7 +109,7 @@ pub struct PageSettings {
 impl Default for PageSettings {
     fn default() -> Self {
         PageSettings {
-            min_sources: crate::store::DEFAULT_MIN_SOURCES,
+            min_sources: wikimind_store::DEFAULT_MIN_SOURCES,
         }
     }
 }
@@ -190,7 +192,7 @@ pub struct Settings {
     pub providers: Vec<ProviderConfig>,
     /// Whether `providers` are the members of a pool (the config file's `[[pool]]` tables)
     /// rather than a primary and its fallbacks: the job runner then spreads jobs over them
-    /// ([`crate::queue::pool`]).
+    /// (the app's `queue::pool`).
     pub pool: bool,
     /// How compiles run.
     pub compile: CompileSettings,
@@ -569,14 +571,6 @@ impl Settings {
         Ok(self.clone().with_keys(keys))
     }
 
-    /// The ingest limits these settings ask for (`compile.max_source_bytes`).
-    pub fn ingest_options(&self) -> crate::ingest::IngestOptions {
-        crate::ingest::IngestOptions {
-            max_bytes: self.compile.max_source_bytes,
-            ..crate::ingest::IngestOptions::default()
-        }
-    }
-
     /// The primary provider.
     pub fn provider(&self) -> &ProviderConfig {
         &self.providers[0]
@@ -811,9 +805,9 @@ fn location(text: &str, span: Option<std::ops::Range<usize>>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::MemoryKeyStore;
     use std::collections::HashMap;
     use std::time::Duration;
+    use wikimind_llm::MemoryKeyStore;
 
     #[test]
     fn provider_clients_wait_and_retry_as_the_compile_settings_say() {
