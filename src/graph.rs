@@ -30,10 +30,10 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 pub use wikimind_graph::nodes::origin_in_folder;
 use wikimind_graph::nodes::{LinkEdge, NodeFilter, PageNode, WikiGraph};
-use wikimind_graph::stored::{relay_changed, relay_whole, Changed, Relaid};
+use wikimind_graph::stored::{draft_rows, relay_changed, relay_whole, Changed, Relaid};
 pub use wikimind_graph::view::{
     CommunityView, GraphArea, GraphLabel, GraphLaidOut, GraphLayoutPhase, GraphLayoutView,
-    GraphNodeKind, DEFAULT_NODE_LIMIT, MAX_DEPTH,
+    GraphNodeKind, DEFAULT_NODE_LIMIT, MAX_DEPTH, NO_COMMUNITY,
 };
 use wikimind_graph::view::{PlacedGraph, ViewColumns};
 
@@ -51,6 +51,10 @@ mod tests;
 const LEASE_STALE_AFTER: Duration = Duration::from_secs(60);
 /// How often a running layout renews its lease.
 const LEASE_RENEW_EVERY: Duration = Duration::from_secs(5);
+/// How often a first layout stores a draft of itself while it runs, for the window to draw
+/// ([`Wiki::lay_out_graph_drafting`]): a first layout of 100,000 pages takes most of a
+/// minute.
+pub const GRAPH_DRAFT_EVERY: Duration = Duration::from_secs(3);
 
 /// The graph as `wikimind graph --json` prints it: a record per node and per edge.
 pub type GraphRecords = wikimind_graph::view::GraphRecords<PageId>;
@@ -124,7 +128,7 @@ pub struct GraphView {
     pub ys: Vec<f32>,
     /// Each node's size: how many nodes it is linked with, either way, in the whole graph.
     pub sizes: Vec<u32>,
-    /// Each node's community label.
+    /// Each node's community label ([`NO_COMMUNITY`]: none yet, a draft of a first layout).
     pub communities: Vec<u32>,
     /// The edges, two node indices each (the linking page first), flattened.
     pub edges: Vec<u32>,
@@ -331,6 +335,20 @@ impl Wiki {
         owner: &JobOwner,
         keep_going: &dyn Fn() -> bool,
     ) -> Result<Option<GraphLaidOut>> {
+        self.lay_out_graph_drafting(owner, keep_going, &|| {}, Duration::MAX)
+    }
+
+    /// [`Wiki::lay_out_graph`], storing a draft of a first layout (no layout stored yet)
+    /// every `draft_every` while it runs ([`GRAPH_DRAFT_EVERY`] in the app) and calling
+    /// `drafted` after each: the graph view then shows the nodes at their draft places,
+    /// its layout's phase still [`GraphLayoutPhase::FirstLayout`].
+    pub fn lay_out_graph_drafting(
+        &self,
+        owner: &JobOwner,
+        keep_going: &dyn Fn() -> bool,
+        drafted: &dyn Fn(),
+        draft_every: Duration,
+    ) -> Result<Option<GraphLaidOut>> {
         let store = self.store();
         let state = store.graph_state()?;
         if !state.is_due() {
@@ -340,7 +358,7 @@ impl Wiki {
         if !store.take_graph_lease(owner, LEASE_STALE_AFTER, &|o| o.is_dead_here(&here))? {
             return Ok(None);
         }
-        match self.lay_out_leased(owner, &state, keep_going) {
+        match self.lay_out_leased(owner, &state, keep_going, drafted, draft_every) {
             Ok(Some(done)) => Ok(Some(done)),
             other => {
                 store.release_graph_lease(owner)?;
@@ -354,6 +372,8 @@ impl Wiki {
         owner: &JobOwner,
         state: &GraphState,
         keep_going: &dyn Fn() -> bool,
+        drafted: &dyn Fn(),
+        draft_every: Duration,
     ) -> Result<Option<GraphLaidOut>> {
         let started = Instant::now();
         let store = self.store();
@@ -399,7 +419,20 @@ impl Wiki {
                 links.links.len() as u64,
             )
         };
-        match relay_whole(&graph, rows, &mut keep) {
+        // A first layout stores drafts of itself as it settles (the window draws them);
+        // one that fails to store is skipped: the layout goes on.
+        let first = state.laid_out.is_none();
+        let mut last_draft = Instant::now();
+        let mut draft = |positions: &[wikimind_graph::Point]| {
+            if !first || last_draft.elapsed() < draft_every {
+                return;
+            }
+            if let Ok(true) = store.save_graph_draft(owner, &draft_rows(&graph, positions)) {
+                drafted();
+            }
+            last_draft = Instant::now();
+        };
+        match relay_whole(&graph, rows, &mut keep, &mut draft) {
             Some(relaid) if keep_going() => save(
                 store,
                 owner,

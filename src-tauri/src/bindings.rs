@@ -141,6 +141,11 @@ pub fn typescript() -> String {
         "The id of the first mark of a cited quote in a page's HTML (PageView.quote_marked).",
         wikimind::render::CITED_QUOTE_ID,
     ));
+    out.push_str(&format!(
+        "/** {} */\nexport const NO_COMMUNITY = {};\n\n",
+        "A graph node's community when it has none yet: a draft of a first layout (GraphView.communities).",
+        wikimind::graph::NO_COMMUNITY
+    ));
     let events = crate::events::signatures();
     for e in &events {
         out.push_str(&constant(e.constant, e.doc, e.name));

@@ -134,3 +134,61 @@ fn an_update_from_the_change_log_stores_what_reading_every_link_gives() {
     let (espresso, grinder) = (at("Espresso"), at("Burr grinder"));
     assert!(view.edges.chunks_exact(2).any(|e| e == [espresso, grinder]));
 }
+
+/// Twelve pages in a ring, with a name no page has.
+fn ring(wiki: &Wiki) {
+    for i in 0..12 {
+        let next = format!("Topic {}", (i + 1) % 12);
+        page(wiki, &format!("Topic {i}"), &[&next, "Roast curve"]);
+    }
+}
+
+/// A first layout stores drafts of itself as it runs: the graph view draws every node at
+/// its draft place while the layout still says it is the first; a layout stopped after
+/// drafts lays every node out afresh the next time, as a wiki that never had drafts does.
+#[test]
+fn a_first_layout_shows_drafts_and_a_stopped_one_starts_afresh() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    ring(&wiki);
+    let owner = JobOwner::this_process();
+    let seen = std::cell::RefCell::new(Vec::new());
+    let asked = std::cell::Cell::new(0);
+    let stopped = wiki
+        .lay_out_graph_drafting(
+            &owner,
+            &|| {
+                asked.set(asked.get() + 1);
+                asked.get() < 20
+            },
+            &|| {
+                seen.borrow_mut()
+                    .push(wiki.graph(&GraphFilter::default()).unwrap())
+            },
+            std::time::Duration::ZERO,
+        )
+        .unwrap();
+    assert!(stopped.is_none(), "stopped before the end");
+    let seen = seen.into_inner();
+    assert!(seen.len() >= 10, "{} drafts", seen.len());
+    for draft in &seen {
+        assert_eq!(draft.layout.phase, super::GraphLayoutPhase::FirstLayout);
+        assert_eq!(draft.titles.len(), 13, "every page and the wanted page");
+        assert!(draft.top_communities.is_empty(), "no community yet");
+    }
+    assert_ne!(seen[0].xs, seen[seen.len() - 1].xs, "the drafts settle");
+
+    // Laid out to the end after the drafts, and on a wiki that never had any: the same.
+    wiki.lay_out_graph(&owner, &|| true).unwrap().unwrap();
+    let fresh = Wiki::open_in_memory().unwrap();
+    ring(&fresh);
+    fresh.lay_out_graph(&owner, &|| true).unwrap().unwrap();
+    let rows = |w: &Wiki| {
+        let mut rows = w.store().graph_nodes().unwrap();
+        rows.sort_by(|a, b| a.node.cmp(&b.node));
+        rows
+    };
+    assert_eq!(rows(&wiki), rows(&fresh));
+    let view = wiki.graph(&GraphFilter::default()).unwrap();
+    assert_eq!(view.layout.phase, super::GraphLayoutPhase::Current);
+    assert!(!view.top_communities.is_empty());
+}

@@ -630,13 +630,19 @@ impl JobRunner {
         let me = self.clone();
         let laid_out = tokio::task::spawn_blocking(move || {
             let told = std::sync::atomic::AtomicBool::new(false);
-            wiki.lay_out_graph(&owner, &|| {
-                // The window learns the layout runs once it holds the lease.
-                if !told.swap(true, Ordering::SeqCst) {
-                    me.report_graph();
-                }
-                !stop.is_cancelled()
-            })
+            wiki.lay_out_graph_drafting(
+                &owner,
+                &|| {
+                    // The window learns the layout runs once it holds the lease.
+                    if !told.swap(true, Ordering::SeqCst) {
+                        me.report_graph();
+                    }
+                    !stop.is_cancelled()
+                },
+                // A first layout's drafts: the window draws each.
+                &|| me.report_graph(),
+                crate::graph::GRAPH_DRAFT_EVERY,
+            )
         })
         .await;
         self.shared.laying_out.store(false, Ordering::SeqCst);

@@ -1933,7 +1933,7 @@ ys: Array<number>,
  */
 sizes: Array<number>, 
 /**
- * Each node's community label.
+ * Each node's community label ([`NO_COMMUNITY`]: none yet, a draft of a first layout).
  */
 communities: Array<number>, 
 /**
@@ -2025,6 +2025,9 @@ export const ID_PREFIX = "wm-";
 
 /** The id of the first mark of a cited quote in a page's HTML (PageView.quote_marked). */
 export const CITED_QUOTE_ID = "wm-cited-quote";
+
+/** A graph node's community when it has none yet: a draft of a first layout (GraphView.communities). */
+export const NO_COMMUNITY = 4294967295;
 
 /** The event carrying a JobProgress each time a compile job changes (this app's jobs and other processes'). */
 export const JOB_EVENT = "job";

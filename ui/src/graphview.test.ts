@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { GraphView, PageId } from "./bindings";
+import { NO_COMMUNITY, type GraphView, type PageId } from "./bindings";
 import { EDGE_FLOATS, edgeBuffer } from "./graphgl";
 import { areaToLoad, bySize, colour, fitCamera, labelled, labelledInView, linksInView, nodeAt, nodeDomId, nodeLabel, ringed, toLayout, toScreen, unclutteredLabels, visibleNodes, zoomAt, type Camera } from "./graphview";
 
@@ -164,6 +164,9 @@ describe("what is drawn", () => {
     expect(nodeDomId(g, 2)).toBe("graph-wanted-2");
     expect(colour("wanted", 0, "community")).toBe(colour("wanted", 5, "kind"));
     expect(colour("topic", 0, "community")).not.toBe(colour("topic", 1, "community"));
+    // A draft of a first layout has no communities yet: coloured by kind meanwhile.
+    expect(colour("topic", NO_COMMUNITY, "community")).toBe(colour("topic", 0, "kind"));
+    expect(colour("answer", NO_COMMUNITY, "community")).toBe(colour("answer", 0, "kind"));
   });
 });
 

@@ -2,7 +2,7 @@
 // which nodes are in view, which get a label (level of detail), what is under the pointer.
 // Positions, sizes and communities come from the core (GraphView): nothing here decides
 // what the graph is, only how much of it the window paints.
-import type { GraphArea, GraphNodeKind, GraphView } from "./bindings";
+import { NO_COMMUNITY, type GraphArea, type GraphNodeKind, type GraphView } from "./bindings";
 
 /** Where the camera looks: the layout point at the screen's centre, and pixels per unit. */
 export type Camera = { x: number; y: number; scale: number };
@@ -275,7 +275,8 @@ const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948
 /** A node's colour: by kind (topic, answer, wanted) or by community. */
 export function colour(kind: GraphNodeKind, community: number, by: "kind" | "community"): string {
   if (kind === "wanted") return "#b8b8b8";
-  if (by === "kind") return kind === "answer" ? "#59a14f" : "#4e79a7";
+  // No community yet (a draft of a first layout): by kind.
+  if (by === "kind" || community === NO_COMMUNITY) return kind === "answer" ? "#59a14f" : "#4e79a7";
   return PALETTE[community % PALETTE.length];
 }
 

@@ -245,12 +245,17 @@ fn keep_previous_labels(labels: &[u32], previous: &[Option<u32>]) -> Vec<u32> {
     let count = labels.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
     let mut votes: Vec<std::collections::BTreeMap<u32, usize>> = vec![Default::default(); count];
     for (i, &c) in labels.iter().enumerate() {
-        if let Some(Some(old)) = previous.get(i) {
-            *votes[c as usize].entry(*old).or_default() += 1;
+        // `u32::MAX` labels nothing (a stored draft, or no community yet): no vote.
+        if let Some(&Some(old)) = previous.get(i).filter(|o| **o != Some(u32::MAX)) {
+            *votes[c as usize].entry(old).or_default() += 1;
         }
     }
     let mut taken = std::collections::HashSet::new();
-    let mut next_free = previous.iter().flatten().map(|&l| l + 1).max().unwrap_or(0);
+    let mut next_free = (previous.iter().flatten())
+        .filter(|&&l| l != u32::MAX)
+        .map(|&l| l + 1)
+        .max()
+        .unwrap_or(0);
     let mut relabel = vec![0u32; count];
     for c in 0..count {
         let mut choices: Vec<(usize, u32)> =
@@ -346,6 +351,16 @@ pub fn update_communities(labels: &[Option<u32>], degrees: &[u32], movers: &[Mov
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stored draft's nodes (or a wiki's hostile rows) carry `u32::MAX`: it labels no
+    /// community, so it is never kept, and never overflows the next free label.
+    #[test]
+    fn no_community_is_no_label_to_keep() {
+        let kept = keep_previous_labels(&[0, 0, 1], &[Some(u32::MAX), Some(u32::MAX), None]);
+        assert!(kept.iter().all(|&l| l != u32::MAX), "{kept:?}");
+        assert_eq!(kept[0], kept[1]);
+        assert_ne!(kept[0], kept[2]);
+    }
 
     fn clique(from: u32, size: u32) -> Vec<(u32, u32)> {
         let mut edges = Vec::new();

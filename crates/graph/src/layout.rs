@@ -105,6 +105,18 @@ pub fn lay_out(
     settings: &Settings,
     keep_going: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Option<Layout> {
+    lay_out_drafting(input, settings, keep_going, &mut |_| {})
+}
+
+/// [`lay_out`], showing `draft` every node's position after each iteration: a draft of
+/// the layout while it settles (the app stores some during a first layout of a large
+/// graph, so the window draws it before it is done). Drafts change nothing of the result.
+pub fn lay_out_drafting(
+    input: &LayoutInput,
+    settings: &Settings,
+    keep_going: &mut dyn FnMut(usize, usize) -> bool,
+    draft: &mut dyn FnMut(&[Point]),
+) -> Option<Layout> {
     let n = input.nodes;
     let adjacency = neighbours(n, &input.edges);
     let masses: Vec<f64> = if input.masses.len() == n {
@@ -223,6 +235,7 @@ pub fn lay_out(
             }
             previous_force[i_us] = f;
         }
+        draft(&positions);
     }
     Some(Layout {
         positions,

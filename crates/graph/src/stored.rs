@@ -18,7 +18,7 @@ use std::fmt::Display;
 use std::hash::Hash;
 
 use crate::community::{communities, update_communities, Mover};
-use crate::layout::{lay_out, LayoutInput, Settings};
+use crate::layout::{lay_out, lay_out_drafting, LayoutInput, Settings};
 use crate::nodes::{LinkEdge, WikiGraph};
 use crate::view::GraphLaidOut;
 use crate::Point;
@@ -102,13 +102,37 @@ pub fn links_hash(mut names: Vec<&str>) -> i64 {
     hash as i64
 }
 
+/// The community a stored node has while its place is a draft of a first layout still
+/// running ([`draft_rows`]): drawn where it is, never a place a layout starts from.
+pub const DRAFT_COMMUNITY: u32 = crate::view::NO_COMMUNITY;
+
+/// The rows that store `positions` (one per node of `graph`, in its order) as a draft of
+/// a first layout: no community ([`DRAFT_COMMUNITY`]), no links count or hash, so the
+/// layout that follows reads every link and lays every node out afresh.
+pub fn draft_rows<P>(graph: &WikiGraph<P>, positions: &[Point]) -> Vec<GraphNodeRow> {
+    (graph.keys.iter().zip(positions))
+        .filter(|(_, p)| p.x.is_finite() && p.y.is_finite())
+        .map(|(key, p)| GraphNodeRow {
+            node: key.clone(),
+            x: p.x,
+            y: p.y,
+            community: DRAFT_COMMUNITY,
+            links_hash: 0,
+            degree: None,
+        })
+        .collect()
+}
+
 /// Lays the whole of `graph` out from the stored layout `rows` (see the module
 /// documentation). `keep_going` is asked as the layout runs (with how many iterations ran
-/// and will): `false` stops it, and `None` comes back.
+/// and will): `false` stops it, and `None` comes back. `draft` sees every node's position
+/// after each iteration ([`lay_out_drafting`]). A stored draft ([`DRAFT_COMMUNITY`]) is no
+/// place to start from: its nodes are laid out as new.
 pub fn relay_whole<P: Copy + Eq + Hash + Display>(
     graph: &WikiGraph<P>,
     rows: Vec<GraphNodeRow>,
     keep_going: &mut dyn FnMut(usize, usize) -> bool,
+    draft: &mut dyn FnMut(&[Point]),
 ) -> Option<Relaid> {
     let stored: HashMap<String, GraphNodeRow> = rows
         .into_iter()
@@ -120,7 +144,7 @@ pub fn relay_whole<P: Copy + Eq + Hash + Display>(
     let mut changed = Vec::with_capacity(n);
     let mut labels: Vec<Option<u32>> = Vec::with_capacity(n);
     for (i, key) in graph.keys.iter().enumerate() {
-        let row = stored.get(key);
+        let row = stored.get(key).filter(|r| r.community != DRAFT_COMMUNITY);
         previous.push(row.map(|r| Point::new(r.x, r.y)));
         changed.push(row.is_some_and(|r| r.links_hash != hashes[i]));
         labels.push(row.map(|r| r.community));
@@ -139,7 +163,7 @@ pub fn relay_whole<P: Copy + Eq + Hash + Display>(
         changed,
         masses: Vec::new(),
     };
-    let layout = lay_out(&input, &Settings::default(), keep_going)?;
+    let layout = lay_out_drafting(&input, &Settings::default(), keep_going, draft)?;
     let community = communities(n, &graph.edges, &labels);
     let mut upserts = Vec::new();
     for i in 0..n {

@@ -18,6 +18,9 @@ use crate::stored::GraphNodeRow;
 /// The nodes the window gets at most at once unless it asks otherwise: above this the
 /// view is the overview (the largest nodes) and a community is loaded when chosen.
 pub const DEFAULT_NODE_LIMIT: u32 = 12_000;
+/// A node's community when it has none yet: its place is a draft of a first layout still
+/// running, or it is not laid out.
+pub const NO_COMMUNITY: u32 = u32::MAX;
 /// The deepest local graph.
 pub const MAX_DEPTH: u32 = 3;
 /// The most hits a graph search returns.
@@ -383,7 +386,7 @@ impl<P: Copy + Eq + Hash + Display> PlacedGraph<P> {
         for key in &graph.keys {
             let row = stored.get(key);
             positions.push(row.map(|r| (r.x as f32, r.y as f32)));
-            communities.push(row.map_or(u32::MAX, |r| r.community));
+            communities.push(row.map_or(NO_COMMUNITY, |r| r.community));
         }
         PlacedGraph {
             graph,

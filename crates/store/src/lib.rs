@@ -244,11 +244,6 @@ impl Store {
         self.upgrade.as_ref()
     }
 
-    /// Where the database lives (a file path, or `:memory:`).
-    pub fn location(&self) -> &str {
-        &self.location
-    }
-
     /// Where the database is in its history of commits: two equal generations mean that
     /// nothing was committed in between, by this store, another connection or another
     /// process. What a cache of something read from the store is kept under.

@@ -225,3 +225,30 @@ fn a_layout_stops_when_asked() {
     assert!(stopped.is_none());
     assert_eq!(asked, 6);
 }
+
+/// Drafts show every node's place after each iteration, the last of them the layout
+/// itself, and change nothing of it.
+#[test]
+fn drafts_show_the_layout_settling_and_change_nothing() {
+    let mut edges = clique(0, 6);
+    edges.extend(clique(6, 6));
+    edges.push((0, 6));
+    let input = LayoutInput {
+        nodes: 12,
+        edges: edges.clone(),
+        ..LayoutInput::default()
+    };
+    let mut drafts: Vec<Vec<Point>> = Vec::new();
+    let drafted = lay_out_drafting(&input, &Settings::default(), &mut |_, _| true, &mut |p| {
+        drafts.push(p.to_vec())
+    })
+    .unwrap();
+    assert_eq!(drafted, whole(12, &edges));
+    assert_eq!(drafts.len(), drafted.iterations);
+    assert!(drafts.iter().all(|d| d.len() == 12));
+    assert_eq!(drafts.last(), Some(&drafted.positions));
+    assert_ne!(
+        drafts[0], drafted.positions,
+        "the first draft is still settling"
+    );
+}

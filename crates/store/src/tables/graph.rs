@@ -206,6 +206,29 @@ impl Store {
         )
     }
 
+    /// Stores `rows` as a draft of the first layout `owner` is running (see
+    /// `wikimind_graph::stored::draft_rows`): their places, for the graph view to draw while
+    /// the layout settles; the layout's state stays "no layout yet". `false` (nothing
+    /// stored): `owner` no longer holds the lease, or a layout was stored meanwhile.
+    pub fn save_graph_draft(&self, owner: &JobOwner, rows: &[GraphNodeRow]) -> Result<bool> {
+        self.write(
+            || format!("storing a draft of the graph layout ({} nodes)", rows.len()),
+            |tx| {
+                let first: bool = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM graph_state
+                                    WHERE id = 1 AND owner_host = ?1 AND owner_pid = ?2
+                                      AND laid_out IS NULL)",
+                    params![owner.host, owner.pid],
+                    |r| r.get(0),
+                )?;
+                if first {
+                    put_nodes(tx, rows)?;
+                }
+                Ok(first)
+            },
+        )
+    }
+
     /// Stores a layout in one transaction: `upserts` written (new and moved nodes, and those
     /// whose community or links changed), `removed` nodes dropped, the changes up to
     /// `figures.changes_upto` forgotten, the state marked laid out as of
@@ -236,23 +259,7 @@ impl Store {
                     for node in removed {
                         drop.execute([node])?;
                     }
-                    let mut put = tx.prepare(
-                        "INSERT INTO graph_nodes (node, x, y, community, links_hash, degree)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                         ON CONFLICT (node) DO UPDATE SET x = excluded.x, y = excluded.y,
-                             community = excluded.community, links_hash = excluded.links_hash,
-                             degree = excluded.degree",
-                    )?;
-                    for row in upserts {
-                        put.execute(params![
-                            row.node,
-                            row.x,
-                            row.y,
-                            i64::from(row.community),
-                            row.links_hash,
-                            row.degree.map(i64::from)
-                        ])?;
-                    }
+                    put_nodes(tx, upserts)?;
                 }
                 // Every row handled (the usual case): emptied whole, which SQLite does
                 // without visiting each row (a first layout follows many thousands).
@@ -322,4 +329,26 @@ pub(crate) fn last_change(conn: &rusqlite::Connection) -> rusqlite::Result<i64> 
     conn.query_row("SELECT COALESCE(MAX(id), 0) FROM graph_changes", [], |r| {
         r.get(0)
     })
+}
+
+/// Writes `rows` into `graph_nodes`, each over the stored row of its node.
+fn put_nodes(tx: &rusqlite::Transaction<'_>, rows: &[GraphNodeRow]) -> Result<()> {
+    let mut put = tx.prepare_cached(
+        "INSERT INTO graph_nodes (node, x, y, community, links_hash, degree)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (node) DO UPDATE SET x = excluded.x, y = excluded.y,
+             community = excluded.community, links_hash = excluded.links_hash,
+             degree = excluded.degree",
+    )?;
+    for row in rows {
+        put.execute(params![
+            row.node,
+            row.x,
+            row.y,
+            i64::from(row.community),
+            row.links_hash,
+            row.degree.map(i64::from)
+        ])?;
+    }
+    Ok(())
 }
