@@ -157,36 +157,14 @@ impl Store {
     /// Link targets of pages that no page answers to, most linked first (by how many
     /// pages link to each), each in the spelling of its first link.
     pub fn wanted_page_links(&self) -> Result<Vec<WantedPage>> {
-        self.read(
-            || "listing wanted pages".to_owned(),
-            |conn| {
-                // A page links to a key at most once (`UNIQUE (page_id, target_key)`), so
-                // the links to a key are the pages that link to it: one pass over the
-                // index of targets, each key's resolution looked up once.
-                let mut stmt = conn.prepare(&format!(
-                    "SELECT (SELECT l2.target_title FROM page_links l2
-                             WHERE l2.target_key = l.target_key
-                             ORDER BY l2.page_id, l2.position LIMIT 1),
-                            l.mentions
-                     FROM (SELECT target_key, COUNT(*) AS mentions FROM page_links
-                           GROUP BY target_key) l
-                     WHERE {UNRESOLVED}
-                     ORDER BY l.mentions DESC, l.target_key"
-                ))?;
-                let rows = stmt.query_map([], |row| {
-                    Ok(WantedPage {
-                        title: row.get(0)?,
-                        mentions: count(row.get(1)?),
-                    })
-                })?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
-            },
-        )
+        Ok(self.wanted_pages_first(usize::MAX)?.0)
     }
 
     /// The first `n` of [`Store::wanted_page_links`] and how many there are in all, in
     /// one pass: each link target is counted and resolved once, and only the `n` shown
-    /// are spelled (the library's list of the most wanted pages).
+    /// are spelled (the library's list of the most wanted pages). A page links to a key
+    /// at most once (`UNIQUE (page_id, target_key)`), so the links to a key are the pages
+    /// that link to it: one pass over the index of targets.
     pub fn wanted_pages_first(&self, n: usize) -> Result<(Vec<WantedPage>, u64)> {
         self.read(
             || "listing the most wanted pages".to_owned(),
