@@ -29,9 +29,12 @@ const pct = (v, p) => {
 };
 
 /** Resident memory (MB) of the processes whose program (the first word of the command
- * line) names `needle`, summed: a build whose arguments name the app is not counted. */
+ * line) names `needle`, summed: a build whose arguments name the app is not counted; with
+ * how much of it is file pages (`RssFile`: the database read through its memory map, each
+ * connection's map counted again, all of it the system's cache of the one file). */
 function residentMb(needle) {
   let kb = 0;
+  let fileKb = 0;
   const names = [];
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
@@ -40,13 +43,14 @@ function residentMb(needle) {
       const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       if (rss) {
         kb += Number(rss[1]);
+        fileKb += Number(/RssFile:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
         names.push(cmd.split(" ")[0].split("/").pop());
       }
     } catch {
       /* gone */
     }
   }
-  return { mb: kb / 1024, names };
+  return { mb: kb / 1024, fileMb: fileKb / 1024, names };
 }
 
 test("the library at scale: launch, search as you type, open a page, memory", async () => {
@@ -206,6 +210,6 @@ test("the library at scale: launch, search as you type, open a page, memory", as
   const web = residentMb("WebKitWebProcess");
   const net = residentMb("WebKitNetworkProcess");
   console.log(
-    `memory with the wiki open: the app ${app.mb.toFixed(0)} MB, its web process ${web.mb.toFixed(0)} MB, network process ${net.mb.toFixed(0)} MB (resident; ${[...app.names, ...web.names, ...net.names].join(", ")})`,
+    `memory with the wiki open: the app ${app.mb.toFixed(0)} MB, its web process ${web.mb.toFixed(0)} MB, network process ${net.mb.toFixed(0)} MB (resident; ${[...app.names, ...web.names, ...net.names].join(", ")}); of the app's, file pages ${app.fileMb.toFixed(0)} MB (the database's memory map, counted once per connection)`,
   );
 });
