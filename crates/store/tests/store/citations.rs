@@ -20,6 +20,19 @@ fn sourced(text: &str, quote: &str) -> CheckedClaim {
     }
 }
 
+/// A note on espresso whose digest's one claim cites `PRESSURE`, and the page it makes.
+fn espresso(store: &Store) -> (SourceId, PageId) {
+    let source = add(store, "/n/espresso.md", TEXT);
+    let saved = save_with_claims(
+        store,
+        source,
+        &result("Espresso", "b"),
+        &[sourced("Nine bars", PRESSURE)],
+        &[],
+    );
+    (source, saved.page_id.expect("a page"))
+}
+
 /// The quotes cited in `source`, in order.
 fn cited_quotes(dir: &tempfile::TempDir, source: SourceId) -> Vec<String> {
     let conn = rusqlite::Connection::open(dir.path().join("wikimind.db")).expect("open");
@@ -60,15 +73,7 @@ fn rewrite(store: &Store, page: PageId, source: SourceId, claims: &[(&str, &str)
 #[test]
 fn a_page_rewritten_without_a_claim_lets_its_citation_go() {
     let (dir, store) = file_store();
-    let source = add(&store, "/n/espresso.md", TEXT);
-    let saved = save_with_claims(
-        &store,
-        source,
-        &result("Espresso", "b"),
-        &[sourced("Nine bars", PRESSURE)],
-        &[],
-    );
-    let page = saved.page_id.expect("a page");
+    let (source, page) = espresso(&store);
     assert_eq!(cited_quotes(&dir, source), [PRESSURE]);
 
     // The model writes the page with a second quote the source holds.
@@ -94,15 +99,7 @@ fn a_page_rewritten_without_a_claim_lets_its_citation_go() {
 #[test]
 fn a_claim_no_longer_grounded_lets_its_citation_go() {
     let (dir, store) = file_store();
-    let source = add(&store, "/n/espresso.md", TEXT);
-    let saved = save_with_claims(
-        &store,
-        source,
-        &result("Espresso", "b"),
-        &[sourced("Nine bars", PRESSURE)],
-        &[],
-    );
-    let page = saved.page_id.expect("a page");
+    let (source, page) = espresso(&store);
     rewrite(
         &store,
         page,
@@ -129,14 +126,7 @@ fn a_claim_no_longer_grounded_lets_its_citation_go() {
 #[test]
 fn the_prune_backfill_batch_lets_stale_citations_go() {
     let (dir, store) = file_store();
-    let source = add(&store, "/n/espresso.md", TEXT);
-    save_with_claims(
-        &store,
-        source,
-        &result("Espresso", "b"),
-        &[sourced("Nine bars", PRESSURE)],
-        &[],
-    );
+    let (source, _) = espresso(&store);
     // A row an older build left behind: no claim cites this quote.
     let conn = rusqlite::Connection::open(dir.path().join("wikimind.db")).expect("open");
     conn.execute(
