@@ -47,45 +47,147 @@ pub struct NameIndex {
     rank: Vec<usize>,
 }
 
-/// Topic keys, and a matcher that finds them in a text.
+/// Topic keys, and a matcher that finds them in a text: the keys of its last whole build
+/// (`base`, shared by the matchers grown from it) and those added since (`recent`), so that
+/// a wiki gaining a few names per compile builds a matcher over those few, not over every
+/// name, until they outgrow [`recent_room`] and are folded into a new whole build.
 #[derive(Debug)]
 struct KeyMatcher {
-    /// The keys; pattern `i` of `automaton` is key `i`.
+    /// Keys `0..base.keys.len()`.
+    base: Arc<Layer>,
+    /// The keys after the base's, in id order.
+    recent: Layer,
+}
+
+/// Some distinct keys, numbered from `first`, and a matcher over them.
+#[derive(Debug)]
+struct Layer {
+    /// The id of `keys[0]`.
+    first: usize,
+    /// The keys; pattern `i` of `automaton` is key `first + i`.
     keys: Vec<String>,
     /// Each key's id.
     ids: HashMap<String, usize>,
     automaton: Option<AhoCorasick>,
 }
 
+impl Layer {
+    /// A layer of the distinct, non-empty `keys`, numbered from `first`.
+    fn new(first: usize, keys: Vec<String>) -> Layer {
+        let ids = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| (key.clone(), first + i))
+            .collect();
+        // Spaces around each key: a match starts and ends on word boundaries of the text's
+        // key, which is padded too.
+        let automaton = if keys.is_empty() {
+            None
+        } else {
+            AhoCorasickBuilder::new()
+                .match_kind(MatchKind::Standard)
+                .build(keys.iter().map(|k| format!(" {k} ")))
+                .ok()
+        };
+        Layer {
+            first,
+            keys,
+            ids,
+            automaton,
+        }
+    }
+
+    /// Adds the id of every key of this layer found in `haystack` (a padded key) to `found`.
+    fn find(&self, haystack: &str, found: &mut Vec<usize>) {
+        if let Some(automaton) = &self.automaton {
+            found.extend(
+                automaton
+                    .find_overlapping_iter(haystack)
+                    .map(|m| self.first + m.pattern().as_usize()),
+            );
+        }
+    }
+}
+
+/// How many keys may wait in a matcher's recent layer over a base of `base` keys before
+/// the next new key brings a whole build: the recent layer is built again with each new
+/// key, the whole matcher once per this many, so each costs about the square root of the
+/// wiki's names per new key rather than all of them.
+fn recent_room(base: usize) -> usize {
+    64usize.max(2 * base.isqrt())
+}
+
 impl KeyMatcher {
     /// A matcher over the distinct `keys` (empty keys left out), and each key's id in it.
     fn new<'k>(keys: impl IntoIterator<Item = &'k str>) -> (KeyMatcher, Vec<Option<usize>>) {
-        let mut ids: HashMap<String, usize> = HashMap::new();
-        let mut distinct = Vec::new();
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut distinct: Vec<String> = Vec::new();
         let key_of = keys
             .into_iter()
             .map(|key| {
                 if key.is_empty() {
                     return None;
                 }
-                Some(*ids.entry(key.to_owned()).or_insert_with_key(|key| {
-                    distinct.push(key.clone());
+                Some(*ids.entry(key).or_insert_with(|| {
+                    distinct.push(key.to_owned());
                     distinct.len() - 1
                 }))
             })
             .collect();
-        // Spaces around each key: a match starts and ends on word boundaries of the text's
-        // key, which is padded too.
-        let automaton = AhoCorasickBuilder::new()
-            .match_kind(MatchKind::Standard)
-            .build(distinct.iter().map(|k| format!(" {k} ")))
-            .ok();
-        let matcher = KeyMatcher {
-            keys: distinct,
-            ids,
-            automaton,
-        };
-        (matcher, key_of)
+        let base = Layer::new(0, distinct);
+        let recent = Layer::new(base.keys.len(), Vec::new());
+        (
+            KeyMatcher {
+                base: Arc::new(base),
+                recent,
+            },
+            key_of,
+        )
+    }
+
+    /// How many keys the matcher knows.
+    fn len(&self) -> usize {
+        self.recent.first + self.recent.keys.len()
+    }
+
+    /// The key numbered `id`.
+    fn key(&self, id: usize) -> &str {
+        match id.checked_sub(self.recent.first) {
+            Some(i) => &self.recent.keys[i],
+            None => &self.base.keys[id],
+        }
+    }
+
+    /// The id of `key`, when the matcher knows it.
+    fn id(&self, key: &str) -> Option<usize> {
+        self.base
+            .ids
+            .get(key)
+            .or_else(|| self.recent.ids.get(key))
+            .copied()
+    }
+
+    /// This matcher with the distinct `added` keys (none of which it knows) after its own,
+    /// sharing its base; `None` when they would outgrow the recent layer's room.
+    fn grown(&self, added: Vec<String>) -> Option<KeyMatcher> {
+        let waiting = self.recent.keys.len() + added.len();
+        if waiting > recent_room(self.base.keys.len()) {
+            return None;
+        }
+        let mut keys = self.recent.keys.clone();
+        keys.extend(added);
+        Some(KeyMatcher {
+            base: Arc::clone(&self.base),
+            recent: Layer::new(self.recent.first, keys),
+        })
+    }
+
+    /// The ids of every key found in `haystack` (a padded key), in no order.
+    fn find(&self, haystack: &str) -> Vec<usize> {
+        let mut found = Vec::new();
+        self.base.find(haystack, &mut found);
+        self.recent.find(haystack, &mut found);
+        found
     }
 }
 
@@ -94,6 +196,12 @@ impl NameIndex {
     /// [`NameIndex::updated`]) costs only the ranking.
     pub fn shares_matcher(&self, other: &NameIndex) -> bool {
         Arc::ptr_eq(&self.matcher, &other.matcher)
+    }
+
+    /// Whether `self` and `other` share the whole build their matchers grew from: an update
+    /// that brought a few new keys built a matcher over those alone.
+    pub fn shares_base(&self, other: &NameIndex) -> bool {
+        Arc::ptr_eq(&self.matcher.base, &other.matcher.base)
     }
 
     /// The names this index is over, as given.
@@ -111,46 +219,89 @@ impl NameIndex {
     /// This index brought up to `names` (the wiki's names as they are now): it answers as
     /// [`NameIndex::new`] over `names` would, but the key of a name this index knew is not
     /// computed again, and the matcher is kept unless some name brings a key it lacks —
-    /// when only use counts changed, only the ranking is redone.
+    /// when only use counts changed, only the ranking is redone. New keys are matched by a
+    /// small matcher beside the kept one until there are many of them
+    /// (see [`recent_room`]).
     pub fn updated(&self, names: Vec<KnownName>) -> NameIndex {
-        let same_names = names.len() == self.names.len()
-            && names.iter().zip(&self.names).all(|(a, b)| a.name == b.name);
-        if same_names {
-            return NameIndex::ranked(names, self.key_of.clone(), Arc::clone(&self.matcher));
+        let keys = self.keys_of(&names);
+        let mut added: HashMap<&str, usize> = HashMap::new();
+        let mut new_keys: Vec<String> = Vec::new();
+        for key in keys.iter().filter_map(|k| k.as_ref().err()) {
+            added.entry(key.as_str()).or_insert_with(|| {
+                new_keys.push(key.clone());
+                self.matcher.len() + new_keys.len() - 1
+            });
         }
-        let known: HashMap<&str, Option<usize>> = self
-            .names
-            .iter()
-            .zip(&self.key_of)
-            .map(|(n, &k)| (n.name.as_str(), k))
-            .collect();
-        // Each name's key: by its id in the matcher when the matcher has it, else spelled
-        // out (a key the matcher lacks).
-        let keys: Vec<Result<Option<usize>, String>> = names
-            .iter()
-            .map(|n| match known.get(n.name.as_str()) {
-                Some(&k) => Ok(k),
-                None => {
-                    let key = topic_key(&n.name);
-                    if key.is_empty() {
-                        Ok(None)
-                    } else {
-                        self.matcher.ids.get(&key).map(|&k| Some(k)).ok_or(key)
-                    }
-                }
-            })
-            .collect();
-        if keys.iter().all(Result::is_ok) {
+        if new_keys.is_empty() {
             let key_of = keys.into_iter().flatten().collect();
             return NameIndex::ranked(names, key_of, Arc::clone(&self.matcher));
         }
+        if let Some(matcher) = self.matcher.grown(new_keys) {
+            let key_of = keys
+                .iter()
+                .map(|k| match k {
+                    Ok(id) => *id,
+                    Err(key) => added.get(key.as_str()).copied(),
+                })
+                .collect();
+            return NameIndex::ranked(names, key_of, Arc::new(matcher));
+        }
         let spelled = keys.iter().map(|k| match k {
-            Ok(Some(id)) => self.matcher.keys[*id].as_str(),
+            Ok(Some(id)) => self.matcher.key(*id),
             Ok(None) => "",
             Err(key) => key.as_str(),
         });
         let (matcher, key_of) = KeyMatcher::new(spelled);
         NameIndex::ranked(names, key_of, Arc::new(matcher))
+    }
+
+    /// Each of `names`' keys: its id in the matcher when the matcher has it (`None` for a
+    /// name with no key), else spelled out. The key of a name this index holds is not
+    /// computed again; lists that differ by a few names in the middle (the store lists its
+    /// names oldest first, so a new one comes after the old ones of its kind) are compared
+    /// in one pass, without hashing every name.
+    fn keys_of(&self, names: &[KnownName]) -> Vec<Result<Option<usize>, String>> {
+        let old = &self.names;
+        let prefix = old
+            .iter()
+            .zip(names)
+            .take_while(|(a, b)| a.name == b.name)
+            .count();
+        let room = old.len().min(names.len()) - prefix;
+        let suffix = old
+            .iter()
+            .rev()
+            .zip(names.iter().rev())
+            .take(room)
+            .take_while(|(a, b)| a.name == b.name)
+            .count();
+        let old_middle = prefix..old.len() - suffix;
+        let moved: HashMap<&str, Option<usize>> = old[old_middle.clone()]
+            .iter()
+            .zip(&self.key_of[old_middle])
+            .map(|(n, &k)| (n.name.as_str(), k))
+            .collect();
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                if i < prefix {
+                    return Ok(self.key_of[i]);
+                }
+                if i >= names.len() - suffix {
+                    return Ok(self.key_of[old.len() + i - names.len()]);
+                }
+                if let Some(&k) = moved.get(n.name.as_str()) {
+                    return Ok(k);
+                }
+                let key = topic_key(&n.name);
+                if key.is_empty() {
+                    Ok(None)
+                } else {
+                    self.matcher.id(&key).map(Some).ok_or(key)
+                }
+            })
+            .collect()
     }
 
     /// Orders the keys of `matcher` by how much their names are used; `key_of` gives each
@@ -160,7 +311,7 @@ impl NameIndex {
         key_of: Vec<Option<usize>>,
         matcher: Arc<KeyMatcher>,
     ) -> NameIndex {
-        let mut shown: Vec<Option<usize>> = vec![None; matcher.keys.len()];
+        let mut shown: Vec<Option<usize>> = vec![None; matcher.len()];
         for (i, key) in key_of.iter().enumerate() {
             if let Some(k) = *key {
                 if shown[k].is_none_or(|s| names[i].uses > names[s].uses) {
@@ -173,7 +324,7 @@ impl NameIndex {
         ranked.sort_by(|&a, &b| {
             uses(b)
                 .cmp(&uses(a))
-                .then_with(|| matcher.keys[a].cmp(&matcher.keys[b]))
+                .then_with(|| matcher.key(a).cmp(matcher.key(b)))
         });
         let mut rank = vec![usize::MAX; shown.len()];
         for (place, &k) in ranked.iter().enumerate() {
@@ -229,15 +380,12 @@ impl NameIndex {
     /// The keys (indexes into `shown`) of at most `limit` names occurring in `text`, the
     /// most used first.
     fn found_in(&self, text: &str, limit: usize) -> Vec<usize> {
-        let Some(automaton) = &self.matcher.automaton else {
+        if self.ranked.is_empty() {
             return Vec::new();
-        };
+        }
         let haystack = format!(" {} ", topic_key(text));
-        let mut found: Vec<usize> = automaton
-            .find_overlapping_iter(&haystack)
-            .map(|m| m.pattern().as_usize())
-            .filter(|&k| self.shown[k].is_some())
-            .collect();
+        let mut found = self.matcher.find(&haystack);
+        found.retain(|&k| self.shown[k].is_some());
         found.sort_unstable_by_key(|&k| self.rank[k]);
         found.dedup();
         found.truncate(limit);
@@ -340,6 +488,58 @@ mod tests {
 
         let emptied = first.updated(Vec::new());
         assert!(emptied.is_empty() && emptied.relevant("tea", 3).is_empty());
+    }
+
+    #[test]
+    fn names_added_one_by_one_are_matched_beside_the_kept_matcher_until_there_are_many() {
+        let name = |i: usize| KnownName {
+            name: format!("Site {i}"),
+            uses: (i % 3) as u64,
+        };
+        let first = NameIndex::new((0..100).map(name).collect());
+        let mut index = NameIndex::new((0..100).map(name).collect());
+        let mut rebuilt_at = None;
+        for n in 101..=400 {
+            let next = index.updated((0..n).map(name).collect());
+            if !next.shares_base(&index) {
+                rebuilt_at.get_or_insert(n);
+            }
+            index = next;
+            // The newest name and the oldest are found.
+            let newest = format!("Site {}", n - 1);
+            assert_eq!(index.relevant(&format!("at site {}.", n - 1), 1), [newest]);
+            assert_eq!(index.relevant("the site 0 of it", 1), ["Site 0"]);
+        }
+        // The first 64 new keys waited beside the first build; the 65th brought a whole one.
+        assert_eq!(rebuilt_at, Some(165));
+        assert!(!first.shares_base(&index));
+        assert_eq!(index.len(), 400);
+        let fresh = NameIndex::new((0..400).map(name).collect());
+        assert_eq!(index.relevant("", 400), fresh.relevant("", 400));
+    }
+
+    proptest! {
+        #[test]
+        fn an_index_updated_again_and_again_answers_as_one_built_anew(
+            lists in proptest::collection::vec(
+                proptest::collection::vec(("[a-f]{1,2}( [a-f]{1,2})?", 0u64..3), 0..90),
+                1..6,
+            ),
+            text in "([a-f]{1,2}[ .]){0,12}",
+            limit in 0usize..8,
+        ) {
+            let list = |pairs: &[(String, u64)]| -> Vec<KnownName> {
+                pairs.iter().map(|(name, uses)| KnownName { name: name.clone(), uses: *uses }).collect()
+            };
+            let mut index = NameIndex::new(Vec::new());
+            for names in &lists {
+                index = index.updated(list(names));
+                let fresh = NameIndex::new(list(names));
+                prop_assert_eq!(index.relevant(&text, limit), fresh.relevant(&text, limit));
+                prop_assert_eq!(index.relevant("", 100), fresh.relevant("", 100));
+                prop_assert_eq!(index.len(), fresh.len());
+            }
+        }
     }
 
     proptest! {
