@@ -495,7 +495,7 @@ pub struct NoteCache {
 }
 
 /// An index as [`NoteCache`] holds it: with the stamp of the sources it was built from.
-type HeldIndex = ((i64, i64, i64), std::sync::Arc<NoteIndex>);
+type HeldIndex = ((i64, i64), std::sync::Arc<NoteIndex>);
 
 impl NoteCache {
     /// The index of `store` now (see the type's documentation for when it is built again).

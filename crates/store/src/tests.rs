@@ -1164,3 +1164,34 @@ fn the_notes_are_the_file_sources() {
     let ids: Vec<SourceId> = notes.iter().map(|s| s.id).collect();
     assert_eq!(ids, [note, second]);
 }
+
+#[test]
+fn the_sources_stamp_moves_whenever_the_set_of_sources_changes() {
+    let store = Store::open_in_memory().expect("open");
+    let mut seen = vec![store.sources_stamp().expect("stamp")];
+    let mut moved = |store: &Store, what: &str| {
+        let stamp = store.sources_stamp().expect("stamp");
+        assert!(
+            !seen.contains(&stamp),
+            "{what}: the stamp is one seen before"
+        );
+        seen.push(stamp);
+    };
+    let first = source(&store, "/vault/Espresso.md", "# Espresso");
+    moved(&store, "one source added");
+    let second = source(&store, "/vault/Crema.md", "# Crema");
+    moved(&store, "another added");
+    // Changed in place: the same set.
+    let before = store.sources_stamp().expect("stamp");
+    assert!(store
+        .retitle_source(second, "Crema, again")
+        .expect("retitle"));
+    assert_eq!(store.sources_stamp().expect("stamp"), before);
+    // One removed and one added: as many as before, but not the same set.
+    assert!(store.remove_source(first).expect("remove"));
+    let third = source(&store, "/vault/Grinder.md", "# Grinder");
+    moved(&store, "one removed and one added");
+    // The newest removed: its id is never given again, so the stamp is new.
+    assert!(store.remove_source(third).expect("remove"));
+    moved(&store, "the newest removed");
+}
