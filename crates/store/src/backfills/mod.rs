@@ -63,11 +63,10 @@ impl Store {
             || format!("reading the progress of backfill {name}"),
             |conn| {
                 let row: Option<(u32, i64, Option<String>)> = conn
-                    .query_row(
+                    .prepare_cached(
                         "SELECT version, cursor, done_at FROM backfills WHERE name = ?1",
-                        [name],
-                        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-                    )
+                    )?
+                    .query_row([name], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
                     .optional()?;
                 Ok(match row {
                     None => Some(0),
@@ -84,7 +83,7 @@ impl Store {
         self.read(
             || "listing the backfills done".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT name, version FROM backfills WHERE done_at IS NOT NULL ORDER BY name",
                 )?;
                 let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
@@ -100,12 +99,11 @@ impl Store {
             || format!("recording the end of backfill {name}"),
             |tx| {
                 let at: i64 = tx
-                    .query_row(
+                    .prepare_cached(
                         "SELECT CASE WHEN version < ?2 THEN 0 ELSE cursor END
                          FROM backfills WHERE name = ?1",
-                        params![name, version],
-                        |row| row.get(0),
-                    )
+                    )?
+                    .query_row(params![name, version], |row| row.get(0))
                     .optional()?
                     .unwrap_or(0);
                 advance(tx, name, version, at, at, true)?;
@@ -139,7 +137,7 @@ impl Store {
         self.read(
             || "reading claims to check again".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(sql)?;
+                let mut stmt = conn.prepare_cached(sql)?;
                 let rows = stmt.query_map(params![after, limit as i64], |row| {
                     Ok(GroundedClaim {
                         id: row.get(0)?,
@@ -164,9 +162,8 @@ impl Store {
             || format!("reading the text of source {id}"),
             |conn| {
                 Ok(conn
-                    .query_row("SELECT text FROM sources WHERE id = ?1", [id], |row| {
-                        row.get(0)
-                    })
+                    .prepare_cached("SELECT text FROM sources WHERE id = ?1")?
+                    .query_row([id], |row| row.get(0))
                     .optional()?)
             },
         )
@@ -177,7 +174,7 @@ impl Store {
         self.read(
             || format!("reading sources after {after}"),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT id, origin, kind, text FROM sources WHERE id > ?1 ORDER BY id LIMIT ?2",
                 )?;
                 let rows = stmt.query_map(params![after, limit as i64], |row| {
@@ -213,21 +210,21 @@ impl Store {
                     json::to_json("sources.tags", &row.tags)?,
                     json::to_json("sources.aliases", &row.aliases)?,
                 );
-                changed += tx.execute(
-                    "UPDATE sources SET title_hint = COALESCE(?2, title_hint), tags = ?3,
+                changed += tx
+                    .prepare_cached(
+                        "UPDATE sources SET title_hint = COALESCE(?2, title_hint), tags = ?3,
                              aliases = ?4
                          WHERE id = ?1 AND (title_hint IS NOT COALESCE(?2, title_hint)
                              OR tags IS NOT ?3 OR aliases IS NOT ?4)",
-                    params![row.source, row.title, tags, aliases],
-                )?;
+                    )?
+                    .execute(params![row.source, row.title, tags, aliases])?;
                 let page: Option<(crate::PageId, String)> = tx
-                    .query_row(
+                    .prepare_cached(
                         "SELECT p.id, p.title_key FROM page_sources ps
                              JOIN pages p ON p.id = ps.page_id
                              WHERE ps.source_id = ?1 AND ps.by_title = 1",
-                        [row.source],
-                        |r| Ok((r.get(0)?, r.get(1)?)),
-                    )
+                    )?
+                    .query_row([row.source], |r| Ok((r.get(0)?, r.get(1)?)))
                     .optional()?;
                 if let Some((page, key)) = page {
                     crate::tx::feed::declare_aliases(tx, row.source, page, &key)?;
@@ -304,7 +301,7 @@ impl Store {
         self.read(
             || format!("reading cited sources after {after}"),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT DISTINCT source_id FROM citations WHERE source_id > ?1
                      ORDER BY source_id LIMIT ?2",
                 )?;
@@ -352,7 +349,7 @@ impl Store {
         self.read(
             || format!("reading PDF sources without pages after {after}"),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT id, origin, text FROM sources s
                      WHERE id > ?1 AND kind = 'file' AND lower(origin) LIKE '%.pdf'
                        AND NOT EXISTS (SELECT 1 FROM source_pages p WHERE p.source_id = s.id)
@@ -388,11 +385,8 @@ impl Store {
             let mut recorded = 0;
             for (source, pages) in read {
                 let same: bool = tx
-                    .query_row(
-                        "SELECT text = ?2 FROM sources WHERE id = ?1",
-                        params![source.id, source.text],
-                        |row| row.get(0),
-                    )
+                    .prepare_cached("SELECT text = ?2 FROM sources WHERE id = ?1")?
+                    .query_row(params![source.id, source.text], |row| row.get(0))
                     .optional()?
                     .unwrap_or(false);
                 if !same || pages.is_empty() {
@@ -452,11 +446,8 @@ pub(crate) fn advance(
     done: bool,
 ) -> Result<bool> {
     let row: Option<(u32, i64, Option<String>)> = tx
-        .query_row(
-            "SELECT version, cursor, done_at FROM backfills WHERE name = ?1",
-            [name],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-        )
+        .prepare_cached("SELECT version, cursor, done_at FROM backfills WHERE name = ?1")?
+        .query_row([name], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
         .optional()?;
     let at = match row {
         None => 0,

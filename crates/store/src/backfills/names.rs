@@ -86,7 +86,7 @@ impl Store {
                 clean_aliases(tx, rules, &mut done)?;
                 // The names each digest gives, from its cleaned links and concepts.
                 let digests: Vec<(i64, SourceId)> = {
-                    let mut stmt = tx.prepare("SELECT id, source_id FROM articles")?;
+                    let mut stmt = tx.prepare_cached("SELECT id, source_id FROM articles")?;
                     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
                     rows.collect::<rusqlite::Result<_>>()?
                 };
@@ -112,7 +112,7 @@ fn clean_links(conn: &Connection, rules: &NameRules<'_>, done: &mut NamesCleanup
             } else {
                 format!("SELECT {id_cols}, target_title FROM {table}")
             };
-            let mut stmt = conn.prepare(&select)?;
+            let mut stmt = conn.prepare_cached(&select)?;
             let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
             rows.collect::<rusqlite::Result<_>>()?
         };
@@ -161,17 +161,15 @@ fn clean_links(conn: &Connection, rules: &NameRules<'_>, done: &mut NamesCleanup
 
 /// Whether a page has `name` as its title.
 fn page_exists(conn: &Connection, name: &str) -> Result<bool> {
-    Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM pages WHERE title_key = ?1)",
-        [page_key(name)],
-        |r| r.get(0),
-    )?)
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM pages WHERE title_key = ?1)")?
+        .query_row([page_key(name)], |r| r.get(0))?)
 }
 
 /// Concepts (shared by the digests that name them).
 fn clean_concepts(conn: &Connection, rules: &NameRules<'_>, done: &mut NamesCleanup) -> Result<()> {
     let rows: Vec<(i64, String)> = {
-        let mut stmt = conn.prepare("SELECT id, name FROM concepts")?;
+        let mut stmt = conn.prepare_cached("SELECT id, name FROM concepts")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         rows.collect::<rusqlite::Result<_>>()?
     };
@@ -181,32 +179,31 @@ fn clean_concepts(conn: &Connection, rules: &NameRules<'_>, done: &mut NamesClea
             Some(name) => {
                 let norm = page_key(&name);
                 let same: Option<i64> = conn
-                    .query_row(
-                        "SELECT id FROM concepts WHERE name_norm = ?1 AND id <> ?2",
-                        params![norm, id],
-                        |r| r.get(0),
-                    )
+                    .prepare_cached("SELECT id FROM concepts WHERE name_norm = ?1 AND id <> ?2")?
+                    .query_row(params![norm, id], |r| r.get(0))
                     .optional()?;
                 match same {
                     Some(other) => {
-                        conn.execute(
+                        conn.prepare_cached(
                             "UPDATE OR IGNORE article_concepts SET concept_id = ?1
                              WHERE concept_id = ?2",
-                            params![other, id],
-                        )?;
-                        conn.execute("DELETE FROM concepts WHERE id = ?1", [id])?;
+                        )?
+                        .execute(params![other, id])?;
+                        conn.prepare_cached("DELETE FROM concepts WHERE id = ?1")?
+                            .execute([id])?;
                     }
                     None => {
-                        conn.execute(
+                        conn.prepare_cached(
                             "UPDATE concepts SET name = ?2, name_norm = ?3 WHERE id = ?1",
-                            params![id, name, norm],
-                        )?;
+                        )?
+                        .execute(params![id, name, norm])?;
                     }
                 }
                 done.names_fixed += 1;
             }
             None => {
-                conn.execute("DELETE FROM concepts WHERE id = ?1", [id])?;
+                conn.prepare_cached("DELETE FROM concepts WHERE id = ?1")?
+                    .execute([id])?;
                 done.names_dropped += 1;
             }
         }
@@ -217,7 +214,7 @@ fn clean_concepts(conn: &Connection, rules: &NameRules<'_>, done: &mut NamesClea
 /// Aliases of pages.
 fn clean_aliases(conn: &Connection, rules: &NameRules<'_>, done: &mut NamesCleanup) -> Result<()> {
     let rows: Vec<(PageId, String)> = {
-        let mut stmt = conn.prepare("SELECT page_id, name FROM aliases")?;
+        let mut stmt = conn.prepare_cached("SELECT page_id, name FROM aliases")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         rows.collect::<rusqlite::Result<_>>()?
     };
@@ -225,26 +222,23 @@ fn clean_aliases(conn: &Connection, rules: &NameRules<'_>, done: &mut NamesClean
         match rules.name(&written) {
             Some(name) if name == written => {}
             Some(name) => {
-                let changed = conn.execute(
-                    "UPDATE OR IGNORE aliases SET name = ?3, name_key = ?4
+                let changed = conn
+                    .prepare_cached(
+                        "UPDATE OR IGNORE aliases SET name = ?3, name_key = ?4
                      WHERE page_id = ?1 AND name = ?2",
-                    params![page, written, name, page_key(&name)],
-                )?;
+                    )?
+                    .execute(params![page, written, name, page_key(&name)])?;
                 if changed == 0 {
-                    conn.execute(
-                        "DELETE FROM aliases WHERE page_id = ?1 AND name = ?2",
-                        params![page, written],
-                    )?;
+                    conn.prepare_cached("DELETE FROM aliases WHERE page_id = ?1 AND name = ?2")?
+                        .execute(params![page, written])?;
                     done.names_dropped += 1;
                 } else {
                     done.names_fixed += 1;
                 }
             }
             None => {
-                conn.execute(
-                    "DELETE FROM aliases WHERE page_id = ?1 AND name = ?2",
-                    params![page, written],
-                )?;
+                conn.prepare_cached("DELETE FROM aliases WHERE page_id = ?1 AND name = ?2")?
+                    .execute(params![page, written])?;
                 done.names_dropped += 1;
             }
         }
@@ -260,17 +254,16 @@ fn clean_pages(
     done: &mut NamesCleanup,
 ) -> Result<()> {
     let rows: Vec<(PageId, String, String)> = {
-        let mut stmt = conn
-            .prepare("SELECT id, title, title_key FROM pages WHERE kind = 'topic' ORDER BY id")?;
+        let mut stmt = conn.prepare_cached(
+            "SELECT id, title, title_key FROM pages WHERE kind = 'topic' ORDER BY id",
+        )?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         rows.collect::<rusqlite::Result<_>>()?
     };
     for (page, title, key) in rows {
-        let exists: bool = conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM pages WHERE id = ?1)",
-            [page],
-            |r| r.get(0),
-        )?;
+        let exists: bool = conn
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM pages WHERE id = ?1)")?
+            .query_row([page], |r| r.get(0))?;
         if !exists || is_own_title(conn, page, &key)? {
             continue;
         }
@@ -279,20 +272,16 @@ fn clean_pages(
             Some(name) => {
                 let name_key = page_key(&name);
                 let other: Option<(PageId, i64)> = conn
-                    .query_row(
-                        "SELECT p.id, (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id)
-                         FROM pages p WHERE p.title_key = ?1",
-                        [&name_key],
+                    .prepare_cached("SELECT p.id, (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id)
+                         FROM pages p WHERE p.title_key = ?1")?.query_row([&name_key],
                         |r| Ok((r.get(0)?, r.get(1)?)),
                     )
                     .optional()?;
                 match other {
                     Some((other, other_sources)) => {
-                        let mine: i64 = conn.query_row(
-                            "SELECT COUNT(*) FROM page_sources WHERE page_id = ?1",
-                            [page],
-                            |r| r.get(0),
-                        )?;
+                        let mine: i64 = conn
+                            .prepare_cached("SELECT COUNT(*) FROM page_sources WHERE page_id = ?1")?
+                            .query_row([page], |r| r.get(0))?;
                         // The page with more sources survives (the older one on a tie).
                         let (survivor, absorbed) = if mine > other_sources
                             || (mine == other_sources && page.0 < other.0)
@@ -319,23 +308,21 @@ fn clean_pages(
                 }
             }
             None => {
-                let edited: bool = conn.query_row(
-                    "SELECT EXISTS (SELECT 1 FROM page_versions
+                let edited: bool = conn
+                    .prepare_cached(
+                        "SELECT EXISTS (SELECT 1 FROM page_versions
                                     WHERE page_id = ?1 AND author_kind = 'person')",
-                    [page],
-                    |r| r.get(0),
-                )?;
+                    )?
+                    .query_row([page], |r| r.get(0))?;
                 if edited {
-                    conn.execute(
-                        "UPDATE pages SET flagged = ?2 WHERE id = ?1",
-                        params![
+                    conn.prepare_cached("UPDATE pages SET flagged = ?2 WHERE id = ?1")?
+                        .execute(params![
                             page,
                             format!(
                                 "'{title}' is not a name a page can have; a person wrote a \
                                  version of it, so it is kept"
                             )
-                        ],
-                    )?;
+                        ])?;
                     done.pages_flagged += 1;
                 } else {
                     crate::tx::cite::delete_page(conn, page)?;
@@ -350,7 +337,7 @@ fn clean_pages(
 /// Whether `key` is the key of the own title of a source whose title names `page`: a
 /// source's own title is always a name (a daily note `2024-01-15`).
 fn is_own_title(conn: &Connection, page: PageId, key: &str) -> Result<bool> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT s.title_hint FROM page_sources ps JOIN sources s ON s.id = ps.source_id
          WHERE ps.page_id = ?1 AND ps.by_title = 1 AND s.title_hint IS NOT NULL",
     )?;
@@ -366,13 +353,9 @@ fn is_own_title(conn: &Connection, page: PageId, key: &str) -> Result<bool> {
 /// Gives `page` the title `name` (its key `key`); the old title, written with link
 /// syntax, is no name worth keeping.
 fn retitle(conn: &Connection, page: PageId, name: &str, key: &str) -> Result<()> {
-    conn.execute(
-        "DELETE FROM aliases WHERE former = 1 AND name_key = ?1",
-        [key],
-    )?;
-    conn.execute(
-        "UPDATE pages SET title = ?2, title_key = ?3 WHERE id = ?1",
-        params![page, name, key],
-    )?;
+    conn.prepare_cached("DELETE FROM aliases WHERE former = 1 AND name_key = ?1")?
+        .execute([key])?;
+    conn.prepare_cached("UPDATE pages SET title = ?2, title_key = ?3 WHERE id = ?1")?
+        .execute(params![page, name, key])?;
     Ok(())
 }

@@ -150,12 +150,11 @@ impl Store {
                         continue;
                     }
                     let title: Option<String> = conn
-                        .query_row(
+                        .prepare_cached(
                             "SELECT title FROM pages
                              WHERE id = ?1 AND kind = 'topic' AND version > 0",
-                            [id],
-                            |row| row.get(0),
-                        )
+                        )?
+                        .query_row([id], |row| row.get(0))
                         .optional()?;
                     if let Some(title) = title {
                         found.push(FoundPage {
@@ -261,7 +260,7 @@ fn ranked_topic_pages(
 
 /// The topic pages `page` links to (resolved now) and that link to it, with their titles.
 fn linked_with(conn: &Connection, page: PageId) -> Result<Vec<(PageId, String)>> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT p.id, p.title FROM page_links l
          JOIN pages p ON p.id = COALESCE(
              (SELECT id FROM pages WHERE title_key = l.target_key),
@@ -283,7 +282,7 @@ pub(crate) fn source_texts_of(
     conn: &rusqlite::Connection,
     page: PageId,
 ) -> Result<Vec<(SourceId, String)>> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT s.id, s.text FROM page_sources ps JOIN sources s ON s.id = ps.source_id
          WHERE ps.page_id = ?1 ORDER BY s.id",
     )?;

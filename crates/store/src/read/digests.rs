@@ -195,49 +195,48 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<ArticleSummary> {
 
 fn article_in(conn: &Connection, id: ArticleId) -> Result<Option<ArticleDetail>> {
     let head = conn
-        .query_row(
+        .prepare_cached(
             "SELECT a.title, a.summary, a.body, a.truncated, a.created_at, a.updated_at,
                     a.source_id, s.origin, s.kind, a.provider, a.model, a.prompt_version,
                     s.final_url
              FROM articles a JOIN sources s ON s.id = a.source_id
              WHERE a.id = ?1",
-            [id],
-            |row| {
-                let detail = ArticleDetail {
-                    id,
-                    title: row.get(0)?,
-                    summary: row.get(1)?,
-                    body: row.get(2)?,
-                    truncated: row.get(3)?,
-                    created_at: row.get(4)?,
-                    updated_at: row.get(5)?,
-                    claims: Vec::new(),
-                    concepts: Vec::new(),
-                    open_questions: Vec::new(),
-                    links: Vec::new(),
-                    backlinks: Vec::new(),
-                    sources: Vec::new(),
-                };
-                let source = ArticleSource {
-                    source_id: row.get(6)?,
-                    origin: row.get(7)?,
-                    kind: row.get(8)?,
-                    compiled_at: detail.updated_at.clone(),
-                    provider: row.get(9)?,
-                    model: row.get(10)?,
-                    prompt_version: row.get(11)?,
-                    final_url: row.get(12)?,
-                };
-                Ok((detail, source))
-            },
-        )
+        )?
+        .query_row([id], |row| {
+            let detail = ArticleDetail {
+                id,
+                title: row.get(0)?,
+                summary: row.get(1)?,
+                body: row.get(2)?,
+                truncated: row.get(3)?,
+                created_at: row.get(4)?,
+                updated_at: row.get(5)?,
+                claims: Vec::new(),
+                concepts: Vec::new(),
+                open_questions: Vec::new(),
+                links: Vec::new(),
+                backlinks: Vec::new(),
+                sources: Vec::new(),
+            };
+            let source = ArticleSource {
+                source_id: row.get(6)?,
+                origin: row.get(7)?,
+                kind: row.get(8)?,
+                compiled_at: detail.updated_at.clone(),
+                provider: row.get(9)?,
+                model: row.get(10)?,
+                prompt_version: row.get(11)?,
+                final_url: row.get(12)?,
+            };
+            Ok((detail, source))
+        })
         .optional()?;
     let Some((mut detail, source)) = head else {
         return Ok(None);
     };
     detail.sources.push(source);
 
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT claim, confidence, quote, grounded FROM claims
          WHERE article_id = ?1 ORDER BY position",
     )?;
@@ -253,7 +252,7 @@ fn article_in(conn: &Connection, id: ArticleId) -> Result<Option<ArticleDetail>>
         });
     }
 
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT c.name FROM article_concepts ac JOIN concepts c ON c.id = ac.concept_id
          WHERE ac.article_id = ?1 ORDER BY ac.position",
     )?;
@@ -261,13 +260,14 @@ fn article_in(conn: &Connection, id: ArticleId) -> Result<Option<ArticleDetail>>
         .query_map([id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
 
-    let mut stmt = conn
-        .prepare("SELECT question FROM open_questions WHERE article_id = ?1 ORDER BY position")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT question FROM open_questions WHERE article_id = ?1 ORDER BY position",
+    )?;
     detail.open_questions = stmt
         .query_map([id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
 
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT target_title, to_article, context FROM links
          WHERE from_article = ?1 ORDER BY position",
     )?;
@@ -281,7 +281,7 @@ fn article_in(conn: &Connection, id: ArticleId) -> Result<Option<ArticleDetail>>
         })?
         .collect::<rusqlite::Result<_>>()?;
 
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT a.id, a.title, l.context FROM links l JOIN articles a ON a.id = l.from_article
          WHERE l.to_article = ?1 ORDER BY a.title_norm",
     )?;
@@ -313,7 +313,8 @@ impl Store {
         self.read(
             || "listing articles".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(&format!("{SUMMARY_SELECT} ORDER BY {order}"))?;
+                let mut stmt =
+                    conn.prepare_cached(&format!("{SUMMARY_SELECT} ORDER BY {order}"))?;
                 let rows = stmt.query_map([], summary_row)?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
             },
@@ -337,20 +338,18 @@ impl Store {
             |conn| {
                 if let Ok(number) = key.parse::<i64>() {
                     let found: Option<ArticleId> = conn
-                        .query_row("SELECT id FROM articles WHERE id = ?1", [number], |row| {
-                            row.get(0)
-                        })
+                        .prepare_cached("SELECT id FROM articles WHERE id = ?1")?
+                        .query_row([number], |row| row.get(0))
                         .optional()?;
                     if found.is_some() {
                         return Ok(found);
                     }
                 }
                 Ok(conn
-                    .query_row(
+                    .prepare_cached(
                         "SELECT id FROM articles WHERE title_norm = ?1 ORDER BY id LIMIT 1",
-                        [page_key(key)],
-                        |row| row.get(0),
-                    )
+                    )?
+                    .query_row([page_key(key)], |row| row.get(0))
                     .optional()?)
             },
         )

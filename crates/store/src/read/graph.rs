@@ -92,13 +92,13 @@ impl Store {
             || "reading the graph of pages and links".to_owned(),
             |conn| {
                 let changes_upto = last_change(conn)?;
-                let mut stmt =
-                    conn.prepare("SELECT id, kind, title, title_key FROM pages ORDER BY id")?;
+                let mut stmt = conn
+                    .prepare_cached("SELECT id, kind, title, title_key FROM pages ORDER BY id")?;
                 let pages = stmt
                     .query_map([], graph_page)?
                     .collect::<rusqlite::Result<_>>()?;
-                let mut stmt =
-                    conn.prepare(&format!("{RESOLVED_LINKS} ORDER BY l.page_id, l.position"))?;
+                let mut stmt = conn
+                    .prepare_cached(&format!("{RESOLVED_LINKS} ORDER BY l.page_id, l.position"))?;
                 let links = stmt
                     .query_map([], graph_link)?
                     .collect::<rusqlite::Result<_>>()?;
@@ -127,7 +127,7 @@ impl Store {
                 let ids = serde_json::to_string(&changed_pages).unwrap_or_default();
                 let keys = serde_json::to_string(&changed_keys).unwrap_or_default();
                 // The pages whose links may differ.
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT id, kind, title, title_key FROM pages WHERE id IN (
                          SELECT value FROM json_each(?1)
                          UNION SELECT p.id FROM pages p
@@ -148,7 +148,7 @@ impl Store {
                 // changed keys.
                 // Each part by its own index (a page's links by the primary key, a key's
                 // by `page_links_target`), then each link by its key: no other link is read.
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "WITH chosen(page_id, position) AS (
                          SELECT page_id, position FROM page_links
                          WHERE page_id IN (SELECT value FROM json_each(?1))
@@ -187,7 +187,7 @@ impl Store {
         self.read(
             || "reading which notes feed each page".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT ps.page_id, s.origin FROM page_sources ps
                      JOIN sources s ON s.id = ps.source_id
                      WHERE s.kind = 'file'
@@ -206,9 +206,8 @@ impl Store {
             || format!("reading the summary of page {id}"),
             |conn| {
                 Ok(conn
-                    .query_row("SELECT summary FROM pages WHERE id = ?1", [id], |row| {
-                        row.get(0)
-                    })
+                    .prepare_cached("SELECT summary FROM pages WHERE id = ?1")?
+                    .query_row([id], |row| row.get(0))
                     .optional()?)
             },
         )

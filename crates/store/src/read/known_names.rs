@@ -24,7 +24,7 @@ impl Store {
         self.read(
             || "listing page titles".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "WITH inbound AS (
                          SELECT p.id AS page_id,
                                 (SELECT COUNT(*) FROM page_links l
@@ -69,8 +69,9 @@ impl Store {
         self.read(
             || "reading the names generation".to_owned(),
             |conn| {
-                let n: i64 =
-                    conn.query_row("SELECT n FROM names_generation", [], |row| row.get(0))?;
+                let n: i64 = conn
+                    .prepare_cached("SELECT n FROM names_generation")?
+                    .query_row([], |row| row.get(0))?;
                 Ok(u64::try_from(n).unwrap_or(0))
             },
         )
@@ -81,7 +82,7 @@ impl Store {
         self.read(
             || "listing concepts".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT c.name, COUNT(*) FROM concepts c
                      JOIN article_concepts ac ON ac.concept_id = c.id AND ac.named = 1
                      GROUP BY c.id",

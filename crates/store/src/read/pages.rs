@@ -111,17 +111,15 @@ impl Store {
             |conn| {
                 let mut hits: Vec<PageHit> = Vec::new();
                 if let Some(id) = named {
-                    let hit = conn.query_row(
-                        "SELECT title, summary FROM pages WHERE id = ?1",
-                        [id],
-                        |row| {
+                    let hit = conn
+                        .prepare_cached("SELECT title, summary FROM pages WHERE id = ?1")?
+                        .query_row([id], |row| {
                             Ok(PageHit {
                                 page_id: id,
                                 title: row.get(0)?,
                                 snippet: row.get(1)?,
                             })
-                        },
-                    )?;
+                        })?;
                     hits.push(hit);
                 }
                 let since = ranked_since(conn, &fts, candidates)?;
@@ -257,7 +255,7 @@ impl Store {
         self.read(
             || "listing the pages of every source".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT ps.source_id, p.title FROM page_sources ps
                      JOIN pages p ON p.id = ps.page_id
                      ORDER BY ps.source_id, p.title_key, p.id",
@@ -307,7 +305,7 @@ impl Store {
         self.read(
             || "counting the claims of pages".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT page_id, confidence, COUNT(*) FROM page_claims
                      GROUP BY page_id, confidence",
                 )?;

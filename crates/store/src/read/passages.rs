@@ -57,8 +57,9 @@ impl PassageIndex {
                  );",
             )?;
             {
-                let mut insert =
-                    tx.prepare("INSERT INTO passages (rowid, source, text) VALUES (?1, ?2, ?3)")?;
+                let mut insert = tx.prepare_cached(
+                    "INSERT INTO passages (rowid, source, text) VALUES (?1, ?2, ?3)",
+                )?;
                 for (i, (source, text)) in passages.into_iter().enumerate() {
                     insert.execute(params![i as i64 + 1, source, text])?;
                     len = i + 1;
@@ -93,7 +94,7 @@ impl PassageIndex {
         };
         let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         let run = || -> Result<Vec<(usize, f64)>> {
-            let mut stmt = conn.prepare(
+            let mut stmt = conn.prepare_cached(
                 "SELECT rowid, bm25(passages, 2.0, 1.0) AS rank FROM passages
                  WHERE passages MATCH ?1 ORDER BY rank, rowid LIMIT ?2",
             )?;

@@ -195,7 +195,7 @@ impl Store {
         self.read(
             || "reading the citations lost".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT DISTINCT source_id, quote FROM citations WHERE start IS NULL
                      ORDER BY source_id, quote",
                 )?;

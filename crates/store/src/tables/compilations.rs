@@ -80,28 +80,28 @@ pub(crate) fn log_compilation(
         CompileOutcome::Compiled => "compiled",
         CompileOutcome::Failed => "failed",
     };
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO compilations (source_id, provider, model, prompt_version, tokens_in,
              tokens_out, latency_ms, attempt, repairs, warnings, truncated, raw_answer,
              outcome, reason)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-        params![
-            source_id,
-            record.provider,
-            record.model,
-            record.prompt_version,
-            record.tokens_in.map(to_i64),
-            record.tokens_out.map(to_i64),
-            to_i64(record.latency_ms),
-            record.attempt,
-            to_json("compilations.repairs", &record.repairs)?,
-            to_json("compilations.warnings", &record.warnings)?,
-            record.truncated,
-            record.raw_answer,
-            outcome,
-            reason,
-        ],
-    )?;
+    )?
+    .execute(params![
+        source_id,
+        record.provider,
+        record.model,
+        record.prompt_version,
+        record.tokens_in.map(to_i64),
+        record.tokens_out.map(to_i64),
+        to_i64(record.latency_ms),
+        record.attempt,
+        to_json("compilations.repairs", &record.repairs)?,
+        to_json("compilations.warnings", &record.warnings)?,
+        record.truncated,
+        record.raw_answer,
+        outcome,
+        reason,
+    ])?;
     Ok(())
 }
 
@@ -111,7 +111,7 @@ impl Store {
         self.read(
             || format!("reading the compile log of source {source_id}"),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT id, source_id, provider, model, prompt_version, tokens_in, tokens_out,
                             latency_ms, attempt, repairs, warnings, truncated, raw_answer,
                             outcome, reason, created_at

@@ -13,13 +13,11 @@ use wikimind_text::key::page_key;
 /// its concepts (not the chips no source says), then its link targets. The title's own key
 /// is left out.
 pub(crate) fn names_of(conn: &Connection, article: ArticleId) -> Result<BTreeMap<String, String>> {
-    let title: String = conn.query_row(
-        "SELECT title FROM articles WHERE id = ?1",
-        [article],
-        |row| row.get(0),
-    )?;
+    let title: String = conn
+        .prepare_cached("SELECT title FROM articles WHERE id = ?1")?
+        .query_row([article], |row| row.get(0))?;
     let own = page_key(&title);
-    let mut stmt = conn.prepare(NAMES_SQL)?;
+    let mut stmt = conn.prepare_cached(NAMES_SQL)?;
     let names: Vec<String> = stmt
         .query_map([article], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
@@ -48,9 +46,11 @@ pub(crate) fn record_names(
     source: SourceId,
     names: &BTreeMap<String, String>,
 ) -> Result<()> {
-    conn.execute("DELETE FROM digest_names WHERE source_id = ?1", [source])?;
-    let mut insert =
-        conn.prepare("INSERT INTO digest_names (source_id, name_key, name) VALUES (?1, ?2, ?3)")?;
+    conn.prepare_cached("DELETE FROM digest_names WHERE source_id = ?1")?
+        .execute([source])?;
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO digest_names (source_id, name_key, name) VALUES (?1, ?2, ?3)",
+    )?;
     for (key, name) in names {
         insert.execute(params![source, key, name])?;
     }

@@ -74,7 +74,7 @@ impl Store {
         self.read(
             || "reading the graph layout".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT node, x, y, community, links_hash, degree FROM graph_nodes
                      ORDER BY node",
                 )?;
@@ -100,12 +100,13 @@ impl Store {
         self.read(
             || "reading the graph layout's state".to_owned(),
             |conn| {
-                Ok(conn.query_row(
-                    "SELECT changes, laid_out, laid_out_at, nodes, edges, took_ms, owner_host,
+                Ok(conn
+                    .prepare_cached(
+                        "SELECT changes, laid_out, laid_out_at, nodes, edges, took_ms, owner_host,
                             owner_pid, started_at, tracked_from
                      FROM graph_state WHERE id = 1",
-                    [],
-                    |row| {
+                    )?
+                    .query_row([], |row| {
                         let host: Option<String> = row.get(6)?;
                         let pid: Option<u32> = row.get(7)?;
                         let started: Option<String> = row.get(8)?;
@@ -124,8 +125,7 @@ impl Store {
                             },
                             tracked_from: row.get(9)?,
                         })
-                    },
-                )?)
+                    })?)
             },
         )
     }
@@ -214,13 +214,13 @@ impl Store {
         self.write(
             || format!("storing a draft of the graph layout ({} nodes)", rows.len()),
             |tx| {
-                let first: bool = tx.query_row(
-                    "SELECT EXISTS (SELECT 1 FROM graph_state
+                let first: bool = tx
+                    .prepare_cached(
+                        "SELECT EXISTS (SELECT 1 FROM graph_state
                                     WHERE id = 1 AND owner_host = ?1 AND owner_pid = ?2
                                       AND laid_out IS NULL)",
-                    params![owner.host, owner.pid],
-                    |r| r.get(0),
-                )?;
+                    )?
+                    .query_row(params![owner.host, owner.pid], |r| r.get(0))?;
                 if first {
                     put_nodes(tx, rows)?;
                 }
@@ -245,17 +245,17 @@ impl Store {
         self.write(
             || format!("storing the graph layout of {} nodes", figures.nodes),
             |tx| {
-                let held: bool = tx.query_row(
-                    "SELECT EXISTS (SELECT 1 FROM graph_state
+                let held: bool = tx
+                    .prepare_cached(
+                        "SELECT EXISTS (SELECT 1 FROM graph_state
                                     WHERE id = 1 AND owner_host = ?1 AND owner_pid = ?2)",
-                    params![owner.host, owner.pid],
-                    |r| r.get(0),
-                )?;
+                    )?
+                    .query_row(params![owner.host, owner.pid], |r| r.get(0))?;
                 if !held {
                     return Ok(false);
                 }
                 {
-                    let mut drop = tx.prepare("DELETE FROM graph_nodes WHERE node = ?1")?;
+                    let mut drop = tx.prepare_cached("DELETE FROM graph_nodes WHERE node = ?1")?;
                     for node in removed {
                         drop.execute([node])?;
                     }
@@ -264,12 +264,11 @@ impl Store {
                 // Every row handled (the usual case): emptied whole, which SQLite does
                 // without visiting each row (a first layout follows many thousands).
                 if last_change(tx)? <= figures.changes_upto {
-                    tx.execute("DELETE FROM graph_changes", [])?;
+                    tx.prepare_cached("DELETE FROM graph_changes")?
+                        .execute([])?;
                 } else {
-                    tx.execute(
-                        "DELETE FROM graph_changes WHERE id <= ?1",
-                        [figures.changes_upto],
-                    )?;
+                    tx.prepare_cached("DELETE FROM graph_changes WHERE id <= ?1")?
+                        .execute([figures.changes_upto])?;
                 }
                 tx.execute(
                     &format!(
@@ -291,12 +290,12 @@ impl Store {
 }
 
 fn release(tx: &rusqlite::Transaction<'_>, owner: &JobOwner) -> rusqlite::Result<usize> {
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE graph_state SET owner_host = NULL, owner_pid = NULL, heartbeat_at = NULL,
                 started_at = NULL
          WHERE id = 1 AND owner_host = ?1 AND owner_pid = ?2",
-        params![owner.host, owner.pid],
-    )
+    )?
+    .execute(params![owner.host, owner.pid])
 }
 
 /// The rows of `graph_changes` now: the last row's id (0: none), the pages they touched
@@ -304,17 +303,17 @@ fn release(tx: &rusqlite::Transaction<'_>, owner: &JobOwner) -> rusqlite::Result
 pub(crate) fn changes(
     conn: &rusqlite::Connection,
 ) -> rusqlite::Result<(i64, Vec<crate::PageId>, Vec<String>)> {
-    let upto: i64 = conn.query_row("SELECT COALESCE(MAX(id), 0) FROM graph_changes", [], |r| {
-        r.get(0)
-    })?;
-    let mut stmt = conn.prepare(
+    let upto: i64 = conn
+        .prepare_cached("SELECT COALESCE(MAX(id), 0) FROM graph_changes")?
+        .query_row([], |r| r.get(0))?;
+    let mut stmt = conn.prepare_cached(
         "SELECT DISTINCT page_id FROM graph_changes
          WHERE id <= ?1 AND page_id IS NOT NULL ORDER BY page_id",
     )?;
     let pages = stmt
         .query_map([upto], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT DISTINCT key FROM graph_changes
          WHERE id <= ?1 AND key IS NOT NULL AND key <> '' ORDER BY key",
     )?;
@@ -326,9 +325,8 @@ pub(crate) fn changes(
 
 /// The last row of `graph_changes` (0: none).
 pub(crate) fn last_change(conn: &rusqlite::Connection) -> rusqlite::Result<i64> {
-    conn.query_row("SELECT COALESCE(MAX(id), 0) FROM graph_changes", [], |r| {
-        r.get(0)
-    })
+    conn.prepare_cached("SELECT COALESCE(MAX(id), 0) FROM graph_changes")?
+        .query_row([], |r| r.get(0))
 }
 
 /// Writes `rows` into `graph_nodes`, each over the stored row of its node.

@@ -224,24 +224,26 @@ pub(crate) fn answer_key(question: &str) -> String {
 /// The page a name leads to now: the page with that key, else the page that had it as a
 /// title before, else the saved answer to that question.
 pub(crate) fn resolve_key(conn: &Connection, key: &str) -> Result<Option<PageId>> {
-    Ok(conn.query_row(
-        "SELECT COALESCE((SELECT id FROM pages WHERE title_key = ?1),
+    Ok(conn
+        .prepare_cached(
+            "SELECT COALESCE((SELECT id FROM pages WHERE title_key = ?1),
                          (SELECT page_id FROM aliases WHERE name_key = ?1 AND former = 1),
                          (SELECT id FROM pages WHERE title_key = ?2))",
-        params![key, format!("{ANSWER_KEY_PREFIX}{key}")],
-        |row| row.get(0),
-    )?)
+        )?
+        .query_row(params![key, format!("{ANSWER_KEY_PREFIX}{key}")], |row| {
+            row.get(0)
+        })?)
 }
 
 /// What a digest says, as page content: its claims record its source when their quote was
 /// found in it.
 pub(crate) fn digest_content(conn: &Connection, article: ArticleId) -> Result<PageContent> {
-    let (source_id, title, summary, body): (SourceId, String, String, String) = conn.query_row(
-        "SELECT source_id, title, summary, body FROM articles WHERE id = ?1",
-        [article],
-        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-    )?;
-    let mut stmt = conn.prepare(
+    let (source_id, title, summary, body): (SourceId, String, String, String) = conn
+        .prepare_cached("SELECT source_id, title, summary, body FROM articles WHERE id = ?1")?
+        .query_row([article], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?;
+    let mut stmt = conn.prepare_cached(
         "SELECT claim, confidence, quote, grounded FROM claims
          WHERE article_id = ?1 ORDER BY position",
     )?;
@@ -267,19 +269,20 @@ pub(crate) fn digest_content(conn: &Connection, article: ArticleId) -> Result<Pa
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT c.name FROM article_concepts ac JOIN concepts c ON c.id = ac.concept_id
          WHERE ac.article_id = ?1 ORDER BY ac.position",
     )?;
     let concepts = stmt
         .query_map([article], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut stmt = conn
-        .prepare("SELECT question FROM open_questions WHERE article_id = ?1 ORDER BY position")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT question FROM open_questions WHERE article_id = ?1 ORDER BY position",
+    )?;
     let open_questions = stmt
         .query_map([article], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT target_title, context FROM links WHERE from_article = ?1 ORDER BY position",
     )?;
     let links = stmt
@@ -304,25 +307,24 @@ pub(crate) fn digest_content(conn: &Connection, article: ArticleId) -> Result<Pa
 /// What a page says now (`None`: no such page).
 pub(crate) fn current_content(conn: &Connection, page: PageId) -> Result<Option<PageContent>> {
     let head: Option<(String, String, String, String, String)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT title, summary, body, concepts, open_questions FROM pages WHERE id = ?1",
-            [page],
-            |row| {
-                Ok((
-                    row.get(0)?,
-                    row.get(1)?,
-                    row.get(2)?,
-                    row.get(3)?,
-                    row.get(4)?,
-                ))
-            },
-        )
+        )?
+        .query_row([page], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
+        })
         .optional()?;
     let Some((title, summary, body, concepts, open_questions)) = head else {
         return Ok(None);
     };
     let claims = page_claims(conn, page)?;
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT target_title, context FROM page_links WHERE page_id = ?1 ORDER BY position",
     )?;
     let links = stmt
@@ -347,11 +349,9 @@ pub(crate) fn current_content(conn: &Connection, page: PageId) -> Result<Option<
 /// Whether `table` has a column `column` (the Rust steps of old migrations run before
 /// later columns exist).
 pub(crate) fn has_column(conn: &Connection, table: &str, column: &str) -> Result<bool> {
-    Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2)",
-        [table, column],
-        |row| row.get(0),
-    )?)
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2)")?
+        .query_row([table, column], |row| row.get(0))?)
 }
 
 pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageClaim>> {
@@ -368,7 +368,7 @@ pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageCla
     } else {
         "'model'"
     };
-    let mut stmt = conn.prepare(&format!(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT c.claim, c.confidence, c.quote, c.grounded,
                 (SELECT group_concat(source_id) FROM
                     (SELECT source_id FROM claim_sources cs WHERE cs.claim_id = c.id
@@ -523,37 +523,36 @@ fn sorted_by_title(mut pages: Vec<PageSummary>) -> Vec<PageSummary> {
 
 fn page_in(conn: &Connection, id: PageId) -> Result<Option<Page>> {
     let head = conn
-        .query_row(
+        .prepare_cached(
             "SELECT kind, title, title_key, summary, body, version, stale_reason, flagged,
                     created_at, updated_at, concepts, open_questions
              FROM pages WHERE id = ?1",
-            [id],
-            |row| {
-                let page = Page {
-                    id,
-                    kind: row.get(0)?,
-                    title: row.get(1)?,
-                    summary: row.get(3)?,
-                    body: row.get(4)?,
-                    version: row.get(5)?,
-                    stale_reason: row.get(6)?,
-                    flagged: row.get(7)?,
-                    created_at: row.get(8)?,
-                    updated_at: row.get(9)?,
-                    claims: Vec::new(),
-                    concepts: Vec::new(),
-                    open_questions: Vec::new(),
-                    links: Vec::new(),
-                    backlinks: Vec::new(),
-                    aliases: Vec::new(),
-                    tags: Vec::new(),
-                };
-                let key: String = row.get(2)?;
-                let concepts: String = row.get(10)?;
-                let questions: String = row.get(11)?;
-                Ok((page, key, concepts, questions))
-            },
-        )
+        )?
+        .query_row([id], |row| {
+            let page = Page {
+                id,
+                kind: row.get(0)?,
+                title: row.get(1)?,
+                summary: row.get(3)?,
+                body: row.get(4)?,
+                version: row.get(5)?,
+                stale_reason: row.get(6)?,
+                flagged: row.get(7)?,
+                created_at: row.get(8)?,
+                updated_at: row.get(9)?,
+                claims: Vec::new(),
+                concepts: Vec::new(),
+                open_questions: Vec::new(),
+                links: Vec::new(),
+                backlinks: Vec::new(),
+                aliases: Vec::new(),
+                tags: Vec::new(),
+            };
+            let key: String = row.get(2)?;
+            let concepts: String = row.get(10)?;
+            let questions: String = row.get(11)?;
+            Ok((page, key, concepts, questions))
+        })
         .optional()?;
     let Some((mut page, key, concepts, questions)) = head else {
         return Ok(None);
@@ -562,7 +561,7 @@ fn page_in(conn: &Connection, id: PageId) -> Result<Option<Page>> {
     page.open_questions = from_json("pages.open_questions", &questions)?;
     page.claims = page_claims(conn, id)?;
 
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT l.target_title,
                 COALESCE((SELECT p.id FROM pages p WHERE p.title_key = l.target_key),
                          (SELECT a.page_id FROM aliases a
@@ -580,7 +579,7 @@ fn page_in(conn: &Connection, id: PageId) -> Result<Option<Page>> {
         })?
         .collect::<rusqlite::Result<_>>()?;
 
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT p.id, p.title, l.context FROM page_links l JOIN pages p ON p.id = l.page_id
          WHERE l.page_id <> ?1
            AND (l.target_key = ?2
@@ -599,7 +598,7 @@ fn page_in(conn: &Connection, id: PageId) -> Result<Option<Page>> {
         .collect::<rusqlite::Result<_>>()?;
 
     let mut stmt =
-        conn.prepare("SELECT name FROM aliases WHERE page_id = ?1 ORDER BY former, name")?;
+        conn.prepare_cached("SELECT name FROM aliases WHERE page_id = ?1 ORDER BY former, name")?;
     page.aliases = stmt
         .query_map([id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
@@ -655,19 +654,13 @@ impl Store {
             || format!("finding the page of article {article}"),
             |conn| {
                 let title: Option<String> = conn
-                    .query_row(
-                        "SELECT title FROM articles WHERE id = ?1",
-                        [article],
-                        |row| row.get(0),
-                    )
+                    .prepare_cached("SELECT title FROM articles WHERE id = ?1")?
+                    .query_row([article], |row| row.get(0))
                     .optional()?;
                 match title {
                     Some(title) => Ok(conn
-                        .query_row(
-                            "SELECT id FROM pages WHERE title_key = ?1",
-                            [page_key(&title)],
-                            |row| row.get(0),
-                        )
+                        .prepare_cached("SELECT id FROM pages WHERE title_key = ?1")?
+                        .query_row([page_key(&title)], |row| row.get(0))
                         .optional()?),
                     None => Ok(None),
                 }
@@ -756,7 +749,7 @@ impl Store {
         self.read(
             || "listing pages".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(SUMMARY_SELECT)?;
+                let mut stmt = conn.prepare_cached(SUMMARY_SELECT)?;
                 let rows = stmt.query_map([], summary_row)?;
                 Ok(sorted_by_title(rows.collect::<rusqlite::Result<_>>()?))
             },
@@ -819,7 +812,7 @@ impl Store {
         self.read(
             || "listing stale pages".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(&format!(
+                let mut stmt = conn.prepare_cached(&format!(
                     "{SUMMARY_SELECT} WHERE p.stale_reason IS NOT NULL ORDER BY p.id"
                 ))?;
                 let rows = stmt.query_map([], summary_row)?;
@@ -833,7 +826,7 @@ impl Store {
         self.read(
             || format!("listing the sources of page {id}"),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT a.id, a.source_id, s.origin, s.kind, a.title, a.summary,
                             a.updated_at, a.provider, a.model, s.final_url, s.root
                      FROM page_sources ps

@@ -62,7 +62,8 @@ pub(crate) fn replace_pages(
     source: SourceId,
     pages: &[SourcePage],
 ) -> Result<()> {
-    conn.execute("DELETE FROM source_pages WHERE source_id = ?1", [source])?;
+    conn.prepare_cached("DELETE FROM source_pages WHERE source_id = ?1")?
+        .execute([source])?;
     let mut insert = conn.prepare_cached(
         "INSERT OR REPLACE INTO source_pages (source_id, number, label, start, \"end\")
          VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -192,16 +192,15 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<SourceSummary> {
 
 pub(crate) fn source_exists(conn: &Connection, id: SourceId) -> Result<()> {
     let found: Option<i64> = conn
-        .query_row("SELECT 1 FROM sources WHERE id = ?1", [id], |row| {
-            row.get(0)
-        })
+        .prepare_cached("SELECT 1 FROM sources WHERE id = ?1")?
+        .query_row([id], |row| row.get(0))
         .optional()?;
     found.map(|_| ()).ok_or(StoreError::SourceNotFound(id))
 }
 
 /// Removes the concepts among `ids` that no digest uses any more.
 pub(crate) fn drop_orphan_concepts_among(conn: &Connection, ids: &[i64]) -> Result<()> {
-    let mut drop = conn.prepare(
+    let mut drop = conn.prepare_cached(
         "DELETE FROM concepts WHERE id = ?1
          AND NOT EXISTS (SELECT 1 FROM article_concepts ac WHERE ac.concept_id = ?1)",
     )?;
@@ -213,11 +212,11 @@ pub(crate) fn drop_orphan_concepts_among(conn: &Connection, ids: &[i64]) -> Resu
 
 /// Removes every concept no digest uses (after a source, and its digest, is removed).
 pub(crate) fn drop_orphan_concepts(conn: &Connection) -> Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "DELETE FROM concepts
          WHERE NOT EXISTS (SELECT 1 FROM article_concepts ac WHERE ac.concept_id = concepts.id)",
-        [],
-    )?;
+    )?
+    .execute([])?;
     Ok(())
 }
 
@@ -234,48 +233,46 @@ pub(crate) fn ingest_in(
         json::to_json("sources.aliases", &new.aliases)?,
     );
     let existing: Option<(SourceId, String, SourceStatus)> = tx
-        .query_row(
-            "SELECT id, content_hash, status FROM sources WHERE origin = ?1",
-            [&new.origin],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-        )
+        .prepare_cached("SELECT id, content_hash, status FROM sources WHERE origin = ?1")?
+        .query_row([&new.origin], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })
         .optional()?;
     if let Some((id, _, _)) = &existing {
         // A file ingested again from another folder: the root that holds the
         // other is kept (a note of a vault ingested alone stays in its vault).
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE sources SET root = ?2 WHERE id = ?1 AND ?2 IS NOT NULL
                      AND (root IS NULL OR (root <> ?2 AND NOT
                           substr(?2, 1, length(rtrim(root, '/')) + 1)
                               = rtrim(root, '/') || '/'))",
-            params![id, new.root],
-        )?;
+        )?
+        .execute(params![id, new.root])?;
     }
     match existing {
         None => {
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO sources (origin, kind, title_hint, text, content_hash,
                                           final_url, tags, aliases, root)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![
-                    new.origin, new.kind, new.title, new.text, hash, final_url, tags, aliases,
-                    new.root
-                ],
-            )?;
+            )?
+            .execute(params![
+                new.origin, new.kind, new.title, new.text, hash, final_url, tags, aliases, new.root
+            ])?;
             Ok(IngestOutcome::Added(SourceId(tx.last_insert_rowid())))
         }
         Some((id, old_hash, _)) if old_hash == hash => {
             // The same text read by a newer reader may give another title, tags
             // or aliases: those are kept up to date, the text is not compiled
             // again.
-            tx.execute(
+            tx.prepare_cached(
                 "UPDATE sources SET final_url = ?2,
                          title_hint = COALESCE(?3, title_hint), tags = ?4, aliases = ?5
                      WHERE id = ?1 AND (final_url IS NOT ?2
                          OR title_hint IS NOT COALESCE(?3, title_hint)
                          OR tags IS NOT ?4 OR aliases IS NOT ?5)",
-                params![id, final_url, new.title, tags, aliases],
-            )?;
+            )?
+            .execute(params![id, final_url, new.title, tags, aliases])?;
             Ok(IngestOutcome::Unchanged(id))
         }
         Some((id, _, status)) => {
@@ -303,7 +300,7 @@ impl Store {
         self.read(
             || "listing sources".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(&format!("{SUMMARY_SELECT} ORDER BY s.id"))?;
+                let mut stmt = conn.prepare_cached(&format!("{SUMMARY_SELECT} ORDER BY s.id"))?;
                 let rows = stmt.query_map([], summary_row)?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
             },
@@ -409,30 +406,29 @@ impl Store {
             || format!("reading source {id}"),
             |conn| {
                 Ok(conn
-                    .query_row(
+                    .prepare_cached(
                         "SELECT id, origin, kind, title_hint, text, content_hash, status, reason,
                                 created_at, updated_at, final_url, tags, aliases, root
                          FROM sources WHERE id = ?1",
-                        [id],
-                        |row| {
-                            Ok(Source {
-                                id: row.get(0)?,
-                                origin: row.get(1)?,
-                                kind: row.get(2)?,
-                                title: row.get(3)?,
-                                text: row.get(4)?,
-                                content_hash: row.get(5)?,
-                                status: row.get(6)?,
-                                reason: row.get(7)?,
-                                created_at: row.get(8)?,
-                                updated_at: row.get(9)?,
-                                final_url: row.get(10)?,
-                                tags: json::column(row, 11, "sources.tags")?,
-                                aliases: json::column(row, 12, "sources.aliases")?,
-                                root: row.get(13)?,
-                            })
-                        },
-                    )
+                    )?
+                    .query_row([id], |row| {
+                        Ok(Source {
+                            id: row.get(0)?,
+                            origin: row.get(1)?,
+                            kind: row.get(2)?,
+                            title: row.get(3)?,
+                            text: row.get(4)?,
+                            content_hash: row.get(5)?,
+                            status: row.get(6)?,
+                            reason: row.get(7)?,
+                            created_at: row.get(8)?,
+                            updated_at: row.get(9)?,
+                            final_url: row.get(10)?,
+                            tags: json::column(row, 11, "sources.tags")?,
+                            aliases: json::column(row, 12, "sources.aliases")?,
+                            root: row.get(13)?,
+                        })
+                    })
                     .optional()?)
             },
         )
@@ -548,7 +544,7 @@ impl Store {
         self.read(
             || "listing sources to compile".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(&format!(
+                let mut stmt = conn.prepare_cached(&format!(
                     "{SUMMARY_SELECT}
                      WHERE s.status IN ('pending', 'failed', 'stale', 'compiling')
                         OR (?1 AND s.status = 'compiled')

@@ -78,7 +78,8 @@ impl Store {
         self.read(
             || "listing watched folders".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare("SELECT path FROM watched_folders ORDER BY path")?;
+                let mut stmt =
+                    conn.prepare_cached("SELECT path FROM watched_folders ORDER BY path")?;
                 let rows = stmt.query_map([], |row| row.get(0))?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
             },
@@ -90,10 +91,10 @@ impl Store {
         self.write(
             || format!("saving the watched folder {path}"),
             |tx| {
-                Ok(tx.execute(
-                    "INSERT OR IGNORE INTO watched_folders (path) VALUES (?1)",
-                    [path],
-                )? > 0)
+                Ok(tx
+                    .prepare_cached("INSERT OR IGNORE INTO watched_folders (path) VALUES (?1)")?
+                    .execute([path])?
+                    > 0)
             },
         )
     }
@@ -103,7 +104,12 @@ impl Store {
     pub fn remove_watched_folder(&self, path: &str) -> Result<bool> {
         self.write(
             || format!("removing the watched folder {path}"),
-            |tx| Ok(tx.execute("DELETE FROM watched_folders WHERE path = ?1", [path])? > 0),
+            |tx| {
+                Ok(tx
+                    .prepare_cached("DELETE FROM watched_folders WHERE path = ?1")?
+                    .execute([path])?
+                    > 0)
+            },
         )
     }
 
@@ -182,10 +188,10 @@ impl Store {
         self.write(
             || "releasing the watch lease".to_owned(),
             |tx| {
-                tx.execute(
+                tx.prepare_cached(
                     "DELETE FROM watch_lease WHERE id = 1 AND owner_host = ?1 AND owner_pid = ?2",
-                    params![owner.host, owner.pid],
-                )?;
+                )?
+                .execute(params![owner.host, owner.pid])?;
                 Ok(())
             },
         )
@@ -199,20 +205,19 @@ impl Store {
             || format!("moving source {id} to {to}"),
             |tx| {
                 let from: String = tx
-                    .query_row("SELECT origin FROM sources WHERE id = ?1", [id], |row| {
-                        row.get(0)
-                    })
+                    .prepare_cached("SELECT origin FROM sources WHERE id = ?1")?
+                    .query_row([id], |row| row.get(0))
                     .optional()?
                     .ok_or(StoreError::SourceNotFound(id))?;
                 tx.execute(
                     &format!("UPDATE sources SET origin = ?2, updated_at = {NOW} WHERE id = ?1"),
                     params![id, to],
                 )?;
-                tx.execute(
+                tx.prepare_cached(
                     "INSERT INTO source_moves (source_id, from_origin, to_origin)
                      VALUES (?1, ?2, ?3)",
-                    params![id, from, to],
-                )?;
+                )?
+                .execute(params![id, from, to])?;
                 Ok(())
             },
         )
@@ -241,7 +246,7 @@ impl Store {
         self.read(
             || format!("listing the file sources under {prefix}"),
             |conn| {
-                let mut stmt = conn.prepare(&format!(
+                let mut stmt = conn.prepare_cached(&format!(
                     "{FILE_SOURCE_SELECT} WHERE kind = 'file'
                          AND substr(origin, 1, length(?1)) = ?1 ORDER BY id"
                 ))?;
@@ -276,7 +281,7 @@ impl Store {
         self.read(
             || format!("listing the moves of source {id}"),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT source_id, from_origin, to_origin, moved_at FROM source_moves
                      WHERE source_id = ?1 ORDER BY id",
                 )?;

@@ -44,18 +44,17 @@ impl Store {
             || format!("saving the answer to {:?}", answer.question),
             |tx| {
                 let existing: Option<PageId> = tx
-                    .query_row("SELECT id FROM pages WHERE title_key = ?1", [&key], |row| {
-                        row.get(0)
-                    })
+                    .prepare_cached("SELECT id FROM pages WHERE title_key = ?1")?
+                    .query_row([&key], |row| row.get(0))
                     .optional()?;
                 let page = match existing {
                     Some(page) => page,
                     None => {
-                        tx.execute(
+                        tx.prepare_cached(
                             "INSERT INTO pages (kind, title, title_key, summary, body, version)
                              VALUES ('answer', ?1, ?2, '', '', 0)",
-                            params![answer.content.title, key],
-                        )?;
+                        )?
+                        .execute(params![answer.content.title, key])?;
                         PageId(tx.last_insert_rowid())
                     }
                 };
@@ -69,10 +68,8 @@ impl Store {
                     },
                     None,
                 )?;
-                tx.execute(
-                    "UPDATE pages SET flagged = ?2 WHERE id = ?1",
-                    params![page, answer.marked],
-                )?;
+                tx.prepare_cached("UPDATE pages SET flagged = ?2 WHERE id = ?1")?
+                    .execute(params![page, answer.marked])?;
                 Ok(SavedAnswer {
                     page_id: page,
                     title: answer.content.title.clone(),

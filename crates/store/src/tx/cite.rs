@@ -246,7 +246,8 @@ pub(crate) fn prune_citations_in(conn: &Connection, sources: &[SourceId]) -> Res
 /// citations only its claims held.
 pub(crate) fn delete_page(conn: &Connection, page: PageId) -> Result<()> {
     let sources = sources_of_page_claims(conn, page)?;
-    conn.execute("DELETE FROM pages WHERE id = ?1", [page])?;
+    conn.prepare_cached("DELETE FROM pages WHERE id = ?1")?
+        .execute([page])?;
     prune_citations_in(conn, &sources)?;
     Ok(())
 }
@@ -254,14 +255,15 @@ pub(crate) fn delete_page(conn: &Connection, page: PageId) -> Result<()> {
 /// Lets go of the citations in `source` of quotes no claim cites any more: no claim of its
 /// digest, and no page claim recorded as held by it. Returns how many rows went.
 pub(crate) fn prune_citations(conn: &Connection, source: SourceId) -> Result<usize> {
-    let gone = conn.execute(
-        "DELETE FROM citations WHERE source_id = ?1
+    let gone = conn
+        .prepare_cached(
+            "DELETE FROM citations WHERE source_id = ?1
            AND NOT EXISTS (SELECT 1 FROM claims c JOIN articles a ON a.id = c.article_id
                            WHERE a.source_id = ?1 AND c.quote = citations.quote)
            AND NOT EXISTS (SELECT 1 FROM claim_sources cs
                            JOIN page_claims c ON c.id = cs.claim_id
                            WHERE cs.source_id = ?1 AND c.quote = citations.quote)",
-        [source],
-    )?;
+        )?
+        .execute([source])?;
     Ok(gone)
 }

@@ -112,11 +112,8 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
     }
 
     let previous: Option<(ArticleId, String)> = tx
-        .query_row(
-            "SELECT id, title_norm FROM articles WHERE source_id = ?1",
-            [source_id],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
+        .prepare_cached("SELECT id, title_norm FROM articles WHERE source_id = ?1")?
+        .query_row([source_id], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
     let title = requested_title.clone();
     let title_norm = page_key(&title);
@@ -147,17 +144,17 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
             if old_norm != title_norm {
                 // Renamed: links that found it by its old title go to another article with
                 // that title, or are wanted again.
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE links SET to_article =
                          (SELECT a.id FROM articles a
                           WHERE a.title_norm = links.target_norm AND a.id <> ?1
                           ORDER BY a.id LIMIT 1)
                      WHERE to_article = ?1 AND target_norm <> ?2",
-                    params![id, title_norm],
-                )?;
+                )?
+                .execute(params![id, title_norm])?;
             }
             let mut stmt =
-                tx.prepare("SELECT concept_id FROM article_concepts WHERE article_id = ?1")?;
+                tx.prepare_cached("SELECT concept_id FROM article_concepts WHERE article_id = ?1")?;
             let used: Vec<i64> = stmt
                 .query_map([id], |row| row.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
@@ -166,7 +163,8 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
             for table in ["claims", "article_concepts", "open_questions"] {
                 tx.execute(&format!("DELETE FROM {table} WHERE article_id = ?1"), [id])?;
             }
-            tx.execute("DELETE FROM links WHERE from_article = ?1", [id])?;
+            tx.prepare_cached("DELETE FROM links WHERE from_article = ?1")?
+                .execute([id])?;
             id
         }
         None => {
@@ -193,7 +191,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
     };
 
     {
-        let mut insert = tx.prepare(
+        let mut insert = tx.prepare_cached(
             "INSERT INTO claims (article_id, position, claim, confidence, quote, grounded)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
@@ -210,12 +208,12 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
     }
 
     {
-        let mut upsert = tx.prepare(
+        let mut upsert = tx.prepare_cached(
             "INSERT INTO concepts (name, name_norm) VALUES (?1, ?2)
              ON CONFLICT (name_norm) DO NOTHING",
         )?;
-        let mut find = tx.prepare("SELECT id FROM concepts WHERE name_norm = ?1")?;
-        let mut attach = tx.prepare(
+        let mut find = tx.prepare_cached("SELECT id FROM concepts WHERE name_norm = ?1")?;
+        let mut attach = tx.prepare_cached(
             "INSERT OR IGNORE INTO article_concepts (article_id, concept_id, position, named)
              VALUES (?1, ?2, ?3, ?4)",
         )?;
@@ -234,7 +232,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
     }
 
     {
-        let mut insert = tx.prepare(
+        let mut insert = tx.prepare_cached(
             "INSERT INTO open_questions (article_id, position, question) VALUES (?1, ?2, ?3)",
         )?;
         let questions = result
@@ -266,7 +264,7 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
                 None => links.push((target.to_owned(), norm, context.to_owned())),
             }
         }
-        let mut insert = tx.prepare(
+        let mut insert = tx.prepare_cached(
             "INSERT INTO links (from_article, position, target_title, target_norm, to_article,
                  context)
              VALUES (?1, ?2, ?3, ?4,
@@ -278,11 +276,11 @@ fn save_in(tx: &Transaction<'_>, save: &SaveArticle<'_>, min_sources: u32) -> Re
     }
 
     // Wanted pages elsewhere that name this article now resolve to it.
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE links SET to_article = ?1
          WHERE target_norm = ?2 AND to_article IS NULL AND from_article <> ?1",
-        params![article_id, title_norm],
-    )?;
+    )?
+    .execute(params![article_id, title_norm])?;
     // Only the concepts the digest used before can have lost their last use.
     drop_orphan_concepts_among(tx, &replaced_concepts)?;
     let page_id = feed_pages(

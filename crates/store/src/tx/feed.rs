@@ -38,20 +38,20 @@ pub(crate) fn mark_stale(conn: &Connection, page: PageId, reason: &str) -> Resul
 
 /// Records that `page` is now written from the digests feeding it as they stand.
 pub(crate) fn mark_written(conn: &Connection, page: PageId) -> Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE page_sources SET
              written_digest = (SELECT a.updated_at FROM articles a
                                WHERE a.source_id = page_sources.source_id),
              written_chars = (SELECT length(s.text) FROM sources s
                               WHERE s.id = page_sources.source_id)
          WHERE page_id = ?1",
-        [page],
-    )?;
-    conn.execute(
+    )?
+    .execute([page])?;
+    conn.prepare_cached(
         "UPDATE pages SET sources_lost = 0, stale_reason = NULL, stale_at = NULL
          WHERE id = ?1",
-        [page],
-    )?;
+    )?
+    .execute([page])?;
     Ok(())
 }
 
@@ -66,17 +66,16 @@ pub(crate) fn refresh_page(
     min_sources: u32,
 ) -> Result<()> {
     let head: Option<(PageKind, String, String, bool)> = conn
-        .query_row(
-            "SELECT kind, title_key, title, asked FROM pages WHERE id = ?1",
-            [page],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-        )
+        .prepare_cached("SELECT kind, title_key, title, asked FROM pages WHERE id = ?1")?
+        .query_row([page], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })
         .optional()?;
     let Some((kind, key, title, asked)) = head else {
         return Ok(());
     };
     let feeding: Vec<(ArticleId, String, String, String)> = {
-        let mut stmt = conn.prepare(
+        let mut stmt = conn.prepare_cached(
             "SELECT a.id, a.title, a.provider, a.model FROM page_sources ps
              JOIN articles a ON a.source_id = ps.source_id
              WHERE ps.page_id = ?1",
@@ -86,16 +85,12 @@ pub(crate) fn refresh_page(
         })?;
         rows.collect::<rusqlite::Result<_>>()?
     };
-    let sources: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM page_sources WHERE page_id = ?1",
-        [page],
-        |row| row.get(0),
-    )?;
-    let by_title: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM page_sources WHERE page_id = ?1 AND by_title = 1",
-        [page],
-        |row| row.get(0),
-    )?;
+    let sources: i64 = conn
+        .prepare_cached("SELECT COUNT(*) FROM page_sources WHERE page_id = ?1")?
+        .query_row([page], |row| row.get(0))?;
+    let by_title: i64 = conn
+        .prepare_cached("SELECT COUNT(*) FROM page_sources WHERE page_id = ?1 AND by_title = 1")?
+        .query_row([page], |row| row.get(0))?;
     let digest_keys: Vec<String> = feeding.iter().map(|(_, t, _, _)| page_key(t)).collect();
     let fate = page_fate(&PageFacts {
         kind,
@@ -135,7 +130,8 @@ pub(crate) fn refresh_page(
                 }
             }
             mark_written(conn, page)?;
-            conn.execute("UPDATE pages SET flagged = NULL WHERE id = ?1", [page])?;
+            conn.prepare_cached("UPDATE pages SET flagged = NULL WHERE id = ?1")?
+                .execute([page])?;
         }
         _ => {
             first_version(conn, page, &title)?;
@@ -149,22 +145,22 @@ pub(crate) fn refresh_page(
 /// the oldest digest whose title names it, as it is (marked as written into the page).
 /// A concept page, which no digest's title names, waits with no content.
 fn first_version(conn: &Connection, page: PageId, title: &str) -> Result<()> {
-    let version: u32 =
-        conn.query_row("SELECT version FROM pages WHERE id = ?1", [page], |row| {
-            row.get(0)
-        })?;
+    let version: u32 = conn
+        .prepare_cached("SELECT version FROM pages WHERE id = ?1")?
+        .query_row([page], |row| row.get(0))?;
     if version > 0 {
         return Ok(());
     }
     let oldest: Option<(ArticleId, SourceId, String, String)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT a.id, a.source_id, a.provider, a.model FROM page_sources ps
              JOIN articles a ON a.source_id = ps.source_id
              WHERE ps.page_id = ?1 AND ps.by_title = 1
              ORDER BY a.created_at, a.id LIMIT 1",
-            [page],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-        )
+        )?
+        .query_row([page], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })
         .optional()?;
     let Some((article, source, provider, model)) = oldest else {
         return Ok(());
@@ -181,28 +177,26 @@ fn first_version(conn: &Connection, page: PageId, title: &str) -> Result<()> {
         },
         None,
     )?;
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE page_sources SET
              written_digest = (SELECT updated_at FROM articles WHERE source_id = ?2),
              written_chars = (SELECT length(text) FROM sources WHERE id = ?2)
          WHERE page_id = ?1 AND source_id = ?2",
-        params![page, source],
-    )?;
+    )?
+    .execute(params![page, source])?;
     Ok(())
 }
 
 /// Makes an empty page for a topic (version 0, no content yet) titled `title`; a former
 /// title with its key gives way, as the topic now has a page of its own.
 fn create_page(conn: &Connection, title: &str, key: &str) -> Result<PageId> {
-    conn.execute(
-        "DELETE FROM aliases WHERE former = 1 AND name_key = ?1",
-        [key],
-    )?;
-    conn.execute(
+    conn.prepare_cached("DELETE FROM aliases WHERE former = 1 AND name_key = ?1")?
+        .execute([key])?;
+    conn.prepare_cached(
         "INSERT INTO pages (kind, title, title_key, summary, body, version)
          VALUES ('topic', ?1, ?2, '', '', 0)",
-        params![title, key],
-    )?;
+    )?
+    .execute(params![title, key])?;
     Ok(PageId(conn.last_insert_rowid()))
 }
 
@@ -215,23 +209,19 @@ fn page_named(conn: &Connection, key: &str) -> Result<Option<(PageId, String)>> 
         return Ok(Some(page));
     }
     Ok(conn
-        .query_row(
+        .prepare_cached(
             "SELECT p.id, p.title FROM aliases a JOIN pages p ON p.id = a.page_id
              WHERE a.name_key = ?1 AND a.former = 1
                AND (a.source_id IS NOT NULL OR a.renamed = 1)",
-            [key],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
+        )?
+        .query_row([key], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?)
 }
 
 fn page_with_key(conn: &Connection, key: &str) -> Result<Option<(PageId, String)>> {
     Ok(conn
-        .query_row(
-            "SELECT id, title FROM pages WHERE title_key = ?1",
-            [key],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
+        .prepare_cached("SELECT id, title FROM pages WHERE title_key = ?1")?
+        .query_row([key], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?)
 }
 
@@ -254,7 +244,7 @@ pub(crate) fn feed_pages(
 
     // Pages this source fed and no longer names at all: it leaves them.
     let fed: Vec<(PageId, String, bool)> = {
-        let mut stmt = conn.prepare(
+        let mut stmt = conn.prepare_cached(
             "SELECT ps.page_id, p.title_key, ps.by_title FROM page_sources ps
              JOIN pages p ON p.id = ps.page_id WHERE ps.source_id = ?1",
         )?;
@@ -272,21 +262,17 @@ pub(crate) fn feed_pages(
         }
         if names.contains_key(page_key_now) {
             if *by_title {
-                conn.execute(
+                conn.prepare_cached(
                     "UPDATE page_sources SET by_title = 0 WHERE page_id = ?1 AND source_id = ?2",
-                    params![page, source],
-                )?;
+                )?
+                .execute(params![page, source])?;
             }
             continue;
         }
-        conn.execute(
-            "DELETE FROM page_sources WHERE page_id = ?1 AND source_id = ?2",
-            params![page, source],
-        )?;
-        conn.execute(
-            "UPDATE pages SET sources_lost = sources_lost + 1 WHERE id = ?1",
-            [page],
-        )?;
+        conn.prepare_cached("DELETE FROM page_sources WHERE page_id = ?1 AND source_id = ?2")?
+            .execute(params![page, source])?;
+        conn.prepare_cached("UPDATE pages SET sources_lost = sources_lost + 1 WHERE id = ?1")?
+            .execute([page])?;
         refresh_page(
             conn,
             *page,
@@ -303,32 +289,33 @@ pub(crate) fn feed_pages(
     let (page, joined) = match page_named(conn, &key)? {
         Some((page, page_title)) => {
             if page_title != title {
-                conn.execute(
+                conn.prepare_cached(
                     "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former)
                      VALUES (?1, ?2, ?3, 0)",
-                    params![page, title, key],
-                )?;
+                )?
+                .execute(params![page, title, key])?;
             }
-            let added = conn.execute(
-                "INSERT INTO page_sources (page_id, source_id, by_title) VALUES (?1, ?2, 1)
+            let added = conn
+                .prepare_cached(
+                    "INSERT INTO page_sources (page_id, source_id, by_title) VALUES (?1, ?2, 1)
                  ON CONFLICT (page_id, source_id) DO UPDATE SET by_title = 1
                  WHERE by_title = 0",
-                params![page, source],
-            )?;
+                )?
+                .execute(params![page, source])?;
             (page, added > 0)
         }
         None => {
             let page = create_page(conn, title, &key)?;
-            conn.execute(
+            conn.prepare_cached(
                 "INSERT INTO page_sources (page_id, source_id, by_title) VALUES (?1, ?2, 1)",
-                params![page, source],
-            )?;
+            )?
+            .execute(params![page, source])?;
             // The digests that named the topic before it had a page feed it now.
-            conn.execute(
+            conn.prepare_cached(
                 "INSERT OR IGNORE INTO page_sources (page_id, source_id, by_title)
                  SELECT ?1, source_id, 0 FROM digest_names WHERE name_key = ?2",
-                params![page, key],
-            )?;
+            )?
+            .execute(params![page, key])?;
             (page, true)
         }
     };
@@ -349,11 +336,12 @@ fn feed_named_pages(
     for (name_key, name) in names {
         match page_named(conn, name_key)? {
             Some((other, _)) => {
-                let added = conn.execute(
-                    "INSERT OR IGNORE INTO page_sources (page_id, source_id, by_title)
+                let added = conn
+                    .prepare_cached(
+                        "INSERT OR IGNORE INTO page_sources (page_id, source_id, by_title)
                      VALUES (?1, ?2, 0)",
-                    params![other, source],
-                )?;
+                    )?
+                    .execute(params![other, source])?;
                 refresh_page(
                     conn,
                     other,
@@ -362,11 +350,9 @@ fn feed_named_pages(
                 )?;
             }
             None => {
-                let naming: i64 = conn.query_row(
-                    "SELECT COUNT(*) FROM digest_names WHERE name_key = ?1",
-                    [name_key],
-                    |row| row.get(0),
-                )?;
+                let naming: i64 = conn
+                    .prepare_cached("SELECT COUNT(*) FROM digest_names WHERE name_key = ?1")?
+                    .query_row([name_key], |row| row.get(0))?;
                 if naming < i64::from(min_sources.max(1)) {
                     continue;
                 }
@@ -389,27 +375,26 @@ fn create_named_page(
 ) -> Result<PageId> {
     // Titled as the oldest digest naming it spells it.
     let spelling: String = conn
-        .query_row(
+        .prepare_cached(
             "SELECT dn.name FROM digest_names dn
              JOIN articles a ON a.source_id = dn.source_id
              WHERE dn.name_key = ?1 ORDER BY a.created_at, a.id LIMIT 1",
-            [name_key],
-            |row| row.get(0),
-        )
+        )?
+        .query_row([name_key], |row| row.get(0))
         .optional()?
         .unwrap_or_else(|| name.to_owned());
     let page = create_page(conn, &spelling, name_key)?;
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO page_sources (page_id, source_id, by_title)
          SELECT ?1, source_id, 0 FROM digest_names WHERE name_key = ?2",
-        params![page, name_key],
-    )?;
-    conn.execute(
+    )?
+    .execute(params![page, name_key])?;
+    conn.prepare_cached(
         "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former)
          SELECT ?1, name, name_key, 0 FROM digest_names
          WHERE name_key = ?2 AND name <> ?3",
-        params![page, name_key, spelling],
-    )?;
+    )?
+    .execute(params![page, name_key, spelling])?;
     mark_stale(conn, page, reason)?;
     Ok(page)
 }
@@ -447,16 +432,15 @@ impl crate::Store {
                 if let Some((page, _)) = page_named(tx, &key)? {
                     return Ok(AskedPage::Exists(page));
                 }
-                let naming: i64 = tx.query_row(
-                    "SELECT COUNT(*) FROM digest_names WHERE name_key = ?1",
-                    [&key],
-                    |row| row.get(0),
-                )?;
+                let naming: i64 = tx
+                    .prepare_cached("SELECT COUNT(*) FROM digest_names WHERE name_key = ?1")?
+                    .query_row([&key], |row| row.get(0))?;
                 if naming == 0 {
                     return Ok(AskedPage::Unnamed);
                 }
                 let page = create_named_page(tx, &key, name.trim(), "asked for by you")?;
-                tx.execute("UPDATE pages SET asked = 1 WHERE id = ?1", [page])?;
+                tx.prepare_cached("UPDATE pages SET asked = 1 WHERE id = ?1")?
+                    .execute([page])?;
                 Ok(AskedPage::Made {
                     page,
                     sources: u32::try_from(naming).unwrap_or(u32::MAX),
@@ -475,22 +459,21 @@ pub(crate) fn declare_aliases(
     page: PageId,
     key: &str,
 ) -> Result<()> {
-    conn.execute("DELETE FROM aliases WHERE source_id = ?1", [source])?;
-    let declared: Vec<String> = conn.query_row(
-        "SELECT aliases FROM sources WHERE id = ?1",
-        [source],
-        |row| json::column(row, 0, "sources.aliases"),
-    )?;
+    conn.prepare_cached("DELETE FROM aliases WHERE source_id = ?1")?
+        .execute([source])?;
+    let declared: Vec<String> = conn
+        .prepare_cached("SELECT aliases FROM sources WHERE id = ?1")?
+        .query_row([source], |row| json::column(row, 0, "sources.aliases"))?;
     for alias in declared {
         let alias_key = page_key(&alias);
         if alias_key.is_empty() || alias_key == key || page_with_key(conn, &alias_key)?.is_some() {
             continue;
         }
-        conn.execute(
+        conn.prepare_cached(
             "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former, source_id)
              VALUES (?1, ?2, ?3, 1, ?4)",
-            params![page, alias, alias_key, source],
-        )?;
+        )?
+        .execute(params![page, alias, alias_key, source])?;
     }
     Ok(())
 }
@@ -505,8 +488,8 @@ fn joined_or_changed(source: SourceId, joined: bool) -> String {
 
 /// The pages `source` feeds, to refresh once it is removed.
 pub(crate) fn pages_fed_by(conn: &Connection, source: SourceId) -> Result<Vec<PageId>> {
-    let mut stmt =
-        conn.prepare("SELECT page_id FROM page_sources WHERE source_id = ?1 ORDER BY page_id")?;
+    let mut stmt = conn
+        .prepare_cached("SELECT page_id FROM page_sources WHERE source_id = ?1 ORDER BY page_id")?;
     let rows = stmt.query_map([source], |row| row.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

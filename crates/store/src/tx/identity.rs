@@ -69,11 +69,8 @@ fn retitle_in(conn: &Connection, notes: &[NoteRetitle], min_sources: u32) -> Res
     let mut by_page: BTreeMap<Option<PageId>, Vec<Mover>> = BTreeMap::new();
     for note in notes {
         let digest: Option<(ArticleId, String)> = conn
-            .query_row(
-                "SELECT id, title FROM articles WHERE source_id = ?1",
-                [note.source],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
+            .prepare_cached("SELECT id, title FROM articles WHERE source_id = ?1")?
+            .query_row([note.source], |row| Ok((row.get(0)?, row.get(1)?)))
             .optional()?;
         let Some((article, old)) = digest else {
             continue;
@@ -82,12 +79,11 @@ fn retitle_in(conn: &Connection, notes: &[NoteRetitle], min_sources: u32) -> Res
             continue;
         }
         let page: Option<PageId> = conn
-            .query_row(
+            .prepare_cached(
                 "SELECT page_id FROM page_sources WHERE source_id = ?1 AND by_title = 1
                  ORDER BY page_id LIMIT 1",
-                [note.source],
-                |row| row.get(0),
-            )
+            )?
+            .query_row([note.source], |row| row.get(0))
             .optional()?;
         by_page.entry(page).or_default().push(Mover {
             source: note.source,
@@ -112,14 +108,12 @@ fn retitle_in(conn: &Connection, notes: &[NoteRetitle], min_sources: u32) -> Res
             }
             continue;
         };
-        let (title, key): (String, String) = conn.query_row(
-            "SELECT title, title_key FROM pages WHERE id = ?1",
-            [page],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )?;
+        let (title, key): (String, String) = conn
+            .prepare_cached("SELECT title, title_key FROM pages WHERE id = ?1")?
+            .query_row([page], |row| Ok((row.get(0)?, row.get(1)?)))?;
         let staying: i64 = {
             let mut count = 0;
-            let mut stmt = conn.prepare(
+            let mut stmt = conn.prepare_cached(
                 "SELECT source_id FROM page_sources WHERE page_id = ?1 AND by_title = 1",
             )?;
             let ids = stmt.query_map([page], |row| row.get::<_, SourceId>(0))?;
@@ -135,11 +129,8 @@ fn retitle_in(conn: &Connection, notes: &[NoteRetitle], min_sources: u32) -> Res
         // holds it by its title and no other page has that title.
         let keeper = if staying == 0 {
             let taken: Option<PageId> = conn
-                .query_row(
-                    "SELECT id FROM pages WHERE title_key = ?1 AND id <> ?2",
-                    params![page_key(&movers[0].new), page],
-                    |row| row.get(0),
-                )
+                .prepare_cached("SELECT id FROM pages WHERE title_key = ?1 AND id <> ?2")?
+                .query_row(params![page_key(&movers[0].new), page], |row| row.get(0))
                 .optional()?;
             taken.is_none().then(|| movers.remove(0))
         } else {
@@ -182,10 +173,9 @@ fn retitle_in(conn: &Connection, notes: &[NoteRetitle], min_sources: u32) -> Res
             continue;
         }
         // The page's history says what happened.
-        let now_title: String =
-            conn.query_row("SELECT title FROM pages WHERE id = ?1", [page], |row| {
-                row.get(0)
-            })?;
+        let now_title: String = conn
+            .prepare_cached("SELECT title FROM pages WHERE id = ?1")?
+            .query_row([page], |row| row.get(0))?;
         if let Some(mut content) = current_content(conn, page)? {
             content.title = now_title.clone();
             write_version(
@@ -216,10 +206,8 @@ fn retitle_in(conn: &Connection, notes: &[NoteRetitle], min_sources: u32) -> Res
 
 /// The digest of `mover` takes its new title.
 fn retitle_digest(conn: &Connection, mover: &Mover) -> Result<()> {
-    conn.execute(
-        "UPDATE articles SET title = ?2, title_norm = ?3 WHERE id = ?1",
-        params![mover.article, mover.new, page_key(&mover.new)],
-    )?;
+    conn.prepare_cached("UPDATE articles SET title = ?2, title_norm = ?3 WHERE id = ?1")?
+        .execute(params![mover.article, mover.new, page_key(&mover.new)])?;
     Ok(())
 }
 
@@ -235,13 +223,9 @@ fn rename_in_place(
     if key == old_key {
         return Ok(());
     }
-    conn.execute(
-        "DELETE FROM aliases WHERE former = 1 AND name_key = ?1",
-        params![key],
-    )?;
-    conn.execute(
-        "UPDATE pages SET title = ?2, title_key = ?3 WHERE id = ?1",
-        params![page, new, key],
-    )?;
+    conn.prepare_cached("DELETE FROM aliases WHERE former = 1 AND name_key = ?1")?
+        .execute(params![key])?;
+    conn.prepare_cached("UPDATE pages SET title = ?2, title_key = ?3 WHERE id = ?1")?
+        .execute(params![page, new, key])?;
     keep_former_title(conn, page, old, old_key)
 }

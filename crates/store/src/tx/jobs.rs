@@ -157,10 +157,8 @@ fn waiting_or_running(
 fn enqueue_target(tx: &Transaction<'_>, target: JobTarget, encoded: &str) -> Result<JobId> {
     let (queued, running) = waiting_or_running(tx, target)?;
     if let Some(id) = queued {
-        tx.execute(
-            "UPDATE jobs SET settings = ?2 WHERE id = ?1",
-            params![id, encoded],
-        )?;
+        tx.prepare_cached("UPDATE jobs SET settings = ?2 WHERE id = ?1")?
+            .execute(params![id, encoded])?;
         return Ok(id);
     }
     // Already running (here or in another process): that job does the work.
@@ -168,14 +166,14 @@ fn enqueue_target(tx: &Transaction<'_>, target: JobTarget, encoded: &str) -> Res
         return Ok(id);
     }
     match target {
-        JobTarget::Source(source) => tx.execute(
-            "INSERT INTO jobs (kind, source_id, settings) VALUES ('source', ?1, ?2)",
-            params![source, encoded],
-        )?,
-        JobTarget::Page(page) => tx.execute(
-            "INSERT INTO jobs (kind, page_id, settings) VALUES ('page', ?1, ?2)",
-            params![page, encoded],
-        )?,
+        JobTarget::Source(source) => tx
+            .prepare_cached(
+                "INSERT INTO jobs (kind, source_id, settings) VALUES ('source', ?1, ?2)",
+            )?
+            .execute(params![source, encoded])?,
+        JobTarget::Page(page) => tx
+            .prepare_cached("INSERT INTO jobs (kind, page_id, settings) VALUES ('page', ?1, ?2)")?
+            .execute(params![page, encoded])?,
     };
     Ok(JobId(tx.last_insert_rowid()))
 }
@@ -214,11 +212,9 @@ impl Store {
         self.write(
             || format!("queuing a write of page {page}"),
             |tx| {
-                let exists: bool = tx.query_row(
-                    "SELECT EXISTS (SELECT 1 FROM pages WHERE id = ?1)",
-                    [page],
-                    |row| row.get(0),
-                )?;
+                let exists: bool = tx
+                    .prepare_cached("SELECT EXISTS (SELECT 1 FROM pages WHERE id = ?1)")?
+                    .query_row([page], |row| row.get(0))?;
                 if !exists {
                     return Err(StoreError::PageNotFound(page));
                 }
@@ -235,7 +231,7 @@ impl Store {
         self.read(
             || "listing the stale pages to write".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT p.id FROM pages p
                      WHERE p.stale_reason IS NOT NULL AND NOT EXISTS (
                          SELECT 1 FROM jobs j
@@ -262,20 +258,19 @@ impl Store {
             || "taking the next compile job".to_owned(),
             |tx| {
                 let source_job: Option<JobId> = tx
-                    .query_row(
+                    .prepare_cached(
                         "SELECT q.id FROM jobs q
                          WHERE q.state = 'queued' AND q.kind = 'source' AND NOT EXISTS (
                              SELECT 1 FROM jobs r
                              WHERE r.source_id = q.source_id AND r.state = 'running')
                          ORDER BY q.id LIMIT 1",
-                        [],
-                        |row| row.get(0),
-                    )
+                    )?
+                    .query_row([], |row| row.get(0))
                     .optional()?;
                 let next = match source_job {
                     Some(id) => Some(id),
                     None => tx
-                        .query_row(
+                        .prepare_cached(
                             "SELECT q.id FROM jobs q
                              WHERE q.state = 'queued' AND q.kind = 'page'
                                AND NOT EXISTS (
@@ -285,9 +280,8 @@ impl Store {
                                    SELECT 1 FROM jobs r
                                    WHERE r.page_id = q.page_id AND r.state = 'running')
                              ORDER BY q.id LIMIT 1",
-                            [],
-                            |row| row.get(0),
-                        )
+                        )?
+                        .query_row([], |row| row.get(0))
                         .optional()?,
                 };
                 let Some(id) = next else {
@@ -328,7 +322,7 @@ impl Store {
                     ),
                     params![owner.host, owner.pid],
                 )?;
-                let mut stmt = tx.prepare(
+                let mut stmt = tx.prepare_cached(
                     "SELECT id FROM jobs WHERE state = 'running' AND cancel_requested
                        AND owner_host = ?1 AND owner_pid = ?2",
                 )?;
@@ -400,7 +394,8 @@ impl Store {
                         Ok(true)
                     }
                     JobState::Running => {
-                        tx.execute("UPDATE jobs SET cancel_requested = 1 WHERE id = ?1", [id])?;
+                        tx.prepare_cached("UPDATE jobs SET cancel_requested = 1 WHERE id = ?1")?
+                            .execute([id])?;
                         Ok(true)
                     }
                     _ => Ok(false),
@@ -428,8 +423,9 @@ impl Store {
             || "recovering interrupted compile jobs".to_owned(),
             |tx| {
                 let running: Vec<(Job, bool)> = {
-                    let mut stmt =
-                        tx.prepare(&format!("{JOB_SELECT} WHERE state = 'running' ORDER BY id"))?;
+                    let mut stmt = tx.prepare_cached(&format!(
+                        "{JOB_SELECT} WHERE state = 'running' ORDER BY id"
+                    ))?;
                     let rows = stmt.query_map([], job_row)?;
                     let jobs = rows.collect::<rusqlite::Result<Vec<Job>>>()?;
                     let mut out = Vec::with_capacity(jobs.len());
@@ -492,7 +488,7 @@ impl Store {
         self.read(
             || "listing compile jobs".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(&format!(
+                let mut stmt = conn.prepare_cached(&format!(
                     "{JOB_SELECT} WHERE id IN (SELECT id FROM jobs ORDER BY id DESC LIMIT ?1)
                         OR state IN ('queued', 'running')
                      ORDER BY id DESC"

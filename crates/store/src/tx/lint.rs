@@ -171,24 +171,24 @@ impl Store {
         self.write(
             || "recording the wiki's health".to_owned(),
             |tx| {
-                tx.execute(
+                tx.prepare_cached(
                     "INSERT INTO health_runs (trigger, pages, links, link_resolution,
                          orphan_share, wanted, broken_links, stale, ungrounded, duplicates, thin)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                    params![
-                        run.trigger,
-                        n(run.pages),
-                        n(run.links),
-                        run.link_resolution,
-                        run.orphan_share,
-                        n(run.wanted),
-                        n(run.broken_links),
-                        n(run.stale),
-                        n(run.ungrounded),
-                        n(run.duplicates),
-                        n(run.thin)
-                    ],
-                )?;
+                )?
+                .execute(params![
+                    run.trigger,
+                    n(run.pages),
+                    n(run.links),
+                    run.link_resolution,
+                    run.orphan_share,
+                    n(run.wanted),
+                    n(run.broken_links),
+                    n(run.stale),
+                    n(run.ungrounded),
+                    n(run.duplicates),
+                    n(run.thin)
+                ])?;
                 Ok(())
             },
         )
@@ -199,7 +199,7 @@ impl Store {
         self.read(
             || "reading the wiki's health over time".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT at, trigger, pages, links, link_resolution, orphan_share, wanted,
                             broken_links, stale, ungrounded, duplicates, thin
                      FROM (SELECT * FROM health_runs ORDER BY id DESC LIMIT ?1)
@@ -235,14 +235,14 @@ impl Store {
                 let n = |v: i64| u64::try_from(v).unwrap_or(0);
                 // Every link belongs to a page (a foreign key): the links of topic pages
                 // are all links but those of the few other pages, counted from indexes.
-                let (pages, links): (i64, i64) = conn.query_row(
-                    "SELECT (SELECT COUNT(*) FROM pages WHERE kind = 'topic'),
+                let (pages, links): (i64, i64) = conn
+                    .prepare_cached(
+                        "SELECT (SELECT COUNT(*) FROM pages WHERE kind = 'topic'),
                             (SELECT COUNT(*) FROM page_links)
                             - (SELECT COUNT(*) FROM page_links
                                WHERE page_id IN (SELECT id FROM pages WHERE kind <> 'topic'))",
-                    [],
-                    |row| Ok((row.get(0)?, row.get(1)?)),
-                )?;
+                    )?
+                    .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
                 Ok(LinkCounts {
                     pages: n(pages),
                     links: n(links),
@@ -258,7 +258,7 @@ impl Store {
             |conn| {
                 // Each link target is resolved once (a wiki has fewer targets than
                 // links), then the links to the targets that resolve to nothing are read.
-                let mut stmt = conn.prepare(&format!(
+                let mut stmt = conn.prepare_cached(&format!(
                     "WITH unresolved(key) AS MATERIALIZED (
                          SELECT l.target_key FROM page_links l GROUP BY l.target_key
                          HAVING {UNRESOLVED})
@@ -292,7 +292,7 @@ impl Store {
         self.read(
             || "listing the sources that name wanted pages".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT s.id, s.origin FROM digest_names d JOIN sources s ON s.id = d.source_id
                      WHERE d.name_key = ?1 ORDER BY s.id LIMIT ?2",
                 )?;
@@ -313,7 +313,7 @@ impl Store {
         self.read(
             || "listing pages no page links to".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT p.id, p.title, p.title_key,
                             (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id)
                      FROM pages p
@@ -338,7 +338,7 @@ impl Store {
         self.read(
             || "listing pages".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT p.id, p.title, p.title_key,
                             (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id)
                      FROM pages p WHERE p.kind = 'topic'",
@@ -356,7 +356,7 @@ impl Store {
             || "listing the other names of pages".to_owned(),
             |conn| {
                 let mut names = Vec::new();
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT a.page_id, a.name, a.name_key FROM aliases a
                      JOIN pages p ON p.id = a.page_id WHERE p.kind = 'topic'
                      ORDER BY a.page_id, a.name",
@@ -372,7 +372,7 @@ impl Store {
                 // From the sources that have aliases (`CROSS JOIN` keeps that order: the
                 // partial index `sources_aliased`, migration 28), not every row of
                 // `page_sources` with its source read at random.
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT ps.page_id, j.value FROM sources s INDEXED BY sources_aliased
                      CROSS JOIN page_sources ps ON ps.source_id = s.id AND ps.by_title = 1
                      JOIN pages p ON p.id = ps.page_id AND p.kind = 'topic',
@@ -418,7 +418,7 @@ impl Store {
                 // One pass over the table, sorted here by key as `by_key` sorts (keys are
                 // unique): `ORDER BY p.title_key` walked the key's index and read each page
                 // and its body at random.
-                let mut stmt = conn.prepare(&format!(
+                let mut stmt = conn.prepare_cached(&format!(
                     "SELECT p.id, p.title, p.title_key, p.body, {BY_PERSON},
                             (SELECT COUNT(*) FROM page_claims c WHERE c.page_id = p.id)
                      FROM pages p NOT INDEXED WHERE {filter}"
@@ -446,7 +446,7 @@ impl Store {
         self.read(
             || "reading the pages links point at".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(&format!(
+                let mut stmt = conn.prepare_cached(&format!(
                     "SELECT p.id, p.title, p.title_key, p.body, {BY_PERSON},
                             (SELECT COUNT(*) FROM page_claims c WHERE c.page_id = p.id)
                      FROM pages p WHERE p.id = COALESCE(
@@ -481,7 +481,7 @@ impl Store {
         self.read(
             || "listing file sources".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT id, origin, content_hash, file_size, file_mtime_ns FROM sources
                      WHERE kind = 'file' ORDER BY id",
                 )?;
@@ -506,10 +506,14 @@ impl Store {
         self.write(
             || format!("recording the file stamp of source {id}"),
             |tx| {
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE sources SET file_size = ?2, file_mtime_ns = ?3 WHERE id = ?1",
-                    params![id, i64::try_from(size).unwrap_or(i64::MAX), mtime_ns],
-                )?;
+                )?
+                .execute(params![
+                    id,
+                    i64::try_from(size).unwrap_or(i64::MAX),
+                    mtime_ns
+                ])?;
                 Ok(())
             },
         )
@@ -521,7 +525,7 @@ impl Store {
         self.read(
             || "listing sources changed since their digest".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT s.id, s.origin, s.content_hash FROM sources s
                      WHERE s.status = 'stale'
                        AND EXISTS (SELECT 1 FROM articles a WHERE a.source_id = s.id)
@@ -550,7 +554,7 @@ impl Store {
                 // over `page_sources`), and only those pages read, by id: 0.17 s at 100,000
                 // pages, where testing page by page (and SQLite's merge of a `UNION`, which
                 // walks `page_sources` in page order) took 1.4 to 2.7 s.
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "WITH behind(id) AS (
                          SELECT id FROM pages WHERE stale_reason IS NOT NULL
                          UNION ALL
@@ -588,11 +592,8 @@ impl Store {
             || format!("marking page {page} stale"),
             |tx| {
                 let stale: Option<Option<String>> = tx
-                    .query_row(
-                        "SELECT stale_reason FROM pages WHERE id = ?1",
-                        [page],
-                        |row| row.get(0),
-                    )
+                    .prepare_cached("SELECT stale_reason FROM pages WHERE id = ?1")?
+                    .query_row([page], |row| row.get(0))
                     .optional()?;
                 match stale {
                     None => Err(crate::StoreError::PageNotFound(page)),
@@ -613,7 +614,7 @@ impl Store {
             || "listing claims whose sources changed".to_owned(),
             |conn| {
                 let mut claims = Vec::new();
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT c.id, p.title, p.title_key, c.claim, c.quote FROM page_claims c
                      JOIN pages p ON p.id = c.page_id
                      WHERE c.grounded = 1 AND c.quote IS NOT NULL AND c.cited_page IS NULL
@@ -662,7 +663,7 @@ impl Store {
         self.read(
             || "reading dismissed findings".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare("SELECT id FROM lint_dismissals")?;
+                let mut stmt = conn.prepare_cached("SELECT id FROM lint_dismissals")?;
                 let rows = stmt.query_map([], |row| row.get(0))?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
             },
@@ -675,11 +676,11 @@ impl Store {
         self.write(
             || format!("dismissing the finding {id}"),
             |tx| {
-                tx.execute(
+                tx.prepare_cached(
                     "INSERT OR IGNORE INTO lint_dismissals (id, check_name, about)
                      VALUES (?1, ?2, ?3)",
-                    params![id, check, about],
-                )?;
+                )?
+                .execute(params![id, check, about])?;
                 Ok(())
             },
         )

@@ -75,7 +75,7 @@ impl Store {
         self.read(
             || format!("listing the pages merged into page {page}"),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT m.page_id, m.title, m.reason, m.merged_at,
                             (SELECT COUNT(*) FROM merged_page_versions v
                              WHERE v.page_id = m.page_id)
@@ -105,11 +105,10 @@ pub(crate) fn merge_pages(
     min_sources: u32,
 ) -> Result<MergeOutcome> {
     let title_of = |page: PageId| -> Result<String> {
-        conn.query_row("SELECT title FROM pages WHERE id = ?1", [page], |row| {
-            row.get(0)
-        })
-        .optional()?
-        .ok_or(StoreError::PageNotFound(page))
+        conn.prepare_cached("SELECT title FROM pages WHERE id = ?1")?
+            .query_row([page], |row| row.get(0))
+            .optional()?
+            .ok_or(StoreError::PageNotFound(page))
     };
     let (survivor_title, absorbed_title) = (title_of(survivor)?, title_of(absorbed)?);
     if survivor == absorbed {
@@ -123,51 +122,47 @@ pub(crate) fn merge_pages(
     crate::tx::writing::carry_into(conn, absorbed, survivor)?;
 
     // The absorbed page and its versions, kept readable.
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO merged_pages (page_id, into_page, title, reason) VALUES (?1, ?2, ?3, ?4)",
-        params![absorbed, survivor, absorbed_title, reason],
-    )?;
-    conn.execute(
+    )?
+    .execute(params![absorbed, survivor, absorbed_title, reason])?;
+    conn.prepare_cached(
         "INSERT INTO merged_page_versions (page_id, version, title, summary, body, claims,
              concepts, open_questions, links, author_kind, provider, model, restored_from,
              created_at)
          SELECT page_id, version, title, summary, body, claims, concepts, open_questions,
                 links, author_kind, provider, model, restored_from, created_at
          FROM page_versions WHERE page_id = ?1",
-        [absorbed],
-    )?;
+    )?
+    .execute([absorbed])?;
     // Pages merged into the absorbed one are now the survivor's.
-    conn.execute(
-        "UPDATE merged_pages SET into_page = ?1 WHERE into_page = ?2",
-        params![survivor, absorbed],
-    )?;
+    conn.prepare_cached("UPDATE merged_pages SET into_page = ?1 WHERE into_page = ?2")?
+        .execute(params![survivor, absorbed])?;
 
     // Its sources feed the survivor, as new ones (not written into it yet).
-    conn.execute(
-        "INSERT INTO page_sources (page_id, source_id, by_title)
+    conn.prepare_cached("INSERT INTO page_sources (page_id, source_id, by_title)
          SELECT ?1, source_id, by_title FROM page_sources WHERE page_id = ?2
-         ON CONFLICT (page_id, source_id) DO UPDATE SET by_title = max(by_title, excluded.by_title)",
-        params![survivor, absorbed],
+         ON CONFLICT (page_id, source_id) DO UPDATE SET by_title = max(by_title, excluded.by_title)")?.execute(params![survivor, absorbed],
     )?;
 
     // Its names are the survivor's: aliases move, its title becomes a name that resolves.
     let (absorbed_key, survivor_key): (String, String) =
         (key_of(conn, absorbed)?, key_of(conn, survivor)?);
-    conn.execute(
+    conn.prepare_cached(
         "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former, source_id)
          SELECT ?1, name, name_key, former, source_id FROM aliases
          WHERE page_id = ?2 AND name_key <> ?3",
-        params![survivor, absorbed, survivor_key],
-    )?;
+    )?
+    .execute(params![survivor, absorbed, survivor_key])?;
     crate::tx::cite::delete_page(conn, absorbed)?;
     if absorbed_key != survivor_key {
         keep_former_title(conn, survivor, &absorbed_title, &absorbed_key)?;
     } else {
-        conn.execute(
+        conn.prepare_cached(
             "INSERT OR IGNORE INTO aliases (page_id, name, name_key, former)
              VALUES (?1, ?2, ?3, 0)",
-            params![survivor, absorbed_title, absorbed_key],
-        )?;
+        )?
+        .execute(params![survivor, absorbed_title, absorbed_key])?;
     }
     refresh_page(
         conn,
@@ -186,22 +181,20 @@ pub(crate) fn keep_former_title(
     title: &str,
     key: &str,
 ) -> Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "DELETE FROM aliases WHERE former = 1 AND name_key = ?1 AND page_id <> ?2",
-        params![key, page],
-    )?;
-    conn.execute(
+    )?
+    .execute(params![key, page])?;
+    conn.prepare_cached(
         "INSERT INTO aliases (page_id, name, name_key, former) VALUES (?1, ?2, ?3, 1)
          ON CONFLICT (page_id, name) DO UPDATE SET former = 1, name_key = excluded.name_key",
-        params![page, title, key],
-    )?;
+    )?
+    .execute(params![page, title, key])?;
     Ok(())
 }
 
 fn key_of(conn: &Connection, page: PageId) -> Result<String> {
-    Ok(
-        conn.query_row("SELECT title_key FROM pages WHERE id = ?1", [page], |row| {
-            row.get(0)
-        })?,
-    )
+    Ok(conn
+        .prepare_cached("SELECT title_key FROM pages WHERE id = ?1")?
+        .query_row([page], |row| row.get(0))?)
 }

@@ -82,7 +82,7 @@ impl PageMaterial {
 /// feeding it now is written in.
 pub(crate) fn mark_written_from(conn: &Connection, material: &PageMaterial) -> Result<()> {
     let page = material.page_id;
-    let mut mark = conn.prepare(
+    let mut mark = conn.prepare_cached(
         "UPDATE page_sources SET written_digest = ?3,
              written_chars = (SELECT length(text) FROM sources WHERE id = ?2)
          WHERE page_id = ?1 AND source_id = ?2
@@ -91,56 +91,51 @@ pub(crate) fn mark_written_from(conn: &Connection, material: &PageMaterial) -> R
     for digest in &material.digests {
         mark.execute(params![page, digest.source_id, digest.digest_at])?;
     }
-    let unwritten: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM page_sources ps JOIN articles a ON a.source_id = ps.source_id
+    let unwritten: bool = conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM page_sources ps JOIN articles a ON a.source_id = ps.source_id
                         WHERE ps.page_id = ?1
-                          AND (ps.written_digest IS NULL OR ps.written_digest <> a.updated_at))",
-        [page],
+                          AND (ps.written_digest IS NULL OR ps.written_digest <> a.updated_at))")?.query_row([page],
         |row| row.get(0),
     )?;
-    let lost_since: u32 = conn.query_row(
-        "SELECT sources_lost FROM pages WHERE id = ?1",
-        [page],
-        |row| row.get(0),
-    )?;
+    let lost_since: u32 = conn
+        .prepare_cached("SELECT sources_lost FROM pages WHERE id = ?1")?
+        .query_row([page], |row| row.get(0))?;
     if !unwritten && lost_since <= material.sources_lost {
-        conn.execute(
+        conn.prepare_cached(
             "UPDATE pages SET sources_lost = 0, stale_reason = NULL, stale_at = NULL
              WHERE id = ?1",
-            [page],
-        )?;
+        )?
+        .execute([page])?;
     }
     Ok(())
 }
 
 fn material_in(conn: &Connection, id: PageId) -> Result<Option<PageMaterial>> {
     let head: Option<(PageKind, String, u32, Option<String>, u32)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT kind, title, version, stale_reason, sources_lost FROM pages WHERE id = ?1",
-            [id],
-            |row| {
-                Ok((
-                    row.get(0)?,
-                    row.get(1)?,
-                    row.get(2)?,
-                    row.get(3)?,
-                    row.get(4)?,
-                ))
-            },
-        )
+        )?
+        .query_row([id], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
+        })
         .optional()?;
     let Some((kind, title, version, stale_reason, sources_lost)) = head else {
         return Ok(None);
     };
     let current = current_content(conn, id)?.ok_or(StoreError::PageNotFound(id))?;
     let mut stmt =
-        conn.prepare("SELECT name FROM aliases WHERE page_id = ?1 ORDER BY former, name")?;
+        conn.prepare_cached("SELECT name FROM aliases WHERE page_id = ?1 ORDER BY former, name")?;
     let aliases = stmt
         .query_map([id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     let last_compiled = last_compiled_in(conn, id)?;
     let rows: Vec<(SourceId, ArticleId, bool, bool, bool, String, String)> = {
-        let mut stmt = conn.prepare(
+        let mut stmt = conn.prepare_cached(
             "SELECT ps.source_id, a.id, ps.by_title,
                     ps.written_digest IS NULL OR ps.written_digest <> a.updated_at,
                     COALESCE(ps.written_chars > length(s.text), 0),
@@ -220,11 +215,9 @@ impl Store {
         self.write(
             || format!("saving the new version of page {page}"),
             |tx| {
-                let exists: bool = tx.query_row(
-                    "SELECT EXISTS (SELECT 1 FROM pages WHERE id = ?1)",
-                    [page],
-                    |row| row.get(0),
-                )?;
+                let exists: bool = tx
+                    .prepare_cached("SELECT EXISTS (SELECT 1 FROM pages WHERE id = ?1)")?
+                    .query_row([page], |row| row.get(0))?;
                 if !exists {
                     return Err(StoreError::PageNotFound(page));
                 }
@@ -235,19 +228,20 @@ impl Store {
                 let version =
                     write_version(tx, page, content, Author::Model { provider, model }, None)?;
                 if !claims_left.is_empty() {
-                    tx.execute(
+                    tx.prepare_cached(
                         "UPDATE page_versions SET claims_left = ?3
                          WHERE page_id = ?1 AND version = ?2",
-                        params![
-                            page,
-                            version,
-                            crate::json::to_json("page_versions.claims_left", claims_left)?
-                        ],
-                    )?;
+                    )?
+                    .execute(params![
+                        page,
+                        version,
+                        crate::json::to_json("page_versions.claims_left", claims_left)?
+                    ])?;
                 }
                 let version = carry_person_layer(tx, page, version, content, base.as_ref(), &mine)?
                     .unwrap_or(version);
-                tx.execute("UPDATE pages SET flagged = NULL WHERE id = ?1", [page])?;
+                tx.prepare_cached("UPDATE pages SET flagged = NULL WHERE id = ?1")?
+                    .execute([page])?;
                 mark_written_from(tx, material)?;
                 Ok(version)
             },
@@ -267,7 +261,7 @@ impl Store {
         self.write(
             || format!("adding sources to page {page}"),
             |tx| {
-                let mut attach = tx.prepare(
+                let mut attach = tx.prepare_cached(
                     "INSERT OR IGNORE INTO claim_sources (claim_id, source_id)
                      SELECT c.id, s.id FROM page_claims c, sources s
                      WHERE c.page_id = ?1 AND c.position = ?2 AND s.id = ?3",
@@ -289,10 +283,8 @@ impl Store {
         self.write(
             || format!("flagging page {id}"),
             |tx| {
-                tx.execute(
-                    "UPDATE pages SET flagged = ?2 WHERE id = ?1",
-                    params![id, reason],
-                )?;
+                tx.prepare_cached("UPDATE pages SET flagged = ?2 WHERE id = ?1")?
+                    .execute(params![id, reason])?;
                 Ok(())
             },
         )

@@ -20,25 +20,27 @@ impl Store {
             |tx| {
                 let fed = pages_fed_by(tx, id)?;
                 // `links.to_article` is ON DELETE SET NULL; everything else cascades.
-                let removed = tx.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+                let removed = tx
+                    .prepare_cached("DELETE FROM sources WHERE id = ?1")?
+                    .execute([id])?;
                 if removed == 0 {
                     return Ok(false);
                 }
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE links SET to_article =
                          (SELECT a.id FROM articles a WHERE a.title_norm = links.target_norm
                           ORDER BY a.id LIMIT 1)
                      WHERE to_article IS NULL
                        AND EXISTS (SELECT 1 FROM articles a
                                    WHERE a.title_norm = links.target_norm)",
-                    [],
-                )?;
+                )?
+                .execute([])?;
                 drop_orphan_concepts(tx)?;
                 for page in fed {
-                    tx.execute(
+                    tx.prepare_cached(
                         "UPDATE pages SET sources_lost = sources_lost + 1 WHERE id = ?1",
-                        [page],
-                    )?;
+                    )?
+                    .execute([page])?;
                     refresh_page(tx, page, &format!("source {id} was removed"), min_sources)?;
                 }
                 Ok(true)

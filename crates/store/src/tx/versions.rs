@@ -96,7 +96,8 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
     )?;
     // The sources the old claims cite: a quote no claim cites any more lets its citations go.
     let cited_before = sources_of_page_claims(conn, page)?;
-    conn.execute("DELETE FROM page_claims WHERE page_id = ?1", [page])?;
+    conn.prepare_cached("DELETE FROM page_claims WHERE page_id = ?1")?
+        .execute([page])?;
     // `cited_page` (migration 11) is written only for a saved answer's claims: the Rust
     // steps of earlier migrations write topic pages through here before it exists.
     let cites = content.claims.iter().any(|c| c.cited_page.is_some());
@@ -105,7 +106,7 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
         .claims
         .iter()
         .any(|c| c.author == AuthorKind::Person);
-    let mut insert = conn.prepare(if cites || persons {
+    let mut insert = conn.prepare_cached(if cites || persons {
         "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded,
                                   cited_page, author)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
@@ -113,7 +114,7 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
         "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
     })?;
-    let mut attach = conn.prepare(
+    let mut attach = conn.prepare_cached(
         "INSERT OR IGNORE INTO claim_sources (claim_id, source_id)
          SELECT ?1, id FROM sources WHERE id = ?2",
     )?;
@@ -139,8 +140,9 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
             attach.execute(params![claim_id, source])?;
         }
     }
-    conn.execute("DELETE FROM page_links WHERE page_id = ?1", [page])?;
-    let mut insert = conn.prepare(
+    conn.prepare_cached("DELETE FROM page_links WHERE page_id = ?1")?
+        .execute([page])?;
+    let mut insert = conn.prepare_cached(
         "INSERT INTO page_links (page_id, position, target_title, target_key, context)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
@@ -171,40 +173,38 @@ pub(crate) fn write_version(
     set_current(conn, page, content)?;
     // The links as the page keeps them, so a version shows what the page showed.
     let stored = current_content(conn, page)?.ok_or(StoreError::PageNotFound(page))?;
-    let version: u32 = conn.query_row(
-        "SELECT COALESCE(MAX(version), 0) + 1 FROM page_versions WHERE page_id = ?1",
-        [page],
-        |row| row.get(0),
-    )?;
+    let version: u32 = conn
+        .prepare_cached(
+            "SELECT COALESCE(MAX(version), 0) + 1 FROM page_versions WHERE page_id = ?1",
+        )?
+        .query_row([page], |row| row.get(0))?;
     let (kind, provider, model, change) = match author {
         Author::Model { provider, model } => (AuthorKind::Model, Some(provider), Some(model), None),
         Author::Person(change) => (AuthorKind::Person, None, None, Some(change)),
     };
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO page_versions (page_id, version, title, summary, body, claims, concepts,
              open_questions, links, author_kind, provider, model, restored_from, change)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-        params![
-            page,
-            version,
-            stored.title,
-            stored.summary,
-            stored.body,
-            to_json("page_versions.claims", &stored.claims)?,
-            to_json("page_versions.concepts", &stored.concepts)?,
-            to_json("page_versions.open_questions", &stored.open_questions)?,
-            to_json("page_versions.links", &stored.links)?,
-            kind,
-            provider,
-            model,
-            restored_from,
-            change,
-        ],
-    )?;
-    conn.execute(
-        "UPDATE pages SET version = ?2 WHERE id = ?1",
-        params![page, version],
-    )?;
+    )?
+    .execute(params![
+        page,
+        version,
+        stored.title,
+        stored.summary,
+        stored.body,
+        to_json("page_versions.claims", &stored.claims)?,
+        to_json("page_versions.concepts", &stored.concepts)?,
+        to_json("page_versions.open_questions", &stored.open_questions)?,
+        to_json("page_versions.links", &stored.links)?,
+        kind,
+        provider,
+        model,
+        restored_from,
+        change,
+    ])?;
+    conn.prepare_cached("UPDATE pages SET version = ?2 WHERE id = ?1")?
+        .execute(params![page, version])?;
     Ok(version)
 }
 
@@ -232,7 +232,7 @@ impl Store {
         self.read(
             || format!("reading the history of page {id}"),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT version, title, author_kind, provider, model, restored_from,
                             created_at, change, claims_left
                      FROM page_versions WHERE page_id = ?1 ORDER BY version",
@@ -267,11 +267,8 @@ impl Store {
             || format!("restoring version {version} of page {id}"),
             |tx| {
                 let head: Option<(String, String)> = tx
-                    .query_row(
-                        "SELECT title, title_key FROM pages WHERE id = ?1",
-                        [id],
-                        |row| Ok((row.get(0)?, row.get(1)?)),
-                    )
+                    .prepare_cached("SELECT title, title_key FROM pages WHERE id = ?1")?
+                    .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
                     .optional()?;
                 let (title, key) = head.ok_or(StoreError::PageNotFound(id))?;
                 let mut old = version_in(tx, id, version)?
@@ -300,24 +297,23 @@ pub(crate) fn version_in(
     version: u32,
 ) -> Result<Option<PageVersion>> {
     let row = conn
-        .query_row(
+        .prepare_cached(
             "SELECT version, title, author_kind, provider, model, restored_from, created_at,
                     change, claims_left, summary, body, claims, concepts, open_questions, links
              FROM page_versions WHERE page_id = ?1 AND version = ?2",
-            params![id, version],
-            |row| {
-                let info = version_info(row)?;
-                let texts: [String; 6] = [
-                    row.get(9)?,
-                    row.get(10)?,
-                    row.get(11)?,
-                    row.get(12)?,
-                    row.get(13)?,
-                    row.get(14)?,
-                ];
-                Ok((info, texts))
-            },
-        )
+        )?
+        .query_row(params![id, version], |row| {
+            let info = version_info(row)?;
+            let texts: [String; 6] = [
+                row.get(9)?,
+                row.get(10)?,
+                row.get(11)?,
+                row.get(12)?,
+                row.get(13)?,
+                row.get(14)?,
+            ];
+            Ok((info, texts))
+        })
         .optional()?;
     let Some((info, [summary, body, claims, concepts, questions, links])) = row else {
         return Ok(None);
@@ -344,11 +340,11 @@ pub(crate) fn last_compiled_version(
     conn: &Connection,
     id: PageId,
 ) -> Result<Option<(u32, PageContent)>> {
-    let last: Option<u32> = conn.query_row(
-        "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
-        [id],
-        |row| row.get(0),
-    )?;
+    let last: Option<u32> = conn
+        .prepare_cached(
+            "SELECT MAX(version) FROM page_versions WHERE page_id = ?1 AND author_kind = 'model'",
+        )?
+        .query_row([id], |row| row.get(0))?;
     Ok(match last {
         Some(version) => version_in(conn, id, version)?.map(|v| (version, v.content)),
         None => None,

@@ -102,15 +102,15 @@ fn body_links(body: &str) -> Vec<NewLink> {
 }
 
 fn page_version(conn: &Connection, page: PageId) -> Result<u32> {
-    conn.query_row("SELECT version FROM pages WHERE id = ?1", [page], |row| {
-        row.get(0)
-    })
-    .optional()?
-    .ok_or(StoreError::PageNotFound(page))
+    conn.prepare_cached("SELECT version FROM pages WHERE id = ?1")?
+        .query_row([page], |row| row.get(0))
+        .optional()?
+        .ok_or(StoreError::PageNotFound(page))
 }
 
 fn removed_hashes(conn: &Connection, page: PageId) -> Result<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT claim_hash FROM page_claim_removals WHERE page_id = ?1")?;
+    let mut stmt =
+        conn.prepare_cached("SELECT claim_hash FROM page_claim_removals WHERE page_id = ?1")?;
     let rows = stmt.query_map([page], |row| row.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -124,15 +124,13 @@ fn store_suggestions(
     suggestions: &[wikimind_text::markdown::SectionSuggestion],
 ) -> Result<()> {
     for s in suggestions {
-        conn.execute(
-            "DELETE FROM page_suggestions WHERE page_id = ?1 AND section = ?2",
-            params![page, s.section],
-        )?;
-        conn.execute(
+        conn.prepare_cached("DELETE FROM page_suggestions WHERE page_id = ?1 AND section = ?2")?
+            .execute(params![page, s.section])?;
+        conn.prepare_cached(
             "INSERT INTO page_suggestions (page_id, section, text, version)
              VALUES (?1, ?2, ?3, ?4)",
-            params![page, s.section, s.text, version],
-        )?;
+        )?
+        .execute(params![page, s.section, s.text, version])?;
     }
     Ok(())
 }
@@ -256,19 +254,19 @@ pub(crate) fn carry_into(conn: &Connection, from: PageId, into: PageId) -> Resul
             carried = true;
         }
     }
-    let moved = conn.execute(
-        "INSERT OR IGNORE INTO page_claim_removals (page_id, claim_hash, claim, removed_at)
+    let moved = conn
+        .prepare_cached(
+            "INSERT OR IGNORE INTO page_claim_removals (page_id, claim_hash, claim, removed_at)
          SELECT ?2, claim_hash, claim, removed_at FROM page_claim_removals WHERE page_id = ?1",
-        params![from, into],
-    )?;
+        )?
+        .execute(params![from, into])?;
     let removed = removed_hashes(conn, into)?;
     target.claims.retain(|c| {
         c.author == AuthorKind::Person || !removed.contains(&claim_hash(&c.claim.claim))
     });
-    let moved_suggestions = conn.execute(
-        "UPDATE page_suggestions SET page_id = ?2 WHERE page_id = ?1",
-        params![from, into],
-    )?;
+    let moved_suggestions = conn
+        .prepare_cached("UPDATE page_suggestions SET page_id = ?2 WHERE page_id = ?1")?
+        .execute(params![from, into])?;
     body.push('\n');
     if body.trim_end() != target.body.trim_end() {
         target.links = body_links(&body);
@@ -337,7 +335,7 @@ impl Store {
         self.read(
             || format!("reading the suggestions of page {id}"),
             |conn| {
-                let mut stmt = conn.prepare(
+                let mut stmt = conn.prepare_cached(
                     "SELECT id, section, text, version FROM page_suggestions
                      WHERE page_id = ?1 ORDER BY id",
                 )?;
@@ -416,10 +414,10 @@ impl Store {
             |tx| {
                 let mut current = current_content(tx, id)?.ok_or(StoreError::PageNotFound(id))?;
                 let hash = claim_hash(&text);
-                tx.execute(
+                tx.prepare_cached(
                     "DELETE FROM page_claim_removals WHERE page_id = ?1 AND claim_hash = ?2",
-                    params![id, hash],
-                )?;
+                )?
+                .execute(params![id, hash])?;
                 current.claims.push(PageClaim {
                     claim: CheckedClaim {
                         claim: text.clone(),
@@ -472,11 +470,11 @@ impl Store {
                 let claim = current.claims.remove(at);
                 let text = claim.claim.claim;
                 if claim.author == AuthorKind::Model {
-                    tx.execute(
+                    tx.prepare_cached(
                         "INSERT OR IGNORE INTO page_claim_removals (page_id, claim_hash, claim)
                          VALUES (?1, ?2, ?3)",
-                        params![id, claim_hash(&text), text],
-                    )?;
+                    )?
+                    .execute(params![id, claim_hash(&text), text])?;
                 }
                 let version = write_version(
                     tx,
@@ -504,19 +502,13 @@ impl Store {
             || format!("renaming page {id} to '{title}'"),
             |tx| {
                 let (old, old_key): (String, String) = tx
-                    .query_row(
-                        "SELECT title, title_key FROM pages WHERE id = ?1",
-                        [id],
-                        |row| Ok((row.get(0)?, row.get(1)?)),
-                    )
+                    .prepare_cached("SELECT title, title_key FROM pages WHERE id = ?1")?
+                    .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
                     .optional()?
                     .ok_or(StoreError::PageNotFound(id))?;
                 let taken: Option<String> = tx
-                    .query_row(
-                        "SELECT title FROM pages WHERE title_key = ?1 AND id <> ?2",
-                        params![key, id],
-                        |row| row.get(0),
-                    )
+                    .prepare_cached("SELECT title FROM pages WHERE title_key = ?1 AND id <> ?2")?
+                    .query_row(params![key, id], |row| row.get(0))
                     .optional()?;
                 if let Some(other) = taken {
                     return Err(StoreError::Refused(format!(
@@ -524,28 +516,24 @@ impl Store {
                          (wikimind merge)"
                     )));
                 }
-                tx.execute(
+                tx.prepare_cached(
                     "DELETE FROM aliases WHERE former = 1 AND name_key = ?1 AND page_id <> ?2",
-                    params![key, id],
-                )?;
-                tx.execute(
+                )?
+                .execute(params![key, id])?;
+                tx.prepare_cached(
                     "DELETE FROM aliases WHERE page_id = ?1 AND name_key = ?2 AND former = 1",
-                    params![id, key],
-                )?;
-                tx.execute(
-                    "UPDATE pages SET title = ?2, title_key = ?3 WHERE id = ?1",
-                    params![id, title, key],
-                )?;
+                )?
+                .execute(params![id, key])?;
+                tx.prepare_cached("UPDATE pages SET title = ?2, title_key = ?3 WHERE id = ?1")?
+                    .execute(params![id, title, key])?;
                 if old_key != key {
-                    tx.execute(
-                        "DELETE FROM aliases WHERE former = 1 AND name_key = ?1",
-                        [&old_key],
-                    )?;
-                    tx.execute(
+                    tx.prepare_cached("DELETE FROM aliases WHERE former = 1 AND name_key = ?1")?
+                        .execute([&old_key])?;
+                    tx.prepare_cached(
                         "INSERT OR REPLACE INTO aliases (page_id, name, name_key, former, renamed)
                          VALUES (?1, ?2, ?3, 1, 1)",
-                        params![id, old, old_key],
-                    )?;
+                    )?
+                    .execute(params![id, old, old_key])?;
                 }
                 let mut current = current_content(tx, id)?.ok_or(StoreError::PageNotFound(id))?;
                 if current.title != title {
@@ -572,17 +560,18 @@ impl Store {
             || format!("reverting page {id} to its compiled version"),
             |tx| {
                 let title: String = tx
-                    .query_row("SELECT title FROM pages WHERE id = ?1", [id], |row| {
-                        row.get(0)
-                    })
+                    .prepare_cached("SELECT title FROM pages WHERE id = ?1")?
+                    .query_row([id], |row| row.get(0))
                     .optional()?
                     .ok_or(StoreError::PageNotFound(id))?;
                 let Some((version, mut content)) = last_compiled_version(tx, id)? else {
                     return Ok(None);
                 };
                 content.title = title;
-                tx.execute("DELETE FROM page_claim_removals WHERE page_id = ?1", [id])?;
-                tx.execute("DELETE FROM page_suggestions WHERE page_id = ?1", [id])?;
+                tx.prepare_cached("DELETE FROM page_claim_removals WHERE page_id = ?1")?
+                    .execute([id])?;
+                tx.prepare_cached("DELETE FROM page_suggestions WHERE page_id = ?1")?
+                    .execute([id])?;
                 Ok(Some(write_version(
                     tx,
                     id,
@@ -598,16 +587,18 @@ impl Store {
 /// Removes suggestion `suggestion` of page `page`, giving its section and text.
 fn take_suggestion(conn: &Connection, page: PageId, suggestion: i64) -> Result<(String, String)> {
     let found: Option<(String, String)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT section, text FROM page_suggestions WHERE id = ?1 AND page_id = ?2",
-            params![suggestion, page],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
+        )?
+        .query_row(params![suggestion, page], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
         .optional()?;
     let found = found.ok_or_else(|| {
         StoreError::Refused(format!("page {page} has no suggestion {suggestion}"))
     })?;
-    conn.execute("DELETE FROM page_suggestions WHERE id = ?1", [suggestion])?;
+    conn.prepare_cached("DELETE FROM page_suggestions WHERE id = ?1")?
+        .execute([suggestion])?;
     Ok(found)
 }
 
