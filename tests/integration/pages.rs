@@ -45,6 +45,25 @@ fn the_names_generation_moves_with_names_and_the_index_follows() {
     assert!(store.names_generation().expect("generation") > second);
     let (now, _) = cache.known(&store).expect("known");
     assert_eq!(now.relevant("a cup of tea", 1), ["Tea"]);
+
+    // A new concept moves the concepts' number alone: the titles' index is the one held,
+    // the concepts' has the concept.
+    let (titles_before, concepts_before) = store.names_generations().expect("generations");
+    let mut with_concept = result("Tea", "two, with a concept");
+    with_concept.concepts = vec!["Steeping time".to_owned()];
+    compile(&store, b, &with_concept, &[], &[]);
+    let (titles_after, concepts_after) = store.names_generations().expect("generations");
+    assert_eq!(titles_after, titles_before, "no title changed");
+    assert!(concepts_after > concepts_before, "a concept was made");
+    let (same_titles, concepts) = cache.known(&store).expect("known");
+    assert!(std::sync::Arc::ptr_eq(&now, &same_titles));
+    assert_eq!(concepts.relevant("the steeping time", 1), ["Steeping time"]);
+    // A new title moves the titles' number.
+    let c = add(&store, "/n/c.md", "c");
+    compile(&store, c, &result("Grinder", "three"), &[], &[]);
+    assert!(store.names_generations().expect("generations").0 > titles_after);
+    let (grown, _) = cache.known(&store).expect("known");
+    assert_eq!(grown.relevant("a burr grinder", 1), ["Grinder"]);
 }
 
 /// Regression (hardening, round three): `restore` reattached a version's stored source ids

@@ -24,8 +24,9 @@ pub use wikimind_text::names::{KnownName, NameIndex};
 pub struct NameCache {
     titles: Mutex<Option<Arc<NameIndex>>>,
     concepts: Mutex<Option<Arc<NameIndex>>>,
-    /// The store's names generation both indexes are over (see [`NameCache::known`]).
-    generation: Mutex<Option<u64>>,
+    /// The store's names generations (titles, concepts) each index is over (see
+    /// [`NameCache::known`]).
+    generation: Mutex<(Option<u64>, Option<u64>)>,
     /// The titles' use counts as last counted, and how many titles there were then.
     title_uses: Mutex<Option<(usize, HashMap<String, u64>)>>,
 }
@@ -61,31 +62,36 @@ impl NameCache {
         current(&self.concepts, names)
     }
 
-    /// The indexes over the titles and over the concepts of `store`, read again only when
-    /// its names changed since they were made ([`NameSource::names_generation`]): the store
-    /// is not read name by name for every prompt. Use counts, which only rank the names a
-    /// prompt lists beyond those its text names, are as of the last change for concepts;
-    /// titles' counts (a count of the links to each page, the one read that grows with the
-    /// links) are counted again only once the titles grew by an eighth since they were
-    /// last counted, each title keeping the count it had then (a new one none), so a run
-    /// that adds a page per compile counts them a few dozen times, not once per compile.
+    /// The indexes over the titles and over the concepts of `store`, each read again only
+    /// when its own names changed since it was made ([`NameSource::names_generations`]):
+    /// the store is not read name by name for every prompt, and a compile that brought a
+    /// concept does not make the next one read every title. Use counts, which only rank
+    /// the names a prompt lists beyond those its text names, are as of the last change for
+    /// concepts; titles' counts (a count of the links to each page, the one read that grows
+    /// with the links) are counted again only once the titles grew by an eighth since they
+    /// were last counted, each title keeping the count it had then (a new one none), so a
+    /// run that adds a page per compile counts them a few dozen times, not once per
+    /// compile.
     pub fn known<S: NameSource + ?Sized>(
         &self,
         store: &S,
     ) -> Result<(Arc<NameIndex>, Arc<NameIndex>), S::Error> {
-        let generation = store.names_generation()?;
-        let seen = *self.generation.lock().unwrap_or_else(|p| p.into_inner());
+        let (titles_now, concepts_now) = store.names_generations()?;
+        let (titles_seen, concepts_seen) =
+            *self.generation.lock().unwrap_or_else(|p| p.into_inner());
         let held = |slot: &Mutex<Option<Arc<NameIndex>>>| {
             slot.lock().unwrap_or_else(|p| p.into_inner()).clone()
         };
-        if seen == Some(generation) {
-            if let (Some(titles), Some(concepts)) = (held(&self.titles), held(&self.concepts)) {
-                return Ok((titles, concepts));
-            }
-        }
-        let titles = self.titles(self.title_names(store)?);
-        let concepts = self.concepts(store.concept_names()?);
-        *self.generation.lock().unwrap_or_else(|p| p.into_inner()) = Some(generation);
+        let titles = match held(&self.titles) {
+            Some(index) if titles_seen == Some(titles_now) => index,
+            _ => self.titles(self.title_names(store)?),
+        };
+        let concepts = match held(&self.concepts) {
+            Some(index) if concepts_seen == Some(concepts_now) => index,
+            _ => self.concepts(store.concept_names()?),
+        };
+        *self.generation.lock().unwrap_or_else(|p| p.into_inner()) =
+            (Some(titles_now), Some(concepts_now));
         Ok((titles, concepts))
     }
 }
@@ -119,8 +125,9 @@ impl NameCache {
 pub trait NameSource {
     /// Why a read failed.
     type Error;
-    /// A number that moves whenever a name is made or removed.
-    fn names_generation(&self) -> Result<u64, Self::Error>;
+    /// Two numbers, `(titles, concepts)`: the first moves whenever a title or alias is
+    /// made, renamed or removed, the second whenever a concept is.
+    fn names_generations(&self) -> Result<(u64, u64), Self::Error>;
     /// The titles and aliases, with their use counts.
     fn title_names(&self) -> Result<Vec<KnownName>, Self::Error>;
     /// The same names without their use counts (a cheaper read where counting is dear).
@@ -134,8 +141,8 @@ pub trait NameSource {
 impl NameSource for crate::store::Store {
     type Error = crate::store::StoreError;
 
-    fn names_generation(&self) -> Result<u64, Self::Error> {
-        crate::store::Store::names_generation(self)
+    fn names_generations(&self) -> Result<(u64, u64), Self::Error> {
+        crate::store::Store::names_generations(self)
     }
 
     fn title_names(&self) -> Result<Vec<KnownName>, Self::Error> {
@@ -219,8 +226,8 @@ mod tests {
 
     impl NameSource for Titles {
         type Error = std::convert::Infallible;
-        fn names_generation(&self) -> Result<u64, Self::Error> {
-            Ok(*self.generation.lock().unwrap())
+        fn names_generations(&self) -> Result<(u64, u64), Self::Error> {
+            Ok((*self.generation.lock().unwrap(), 0))
         }
         fn title_names(&self) -> Result<Vec<KnownName>, Self::Error> {
             *self.counted.lock().unwrap() += 1;

@@ -284,6 +284,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0028_listing_indexes.sql",
         include_str!("../../../../migrations/0028_listing_indexes.sql"),
     ),
+    Migration::sql(
+        29,
+        "0029_names_generations.sql",
+        include_str!("../../../../migrations/0029_names_generations.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

@@ -77,6 +77,26 @@ impl Store {
         )
     }
 
+    /// The names generation counted apart for the two lists: `(titles, concepts)`, where
+    /// `titles` moves whenever [`Store::title_names`] may list other names (a page or an
+    /// alias made, renamed or removed) and `concepts` whenever [`Store::concept_names`] may.
+    /// A prompt's index over one list is read again only when its own number moved: most
+    /// compiles bring a concept and change no title.
+    pub fn names_generations(&self) -> Result<(u64, u64)> {
+        self.read(
+            || "reading the names generation".to_owned(),
+            |conn| {
+                let (titles, concepts): (i64, i64) = conn
+                    .prepare_cached("SELECT titles, concepts FROM names_generation")?
+                    .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                Ok((
+                    u64::try_from(titles).unwrap_or(0),
+                    u64::try_from(concepts).unwrap_or(0),
+                ))
+            },
+        )
+    }
+
     /// Every concept some article uses, with how many articles use it.
     pub fn concept_names(&self) -> Result<Vec<KnownName>> {
         self.read(
