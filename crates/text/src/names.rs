@@ -319,13 +319,13 @@ impl NameIndex {
                 }
             }
         }
-        let uses = |k: usize| shown[k].map_or(0, |i| names[i].uses);
-        let mut ranked: Vec<usize> = (0..shown.len()).filter(|&k| shown[k].is_some()).collect();
-        ranked.sort_by(|&a, &b| {
-            uses(b)
-                .cmp(&uses(a))
-                .then_with(|| matcher.key(a).cmp(matcher.key(b)))
-        });
+        // Each key with its use count and spelling beside it, so that the sort compares
+        // neighbours in memory; keys are distinct, so an unstable sort orders them fully.
+        let mut order: Vec<(std::cmp::Reverse<u64>, &str, usize)> = (0..shown.len())
+            .filter_map(|k| shown[k].map(|i| (std::cmp::Reverse(names[i].uses), matcher.key(k), k)))
+            .collect();
+        order.sort_unstable();
+        let ranked: Vec<usize> = order.into_iter().map(|(_, _, k)| k).collect();
         let mut rank = vec![usize::MAX; shown.len()];
         for (place, &k) in ranked.iter().enumerate() {
             rank[k] = place;

@@ -51,9 +51,12 @@ impl Store {
             || "listing page titles".to_owned(),
             |conn| {
                 let mut stmt = conn.prepare_cached(
+                    // `CROSS JOIN`: from the aliases to their pages. SQLite chose to walk
+                    // every page and look its aliases up, a lookup per page where few have
+                    // any (at 100,000 pages 42 ms against 20 ms for the aliases' part).
                     "SELECT title FROM pages WHERE kind = 'topic'
                      UNION ALL
-                     SELECT a.name FROM aliases a JOIN pages p ON p.id = a.page_id
+                     SELECT a.name FROM aliases a CROSS JOIN pages p ON p.id = a.page_id
                      WHERE p.kind = 'topic'",
                 )?;
                 let rows = stmt.query_map([], |row| row.get(0))?;
