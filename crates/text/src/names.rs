@@ -220,8 +220,8 @@ impl NameIndex {
     /// [`NameIndex::new`] over `names` would, but the key of a name this index knew is not
     /// computed again, and the matcher is kept unless some name brings a key it lacks —
     /// when only use counts changed, only the ranking is redone. New keys are matched by a
-    /// small matcher beside the kept one until there are many of them
-    /// (see [`recent_room`]).
+    /// small matcher beside the kept one until there are more than twice the square root
+    /// of the keys it was built over.
     pub fn updated(&self, names: Vec<KnownName>) -> NameIndex {
         let keys = self.keys_of(&names);
         let mut added: HashMap<&str, usize> = HashMap::new();
