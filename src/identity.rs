@@ -14,7 +14,7 @@ use std::path::Path;
 
 use wikimind_text::identity::{folder_of, identity_titles, pick_note, Note};
 use wikimind_text::key::topic_key;
-use wikimind_text::markdown::{resolve_note, rewrite_links, LinkRef};
+use wikimind_text::markdown::{rewrite_links, LinkRef, NotePaths};
 
 use crate::store::{
     NewLink, NoteRetitle, Retitled, Source, SourceId, SourceKind, SourceSummary, Store, StoreError,
@@ -171,6 +171,69 @@ pub struct Candidate {
 pub struct NoteIndex {
     notes: Vec<IndexedNote>,
     by_id: HashMap<SourceId, usize>,
+    /// The lookups over the notes' paths, by root; made when a path is first resolved
+    /// (an index only listed never pays for them).
+    paths: std::sync::OnceLock<HashMap<Option<String>, PathScope>>,
+}
+
+/// The notes of one root (or of every root) and the lookups over their paths: what a
+/// link written as a path is resolved in, with no pass over every note per link.
+#[derive(Debug, Clone, Default)]
+struct PathScope {
+    /// The notes, as places in [`NoteIndex::notes`], in order.
+    notes: Vec<usize>,
+    paths: NotePaths,
+    /// The documents among them (PDF, EPUB, DOCX), likewise.
+    documents: Vec<usize>,
+    document_paths: NotePaths,
+    /// The notes told apart from others sharing their name, by the topic key of their own
+    /// title and of their file name, in order: what a bare name may mean.
+    sharing: HashMap<String, Vec<usize>>,
+    /// The first note going by each title, by its topic key; made when first asked.
+    titled: std::sync::OnceLock<HashMap<String, usize>>,
+}
+
+impl PathScope {
+    /// The scope of the notes at `members` (places in `notes`).
+    fn new(notes: &[IndexedNote], members: Vec<usize>) -> PathScope {
+        let documents: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&i| wikimind_text::markdown::link::is_document(&notes[i].path))
+            .collect();
+        let mut sharing: HashMap<String, Vec<usize>> = HashMap::new();
+        for &i in members.iter().filter(|&&i| notes[i].told_apart()) {
+            for key in [
+                topic_key(&notes[i].own),
+                topic_key(&file_stem(&notes[i].path)),
+            ] {
+                let places = sharing.entry(key).or_default();
+                if places.last() != Some(&i) {
+                    places.push(i);
+                }
+            }
+        }
+        PathScope {
+            paths: NotePaths::new(members.iter().map(|&i| notes[i].path.as_str())),
+            document_paths: NotePaths::new(documents.iter().map(|&i| notes[i].path.as_str())),
+            notes: members,
+            documents,
+            sharing,
+            titled: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The first of these notes going by a title of topic key `key`.
+    fn titled(&self, notes: &[IndexedNote], key: &str) -> Option<usize> {
+        let titled = self.titled.get_or_init(|| {
+            let mut titled = HashMap::new();
+            for &i in &self.notes {
+                titled.entry(topic_key(&notes[i].title)).or_insert(i);
+            }
+            titled
+        });
+        titled.get(key).copied()
+    }
 }
 
 impl NoteIndex {
@@ -215,7 +278,39 @@ impl NoteIndex {
             notes[i].title = title;
         }
         let by_id = notes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
-        NoteIndex { notes, by_id }
+        NoteIndex {
+            notes,
+            by_id,
+            paths: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The notes of `root` (`None`: of every root) and the lookups over their paths.
+    fn scope(&self, root: Option<&str>) -> &PathScope {
+        static EMPTY: std::sync::OnceLock<PathScope> = std::sync::OnceLock::new();
+        let scopes = self.paths.get_or_init(|| {
+            let mut members: HashMap<Option<String>, Vec<usize>> = HashMap::new();
+            for (i, note) in self.notes.iter().enumerate() {
+                members.entry(Some(note.root.clone())).or_default().push(i);
+            }
+            members.insert(None, (0..self.notes.len()).collect());
+            members
+                .into_iter()
+                .map(|(root, members)| (root, PathScope::new(&self.notes, members)))
+                .collect()
+        });
+        scopes
+            .get(&root.map(str::to_owned))
+            .unwrap_or_else(|| EMPTY.get_or_init(PathScope::default))
+    }
+
+    /// The note of `root` (`None`: of any root) at the note path `path`, as a markdown
+    /// link joined it onto the linking note's folder (`written` as the link wrote it), in
+    /// Obsidian's order ([`wikimind_text::markdown::resolve_note`]).
+    pub fn note_at(&self, root: Option<&str>, path: &str, written: &str) -> Option<&IndexedNote> {
+        let scope = self.scope(root);
+        let place = scope.paths.resolve(path, written)?;
+        Some(&self.notes[scope.notes[place]])
     }
 
     /// Whether the index holds `source` as it is now: a file with the origin, root, own
@@ -312,34 +407,22 @@ impl NoteIndex {
             Some(folder) => format!("{}/{target}", folder.trim_matches('/')),
             None => target.to_owned(),
         };
-        let in_root: Vec<&IndexedNote> = self
-            .notes
-            .iter()
-            .filter(|n| root.is_none_or(|r| n.root == r))
-            .collect();
         if folder.is_some() {
             // A path: the note at that path (relative to the root, or the one path that ends
             // with it), else the note going by that title.
-            let paths: Vec<&str> = in_root.iter().map(|n| n.path.as_str()).collect();
-            if let Some(found) = resolve_note(&written, &written, &paths) {
-                return in_root.iter().find(|n| n.path == found).copied();
+            if let Some(found) = self.note_at(root, &written, &written) {
+                return Some(found);
             }
             let key = topic_key(&written);
-            return in_root.iter().find(|n| topic_key(&n.title) == key).copied();
+            let scope = self.scope(root);
+            return scope.titled(&self.notes, &key).map(|i| &self.notes[i]);
         }
         // A bare name: the notes whose own title or file name it is, when several share it.
         let key = topic_key(target);
-        let candidates: Vec<&IndexedNote> = in_root
-            .iter()
-            .filter(|n| {
-                n.told_apart()
-                    && (topic_key(&n.own) == key || topic_key(&file_stem(&n.path)) == key)
-            })
-            .copied()
-            .collect();
-        if candidates.is_empty() {
-            return None;
-        }
+        let candidates: Vec<&IndexedNote> = match self.scope(root).sharing.get(&key) {
+            Some(places) => places.iter().map(|&i| &self.notes[i]).collect(),
+            None => return None,
+        };
         let paths: Vec<&str> = candidates.iter().map(|n| n.path.as_str()).collect();
         let picked = pick_note(here, &paths)?;
         candidates.into_iter().find(|n| n.path == picked)
@@ -350,9 +433,10 @@ impl NoteIndex {
     /// is no one note's: of every root): by the same rules as a link to a note. A path — a
     /// markdown link's (`path` joined onto the linking note's folder, `written` as written),
     /// or a wiki link's folder and name — resolves in Obsidian's order
-    /// ([`resolve_note`]); a bare file name (`[[paper.pdf]]`) means the document in the
-    /// linking note's folder, else the shortest path, else the first in byte order. `None`
-    /// when the wiki holds no such document (the link is an attachment).
+    /// ([`wikimind_text::markdown::resolve_note`]); a bare file name (`[[paper.pdf]]`)
+    /// means the document in the linking note's folder, else the shortest path, else the
+    /// first in byte order. `None` when the wiki holds no such document (the link is an
+    /// attachment).
     pub fn document(
         &self,
         from: Option<SourceId>,
@@ -361,21 +445,18 @@ impl NoteIndex {
     ) -> Option<&IndexedNote> {
         let from = from.and_then(|id| self.note(id));
         let root = from.map(|n| n.root.as_str());
-        let documents: Vec<&IndexedNote> = self
-            .notes
-            .iter()
-            .filter(|n| {
-                root.is_none_or(|r| n.root == r)
-                    && wikimind_text::markdown::link::is_document(&n.path)
-            })
-            .collect();
-        if documents.is_empty() {
+        let scope = self.scope(root);
+        if scope.documents.is_empty() {
             return None;
         }
+        if written.contains('/') {
+            let place = scope.document_paths.resolve(path, written)?;
+            return Some(&self.notes[scope.documents[place]]);
+        }
+        let documents: Vec<&IndexedNote> =
+            scope.documents.iter().map(|&i| &self.notes[i]).collect();
         let paths: Vec<&str> = documents.iter().map(|n| n.path.as_str()).collect();
-        let found = if written.contains('/') {
-            resolve_note(path, written, &paths)?
-        } else {
+        let found = {
             // A bare file name, compared as a vault compares names (case aside).
             let name = written.trim().to_lowercase();
             let named: Vec<&str> = paths

@@ -18,9 +18,7 @@
 //! document the wiki does not hold stays an attachment and links nothing.
 
 use wikimind_text::markdown::link::is_document;
-use wikimind_text::markdown::{
-    markdown_links, resolve_note, rewrite_links, wiki_links, Destination, LinkRef,
-};
+use wikimind_text::markdown::{markdown_links, rewrite_links, wiki_links, Destination, LinkRef};
 
 use crate::identity::{body_links, NoteIndex};
 use crate::store::{NewLink, Source, SourceKind, StoreError};
@@ -83,12 +81,10 @@ pub fn links_to_notes(index: &NoteIndex, source: &Source) -> Result<Vec<NewLink>
                 Destination::Note { .. } | Destination::Document { .. }
             )
         }) {
-            let notes: Vec<_> = index.notes().iter().filter(|n| n.root == me.root).collect();
-            let paths: Vec<&str> = notes.iter().map(|n| n.path.as_str()).collect();
             for link in links {
                 let title = match &link.destination {
-                    Destination::Note { path, written, .. } => resolve_note(path, written, &paths)
-                        .and_then(|found| notes.iter().find(|n| n.path == found))
+                    Destination::Note { path, written, .. } => index
+                        .note_at(Some(&me.root), path, written)
                         .map(|note| note.title.clone()),
                     Destination::Document { path, written } => index
                         .document(Some(source.id), path, written)

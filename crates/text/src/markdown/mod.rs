@@ -23,7 +23,7 @@ use pulldown_cmark::{Options, Parser};
 pub use anchors::{body_anchors, BodyAnchors};
 pub use front_matter::{FrontMatter, FrontMatterError};
 pub use link::{heading_slug, reduce_name, Anchor, LinkRef};
-pub use note_links::{markdown_links, resolve_note, Destination, MarkdownLink};
+pub use note_links::{markdown_links, resolve_note, Destination, MarkdownLink, NotePaths};
 pub use readable::Readable;
 pub use sections::{merge_sections, sections, Section, SectionMerge, SectionSuggestion};
 pub use wikilinks::{

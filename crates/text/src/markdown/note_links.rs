@@ -21,6 +21,7 @@
 //!
 //! Which note a path names is [`resolve_note`], in Obsidian's order.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use pulldown_cmark::{Event, LinkType, Parser, Tag};
@@ -245,6 +246,87 @@ pub fn resolve_note<'a>(path: &str, written: &str, notes: &[&'a str]) -> Option<
         })
         .min_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)))
         .copied()
+}
+
+/// [`resolve_note`] over one list of note paths, answered by lookups instead of passes over
+/// the list: built once (a few entries per path) and asked for every link of every note, so
+/// that resolving a link costs the same in a vault of 100 notes as in one of 100,000.
+/// [`NotePaths::resolve`] answers exactly as [`resolve_note`] over the same list.
+#[derive(Debug, Clone, Default)]
+pub struct NotePaths {
+    /// Each path, and each path without its note extension, to the places of the paths it
+    /// is, in order (step 1 and 2: the first place).
+    same: HashMap<String, Vec<usize>>,
+    /// Each end of a path (or of the path without its extension) at a folder boundary, to
+    /// the places of the paths that end so (step 3: when there is one).
+    tails: HashMap<String, Vec<usize>>,
+    /// Each file name (and file name without its note extension) to the place of the
+    /// shortest path with it (step 4; ties: byte order).
+    names: HashMap<String, usize>,
+}
+
+impl NotePaths {
+    /// The lookups over `paths` (relative to the root, with their extensions), in order:
+    /// [`NotePaths::resolve`] gives a place in it.
+    pub fn new<'p>(paths: impl IntoIterator<Item = &'p str>) -> NotePaths {
+        let mut index = NotePaths::default();
+        let mut listed: Vec<&str> = Vec::new();
+        for (place, path) in paths.into_iter().enumerate() {
+            listed.push(path);
+            let stem = strip_note_extension(path);
+            for spelled in std::iter::once(path).chain(stem) {
+                index
+                    .same
+                    .entry(spelled.to_owned())
+                    .or_default()
+                    .push(place);
+                let ends = std::iter::once(0).chain(
+                    spelled
+                        .char_indices()
+                        .filter(|&(_, c)| c == '/')
+                        .map(|(at, _)| at + 1),
+                );
+                for at in ends {
+                    let places = index.tails.entry(spelled[at..].to_owned()).or_default();
+                    if places.last() != Some(&place) {
+                        places.push(place);
+                    }
+                }
+            }
+            let name = base_name(path);
+            for spelled in std::iter::once(name).chain(strip_note_extension(name)) {
+                let best = index.names.entry(spelled.to_owned()).or_insert(place);
+                let shorter = |a: &str, b: &str| (a.len(), a) < (b.len(), b);
+                if shorter(path, listed[*best]) {
+                    *best = place;
+                }
+            }
+        }
+        index
+    }
+
+    /// The place of the path that `path` names (`written` as the link wrote it), by the
+    /// rules of [`resolve_note`].
+    pub fn resolve(&self, path: &str, written: &str) -> Option<usize> {
+        let first = |wanted: &str| self.same.get(wanted).and_then(|places| places.first());
+        if let Some(&place) = first(path) {
+            return Some(place);
+        }
+        let written = written_path(written);
+        if written.is_empty() {
+            return None;
+        }
+        if let Some(&place) = first(&written) {
+            return Some(place);
+        }
+        if let Some([one]) = self.tails.get(&written).map(Vec::as_slice) {
+            return Some(*one);
+        }
+        if written.contains('/') {
+            return None;
+        }
+        self.names.get(base_name(&written)).copied()
+    }
 }
 
 /// A path as a link wrote it (decoded, no anchor), without the steps up or across at its
@@ -473,6 +555,28 @@ mod tests {
             "{:?}",
             links[1].destination
         );
+    }
+
+    proptest::proptest! {
+        /// The lookups answer every link as the passes over the list do, whatever the
+        /// paths: shared names, extensions or none, folders sharing ends, repeats.
+        #[test]
+        fn note_paths_resolve_as_resolve_note(
+            paths in proptest::collection::vec(
+                "(a/|b/|a/b/|c/a/)?(x|y|b|Same)(\\.md|\\.markdown|\\.MD|\\.pdf)?",
+                0..14,
+            ),
+            path in "(a/|b/|c/|a/b/)?(x|y|b|Same|a)(\\.md|\\.pdf)?",
+            written in "(\\.\\./|/|\\./)?(a/|b/|a/b/)?(x|y|b|Same)(\\.md)?",
+        ) {
+            let listed: Vec<&str> = paths.iter().map(String::as_str).collect();
+            let lookups = NotePaths::new(listed.iter().copied());
+            // The place, not only the path: among equal paths, the one the passes find.
+            let expected = resolve_note(&path, &written, &listed)
+                .and_then(|found| listed.iter().position(|p| std::ptr::eq(*p, found)));
+            let found = lookups.resolve(&path, &written);
+            proptest::prop_assert_eq!(found, expected, "{:?} {:?} in {:?}", path, written, listed);
+        }
     }
 
     #[test]
