@@ -359,7 +359,8 @@ impl NoteIndex {
     /// The note that goes by `title` (by topic key), if one does.
     pub fn note_titled(&self, title: &str) -> Option<&IndexedNote> {
         let key = topic_key(title);
-        self.notes.iter().find(|n| topic_key(&n.title) == key)
+        let scope = self.scope(None);
+        scope.titled(&self.notes, &key).map(|i| &self.notes[i])
     }
 
     /// The notes of one root whose own title is `name` (by topic key) when several share
