@@ -8,7 +8,6 @@
 //! than its generation: any commit after it (this process or another) makes the next run
 //! read afresh.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::store::{Generation, LinkCounts, UnresolvedLink};
@@ -24,36 +23,62 @@ pub(super) struct Found {
     pub(super) orphans: Option<u64>,
 }
 
-/// One generation's reads.
+/// The link figures every run starts from: the counts, and the links that resolve to
+/// nothing (which the broken-link and wanted checks read).
+#[derive(Debug)]
+pub(super) struct Links {
+    pub(super) counts: LinkCounts,
+    pub(super) unresolved: Vec<UnresolvedLink>,
+}
+
+/// One read kept once made. Making it holds the lock, so a second asker at the same
+/// generation (a look while the background one after a stored run is under way, or
+/// another check's thread) waits for what the first finds rather than reading it all a
+/// second time.
+#[derive(Debug)]
+struct Slot<T>(Mutex<Option<Arc<T>>>);
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot(Mutex::new(None))
+    }
+}
+
+impl<T> Slot<T> {
+    fn get_or(&self, make: impl FnOnce() -> Result<T>) -> Result<Arc<T>> {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(kept) = slot.as_ref() {
+            return Ok(Arc::clone(kept));
+        }
+        let fresh = Arc::new(make()?);
+        *slot = Some(Arc::clone(&fresh));
+        Ok(fresh)
+    }
+}
+
+/// One generation's reads: the link figures and each check's findings, each behind its
+/// own lock so that checks run side by side.
 #[derive(Debug)]
 pub(super) struct Held {
     generation: Generation,
-    pub(super) counts: LinkCounts,
-    pub(super) unresolved: Vec<UnresolvedLink>,
-    found: Mutex<HashMap<Check, Arc<Found>>>,
+    links: Slot<Links>,
+    found: [Slot<Found>; Check::ALL.len()],
 }
 
 impl Held {
+    /// The link figures at this generation: kept from an earlier run, else `read` now.
+    pub(super) fn links(&self, read: impl FnOnce() -> Result<Links>) -> Result<Arc<Links>> {
+        self.links.get_or(read)
+    }
+
     /// What `check` found at this generation: kept from an earlier run, else `run` now.
-    /// Runs hold the lock, so a run at the same generation (a look while the background
-    /// one after a stored run is under way) waits for what that one finds rather than
-    /// reading it all a second time.
     pub(super) fn found(
         &self,
         check: Check,
         run: impl FnOnce() -> Result<Found>,
     ) -> Result<Arc<Found>> {
-        let mut found = self.lock();
-        if let Some(found) = found.get(&check) {
-            return Ok(Arc::clone(found));
-        }
-        let fresh = Arc::new(run()?);
-        found.insert(check, Arc::clone(&fresh));
-        Ok(fresh)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Check, Arc<Found>>> {
-        self.found.lock().unwrap_or_else(|p| p.into_inner())
+        let at = Check::ALL.iter().position(|c| *c == check).unwrap_or(0);
+        self.found[at].get_or(run)
     }
 }
 
@@ -62,26 +87,19 @@ impl Held {
 pub(crate) struct LintCache(Mutex<Option<Arc<Held>>>);
 
 impl LintCache {
-    /// The reads held for `generation`, else a fresh hold whose link figures `read` gives
-    /// (the old one is let go).
-    pub(super) fn at(
-        &self,
-        generation: Generation,
-        read: impl FnOnce() -> Result<(LinkCounts, Vec<UnresolvedLink>)>,
-    ) -> Result<Arc<Held>> {
+    /// The reads held for `generation`, else a fresh, empty hold (the old one is let go).
+    pub(super) fn at(&self, generation: Generation) -> Arc<Held> {
         let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(held) = slot.as_ref().filter(|h| h.generation == generation) {
-            return Ok(Arc::clone(held));
+            return Arc::clone(held);
         }
-        let (counts, unresolved) = read()?;
         let held = Arc::new(Held {
             generation,
-            counts,
-            unresolved,
-            found: Mutex::default(),
+            links: Slot::default(),
+            found: Default::default(),
         });
         *slot = Some(Arc::clone(&held));
-        Ok(held)
+        held
     }
 }
 

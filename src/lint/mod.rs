@@ -19,6 +19,8 @@ mod want;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -389,6 +391,60 @@ pub struct FixResult {
     pub detail: String,
 }
 
+/// The checks by how long they take at 100,000 pages, longest first (`cargo bench -p
+/// wikimind --bench lint`): the order [`lint`] starts them in, so that its threads end
+/// together.
+const BY_COST: [Check; 8] = [
+    Check::Duplicate,
+    Check::Thin,
+    Check::Wanted,
+    Check::AmbiguousLink,
+    Check::Stale,
+    Check::Orphan,
+    Check::BrokenLink,
+    Check::Ungrounded,
+];
+
+/// Runs `work` on each of `tasks` on as many threads as the machine has cores (the calling
+/// thread among them), each thread taking the next task none has taken; the results come
+/// back in the tasks' order. A system that refuses a thread gets fewer.
+fn side_by_side<T: Sync, R: Send>(tasks: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(tasks.len());
+    let next = AtomicUsize::new(0);
+    let worker = || {
+        let mut done = Vec::new();
+        loop {
+            let at = next.fetch_add(1, Ordering::Relaxed);
+            let Some(task) = tasks.get(at) else {
+                return done;
+            };
+            done.push((at, work(task)));
+        }
+    };
+    let mut done = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads)
+            .map_while(|_| {
+                std::thread::Builder::new()
+                    .name("lint".to_owned())
+                    .spawn_scoped(scope, worker)
+                    .ok()
+            })
+            .collect();
+        let mut done = worker();
+        for other in others {
+            match other.join() {
+                Ok(theirs) => done.extend(theirs),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        done
+    });
+    done.sort_unstable_by_key(|(at, _)| *at);
+    done.into_iter().map(|(_, result)| result).collect()
+}
+
 /// Which checks a run does: all of them when `checks` is empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LintOptions {
@@ -438,13 +494,69 @@ pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
     let store = wiki.store();
     // Read before anything else, so what is held under it is never older than it.
     let generation = store.generation()?;
+    let held = wiki.lint_held.at(generation);
     // One pass over the links that resolve to nothing serves the figures, broken links
     // and wanted pages.
-    let held = wiki.lint_held.at(generation, || {
-        Ok((store.link_counts()?, store.unresolved_links()?))
-    })?;
-    let (counts, unresolved) = (held.counts, &held.unresolved);
-    let resolved = counts.links.saturating_sub(unresolved.len() as u64);
+    let links = || {
+        held.links(|| {
+            Ok(held::Links {
+                counts: store.link_counts()?,
+                unresolved: store.unresolved_links()?,
+            })
+        })
+    };
+    // The links' read goes first, so that a check needing it finds it made or under way;
+    // then the checks that read most, so that the threads end together.
+    let mut tasks = vec![None];
+    tasks.extend(BY_COST.into_iter().filter(|c| options.runs(*c)).map(Some));
+    let done = side_by_side(
+        &tasks,
+        |task| -> Result<Option<(Check, Arc<held::Found>)>> {
+            let Some(check) = *task else {
+                links()?;
+                return Ok(None);
+            };
+            let found = |findings| held::Found {
+                findings,
+                orphans: None,
+            };
+            let run = || -> Result<held::Found> {
+                Ok(match check {
+                    Check::BrokenLink => found(broken_links(store, &links()?.unresolved)?),
+                    Check::Wanted => found(wanted(store, &links()?.unresolved)?),
+                    Check::Orphan => {
+                        let (findings, orphans) = orphans(store, links()?.counts.pages)?;
+                        held::Found {
+                            findings,
+                            orphans: Some(orphans),
+                        }
+                    }
+                    Check::Stale => found(stale(wiki)?),
+                    Check::Ungrounded => found(ungrounded(store)?),
+                    Check::Duplicate => found(duplicates(store)?),
+                    Check::Thin => found(thin(store)?),
+                    Check::AmbiguousLink => found(ambiguous_links(store)?),
+                })
+            };
+            // Staleness reads the disk (a note edited in place changes no row): never held.
+            let found = if check == Check::Stale {
+                Arc::new(run()?)
+            } else {
+                held.found(check, run)?
+            };
+            Ok(Some((check, found)))
+        },
+    );
+    let mut by_check = HashMap::new();
+    for done in done {
+        if let Some((check, found)) = done? {
+            by_check.insert(check, found);
+        }
+    }
+    let counts = links()?.counts;
+    let resolved = counts
+        .links
+        .saturating_sub(links()?.unresolved.len() as u64);
     let mut summary = Summary {
         pages: counts.pages,
         links: counts.links,
@@ -457,38 +569,10 @@ pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
     };
     let mut findings = Vec::new();
     for check in Check::ALL {
-        if !options.runs(check) {
+        let Some(found) = by_check.remove(&check) else {
             continue;
-        }
+        };
         summary.checks.push(check);
-        let found = |findings| held::Found {
-            findings,
-            orphans: None,
-        };
-        let run = || -> Result<held::Found> {
-            Ok(match check {
-                Check::BrokenLink => found(broken_links(store, unresolved)?),
-                Check::Wanted => found(wanted(store, unresolved)?),
-                Check::Orphan => {
-                    let (findings, orphans) = orphans(store, counts.pages)?;
-                    held::Found {
-                        findings,
-                        orphans: Some(orphans),
-                    }
-                }
-                Check::Stale => found(stale(wiki)?),
-                Check::Ungrounded => found(ungrounded(store)?),
-                Check::Duplicate => found(duplicates(store)?),
-                Check::Thin => found(thin(store)?),
-                Check::AmbiguousLink => found(ambiguous_links(store)?),
-            })
-        };
-        // Staleness reads the disk (a note edited in place changes no row): never held.
-        let found = if check == Check::Stale {
-            std::sync::Arc::new(run()?)
-        } else {
-            held.found(check, run)?
-        };
         if let Some(orphans) = found.orphans {
             summary.orphans = Some(orphans);
             summary.orphan_share = Some(if counts.pages == 0 {
