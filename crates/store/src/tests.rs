@@ -1195,3 +1195,30 @@ fn the_sources_stamp_moves_whenever_the_set_of_sources_changes() {
     assert!(store.remove_source(third).expect("remove"));
     moved(&store, "the newest removed");
 }
+
+#[test]
+fn a_kept_statement_is_not_prepared_again_for_each_value_bound() {
+    use rusqlite::StatementStatus;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(&dir.path().join("wikimind.db")).expect("open");
+    for i in 0..3 {
+        source(&store, &format!("/notes/{i}.md"), &format!("text {i}"));
+    }
+    // A bound LIMIT is where SQLite plans around the value bound unless told not to.
+    let sql = "SELECT id FROM sources ORDER BY id LIMIT ?1";
+    let run = |conn: &Connection| -> Result<i32> {
+        let mut stmt = conn.prepare_cached(sql)?;
+        for limit in 1..=3_i64 {
+            let ids = stmt
+                .query_map([limit], |row| row.get::<_, i64>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            assert_eq!(ids.len() as i64, limit);
+        }
+        Ok(stmt.get_status(StatementStatus::RePrepare))
+    };
+    let writer = run(&store.lock()).expect("on the writer");
+    let reader = store
+        .read(|| "test".to_owned(), |conn| run(conn))
+        .expect("on a reader");
+    assert_eq!((writer, reader), (0, 0), "prepared again per binding");
+}
