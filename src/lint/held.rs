@@ -1,4 +1,4 @@
-//! What lint keeps while the wiki does not change: the link figures every run starts from
+//! What lint keeps while the wiki does not change: the census of links every run starts from
 //! and each check's findings, under the store's [`Generation`]. A second look at Health, a
 //! dismissal's "screen after" and the safe fixes then cost what the staleness check costs
 //! (it reads the disk, so it runs every time) instead of every check again: at 100,000
@@ -10,7 +10,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::store::{Generation, LinkCounts, UnresolvedLink};
+use crate::store::{Generation, LinkCensus};
 use crate::wiki::Result;
 
 use super::{Check, Finding};
@@ -21,14 +21,6 @@ use super::{Check, Finding};
 pub(super) struct Found {
     pub(super) findings: Vec<Finding>,
     pub(super) orphans: Option<u64>,
-}
-
-/// The link figures every run starts from: the counts, and the links that resolve to
-/// nothing (which the broken-link and wanted checks read).
-#[derive(Debug)]
-pub(super) struct Links {
-    pub(super) counts: LinkCounts,
-    pub(super) unresolved: Vec<UnresolvedLink>,
 }
 
 /// One read kept once made. Making it holds the lock, so a second asker at the same
@@ -61,13 +53,16 @@ impl<T> Slot<T> {
 #[derive(Debug)]
 pub(super) struct Held {
     generation: Generation,
-    links: Slot<Links>,
+    links: Slot<LinkCensus>,
     found: [Slot<Found>; Check::ALL.len()],
 }
 
 impl Held {
-    /// The link figures at this generation: kept from an earlier run, else `read` now.
-    pub(super) fn links(&self, read: impl FnOnce() -> Result<Links>) -> Result<Arc<Links>> {
+    /// The census of links at this generation: kept from an earlier run, else `read` now.
+    pub(super) fn links(
+        &self,
+        read: impl FnOnce() -> Result<LinkCensus>,
+    ) -> Result<Arc<LinkCensus>> {
         self.links.get_or(read)
     }
 

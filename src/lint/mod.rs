@@ -495,16 +495,8 @@ pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
     // Read before anything else, so what is held under it is never older than it.
     let generation = store.generation()?;
     let held = wiki.lint_held.at(generation);
-    // One pass over the links that resolve to nothing serves the figures, broken links
-    // and wanted pages.
-    let links = || {
-        held.links(|| {
-            Ok(held::Links {
-                counts: store.link_counts()?,
-                unresolved: store.unresolved_links()?,
-            })
-        })
-    };
+    // One census of the links serves the figures, broken links, wanted pages and orphans.
+    let links = || held.links(|| Ok(store.link_census()?));
     // The links' read goes first, so that a check needing it finds it made or under way;
     // then the checks that read most, so that the threads end together.
     let mut tasks = vec![None];
@@ -525,7 +517,8 @@ pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
                     Check::BrokenLink => found(broken_links(store, &links()?.unresolved)?),
                     Check::Wanted => found(wanted(store, &links()?.unresolved)?),
                     Check::Orphan => {
-                        let (findings, orphans) = orphans(store, links()?.counts.pages)?;
+                        let links = links()?;
+                        let (findings, orphans) = orphans(&links.orphans, links.counts.pages);
                         held::Found {
                             findings,
                             orphans: Some(orphans),

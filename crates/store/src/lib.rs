@@ -85,8 +85,9 @@ pub use tx::identity::{NoteRetitle, Retitled};
 pub use tx::jobs::{Job, JobEnd, JobSettings};
 pub use tx::lint::{
     BehindPage, HealthRun, LinkCounts, LintBody, LintPage, PageName, RecheckClaim,
-    ReingestedSource, UnresolvedLink,
+    ReingestedSource, TopicName, UnresolvedLink,
 };
+pub use tx::lint_links::LinkCensus;
 pub use tx::merge::{MergeOutcome, MergedPage};
 pub use tx::page_write::{FeedingDigest, PageMaterial};
 pub use tx::versions::{ClaimLeft, PageVersion, PageVersionInfo, Reground};

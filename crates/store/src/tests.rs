@@ -986,13 +986,33 @@ fn the_library_reads_the_same_from_its_indexes() {
     );
 }
 
-/// Lint's link figures read from indexes and each target resolved once give what reading
-/// link by link gave: the links of topic pages, and those that resolve to no page, in
-/// page and position order.
+/// Lint's census of the links, read in passes, gives what reading link by link gave: the
+/// links of topic pages, those that resolve to no page (in page and position order, a
+/// person's told apart), and the orphan pages.
 #[test]
 fn lint_counts_links_as_it_did_link_by_link() {
     let store = Store::open_in_memory().expect("open");
     store.seed_bulk(&BulkSeed::new(120)).expect("seed");
+    // What the seed has none of: former names (one a title has taken since), links to
+    // them, a page that links only to itself, a person's version, a saved answer's links.
+    store
+        .lock()
+        .execute_batch(
+            "INSERT INTO aliases (page_id, name, name_key, former)
+                 VALUES (1, 'Old One', 'old one', 1), (2, 'Taken', (SELECT title_key FROM pages WHERE id = 3), 1);
+             INSERT INTO page_links (page_id, position, target_title, target_key)
+                 VALUES (4, 90, 'Old One', 'old one'), (5, 90, 'Taken', (SELECT title_key FROM pages WHERE id = 3)),
+                        ((SELECT MIN(id) FROM pages p WHERE id > 8 AND NOT EXISTS
+                              (SELECT 1 FROM page_links l WHERE l.target_key = p.title_key)),
+                         90, 'Myself', (SELECT title_key FROM pages p WHERE id > 8 AND NOT EXISTS
+                              (SELECT 1 FROM page_links l WHERE l.target_key = p.title_key)
+                              ORDER BY id LIMIT 1)),
+                        (7, 90, 'Nowhere Yet', 'nowhere yet');
+             UPDATE page_versions SET author_kind = 'person'
+                 WHERE page_id = 7 AND version = (SELECT version FROM pages WHERE id = 7);
+             UPDATE pages SET kind = 'answer' WHERE id = 8;",
+        )
+        .expect("edge cases");
     let conn_rows = |sql: &str| -> Vec<(i64, String, String, String, bool)> {
         let conn = store.lock();
         let mut stmt = conn.prepare(sql).expect("prepare");
@@ -1015,9 +1035,10 @@ fn lint_counts_links_as_it_did_link_by_link() {
                                                     AND a.former = 1)
          ORDER BY l.page_id, l.position",
     );
-    let now: Vec<(i64, String, String, String, bool)> = store
-        .unresolved_links()
-        .expect("unresolved")
+    let census = store.link_census().expect("census");
+    let now: Vec<(i64, String, String, String, bool)> = census
+        .unresolved
+        .clone()
         .into_iter()
         .map(|l| {
             (
@@ -1030,6 +1051,7 @@ fn lint_counts_links_as_it_did_link_by_link() {
         })
         .collect();
     assert!(!before.is_empty());
+    assert!(before.iter().any(|l| l.4), "a person's link");
     assert_eq!(now, before);
     let links: i64 = store
         .lock()
@@ -1040,7 +1062,44 @@ fn lint_counts_links_as_it_did_link_by_link() {
             |r| r.get(0),
         )
         .expect("count");
-    assert_eq!(store.link_counts().expect("counts").links, links as u64);
+    assert_eq!(census.counts.links, links as u64);
+    // The orphans: topic pages no link on another page resolves to, by their title or by
+    // a former name no page has as its title.
+    let orphans: Vec<(i64, String, String, i64)> = {
+        let conn = store.lock();
+        let mut stmt = conn
+            .prepare(
+                "SELECT p.id, p.title, p.title_key,
+                        (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id)
+                 FROM pages p
+                 WHERE p.kind = 'topic'
+                   AND NOT EXISTS (SELECT 1 FROM page_links l
+                                   WHERE l.target_key = p.title_key AND l.page_id <> p.id)
+                   AND NOT EXISTS (SELECT 1 FROM aliases a JOIN page_links l
+                                       ON l.target_key = a.name_key
+                                   WHERE a.page_id = p.id AND a.former = 1
+                                     AND l.page_id <> p.id
+                                     AND NOT EXISTS (SELECT 1 FROM pages q
+                                                     WHERE q.title_key = a.name_key))
+                 ORDER BY p.title_key",
+            )
+            .expect("prepare");
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .expect("query");
+        rows.collect::<rusqlite::Result<_>>().expect("rows")
+    };
+    let listed: Vec<(i64, String, String, i64)> = census
+        .orphans
+        .iter()
+        .map(|p| (p.id.0, p.title.clone(), p.key.clone(), i64::from(p.sources)))
+        .collect();
+    assert!(!orphans.is_empty());
+    assert_eq!(listed, orphans);
+    assert_eq!(
+        census.counts.pages,
+        store.page_counts().expect("counts").pages
+    );
 }
 
 #[test]

@@ -289,6 +289,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0029_names_generations.sql",
         include_str!("../../../../migrations/0029_names_generations.sql"),
     ),
+    Migration::sql(
+        30,
+        "0030_person_versions.sql",
+        include_str!("../../../../migrations/0030_person_versions.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

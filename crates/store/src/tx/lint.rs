@@ -15,20 +15,13 @@ use crate::tables::claims::{downgrade_claims, page_claim_sources};
 use crate::tx::feed::mark_stale;
 use crate::{ClaimTable, FileSourceRow, PageId, Result, SourceId, Store};
 
-/// The SQL condition "link `l` resolves to no page".
-const UNRESOLVED: &str = "NOT EXISTS (SELECT 1 FROM pages p WHERE p.title_key = l.target_key)
-     AND NOT EXISTS (SELECT 1 FROM aliases a WHERE a.name_key = l.target_key AND a.former = 1)";
-
-/// The SQL condition "page `p`'s current version was written by a person".
-const BY_PERSON: &str = "EXISTS (SELECT 1 FROM page_versions v
-     WHERE v.page_id = p.id AND v.version = p.version AND v.author_kind = 'person')";
-
 /// Sizes of the wiki's link graph.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct LinkCounts {
     /// Topic pages.
     pub pages: u64,
-    /// Links of topic pages (of them, [`Store::unresolved_links`] resolve to no page).
+    /// Links of topic pages (of them, [`Store::link_census`]'s `unresolved` resolve to no
+    /// page).
     pub links: u64,
 }
 
@@ -61,6 +54,17 @@ pub struct LintPage {
     pub sources: u32,
 }
 
+/// A topic page's names ([`Store::lint_pages`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicName {
+    /// The page.
+    pub id: PageId,
+    /// Its title.
+    pub title: String,
+    /// Its title's key.
+    pub key: String,
+}
+
 /// A page's body, for the checks that read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LintBody {
@@ -72,8 +76,6 @@ pub struct LintBody {
     pub key: String,
     /// Its body (markdown).
     pub body: String,
-    /// Whether its current version was written by a person.
-    pub by_person: bool,
     /// How many claims it has.
     pub claims: u32,
 }
@@ -227,61 +229,6 @@ impl Store {
         )
     }
 
-    /// How many topic pages and links of topic pages there are.
-    pub fn link_counts(&self) -> Result<LinkCounts> {
-        self.read(
-            || "counting links".to_owned(),
-            |conn| {
-                let n = |v: i64| u64::try_from(v).unwrap_or(0);
-                // Every link belongs to a page (a foreign key): the links of topic pages
-                // are all links but those of the few other pages, counted from indexes.
-                let (pages, links): (i64, i64) = conn
-                    .prepare_cached(
-                        "SELECT (SELECT COUNT(*) FROM pages WHERE kind = 'topic'),
-                            (SELECT COUNT(*) FROM page_links)
-                            - (SELECT COUNT(*) FROM page_links
-                               WHERE page_id IN (SELECT id FROM pages WHERE kind <> 'topic'))",
-                    )?
-                    .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-                Ok(LinkCounts {
-                    pages: n(pages),
-                    links: n(links),
-                })
-            },
-        )
-    }
-
-    /// Every link of a topic page that resolves to no page, by page then position.
-    pub fn unresolved_links(&self) -> Result<Vec<UnresolvedLink>> {
-        self.read(
-            || "listing links that resolve to no page".to_owned(),
-            |conn| {
-                // Each link target is resolved once (a wiki has fewer targets than
-                // links), then the links to the targets that resolve to nothing are read.
-                let mut stmt = conn.prepare_cached(&format!(
-                    "WITH unresolved(key) AS MATERIALIZED (
-                         SELECT l.target_key FROM page_links l GROUP BY l.target_key
-                         HAVING {UNRESOLVED})
-                     SELECT l.page_id, p.title, l.target_title, l.target_key, {BY_PERSON}
-                     FROM unresolved u JOIN page_links l ON l.target_key = u.key
-                     JOIN pages p ON p.id = l.page_id
-                     WHERE p.kind = 'topic'
-                     ORDER BY l.page_id, l.position"
-                ))?;
-                let rows = stmt.query_map([], |row| {
-                    Ok(UnresolvedLink {
-                        page_id: row.get(0)?,
-                        page_title: row.get(1)?,
-                        target_title: row.get(2)?,
-                        target_key: row.get(3)?,
-                        by_person: row.get(4)?,
-                    })
-                })?;
-                Ok(rows.collect::<rusqlite::Result<_>>()?)
-            },
-        )
-    }
-
     /// For each key of `keys`, up to `limit` sources whose digests name it (as a concept,
     /// a link target or their title), oldest first, with their origins.
     pub fn sources_naming(
@@ -308,43 +255,43 @@ impl Store {
         )
     }
 
-    /// Topic pages no other page links to, by title key.
-    pub fn orphan_pages(&self) -> Result<Vec<LintPage>> {
-        self.read(
-            || "listing pages no page links to".to_owned(),
-            |conn| {
-                let mut stmt = conn.prepare_cached(
-                    "SELECT p.id, p.title, p.title_key,
-                            (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id)
-                     FROM pages p
-                     WHERE p.kind = 'topic'
-                       AND NOT EXISTS (SELECT 1 FROM page_links l
-                                       WHERE l.target_key = p.title_key AND l.page_id <> p.id)
-                       AND NOT EXISTS (SELECT 1 FROM aliases a JOIN page_links l
-                                           ON l.target_key = a.name_key
-                                       WHERE a.page_id = p.id AND a.former = 1
-                                         AND l.page_id <> p.id
-                                         AND NOT EXISTS (SELECT 1 FROM pages q
-                                                         WHERE q.title_key = a.name_key))",
-                )?;
-                let rows = stmt.query_map([], lint_page)?;
-                Ok(by_key(rows.collect::<rusqlite::Result<_>>()?))
-            },
-        )
-    }
-
-    /// Every topic page with how many sources feed it, by title key.
-    pub fn lint_pages(&self) -> Result<Vec<LintPage>> {
+    /// Every topic page's id, title and key, by title key (a pass over the columns before
+    /// the body).
+    pub fn lint_pages(&self) -> Result<Vec<TopicName>> {
         self.read(
             || "listing pages".to_owned(),
             |conn| {
                 let mut stmt = conn.prepare_cached(
-                    "SELECT p.id, p.title, p.title_key,
-                            (SELECT COUNT(*) FROM page_sources ps WHERE ps.page_id = p.id)
-                     FROM pages p WHERE p.kind = 'topic'",
+                    "SELECT id, title, title_key FROM pages NOT INDEXED WHERE kind = 'topic'",
                 )?;
-                let rows = stmt.query_map([], lint_page)?;
-                Ok(by_key(rows.collect::<rusqlite::Result<_>>()?))
+                let rows = stmt.query_map([], |row| {
+                    Ok(TopicName {
+                        id: row.get(0)?,
+                        title: row.get(1)?,
+                        key: row.get(2)?,
+                    })
+                })?;
+                let mut pages: Vec<TopicName> = rows.collect::<rusqlite::Result<_>>()?;
+                // In SQLite's `BINARY` order (bytes, as `str` compares), sorted here:
+                // `ORDER BY title_key` walks the key's index and reads every row at random.
+                pages.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+                Ok(pages)
+            },
+        )
+    }
+
+    /// How many sources feed each of `pages`.
+    pub fn sources_feeding(&self, pages: &[PageId]) -> Result<HashMap<PageId, u32>> {
+        self.read(
+            || "counting the sources of pages".to_owned(),
+            |conn| {
+                let mut stmt =
+                    conn.prepare_cached("SELECT COUNT(*) FROM page_sources WHERE page_id = ?1")?;
+                let mut counts = HashMap::with_capacity(pages.len());
+                for &page in pages {
+                    counts.insert(page, stmt.query_row([page], |row| row.get(0))?);
+                }
+                Ok(counts)
             },
         )
     }
@@ -419,7 +366,7 @@ impl Store {
                 // unique): `ORDER BY p.title_key` walked the key's index and read each page
                 // and its body at random.
                 let mut stmt = conn.prepare_cached(&format!(
-                    "SELECT p.id, p.title, p.title_key, p.body, {BY_PERSON},
+                    "SELECT p.id, p.title, p.title_key, p.body,
                             (SELECT COUNT(*) FROM page_claims c WHERE c.page_id = p.id)
                      FROM pages p NOT INDEXED WHERE {filter}"
                 ))?;
@@ -429,8 +376,7 @@ impl Store {
                         title: row.get(1)?,
                         key: row.get(2)?,
                         body: row.get(3)?,
-                        by_person: row.get(4)?,
-                        claims: row.get(5)?,
+                        claims: row.get(4)?,
                     })
                 })?;
                 let mut bodies: Vec<LintBody> = rows.collect::<rusqlite::Result<_>>()?;
@@ -447,7 +393,7 @@ impl Store {
             || "reading the pages links point at".to_owned(),
             |conn| {
                 let mut stmt = conn.prepare_cached(&format!(
-                    "SELECT p.id, p.title, p.title_key, p.body, {BY_PERSON},
+                    "SELECT p.id, p.title, p.title_key, p.body,
                             (SELECT COUNT(*) FROM page_claims c WHERE c.page_id = p.id)
                      FROM pages p WHERE p.id = COALESCE(
                          (SELECT id FROM pages WHERE title_key = ?1),
@@ -462,8 +408,7 @@ impl Store {
                                 title: row.get(1)?,
                                 key: row.get(2)?,
                                 body: row.get(3)?,
-                                by_person: row.get(4)?,
-                                claims: row.get(5)?,
+                                claims: row.get(4)?,
                             })
                         })
                         .optional()?;
@@ -685,21 +630,4 @@ impl Store {
             },
         )
     }
-}
-
-/// `pages` by title key, in SQLite's `BINARY` order (bytes, as `str` compares). Sorted here
-/// rather than by `ORDER BY title_key`, which walks the key's index and reads every page
-/// row at random: at 100,000 pages 0.4 s in table order against 0.6 to 5 s.
-fn by_key(mut pages: Vec<LintPage>) -> Vec<LintPage> {
-    pages.sort_unstable_by(|a, b| a.key.cmp(&b.key));
-    pages
-}
-
-fn lint_page(row: &rusqlite::Row<'_>) -> rusqlite::Result<LintPage> {
-    Ok(LintPage {
-        id: row.get(0)?,
-        title: row.get(1)?,
-        key: row.get(2)?,
-        sources: row.get(3)?,
-    })
 }

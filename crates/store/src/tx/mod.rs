@@ -15,6 +15,7 @@ pub(crate) mod identity;
 pub(crate) mod ingest;
 pub(crate) mod jobs;
 pub(crate) mod lint;
+pub(crate) mod lint_links;
 pub(crate) mod merge;
 pub(crate) mod page_write;
 pub(crate) mod remove_source;

@@ -1313,12 +1313,9 @@ fn a_bulk_seeded_wiki_reads_like_a_compiled_one() {
 
     // Lint's figures: 300 links, the wanted ones unresolved, no page behind its digests,
     // the stubs thin.
-    let links = store.link_counts().expect("link counts");
-    assert_eq!((links.pages, links.links), (100, 300));
-    assert_eq!(
-        store.unresolved_links().expect("unresolved").len() as u64,
-        seeded.wanted_links
-    );
+    let census = store.link_census().expect("link census");
+    assert_eq!((census.counts.pages, census.counts.links), (100, 300));
+    assert_eq!(census.unresolved.len() as u64, seeded.wanted_links);
     assert!(store.pages_behind().expect("behind").is_empty());
     assert!(store.reingested_sources().expect("reingested").is_empty());
     let claimless = store
