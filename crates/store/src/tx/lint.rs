@@ -392,13 +392,13 @@ impl Store {
         self.read(
             || "reading the pages links point at".to_owned(),
             |conn| {
-                let mut stmt = conn.prepare_cached(&format!(
+                let mut stmt = conn.prepare_cached(
                     "SELECT p.id, p.title, p.title_key, p.body,
                             (SELECT COUNT(*) FROM page_claims c WHERE c.page_id = p.id)
                      FROM pages p WHERE p.id = COALESCE(
                          (SELECT id FROM pages WHERE title_key = ?1),
-                         (SELECT page_id FROM aliases WHERE name_key = ?1 AND former = 1))"
-                ))?;
+                         (SELECT page_id FROM aliases WHERE name_key = ?1 AND former = 1))",
+                )?;
                 let mut found = HashMap::new();
                 for key in keys {
                     let body = stmt
