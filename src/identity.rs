@@ -17,7 +17,8 @@ use wikimind_text::key::topic_key;
 use wikimind_text::markdown::{rewrite_links, LinkRef, NotePaths};
 
 use crate::store::{
-    NewLink, NoteRetitle, Retitled, Source, SourceId, SourceKind, SourceSummary, Store, StoreError,
+    NewLink, NoteHead, NoteRetitle, Retitled, Source, SourceId, SourceKind, SourceSummary, Store,
+    StoreError,
 };
 
 /// How many notes one transaction of [`settle_titles`] moves at most (a page's notes are
@@ -239,13 +240,23 @@ impl PathScope {
 impl NoteIndex {
     /// The index of every file source of `store`.
     pub fn of(store: &Store) -> Result<NoteIndex, StoreError> {
-        Ok(NoteIndex::from_sources(&store.note_sources()?))
+        Ok(NoteIndex::from_notes(&store.note_sources()?))
     }
 
     /// The index of the file sources among `sources`.
     pub fn from_sources(sources: &[SourceSummary]) -> NoteIndex {
-        let mut notes: Vec<IndexedNote> = Vec::new();
-        for s in sources.iter().filter(|s| s.kind == SourceKind::File) {
+        let notes: Vec<NoteHead> = sources
+            .iter()
+            .filter(|s| s.kind == SourceKind::File)
+            .map(NoteHead::from)
+            .collect();
+        NoteIndex::from_notes(&notes)
+    }
+
+    /// The index of `notes` (file sources).
+    pub fn from_notes(heads: &[NoteHead]) -> NoteIndex {
+        let mut notes: Vec<IndexedNote> = Vec::with_capacity(heads.len());
+        for s in heads {
             let (root, path) = root_and_path(&s.origin, s.root.as_deref());
             let own = own_title(s.title.as_deref(), &s.origin);
             notes.push(IndexedNote {

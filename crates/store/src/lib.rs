@@ -75,7 +75,7 @@ pub use tables::pages::{
     PageSummary,
 };
 pub use tables::source_pages::{page_at, SourcePage};
-pub use tables::sources::{IngestOutcome, Landed, NewSource, Source, SourceSummary};
+pub use tables::sources::{IngestOutcome, Landed, NewSource, NoteHead, Source, SourceSummary};
 pub use tables::watch::{FileSourceRow, WatchLease};
 pub use tx::answer::{AnswerPage, SavedAnswer};
 pub use tx::bulk::{BulkSeed, Seeded};

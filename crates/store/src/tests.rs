@@ -1216,8 +1216,9 @@ fn the_notes_are_the_file_sources() {
     }
     let second = source(&store, "/vault/Crema.md", "# Crema");
     let notes = store.note_sources().expect("notes");
-    let every: Vec<SourceSummary> = (store.sources().expect("sources").into_iter())
+    let every: Vec<NoteHead> = (store.sources().expect("sources").iter())
         .filter(|s| s.kind == SourceKind::File)
+        .map(NoteHead::from)
         .collect();
     assert_eq!(notes, every);
     let ids: Vec<SourceId> = notes.iter().map(|s| s.id).collect();

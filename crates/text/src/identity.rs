@@ -38,14 +38,16 @@ pub fn folder_of(path: &str) -> &str {
 /// title stay one topic (nothing but their file names tells them apart, and a file name
 /// alone never makes or splits a topic).
 pub fn identity_titles(notes: &[Note<'_>]) -> Vec<String> {
-    let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, note) in notes.iter().enumerate() {
-        by_key.entry(topic_key(note.title)).or_default().push(i);
-    }
     // Every name already taken as a title or an alias, and by how many notes.
     let mut used: HashMap<String, usize> = HashMap::new();
-    for note in notes {
-        *used.entry(topic_key(note.title)).or_default() += 1;
+    let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, note) in notes.iter().enumerate() {
+        let key = topic_key(note.title);
+        *used.entry(key.clone()).or_default() += 1;
+        by_key.entry(key).or_default().push(i);
+        if note.aliases.is_empty() {
+            continue;
+        }
         let mut own: Vec<String> = note.aliases.iter().map(|a| topic_key(a)).collect();
         own.sort();
         own.dedup();
@@ -55,10 +57,13 @@ pub fn identity_titles(notes: &[Note<'_>]) -> Vec<String> {
     }
     let mut titles: Vec<String> = notes.iter().map(|n| n.title.to_owned()).collect();
     for (key, group) in &by_key {
+        if group.len() < 2 || key.is_empty() {
+            continue;
+        }
         let one_folder = group
             .iter()
             .all(|&i| folder_of(notes[i].path) == folder_of(notes[group[0]].path));
-        if group.len() < 2 || key.is_empty() || one_folder {
+        if one_folder {
             continue;
         }
         for &i in group {

@@ -294,6 +294,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0030_person_versions.sql",
         include_str!("../../../../migrations/0030_person_versions.sql"),
     ),
+    Migration::sql(
+        31,
+        "0031_note_heads.sql",
+        include_str!("../../../../migrations/0031_note_heads.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

@@ -168,6 +168,37 @@ pub struct SourceSummary {
     pub root: Option<String>,
 }
 
+/// What names a note ([`Store::note_sources`]): a file source's fields the index of notes
+/// reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteHead {
+    /// Its id.
+    pub id: SourceId,
+    /// Its path.
+    pub origin: String,
+    /// The title hint given at ingest.
+    pub title: Option<String>,
+    /// The folder it was ingested or watched from.
+    pub root: Option<String>,
+    /// Its aliases.
+    pub aliases: Vec<String>,
+    /// The title of its digest, if it has one.
+    pub article_title: Option<String>,
+}
+
+impl From<&SourceSummary> for NoteHead {
+    fn from(s: &SourceSummary) -> NoteHead {
+        NoteHead {
+            id: s.id,
+            origin: s.origin.clone(),
+            title: s.title.clone(),
+            root: s.root.clone(),
+            aliases: s.aliases.clone(),
+            article_title: s.article_title.clone(),
+        }
+    }
+}
+
 const SUMMARY_SELECT: &str = "SELECT s.id, s.origin, s.kind, s.title_hint, s.status, s.reason,
         a.id, a.title, s.updated_at, s.final_url, s.tags, s.aliases, s.root
     FROM sources s LEFT JOIN articles a ON a.source_id = s.id";
@@ -307,21 +338,30 @@ impl Store {
         )
     }
 
-    /// The sources read from files (the notes), oldest first: [`Store::sources`] narrowed
-    /// to them, read from the partial index `sources_files` (migration 28) rather than
-    /// passing over every pasted text and web page.
-    pub fn note_sources(&self) -> Result<Vec<SourceSummary>> {
+    /// What the index of notes needs of every source read from a file, oldest first:
+    /// [`Store::sources`] narrowed to the notes and to what names them, read from the
+    /// partial index `sources_notes` and the digests' titles from `articles_titles`
+    /// (migration 31) rather than from rows holding every note's text and digest's body.
+    pub fn note_sources(&self) -> Result<Vec<NoteHead>> {
         self.read(
             || "listing the notes".to_owned(),
             |conn| {
-                let select = SUMMARY_SELECT.replacen(
-                    "FROM sources s",
-                    "FROM sources s INDEXED BY sources_files",
-                    1,
-                );
-                let mut stmt =
-                    conn.prepare_cached(&format!("{select} WHERE s.kind = 'file' ORDER BY s.id"))?;
-                let rows = stmt.query_map([], summary_row)?;
+                let mut stmt = conn.prepare_cached(
+                    "SELECT s.id, s.origin, s.title_hint, s.root, s.aliases, a.title
+                     FROM sources s INDEXED BY sources_notes
+                     LEFT JOIN articles a INDEXED BY articles_titles ON a.source_id = s.id
+                     WHERE s.kind = 'file' ORDER BY s.id",
+                )?;
+                let rows = stmt.query_map([], |row| {
+                    Ok(NoteHead {
+                        id: row.get(0)?,
+                        origin: row.get(1)?,
+                        title: row.get(2)?,
+                        root: row.get(3)?,
+                        aliases: json::column(row, 4, "sources.aliases")?,
+                        article_title: row.get(5)?,
+                    })
+                })?;
                 Ok(rows.collect::<rusqlite::Result<_>>()?)
             },
         )
