@@ -623,6 +623,56 @@ mod tests {
         }
     }
 
+    /// The rule as first written, a character at a time: what the byte loop must count.
+    fn sentences_by_chars(body: &str) -> usize {
+        let (mut count, mut words, mut in_word) = (0, 0, false);
+        let mut chars = body.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c.is_alphanumeric() {
+                if !in_word {
+                    words += 1;
+                }
+                in_word = true;
+                continue;
+            }
+            in_word = false;
+            let ends = matches!(c, '.' | '!' | '?')
+                && chars.peek().is_none_or(|n| n.is_whitespace() || *n == ')');
+            if ends || c == '\n' && chars.peek() == Some(&'\n') {
+                if words >= 3 {
+                    count += 1;
+                }
+                words = 0;
+            }
+        }
+        if words >= 3 {
+            count += 1;
+        }
+        count
+    }
+
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        #[test]
+        fn sentences_are_counted_as_character_by_character(
+            body in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::string::string_regex("[a-zA-Z0-9]{1,6}").unwrap(),
+                    proptest::sample::select(vec![
+                        " ", ".", "!", "?", ")", "\n", "\n\n", "\t", "\u{b}", "\u{a0}",
+                        "\u{2003}", "é", "日本", "\u{301}", "-", "# ", "1.5", "…", "\u{1F600}",
+                        "٣", "Ⅻ",
+                    ])
+                    .prop_map(|piece: &str| piece.to_owned()),
+                ],
+                0..60,
+            ).prop_map(|pieces| pieces.concat())
+        ) {
+            proptest::prop_assert_eq!(sentences(&body), sentences_by_chars(&body));
+        }
+    }
+
     #[test]
     fn ids_depend_on_what_a_finding_is_about_only() {
         let a = finding_id(Check::Duplicate, "coffee\nkaffee");

@@ -296,8 +296,8 @@ pub static MIGRATIONS: &[Migration] = &[
     ),
     Migration::sql(
         31,
-        "0031_note_heads.sql",
-        include_str!("../../../../migrations/0031_note_heads.sql"),
+        "0031_narrow_reads.sql",
+        include_str!("../../../../migrations/0031_narrow_reads.sql"),
     ),
 ];
 

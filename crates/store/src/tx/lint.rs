@@ -427,8 +427,8 @@ impl Store {
             || "listing file sources".to_owned(),
             |conn| {
                 let mut stmt = conn.prepare_cached(
-                    "SELECT id, origin, content_hash, file_size, file_mtime_ns FROM sources
-                     WHERE kind = 'file' ORDER BY id",
+                    "SELECT id, origin, content_hash, file_size, file_mtime_ns
+                     FROM sources INDEXED BY sources_notes WHERE kind = 'file' ORDER BY id",
                 )?;
                 let rows = stmt.query_map([], |row| {
                     Ok(FileSourceRow {
@@ -504,7 +504,7 @@ impl Store {
                          SELECT id FROM pages WHERE stale_reason IS NOT NULL
                          UNION ALL
                          SELECT ps.page_id FROM page_sources ps
-                         JOIN articles a ON a.source_id = ps.source_id
+                         JOIN articles a INDEXED BY articles_titles ON a.source_id = ps.source_id
                          WHERE ps.written_digest IS NOT NULL
                            AND a.updated_at > ps.written_digest
                      )
