@@ -91,12 +91,22 @@ fn main() {
 
     // Warm the page cache once so neither side pays for the first read.
     lint(&open(), &LintOptions::default()).expect("lint");
-    let (links, bare) = timed(|| {
-        conn.query_row("SELECT COUNT(*) FROM page_links", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .expect("count")
-    });
+    // The bare count at its quickest of three: the first after another connection wrote
+    // reads the schema again.
+    let count = || {
+        (0..3)
+            .map(|_| {
+                timed(|| {
+                    conn.query_row("SELECT COUNT(*) FROM page_links", [], |r| {
+                        r.get::<_, i64>(0)
+                    })
+                    .expect("count")
+                })
+            })
+            .min_by_key(|(_, took)| *took)
+            .expect("three counts")
+    };
+    let (links, bare) = count();
     let not_stale = LintOptions {
         checks: Check::ALL
             .into_iter()
@@ -107,12 +117,7 @@ fn main() {
         let wiki = open();
         timed(|| lint(&wiki, &not_stale).expect("lint"))
     });
-    let (_, bare_again) = timed(|| {
-        conn.query_row("SELECT COUNT(*) FROM page_links", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .expect("count")
-    });
+    let (_, bare_again) = count();
     let bare = bare.min(bare_again);
     let s = &report.summary;
     println!(

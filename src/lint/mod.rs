@@ -405,12 +405,18 @@ const BY_COST: [Check; 8] = [
     Check::Ungrounded,
 ];
 
-/// Runs `work` on each of `tasks` on as many threads as the machine has cores (the calling
-/// thread among them), each thread taking the next task none has taken; the results come
-/// back in the tasks' order. A system that refuses a thread gets fewer.
+/// At most this many threads run lint's checks: each reads on a connection of its own, as
+/// many as the store keeps idle.
+const MAX_THREADS: usize = crate::store::MAX_IDLE_READERS;
+
+/// Runs `work` on each of `tasks` on as many threads as the machine has cores, up to
+/// [`MAX_THREADS`] (the calling thread among them), each thread taking the next task none
+/// has taken; the results come back in the tasks' order. A system that refuses a thread
+/// gets fewer.
 fn side_by_side<T: Sync, R: Send>(tasks: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
+        .min(MAX_THREADS)
         .min(tasks.len());
     let next = AtomicUsize::new(0);
     let worker = || {
