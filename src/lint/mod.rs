@@ -495,7 +495,9 @@ fn finding(
 /// out the findings a person dismissed. Reads the store and stats file sources; reads a
 /// file only when its size or modification time changed (or was never recorded). What the
 /// checks that read only the store found is kept while the wiki does not change (`held`),
-/// so only the staleness check runs again then.
+/// so only the staleness check runs again then. The checks run side by side on the
+/// machine's cores, after one census of the links ([`Store::link_census`]) that the link
+/// checks share.
 pub fn lint(wiki: &Wiki, options: &LintOptions) -> Result<LintReport> {
     let store = wiki.store();
     // Read before anything else, so what is held under it is never older than it.
