@@ -284,15 +284,7 @@ impl Store {
     pub fn sources_feeding(&self, pages: &[PageId]) -> Result<HashMap<PageId, u32>> {
         self.read(
             || "counting the sources of pages".to_owned(),
-            |conn| {
-                let mut stmt =
-                    conn.prepare_cached("SELECT COUNT(*) FROM page_sources WHERE page_id = ?1")?;
-                let mut counts = HashMap::with_capacity(pages.len());
-                for &page in pages {
-                    counts.insert(page, stmt.query_row([page], |row| row.get(0))?);
-                }
-                Ok(counts)
-            },
+            |conn| sources_feeding(conn, pages.iter().copied()),
         )
     }
 
@@ -630,4 +622,17 @@ impl Store {
             },
         )
     }
+}
+
+/// How many sources feed each of `pages`, read on `conn`.
+pub(crate) fn sources_feeding(
+    conn: &rusqlite::Connection,
+    pages: impl IntoIterator<Item = PageId>,
+) -> Result<HashMap<PageId, u32>> {
+    let mut stmt = conn.prepare_cached("SELECT COUNT(*) FROM page_sources WHERE page_id = ?1")?;
+    let mut counts = HashMap::new();
+    for page in pages {
+        counts.insert(page, stmt.query_row([page], |row| row.get(0))?);
+    }
+    Ok(counts)
 }

@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::tx::lint::{LinkCounts, LintPage, UnresolvedLink};
+use crate::tx::lint::{sources_feeding, LinkCounts, LintPage, UnresolvedLink};
 use crate::{PageId, Result, Store};
 
 /// What lint reads of the links every run: their counts, the ones that resolve to no page,
@@ -126,17 +126,22 @@ impl Store {
                         link
                     })
                     .collect();
-                let mut sources =
-                    conn.prepare_cached("SELECT COUNT(*) FROM page_sources WHERE page_id = ?1")?;
-                let mut orphans = Vec::new();
-                for (page, _) in pages.iter().zip(&linked).filter(|(p, l)| p.topic && !**l) {
-                    orphans.push(LintPage {
+                let orphaned: Vec<&Page> = pages
+                    .iter()
+                    .zip(&linked)
+                    .filter(|(p, l)| p.topic && !**l)
+                    .map(|(p, _)| p)
+                    .collect();
+                let sources = sources_feeding(conn, orphaned.iter().map(|p| p.id))?;
+                let mut orphans: Vec<LintPage> = orphaned
+                    .into_iter()
+                    .map(|page| LintPage {
                         id: page.id,
                         title: page.title.clone(),
                         key: page.key.clone(),
-                        sources: sources.query_row([page.id], |row| row.get(0))?,
-                    });
-                }
+                        sources: sources.get(&page.id).copied().unwrap_or(0),
+                    })
+                    .collect();
                 orphans.sort_unstable_by(|a, b| a.key.cmp(&b.key));
                 Ok(LinkCensus {
                     counts: LinkCounts {
