@@ -459,80 +459,27 @@ fn shell_word(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// How many sentences a body holds: runs of text ending in `.`, `!` or `?` (or the end)
-/// with at least three words, headings and list markers counted as text. A word is a run
-/// of alphanumeric characters; a `.`, `!` or `?` ends a sentence when whitespace, `)` or
-/// the end follows it; a blank line (`\n\n`) ends one too.
-///
-/// Read byte by byte, a character decoded only where a byte is not ASCII: the thin check
-/// counts the sentences of every short page, 100,000 of them in a large wiki.
-pub fn sentences(body: &str) -> usize {
-    let bytes = body.as_bytes();
-    // The character at `at` (a character boundary), and its length.
-    let char_at = |at: usize| {
-        body.get(at..)
-            .and_then(|rest| rest.chars().next())
-            .map_or(('\0', 1), |c| (c, c.len_utf8()))
-    };
-    let (mut count, mut words, mut in_word) = (0, 0, false);
-    let mut at = 0;
-    while let Some(&byte) = bytes.get(at) {
-        let (alphanumeric, len) = if byte.is_ascii() {
-            (byte.is_ascii_alphanumeric(), 1)
-        } else {
-            let (c, len) = char_at(at);
-            (c.is_alphanumeric(), len)
-        };
-        at += len;
-        if alphanumeric {
-            if !in_word {
-                words += 1;
-            }
-            in_word = true;
-            continue;
-        }
-        in_word = false;
-        let ends = matches!(byte, b'.' | b'!' | b'?')
-            && match bytes.get(at) {
-                None => true,
-                Some(&next) if next.is_ascii() => char::from(next).is_whitespace() || next == b')',
-                Some(_) => char_at(at).0.is_whitespace(),
-            };
-        if ends || byte == b'\n' && bytes.get(at) == Some(&b'\n') {
-            if words >= 3 {
-                count += 1;
-            }
-            words = 0;
-        }
-    }
-    if words >= 3 {
-        count += 1;
-    }
-    count
-}
-
 pub(super) fn thin(store: &Store) -> Result<Vec<Finding>> {
-    let mut found = Vec::new();
-    for page in store.thin_candidates(THIN_READ_BELOW)? {
-        let sentences = sentences(&page.body);
-        if page.claims > 0 && sentences >= THIN_SENTENCES {
-            continue;
-        }
-        found.push(finding(
-            Check::Thin,
-            page.key.clone(),
-            vec![page.title.clone()],
-            format!(
-                "{:?} is thin: {} claim(s), {sentences} sentence(s)",
-                page.title, page.claims
-            ),
-            Detail::Thin {
-                claims: page.claims,
-                sentences,
-            },
-            None,
-        ));
-    }
+    let found = store
+        .thin_pages(THIN_READ_BELOW, THIN_SENTENCES)?
+        .into_iter()
+        .map(|page| {
+            finding(
+                Check::Thin,
+                page.key,
+                vec![page.title.clone()],
+                format!(
+                    "{:?} is thin: {} claim(s), {} sentence(s)",
+                    page.title, page.claims, page.sentences
+                ),
+                Detail::Thin {
+                    claims: page.claims,
+                    sentences: page.sentences,
+                },
+                None,
+            )
+        })
+        .collect();
     Ok(found)
 }
 

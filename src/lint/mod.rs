@@ -37,11 +37,11 @@ pub use actions::{
     check_and_record, dismiss, fix, health_trend, merge, record_health, DismissError, Merged,
     Trigger,
 };
-pub use checks::sentences;
 use checks::{ambiguous_links, broken_links, duplicates, orphans, stale, thin, ungrounded, wanted};
 pub(crate) use held::{warm, LintCache};
 pub use names::Likeness;
 pub use want::{ask_for_page, Asked};
+pub use wikimind_text::prose::sentences;
 
 /// How many sources a `wanted` finding names at most.
 const WANTED_SOURCES: usize = 10;
@@ -59,7 +59,7 @@ const ORPHAN_SHARE: f64 = 0.5;
 /// A page with fewer sentences than this in its body is thin.
 pub const THIN_SENTENCES: usize = 3;
 
-/// Bodies at least this long are not read by the thin check unless the page has no claims
+/// A body at least this long (in characters) is not thin unless the page has no claims
 /// (no body of 1,200 characters holds fewer than three sentences in practice; one that
 /// does is not thin).
 const THIN_READ_BELOW: usize = 1_200;
@@ -616,70 +616,6 @@ fn percent(part: u64, whole: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counts_sentences_of_three_words_or_more() {
-        let cases: &[(&str, usize)] = &[
-            ("", 0),
-            ("Espresso.", 0),
-            ("Espresso is coffee. It is strong! Is it good?", 3),
-            ("# Heading here\n\nOne short line", 1),
-            ("Version 1.5 of the tool is out. Done", 1),
-        ];
-        for &(body, n) in cases {
-            assert_eq!(sentences(body), n, "{body:?}");
-        }
-    }
-
-    /// The rule as first written, a character at a time: what the byte loop must count.
-    fn sentences_by_chars(body: &str) -> usize {
-        let (mut count, mut words, mut in_word) = (0, 0, false);
-        let mut chars = body.chars().peekable();
-        while let Some(c) = chars.next() {
-            if c.is_alphanumeric() {
-                if !in_word {
-                    words += 1;
-                }
-                in_word = true;
-                continue;
-            }
-            in_word = false;
-            let ends = matches!(c, '.' | '!' | '?')
-                && chars.peek().is_none_or(|n| n.is_whitespace() || *n == ')');
-            if ends || c == '\n' && chars.peek() == Some(&'\n') {
-                if words >= 3 {
-                    count += 1;
-                }
-                words = 0;
-            }
-        }
-        if words >= 3 {
-            count += 1;
-        }
-        count
-    }
-
-    use proptest::strategy::Strategy;
-
-    proptest::proptest! {
-        #[test]
-        fn sentences_are_counted_as_character_by_character(
-            body in proptest::collection::vec(
-                proptest::prop_oneof![
-                    proptest::string::string_regex("[a-zA-Z0-9]{1,6}").unwrap(),
-                    proptest::sample::select(vec![
-                        " ", ".", "!", "?", ")", "\n", "\n\n", "\t", "\u{b}", "\u{a0}",
-                        "\u{2003}", "é", "日本", "\u{301}", "-", "# ", "1.5", "…", "\u{1F600}",
-                        "٣", "Ⅻ",
-                    ])
-                    .prop_map(|piece: &str| piece.to_owned()),
-                ],
-                0..60,
-            ).prop_map(|pieces| pieces.concat())
-        ) {
-            proptest::prop_assert_eq!(sentences(&body), sentences_by_chars(&body));
-        }
-    }
 
     #[test]
     fn ids_depend_on_what_a_finding_is_about_only() {

@@ -49,7 +49,8 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 
 pub use backfills::{
-    CitedBatch, GroundedClaim, NameRules, NamesCleanup, PagelessPdf, SourceMetadata, SourceRow,
+    CitedBatch, CountedBatch, GroundedClaim, NameRules, NamesCleanup, PagelessPdf, SourceMetadata,
+    SourceRow,
 };
 pub use error::{Result, StoreError};
 pub use ids::{
@@ -85,7 +86,7 @@ pub use tx::identity::{NoteRetitle, Retitled};
 pub use tx::jobs::{Job, JobEnd, JobSettings};
 pub use tx::lint::{
     BehindPage, HealthRun, LinkCounts, LintBody, LintPage, PageName, RecheckClaim,
-    ReingestedSource, TopicName, UnresolvedLink,
+    ReingestedSource, ThinPage, TopicName, UnresolvedLink,
 };
 pub use tx::lint_links::LinkCensus;
 pub use tx::merge::{MergeOutcome, MergedPage};

@@ -1137,13 +1137,66 @@ fn a_file_keeps_the_widest_root_it_was_ingested_from() {
     );
 }
 
-/// Lint's thin candidates, found by a body's size in bytes before its characters are
-/// counted, are those a count of characters finds: bodies in several scripts around the
-/// bound, with and without claims.
+/// The thin pages as the bodies give them, read from the pages and their claims: no
+/// claims, or fewer than `chars` characters and fewer than `few` sentences; by key, with
+/// claims and sentences.
+fn thin_by_bodies(store: &Store, chars: usize, few: usize) -> Vec<(PageId, u32, usize)> {
+    let conn = store.lock();
+    let mut stmt = conn
+        .prepare(
+            "SELECT p.id, p.body, (SELECT COUNT(*) FROM page_claims c WHERE c.page_id = p.id)
+             FROM pages p WHERE p.kind = 'topic' ORDER BY p.title_key",
+        )
+        .expect("prepare");
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get::<_, String>(1)?, r.get(2)?)))
+        .expect("query");
+    rows.map(|row| row.expect("row"))
+        .filter_map(|(id, body, claims): (PageId, String, u32)| {
+            let sentences = wikimind_text::prose::sentences(&body);
+            let thin = claims == 0 || body.chars().count() < chars && sentences < few;
+            thin.then_some((id, claims, sentences))
+        })
+        .collect()
+}
+
+fn thin_found(store: &Store, chars: usize, few: usize) -> Vec<(PageId, u32, usize)> {
+    store
+        .thin_pages(chars, few)
+        .expect("thin")
+        .into_iter()
+        .map(|p| (p.id, p.claims, p.sentences))
+        .collect()
+}
+
+fn counted(store: &Store) -> i64 {
+    store
+        .lock()
+        .query_row("SELECT COUNT(*) FROM page_sentences", [], |r| r.get(0))
+        .expect("count")
+}
+
+/// Lint's thin pages are those the bodies give, whether their counts were made when the
+/// body was written (the seed, a person's edit), are missing (a body changed by a write
+/// that did not count it, an older build's page), are of another version of the rule, or
+/// were made by the backfill: bodies in several scripts around the bound, with sentences
+/// and without, with claims and without.
 #[test]
-fn thin_candidates_are_those_the_character_count_finds() {
+fn thin_pages_are_those_the_bodies_give() {
     let store = Store::open_in_memory().expect("open");
     store.seed_bulk(&BulkSeed::new(60)).expect("seed");
+    let pages: i64 = store
+        .lock()
+        .query_row("SELECT COUNT(*) FROM pages", [], |r| r.get(0))
+        .expect("pages");
+    assert_eq!(
+        counted(&store),
+        pages,
+        "the seed counts every body it writes"
+    );
+    let baseline = thin_by_bodies(&store, 100, 3);
+    assert_eq!(thin_found(&store, 100, 3), baseline);
+    let sentence = "Espresso is strong coffee. ";
     let bodies = [
         "a".repeat(99),
         "a".repeat(100),
@@ -1154,42 +1207,99 @@ fn thin_candidates_are_those_the_character_count_finds() {
         "𝄞".repeat(99),
         "𝄞".repeat(100),
         "x".repeat(450),
+        sentence.repeat(2),
+        sentence.repeat(3),
+        sentence.repeat(4),
+        format!("{}Done.", sentence.repeat(2)),
+        "One two three.\n\nFour five six!\n\nSeven eight nine?".to_owned(),
+        String::new(),
     ];
     {
         let conn = store.lock();
         for (k, body) in bodies.iter().enumerate() {
+            // Not through the store's writes: the trigger drops the count.
             conn.execute(
                 "UPDATE pages SET body = ?1 WHERE id = ?2",
                 rusqlite::params![body, k as i64 + 1],
             )
             .expect("a body");
         }
+        // A page with a short body of many sentences and no claims is thin all the same.
+        conn.execute("DELETE FROM page_claims WHERE page_id = 12", [])
+            .expect("no claims");
+        // A count made by another version of the rule is not used.
+        conn.execute(
+            "UPDATE page_sentences SET rule = rule + 1, sentences = 0, chars = 0 WHERE page_id = 20",
+            [],
+        )
+        .expect("another rule");
     }
-    let by_chars: Vec<PageId> = {
-        let conn = store.lock();
-        let mut stmt = conn
-            .prepare(
-                "SELECT p.id FROM pages p WHERE p.kind = 'topic' AND (length(p.body) < 100
-                     OR NOT EXISTS (SELECT 1 FROM page_claims c WHERE c.page_id = p.id))
-                 ORDER BY p.title_key",
-            )
-            .expect("prepare");
-        let rows = stmt.query_map([], |r| r.get(0)).expect("query");
-        rows.collect::<rusqlite::Result<_>>().expect("rows")
-    };
-    let found: Vec<PageId> = store
-        .thin_candidates(100)
-        .expect("thin")
-        .into_iter()
-        .map(|b| b.id)
-        .collect();
-    assert_eq!(found, by_chars);
+    assert_eq!(counted(&store), pages - bodies.len() as i64);
+    let expected = thin_by_bodies(&store, 100, 3);
+    assert_ne!(expected, baseline, "the bodies changed what is thin");
     for (k, body) in bodies.iter().enumerate() {
         let id = PageId(k as i64 + 1);
-        if body.chars().count() < 100 {
-            assert!(found.contains(&id), "{k}: a short body is a candidate");
-        }
+        let short = body.chars().count() < 100 && wikimind_text::prose::sentences(body) < 3;
+        assert_eq!(
+            expected.iter().any(|t| t.0 == id),
+            short || k == 11,
+            "{k}: {body:?}"
+        );
     }
+    assert_eq!(
+        thin_found(&store, 100, 3),
+        expected,
+        "bodies not counted are read"
+    );
+    assert_eq!(thin_found(&store, 450, 4), thin_by_bodies(&store, 450, 4));
+
+    // The backfill counts what is missing, in batches, and then every page is counted.
+    let rule = wikimind_text::prose::SENTENCES_RULE;
+    let mut looked = 0;
+    let mut made = 0;
+    while let Some(batch) = store
+        .count_sentences_batch("page-sentences", rule, 7)
+        .expect("batch")
+    {
+        looked += batch.looked;
+        made += batch.counted;
+    }
+    assert_eq!(looked as i64, pages);
+    assert_eq!(
+        made,
+        bodies.len() + 1,
+        "only bodies not counted by this rule"
+    );
+    assert_eq!(
+        store
+            .backfill_cursor("page-sentences", rule)
+            .expect("cursor"),
+        None
+    );
+    let current: i64 = store
+        .lock()
+        .query_row(
+            "SELECT COUNT(*) FROM page_sentences WHERE rule = ?1",
+            [rule],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(current, pages);
+    assert_eq!(
+        thin_found(&store, 100, 3),
+        expected,
+        "the counts give the same"
+    );
+    assert_eq!(thin_found(&store, 450, 4), thin_by_bodies(&store, 450, 4));
+
+    // A person's edit counts the body it writes.
+    store
+        .edit_page(PageId(11), 1, "Too short.")
+        .expect("an edit");
+    assert_eq!(counted(&store), pages);
+    let after_edit = thin_by_bodies(&store, 100, 3);
+    assert!(after_edit.iter().any(|t| t.0 == PageId(11) && t.2 == 0));
+    assert_eq!(thin_found(&store, 100, 3), after_edit);
 }
 
 /// The notes are the sources read from files, as every source lists them: a pasted text

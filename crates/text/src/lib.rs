@@ -14,6 +14,7 @@
 //! - [`yaml`]: every YAML read, its nesting bounded before it is parsed.
 //! - [`anchor`]: where a quote stands in a text, found again after the text changed, and
 //!   the headings above it.
+//! - [`prose`]: how many sentences a text holds (lint's thin pages).
 #![deny(missing_docs)]
 
 pub mod anchor;
@@ -27,5 +28,6 @@ pub mod line;
 pub mod markdown;
 pub mod name_rule;
 pub mod names;
+pub mod prose;
 pub mod url;
 pub mod yaml;

@@ -14,8 +14,9 @@ use rusqlite::{params, OptionalExtension, Transaction};
 
 use crate::json;
 use crate::tables::claims::{downgrade_claims, page_claim_sources, ClaimTable};
+use crate::tables::page_sentences::record_count;
 use crate::tx::cite::{cite_quote, Cited, SourceTexts};
-use crate::{Result, SourceId, SourceKind, Store, NOW};
+use crate::{PageId, Result, SourceId, SourceKind, Store, NOW};
 
 /// A source as a backfill reads it: enough to derive what the markdown reader says of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -472,4 +473,70 @@ pub(crate) fn advance(
         params![name, version, to, done],
     )?;
     Ok(true)
+}
+
+/// One batch of a backfill that counts bodies ([`Store::count_sentences_batch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountedBatch {
+    /// The pages it looked at.
+    pub looked: usize,
+    /// Those it counted (the others were counted already).
+    pub counted: usize,
+}
+
+impl Store {
+    /// One batch of the backfill `name` at `version`, which counts the sentences of every
+    /// page's body by today's rule (`page_sentences`): the next `limit` pages after the
+    /// cursor, in id order, those not yet counted by it counted, and the cursor moved past
+    /// them, in one transaction (so each count is of the body as it stands). `None` when
+    /// it is done at this version; a batch that looked at nothing when another process
+    /// moved the cursor meanwhile (ask again).
+    pub fn count_sentences_batch(
+        &self,
+        name: &str,
+        version: u32,
+        limit: usize,
+    ) -> Result<Option<CountedBatch>> {
+        let Some(from) = self.backfill_cursor(name, version)? else {
+            return Ok(None);
+        };
+        self.write(
+            || format!("recording a batch of backfill {name}"),
+            |tx| {
+                let pages: Vec<(PageId, bool)> = {
+                    let mut stmt = tx.prepare_cached(
+                        "SELECT p.id, EXISTS (SELECT 1 FROM page_sentences s
+                                              WHERE s.page_id = p.id AND s.rule = ?3)
+                         FROM pages p WHERE p.id > ?1 ORDER BY p.id LIMIT ?2",
+                    )?;
+                    let rows = stmt.query_map(
+                        params![from, limit as i64, wikimind_text::prose::SENTENCES_RULE],
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )?;
+                    rows.collect::<rusqlite::Result<_>>()?
+                };
+                let to = pages.last().map_or(from, |p| p.0 .0);
+                if !advance(tx, name, version, from, to, pages.len() < limit)? {
+                    return Ok(Some(CountedBatch {
+                        looked: 0,
+                        counted: 0,
+                    }));
+                }
+                let mut counted = 0;
+                let mut body = tx.prepare_cached("SELECT body FROM pages WHERE id = ?1")?;
+                for &(page, done) in &pages {
+                    if done {
+                        continue;
+                    }
+                    let text: String = body.query_row([page], |row| row.get(0))?;
+                    record_count(tx, page, &text)?;
+                    counted += 1;
+                }
+                Ok(Some(CountedBatch {
+                    looked: pages.len(),
+                    counted,
+                }))
+            },
+        )
+    }
 }

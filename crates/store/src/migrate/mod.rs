@@ -299,6 +299,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0031_narrow_reads.sql",
         include_str!("../../../../migrations/0031_narrow_reads.sql"),
     ),
+    Migration::sql(
+        32,
+        "0032_page_sentences.sql",
+        include_str!("../../../../migrations/0032_page_sentences.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

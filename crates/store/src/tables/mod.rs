@@ -8,6 +8,7 @@ pub(crate) mod claims;
 pub(crate) mod compilations;
 pub(crate) mod digest_names;
 pub(crate) mod graph;
+pub(crate) mod page_sentences;
 pub(crate) mod pages;
 pub(crate) mod source_pages;
 pub(crate) mod sources;

@@ -32,7 +32,7 @@ use crate::json::to_json;
 use crate::tables::compilations::{log_compilation, CompileOutcome, CompileRecord};
 use crate::tables::digest_names::record_names;
 use crate::tables::pages::{NewLink, PageClaim};
-use crate::{content_hash, hex, page_key, Result, SourceId, Store, StoreError};
+use crate::{content_hash, hex, page_key, PageId, Result, SourceId, Store, StoreError};
 use wikimind_contract::{CheckedClaim, Confidence};
 
 /// What [`Store::seed_bulk`] writes: how many pages, from which seed, as which sources.
@@ -734,6 +734,8 @@ fn write_page(
         compiled_at,
         written_at,
     ])?;
+    // As every write of a body counts it.
+    crate::tables::page_sentences::record_count(tx, PageId(id), &planned.body)?;
     w.version.execute(params![
         id,
         title,

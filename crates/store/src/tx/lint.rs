@@ -12,6 +12,7 @@ use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 use crate::tables::claims::{downgrade_claims, page_claim_sources};
+use crate::tables::page_sentences::{counted_pages, counted_thin, uncounted_topics, BodyCount};
 use crate::tx::feed::mark_stale;
 use crate::{ClaimTable, FileSourceRow, PageId, Result, SourceId, Store};
 
@@ -63,6 +64,21 @@ pub struct TopicName {
     pub title: String,
     /// Its title's key.
     pub key: String,
+}
+
+/// A thin topic page ([`Store::thin_pages`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThinPage {
+    /// The page.
+    pub id: PageId,
+    /// Its title.
+    pub title: String,
+    /// Its key.
+    pub key: String,
+    /// How many claims it has.
+    pub claims: u32,
+    /// How many sentences its body holds ([`wikimind_text::prose::sentences`]).
+    pub sentences: usize,
 }
 
 /// A page's body, for the checks that read it.
@@ -337,16 +353,73 @@ impl Store {
         self.lint_bodies("p.kind = 'topic' AND wm_anchored_wikilink(p.body)", [])
     }
 
-    /// The bodies of topic pages with no claims or a body shorter than `max_chars`.
-    pub fn thin_candidates(&self, max_chars: usize) -> Result<Vec<LintBody>> {
-        self.lint_bodies(
-            // `length` counts characters and so reads the whole body; its size in bytes
-            // is in the row's header (`octet_length` reads no more). A character is one to
-            // four bytes, so only a body of N to 4N bytes needs its characters counted.
-            "p.kind = 'topic' AND (octet_length(p.body) < ?1
-                 OR (octet_length(p.body) < 4 * ?1 AND length(p.body) < ?1)
-                 OR NOT EXISTS (SELECT 1 FROM page_claims c WHERE c.page_id = p.id))",
-            [max_chars as i64],
+    /// The topic pages with no claims, or with a body of fewer than `max_chars` characters
+    /// and fewer than `few` sentences, by key, with their claims and sentences.
+    ///
+    /// A body is counted when it is written (`page_sentences`), so this reads the counts
+    /// and the candidates' titles; only a body not counted by today's rule (written by an
+    /// older build, before the `page-sentences` backfill reached it) is read and counted.
+    pub fn thin_pages(&self, max_chars: usize, few: usize) -> Result<Vec<ThinPage>> {
+        self.read(
+            || "finding thin pages".to_owned(),
+            |conn| {
+                let mut candidates: Vec<(PageId, Option<usize>)> =
+                    counted_thin(conn, max_chars, few)?
+                        .into_iter()
+                        .map(|(page, sentences)| (page, Some(sentences)))
+                        .collect();
+                // Rows are only of pages (a page's row goes with it), one each: as many
+                // counted as there are pages means none is left to read.
+                let pages: i64 = conn
+                    .prepare_cached("SELECT COUNT(*) FROM pages")?
+                    .query_row([], |row| row.get(0))?;
+                if counted_pages(conn)? < pages {
+                    candidates.extend(uncounted_topics(conn)?.into_iter().map(|p| (p, None)));
+                }
+                let mut stmt = conn.prepare_cached(
+                    "SELECT p.kind = 'topic', p.title, p.title_key,
+                            (SELECT COUNT(*) FROM page_claims c WHERE c.page_id = p.id),
+                            CASE WHEN ?2 THEN p.body END
+                     FROM pages p WHERE p.id = ?1",
+                )?;
+                let mut thin = Vec::new();
+                for (page, counted) in candidates {
+                    let row = stmt
+                        .query_row(params![page, counted.is_none()], |row| {
+                            Ok((
+                                row.get::<_, bool>(0)?,
+                                row.get::<_, String>(1)?,
+                                row.get::<_, String>(2)?,
+                                row.get::<_, u32>(3)?,
+                                row.get::<_, Option<String>>(4)?,
+                            ))
+                        })
+                        .optional()?;
+                    let Some((true, title, key, claims, body)) = row else {
+                        continue;
+                    };
+                    let sentences = match (counted, body) {
+                        (Some(sentences), _) => sentences,
+                        (None, body) => {
+                            let count = BodyCount::of(body.as_deref().unwrap_or_default());
+                            // The rule `counted_thin` applies to counted bodies.
+                            if claims > 0 && (count.chars >= max_chars || count.sentences >= few) {
+                                continue;
+                            }
+                            count.sentences
+                        }
+                    };
+                    thin.push(ThinPage {
+                        id: page,
+                        title,
+                        key,
+                        claims,
+                        sentences,
+                    });
+                }
+                thin.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+                Ok(thin)
+            },
         )
     }
 

@@ -94,6 +94,7 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
             to_json("pages.open_questions", &content.open_questions)?,
         ],
     )?;
+    crate::tables::page_sentences::record_count(conn, page, &content.body)?;
     // The sources the old claims cite: a quote no claim cites any more lets its citations go.
     let cited_before = sources_of_page_claims(conn, page)?;
     conn.prepare_cached("DELETE FROM page_claims WHERE page_id = ?1")?

@@ -1319,7 +1319,7 @@ fn a_bulk_seeded_wiki_reads_like_a_compiled_one() {
     assert!(store.pages_behind().expect("behind").is_empty());
     assert!(store.reingested_sources().expect("reingested").is_empty());
     let claimless = store
-        .thin_candidates(0)
+        .thin_pages(0, 0)
         .expect("thin")
         .iter()
         .filter(|p| p.claims == 0)
