@@ -124,7 +124,10 @@ pub fn record_health(wiki: &Wiki, report: &LintReport, trigger: Trigger) -> Resu
             return Ok(false);
         }
     }
-    wiki.store().record_health(&run)?;
+    let held = wiki.lint_held.generation();
+    if let (Some(from), Some(to)) = (held, wiki.store().record_health(&run, held)?) {
+        wiki.lint_held.carry(from, to);
+    }
     Ok(true)
 }
 

@@ -50,9 +50,8 @@ impl<T> Slot<T> {
 
 /// One generation's reads: the link figures and each check's findings, each behind its
 /// own lock so that checks run side by side.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Held {
-    generation: Generation,
     links: Slot<LinkCensus>,
     found: [Slot<Found>; Check::ALL.len()],
 }
@@ -77,31 +76,57 @@ impl Held {
     }
 }
 
-/// The reads of the last generation lint ran at (shared by the clones of a `Wiki`).
+/// The reads of the last generation lint ran at, with that generation (shared by the
+/// clones of a `Wiki`).
 #[derive(Debug, Default)]
-pub(crate) struct LintCache(Mutex<Option<Arc<Held>>>);
+pub(crate) struct LintCache(Mutex<Option<(Generation, Arc<Held>)>>);
 
 impl LintCache {
     /// The reads held for `generation`, else a fresh, empty hold (the old one is let go).
     pub(super) fn at(&self, generation: Generation) -> Arc<Held> {
         let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(held) = slot.as_ref().filter(|h| h.generation == generation) {
+        if let Some((_, held)) = slot.as_ref().filter(|(at, _)| *at == generation) {
             return Arc::clone(held);
         }
-        let held = Arc::new(Held {
-            generation,
-            links: Slot::default(),
-            found: Default::default(),
-        });
-        *slot = Some(Arc::clone(&held));
+        let held = Arc::new(Held::default());
+        *slot = Some((generation, Arc::clone(&held)));
         held
+    }
+
+    /// The generation what is held was read at, if anything is.
+    pub(super) fn generation(&self) -> Option<Generation> {
+        let slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        slot.as_ref().map(|(at, _)| *at)
+    }
+
+    /// Keeps what was read at `from` under `to`: the store says the one commit between
+    /// them changed nothing the checks read (a health run stored). Nothing changes when
+    /// what is held is of another generation by now.
+    pub(super) fn carry(&self, from: Generation, to: Generation) {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, _)) = slot.as_mut().filter(|(at, _)| *at == from) {
+            *at = to;
+        }
+    }
+
+    /// Whether what is held was read at `generation`.
+    pub(crate) fn holds(&self, generation: Generation) -> bool {
+        self.generation() == Some(generation)
     }
 }
 
 /// Runs every check in the background, so that the next look finds what they find held:
-/// what a look does after it stored its figures (the store then moved to another
-/// generation, and what the look read is not held under it).
+/// what a look does after it stored its figures, when the store moved to a generation
+/// what the look read is not held under (something else was committed meanwhile).
 pub(crate) fn warm(wiki: &crate::wiki::Wiki) {
+    // Storing the figures kept what was held (nothing else was committed): nothing to do.
+    if wiki
+        .store()
+        .generation()
+        .is_ok_and(|now| wiki.lint_held.holds(now))
+    {
+        return;
+    }
     let wiki = wiki.clone();
     let spawned = std::thread::Builder::new()
         .name("lint-warm".to_owned())

@@ -347,6 +347,42 @@ impl Store {
         };
         run(&mut conn).map_err(|e| e.within(action, &self.location))
     }
+
+    /// [`Store::write`] for a write that changes nothing a cache kept under a generation
+    /// holds: besides its value, the generation after it when it was the only commit since
+    /// `since` (by any connection or process), so that what was read at `since` may be kept
+    /// under the new one. `None` when anything else was committed meanwhile.
+    fn write_keeping<T>(
+        &self,
+        since: Generation,
+        action: impl FnOnce() -> String,
+        body: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
+    ) -> Result<(T, Option<Generation>)> {
+        let mut conn = self.lock();
+        let data_version = |conn: &Connection| -> rusqlite::Result<i64> {
+            conn.query_row("PRAGMA data_version", [], |row| row.get(0))
+        };
+        let run = |conn: &mut Connection| -> Result<(T, Option<Generation>)> {
+            let changes = conn.total_changes();
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // The write lock is held: no other connection commits until this one has.
+            let unchanged = self.generation()? == since;
+            // This connection's data version moves with every other connection's commit.
+            let others_before = data_version(&tx)?;
+            let value = body(&tx)?;
+            tx.commit()?;
+            if conn.total_changes() != changes {
+                self.commits
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            // Read before the proof that no other commit came since this one: the
+            // generation then counts this commit alone.
+            let after = self.generation()?;
+            let alone = unchanged && data_version(conn)? == others_before;
+            Ok((value, alone.then_some(after)))
+        };
+        run(&mut conn).map_err(|e| e.within(action, &self.location))
+    }
 }
 
 /// Where a database is in its history of commits ([`Store::generation`]).

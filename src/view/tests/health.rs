@@ -155,3 +155,49 @@ fn a_rejected_merge_proposal_stays_rejected_and_both_pages_stay() {
     let gone = wiki.dismiss_finding_view(&id).unwrap();
     assert!(gone.notice.unwrap().contains("gone already"));
 }
+
+/// Storing a look's figures keeps what the look read: the store's own write of the run
+/// moves it to a generation lint's reads are kept under, so the next look (and the
+/// runner's after a compile run) reads nothing again. A commit by another connection
+/// before the figures are stored makes the next look read afresh.
+#[test]
+fn storing_the_figures_keeps_what_lint_read_unless_another_commit_came() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let wiki = Wiki::open(&data).unwrap();
+    digest(
+        &wiki,
+        "# Coffee Roasting\n\nBeans are roasted hot.",
+        "Coffee Roasting",
+        "Beans are roasted hot.",
+        &[],
+        &[],
+    );
+    let now = || wiki.store().generation().unwrap();
+    let first = wiki.health_view().unwrap();
+    assert_eq!(first.trend.len(), 1, "the look's figures are stored");
+    assert!(wiki.lint_held.holds(now()), "what the look read is kept");
+
+    // A compile run's figures: stored each time, what lint holds kept each time.
+    let report = crate::lint::lint(&wiki, &crate::lint::LintOptions::default()).unwrap();
+    assert!(crate::lint::record_health(&wiki, &report, crate::lint::Trigger::Compile).unwrap());
+    assert!(wiki.lint_held.holds(now()));
+
+    // Another process writes between the look and its figures: not kept.
+    let report = crate::lint::lint(&wiki, &crate::lint::LintOptions::default()).unwrap();
+    let other = rusqlite::Connection::open(data.join("wikimind.db")).unwrap();
+    other
+        .execute(
+            "UPDATE pages SET title = 'Roasting' WHERE title = 'Coffee Roasting'",
+            [],
+        )
+        .unwrap();
+    assert!(crate::lint::record_health(&wiki, &report, crate::lint::Trigger::Compile).unwrap());
+    assert!(
+        !wiki.lint_held.holds(now()),
+        "read again after another's commit"
+    );
+    let again = crate::lint::lint(&wiki, &crate::lint::LintOptions::default()).unwrap();
+    assert_eq!(again.summary.pages, report.summary.pages);
+    assert!(wiki.lint_held.holds(now()));
+}

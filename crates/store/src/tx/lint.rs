@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::tables::claims::{downgrade_claims, page_claim_sources};
 use crate::tables::page_sentences::{counted_pages, counted_thin, uncounted_topics, BodyCount};
 use crate::tx::feed::mark_stale;
-use crate::{ClaimTable, FileSourceRow, PageId, Result, SourceId, Store};
+use crate::{ClaimTable, FileSourceRow, Generation, PageId, Result, SourceId, Store};
 
 /// Sizes of the wiki's link graph.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -184,32 +184,42 @@ pub struct HealthRun {
 
 impl Store {
     /// Stores the health figures of a run (`at` is ignored: the time is now).
-    pub fn record_health(&self, run: &HealthRun) -> Result<()> {
+    ///
+    /// With `kept`, the generation what lint holds was read at: the generation after this
+    /// write when it was the only commit since (no check reads the stored runs, so what
+    /// lint holds stays true under it), else `None`.
+    pub fn record_health(
+        &self,
+        run: &HealthRun,
+        kept: Option<Generation>,
+    ) -> Result<Option<Generation>> {
         let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
-        self.write(
-            || "recording the wiki's health".to_owned(),
-            |tx| {
-                tx.prepare_cached(
-                    "INSERT INTO health_runs (trigger, pages, links, link_resolution,
+        let action = || "recording the wiki's health".to_owned();
+        let insert = |tx: &rusqlite::Transaction<'_>| -> Result<()> {
+            tx.prepare_cached(
+                "INSERT INTO health_runs (trigger, pages, links, link_resolution,
                          orphan_share, wanted, broken_links, stale, ungrounded, duplicates, thin)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                )?
-                .execute(params![
-                    run.trigger,
-                    n(run.pages),
-                    n(run.links),
-                    run.link_resolution,
-                    run.orphan_share,
-                    n(run.wanted),
-                    n(run.broken_links),
-                    n(run.stale),
-                    n(run.ungrounded),
-                    n(run.duplicates),
-                    n(run.thin)
-                ])?;
-                Ok(())
-            },
-        )
+            )?
+            .execute(params![
+                run.trigger,
+                n(run.pages),
+                n(run.links),
+                run.link_resolution,
+                run.orphan_share,
+                n(run.wanted),
+                n(run.broken_links),
+                n(run.stale),
+                n(run.ungrounded),
+                n(run.duplicates),
+                n(run.thin)
+            ])?;
+            Ok(())
+        };
+        match kept {
+            Some(since) => Ok(self.write_keeping(since, action, insert)?.1),
+            None => self.write(action, insert).map(|()| None),
+        }
     }
 
     /// The last `limit` stored runs, oldest first.
