@@ -16,8 +16,8 @@ mod read;
 mod sources;
 
 pub use compile::CompileSelection;
-pub(crate) use read::HeldOrder;
 pub use read::PageKey;
+pub(crate) use read::{HeldLibrary, HeldOrder};
 pub use sources::{
     url_list, AddedSource, FailedUrl, IngestRun, IngestSummary, InputError, URL_LIST_CONCURRENCY,
     URL_LIST_PER_HOST,

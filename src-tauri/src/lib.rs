@@ -40,6 +40,14 @@ pub fn run() -> Result<(), String> {
     let wiki = Wiki::open_for_window(&settings, &mut |n| say(n)).map_err(|e| chain(&e))?;
     let upgrading = wiki.backfills_pending().map_err(|e| chain(&e))?;
     opening.set_upgrading(upgrading);
+    if !upgrading {
+        // The library's first read, made while the window and its web view start: the
+        // page's first ask finds it held. (A wiki being brought up to date reads it after.)
+        let ahead = wiki.clone();
+        let _ = std::thread::Builder::new()
+            .name("library-ahead".to_owned())
+            .spawn(move || drop(ahead.read_library_ahead()));
+    }
     let mut context = tauri::generate_context!();
     if cfg!(debug_assertions) {
         context.config_mut().identifier = DEBUG_IDENTIFIER.to_string();

@@ -547,12 +547,25 @@ fn page_resolver<'a>(
 
 /// What the library's windows are served from while the wiki does not change (the store's
 /// [`Generation`](crate::store::Generation) is the same): the order of the topic pages for
-/// one sort and tag, and the folders that tell notes apart.
+/// one sort and tag, the last library read (what [`Wiki::read_library_ahead`] makes
+/// before the window asks), and the folders that tell notes apart.
 #[derive(Debug, Default)]
 pub(crate) struct ListCache {
     /// The topic pages' ids in the library's order, for a sort and a tag.
     pub(crate) order: std::sync::Mutex<Option<HeldOrder>>,
+    /// The last library read. Its lock is held while a read is made, so an ask for the
+    /// library while one is under way waits for it instead of reading it again.
+    pub(crate) library: std::sync::Mutex<Option<HeldLibrary>>,
     folders: std::sync::Mutex<Option<HeldFolders>>,
+}
+
+/// One library read as [`ListCache`] holds it: the generation, sort and tag it was read at.
+#[derive(Debug)]
+pub(crate) struct HeldLibrary {
+    pub(crate) generation: crate::store::Generation,
+    pub(crate) sort: crate::view::LibrarySort,
+    pub(crate) tag: Option<String>,
+    pub(crate) view: crate::view::LibraryView,
 }
 
 /// The folders that tell notes apart, with the generation they were read at.

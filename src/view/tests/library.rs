@@ -438,3 +438,54 @@ fn lib_wanted_is_capped(wiki: &Wiki) -> bool {
         && lib.wanted.len() == LIBRARY_WANTED_SHOWN
         && lib.wanted.first().map(|w| &w.title) == wanted.first().map(|w| &w.title)
 }
+
+/// The library read ahead (what the window does while its web view starts) is what the
+/// window's first ask gets, held; an ask in another order is read; a change to the wiki is
+/// read again, never answered from what was held.
+#[test]
+fn the_library_read_ahead_is_held_for_the_first_ask_until_the_wiki_changes() {
+    let wiki = Wiki::open_in_memory().unwrap();
+    digest(
+        &wiki,
+        "# Espresso\n\nShort and strong.",
+        "Espresso",
+        "Short and strong.",
+        &[],
+        &[],
+    );
+    wiki.read_library_ahead().unwrap();
+    let held = |wiki: &Wiki| {
+        let held = wiki.lists.library.lock().unwrap();
+        held.as_ref()
+            .map(|h| (h.generation, h.sort, h.view.clone()))
+    };
+    let (at, sort, ahead) = held(&wiki).expect("read ahead");
+    assert_eq!(
+        (at, sort),
+        (wiki.store().generation().unwrap(), LibrarySort::Title)
+    );
+    let first = wiki.library(LibrarySort::Title, None).unwrap();
+    assert_eq!(first, ahead);
+    assert_eq!(first.counts.pages, 1);
+
+    let updated = wiki.library(LibrarySort::Updated, None).unwrap();
+    assert_eq!(held(&wiki).map(|h| h.1), Some(LibrarySort::Updated));
+    assert_eq!(updated.counts, first.counts);
+
+    digest(
+        &wiki,
+        "# Ristretto\n\nShorter still.",
+        "Ristretto",
+        "Shorter still.",
+        &[],
+        &[],
+    );
+    // The ask that is held, after the change.
+    let after = wiki.library(LibrarySort::Updated, None).unwrap();
+    assert_eq!(
+        after.counts.pages, 2,
+        "a change is read, not served from what was held"
+    );
+    let titles: Vec<&str> = after.entries.iter().map(|e| e.title.as_str()).collect();
+    assert_eq!(titles, ["Ristretto", "Espresso"]);
+}
