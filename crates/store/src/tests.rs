@@ -1292,11 +1292,21 @@ fn thin_pages_are_those_the_bodies_give() {
     );
     assert_eq!(thin_found(&store, 450, 4), thin_by_bodies(&store, 450, 4));
 
+    // A page made for a wanted name (empty until its job writes it) is counted too.
+    let wanted = store.wanted_page_links().expect("wanted")[0].title.clone();
+    let AskedPage::Made { page: made, .. } = store.ask_for_page(&wanted).expect("asked") else {
+        panic!("{wanted:?} got no page");
+    };
+    assert_eq!(counted(&store), pages + 1);
+    let with_wanted = thin_by_bodies(&store, 100, 3);
+    assert!(with_wanted.iter().any(|t| t.0 == made && t.2 == 0));
+    assert_eq!(thin_found(&store, 100, 3), with_wanted);
+
     // A person's edit counts the body it writes.
     store
         .edit_page(PageId(11), 1, "Too short.")
         .expect("an edit");
-    assert_eq!(counted(&store), pages);
+    assert_eq!(counted(&store), pages + 1);
     let after_edit = thin_by_bodies(&store, 100, 3);
     assert!(after_edit.iter().any(|t| t.0 == PageId(11) && t.2 == 0));
     assert_eq!(thin_found(&store, 100, 3), after_edit);

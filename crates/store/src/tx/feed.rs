@@ -197,7 +197,10 @@ fn create_page(conn: &Connection, title: &str, key: &str) -> Result<PageId> {
          VALUES ('topic', ?1, ?2, '', '', 0)",
     )?
     .execute(params![title, key])?;
-    Ok(PageId(conn.last_insert_rowid()))
+    let page = PageId(conn.last_insert_rowid());
+    // Its empty body counted, as every body written is.
+    crate::tables::page_sentences::record_count(conn, page, "")?;
+    Ok(page)
 }
 
 /// The page a name with key `key` names: the page with that title key, else the page one
