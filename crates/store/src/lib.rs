@@ -333,19 +333,27 @@ impl Store {
         body: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
         let mut conn = self.lock();
-        let run = |conn: &mut Connection| -> Result<T> {
-            let changes = conn.total_changes();
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let value = body(&tx)?;
-            tx.commit()?;
-            // A transaction that changed no row (a poll of the queue) moves no generation.
-            if conn.total_changes() != changes {
-                self.commits
-                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            }
-            Ok(value)
-        };
-        run(&mut conn).map_err(|e| e.within(action, &self.location))
+        self.commit(&mut conn, body)
+            .map_err(|e| e.within(action, &self.location))
+    }
+
+    /// `body` in one immediate transaction on the writer `conn`, committed; the store's
+    /// count of commits moves when it changed a row (a poll of the queue that changed
+    /// none moves no generation).
+    fn commit<T>(
+        &self,
+        conn: &mut Connection,
+        body: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let changes = conn.total_changes();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = body(&tx)?;
+        tx.commit()?;
+        if conn.total_changes() != changes {
+            self.commits
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        Ok(value)
     }
 
     /// [`Store::write`] for a write that changes nothing a cache kept under a generation
@@ -363,18 +371,13 @@ impl Store {
             conn.query_row("PRAGMA data_version", [], |row| row.get(0))
         };
         let run = |conn: &mut Connection| -> Result<(T, Option<Generation>)> {
-            let changes = conn.total_changes();
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            // The write lock is held: no other connection commits until this one has.
-            let unchanged = self.generation()? == since;
-            // This connection's data version moves with every other connection's commit.
-            let others_before = data_version(&tx)?;
-            let value = body(&tx)?;
-            tx.commit()?;
-            if conn.total_changes() != changes {
-                self.commits
-                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            }
+            let (value, unchanged, others_before) = self.commit(conn, |tx| {
+                // The write lock is held: no other connection commits until this one has.
+                let unchanged = self.generation()? == since;
+                // This connection's data version moves with every other connection's commit.
+                let others_before = data_version(tx)?;
+                Ok((body(tx)?, unchanged, others_before))
+            })?;
             // Read before the proof that no other commit came since this one: the
             // generation then counts this commit alone.
             let after = self.generation()?;
