@@ -108,7 +108,7 @@ fn per_source() {
             .source_id();
         step[0] = lap.elapsed();
         lap = Instant::now();
-        let titles = NameIndex::new(store.title_names().unwrap()).relevant(&s.text, 200);
+        let titles = NameIndex::new(store.title_names().unwrap().names).relevant(&s.text, 200);
         let concepts = NameIndex::new(store.concept_names().unwrap()).relevant(&s.text, 200);
         let prompt = build_prompt(&PromptInput {
             source_title: s.title.as_deref(),

@@ -313,7 +313,7 @@ impl NameCost {
 
 fn name_cost(store: &Store, text: &str) -> NameCost {
     let fastest = |f: &mut dyn FnMut() -> Duration| (0..5).map(|_| f()).min().expect("tries");
-    let titles = store.title_names().expect("title names");
+    let titles = store.title_names().expect("title names").names;
     let concepts = store.concept_names().expect("concept names");
     let read = fastest(&mut || {
         let t = Instant::now();
@@ -352,13 +352,13 @@ fn name_cost(store: &Store, text: &str) -> NameCost {
     let busier: Vec<KnownName> = titles
         .iter()
         .map(|n| KnownName {
-            name: n.name.clone(),
             uses: n.uses + 1,
+            ..n.clone()
         })
         .collect();
     let with = |name: String| {
         let mut names = titles.clone();
-        names.push(KnownName { name, uses: 0 });
+        names.push(KnownName::new(name, 0));
         names
     };
     let first = titles.first().map_or(String::new(), |n| n.name.clone());

@@ -326,6 +326,7 @@ async fn a_saved_answer_is_a_page_apart_that_feeds_nothing() {
     assert!(store
         .title_names()
         .expect("names")
+        .names
         .iter()
         .all(|n| n.name != question));
     assert!(store.page_source_texts(id).expect("sources").is_empty());

@@ -64,6 +64,28 @@ fn the_names_generation_moves_with_names_and_the_index_follows() {
     assert!(store.names_generations().expect("generations").0 > titles_after);
     let (grown, _) = cache.known(&store).expect("known");
     assert_eq!(grown.relevant("a burr grinder", 1), ["Grinder"]);
+    drop((titles, again, now, same_titles, grown));
+
+    // A run of compiles, each adding a topic (and some a new spelling of one): the index
+    // kept along answers as one a fresh process reads.
+    for i in 0..20 {
+        let source = add(&store, &format!("/n/run-{i}.md"), &format!("run {i}"));
+        let title = if i % 5 == 4 {
+            format!("topic {}", i - 1)
+        } else {
+            format!("Topic {i}")
+        };
+        compile(&store, source, &result(&title, "a run"), &[], &[]);
+        cache.known(&store).expect("known");
+    }
+    let (kept, _) = cache.known(&store).expect("known");
+    let (fresh, _) = NameCache::new().known(&store).expect("known");
+    assert_eq!(kept.relevant("", 100), fresh.relevant("", 100));
+    assert_eq!(
+        kept.relevant("topic 3 and topic 18", 100),
+        fresh.relevant("topic 3 and topic 18", 100)
+    );
+    assert_eq!(kept.len(), fresh.len());
 }
 
 /// Regression (hardening, round three): `restore` reattached a version's stored source ids

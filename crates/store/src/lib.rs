@@ -65,6 +65,7 @@ pub use read::digests::{
     WantedPage, MATCH_END, MATCH_START, MAX_QUERY_TERMS, SEARCH_LIMIT,
 };
 pub use read::graph::{GraphLink, GraphLinks, GraphPage};
+pub use read::known_names::{TitleNames, TitlesMark};
 pub use read::pages::{PageCounts, PageHit, SEARCH_CANDIDATES};
 pub use read::passages::PassageIndex;
 pub use tables::citations::Citation;

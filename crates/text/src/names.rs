@@ -15,6 +15,29 @@ pub struct KnownName {
     pub name: String,
     /// How many links point to it; the most used names fill the room left in a prompt.
     pub uses: u64,
+    /// Whether it is another name of its page (an alias or a former title) rather than a
+    /// title or a concept: of the names of one topic used as much, a title is shown first.
+    pub alias: bool,
+}
+
+impl KnownName {
+    /// A title or a concept used `uses` times.
+    pub fn new(name: impl Into<String>, uses: u64) -> KnownName {
+        KnownName {
+            name: name.into(),
+            uses,
+            alias: false,
+        }
+    }
+
+    /// Whether this name is shown rather than `other` when both spell one topic: the more
+    /// used; of two used as much, a title before an alias, then the first in byte order.
+    /// A rule over the names alone, so that an index answers the same whatever the order
+    /// its names were given or added in.
+    fn shown_before(&self, other: &KnownName) -> bool {
+        (std::cmp::Reverse(self.uses), self.alias, &self.name)
+            < (std::cmp::Reverse(other.uses), other.alias, &other.name)
+    }
 }
 
 /// The names a text should be offered: every known name that occurs in it (by
@@ -26,9 +49,14 @@ pub struct KnownName {
 /// every name and a matcher over the keys, which depend only on which names there are:
 /// [`NameIndex::updated`] brings an index to a new list of names reusing the key of every
 /// name it knew, and its matcher while no name brings a new key (a new spelling of a known
-/// topic, a removed page, new use counts), and `wikimind::topic::NameCache` keeps an index between
-/// prompts.
-#[derive(Debug)]
+/// topic, a removed page, new use counts); [`NameIndex::add`] adds names made since at a
+/// cost that grows with them, not with the index; and `wikimind::topic::NameCache` keeps an
+/// index between prompts.
+///
+/// What an index answers depends on its names alone, not on their order: a topic is shown
+/// by its most used spelling (of those used as much, a title before an alias, then the
+/// first in byte order), and keys are ranked by use, then by key.
+#[derive(Debug, Clone)]
 pub struct NameIndex {
     /// The names as given, in order.
     names: Vec<KnownName>,
@@ -38,13 +66,12 @@ pub struct NameIndex {
     /// The keys and the matcher over them, shared by updated copies. It may hold keys no
     /// name has any more (of removed names); they are never offered.
     matcher: Arc<KeyMatcher>,
-    /// For each key: the index into `names` of the name it is shown as (the most used with
-    /// that key; on a tie, the first given), `None` when no name has it.
+    /// For each key: the index into `names` of the name it is shown as (see
+    /// [`KnownName::shown_before`]), `None` when no name has it.
     shown: Vec<Option<usize>>,
-    /// The keys some name has, most used first (ties by key, so the order is stable).
+    /// The keys some name has, most used first (ties by key, so the order is stable): see
+    /// [`NameIndex::place`].
     ranked: Vec<usize>,
-    /// For each key: its place in `ranked` (`usize::MAX` when no name has it).
-    rank: Vec<usize>,
 }
 
 /// Topic keys, and a matcher that finds them in a text: the keys of its last whole build
@@ -314,7 +341,7 @@ impl NameIndex {
         let mut shown: Vec<Option<usize>> = vec![None; matcher.len()];
         for (i, key) in key_of.iter().enumerate() {
             if let Some(k) = *key {
-                if shown[k].is_none_or(|s| names[i].uses > names[s].uses) {
+                if shown[k].is_none_or(|s| names[i].shown_before(&names[s])) {
                     shown[k] = Some(i);
                 }
             }
@@ -326,17 +353,82 @@ impl NameIndex {
             .collect();
         order.sort_unstable();
         let ranked: Vec<usize> = order.into_iter().map(|(_, _, k)| k).collect();
-        let mut rank = vec![usize::MAX; shown.len()];
-        for (place, &k) in ranked.iter().enumerate() {
-            rank[k] = place;
-        }
         NameIndex {
             names,
             key_of,
             matcher,
             shown,
             ranked,
-            rank,
+        }
+    }
+
+    /// Where key `k` (which some name has) stands among the ranked keys: the uses of the
+    /// name it is shown as, most first, then the key. Distinct keys never stand level.
+    fn place(&self, k: usize) -> (std::cmp::Reverse<u64>, &str) {
+        let uses = self.shown[k].map_or(0, |i| self.names[i].uses);
+        (std::cmp::Reverse(uses), self.matcher.key(k))
+    }
+
+    /// Adds `added` (names made since this index was built: new pages, new aliases) to the
+    /// index, which then answers as [`NameIndex::new`] over all its names would. A name's key
+    /// is computed only for the names added; a key the matcher lacks goes to its small
+    /// recent layer (the whole matcher is built again only once that outgrows its room, as
+    /// in [`NameIndex::updated`]); each new key is placed among the ranked ones by a binary
+    /// search. So a wiki that gains a page per compile pays for that page, not for the wiki.
+    pub fn add(&mut self, added: Vec<KnownName>) {
+        let mut new_keys: Vec<String> = Vec::new();
+        let mut new_ids: HashMap<String, usize> = HashMap::new();
+        let keys: Vec<Option<usize>> = added
+            .iter()
+            .map(|n| {
+                let key = topic_key(&n.name);
+                if key.is_empty() {
+                    return None;
+                }
+                if let Some(id) = self.matcher.id(&key) {
+                    return Some(id);
+                }
+                let next = self.matcher.len() + new_keys.len();
+                Some(*new_ids.entry(key).or_insert_with_key(|key| {
+                    new_keys.push(key.clone());
+                    next
+                }))
+            })
+            .collect();
+        if !new_keys.is_empty() {
+            let matcher = match self.matcher.grown(new_keys.clone()) {
+                Some(matcher) => matcher,
+                // The ids stay: every key the matcher had, in its order, then the new ones.
+                None => {
+                    let known = (0..self.matcher.len()).map(|k| self.matcher.key(k));
+                    KeyMatcher::new(known.chain(new_keys.iter().map(String::as_str))).0
+                }
+            };
+            self.matcher = Arc::new(matcher);
+            self.shown.resize(self.matcher.len(), None);
+        }
+        for (name, key) in added.into_iter().zip(keys) {
+            let i = self.names.len();
+            self.names.push(name);
+            self.key_of.push(key);
+            let Some(k) = key else { continue };
+            if let Some(s) = self.shown[k] {
+                if !self.names[i].shown_before(&self.names[s]) {
+                    continue;
+                }
+                let at = self
+                    .ranked
+                    .binary_search_by(|&r| self.place(r).cmp(&self.place(k)));
+                if let Ok(at) = at {
+                    self.ranked.remove(at);
+                }
+            }
+            self.shown[k] = Some(i);
+            let at = self
+                .ranked
+                .binary_search_by(|&r| self.place(r).cmp(&self.place(k)))
+                .unwrap_or_else(|at| at);
+            self.ranked.insert(at, k);
         }
     }
 
@@ -386,7 +478,7 @@ impl NameIndex {
         let haystack = format!(" {} ", topic_key(text));
         let mut found = self.matcher.find(&haystack);
         found.retain(|&k| self.shown[k].is_some());
-        found.sort_unstable_by_key(|&k| self.rank[k]);
+        found.sort_unstable_by(|&a, &b| self.place(a).cmp(&self.place(b)));
         found.dedup();
         found.truncate(limit);
         found
@@ -405,10 +497,7 @@ mod tests {
         NameIndex::new(
             names
                 .iter()
-                .map(|&(name, uses)| KnownName {
-                    name: name.into(),
-                    uses,
-                })
+                .map(|&(name, uses)| KnownName::new(name, uses))
                 .collect(),
         )
     }
@@ -456,10 +545,7 @@ mod tests {
     fn names(pairs: &[(&str, u64)]) -> Vec<KnownName> {
         pairs
             .iter()
-            .map(|&(name, uses)| KnownName {
-                name: name.into(),
-                uses,
-            })
+            .map(|&(name, uses)| KnownName::new(name, uses))
             .collect()
     }
 
@@ -492,30 +578,118 @@ mod tests {
 
     #[test]
     fn names_added_one_by_one_are_matched_beside_the_kept_matcher_until_there_are_many() {
-        let name = |i: usize| KnownName {
-            name: format!("Site {i}"),
-            uses: (i % 3) as u64,
-        };
+        let name = |i: usize| KnownName::new(format!("Site {i}"), (i % 3) as u64);
         let first = NameIndex::new((0..100).map(name).collect());
         let mut index = NameIndex::new((0..100).map(name).collect());
+        let mut added = NameIndex::new((0..100).map(name).collect());
         let mut rebuilt_at = None;
+        let mut rebuilt_adding_at = None;
         for n in 101..=400 {
             let next = index.updated((0..n).map(name).collect());
             if !next.shares_base(&index) {
                 rebuilt_at.get_or_insert(n);
             }
             index = next;
+            let before = added.clone();
+            added.add(vec![name(n - 1)]);
+            if !added.shares_base(&before) {
+                rebuilt_adding_at.get_or_insert(n);
+            }
             // The newest name and the oldest are found.
-            let newest = format!("Site {}", n - 1);
-            assert_eq!(index.relevant(&format!("at site {}.", n - 1), 1), [newest]);
-            assert_eq!(index.relevant("the site 0 of it", 1), ["Site 0"]);
+            for index in [&index, &added] {
+                let newest = format!("Site {}", n - 1);
+                assert_eq!(index.relevant(&format!("at site {}.", n - 1), 1), [newest]);
+                assert_eq!(index.relevant("the site 0 of it", 1), ["Site 0"]);
+            }
         }
         // The first 64 new keys waited beside the first build; the 65th brought a whole one.
         assert_eq!(rebuilt_at, Some(165));
+        assert_eq!(rebuilt_adding_at, Some(165));
         assert!(!first.shares_base(&index));
-        assert_eq!(index.len(), 400);
         let fresh = NameIndex::new((0..400).map(name).collect());
-        assert_eq!(index.relevant("", 400), fresh.relevant("", 400));
+        for index in [&index, &added] {
+            assert_eq!(index.len(), 400);
+            assert_eq!(index.relevant("", 400), fresh.relevant("", 400));
+        }
+    }
+
+    #[test]
+    fn of_one_topic_used_as_much_a_title_is_shown_before_an_alias_whatever_the_order() {
+        let alias = |name: &str, uses| KnownName {
+            alias: true,
+            ..KnownName::new(name, uses)
+        };
+        // A page renamed from "espresso" to "Espresso": its former title is an alias.
+        for names in [
+            vec![alias("espresso", 2), KnownName::new("Espresso", 2)],
+            vec![KnownName::new("Espresso", 2), alias("espresso", 2)],
+        ] {
+            assert_eq!(NameIndex::new(names).relevant("espresso", 1), ["Espresso"]);
+        }
+        // Used more, the alias is shown; two titles used as much: the first in byte order.
+        let index = known(&[("Espresso", 1)]);
+        let mut more = index.clone();
+        more.add(vec![alias("ESPRESSO", 3)]);
+        assert_eq!(more.relevant("", 1), ["ESPRESSO"]);
+        let mut level = index;
+        level.add(vec![KnownName::new("EsPresso", 1)]);
+        assert_eq!(level.relevant("", 1), ["EsPresso"]);
+    }
+
+    #[test]
+    fn names_added_are_found_and_ranked_as_in_an_index_built_anew() {
+        let mut index = known(&[("Espresso", 2), ("Tea", 5)]);
+        let matcher = Arc::clone(&index.matcher);
+        index.add(vec![
+            KnownName::new("espressos", 9),
+            KnownName::new("Milk foam", 3),
+        ]);
+        assert!(
+            Arc::ptr_eq(&matcher.base, &index.matcher.base),
+            "the base kept"
+        );
+        assert_eq!(index.relevant("", 3), ["espressos", "Tea", "Milk foam"]);
+        assert_eq!(
+            index.relevant("milk-foam and tea", 5)[..2],
+            ["Tea", "Milk foam"]
+        );
+        assert_eq!(index.len(), 4);
+        // Names with no key are kept and never offered.
+        index.add(vec![KnownName::new("!!", 7)]);
+        assert_eq!(index.relevant("!!", 1), ["espressos"]);
+    }
+
+    proptest! {
+        #[test]
+        fn an_index_added_to_again_and_again_answers_as_one_built_anew(
+            batches in proptest::collection::vec(
+                proptest::collection::vec(
+                    ("[a-fA-F]{1,2}( [a-f]{1,2})?|!", 0u64..3, proptest::bool::ANY),
+                    0..40,
+                ),
+                1..6,
+            ),
+            text in "([a-f]{1,2}[ .]){0,12}",
+            limit in 0usize..8,
+        ) {
+            let mut index = NameIndex::new(Vec::new());
+            let mut all: Vec<KnownName> = Vec::new();
+            for batch in &batches {
+                let names: Vec<KnownName> = batch
+                    .iter()
+                    .map(|(name, uses, alias)| KnownName { alias: *alias, ..KnownName::new(name.clone(), *uses) })
+                    .collect();
+                all.extend(names.iter().cloned());
+                index.add(names);
+                // Built anew over the same names in another order: the same answers.
+                let mut reversed = all.clone();
+                reversed.reverse();
+                let fresh = NameIndex::new(reversed);
+                prop_assert_eq!(index.relevant(&text, limit), fresh.relevant(&text, limit));
+                prop_assert_eq!(index.relevant("", 200), fresh.relevant("", 200));
+                prop_assert_eq!(index.len(), fresh.len());
+            }
+        }
     }
 
     proptest! {
@@ -529,7 +703,7 @@ mod tests {
             limit in 0usize..8,
         ) {
             let list = |pairs: &[(String, u64)]| -> Vec<KnownName> {
-                pairs.iter().map(|(name, uses)| KnownName { name: name.clone(), uses: *uses }).collect()
+                pairs.iter().map(|(name, uses)| KnownName::new(name.clone(), *uses)).collect()
             };
             let mut index = NameIndex::new(Vec::new());
             for names in &lists {
@@ -551,7 +725,7 @@ mod tests {
             limit in 0usize..6,
         ) {
             let list = |pairs: &[(String, u64)]| -> Vec<KnownName> {
-                pairs.iter().map(|(name, uses)| KnownName { name: name.clone(), uses: *uses }).collect()
+                pairs.iter().map(|(name, uses)| KnownName::new(name.clone(), *uses)).collect()
             };
             let old = NameIndex::new(list(&before));
             let fresh = NameIndex::new(list(&after));

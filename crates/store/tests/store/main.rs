@@ -284,7 +284,7 @@ fn a_wanted_link_resolves_when_its_article_is_saved_later() {
     assert_eq!(beta_page.backlinks[0].title, "Alpha");
     // What a compile prompt chooses from: each title with the links that reach it.
     assert_eq!(
-        names(store.title_names().expect("t")),
+        names(store.title_names().expect("t").names),
         [("Alpha".into(), 0), ("BETA".into(), 1)]
     );
     assert_eq!(beta_page.backlinks[0].context, "Alpha builds on Beta.");
@@ -377,7 +377,7 @@ fn removing_a_source_turns_links_to_its_article_into_wanted_pages() {
     assert_eq!(wanted, vec!["Beta"]);
     assert!(store.concept_names().expect("c").is_empty());
     assert_eq!(
-        names(store.title_names().expect("t")),
+        names(store.title_names().expect("t").names),
         [("Alpha".into(), 0)]
     );
     assert_eq!(store.search_pages("b").expect("search").len(), 0);

@@ -753,6 +753,7 @@ fn the_known_titles_are_page_names_with_inbound_page_links() {
     let mut names: Vec<(String, u64)> = store
         .title_names()
         .expect("names")
+        .names
         .into_iter()
         .map(|n| (n.name, n.uses))
         .collect();
@@ -765,6 +766,58 @@ fn the_known_titles_are_page_names_with_inbound_page_links() {
             ("espresso".to_owned(), 1)
         ]
     );
+}
+
+/// The names made since a mark are read alone, as the whole list would list them; a rename
+/// or a removal since says the whole list must be read again.
+#[test]
+fn the_titles_made_since_a_mark_are_read_alone_and_anything_else_asks_for_all() {
+    let (_dir, store) = file_store();
+    let listed = |names: Vec<wikimind_text::names::KnownName>| {
+        let mut names: Vec<(String, bool)> = names.into_iter().map(|n| (n.name, n.alias)).collect();
+        names.sort();
+        names
+    };
+    let a = add(&store, "/n/a.md", "a");
+    let b = add(&store, "/n/b.md", "b");
+    let c = add(&store, "/n/c.md", "c");
+    let first = compile(&store, a, &result("Espresso", "one"), &[], &[]);
+    let start = store.title_names_uncounted().expect("names");
+    let nothing = store
+        .title_names_since(&start.mark)
+        .expect("read")
+        .expect("nothing new");
+    assert!(nothing.names.is_empty());
+    assert_eq!(nothing.mark, start.mark);
+
+    // A new spelling of the topic (an alias) and a new topic, each with its digest.
+    compile(&store, b, &result("espresso", "two"), &[], &[]);
+    compile(&store, c, &result("Flat White", "three"), &[], &[]);
+    let made = store
+        .title_names_since(&start.mark)
+        .expect("read")
+        .expect("only made");
+    assert_eq!(
+        listed(made.names.clone()),
+        [
+            ("Flat White".to_owned(), false),
+            ("espresso".to_owned(), true)
+        ]
+    );
+    let mut all = start.names;
+    all.extend(made.names);
+    assert_eq!(
+        listed(all),
+        listed(store.title_names_uncounted().expect("names").names)
+    );
+    assert_eq!(made.mark, store.title_names().expect("names").mark);
+
+    // A rename since the mark: all must be read again.
+    let espresso = first.page_id.expect("a page");
+    store
+        .rename_page(espresso, "Espresso coffee")
+        .expect("rename");
+    assert!(store.title_names_since(&made.mark).expect("read").is_none());
 }
 
 /// Search, wanted pages and sizes are over pages: two digests of one topic are one hit, and
