@@ -149,7 +149,15 @@ impl NameCache {
                     *slot = Some(Arc::clone(&held));
                     return Ok(held);
                 }
-                if let Some(made) = store.title_names_since(&mark)? {
+                // A failed read leaves the held index in its slot for the next prompt.
+                let since = match store.title_names_since(&mark) {
+                    Ok(since) => since,
+                    Err(e) => {
+                        *slot = Some(held);
+                        return Err(e);
+                    }
+                };
+                if let Some(made) = since {
                     if let Some(uses) = read.room_for(held.names().len() + made.names.len()) {
                         // In place when no prompt holds the index still, else on a copy.
                         Arc::make_mut(&mut held).add(with_uses(made.names, uses));
@@ -298,6 +306,8 @@ mod tests {
         counted: Mutex<usize>,
         /// Reads of the whole list, counted or not.
         whole: Mutex<usize>,
+        /// Whether a read of the titles made since a mark fails.
+        failing: Mutex<bool>,
     }
 
     impl Titles {
@@ -336,7 +346,7 @@ mod tests {
     }
 
     impl NameSource for Titles {
-        type Error = std::convert::Infallible;
+        type Error = &'static str;
         fn names_generations(&self) -> Result<(u64, u64), Self::Error> {
             Ok((*self.generation.lock().unwrap(), 0))
         }
@@ -348,6 +358,9 @@ mod tests {
             Ok(self.read(false))
         }
         fn title_names_since(&self, mark: &TitlesMark) -> Result<Option<TitleNames>, Self::Error> {
+            if *self.failing.lock().unwrap() {
+                return Err("the disk is gone");
+            }
             let names = self.names.lock().unwrap();
             let from = mark.last_page as usize;
             let made = names.len().checked_sub(from);
@@ -412,6 +425,30 @@ mod tests {
         assert_eq!(*store.whole.lock().unwrap(), 2);
         assert!(with_bloom.relevant("grind", 1) != ["Grind"]);
         assert_eq!(with_grind.relevant("grind", 1), ["Grind"]);
+    }
+
+    /// A read that fails loses nothing held: once the store answers again, the index held
+    /// before is added to, not read anew.
+    #[test]
+    fn a_failed_read_keeps_the_index_held() {
+        let store = Titles::default();
+        for i in 0..40 {
+            store.add(&format!("Topic {i}"), 1);
+        }
+        let cache = NameCache::new();
+        cache.known(&store).unwrap();
+        store.add("Crema", 0);
+        *store.failing.lock().unwrap() = true;
+        assert!(cache.known(&store).is_err());
+        *store.failing.lock().unwrap() = false;
+        store.add("Bloom", 0);
+        let (titles, _) = cache.known(&store).unwrap();
+        assert_eq!(
+            *store.whole.lock().unwrap(),
+            1,
+            "the two new ones alone were read"
+        );
+        assert_eq!(titles.relevant("crema bloom", 2), ["Bloom", "Crema"]);
     }
 
     /// Every new title is in the index at once, but the titles' links are counted again
