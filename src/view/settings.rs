@@ -238,8 +238,7 @@ pub async fn opening(
     upgrading: bool,
 ) -> Result<OpeningView> {
     let check = check_connection(settings).await;
-    let counts = wiki.page_counts()?;
-    let empty = counts.sources == 0 && counts.pages == 0;
+    let empty = wiki.is_empty()?;
     Ok(OpeningView {
         first_run: empty && !check.ok,
         check,

@@ -126,6 +126,11 @@ impl Wiki {
         Ok(self.store.wanted_page_links()?)
     }
 
+    /// Whether the wiki holds no source and no page yet (a first run's wiki).
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.store.holds_nothing()?)
+    }
+
     /// How many pages, sources and wanted pages the wiki holds.
     pub fn page_counts(&self) -> Result<PageCounts> {
         Ok(self.store.page_counts()?)

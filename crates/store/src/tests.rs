@@ -1402,3 +1402,34 @@ fn a_kept_statement_is_not_prepared_again_for_each_value_bound() {
         .expect("on a reader");
     assert_eq!((writer, reader), (0, 0), "prepared again per binding");
 }
+
+/// A first run is told by a wiki with no source and no page: a source alone, or a page
+/// alone (a saved answer has none), is something.
+#[test]
+fn a_wiki_holds_nothing_until_a_source_or_a_page_is_in_it() {
+    let store = Store::open_in_memory().expect("open");
+    assert!(store.holds_nothing().expect("empty"));
+    source(&store, "/notes/tea.md", "Tea is brewed.");
+    assert!(!store.holds_nothing().expect("a source"));
+
+    let store = Store::open_in_memory().expect("open");
+    let content = PageContent {
+        title: "Why tea?".to_owned(),
+        summary: "Because.".to_owned(),
+        body: "Because.".to_owned(),
+        claims: Vec::new(),
+        concepts: Vec::new(),
+        open_questions: Vec::new(),
+        links: Vec::new(),
+    };
+    store
+        .save_answer(&AnswerPage {
+            question: "Why tea?",
+            content: &content,
+            marked: None,
+            provider: "test",
+            model: "test",
+        })
+        .expect("answer");
+    assert!(!store.holds_nothing().expect("a page"));
+}

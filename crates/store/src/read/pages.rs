@@ -198,6 +198,22 @@ impl Store {
         )
     }
 
+    /// Whether the wiki holds no source and no page: what a first run is told by, read
+    /// from the first row of each table rather than by counting them (counting the wanted
+    /// pages alone takes a tenth of a second at 100,000 pages).
+    pub fn holds_nothing(&self) -> Result<bool> {
+        self.read(
+            || "asking whether the wiki is empty".to_owned(),
+            |conn| {
+                Ok(conn.query_row(
+                    "SELECT NOT EXISTS (SELECT 1 FROM sources) AND NOT EXISTS (SELECT 1 FROM pages)",
+                    [],
+                    |row| row.get(0),
+                )?)
+            },
+        )
+    }
+
     /// How many sources, topic pages, stale pages, wanted pages and saved answers there
     /// are.
     pub fn page_counts(&self) -> Result<PageCounts> {
