@@ -42,6 +42,8 @@ def xwd_pixels(path):
     """The pixel bytes of the XWD file Xvfb keeps for its screen, and the bytes per line."""
     with open(path, "rb") as f:
         data = f.read()
+    if len(data) < 100:
+        return b"", 0  # Xvfb has not written its header yet
     header_size, = struct.unpack(">I", data[0:4])
     bytes_per_line, = struct.unpack(">I", data[48:52])
     ncolors, = struct.unpack(">I", data[76:80])
