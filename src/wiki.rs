@@ -17,7 +17,7 @@ mod sources;
 
 pub use compile::CompileSelection;
 pub use read::PageKey;
-pub(crate) use read::{HeldLibrary, HeldOrder};
+pub(crate) use read::{HeldLibrary, HeldOrder, LibraryFigures, LibraryHeads};
 pub use sources::{
     url_list, AddedSource, FailedUrl, IngestRun, IngestSummary, InputError, URL_LIST_CONCURRENCY,
     URL_LIST_PER_HOST,

@@ -159,14 +159,13 @@ impl Wiki {
         tag: Option<&str>,
     ) -> Result<LibraryView> {
         let store = self.store();
-        let order = self.library_order(sort, tag)?;
+        let order = self.library_order(generation, sort, tag)?;
         self.hold_order(generation, sort, &order);
         let topic_count = u32::try_from(order.topics().count()).unwrap_or(u32::MAX);
         // The answers and the first topics, in the one order of the list.
         let mut topics = 0;
         let shown: Vec<PageId> = order
-            .pages
-            .iter()
+            .pages()
             .filter(|p| {
                 let topic = p.kind == PageKind::Topic;
                 topics += usize::from(topic);
@@ -175,24 +174,23 @@ impl Wiki {
             .map(|p| p.id)
             .collect();
         let entries = self.listed(store.page_summaries(&shown)?)?;
-        let (wanted, wanted_count) = store.wanted_pages_first(super::LIBRARY_WANTED_SHOWN)?;
-        // The wanted pages are counted with the most wanted, each once.
-        let c = store.page_counts_but_wanted()?;
+        let figures = self.library_figures(generation)?;
         Ok(LibraryView {
             counts: CountsView {
-                sources: c.sources,
-                pages: c.pages,
-                answers: c.answers,
-                wanted: wanted_count,
+                sources: figures.counts.sources,
+                pages: figures.counts.pages,
+                answers: figures.counts.answers,
+                wanted: figures.wanted_count,
             },
             entries,
             topic_count,
+            tags: order.heads.tag_choices.clone(),
             tag: order.tag,
-            tags: order.tag_choices,
-            wanted: wanted
-                .into_iter()
+            wanted: figures
+                .wanted
+                .iter()
                 .map(|w| WantedView {
-                    title: w.title,
+                    title: w.title.clone(),
                     mentions: w.mentions,
                 })
                 .collect(),
@@ -230,7 +228,7 @@ impl Wiki {
             let ids: Vec<PageId> = topics.iter().skip(offset).take(limit).copied().collect();
             return self.listed(self.store().page_summaries(&ids)?);
         }
-        let order = self.library_order(sort, tag)?;
+        let order = self.library_order(generation, sort, tag)?;
         self.hold_order(generation, sort, &order);
         let window: Vec<PageId> = order
             .topics()
@@ -260,27 +258,77 @@ impl Wiki {
     /// The library's order: every page sorted as `sort` says, the topics narrowed to `tag`,
     /// with the tags to choose from (of every topic: the choices do not narrow with the tag).
     /// Read from the pages' heads, so only the rows shown are read whole.
-    fn library_order(&self, sort: LibrarySort, tag: Option<&str>) -> Result<LibraryOrder> {
-        let mut pages = self.store().page_heads()?;
+    fn library_order(
+        &self,
+        generation: crate::store::Generation,
+        sort: LibrarySort,
+        tag: Option<&str>,
+    ) -> Result<LibraryOrder> {
+        let heads = self.library_heads(generation)?;
+        let pages = &heads.pages;
+        let mut order: Vec<usize> = (0..pages.len()).collect();
         if sort == LibrarySort::Updated {
             // ISO-8601 UTC times sort as text; the newest first, ties by title (stable).
-            pages.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+            order.sort_by(|&a, &b| pages[b].updated_at.cmp(&pages[a].updated_at));
         }
+        let tag = tag.map(bare_tag).filter(|t| !t.is_empty());
+        if let Some(tag) = tag {
+            order.retain(|&i| pages[i].kind != PageKind::Topic || tags_have(&pages[i].tags, tag));
+        }
+        Ok(LibraryOrder {
+            heads: Arc::clone(&heads),
+            order,
+            tag: tag.map(str::to_owned),
+        })
+    }
+
+    /// Every page's head by title with the topics' tags to choose from, as the store holds
+    /// them at `generation`: read once while the wiki does not change.
+    fn library_heads(
+        &self,
+        generation: crate::store::Generation,
+    ) -> Result<Arc<crate::wiki::LibraryHeads>> {
+        let mut held = self.lists.heads.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, heads)) = held.as_ref() {
+            if *at == generation {
+                return Ok(Arc::clone(heads));
+            }
+        }
+        let pages = self.store().page_heads()?;
         let tag_choices = tag_choices(
             pages
                 .iter()
                 .filter(|p| p.kind == PageKind::Topic)
                 .flat_map(|p| &p.tags),
         );
-        let tag = tag.map(bare_tag).filter(|t| !t.is_empty());
-        if let Some(tag) = tag {
-            pages.retain(|p| p.kind != PageKind::Topic || tags_have(&p.tags, tag));
+        let heads = Arc::new(crate::wiki::LibraryHeads { pages, tag_choices });
+        *held = Some((generation, Arc::clone(&heads)));
+        Ok(heads)
+    }
+
+    /// The most wanted pages the library shows, how many are wanted and the other counts,
+    /// as the store holds them at `generation`: read once while the wiki does not change.
+    fn library_figures(
+        &self,
+        generation: crate::store::Generation,
+    ) -> Result<Arc<crate::wiki::LibraryFigures>> {
+        let mut held = self.lists.figures.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, figures)) = held.as_ref() {
+            if *at == generation {
+                return Ok(Arc::clone(figures));
+            }
         }
-        Ok(LibraryOrder {
-            pages,
-            tag_choices,
-            tag: tag.map(str::to_owned),
-        })
+        let store = self.store();
+        let (wanted, wanted_count) = store.wanted_pages_first(super::LIBRARY_WANTED_SHOWN)?;
+        // The wanted pages are counted with the most wanted, each once.
+        let counts = store.page_counts_but_wanted()?;
+        let figures = Arc::new(crate::wiki::LibraryFigures {
+            wanted,
+            wanted_count,
+            counts,
+        });
+        *held = Some((generation, Arc::clone(&figures)));
+        Ok(figures)
     }
 
     /// Full-text search over pages, best first (a page named by the query first).
@@ -645,17 +693,23 @@ impl Wiki {
 
 /// The library's pages in order, before they are listed ([`Wiki::library_order`]).
 struct LibraryOrder {
-    /// Every saved answer and the topics with the tag asked for, in the library's order.
-    pages: Vec<PageHead>,
-    /// The tags to choose from.
-    tag_choices: Vec<String>,
+    /// Every page's head by title, and the tags to choose from.
+    heads: Arc<crate::wiki::LibraryHeads>,
+    /// Every saved answer and the topics with the tag asked for, in the library's order:
+    /// places in `heads.pages`.
+    order: Vec<usize>,
     /// The tag asked for, as the filter reads it.
     tag: Option<String>,
 }
 
 impl LibraryOrder {
+    /// Every saved answer and the topics with the tag asked for, in order.
+    fn pages(&self) -> impl Iterator<Item = &PageHead> {
+        self.order.iter().map(|&i| &self.heads.pages[i])
+    }
+
     /// The topic pages, in order.
     fn topics(&self) -> impl Iterator<Item = &PageHead> {
-        self.pages.iter().filter(|p| p.kind == PageKind::Topic)
+        self.pages().filter(|p| p.kind == PageKind::Topic)
     }
 }

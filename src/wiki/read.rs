@@ -561,7 +561,30 @@ pub(crate) struct ListCache {
     /// The last library read. Its lock is held while a read is made, so an ask for the
     /// library while one is under way waits for it instead of reading it again.
     pub(crate) library: std::sync::Mutex<Option<HeldLibrary>>,
+    /// What no sort or tag changes: every page's head in title order with the tags to
+    /// choose from, and the wanted pages shown with the counts (each read once per
+    /// generation, so a re-sort or another tag orders what was read instead of reading it
+    /// again).
+    pub(crate) heads: std::sync::Mutex<Option<(crate::store::Generation, Arc<LibraryHeads>)>>,
+    pub(crate) figures: std::sync::Mutex<Option<(crate::store::Generation, Arc<LibraryFigures>)>>,
     folders: std::sync::Mutex<Option<HeldFolders>>,
+}
+
+/// Every page's head in the library's first order (by title), and the tags of the topics
+/// to choose from: what every sort and tag of the library is ordered from.
+#[derive(Debug)]
+pub(crate) struct LibraryHeads {
+    pub(crate) pages: Vec<crate::store::PageHead>,
+    pub(crate) tag_choices: Vec<String>,
+}
+
+/// The library's figures that no sort or tag changes: the most wanted pages shown, how
+/// many are wanted, and the other counts.
+#[derive(Debug)]
+pub(crate) struct LibraryFigures {
+    pub(crate) wanted: Vec<WantedPage>,
+    pub(crate) wanted_count: u64,
+    pub(crate) counts: PageCounts,
 }
 
 /// One library read as [`ListCache`] holds it: the generation, sort and tag it was read at.

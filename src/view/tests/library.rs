@@ -468,9 +468,17 @@ fn the_library_read_ahead_is_held_for_the_first_ask_until_the_wiki_changes() {
     assert_eq!(first, ahead);
     assert_eq!(first.counts.pages, 1);
 
+    // Another order or a tag orders the heads read ahead: they are not read again.
+    let heads = |wiki: &Wiki| {
+        let held = wiki.lists.heads.lock().unwrap();
+        std::sync::Arc::clone(&held.as_ref().expect("heads held").1)
+    };
+    let ahead_heads = heads(&wiki);
     let updated = wiki.library(LibrarySort::Updated, None).unwrap();
     assert_eq!(held(&wiki).map(|h| h.1), Some(LibrarySort::Updated));
     assert_eq!(updated.counts, first.counts);
+    wiki.library(LibrarySort::Title, Some("none-such")).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&ahead_heads, &heads(&wiki)));
 
     digest(
         &wiki,
@@ -488,4 +496,8 @@ fn the_library_read_ahead_is_held_for_the_first_ask_until_the_wiki_changes() {
     );
     let titles: Vec<&str> = after.entries.iter().map(|e| e.title.as_str()).collect();
     assert_eq!(titles, ["Ristretto", "Espresso"]);
+    assert!(
+        !std::sync::Arc::ptr_eq(&ahead_heads, &heads(&wiki)),
+        "the heads are read again after a change"
+    );
 }
