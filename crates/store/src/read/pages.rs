@@ -123,12 +123,17 @@ impl Store {
                     hits.push(hit);
                 }
                 let since = ranked_since(conn, &fts, candidates)?;
+                // Ordered by FTS5's own `rank` (set to the same bm25 weights), FTS5 sorts
+                // the matches itself and hands them out best first: the excerpt is made
+                // for the rows shown alone. `ORDER BY bm25(…)` made one for every
+                // candidate before SQLite sorted them (a third of a search's time).
                 let mut stmt = conn.prepare_cached(
                     "SELECT p.id, p.title,
                             snippet(pages_fts, -1, char(57344), char(57345), '…', 16)
                      FROM pages_fts CROSS JOIN pages p ON p.id = pages_fts.rowid
                      WHERE pages_fts MATCH ?1 AND pages_fts.rowid >= ?2
-                     ORDER BY bm25(pages_fts, 10.0, 6.0, 4.0, 2.0, 1.0)
+                       AND pages_fts.rank MATCH 'bm25(10.0, 6.0, 4.0, 2.0, 1.0)'
+                     ORDER BY pages_fts.rank
                      LIMIT ?3",
                 )?;
                 let rows = stmt.query_map(params![fts, since, SEARCH_LIMIT as i64], |row| {
