@@ -55,6 +55,13 @@ fi
 # The Python MCP client (scripts/setup.sh installs it) checks `wikimind mcp`, and must be there.
 WIKIMIND_REQUIRE_CHROMIUM=1 WIKIMIND_REQUIRE_MCP_CLIENT=1 cargo test --workspace
 
+# Benchmarks are code too: build every one so none can rot unnoticed, in the test profile
+# the tests above were built in (it links them in half a minute; `cargo bench --no-run`
+# built them again in release, five minutes warm and more cold). Running them (`cargo
+# bench`, release) is for people measuring, not for CI.
+step "benchmarks build"
+cargo test --workspace --benches --no-run --quiet
+
 # The built-in engine (cargo feature `builtin`): clippy and unit tests with the feature, and
 # the real-model tier (a small GGUF model fetched from PyPI into the model cache compiles
 # real notes; skipped with a message when the model cannot be had).
@@ -78,7 +85,3 @@ APP="$TARGET/release/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testse
 step "the demo (scripts/test-demo.sh)"
 bash scripts/test-demo.sh
 
-# Benchmarks are code too: build every one (release, sharing the .deb build's dependencies)
-# so none can rot unnoticed. Running them is for people measuring, not for CI.
-step "benchmarks build"
-cargo bench --workspace --no-run --quiet
