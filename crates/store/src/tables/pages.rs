@@ -346,36 +346,17 @@ pub(crate) fn current_content(conn: &Connection, page: PageId) -> Result<Option<
     }))
 }
 
-/// Whether `table` has a column `column` (the Rust steps of old migrations run before
-/// later columns exist).
-pub(crate) fn has_column(conn: &Connection, table: &str, column: &str) -> Result<bool> {
-    Ok(conn
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2)")?
-        .query_row([table, column], |row| row.get(0))?)
-}
-
 pub(crate) fn page_claims(conn: &Connection, page: PageId) -> Result<Vec<PageClaim>> {
-    // The Rust steps of migrations before 11 read pages through here, before
-    // `cited_page` exists.
-    let cited_page = if has_column(conn, "page_claims", "cited_page")? {
-        "c.cited_page"
-    } else {
-        "NULL"
-    };
-    // Likewise `author` (migration 16).
-    let author = if has_column(conn, "page_claims", "author")? {
-        "c.author"
-    } else {
-        "'model'"
-    };
-    let mut stmt = conn.prepare_cached(&format!(
+    // Read at the current schema only: the Rust steps of old migrations read pages through
+    // their own frozen copies (`migrate::frozen`).
+    let mut stmt = conn.prepare_cached(
         "SELECT c.claim, c.confidence, c.quote, c.grounded,
                 (SELECT group_concat(source_id) FROM
                     (SELECT source_id FROM claim_sources cs WHERE cs.claim_id = c.id
                      ORDER BY source_id)),
-                {cited_page}, {author}
-         FROM page_claims c WHERE c.page_id = ?1 ORDER BY c.position"
-    ))?;
+                c.cited_page, c.author
+         FROM page_claims c WHERE c.page_id = ?1 ORDER BY c.position",
+    )?;
     let claims = stmt
         .query_map([page], |row| {
             let confidence: String = row.get(1)?;

@@ -99,43 +99,26 @@ fn set_current(conn: &Connection, page: PageId, content: &PageContent) -> Result
     let cited_before = sources_of_page_claims(conn, page)?;
     conn.prepare_cached("DELETE FROM page_claims WHERE page_id = ?1")?
         .execute([page])?;
-    // `cited_page` (migration 11) is written only for a saved answer's claims: the Rust
-    // steps of earlier migrations write topic pages through here before it exists.
-    let cites = content.claims.iter().any(|c| c.cited_page.is_some());
-    // Likewise `author` (migration 16), written only for a person's claims.
-    let persons = content
-        .claims
-        .iter()
-        .any(|c| c.author == AuthorKind::Person);
-    let mut insert = conn.prepare_cached(if cites || persons {
+    let mut insert = conn.prepare_cached(
         "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded,
                                   cited_page, author)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-    } else {
-        "INSERT INTO page_claims (page_id, position, claim, confidence, quote, grounded)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-    })?;
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
     let mut attach = conn.prepare_cached(
         "INSERT OR IGNORE INTO claim_sources (claim_id, source_id)
          SELECT ?1, id FROM sources WHERE id = ?2",
     )?;
     for (position, claim) in content.claims.iter().enumerate() {
-        let base = params![
+        insert.execute(params![
             page,
             position as i64,
             claim.claim.claim,
             claim.claim.confidence.as_str(),
             claim.claim.quote,
             claim.claim.grounded,
-        ];
-        if cites || persons {
-            let mut all = base.to_vec();
-            all.push(&claim.cited_page);
-            all.push(&claim.author);
-            insert.execute(all.as_slice())?;
-        } else {
-            insert.execute(base)?;
-        }
+            claim.cited_page,
+            claim.author,
+        ])?;
         let claim_id = conn.last_insert_rowid();
         for source in &claim.source_ids {
             attach.execute(params![claim_id, source])?;
