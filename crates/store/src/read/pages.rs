@@ -13,9 +13,14 @@ use serde::{Deserialize, Serialize};
 use crate::read::digests::{fts_query, ClaimCounts, WantedPage};
 use crate::{PageId, Result, SourceId, Store, SEARCH_LIMIT};
 
-/// The SQL condition "link `l` resolves to no page".
-const UNRESOLVED: &str = "NOT EXISTS (SELECT 1 FROM pages p WHERE p.title_key = l.target_key)
-     AND NOT EXISTS (SELECT 1 FROM aliases a WHERE a.name_key = l.target_key AND a.former = 1)";
+/// The link targets that resolve to no page (`k`, each once, in key order): neither a
+/// page's title key nor a former title's. Three index scans in key order merged (a compound
+/// `EXCEPT … ORDER BY`), rather than two index probes for each of the targets (a tenth of
+/// a second at 300,000 links).
+const UNRESOLVED_KEYS: &str = "SELECT target_key AS k FROM page_links
+     EXCEPT SELECT title_key FROM pages
+     EXCEPT SELECT name_key FROM aliases WHERE former = 1
+     ORDER BY 1";
 
 /// One page found by [`Store::search_pages`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,27 +168,28 @@ impl Store {
         Ok(self.wanted_pages_first(usize::MAX)?.0)
     }
 
-    /// The first `n` of [`Store::wanted_page_links`] and how many there are in all, in
-    /// one pass: each link target is counted and resolved once, and only the `n` shown
-    /// are spelled (the library's list of the most wanted pages). A page links to a key
-    /// at most once (`UNIQUE (page_id, target_key)`), so the links to a key are the pages
-    /// that link to it: one pass over the index of targets.
+    /// The first `n` of [`Store::wanted_page_links`] and how many there are in all: the
+    /// targets that resolve to no page are found by one merge of the indexes in key order,
+    /// only those are counted, and only the `n` shown are spelled (the library's list of
+    /// the most wanted pages). A page links to a key at most once (`UNIQUE (page_id,
+    /// target_key)`), so the links to a key are the pages that link to it.
     pub fn wanted_pages_first(&self, n: usize) -> Result<(Vec<WantedPage>, u64)> {
         self.read(
             || "listing the most wanted pages".to_owned(),
             |conn| {
                 let mut stmt = conn.prepare_cached(&format!(
-                    "SELECT (SELECT l2.target_title FROM page_links l2
-                             WHERE l2.target_key = w.target_key
+                    "WITH wanted(k) AS ({UNRESOLVED_KEYS})
+                     SELECT (SELECT l2.target_title FROM page_links l2
+                             WHERE l2.target_key = w.k
                              ORDER BY l2.page_id, l2.position LIMIT 1),
                             w.mentions, w.wanted
-                     FROM (SELECT l.target_key, l.mentions, COUNT(*) OVER () AS wanted
-                           FROM (SELECT target_key, COUNT(*) AS mentions FROM page_links
-                                 GROUP BY target_key) l
-                           WHERE {UNRESOLVED}
-                           ORDER BY l.mentions DESC, l.target_key
+                     FROM (SELECT c.k, c.mentions, COUNT(*) OVER () AS wanted
+                           FROM (SELECT k, (SELECT COUNT(*) FROM page_links l
+                                            WHERE l.target_key = wanted.k) AS mentions
+                                 FROM wanted) c
+                           ORDER BY c.mentions DESC, c.k
                            LIMIT ?1) w
-                     ORDER BY w.mentions DESC, w.target_key"
+                     ORDER BY w.mentions DESC, w.k"
                 ))?;
                 // Each row carries the count: at least one is read, even when none is asked
                 // for.
@@ -234,10 +240,7 @@ impl Store {
 
     fn counts(&self, wanted: bool) -> Result<PageCounts> {
         let wanted = if wanted {
-            format!(
-                "(SELECT COUNT(*) FROM (SELECT DISTINCT target_key FROM page_links) l
-                  WHERE {UNRESOLVED})"
-            )
+            format!("(SELECT COUNT(*) FROM ({UNRESOLVED_KEYS}))")
         } else {
             "0".to_owned()
         };
