@@ -180,6 +180,19 @@ describe("screens show what the core decided", () => {
     await answer("library", library);
   });
 
+  it("says nothing of a wiki it has not read yet: never that it is empty", async () => {
+    state.library = null;
+    go({ kind: "library" });
+    flushSync();
+    await settle();
+    expect(pending.some((p) => p.name === "library")).toBe(true);
+    expect(document.body.textContent).not.toContain("Your wiki is empty");
+    expect(document.querySelector("#counts")).toBeNull();
+    expect(document.querySelector(".library .counts")?.textContent).toBe("Reading the library…");
+    await answer("library", library);
+    expect(document.querySelector("#counts")?.textContent).toContain("1 page ·");
+  });
+
   it("asks the core for the rows scrolled into view, not every row at once", async () => {
     go({ kind: "library" });
     flushSync();
