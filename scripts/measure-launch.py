@@ -63,7 +63,7 @@ def free_display():
     raise SystemExit("no free X display number")
 
 
-def launch_once(app, db, keep, verbose=False):
+def launch_once(app, db, keep, verbose=False, frames_dir=None):
     """One launch: ms from starting the app to the screen it kept, and the settled screen."""
     home = tempfile.mkdtemp(prefix="wikimind-launch-")
     data = os.path.join(home, "data")
@@ -124,6 +124,9 @@ def launch_once(app, db, keep, verbose=False):
             crc = zlib.crc32(pixels)
             if crc != last_crc:
                 frames.append((now - started, pixels))
+                if frames_dir:
+                    name = f"{'wiki' if db else 'empty'}-{(now - started) * 1000:05.0f}ms.xwd"
+                    shutil.copyfile(screen, os.path.join(frames_dir, name))
                 last_crc = crc
                 last_change = now
             time.sleep(POLL_S)
@@ -153,14 +156,15 @@ def main():
     parser.add_argument("db")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--verbose", action="store_true", help="print each screen drawn")
+    parser.add_argument("--frames", metavar="DIR", help="keep each screen drawn as an XWD file in DIR")
     args = parser.parse_args()
     shot = os.path.join(tempfile.gettempdir(), "wikimind-launch-settled.xwd")
     empty, full = [], []
     for run in range(args.runs):
-        ms, n = launch_once(args.app, None, None, args.verbose)
+        ms, n = launch_once(args.app, None, None, args.verbose, args.frames)
         empty.append(ms)
         print(f"run {run + 1}: empty wiki   {ms:7.0f} ms to the screen kept ({n} screens drawn)", flush=True)
-        ms, n = launch_once(args.app, args.db, shot if run == args.runs - 1 else None, args.verbose)
+        ms, n = launch_once(args.app, args.db, shot if run == args.runs - 1 else None, args.verbose, args.frames)
         full.append(ms)
         print(f"run {run + 1}: the wiki     {ms:7.0f} ms to the screen kept ({n} screens drawn)", flush=True)
     e, f = statistics.median(empty), statistics.median(full)
