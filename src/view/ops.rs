@@ -145,7 +145,7 @@ impl Wiki {
 
     /// Reads the library as the window first shows it (by title, every tag), so that the
     /// window's first ask finds it read: what the window calls on a thread of its own as it
-    /// opens, while its web view starts. At 100,000 pages the read takes about a third of
+    /// opens, while its web view starts. At 100,000 pages the read takes about a quarter of
     /// a second, which the launch then does not wait for.
     pub fn read_library_ahead(&self) -> Result<()> {
         self.library(LibrarySort::default(), None).map(drop)
@@ -257,7 +257,8 @@ impl Wiki {
 
     /// The library's order: every page sorted as `sort` says, the topics narrowed to `tag`,
     /// with the tags to choose from (of every topic: the choices do not narrow with the tag).
-    /// Read from the pages' heads, so only the rows shown are read whole.
+    /// Ordered from the pages' heads (held while the wiki does not change), so only the rows
+    /// shown are read whole.
     fn library_order(
         &self,
         generation: crate::store::Generation,
@@ -288,22 +289,16 @@ impl Wiki {
         &self,
         generation: crate::store::Generation,
     ) -> Result<Arc<crate::wiki::LibraryHeads>> {
-        let mut held = self.lists.heads.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((at, heads)) = held.as_ref() {
-            if *at == generation {
-                return Ok(Arc::clone(heads));
-            }
-        }
-        let pages = self.store().page_heads()?;
-        let tag_choices = tag_choices(
-            pages
-                .iter()
-                .filter(|p| p.kind == PageKind::Topic)
-                .flat_map(|p| &p.tags),
-        );
-        let heads = Arc::new(crate::wiki::LibraryHeads { pages, tag_choices });
-        *held = Some((generation, Arc::clone(&heads)));
-        Ok(heads)
+        held_at(&self.lists.heads, generation, || {
+            let pages = self.store().page_heads()?;
+            let tag_choices = tag_choices(
+                pages
+                    .iter()
+                    .filter(|p| p.kind == PageKind::Topic)
+                    .flat_map(|p| &p.tags),
+            );
+            Ok(crate::wiki::LibraryHeads { pages, tag_choices })
+        })
     }
 
     /// The most wanted pages the library shows, how many are wanted and the other counts,
@@ -312,23 +307,17 @@ impl Wiki {
         &self,
         generation: crate::store::Generation,
     ) -> Result<Arc<crate::wiki::LibraryFigures>> {
-        let mut held = self.lists.figures.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((at, figures)) = held.as_ref() {
-            if *at == generation {
-                return Ok(Arc::clone(figures));
-            }
-        }
-        let store = self.store();
-        let (wanted, wanted_count) = store.wanted_pages_first(super::LIBRARY_WANTED_SHOWN)?;
-        // The wanted pages are counted with the most wanted, each once.
-        let counts = store.page_counts_but_wanted()?;
-        let figures = Arc::new(crate::wiki::LibraryFigures {
-            wanted,
-            wanted_count,
-            counts,
-        });
-        *held = Some((generation, Arc::clone(&figures)));
-        Ok(figures)
+        held_at(&self.lists.figures, generation, || {
+            let store = self.store();
+            let (wanted, wanted_count) = store.wanted_pages_first(super::LIBRARY_WANTED_SHOWN)?;
+            // The wanted pages are counted with the most wanted, each once.
+            let counts = store.page_counts_but_wanted()?;
+            Ok(crate::wiki::LibraryFigures {
+                wanted,
+                wanted_count,
+                counts,
+            })
+        })
     }
 
     /// Full-text search over pages, best first (a page named by the query first).
@@ -689,6 +678,24 @@ impl Wiki {
         view.absorb(url, self.ingest_url(url, self.ingest_options()).await);
         view
     }
+}
+
+/// What `slot` holds when it was read at `generation`, else `read` made and held in its
+/// place (the slot's lock is held meanwhile, so two asks at once read it once).
+fn held_at<T>(
+    slot: &std::sync::Mutex<Option<(crate::store::Generation, Arc<T>)>>,
+    generation: crate::store::Generation,
+    read: impl FnOnce() -> Result<T>,
+) -> Result<Arc<T>> {
+    let mut held = slot.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((at, value)) = held.as_ref() {
+        if *at == generation {
+            return Ok(Arc::clone(value));
+        }
+    }
+    let value = Arc::new(read()?);
+    *held = Some((generation, Arc::clone(&value)));
+    Ok(value)
 }
 
 /// The library's pages in order, before they are listed ([`Wiki::library_order`]).

@@ -381,16 +381,22 @@ mod tests {
         }
     }
 
-    /// Titles made since the last read are read alone and added; anything else (a title
-    /// removed) reads them all again; either way the index answers as one built anew.
-    #[test]
-    fn new_titles_are_added_and_anything_else_reads_all_again() {
+    /// A store of forty titles, and a cache that has read them once.
+    fn forty_titles_read() -> (Titles, NameCache) {
         let store = Titles::default();
         for i in 0..40 {
             store.add(&format!("Topic {i}"), 1);
         }
         let cache = NameCache::new();
         cache.known(&store).unwrap();
+        (store, cache)
+    }
+
+    /// Titles made since the last read are read alone and added; anything else (a title
+    /// removed) reads them all again; either way the index answers as one built anew.
+    #[test]
+    fn new_titles_are_added_and_anything_else_reads_all_again() {
+        let (store, cache) = forty_titles_read();
         assert_eq!(*store.whole.lock().unwrap(), 1);
         store.add("Zebra Dun", 0);
         store.add("Crema", 0);
@@ -431,12 +437,7 @@ mod tests {
     /// before is added to, not read anew.
     #[test]
     fn a_failed_read_keeps_the_index_held() {
-        let store = Titles::default();
-        for i in 0..40 {
-            store.add(&format!("Topic {i}"), 1);
-        }
-        let cache = NameCache::new();
-        cache.known(&store).unwrap();
+        let (store, cache) = forty_titles_read();
         store.add("Crema", 0);
         *store.failing.lock().unwrap() = true;
         assert!(cache.known(&store).is_err());
