@@ -6,5 +6,6 @@ pub(crate) mod ask;
 pub(crate) mod digests;
 pub(crate) mod graph;
 pub(crate) mod known_names;
+pub(crate) mod page_lists;
 pub(crate) mod pages;
 pub(crate) mod passages;
