@@ -304,6 +304,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0032_page_sentences.sql",
         include_str!("../../../../migrations/0032_page_sentences.sql"),
     ),
+    Migration::sql(
+        33,
+        "0033_lint_indexes.sql",
+        include_str!("../../../../migrations/0033_lint_indexes.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

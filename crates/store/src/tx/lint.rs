@@ -267,7 +267,7 @@ impl Store {
             |conn| {
                 let mut stmt = conn.prepare_cached(
                     "SELECT s.id, s.origin FROM digest_names d JOIN sources s ON s.id = d.source_id
-                     WHERE d.name_key = ?1 ORDER BY s.id LIMIT ?2",
+                     WHERE d.name_key = ?1 ORDER BY d.source_id LIMIT ?2",
                 )?;
                 let mut found = HashMap::new();
                 for key in keys {
@@ -570,18 +570,21 @@ impl Store {
             || "listing pages behind their digests".to_owned(),
             |conn| {
                 // The two ways a page falls behind, each found as a set (the stale ones by
-                // the partial index `pages_stale`, the ones with a newer digest by one pass
-                // over `page_sources`), and only those pages read, by id: 0.17 s at 100,000
-                // pages, where testing page by page (and SQLite's merge of a `UNION`, which
-                // walks `page_sources` in page order) took 1.4 to 2.7 s.
+                // the partial index `pages_stale`; the ones with a newer digest by one pass
+                // over the digests in source order, each one's pages read with the digest
+                // they were written from in `page_sources_written`), and only those pages
+                // read, by id. Testing page by page (and SQLite's merge of a `UNION`, which
+                // walks `page_sources` in page order) took 1.4 to 2.7 s at 100,000 pages;
+                // a pass over `page_sources` looking each row up in `articles`, 0.17 s.
                 let mut stmt = conn.prepare_cached(
                     "WITH behind(id) AS (
                          SELECT id FROM pages WHERE stale_reason IS NOT NULL
                          UNION ALL
-                         SELECT ps.page_id FROM page_sources ps
-                         JOIN articles a INDEXED BY articles_titles ON a.source_id = ps.source_id
+                         SELECT ps.page_id FROM articles a INDEXED BY articles_titles
+                         CROSS JOIN page_sources ps INDEXED BY page_sources_written
+                             ON ps.source_id = a.source_id
                          WHERE ps.written_digest IS NOT NULL
-                           AND a.updated_at > ps.written_digest
+                           AND ps.written_digest < a.updated_at
                      )
                      SELECT p.id, p.title, p.title_key,
                             COALESCE(p.stale_reason, 'a digest is newer than the page'),
