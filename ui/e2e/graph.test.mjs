@@ -110,10 +110,21 @@ test("graph: the whole graph laid out after a compile, search centres a node, th
   assert.ok(plain.overview && !plain.area_whole && !plain.titles.includes("Grinder"), plain.titles.join(", "));
   assert.ok(part.overview && part.area_whole && part.titles.includes("Grinder"), part.titles.join(", "));
 
+  // Every text the list's heading shows from the screen's first frame on: it never says
+  // nothing is in view while the graph's nodes are.
+  await s.exec(`window.inViewSaid = [];
+    new MutationObserver(() => {
+      const h = document.querySelector(".graph-list h3");
+      if (h && window.inViewSaid.at(-1) !== h.textContent) window.inViewSaid.push(h.textContent);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    return true;`);
   await s.clickOn("#nav-graph");
   await s.wait("#graph-canvas");
   const all = await until("every node in the list", listed, (t) => ["Espresso", "Crema", "Bloom", "Grinder", "Roast Curve"].every((x) => t.includes(x)), 20000);
   assert.ok(all.length >= 5, all.join(", "));
+  const said = await s.exec("return window.inViewSaid");
+  assert.ok(said.length > 0 && said.every((h) => !/\(0\)/.test(h)), said.join(" | "));
+  assert.equal(said.at(-1), `In view (${all.length})`);
   // The wanted page is in the list, marked as such.
   await s.wait('#graph-node-list .graph-node[data-kind="wanted"]');
   await shot("g1-whole-graph");
