@@ -39,9 +39,11 @@ use crate::store::{
 };
 use crate::wiki::{Result, Wiki};
 
+mod background;
 mod event;
 mod health;
 pub mod pool;
+use background::in_background;
 pub use event::{JobEvent, JobPhase};
 pub use pool::PoolShare;
 use pool::{Lease, Pool};
@@ -628,7 +630,7 @@ impl JobRunner {
         let stop = stop.clone();
         self.report_graph();
         let me = self.clone();
-        let laid_out = tokio::task::spawn_blocking(move || {
+        let laid_out = in_background(move || {
             let told = std::sync::atomic::AtomicBool::new(false);
             wiki.lay_out_graph_drafting(
                 &owner,
