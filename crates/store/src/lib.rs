@@ -128,6 +128,9 @@ pub struct Store {
     min_sources: std::sync::atomic::AtomicU32,
     /// What opening did to a database of an older build (see [`Store::upgrade`]).
     upgrade: Option<Upgrade>,
+    /// After upkeep commits ([`Store::write_upkeep`]) with nothing else between them: the
+    /// generation the last one left, and the one callers still see.
+    upkeep: Mutex<Option<(Generation, Generation)>>,
 }
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -211,6 +214,7 @@ impl Store {
             location,
             min_sources: std::sync::atomic::AtomicU32::new(DEFAULT_MIN_SOURCES),
             upgrade,
+            upkeep: Mutex::new(None),
         })
     }
 
@@ -249,8 +253,20 @@ impl Store {
 
     /// Where the database is in its history of commits: two equal generations mean that
     /// nothing was committed in between, by this store, another connection or another
-    /// process. What a cache of something read from the store is kept under.
+    /// process, but the store's own upkeep (the graph's layout and its lease, which no
+    /// cache holds: see [`Store::write_upkeep`]). What a cache of something read from the
+    /// store is kept under.
     pub fn generation(&self) -> Result<Generation> {
+        let now = self.commit_generation()?;
+        let upkeep = self.upkeep.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(match *upkeep {
+            Some((after, seen)) if after == now => seen,
+            _ => now,
+        })
+    }
+
+    /// The generation with every commit counted, upkeep too.
+    fn commit_generation(&self) -> Result<Generation> {
         let commits = self.commits.load(std::sync::atomic::Ordering::SeqCst);
         let data_version = match &self.watch {
             Some(watch) => {
@@ -355,6 +371,48 @@ impl Store {
                 .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
         Ok(value)
+    }
+
+    /// [`Store::write`] for the store's upkeep: a write to what no cache kept under a
+    /// generation reads (the graph's layout, drafts and lease). When nothing else was
+    /// committed between the generation before it and its own commit (by any connection or
+    /// process), [`Store::generation`] goes on saying the generation before it, so what was
+    /// read then stays held: a first layout of 100,000 pages commits drafts and renews its
+    /// lease for a minute while the library, lint and the note index are read. Anything
+    /// else committed meanwhile moves the generation as any commit does.
+    fn write_upkeep<T>(
+        &self,
+        action: impl FnOnce() -> String,
+        body: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let mut conn = self.lock();
+        let data_version = |conn: &Connection| -> rusqlite::Result<i64> {
+            conn.query_row("PRAGMA data_version", [], |row| row.get(0))
+        };
+        let run = |conn: &mut Connection| -> Result<T> {
+            let (value, before, others_before) = self.commit(conn, |tx| {
+                // The write lock is held: no other connection commits until this one has.
+                Ok((body(tx)?, self.commit_generation()?, data_version(tx)?))
+            })?;
+            // Read before the proof that no other commit came since this one.
+            let after = self.commit_generation()?;
+            let alone = data_version(conn)? == others_before;
+            let mut upkeep = self.upkeep.lock().unwrap_or_else(|p| p.into_inner());
+            *upkeep = if !alone {
+                None
+            } else if after == before {
+                // It changed no row: nothing moved.
+                *upkeep
+            } else {
+                let seen = match *upkeep {
+                    Some((last, seen)) if last == before => seen,
+                    _ => before,
+                };
+                Some((after, seen))
+            };
+            Ok(value)
+        };
+        run(&mut conn).map_err(|e| e.within(action, &self.location))
     }
 
     /// [`Store::write`] for a write that changes nothing a cache kept under a generation

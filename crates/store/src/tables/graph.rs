@@ -140,7 +140,7 @@ impl Store {
         is_dead: &dyn Fn(&JobOwner) -> bool,
     ) -> Result<bool> {
         let stale = ago(stale_after.as_secs().max(1));
-        self.write(
+        self.write_upkeep(
             || "taking the graph layout's lease".to_owned(),
             |tx| {
                 let held: Option<(JobOwner, bool)> = tx
@@ -180,7 +180,7 @@ impl Store {
 
     /// Renews `owner`'s layout lease (a long layout calls it as it goes).
     pub fn renew_graph_lease(&self, owner: &JobOwner) -> Result<()> {
-        self.write(
+        self.write_upkeep(
             || "renewing the graph layout's lease".to_owned(),
             |tx| {
                 tx.execute(
@@ -197,7 +197,7 @@ impl Store {
 
     /// Gives the layout lease back (a layout stopped or failed).
     pub fn release_graph_lease(&self, owner: &JobOwner) -> Result<()> {
-        self.write(
+        self.write_upkeep(
             || "releasing the graph layout's lease".to_owned(),
             |tx| {
                 release(tx, owner)?;
@@ -211,7 +211,7 @@ impl Store {
     /// the layout settles; the layout's state stays "no layout yet". `false` (nothing
     /// stored): `owner` no longer holds the lease, or a layout was stored meanwhile.
     pub fn save_graph_draft(&self, owner: &JobOwner, rows: &[GraphNodeRow]) -> Result<bool> {
-        self.write(
+        self.write_upkeep(
             || format!("storing a draft of the graph layout ({} nodes)", rows.len()),
             |tx| {
                 let first: bool = tx
@@ -242,7 +242,7 @@ impl Store {
         removed: &[String],
         figures: GraphLayoutFigures,
     ) -> Result<bool> {
-        self.write(
+        self.write_upkeep(
             || format!("storing the graph layout of {} nodes", figures.nodes),
             |tx| {
                 let held: bool = tx

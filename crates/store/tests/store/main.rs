@@ -5,6 +5,7 @@
 mod citations;
 mod names;
 mod pages;
+mod upkeep;
 
 use std::sync::Arc;
 use std::time::Duration;
