@@ -253,9 +253,9 @@ impl Store {
 
     /// Where the database is in its history of commits: two equal generations mean that
     /// nothing was committed in between, by this store, another connection or another
-    /// process, but the store's own upkeep (the graph's layout and its lease, which no
-    /// cache holds: see [`Store::write_upkeep`]). What a cache of something read from the
-    /// store is kept under.
+    /// process, but the store's own upkeep: the graph's layout, its drafts and its lease,
+    /// which no cache holds, committed with nothing else between them. What a cache of
+    /// something read from the store is kept under.
     pub fn generation(&self) -> Result<Generation> {
         let now = self.commit_generation()?;
         let upkeep = self.upkeep.lock().unwrap_or_else(|p| p.into_inner());
