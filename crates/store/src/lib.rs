@@ -386,9 +386,6 @@ impl Store {
         body: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
         let mut conn = self.lock();
-        let data_version = |conn: &Connection| -> rusqlite::Result<i64> {
-            conn.query_row("PRAGMA data_version", [], |row| row.get(0))
-        };
         let run = |conn: &mut Connection| -> Result<T> {
             let (value, before, others_before) = self.commit(conn, |tx| {
                 // The write lock is held: no other connection commits until this one has.
@@ -426,9 +423,6 @@ impl Store {
         body: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
     ) -> Result<(T, Option<Generation>)> {
         let mut conn = self.lock();
-        let data_version = |conn: &Connection| -> rusqlite::Result<i64> {
-            conn.query_row("PRAGMA data_version", [], |row| row.get(0))
-        };
         let run = |conn: &mut Connection| -> Result<(T, Option<Generation>)> {
             let (value, unchanged, others_before) = self.commit(conn, |tx| {
                 // The write lock is held: no other connection commits until this one has.
@@ -445,6 +439,11 @@ impl Store {
         };
         run(&mut conn).map_err(|e| e.within(action, &self.location))
     }
+}
+
+/// `PRAGMA data_version` on `conn`: it moves with every other connection's commit.
+fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA data_version", [], |row| row.get(0))
 }
 
 /// Where a database is in its history of commits ([`Store::generation`]).

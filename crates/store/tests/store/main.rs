@@ -17,6 +17,18 @@ use wikimind_store::{
     SourceKind, SourcePage, SourceStatus, Store, StoreError,
 };
 
+/// A graph node at (`x`, 0) with no links, in community 0.
+fn node_at(node: &str, x: f64) -> wikimind_store::GraphNodeRow {
+    wikimind_store::GraphNodeRow {
+        node: node.to_owned(),
+        x,
+        y: 0.0,
+        community: 0,
+        links_hash: 0,
+        degree: Some(0),
+    }
+}
+
 fn file_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = Store::open(&dir.path().join("wikimind.db")).expect("open");
@@ -1498,7 +1510,7 @@ fn question_matching_drops_common_words_only_past_the_bound() {
 /// stored over the newer one's: nothing it laid out is written.
 #[test]
 fn a_layout_that_lost_its_lease_is_not_saved() {
-    use wikimind_store::{GraphLayoutFigures, GraphNodeRow, JobOwner};
+    use wikimind_store::{GraphLayoutFigures, JobOwner};
     let store = Store::open_in_memory().expect("open");
     let first = JobOwner {
         host: "a".to_owned(),
@@ -1516,14 +1528,7 @@ fn a_layout_that_lost_its_lease_is_not_saved() {
     assert!(store
         .take_graph_lease(&second, Duration::from_secs(60), &gone)
         .expect("lease"));
-    let row = |node: &str, x: f64| GraphNodeRow {
-        node: node.to_owned(),
-        x,
-        y: 0.0,
-        community: 0,
-        links_hash: 0,
-        degree: Some(0),
-    };
+    let row = node_at;
     let figures = |nodes| GraphLayoutFigures {
         of_changes: 0,
         nodes,

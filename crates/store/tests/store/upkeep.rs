@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use wikimind_store::{GraphLayoutFigures, GraphNodeRow, JobOwner};
+use wikimind_store::{GraphLayoutFigures, JobOwner};
 
-use crate::{add, file_store};
+use crate::{add, file_store, node_at};
 
 #[test]
 fn the_graph_layout_keeps_the_generation_until_anything_else_is_committed() {
@@ -15,14 +15,7 @@ fn the_graph_layout_keeps_the_generation_until_anything_else_is_committed() {
         host: "here".to_owned(),
         pid: 7,
     };
-    let row = |node: &str, x: f64| GraphNodeRow {
-        node: node.to_owned(),
-        x,
-        y: 0.0,
-        community: 0,
-        links_hash: 0,
-        degree: Some(0),
-    };
+    let row = node_at;
     let figures = GraphLayoutFigures {
         of_changes: 0,
         nodes: 1,
