@@ -1,14 +1,94 @@
-//! Work the runner does for the wiki's upkeep rather than for a person waiting on it (the
-//! graph's layout): run on a thread of its own at a lower CPU priority, so that a window
-//! starting, or a person reading, gets the cores first.
+//! Work the runner does for the wiki's upkeep rather than for a person waiting on it: the
+//! graph's layout, brought up to date when pages or links changed, run on a thread of its
+//! own at a lower CPU priority, so that a window starting, or a person reading, gets the
+//! cores first.
 //!
 //! A wiki of 100,000 pages with no layout yet (a first launch after an upgrade, a large
-//! import) is laid out as the app opens; at the same priority, the layout's seconds of work
-//! on every core held the library's first rows back by about 1.7 s on two cores.
+//! import) is laid out as the app opens: about 40 s of one core's work. Its commits keep
+//! the store's generation (`Store::write_upkeep`), so what the window read stays held.
+
+use std::sync::{Arc, PoisonError};
+
+use tokio_util::sync::CancellationToken;
+
+use super::{GraphListener, JobRunner};
 
 /// How much less the upkeep's thread asks of the scheduler: Linux's nice value, 0 to 19
 /// (10 gives it about a tenth of a core's share beside a thread at 0).
 const NICENESS: i32 = 10;
+
+impl JobRunner {
+    /// Tells `listener` the graph layout's state each time a layout this runner runs starts
+    /// and ends (the window follows a compile run's graph live).
+    pub fn on_graph_layout(&self, listener: Box<GraphListener>) {
+        *self
+            .shared
+            .graph_listener
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::from(listener));
+    }
+
+    /// Brings the graph's stored layout up to date when pages or links changed since it was
+    /// made ([`Wiki::lay_out_graph`]): the queued work that comes after a run's page jobs.
+    /// One worker of a runner lays out at a time, on the blocking pool; a layout that fails
+    /// costs no job (the next idle worker tries again when the wiki changes again).
+    pub(super) async fn lay_out_graph(&self, stop: &CancellationToken) {
+        use std::sync::atomic::Ordering;
+        let Ok(state) = self.store().graph_state() else {
+            return;
+        };
+        if !state.is_due() || self.shared.layout_failed_at.load(Ordering::SeqCst) == state.changes {
+            return;
+        }
+        if self.shared.laying_out.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let wiki = self.shared.wiki.clone();
+        let owner = self.shared.owner.clone();
+        let stop = stop.clone();
+        self.report_graph();
+        let me = self.clone();
+        let laid_out = in_background(move || {
+            let told = std::sync::atomic::AtomicBool::new(false);
+            wiki.lay_out_graph_drafting(
+                &owner,
+                &|| {
+                    // The window learns the layout runs once it holds the lease.
+                    if !told.swap(true, Ordering::SeqCst) {
+                        me.report_graph();
+                    }
+                    !stop.is_cancelled()
+                },
+                // A first layout's drafts: the window draws each.
+                &|| me.report_graph(),
+                crate::graph::GRAPH_DRAFT_EVERY,
+            )
+        })
+        .await;
+        self.shared.laying_out.store(false, Ordering::SeqCst);
+        match laid_out {
+            Ok(Ok(Some(_))) => self.report_graph(),
+            Ok(Ok(None)) => {}
+            // Not tried again until the wiki changes: a failing layout must not spin.
+            Ok(Err(_)) | Err(_) => self
+                .shared
+                .layout_failed_at
+                .store(state.changes, Ordering::SeqCst),
+        }
+    }
+
+    fn report_graph(&self) {
+        let listener = self
+            .shared
+            .graph_listener
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let (Some(listener), Ok(state)) = (listener, self.shared.wiki.graph_layout_state()) {
+            listener(&state);
+        }
+    }
+}
 
 /// Runs `work` on a new thread at a lower CPU priority and waits for it without blocking
 /// the runtime. Its own thread, not the blocking pool's: a thread's priority cannot be

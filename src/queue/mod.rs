@@ -43,10 +43,10 @@ mod background;
 mod event;
 mod health;
 pub mod pool;
-use background::in_background;
+mod reports;
 pub use event::{JobEvent, JobPhase};
 pub use pool::PoolShare;
-use pool::{Lease, Pool};
+use pool::{pool_of, Lease, Pool};
 
 /// How often a runner renews the lease of the jobs it runs.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
@@ -404,56 +404,6 @@ impl JobRunner {
             .collect())
     }
 
-    /// One report per job asked for, in order: this runner's own report where it ran the
-    /// job (from `own`), else what the table says of it (another process ran it).
-    pub fn reports(&self, jobs: &[JobId], own: Vec<CompileReport>) -> Result<Vec<CompileReport>> {
-        let mut own: HashMap<SourceId, CompileReport> =
-            own.into_iter().map(|r| (r.source_id, r)).collect();
-        let mut out = Vec::with_capacity(jobs.len());
-        for id in jobs {
-            let Some(job) = self.store().job(*id)? else {
-                continue;
-            };
-            let JobTarget::Source(source_id) = job.target else {
-                continue;
-            };
-            if let Some(report) = own.remove(&source_id) {
-                out.push(report);
-                continue;
-            }
-            let source = self.store().find_source(&source_id.to_string())?;
-            let mut report = failed_report(
-                source_id,
-                match job.state {
-                    JobState::Cancelled => "cancelled".to_owned(),
-                    _ => job
-                        .error
-                        .clone()
-                        .or_else(|| source.as_ref().and_then(|s| s.reason.clone()))
-                        .unwrap_or_else(|| "unknown reason".to_owned()),
-                },
-            );
-            if job.state == JobState::Done {
-                report.ok = true;
-                report.reason = None;
-                report.usage.calls = job.attempts;
-                report
-                    .warnings
-                    .push("compiled by another WikiMind process".to_owned());
-                if let Some(source) = source {
-                    report.article_id = source.article_id;
-                    report.title = source.article_title;
-                }
-            }
-            out.push(report);
-        }
-        // Jobs this runner ran that nobody here asked for (left queued by an earlier run).
-        let mut rest: Vec<CompileReport> = own.into_values().collect();
-        rest.sort_by_key(|r| r.source_id);
-        out.extend(rest);
-        Ok(out)
-    }
-
     /// Runs queued jobs (whoever queued them) with `concurrency` workers until `done`
     /// says so or `stop` is cancelled, renewing leases and recovering jobs whose owner
     /// dies meanwhile. `done` is asked whenever no job can be taken and no stale page
@@ -597,77 +547,6 @@ impl JobRunner {
                 _ = tokio::time::sleep(POLL) => {}
                 _ = stop.cancelled() => {}
             }
-        }
-    }
-
-    /// Tells `listener` the graph layout's state each time a layout this runner runs starts
-    /// and ends (the window follows a compile run's graph live).
-    pub fn on_graph_layout(&self, listener: Box<GraphListener>) {
-        *self
-            .shared
-            .graph_listener
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::from(listener));
-    }
-
-    /// Brings the graph's stored layout up to date when pages or links changed since it was
-    /// made ([`Wiki::lay_out_graph`]): the queued work that comes after a run's page jobs.
-    /// One worker of a runner lays out at a time, on the blocking pool; a layout that fails
-    /// costs no job (the next idle worker tries again when the wiki changes again).
-    async fn lay_out_graph(&self, stop: &CancellationToken) {
-        use std::sync::atomic::Ordering;
-        let Ok(state) = self.store().graph_state() else {
-            return;
-        };
-        if !state.is_due() || self.shared.layout_failed_at.load(Ordering::SeqCst) == state.changes {
-            return;
-        }
-        if self.shared.laying_out.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let wiki = self.shared.wiki.clone();
-        let owner = self.shared.owner.clone();
-        let stop = stop.clone();
-        self.report_graph();
-        let me = self.clone();
-        let laid_out = in_background(move || {
-            let told = std::sync::atomic::AtomicBool::new(false);
-            wiki.lay_out_graph_drafting(
-                &owner,
-                &|| {
-                    // The window learns the layout runs once it holds the lease.
-                    if !told.swap(true, Ordering::SeqCst) {
-                        me.report_graph();
-                    }
-                    !stop.is_cancelled()
-                },
-                // A first layout's drafts: the window draws each.
-                &|| me.report_graph(),
-                crate::graph::GRAPH_DRAFT_EVERY,
-            )
-        })
-        .await;
-        self.shared.laying_out.store(false, Ordering::SeqCst);
-        match laid_out {
-            Ok(Ok(Some(_))) => self.report_graph(),
-            Ok(Ok(None)) => {}
-            // Not tried again until the wiki changes: a failing layout must not spin.
-            Ok(Err(_)) | Err(_) => self
-                .shared
-                .layout_failed_at
-                .store(state.changes, Ordering::SeqCst),
-        }
-    }
-
-    fn report_graph(&self) {
-        let listener = self
-            .shared
-            .graph_listener
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        if let (Some(listener), Ok(state)) = (listener, self.shared.wiki.graph_layout_state()) {
-            listener(&state);
         }
     }
 
@@ -873,22 +752,6 @@ impl JobRunner {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
-}
-
-/// The pool of `settings`, when it has one its members can be set up for (a member that
-/// cannot be set up fails each job as a provider would).
-fn pool_of(settings: &Settings) -> Option<Arc<Pool>> {
-    if !settings.pool {
-        return None;
-    }
-    let slots = crate::compile::providers_from_settings(settings).ok()?;
-    let names = settings
-        .providers
-        .iter()
-        .map(|p| (p.base_url.clone(), p.model.clone()))
-        .collect();
-    let concurrency: Vec<usize> = settings.providers.iter().map(|p| p.concurrency).collect();
-    Some(Arc::new(Pool::with_tokio_clock(slots, names, &concurrency)))
 }
 
 /// Why a job stopped without a report.

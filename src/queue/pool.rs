@@ -26,6 +26,7 @@ use serde::Serialize;
 use tokio::sync::Notify;
 
 use crate::compile::ProviderSlot;
+use crate::config::Settings;
 use crate::llm::{ChatRequest, ChatResponse, EventCallback, LlmError, ModelInfo, Provider};
 
 /// How long a member is set aside the first time it fails.
@@ -523,6 +524,22 @@ impl Provider for Reporting {
     fn base_url(&self) -> &str {
         self.inner.base_url()
     }
+}
+
+/// The pool of `settings`, when it has one its members can be set up for (a member that
+/// cannot be set up fails each job as a provider would).
+pub(super) fn pool_of(settings: &Settings) -> Option<Arc<Pool>> {
+    if !settings.pool {
+        return None;
+    }
+    let slots = crate::compile::providers_from_settings(settings).ok()?;
+    let names = settings
+        .providers
+        .iter()
+        .map(|p| (p.base_url.clone(), p.model.clone()))
+        .collect();
+    let concurrency: Vec<usize> = settings.providers.iter().map(|p| p.concurrency).collect();
+    Some(Arc::new(Pool::with_tokio_clock(slots, names, &concurrency)))
 }
 
 #[cfg(test)]
