@@ -268,6 +268,28 @@ impl Wiki {
         })
     }
 
+    /// The line a window shows while opening upgrades the wiki's database in the settings'
+    /// data directory, read before opening it without changing it: a large wiki's copy
+    /// and migrations take seconds, so the window opens first and says so. `None` when
+    /// opening will not upgrade it (no database yet, or one of this build) or the file
+    /// cannot be read (opening then says why).
+    pub fn upgrade_ahead(settings: &Settings) -> Option<String> {
+        let path = settings.data_dir.join(crate::store::DATABASE_FILE);
+        let upgrade = Store::upgrade_ahead(&path).ok()??;
+        Some(match &upgrade.backup {
+            Some(backup) => format!(
+                "upgrading the wiki's database from schema {} to {}, after keeping the old one at {}",
+                upgrade.from,
+                upgrade.to,
+                backup.display()
+            ),
+            None => format!(
+                "upgrading the wiki's database from schema {} to {}",
+                upgrade.from, upgrade.to
+            ),
+        })
+    }
+
     /// The data directory (None in memory).
     pub fn data_dir(&self) -> Option<&Path> {
         self.data_dir.as_deref()

@@ -18,6 +18,7 @@ use wikimind::{PageId, SourceId, SourceStatus};
 
 use wikimind::watch::WatchedView;
 
+use crate::door::Door;
 use crate::host::Host;
 
 /// One command as the TypeScript generator sees it.
@@ -36,7 +37,7 @@ pub struct CommandSignature {
 macro_rules! define_commands {
     ($(
         $(#[doc = $doc:literal])+
-        fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty = |$host:ident| $body:expr;
+        fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty = $($door:ident)? |$host:ident| $body:expr;
     )*) => {
         /// The Tauri command functions, one per declared command.
         pub mod handlers {
@@ -45,8 +46,8 @@ macro_rules! define_commands {
             $(
                 $(#[doc = $doc])+
                 #[tauri::command(rename_all = "snake_case")]
-                pub async fn $name(state: State<'_, Host>, $($arg: $ty),*) -> Result<$ret, String> {
-                    let $host: &Host = &state;
+                pub async fn $name(state: State<'_, Door>, $($arg: $ty),*) -> Result<$ret, String> {
+                    enter!($($door)? state => $host);
                     into_wire($body)
                 }
             )*
@@ -66,6 +67,17 @@ macro_rules! define_commands {
                 returns: ts_name::<$ret>(),
             }),*]
         }
+    };
+}
+
+/// Binds what a command's body works with: the [`Host`], waiting while the wiki is being
+/// opened; with `door`, the [`Door`] itself, for the commands that answer before that.
+macro_rules! enter {
+    (door $state:ident => $name:ident) => {
+        let $name: &Door = &$state;
+    };
+    ($state:ident => $name:ident) => {
+        let $name: &Host = $state.host().await?;
     };
 }
 
@@ -205,7 +217,7 @@ define_commands! {
     /// state for other processes'.
     fn jobs() -> Vec<JobProgress> = |h| wikimind::view::job_list(&h.queue);
     /// The current settings.
-    fn settings() -> SettingsView = |h| Infallible(h.settings_view());
+    fn settings() -> SettingsView = door |d| Infallible(d.settings_view());
     /// Uses another primary provider from now on.
     fn apply_provider(form: ProviderForm) -> SettingsView = |h| h.apply_provider(&form);
     /// Spreads compiles over these servers from now on (none: no pool, one server again).
@@ -213,8 +225,9 @@ define_commands! {
     /// Each pool member's state and what it did since the pool was set (empty without one).
     fn pool() -> Vec<PoolShare> = |h| Infallible(h.queue.pool_shares());
     /// What the app opens on: the first-run screen (an empty wiki with no model) or the
-    /// library, with the model's state.
-    fn opening() -> OpeningView = |h| view::opening(&h.wiki, &h.queue.settings(), &h.opening.notices(), h.opening.upgrading()).await;
+    /// library, with the model's state; at once while the wiki's database is being upgraded
+    /// (`database_upgrade` says so).
+    fn opening() -> OpeningView = door |d| d.opening_view().await;
     /// Asks a provider (the form's, not yet applied) for its models.
     fn check_connection(form: ProviderForm) -> ConnectionCheck = |h| Infallible(view::check_form(&h.queue.settings(), &form, &*h.keys).await);
     /// Stores an API key in the OS keyring for the form's server.

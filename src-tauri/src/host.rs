@@ -34,10 +34,6 @@ pub struct Host {
     pub asking: Asking,
     /// The saved watched folders, watched while the app is open.
     pub watch: WatchKeeper,
-    /// What opening the wiki did that a person should know (see
-    /// [`Wiki::open_for_window`]), shown as a banner, and whether its data is still being
-    /// brought up to this version.
-    pub opening: Opening,
 }
 
 /// What opening the wiki did that a person should know (an upgrade, what a backfill
@@ -48,9 +44,37 @@ pub struct Host {
 pub struct Opening {
     notices: Arc<std::sync::Mutex<Vec<String>>>,
     upgrading: Arc<std::sync::atomic::AtomicBool>,
+    database_upgrade: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl Opening {
+    /// While the database is being upgraded (the window opens before it): what is being
+    /// done ([`Wiki::upgrade_ahead`]).
+    pub fn database_upgrade(&self) -> Option<String> {
+        self.database_upgrade
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Says what upgrading the database is doing; `None` once it is done.
+    pub fn set_database_upgrade(&self, line: Option<String>) {
+        *self
+            .database_upgrade
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = line;
+    }
+
+    /// Says that the wiki could not be opened (`why`, with its causes): nothing is being
+    /// upgraded any more, and nothing can be read.
+    pub fn fail(&self, why: String) {
+        self.say(format!(
+            "{why}; nothing can be read or compiled until the app is opened again"
+        ));
+        self.set_database_upgrade(None);
+        self.set_upgrading(false);
+    }
+
     /// The notices so far, oldest first.
     pub fn notices(&self) -> Vec<String> {
         self.notices
@@ -212,13 +236,14 @@ impl Host {
 /// The command bodies without a window: a [`Host`] over an in-memory wiki, a runner that is
 /// never started and keys in memory, as the commands see them.
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::sync::Mutex;
     use wikimind::llm::MemoryKeyStore;
     use wikimind::view::{ProviderKindView, StageView};
 
-    fn host() -> Host {
+    /// A host over a wiki in memory, whose runner is never started.
+    pub(crate) fn host() -> Host {
         let wiki = Wiki::open_in_memory().unwrap();
         let overrides = Overrides {
             data_dir: Some("unused-by-this-test".into()),
@@ -239,7 +264,6 @@ mod tests {
             keys,
             asking: Asking::new(|_| {}),
             watch,
-            opening: Opening::default(),
         }
     }
 

@@ -11,6 +11,7 @@
 
 pub mod bindings;
 pub mod commands;
+pub mod door;
 pub mod events;
 pub mod host;
 
@@ -22,6 +23,9 @@ use wikimind::queue::JobRunner;
 use wikimind::watch::{WatchKeeper, WatchOptions};
 use wikimind::wiki::Wiki;
 
+use wikimind::config::Settings;
+
+use crate::door::Door;
 use crate::host::{keyring, load_settings, Asking, Host, Opening};
 
 /// The app id of debug builds, so their webview data never mixes with a release's.
@@ -31,23 +35,30 @@ pub const DEBUG_IDENTIFIER: &str = "org.wikimind.desktop.dev";
 pub fn run() -> Result<(), String> {
     let settings = load_settings(&keyring()).map_err(|e| e.to_string())?;
     let opening = Opening::default();
-    let say = |notice: String| {
-        eprintln!("{notice}");
-        opening.say(notice);
+    // A database an upgrade must bring up to this build is opened after the window, which
+    // says so meanwhile: at 100,000 pages its copy and migrations take seconds. Any other
+    // is opened first, and a wiki that cannot be opened stops the app with the reason.
+    let upgrade = Wiki::upgrade_ahead(&settings);
+    let early = match upgrade {
+        Some(line) => {
+            opening.set_database_upgrade(Some(line));
+            opening.set_upgrading(true);
+            None
+        }
+        None => {
+            let wiki = open_wiki(&settings, &opening).map_err(|e| chain(&e))?;
+            if !opening.upgrading() {
+                // The library's first read, made while the window and its web view start:
+                // the page's first ask finds it held. (A wiki being brought up to date
+                // reads it after.)
+                let ahead = wiki.clone();
+                let _ = std::thread::Builder::new()
+                    .name("library-ahead".to_owned())
+                    .spawn(move || drop(ahead.read_library_ahead()));
+            }
+            Some(wiki)
+        }
     };
-    // The window opens before the backfills an upgrade left (a large wiki would wait for
-    // them): they run on a thread of their own, and the queue starts once they are done.
-    let wiki = Wiki::open_for_window(&settings, &mut |n| say(n)).map_err(|e| chain(&e))?;
-    let upgrading = wiki.backfills_pending().map_err(|e| chain(&e))?;
-    opening.set_upgrading(upgrading);
-    if !upgrading {
-        // The library's first read, made while the window and its web view start: the
-        // page's first ask finds it held. (A wiki being brought up to date reads it after.)
-        let ahead = wiki.clone();
-        let _ = std::thread::Builder::new()
-            .name("library-ahead".to_owned())
-            .spawn(move || drop(ahead.read_library_ahead()));
-    }
     let mut context = tauri::generate_context!();
     if cfg!(debug_assertions) {
         context.config_mut().identifier = DEBUG_IDENTIFIER.to_string();
@@ -55,87 +66,32 @@ pub fn run() -> Result<(), String> {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
+        .manage(Door::new(settings.clone(), opening.clone()))
         .setup(move |app| {
-            let reading_handle = app.handle().clone();
-            // A large document's pages as they are read, for the Add screen's progress line.
-            let wiki = wiki.with_reading_progress(wikimind::ingest::ReadingSink(
-                std::sync::Arc::new(move |progress| {
-                    let _ = READING_EVENT.emit(&reading_handle, progress);
-                }),
-            ));
             let handle = app.handle().clone();
-            let ask_handle = app.handle().clone();
-            let asking = Asking::new(move |progress| {
-                // The window may be gone while an answer streams in; nothing to tell then.
-                let _ = ASK_EVENT.emit(&ask_handle, &progress);
-            });
-            let runtime =
-                tauri::async_runtime::block_on(async { tokio::runtime::Handle::current() });
-            let keys: std::sync::Arc<dyn wikimind::llm::KeyStore> = std::sync::Arc::new(keyring());
-            let queue = JobRunner::new(
-                wiki.clone(),
-                settings,
-                std::sync::Arc::clone(&keys),
-                Box::new(move |job| {
-                    // The window may be gone while a job finishes; nothing to tell then.
-                    let _ = JOB_EVENT.emit(&handle, &wikimind::view::JobProgress::from(job));
-                }),
-            );
-            let graph_handle = app.handle().clone();
-            queue.on_graph_layout(Box::new(move |state| {
-                let _ = GRAPH_EVENT.emit(&graph_handle, state);
-            }));
-            // Jobs an earlier run (or a killed CLI) left behind go back in line.
-            queue.recover().map_err(|e| e.to_string())?;
-            // The saved folders are watched while the window is open (unless a
-            // `wikimind watch` holds the wiki's watch lease); what changes is queued above.
-            let watch_handle = app.handle().clone();
-            let watch = WatchKeeper::new(
-                wiki.clone(),
-                queue.clone(),
-                WatchOptions::default(),
-                Box::new(move |view| {
-                    let _ = WATCH_EVENT.emit(&watch_handle, view);
-                }),
-            );
-            let start = {
-                let (queue, watch, runtime) = (queue.clone(), watch.clone(), runtime.clone());
-                move || {
-                    queue.start(&runtime, CancellationToken::new());
-                    watch.start(&runtime, CancellationToken::new());
+            match early {
+                Some(wiki) => let_in(&handle, wiki, settings, &opening)?,
+                None => {
+                    let opening = opening.clone();
+                    std::thread::Builder::new()
+                        .name("upgrade".to_owned())
+                        .spawn(move || match open_wiki(&settings, &opening) {
+                            Ok(wiki) => {
+                                opening.set_database_upgrade(None);
+                                if let Err(e) = let_in(&handle, wiki, settings, &opening) {
+                                    opening.fail(e.clone());
+                                    handle.state::<Door>().open(Err(e));
+                                }
+                            }
+                            Err(e) => {
+                                eprintln!("{}", chain(&e));
+                                opening.fail(chain(&e));
+                                handle.state::<Door>().open(Err(chain(&e)));
+                            }
+                        })
+                        .map_err(|e| format!("cannot start upgrading the wiki: {e}"))?;
                 }
-            };
-            if upgrading {
-                let (wiki, opening) = (wiki.clone(), opening.clone());
-                std::thread::Builder::new()
-                    .name("backfills".to_owned())
-                    .spawn(move || {
-                        let said = |notice: String| {
-                            eprintln!("{notice}");
-                            opening.say(notice);
-                        };
-                        match wiki.bring_up_to_date(&mut |n| said(n)) {
-                            Ok(()) => start(),
-                            // Data short of this version's rules is not compiled on.
-                            Err(e) => said(format!(
-                                "{}; nothing is compiled until the app is opened again",
-                                chain(&e)
-                            )),
-                        }
-                        opening.set_upgrading(false);
-                    })
-                    .map_err(|e| format!("cannot start bringing the wiki up to date: {e}"))?;
-            } else {
-                start();
             }
-            app.manage(Host {
-                wiki,
-                queue,
-                keys,
-                asking,
-                watch,
-                opening,
-            });
             if cfg!(debug_assertions) {
                 if let Some(window) = app.get_webview_window("main") {
                     let _ = window.set_title("WikiMind (development build)");
@@ -146,6 +102,110 @@ pub fn run() -> Result<(), String> {
         .invoke_handler(commands::invoke_handler())
         .run(context)
         .map_err(|e| format!("the window could not run: {e}"))
+}
+
+/// Opens the wiki the window works on, each notice (an upgrade done) said on standard
+/// error and kept for the window's banner; `opening` says whether backfills are left.
+fn open_wiki(settings: &Settings, opening: &Opening) -> wikimind::wiki::Result<Wiki> {
+    let say = |notice: String| {
+        eprintln!("{notice}");
+        opening.say(notice);
+    };
+    // The window opens before the backfills an upgrade left (a large wiki would wait for
+    // them): they run on a thread of their own, and the queue starts once they are done.
+    let wiki = Wiki::open_for_window(settings, &mut |n| say(n))?;
+    opening.set_upgrading(wiki.backfills_pending()?);
+    Ok(wiki)
+}
+
+/// Makes the host of the open `wiki` (its job runner, its watched folders, where its
+/// events go) and lets the commands in; starts its queue, after the backfills when an
+/// upgrade left some.
+fn let_in(
+    app: &tauri::AppHandle,
+    wiki: Wiki,
+    settings: Settings,
+    opening: &Opening,
+) -> Result<(), String> {
+    let reading_handle = app.clone();
+    // A large document's pages as they are read, for the Add screen's progress line.
+    let wiki = wiki.with_reading_progress(wikimind::ingest::ReadingSink(std::sync::Arc::new(
+        move |progress| {
+            let _ = READING_EVENT.emit(&reading_handle, progress);
+        },
+    )));
+    let handle = app.clone();
+    let ask_handle = app.clone();
+    let asking = Asking::new(move |progress| {
+        // The window may be gone while an answer streams in; nothing to tell then.
+        let _ = ASK_EVENT.emit(&ask_handle, &progress);
+    });
+    let runtime = tauri::async_runtime::handle().inner().clone();
+    let keys: std::sync::Arc<dyn wikimind::llm::KeyStore> = std::sync::Arc::new(keyring());
+    let queue = JobRunner::new(
+        wiki.clone(),
+        settings,
+        std::sync::Arc::clone(&keys),
+        Box::new(move |job| {
+            // The window may be gone while a job finishes; nothing to tell then.
+            let _ = JOB_EVENT.emit(&handle, &wikimind::view::JobProgress::from(job));
+        }),
+    );
+    let graph_handle = app.clone();
+    queue.on_graph_layout(Box::new(move |state| {
+        let _ = GRAPH_EVENT.emit(&graph_handle, state);
+    }));
+    // Jobs an earlier run (or a killed CLI) left behind go back in line.
+    queue.recover().map_err(|e| e.to_string())?;
+    // The saved folders are watched while the window is open (unless a `wikimind watch`
+    // holds the wiki's watch lease); what changes is queued above.
+    let watch_handle = app.clone();
+    let watch = WatchKeeper::new(
+        wiki.clone(),
+        queue.clone(),
+        WatchOptions::default(),
+        Box::new(move |view| {
+            let _ = WATCH_EVENT.emit(&watch_handle, view);
+        }),
+    );
+    let start = {
+        let (queue, watch, runtime) = (queue.clone(), watch.clone(), runtime.clone());
+        move || {
+            queue.start(&runtime, CancellationToken::new());
+            watch.start(&runtime, CancellationToken::new());
+        }
+    };
+    if opening.upgrading() {
+        let (wiki, opening) = (wiki.clone(), opening.clone());
+        std::thread::Builder::new()
+            .name("backfills".to_owned())
+            .spawn(move || {
+                let said = |notice: String| {
+                    eprintln!("{notice}");
+                    opening.say(notice);
+                };
+                match wiki.bring_up_to_date(&mut |n| said(n)) {
+                    Ok(()) => start(),
+                    // Data short of this version's rules is not compiled on.
+                    Err(e) => said(format!(
+                        "{}; nothing is compiled until the app is opened again",
+                        chain(&e)
+                    )),
+                }
+                opening.set_upgrading(false);
+            })
+            .map_err(|e| format!("cannot start bringing the wiki up to date: {e}"))?;
+    } else {
+        start();
+    }
+    app.state::<Door>().open(Ok(Host {
+        wiki,
+        queue,
+        keys,
+        asking,
+        watch,
+    }));
+    Ok(())
 }
 
 /// An error with its causes, one after another: what the app says when it cannot start.

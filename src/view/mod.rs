@@ -710,6 +710,10 @@ pub struct OpeningView {
     /// beside the open window): compiling waits until it is done, then `notices` says what
     /// changed.
     pub upgrading: bool,
+    /// While the database itself is being upgraded (the window opens before it, see
+    /// [`Wiki::upgrade_ahead`]): what is being done. Nothing reads until it is done; then
+    /// this is `null`, and `notices` says what the upgrade did.
+    pub database_upgrade: Option<String>,
 }
 
 /// Whether a claim with `quote` that did (`grounded`) or did not ground has a quote that
@@ -750,7 +754,9 @@ pub use passages::{
     CitationPageView, HighlightBox, PassageView, PAGE_IMAGE_MAX_BYTES, PAGE_IMAGE_SIDE,
     PAGE_IMAGE_SMALL_SIDE, PASSAGE_CONTEXT_CHARS, PASSAGE_QUOTE_CHARS,
 };
-pub use settings::{check_connection, check_form, opening, with_pool, with_primary};
+pub use settings::{
+    check_connection, check_form, opening, opening_before_the_wiki, with_pool, with_primary,
+};
 pub use writing::{EditedView, LinkNameView, NoteItemView, NoteView, SuggestionView};
 
 #[cfg(test)]

@@ -244,7 +244,26 @@ pub async fn opening(
         check,
         notices: notices.to_vec(),
         upgrading,
+        database_upgrade: None,
     })
+}
+
+/// What the app opens on before the wiki can be read: while opening upgrades its database
+/// (`upgrade`, the line [`Wiki::upgrade_ahead`] gave), or after opening failed (the
+/// `notices` say why). The model's state and the notices so far; never the first-run
+/// screen, since the wiki had a database.
+pub async fn opening_before_the_wiki(
+    settings: &Settings,
+    notices: &[String],
+    upgrade: Option<&str>,
+) -> OpeningView {
+    OpeningView {
+        first_run: false,
+        check: check_connection(settings).await,
+        notices: notices.to_vec(),
+        upgrading: upgrade.is_some(),
+        database_upgrade: upgrade.map(str::to_owned),
+    }
 }
 
 /// Asks the primary provider for its model list: whether it is reachable, what it offers,

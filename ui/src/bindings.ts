@@ -1041,7 +1041,13 @@ notices: Array<string>,
  * beside the open window): compiling waits until it is done, then `notices` says what
  * changed.
  */
-upgrading: boolean, };
+upgrading: boolean, 
+/**
+ * While the database itself is being upgraded (the window opens before it, see
+ * [`Wiki::upgrade_ahead`]): what is being done. Nothing reads until it is done; then
+ * this is `null`, and `notices` says what the upgrade did.
+ */
+database_upgrade: string | null, };
 
 /**
  * One model call in a source's compile log: the raw answer, to inspect a failure.
@@ -2163,7 +2169,7 @@ export const commands = {
   /** Each pool member's state and what it did since the pool was set (empty without one). */
   pool: (): Promise<Array<PoolShare>> =>
     invoke("pool", {  }),
-  /** What the app opens on: the first-run screen (an empty wiki with no model) or the library, with the model's state. */
+  /** What the app opens on: the first-run screen (an empty wiki with no model) or the library, with the model's state; at once while the wiki's database is being upgraded (`database_upgrade` says so). */
   opening: (): Promise<OpeningView> =>
     invoke("opening", {  }),
   /** Asks a provider (the form's, not yet applied) for its models. */

@@ -48,6 +48,9 @@ class Store {
   notices = $state.raw<string[]>([]);
   /** The wiki's data is being brought up to this version (an upgrade's backfills). */
   upgrading = $state(false);
+  /** While the wiki's database itself is being upgraded (the window opens before it): what
+   * is being done, as the core says it; null otherwise. Nothing reads until it is done. */
+  databaseUpgrade = $state<string | null>(null);
   /** Files dragged over the window. */
   drop = $state.raw({ active: false, count: 0 });
   /** The graph layout's state as the core last told it (GRAPH_EVENT). */

@@ -166,6 +166,13 @@ impl Store {
         Store::migrated(conn, Some(readers), path.display().to_string())
     }
 
+    /// The upgrade [`Store::open`] would make to the database file at `path`, read without
+    /// changing it (what a window says while it upgrades): `None` for no file, a new
+    /// database or one of this build. An error when the file cannot be read.
+    pub fn upgrade_ahead(path: &Path) -> Result<Option<Upgrade>> {
+        migrate::ahead(path, MIGRATIONS)
+    }
+
     /// Opens (creating if needed) [`DATABASE_FILE`] inside the data directory `dir`.
     pub fn open_data_dir(dir: &Path) -> Result<Store> {
         Store::open(&dir.join(DATABASE_FILE))

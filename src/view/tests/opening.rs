@@ -101,3 +101,41 @@ async fn the_window_opens_an_upgraded_wiki_before_its_backfills_run() {
     wiki.bring_up_to_date(&mut |n| again.push(n)).unwrap();
     assert!(again.is_empty(), "nothing left to do: {again:?}");
 }
+
+/// Before opening upgrades an older wiki's database, the window can say what it is about to
+/// do (the versions, where the old one is kept), and opening's own notice agrees; a wiki of
+/// this build has nothing ahead.
+#[tokio::test]
+async fn the_window_says_what_the_upgrade_is_doing_before_it_is_done() {
+    let (dir, settings) = version_one_wiki();
+    let line = Wiki::upgrade_ahead(&settings).expect("an upgrade ahead");
+    let newest = crate::store::MIGRATIONS.last().unwrap().version;
+    let kept = dir.path().join("wikimind.db.bak-v01");
+    assert_eq!(
+        line,
+        format!(
+            "upgrading the wiki's database from schema 1 to {newest}, after keeping the old one at {}",
+            kept.display()
+        )
+    );
+    let view = opening_before_the_wiki(&settings, &[], Some(&line)).await;
+    assert!(view.upgrading && !view.first_run, "{view:?}");
+    assert_eq!(view.database_upgrade.as_deref(), Some(line.as_str()));
+
+    let mut notices = Vec::new();
+    let wiki = Wiki::open_for_window(&settings, &mut |n| notices.push(n)).unwrap();
+    assert_eq!(
+        notices,
+        vec![format!(
+            "upgraded the wiki's database from schema 1 to {newest}; the old one is kept at {}",
+            kept.display()
+        )]
+    );
+    assert_eq!(
+        Wiki::upgrade_ahead(&settings),
+        None,
+        "nothing ahead once open"
+    );
+    let after = opening(&wiki, &settings, &notices, false).await.unwrap();
+    assert_eq!(after.database_upgrade, None);
+}

@@ -404,6 +404,70 @@ pub(crate) fn apply(
     }))
 }
 
+/// The upgrade opening the database file at `path` would make, read without changing it:
+/// `None` when there is no file, it holds no migrations yet (a new database), or every
+/// migration of `known` is applied. An error only when the file cannot be read; opening it
+/// would then say why.
+pub(crate) fn ahead(path: &std::path::Path, known: &[Migration]) -> Result<Option<Upgrade>> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let location = path.display().to_string();
+    let db_error = |source| StoreError::Migration {
+        name: "schema_migrations".to_owned(),
+        location: location.clone(),
+        source,
+    };
+    // Read-write without create: a read-only connection cannot read a WAL database whose
+    // shared-memory file is gone. Nothing is written (`query_only`).
+    let conn = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .and_then(|conn| {
+        conn.busy_timeout(std::time::Duration::from_secs(1))?;
+        conn.pragma_update(None, "query_only", true)?;
+        Ok(conn)
+    })
+    .map_err(|source| StoreError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let has_table: bool = conn
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations')",
+            [],
+            |row| row.get(0),
+        )
+        .map_err(db_error)?;
+    if !has_table {
+        return Ok(None);
+    }
+    let applied: Vec<i64> = {
+        let mut stmt = conn
+            .prepare("SELECT version FROM schema_migrations")
+            .map_err(db_error)?;
+        let rows = stmt.query_map([], |row| row.get(0)).map_err(db_error)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(db_error)?
+    };
+    let Some(from) = applied.iter().copied().max() else {
+        return Ok(None);
+    };
+    if known.iter().all(|m| applied.contains(&m.version)) {
+        return Ok(None);
+    }
+    Ok(Some(Upgrade {
+        from,
+        to: known.iter().map(|m| m.version).max().unwrap_or(from),
+        backup: Some(backup_path(&location, from)),
+    }))
+}
+
+/// Where the copy of a database at `file` is kept before an upgrade from version `from`.
+fn backup_path(file: &str, from: i64) -> std::path::PathBuf {
+    std::path::PathBuf::from(format!("{file}.bak-v{from:02}"))
+}
+
 /// Copies the database of `conn` (a file; `None` in memory) to `<file>.bak-vNN`
 /// before an upgrade from version `from`. A copy already there (an earlier attempt at the
 /// same upgrade, or another process upgrading at the same time) is kept.
@@ -415,7 +479,7 @@ fn backup_before_upgrade(
     let Some(file) = conn.path().filter(|p| !p.is_empty()) else {
         return Ok(None);
     };
-    let path = std::path::PathBuf::from(format!("{file}.bak-v{from:02}"));
+    let path = backup_path(file, from);
     if path.exists() {
         return Ok(Some(path));
     }

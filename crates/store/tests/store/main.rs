@@ -953,6 +953,57 @@ const V1_TABLES: &[(&str, &str)] = &[
     ),
 ];
 
+/// What a window says while it upgrades is read before the upgrade, without changing the
+/// file: the versions and where the copy will be; nothing for a missing file, a database
+/// of this build or a new one; an error naming the file for one that is not a database.
+#[test]
+fn the_upgrade_ahead_is_read_without_changing_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wikimind.db");
+    assert_eq!(Store::upgrade_ahead(&path).expect("no file"), None);
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/upgrade/v1-wiki.db"
+        ),
+        &path,
+    )
+    .expect("copy the fixture");
+    let bytes = std::fs::read(&path).expect("read");
+    let ahead = Store::upgrade_ahead(&path)
+        .expect("readable")
+        .expect("an upgrade ahead");
+    let newest = wikimind_store::MIGRATIONS.last().unwrap().version;
+    assert_eq!((ahead.from, ahead.to), (1, newest));
+    assert_eq!(std::fs::read(&path).expect("read"), bytes, "unchanged");
+    assert!(!dir.path().join("wikimind.db.bak-v01").exists());
+
+    let store = Store::open(&path).expect("upgrade");
+    assert_eq!(store.upgrade().map(|u| (u.from, u.to)), Some((1, newest)));
+    assert_eq!(
+        ahead.backup.as_deref().and_then(|p| p.file_name()),
+        store
+            .upgrade()
+            .unwrap()
+            .backup
+            .as_deref()
+            .and_then(|p| p.file_name()),
+        "the copy is where it was said to be"
+    );
+    assert_eq!(Store::upgrade_ahead(&path).expect("readable"), None, "open");
+    drop(store);
+    assert_eq!(Store::upgrade_ahead(&path).expect("readable"), None);
+
+    let fresh = dir.path().join("fresh.db");
+    drop(Store::open(&fresh).expect("a new database"));
+    assert_eq!(Store::upgrade_ahead(&fresh).expect("readable"), None);
+
+    let garbage = dir.path().join("notes.db");
+    std::fs::write(&garbage, "not a database, only text ".repeat(100)).expect("write");
+    let error = Store::upgrade_ahead(&garbage).expect_err("not a database");
+    assert!(error.to_string().contains("notes.db"), "{error}");
+}
+
 /// `tests/data/upgrade/v1-wiki.db` was made by WikiMind with schema version 1 (the CLI
 /// against the scripted test server): eleven compiled notes, one failed source, one stale,
 /// one pending, one removed (its links are wanted pages), and a queue as a crash left it —
