@@ -66,7 +66,7 @@ def free_display():
     raise SystemExit("no free X display number")
 
 
-def launch_once(app, db, keep, verbose=False, frames_dir=None, base_url=NO_SERVER):
+def launch_once(app, db, keep, verbose=False, frames_dir=None, base_url=NO_SERVER, settled_s=SETTLED_S):
     """One launch: ms from starting the app to the screen it kept, and the settled screen."""
     home = tempfile.mkdtemp(prefix="wikimind-launch-")
     data = os.path.join(home, "data")
@@ -119,7 +119,7 @@ def launch_once(app, db, keep, verbose=False, frames_dir=None, base_url=NO_SERVE
         last_change = time.monotonic()
         while True:
             now = time.monotonic()
-            if now - last_change > SETTLED_S and frames:
+            if now - last_change > settled_s and frames:
                 break
             if now - started > GIVE_UP_S:
                 raise SystemExit(f"the screen did not settle in {GIVE_UP_S:.0f} s")
@@ -166,14 +166,24 @@ def main():
         help="the Ollama server the app is given (model `launch-measure`); by default none, so "
         "the model banner comes 3.5 s after the app asks, and may be part of the screen kept",
     )
+    parser.add_argument(
+        "--settled",
+        type=float,
+        default=SETTLED_S,
+        metavar="SECONDS",
+        help="how long the screen must stay the same to be kept (default 3); longer to see what "
+        "comes after a wait, say the library after an upgrade's notice",
+    )
     args = parser.parse_args()
     shot = os.path.join(tempfile.gettempdir(), "wikimind-launch-settled.xwd")
     empty, full = [], []
     for run in range(args.runs):
-        ms, n = launch_once(args.app, None, None, args.verbose, args.frames, args.base_url)
+        ms, n = launch_once(args.app, None, None, args.verbose, args.frames, args.base_url, args.settled)
         empty.append(ms)
         print(f"run {run + 1}: empty wiki   {ms:7.0f} ms to the screen kept ({n} screens drawn)", flush=True)
-        ms, n = launch_once(args.app, args.db, shot if run == args.runs - 1 else None, args.verbose, args.frames, args.base_url)
+        ms, n = launch_once(
+            args.app, args.db, shot if run == args.runs - 1 else None, args.verbose, args.frames, args.base_url, args.settled
+        )
         full.append(ms)
         print(f"run {run + 1}: the wiki     {ms:7.0f} ms to the screen kept ({n} screens drawn)", flush=True)
     e, f = statistics.median(empty), statistics.median(full)

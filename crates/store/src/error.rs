@@ -65,6 +65,17 @@ pub enum StoreError {
         /// The SQLite error.
         source: rusqlite::Error,
     },
+    /// The copy of the database kept before an upgrade could not be written; nothing was
+    /// upgraded.
+    #[error("cannot keep a copy of {location} at {path} before upgrading it: {source}; nothing was changed")]
+    Backup {
+        /// Where the copy was to be.
+        path: PathBuf,
+        /// Where the database lives.
+        location: String,
+        /// The IO error.
+        source: std::io::Error,
+    },
     /// A table rebuild would have left rows pointing at nothing; it was rolled back and
     /// the database stays at the previous version.
     #[error(

@@ -1038,7 +1038,11 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
         assert!(rows.is_empty() == (*table == "open_questions"), "{table}");
     }
 
+    // A copy an earlier attempt was cut short in: never taken for the old database.
+    let cut_short = dir.path().join("wikimind.db.bak-v01.part");
+    std::fs::write(&cut_short, "the first bytes of a copy").expect("write");
     let store = Store::open(&path).expect("upgrade");
+    assert!(!cut_short.exists(), "the copy is whole and under its name");
     // The database as it was is kept beside it, once, and said.
     let upgrade = store.upgrade().expect("an upgrade").clone();
     let backup = dir.path().join("wikimind.db.bak-v01");
