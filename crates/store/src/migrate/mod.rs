@@ -506,7 +506,10 @@ fn backup_before_upgrade(
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io_failed(e)),
         _ => {}
     }
-    if !copy_as_it_is(conn, file, &part).map_err(sql_failed)?.map_err(io_failed)? {
+    if !copy_as_it_is(conn, file, &part)
+        .map_err(sql_failed)?
+        .map_err(io_failed)?
+    {
         conn.execute("VACUUM INTO ?1", [part.to_string_lossy().as_ref()])
             .map_err(sql_failed)?;
     }
