@@ -18,6 +18,8 @@ from pathlib import Path
 
 SHELLS = ["crates/cli/src", "crates/mcp/src", "src-tauri/src", "crates/eval/src"]
 FORBIDDEN = re.compile(r"\bwikimind::store\b|\bwikimind_store\b|\.store\(\)")
+# A module declaration, whatever its visibility (`mod`, `pub mod`, `pub(crate) mod`).
+TEST_MODULE = re.compile(r"(pub(\([^)]*\))?\s+)?mod\s")
 
 
 def code_lines(text: str):
@@ -34,7 +36,7 @@ def code_lines(text: str):
         if stripped.startswith("#[cfg(test)]"):
             pending_cfg_test = True
             continue
-        if pending_cfg_test and stripped.startswith("mod "):
+        if pending_cfg_test and TEST_MODULE.match(stripped):
             pending_cfg_test = False
             if not stripped.endswith(";"):
                 in_tests = True
