@@ -953,14 +953,11 @@ const V1_TABLES: &[(&str, &str)] = &[
     ),
 ];
 
-/// What a window says while it upgrades is read before the upgrade, without changing the
-/// file: the versions and where the copy will be; nothing for a missing file, a database
-/// of this build or a new one; an error naming the file for one that is not a database.
-#[test]
-fn the_upgrade_ahead_is_read_without_changing_the_file() {
+/// A copy of the version 1 fixture (`tests/data/upgrade/v1-wiki.db`) to upgrade, in a
+/// temporary data dir.
+pub(crate) fn v1_fixture() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("wikimind.db");
-    assert_eq!(Store::upgrade_ahead(&path).expect("no file"), None);
     std::fs::copy(
         concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -969,6 +966,17 @@ fn the_upgrade_ahead_is_read_without_changing_the_file() {
         &path,
     )
     .expect("copy the fixture");
+    (dir, path)
+}
+
+/// What a window says while it upgrades is read before the upgrade, without changing the
+/// file: the versions and where the copy will be; nothing for a missing file, a database
+/// of this build or a new one; an error naming the file for one that is not a database.
+#[test]
+fn the_upgrade_ahead_is_read_without_changing_the_file() {
+    let (dir, path) = v1_fixture();
+    let missing = dir.path().join("missing.db");
+    assert_eq!(Store::upgrade_ahead(&missing).expect("no file"), None);
     let bytes = std::fs::read(&path).expect("read");
     let ahead = Store::upgrade_ahead(&path)
         .expect("readable")
@@ -1010,16 +1018,7 @@ fn the_upgrade_ahead_is_read_without_changing_the_file() {
 /// a queued job, and two running jobs for one source.
 #[test]
 fn a_version_1_wiki_upgrades_with_every_row_kept() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("wikimind.db");
-    std::fs::copy(
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/data/upgrade/v1-wiki.db"
-        ),
-        &path,
-    )
-    .expect("copy the fixture");
+    let (dir, path) = v1_fixture();
     let before: Vec<Vec<String>> = {
         let conn = rusqlite::Connection::open(&path).expect("open raw");
         let version: i64 = conn
@@ -1217,16 +1216,7 @@ fn stored_credentials_in_url_origins_are_scrubbed_and_every_row_kept() {
         "caroluser",
         "s3cret-c",
     ];
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("wikimind.db");
-    std::fs::copy(
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/data/upgrade/v1-wiki.db"
-        ),
-        &path,
-    )
-    .expect("copy the fixture");
+    let (_dir, path) = v1_fixture();
     let page = "https://aliceuser:s3cret-a@example.org/page";
     let other = "https://bobuser:s3cret-b@example.org/other#part";
     let other_again = "https://caroluser:s3cret-c@example.org/other";

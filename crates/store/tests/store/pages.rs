@@ -376,20 +376,7 @@ fn history_keeps_every_version_and_a_restore_is_a_new_version_by_the_person() {
     assert_eq!(store.page_history(id).expect("history").len(), 4);
 }
 
-/// A copy of the version 1 fixture to upgrade.
-fn fixture() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("wikimind.db");
-    std::fs::copy(
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/data/upgrade/v1-wiki.db"
-        ),
-        &path,
-    )
-    .expect("copy the fixture");
-    (dir, path)
-}
+use crate::v1_fixture as fixture;
 
 fn count(conn: &rusqlite::Connection, sql: &str) -> i64 {
     conn.query_row(sql, [], |r| r.get(0)).expect(sql)
