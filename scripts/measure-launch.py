@@ -33,8 +33,7 @@ import time
 import zlib
 
 WIDTH, HEIGHT = 1280, 800
-# A port nothing listens on: the app finds no model server, and says so in its banner once
-# its check has tried three more times (0.5, 1 and 2 s apart).
+# A port nothing listens on: the app finds no model server, and says so in its banner.
 NO_SERVER = "http://127.0.0.1:9"
 SETTLED_S = 3.0
 GIVE_UP_S = 120.0
@@ -164,7 +163,7 @@ def main():
         "--base-url",
         default=NO_SERVER,
         help="the Ollama server the app is given (model `launch-measure`); by default none, so "
-        "the model banner comes 3.5 s after the app asks, and may be part of the screen kept",
+        "the model banner is part of the screen kept",
     )
     parser.add_argument(
         "--settled",

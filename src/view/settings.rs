@@ -268,9 +268,15 @@ pub async fn opening_before_the_wiki(
 
 /// Asks the primary provider for its model list: whether it is reachable, what it offers,
 /// and whether the configured model is among it ([`crate::llm::model_available`]).
+///
+/// It asks once: a check says what is true now. A compile's transport retries a refused
+/// connection three times, 0.5, 1 and 2 s apart, which kept the window's banner 3.5 s from
+/// saying that nothing answers; the window asks again on its own while it says so.
 pub async fn check_connection(settings: &Settings) -> ConnectionCheck {
     let model = settings.provider().model.clone();
-    let slots = match crate::compile::providers_from_settings(settings) {
+    let mut once = settings.clone();
+    once.compile.transport_retries = 0;
+    let slots = match crate::compile::providers_from_settings(&once) {
         Ok(s) => s,
         Err(e) => return ConnectionCheck::failed(e.to_string()),
     };

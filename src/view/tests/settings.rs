@@ -186,3 +186,41 @@ fn the_window_says_where_applied_servers_are_kept() {
         "{said}"
     );
 }
+
+/// A check asks once and says what is true now: a server answering 503 (which a compile
+/// would ask three more times) is asked one time, and the check says what it answered.
+#[tokio::test]
+async fn a_connection_check_asks_once() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let asked = std::sync::Arc::new(AtomicUsize::new(0));
+    let server = tokio::spawn({
+        let asked = std::sync::Arc::clone(&asked);
+        async move {
+            loop {
+                let (mut conn, _) = listener.accept().await.unwrap();
+                asked.fetch_add(1, Ordering::SeqCst);
+                let mut request = [0u8; 4096];
+                let _ = conn.read(&mut request).await;
+                let _ = conn
+                    .write_all(b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 7\r\nconnection: close\r\n\r\nloading")
+                    .await;
+            }
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let env = |k: &str| match k {
+        "WIKIMIND_DATA_DIR" => Some(dir.path().display().to_string()),
+        "WIKIMIND_BASE_URL" => Some(base.clone()),
+        _ => None,
+    };
+    let settings = Settings::resolve(&Default::default(), &env, None).unwrap();
+    assert!(settings.compile.transport_retries > 0, "a compile retries");
+    let check = check_connection(&settings).await;
+    server.abort();
+    assert!(!check.ok, "{check:?}");
+    assert!(check.message.contains("503"), "{}", check.message);
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "asked once");
+}
