@@ -47,15 +47,7 @@ pub fn run() -> Result<(), String> {
         }
         None => {
             let wiki = open_wiki(&settings, &opening).map_err(|e| chain(&e))?;
-            if !opening.upgrading() {
-                // The library's first read, made while the window and its web view start:
-                // the page's first ask finds it held. (A wiki being brought up to date
-                // reads it after.)
-                let ahead = wiki.clone();
-                let _ = std::thread::Builder::new()
-                    .name("library-ahead".to_owned())
-                    .spawn(move || drop(ahead.read_library_ahead()));
-            }
+            read_ahead(&wiki, &opening);
             Some(wiki)
         }
     };
@@ -77,6 +69,7 @@ pub fn run() -> Result<(), String> {
                         .name("upgrade".to_owned())
                         .spawn(move || match open_wiki(&settings, &opening) {
                             Ok(wiki) => {
+                                read_ahead(&wiki, &opening);
                                 opening.set_database_upgrade(None);
                                 if let Err(e) = let_in(&handle, wiki, settings, &opening) {
                                     opening.fail(e.clone());
@@ -116,6 +109,19 @@ fn open_wiki(settings: &Settings, opening: &Opening) -> wikimind::wiki::Result<W
     let wiki = Wiki::open_for_window(settings, &mut |n| say(n))?;
     opening.set_upgrading(wiki.backfills_pending()?);
     Ok(wiki)
+}
+
+/// Starts the library's first read on a thread of its own, while the window and its web
+/// view start (or the host is made): the page's first ask finds it held, or waits for it.
+/// A wiki being brought up to date reads it after.
+fn read_ahead(wiki: &Wiki, opening: &Opening) {
+    if opening.upgrading() {
+        return;
+    }
+    let ahead = wiki.clone();
+    let _ = std::thread::Builder::new()
+        .name("library-ahead".to_owned())
+        .spawn(move || drop(ahead.read_library_ahead()));
 }
 
 /// Makes the host of the open `wiki` (its job runner, its watched folders, where its
