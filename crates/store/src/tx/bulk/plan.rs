@@ -8,7 +8,7 @@ use wikimind_contract::{CheckedClaim, Confidence};
 
 use super::page_key;
 
-/// What [`Store::seed_bulk`] wrote.
+/// What [`Store::seed_bulk`](crate::Store::seed_bulk) wrote.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Seeded {
     /// Topic pages (one per source).
