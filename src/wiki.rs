@@ -133,11 +133,16 @@ impl Wiki {
 
     /// Opens the wiki a shell works on, the one way every shell does (the CLI, MCP and the
     /// window): opens the database in the settings' data directory (upgrading an older
-    /// build's, with a copy kept), brings its data up to this version (the backfills), and
+    /// build's, with a copy kept: said before it starts and when it is done), brings its
+    /// data up to this version (the backfills), and
     /// applies the settings' ingest limits and page settings. Each notice a person should
     /// see — the upgrade, a backfill that changed something — goes to `notice` as it happens:
     /// the CLI prints it on standard error, the window shows it as a banner.
     pub fn open_for_shell(settings: &Settings, notice: &mut dyn FnMut(String)) -> Result<Wiki> {
+        // A large wiki's upgrade takes seconds: said before it starts, as the window does.
+        if let Some(ahead) = Wiki::upgrade_ahead(settings) {
+            notice(ahead);
+        }
         let wiki = Wiki::open_for_window(settings, notice)?;
         wiki.bring_up_to_date(notice)?;
         Ok(wiki)
