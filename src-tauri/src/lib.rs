@@ -67,19 +67,24 @@ pub fn run() -> Result<(), String> {
                     let opening = opening.clone();
                     std::thread::Builder::new()
                         .name("upgrade".to_owned())
-                        .spawn(move || match open_wiki(&settings, &opening) {
-                            Ok(wiki) => {
-                                read_ahead(&wiki, &opening);
-                                opening.set_database_upgrade(None);
-                                if let Err(e) = let_in(&handle, wiki, settings, &opening) {
-                                    opening.fail(e.clone());
-                                    handle.state::<Door>().open(Err(e));
-                                }
-                            }
-                            Err(e) => {
-                                eprintln!("{}", chain(&e));
-                                opening.fail(chain(&e));
-                                handle.state::<Door>().open(Err(chain(&e)));
+                        .spawn(move || {
+                            // A panic is said too: commands must not wait for ever.
+                            let upgraded =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    upgrade_and_let_in(&handle, settings, &opening)
+                                }))
+                                .unwrap_or_else(|panic| {
+                                    let what = panic
+                                        .downcast_ref::<&str>()
+                                        .map(|s| (*s).to_owned())
+                                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                                        .unwrap_or_default();
+                                    Err(format!("upgrading the wiki stopped unexpectedly: {what}"))
+                                });
+                            if let Err(e) = upgraded {
+                                eprintln!("{e}");
+                                opening.fail(e.clone());
+                                handle.state::<Door>().open(Err(e));
                             }
                         })
                         .map_err(|e| format!("cannot start upgrading the wiki: {e}"))?;
@@ -95,6 +100,18 @@ pub fn run() -> Result<(), String> {
         .invoke_handler(commands::invoke_handler())
         .run(context)
         .map_err(|e| format!("the window could not run: {e}"))
+}
+
+/// Opens (upgrading) the wiki of `settings` after the window, and lets the commands in.
+fn upgrade_and_let_in(
+    app: &tauri::AppHandle,
+    settings: Settings,
+    opening: &Opening,
+) -> Result<(), String> {
+    let wiki = open_wiki(&settings, opening).map_err(|e| chain(&e))?;
+    read_ahead(&wiki, opening);
+    opening.set_database_upgrade(None);
+    let_in(app, wiki, settings, opening)
 }
 
 /// Opens the wiki the window works on, each notice (an upgrade done) said on standard

@@ -419,7 +419,8 @@ pub(crate) fn ahead(path: &std::path::Path, known: &[Migration]) -> Result<Optio
         source,
     };
     // Read-write without create: a read-only connection cannot read a WAL database whose
-    // shared-memory file is gone. Nothing is written (`query_only`).
+    // shared-memory file is gone. Nothing is written to the database: no statement may
+    // (`query_only`), and closing does not checkpoint a WAL a crash left.
     let conn = Connection::open_with_flags(
         path,
         rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -427,6 +428,10 @@ pub(crate) fn ahead(path: &std::path::Path, known: &[Migration]) -> Result<Optio
     .and_then(|conn| {
         conn.busy_timeout(std::time::Duration::from_secs(1))?;
         conn.pragma_update(None, "query_only", true)?;
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )?;
         Ok(conn)
     })
     .map_err(|source| StoreError::Open {
@@ -472,10 +477,13 @@ fn backup_path(file: &str, from: i64) -> std::path::PathBuf {
 /// before an upgrade from version `from`. A copy already there (an earlier attempt at the
 /// same upgrade, or another process upgrading at the same time) is kept.
 ///
-/// The copy is written under another name, made durable, then renamed: one cut short (the
-/// app killed, the disk full) is never taken for the old database. It is the file as it is
-/// when the WAL holds nothing the file does not (a file system copies 1.4 GB in two thirds
-/// of `VACUUM INTO`'s time, and a copy-on-write one at once), else `VACUUM INTO`'s.
+/// The copy is written under a name of this process's (`….part-PID`), made durable, then
+/// given its name only if none is there (a hard link, which cannot replace a file): one cut
+/// short (the app killed, the disk full) is never taken for the old database, and two
+/// processes upgrading at once each keep to their own. A part an attempt left more than
+/// [`STALE_PART`] ago is removed. The copy is the file as it is when the WAL holds nothing
+/// the file does not (a file system copies 1.4 GB in two thirds of `VACUUM INTO`'s time,
+/// and a copy-on-write one at once), else `VACUUM INTO`'s.
 fn backup_before_upgrade(
     conn: &Connection,
     location: &str,
@@ -488,7 +496,7 @@ fn backup_before_upgrade(
     if path.exists() {
         return Ok(Some(path));
     }
-    let part = std::path::PathBuf::from(format!("{}.part", path.display()));
+    let part = std::path::PathBuf::from(format!("{}.part-{}", path.display(), std::process::id()));
     let io_failed = |source| StoreError::Backup {
         path: path.clone(),
         location: location.to_owned(),
@@ -502,50 +510,90 @@ fn backup_before_upgrade(
         location: location.to_owned(),
         source,
     };
-    match std::fs::remove_file(&part) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io_failed(e)),
-        _ => {}
-    }
-    if !copy_as_it_is(conn, file, &part)
-        .map_err(sql_failed)?
-        .map_err(io_failed)?
-    {
+    remove_if_there(&part).map_err(io_failed)?;
+    if !copy_as_it_is(conn, file, &part).map_err(sql_failed)? {
         conn.execute("VACUUM INTO ?1", [part.to_string_lossy().as_ref()])
             .map_err(sql_failed)?;
     }
     std::fs::File::open(&part)
         .and_then(|f| f.sync_all())
         .map_err(io_failed)?;
-    if path.exists() {
-        // Another process kept one meanwhile.
-        let _ = std::fs::remove_file(&part);
-    } else {
-        std::fs::rename(&part, &path).map_err(io_failed)?;
+    match std::fs::hard_link(&part, &path) {
+        Ok(()) => {}
+        // Another process kept one first: its copy is the old database too.
+        Err(_) if path.exists() => {}
+        // A file system without hard links.
+        Err(_) => std::fs::rename(&part, &path).map_err(io_failed)?,
+    }
+    let _ = remove_if_there(&part);
+    if let Some(folder) = path.parent() {
+        // The new name made durable (where a folder can be opened to sync it).
+        let _ = std::fs::File::open(folder).and_then(|f| f.sync_all());
+        remove_stale_parts(folder, &path);
     }
     Ok(Some(path))
 }
 
+/// How old a part of a copy must be to be taken for one an attempt left (no copy takes
+/// this long: 1.4 GB takes seconds).
+const STALE_PART: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes `path` if it is there.
+fn remove_if_there(path: &std::path::Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Removes the parts of copies of `backup` (`….part…`) in `folder` that attempts left
+/// more than [`STALE_PART`] ago; a younger one may be another process's, being written.
+fn remove_stale_parts(folder: &std::path::Path, backup: &std::path::Path) {
+    let Some(name) = backup.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let prefix = format!("{name}.part");
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|at| at.elapsed().ok())
+            .is_some_and(|age| age > STALE_PART);
+        if stale && entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Copies the database `file` to `to` as the file system copies it, under the write lock
 /// (no commit can land meanwhile), when everything committed is in the file: its WAL was
-/// checkpointed and holds nothing. `Ok(Ok(false))` when it still held something (a reader
-/// kept the checkpoint from ending, or another process committed since).
-fn copy_as_it_is(
-    conn: &Connection,
-    file: &str,
-    to: &std::path::Path,
-) -> rusqlite::Result<std::io::Result<bool>> {
+/// checkpointed and holds nothing. False, with nothing left at `to`, when it still held
+/// something (a reader kept the checkpoint from ending, or another process committed
+/// since), when another process kept the write lock, or when the file system could not
+/// copy it: `VACUUM INTO` copies it then.
+fn copy_as_it_is(conn: &Connection, file: &str, to: &std::path::Path) -> rusqlite::Result<bool> {
     conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
-    conn.execute_batch("BEGIN IMMEDIATE")?;
+    match conn.execute_batch("BEGIN IMMEDIATE") {
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.code == rusqlite::ErrorCode::DatabaseBusy =>
+        {
+            return Ok(false)
+        }
+        other => other?,
+    }
     let wal_empty = match std::fs::metadata(format!("{file}-wal")) {
         Ok(wal) => wal.len() == 0,
         Err(e) => e.kind() == std::io::ErrorKind::NotFound,
     };
-    let copied = if wal_empty {
-        std::fs::copy(file, to).map(|_| true)
-    } else {
-        Ok(false)
-    };
+    let copied = wal_empty && std::fs::copy(file, to).is_ok();
     conn.execute_batch("ROLLBACK")?;
+    if !copied {
+        let _ = remove_if_there(to);
+    }
     Ok(copied)
 }
 
@@ -674,7 +722,7 @@ mod tests {
         let file = path.to_str().unwrap();
 
         let copy = dir.path().join("copy");
-        assert!(copy_as_it_is(&conn, file, &copy).unwrap().unwrap());
+        assert!(copy_as_it_is(&conn, file, &copy).unwrap());
         let rows: i64 = Connection::open(&copy)
             .unwrap()
             .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
@@ -692,9 +740,19 @@ mod tests {
         conn.execute("INSERT INTO t VALUES (4)", []).unwrap();
         conn.busy_timeout(std::time::Duration::ZERO).unwrap();
         let second = dir.path().join("second");
-        assert!(!copy_as_it_is(&conn, file, &second).unwrap().unwrap());
+        assert!(!copy_as_it_is(&conn, file, &second).unwrap());
         assert!(!second.exists());
         // Nothing was left open: the writer writes on.
         conn.execute("INSERT INTO t VALUES (5)", []).unwrap();
+
+        // Another process keeps the write lock: not copied, nothing left behind.
+        reader.execute_batch("COMMIT").unwrap();
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let third = dir.path().join("third");
+        assert!(!copy_as_it_is(&conn, file, &third).unwrap());
+        assert!(!third.exists());
+        other.execute_batch("ROLLBACK").unwrap();
+        conn.execute("INSERT INTO t VALUES (6)", []).unwrap();
     }
 }

@@ -1037,11 +1037,31 @@ fn a_version_1_wiki_upgrades_with_every_row_kept() {
         assert!(rows.is_empty() == (*table == "open_questions"), "{table}");
     }
 
-    // A copy an earlier attempt was cut short in: never taken for the old database.
-    let cut_short = dir.path().join("wikimind.db.bak-v01.part");
+    // A copy an attempt was cut short in a day ago, and one another process is writing
+    // now: neither is taken for the old database; the old attempt's is removed.
+    let cut_short = dir.path().join("wikimind.db.bak-v01.part-1");
     std::fs::write(&cut_short, "the first bytes of a copy").expect("write");
+    let day_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(&cut_short)
+        .and_then(|f| f.set_modified(day_ago))
+        .expect("age it");
+    let being_written = dir.path().join("wikimind.db.bak-v01.part-2");
+    std::fs::write(&being_written, "another process's copy so far").expect("write");
     let store = Store::open(&path).expect("upgrade");
-    assert!(!cut_short.exists(), "the copy is whole and under its name");
+    assert!(!cut_short.exists(), "an old attempt's part is removed");
+    assert!(being_written.exists(), "another process's part is its own");
+    let parts: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".part"))
+        .collect();
+    assert_eq!(
+        parts,
+        ["wikimind.db.bak-v01.part-2"],
+        "this one's own part is gone"
+    );
     // The database as it was is kept beside it, once, and said.
     let upgrade = store.upgrade().expect("an upgrade").clone();
     let backup = dir.path().join("wikimind.db.bak-v01");
