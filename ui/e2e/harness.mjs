@@ -63,3 +63,26 @@ export async function closeApp(opened, tmp) {
   opened?.server?.kill("SIGTERM");
   rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
 }
+
+/**
+ * Another program's write on the SQLite database at `path`, held until its standard input
+ * closes (`child.stdin.end()`): SQLite's own Python module takes a RESERVED lock, which keeps
+ * anyone else from writing. With `wal`, the database is put in WAL mode first (a lock there
+ * makes writers wait out their busy timeout; in a rollback journal, switching to WAL fails
+ * at once). Resolves to the child once the lock is held.
+ */
+export function holdWrite(path, { wal = false } = {}) {
+  const code =
+    "import sqlite3, sys\n" +
+    "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n" +
+    (wal ? "c.execute('PRAGMA journal_mode = WAL')\n" : "") +
+    "c.execute('BEGIN IMMEDIATE')\n" +
+    "print('held', flush=True)\n" +
+    "sys.stdin.read()\n";
+  const child = spawn("python3", ["-c", code, path], { stdio: ["pipe", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (status) => reject(new Error(`the holder exited (${status})`)));
+    createInterface({ input: child.stdout }).once("line", () => resolve(child));
+  });
+}

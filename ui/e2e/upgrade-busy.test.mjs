@@ -5,14 +5,12 @@
 // the window says why, every screen is told, and the old database is left exactly as it
 // was. Run by scripts/test-desktop.sh; needs APP, TESTSERVER and ARTIFACTS set.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
-import { closeApp, openApp } from "./harness.mjs";
+import { closeApp, holdWrite, openApp } from "./harness.mjs";
 
 const APP = process.env.APP;
 const TESTSERVER = process.env.TESTSERVER;
@@ -26,23 +24,6 @@ let opened;
 let holder;
 let db;
 let s;
-
-/** Another program's write on `path`, held until its standard input closes (SQLite's own
- * Python module: a RESERVED lock, which keeps anyone else from writing). */
-function holdWrite(path) {
-  const code =
-    "import sqlite3, sys\n" +
-    "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n" +
-    "c.execute('BEGIN IMMEDIATE')\n" +
-    "print('held', flush=True)\n" +
-    "sys.stdin.read()\n";
-  const child = spawn("python3", ["-c", code, path], { stdio: ["pipe", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`the holder exited (${code})`)));
-    createInterface({ input: child.stdout }).once("line", () => resolve(child));
-  });
-}
 
 before(async () => {
   let held;
