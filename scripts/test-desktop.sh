@@ -63,7 +63,7 @@ cargo build --quiet -p wikimind-desktop -p wikimind-testserver --bins
 
 echo "== end-to-end tests of the real window (Xvfb, tauri-driver, WebKitWebDriver)"
 APP="$TARGET/debug/wikimind-desktop" TESTSERVER="$TARGET/debug/wikimind-testserver" \
-  ARTIFACTS="$ARTIFACTS" bash scripts/e2e.sh ${WIKIMIND_E2E:-ui/e2e/app.test.mjs ui/e2e/writing.test.mjs ui/e2e/health.test.mjs ui/e2e/upgrade.test.mjs ui/e2e/upgrade-busy.test.mjs ui/e2e/upgrade-held.test.mjs ui/e2e/vault.test.mjs ui/e2e/graph.test.mjs ui/e2e/pool.test.mjs ui/e2e/citations.test.mjs}
+  ARTIFACTS="$ARTIFACTS" bash scripts/e2e.sh ${WIKIMIND_E2E:-ui/e2e/app.test.mjs ui/e2e/writing.test.mjs ui/e2e/health.test.mjs ui/e2e/upgrade.test.mjs ui/e2e/upgrade-held.test.mjs ui/e2e/vault.test.mjs ui/e2e/graph.test.mjs ui/e2e/pool.test.mjs ui/e2e/citations.test.mjs}
 
 echo "screenshots: $ARTIFACTS"
 
