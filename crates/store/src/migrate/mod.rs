@@ -309,6 +309,11 @@ pub static MIGRATIONS: &[Migration] = &[
         "0033_lint_indexes.sql",
         include_str!("../../../../migrations/0033_lint_indexes.sql"),
     ),
+    Migration::sql(
+        34,
+        "0034_by_title_index.sql",
+        include_str!("../../../../migrations/0034_by_title_index.sql"),
+    ),
 ];
 
 /// What opening a database of an older build did: its schema version before and after, and

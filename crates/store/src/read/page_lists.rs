@@ -40,8 +40,9 @@ fn summary_row(row: &Row<'_>) -> rusqlite::Result<PageSummary> {
 }
 
 /// The tags of each page: those of the notes whose titles name it, read only from the
-/// sources that have tags (the partial index `sources_tagged`, migration 24), in the order
-/// the per-page read gives them (by source, then as listed), not yet made unique.
+/// sources that have tags (the partial index `sources_tagged`, migration 24) and the page
+/// each names by its title (the partial index `page_sources_by_title`, migration 34), in
+/// the order the per-page read gives them (by source, then as listed), not yet made unique.
 fn tags_by_page(conn: &Connection) -> Result<HashMap<PageId, Vec<String>>> {
     // The tagged sources first (`CROSS JOIN` keeps that order: a few thousand rows of an
     // index, not every row of `page_sources`), sorted here by page, source and place in
@@ -49,7 +50,8 @@ fn tags_by_page(conn: &Connection) -> Result<HashMap<PageId, Vec<String>>> {
     let mut stmt = conn.prepare_cached(
         "SELECT ps.page_id, ps.source_id, j.key, json_quote(j.value)
          FROM sources s INDEXED BY sources_tagged
-         CROSS JOIN page_sources ps ON ps.source_id = s.id AND ps.by_title = 1,
+         CROSS JOIN page_sources ps INDEXED BY page_sources_by_title
+                    ON ps.source_id = s.id AND ps.by_title = 1,
               json_each(s.tags) j
          WHERE s.tags <> '[]'",
     )?;

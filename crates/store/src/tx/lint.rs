@@ -339,7 +339,8 @@ impl Store {
                 // `page_sources` with its source read at random.
                 let mut stmt = conn.prepare_cached(
                     "SELECT ps.page_id, j.value FROM sources s INDEXED BY sources_aliased
-                     CROSS JOIN page_sources ps ON ps.source_id = s.id AND ps.by_title = 1
+                     CROSS JOIN page_sources ps INDEXED BY page_sources_by_title
+                                ON ps.source_id = s.id AND ps.by_title = 1
                      JOIN pages p ON p.id = ps.page_id AND p.kind = 'topic',
                      json_each(CASE WHEN json_valid(s.aliases) THEN s.aliases ELSE '[]' END) j
                      WHERE s.aliases <> '[]' AND j.type = 'text'
