@@ -1,8 +1,8 @@
-//! The way in to the [`Host`]: what every command goes through. A wiki whose database an
-//! upgrade must bring up to this build opens on a thread of its own after the window (at
-//! 100,000 pages its copy and migrations take seconds), so the host arrives later: commands
-//! wait for it, and the few that have something to say meanwhile (what the app opens on,
-//! the settings) answer at once.
+//! The way in to the [`Host`]: what every command goes through. The wiki opens on a
+//! thread of its own beside the window (a database an upgrade must bring up to this build
+//! takes seconds at 100,000 pages: its copy and migrations), so the host arrives later:
+//! commands wait for it, and the few that have something to say meanwhile (what the app
+//! opens on while the database is upgraded, the settings) answer at once.
 
 use std::sync::OnceLock;
 

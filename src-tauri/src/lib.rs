@@ -14,6 +14,7 @@ pub mod commands;
 pub mod door;
 pub mod events;
 pub mod host;
+pub mod webview;
 
 pub use events::{ASK_EVENT, GRAPH_EVENT, JOB_EVENT, READING_EVENT, WATCH_EVENT};
 
@@ -35,22 +36,24 @@ pub const DEBUG_IDENTIFIER: &str = "org.wikimind.desktop.dev";
 pub fn run() -> Result<(), String> {
     let settings = load_settings(&keyring()).map_err(|e| e.to_string())?;
     let opening = Opening::default();
-    // A database an upgrade must bring up to this build is opened after the window, which
-    // says so meanwhile: at 100,000 pages its copy and migrations take seconds. Any other
-    // is opened first, and a wiki that cannot be opened stops the app with the reason.
-    let upgrade = Wiki::upgrade_ahead(&settings);
-    let early = match upgrade {
-        Some(line) => {
-            opening.set_database_upgrade(Some(line));
-            opening.set_upgrading(true);
-            None
-        }
-        None => {
-            let wiki = open_wiki(&settings, &opening).map_err(|e| chain(&e))?;
-            read_ahead(&wiki, &opening);
-            Some(wiki)
-        }
-    };
+    // The wiki is opened on a thread of its own from the start, beside the window and its
+    // web view (at 100,000 pages, opening and reading the library's first screen take a
+    // core for a few tenths of a second); commands wait for it at the door. A database an
+    // upgrade must bring up to this build takes seconds more (its copy and migrations):
+    // the window says so meanwhile, from what the upgrade will be, read before anything
+    // changes.
+    if let Some(line) = Wiki::upgrade_ahead(&settings) {
+        opening.set_database_upgrade(Some(line));
+        opening.set_upgrading(true);
+    }
+    let (window_up, app_handle) = std::sync::mpsc::sync_channel::<tauri::AppHandle>(1);
+    {
+        let (settings, opening) = (settings.clone(), opening.clone());
+        std::thread::Builder::new()
+            .name("open-wiki".to_owned())
+            .spawn(move || open_and_let_in(settings, &opening, &app_handle))
+            .map_err(|e| format!("cannot start opening the wiki: {e}"))?;
+    }
     let mut context = tauri::generate_context!();
     if cfg!(debug_assertions) {
         context.config_mut().identifier = DEBUG_IDENTIFIER.to_string();
@@ -58,38 +61,10 @@ pub fn run() -> Result<(), String> {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
-        .manage(Door::new(settings.clone(), opening.clone()))
+        .manage(Door::new(settings, opening))
         .setup(move |app| {
-            let handle = app.handle().clone();
-            match early {
-                Some(wiki) => let_in(&handle, wiki, settings, &opening)?,
-                None => {
-                    let opening = opening.clone();
-                    std::thread::Builder::new()
-                        .name("upgrade".to_owned())
-                        .spawn(move || {
-                            // A panic is said too: commands must not wait for ever.
-                            let upgraded =
-                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                    upgrade_and_let_in(&handle, settings, &opening)
-                                }))
-                                .unwrap_or_else(|panic| {
-                                    let what = panic
-                                        .downcast_ref::<&str>()
-                                        .map(|s| (*s).to_owned())
-                                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                                        .unwrap_or_default();
-                                    Err(format!("upgrading the wiki stopped unexpectedly: {what}"))
-                                });
-                            if let Err(e) = upgraded {
-                                eprintln!("{e}");
-                                opening.fail(e.clone());
-                                handle.state::<Door>().open(Err(e));
-                            }
-                        })
-                        .map_err(|e| format!("cannot start upgrading the wiki: {e}"))?;
-                }
-            }
+            // The thread opening the wiki lets the commands in through this handle.
+            let _ = window_up.send(app.handle().clone());
             if cfg!(debug_assertions) {
                 if let Some(window) = app.get_webview_window("main") {
                     let _ = window.set_title("WikiMind (development build)");
@@ -102,16 +77,47 @@ pub fn run() -> Result<(), String> {
         .map_err(|e| format!("the window could not run: {e}"))
 }
 
-/// Opens (upgrading) the wiki of `settings` after the window, and lets the commands in.
-fn upgrade_and_let_in(
-    app: &tauri::AppHandle,
+/// Opens (upgrading) the wiki of `settings` and reads its library ahead; once the app is
+/// up (its handle comes from `app_handle`), lets the commands in. A wiki that cannot be
+/// opened, or a panic on the way, is said in the banner and given to every command, which
+/// would otherwise wait for ever.
+fn open_and_let_in(
     settings: Settings,
     opening: &Opening,
-) -> Result<(), String> {
-    let wiki = open_wiki(&settings, opening).map_err(|e| chain(&e))?;
-    read_ahead(&wiki, opening);
-    opening.set_database_upgrade(None);
-    let_in(app, wiki, settings, opening)
+    app_handle: &std::sync::mpsc::Receiver<tauri::AppHandle>,
+) {
+    let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let wiki = open_wiki(&settings, opening).map_err(|e| chain(&e))?;
+        read_ahead(&wiki, opening);
+        opening.set_database_upgrade(None);
+        Ok::<_, String>(wiki)
+    }))
+    .unwrap_or_else(|panic| Err(panicked(&*panic, "opening the wiki")));
+    // No handle: the window never came up, and nothing waits for the wiki.
+    let Ok(app) = app_handle.recv() else {
+        return;
+    };
+    let let_in = opened.and_then(|wiki| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let_in(&app, wiki, settings, opening)
+        }))
+        .unwrap_or_else(|panic| Err(panicked(&*panic, "starting the wiki's queue")))
+    });
+    if let Err(e) = let_in {
+        eprintln!("{e}");
+        opening.fail(e.clone());
+        app.state::<Door>().open(Err(e));
+    }
+}
+
+/// What a panic while `doing` says: the panic's message when it has one.
+fn panicked(panic: &(dyn std::any::Any + Send), doing: &str) -> String {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    format!("{doing} stopped unexpectedly: {what}")
 }
 
 /// Opens the wiki the window works on, each notice (an upgrade done) said on standard

@@ -43,14 +43,15 @@ export async function until(what, read, pred, timeout = 60000) {
 
 /**
  * Opens the app for one end-to-end file: the test server `testserver` listing `models`, a
- * fresh home `name` under `tmp` (`prepare(env)` runs on it first, to copy a wiki in, say),
+ * fresh home `name` under `tmp` (`prepare(env)` runs on it first and is awaited, to copy a
+ * wiki in or take a lock on it, say),
  * tauri-driver logging to `log`, and a WebDriver session on the binary `app`. Resolves to
  * `{ s, server, driver, url }`; [`closeApp`] ends them.
  */
 export async function openApp({ app, testserver, tmp, name, log, models, prepare }) {
   const started = await startServer(testserver, models);
   const env = wikiEnv(tmp, started.url, name);
-  prepare?.(env);
+  await prepare?.(env);
   const driver = await startDriver(env, log);
   const s = await Session.start(driver.base, app);
   return { s, server: started.child, driver, url: started.url };

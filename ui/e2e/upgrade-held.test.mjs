@@ -32,17 +32,18 @@ async function openHeld(name, { wal }) {
   const tmp = mkdtempSync(join(tmpdir(), `wikimind-e2e-${name}-`));
   let held;
   let db;
-  const prepare = (env) => {
+  const prepare = async (env) => {
     mkdirSync(env.WIKIMIND_DATA_DIR, { recursive: true });
     db = join(env.WIKIMIND_DATA_DIR, "wikimind.db");
     copyFileSync(FIXTURE, db);
-    held = holdWrite(db, { wal });
+    // Held before the app starts: the app opens the wiki on a thread of its own from its
+    // first moment, which would otherwise take the write before the other program does.
+    held = await holdWrite(db, { wal });
   };
   const log = join(ARTIFACTS, `tauri-driver-${name}.log`);
   open = { tmp };
-  // The lock is taken before the app starts (the driver starts it with the session).
   open.opened = await openApp({ app: APP, testserver: TESTSERVER, tmp, name: "home", log, models: ["--model", "e2e-model"], prepare });
-  open.holder = await held;
+  open.holder = held;
   return { s: open.opened.s, holder: open.holder, db };
 }
 
