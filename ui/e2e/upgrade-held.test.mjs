@@ -7,12 +7,15 @@
 // - Held on a wiki in a rollback journal (as the fixture is), switching it to WAL fails at
 //   once: the window says why, every screen is told, and the old wiki is left exactly as
 //   it was.
+// - A wiki a newer build wrote cannot be opened: the window opens all the same and says
+//   why, and the file is left as it was.
 // Run by scripts/test-desktop.sh; needs APP, TESTSERVER and ARTIFACTS set.
 import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
 import { afterEach, test } from "node:test";
 import { closeApp, holdWrite, openApp } from "./harness.mjs";
 
@@ -105,4 +108,39 @@ test("upgrade, busy: the window opens and says why the upgrade could not run, an
   // Nothing of the old wiki changed, and no copy was taken for it.
   assert.deepEqual(readFileSync(db), readFileSync(FIXTURE));
   assert.equal(existsSync(`${db}.bak-v01`), false);
+});
+
+test("a newer build's wiki: the window opens and says why it cannot be read, and the file is kept as it was", async () => {
+  // The wiki opens on a thread of its own beside the window, so a wiki that cannot be
+  // opened is said in the window, not only on the standard error of an app that never
+  // showed.
+  const tmp = mkdtempSync(join(tmpdir(), "wikimind-e2e-newer-"));
+  let db;
+  let before;
+  const prepare = (env) => {
+    mkdirSync(env.WIKIMIND_DATA_DIR, { recursive: true });
+    db = join(env.WIKIMIND_DATA_DIR, "wikimind.db");
+    copyFileSync(FIXTURE, db);
+    const future =
+      "import sqlite3, sys\n" +
+      "c = sqlite3.connect(sys.argv[1])\n" +
+      "c.execute(\"INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (9999, '9999_future.sql', 'f', '2027-01-01T00:00:00Z')\")\n" +
+      "c.commit()\n";
+    execFileSync("python3", ["-c", future, db]);
+    before = readFileSync(db);
+  };
+  open = { tmp };
+  const log = join(ARTIFACTS, "tauri-driver-newer.log");
+  open.opened = await openApp({ app: APP, testserver: TESTSERVER, tmp, name: "home", log, models: ["--model", "e2e-model"], prepare });
+  const s = open.opened.s;
+  const said = await s.waitAny(
+    "#opening-notices .opening-notice",
+    (t) => t.includes("schema migration 9999") && t.includes("written by a newer WikiMind"),
+    30000,
+  );
+  assert.match(await s.text(said), /^cannot open the wiki in .*home\/data: .*nothing can be read or compiled until the app is opened again$/);
+  await s.wait("#library-unread");
+  assert.equal(await s.exec("return document.querySelector('#database-upgrade, #upgrading, .lib-row')"), null);
+  writeFileSync(join(ARTIFACTS, "u5-newer-wiki.png"), await s.screenshot());
+  assert.deepEqual(readFileSync(db), before, "the newer build's wiki is left as it was");
 });

@@ -157,6 +157,9 @@ impl Store {
             path: PathBuf::from(path),
             source,
         };
+        // A newer build's database is refused before the connection below switches it to
+        // WAL: the file is left exactly as that build wrote it.
+        migrate::ahead(path, MIGRATIONS)?;
         let conn = Connection::open(path).map_err(open_error)?;
         configure(&conn, true).map_err(open_error)?;
         let readers = Readers {
@@ -168,7 +171,8 @@ impl Store {
 
     /// The upgrade [`Store::open`] would make to the database file at `path`, read without
     /// changing it (what a window says while it upgrades): `None` for no file, a new
-    /// database or one of this build. An error when the file cannot be read.
+    /// database or one of this build. An error when the file cannot be read, or a newer
+    /// build wrote it ([`StoreError::NewerSchema`]).
     pub fn upgrade_ahead(path: &Path) -> Result<Option<Upgrade>> {
         migrate::ahead(path, MIGRATIONS)
     }

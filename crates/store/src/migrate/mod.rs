@@ -411,8 +411,8 @@ pub(crate) fn apply(
 
 /// The upgrade opening the database file at `path` would make, read without changing it:
 /// `None` when there is no file, it holds no migrations yet (a new database), or every
-/// migration of `known` is applied. An error only when the file cannot be read; opening it
-/// would then say why.
+/// migration of `known` is applied. An error when the file cannot be read (opening it
+/// would then say why), and [`StoreError::NewerSchema`] when a newer build wrote it.
 pub(crate) fn ahead(path: &std::path::Path, known: &[Migration]) -> Result<Option<Upgrade>> {
     if !path.is_file() {
         return Ok(None);
@@ -453,13 +453,28 @@ pub(crate) fn ahead(path: &std::path::Path, known: &[Migration]) -> Result<Optio
     if !has_table {
         return Ok(None);
     }
-    let applied: Vec<i64> = {
+    let applied: Vec<(i64, String)> = {
         let mut stmt = conn
-            .prepare("SELECT version FROM schema_migrations")
+            .prepare("SELECT version, name FROM schema_migrations ORDER BY version")
             .map_err(db_error)?;
-        let rows = stmt.query_map([], |row| row.get(0)).map_err(db_error)?;
+        let rows = stmt
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .map_err(db_error)?;
         rows.collect::<rusqlite::Result<_>>().map_err(db_error)?
     };
+    // A newer build's database is refused before anything touches it, as opening would.
+    if let Some((version, name)) = applied
+        .iter()
+        .find(|(version, _)| known.iter().all(|m| m.version != *version))
+    {
+        return Err(StoreError::NewerSchema {
+            location,
+            version: *version,
+            name: name.clone(),
+            known: known.iter().map(|m| m.version).max().unwrap_or(0),
+        });
+    }
+    let applied: Vec<i64> = applied.into_iter().map(|(version, _)| version).collect();
     let Some(from) = applied.iter().copied().max() else {
         return Ok(None);
     };

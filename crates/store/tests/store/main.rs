@@ -1012,6 +1012,41 @@ fn the_upgrade_ahead_is_read_without_changing_the_file() {
     assert!(error.to_string().contains("notes.db"), "{error}");
 }
 
+/// A wiki a newer build wrote is refused, by the probe and by opening, before anything
+/// touches its file: the window said "upgrading from schema 9999 to 34" for one, and
+/// opening switched the file to WAL before saying it could not read it.
+#[test]
+fn a_newer_builds_wiki_is_refused_with_its_file_left_as_it_was() {
+    let (dir, path) = v1_fixture();
+    {
+        let conn = rusqlite::Connection::open(&path).expect("open raw");
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, checksum, applied_at)
+             VALUES (9999, '9999_future.sql', 'f', '2027-01-01T00:00:00Z')",
+            [],
+        )
+        .expect("a newer build's migration");
+    }
+    let bytes = std::fs::read(&path).expect("read");
+    let newer = |e: &StoreError| {
+        matches!(e, StoreError::NewerSchema { version: 9999, .. })
+            && e.to_string().contains("9999_future.sql")
+    };
+    let ahead = Store::upgrade_ahead(&path).expect_err("a newer build's");
+    assert!(newer(&ahead), "{ahead}");
+    let opened = Store::open(&path).expect_err("a newer build's");
+    assert!(newer(&opened), "{opened}");
+    assert_eq!(std::fs::read(&path).expect("read"), bytes, "unchanged");
+    assert!(
+        !dir.path().join("wikimind.db-wal").exists(),
+        "not switched to WAL"
+    );
+    assert!(
+        !dir.path().join("wikimind.db.bak-v9999").exists(),
+        "no copy"
+    );
+}
+
 /// `tests/data/upgrade/v1-wiki.db` was made by WikiMind with schema version 1 (the CLI
 /// against the scripted test server): eleven compiled notes, one failed source, one stale,
 /// one pending, one removed (its links are wanted pages), and a queue as a crash left it —
