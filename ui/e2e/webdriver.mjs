@@ -1,6 +1,6 @@
 // A small W3C WebDriver client over fetch, plus helpers to run the real app through
 // tauri-driver (which starts WebKitWebDriver, which starts the app).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -8,23 +8,49 @@ const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
 /** Starts tauri-driver with `env` (the app inherits it); output goes to `logFile`. */
 export async function startDriver(env, logFile, port = 4444) {
+  const base = `http://127.0.0.1:${port}`;
+  // A driver already there (one an earlier run left behind) would answer in this one's
+  // place and start its own app: said at once, with the process that holds the port.
+  if (await answers(base)) {
+    throw new Error(
+      `something already listens on port ${port} (${portHolder(port)}): another tauri-driver, ` +
+        "perhaps left behind by an interrupted run; stop it and run again",
+    );
+  }
   const log = openSync(logFile, "a");
   const child = spawn(process.env.TAURI_DRIVER ?? "tauri-driver", ["--port", String(port)], {
     env: { ...process.env, ...env },
     stdio: ["ignore", log, log],
   });
-  const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
-    try {
-      const r = await fetch(`${base}/status`);
-      if (r.ok) return { child, base };
-    } catch {
-      /* not up yet */
-    }
+    if (child.exitCode !== null) break;
+    if (await answers(base)) return { child, base };
     await sleep(100);
   }
+  const exited = child.exitCode;
   child.kill("SIGTERM");
-  throw new Error(`tauri-driver did not start (see ${logFile})`);
+  throw new Error(
+    `tauri-driver ${exited === null ? "did not start" : `exited with code ${exited}`} (see ${logFile})`,
+  );
+}
+
+/** Whether a WebDriver server answers at `base`. */
+async function answers(base) {
+  try {
+    return (await fetch(`${base}/status`)).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** The process listening on `port`, as `ss` names it ("unknown" when it cannot tell). */
+function portHolder(port) {
+  try {
+    const line = execFileSync("ss", ["-Hltnp", `sport = :${port}`], { encoding: "utf8" }).trim();
+    return line.match(/users:\(\((.*)\)\)/)?.[1] ?? "unknown";
+  } catch {
+    return "unknown";
+  }
 }
 
 /** Stops tauri-driver with SIGTERM (SIGKILL would orphan WebKitWebDriver). */

@@ -9,6 +9,7 @@ import CitedClaim from "./parts/CitedClaim.svelte";
 import LibraryList, { type Row } from "./parts/LibraryList.svelte";
 import PageHistory from "./parts/PageHistory.svelte";
 import PageSide from "./parts/PageSide.svelte";
+import WantedList from "./parts/WantedList.svelte";
 import { screenKeys } from "./router.svelte";
 import { app } from "./state.svelte";
 
@@ -81,6 +82,34 @@ describe("the library list", () => {
     const folders = [...target.querySelectorAll(".lib-row")].map((r) => r.querySelector(".lib-folder")?.textContent ?? null);
     expect(folders).toEqual(["in src/Parser/", null]);
     unmount(list);
+  });
+});
+
+describe("the library's wanted pages", () => {
+  it("are made only once their fold is opened, each a link with its mentions", () => {
+    const target = document.createElement("div");
+    document.body.append(target);
+    const wanted = Array.from({ length: 200 }, (_, i) => ({ title: `Wanted ${i}`, mentions: 200 - i }));
+    const list = mount(WantedList, { target, props: { wanted, count: 29910 } });
+    flushSync();
+    const fold = target.querySelector("details")!;
+    expect(fold.querySelector("summary")!.textContent).toBe("Wanted pages (29910, the 200 most linked)");
+    // Folded: nothing of the 200 rows is in the page.
+    expect(target.querySelectorAll("li").length).toBe(0);
+    fold.open = true;
+    fold.dispatchEvent(new Event("toggle"));
+    flushSync();
+    const rows = [...target.querySelectorAll("li")];
+    expect(rows.length).toBe(200);
+    expect(rows[0].querySelector("a.wanted")!.textContent).toBe("Wanted 0");
+    expect(rows[199].textContent).toContain("— 1 mention");
+    expect(rows[199].textContent).not.toContain("mentions");
+    fold.open = false;
+    fold.dispatchEvent(new Event("toggle"));
+    flushSync();
+    expect(target.querySelectorAll("li").length).toBe(0);
+    unmount(list);
+    target.remove();
   });
 });
 

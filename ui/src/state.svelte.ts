@@ -123,3 +123,19 @@ export function sourcesChanged(): void {
 export function graphChanged(): void {
   app.graphVersion++;
 }
+
+/** Reads the library as the window first shows it (by title, every tag) with `read`, asked
+ * for as the page starts, and waits for it at most `wait` ms: the window's first frame then
+ * draws the rows (the core holds that read from the app's first moment), not a "Reading the
+ * library…" frame that the rows replace a tenth of a second later. A read that fails or
+ * comes later is left to the library screen, which reads it again as it mounts. */
+export async function readLibraryFirst(read: () => Promise<LibraryView>, wait: number): Promise<void> {
+  const version = app.libraryVersion;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, wait)));
+  const lib = await Promise.race([read().catch(() => undefined), late]);
+  clearTimeout(timer);
+  if (!lib || app.library || app.libraryVersion !== version) return;
+  app.library = lib;
+  app.libraryRead = { version, sort: "title", tag: "" };
+}
