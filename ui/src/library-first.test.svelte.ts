@@ -4,20 +4,12 @@ import { flushSync, mount, tick, unmount } from "svelte";
 import { describe, expect, it, vi } from "vitest";
 import type { LibraryView, ListedPage, PageId } from "./bindings";
 
-/** The commands sent so far that wait for an answer, by name. */
-const pending: { name: string; args: unknown[]; answer: (v: unknown) => void }[] = [];
-vi.mock("./bindings", async (original) => {
-  const real = await original<typeof import("./bindings")>();
-  const commands = new Proxy(
-    {},
-    { get: (_, name) => (...args: unknown[]) => new Promise((answer) => pending.push({ name: String(name), args, answer })) },
-  );
-  return { ...real, commands };
-});
+vi.mock("./bindings", async (original) => (await import("./scripted-core")).scriptedBindings(original));
 vi.mock("@tauri-apps/api/event", () => ({ listen: async () => () => undefined }));
 vi.mock("@tauri-apps/api/webview", () => ({ getCurrentWebview: () => ({ onDragDropEvent: async () => () => undefined }) }));
 
 const { default: App } = await import("./App.svelte");
+const { pending } = await import("./scripted-core");
 const { commands } = await import("./bindings");
 const { app, readLibraryFirst } = await import("./state.svelte");
 

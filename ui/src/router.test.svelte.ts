@@ -8,20 +8,12 @@ import type { ArticleId, ConnectionCheck, ListedPage, LibraryView, PageId, PageS
 const pid = (n: number) => n as PageId;
 const sid = (n: number) => n as SourceId;
 
-/** The commands sent so far that wait for an answer, by name. */
-const pending: { name: string; args: unknown[]; answer: (v: unknown) => void }[] = [];
-vi.mock("./bindings", async (original) => {
-  const real = await original<typeof import("./bindings")>();
-  const commands = new Proxy(
-    {},
-    { get: (_, name) => (...args: unknown[]) => new Promise((answer) => pending.push({ name: String(name), args, answer })) },
-  );
-  return { ...real, commands };
-});
+vi.mock("./bindings", async (original) => (await import("./scripted-core")).scriptedBindings(original));
 vi.mock("@tauri-apps/api/event", () => ({ listen: async () => () => undefined }));
 vi.mock("@tauri-apps/api/webview", () => ({ getCurrentWebview: () => ({ onDragDropEvent: async () => () => undefined }) }));
 
 const { default: App } = await import("./App.svelte");
+const { pending } = await import("./scripted-core");
 const { go } = await import("./router.svelte");
 const { app: state } = await import("./state.svelte");
 
