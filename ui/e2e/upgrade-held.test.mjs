@@ -4,9 +4,9 @@
 // - Held on a WAL wiki, the upgrade waits for the write (SQLite's busy timeout) while the
 //   window says what it does; once the other program lets go, the library opens, with the
 //   copy of the old database kept.
-// - Held on a wiki in a rollback journal (as the fixture is), switching it to WAL fails at
-//   once: the window says why, every screen is told, and the old wiki is left exactly as
-//   it was.
+// - Held on a wiki in a rollback journal (as the fixture is) for longer than the busy
+//   timeout, switching it to WAL fails once the timeout is up: the window says why, every
+//   screen is told, and the old wiki is left exactly as it was.
 // - A wiki a newer build wrote cannot be opened: the window opens all the same and says
 //   why, and the file is left as it was.
 // Run by scripts/test-desktop.sh; needs APP, TESTSERVER and ARTIFACTS set.
@@ -86,8 +86,9 @@ test("upgrade, held: the window says what the upgrade does while it waits, then 
 test("upgrade, busy: the window opens and says why the upgrade could not run, and the old wiki is kept as it was", async () => {
   const { s, db } = await openHeld("upgrade-busy", { wal: false });
   // The upgrade runs after the window opens (a large wiki's takes seconds). The database
-  // cannot be taken from the other program, so the window says why, as the CLI would
-  // print it, rather than the app not starting.
+  // cannot be taken from the other program (the switch to WAL is asked for again until
+  // the five-second busy timeout is up), so the window says why, as the CLI would print
+  // it, rather than the app not starting.
   const failed = await s.waitAny(
     "#opening-notices .opening-notice",
     (t) => t.includes("database is locked") && t.endsWith("nothing can be read or compiled until the app is opened again"),

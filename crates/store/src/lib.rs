@@ -17,7 +17,8 @@
 //! [`MAX_IDLE_READERS`] kept), so the library, search and a page open never wait behind a
 //! compile's writes: in WAL mode a read sees every write committed before it began. A
 //! database in memory reads on its one connection. Other processes on the same file wait
-//! up to five seconds for a lock (`busy_timeout`).
+//! up to five seconds for a lock (`busy_timeout`); so does the switch of a wiki still in a
+//! rollback journal to WAL, which SQLite itself refuses at once while another holds a lock.
 //!
 //! Titles, concept names and link targets are matched by one key, [`page_key`] (every
 //! spelling of a topic shares it: case, accents, apostrophes and regular plurals do not
@@ -487,13 +488,36 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     plan_once(conn)?;
     if file {
-        // Returns the resulting mode; a file database always accepts WAL.
-        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+        switch_to_wal(conn)?;
     }
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "mmap_size", MMAP_SIZE)?;
     Ok(())
+}
+
+/// Switches a file database to WAL, waiting for another program's write as every other
+/// statement does (up to [`BUSY_TIMEOUT`]). A wiki still in a rollback journal (one no build
+/// since version 1 opened) is switched under an exclusive lock, and while another
+/// connection holds a lock SQLite refuses at once ("database is locked") rather than wait,
+/// as its busy handler could deadlock there: the switch is asked for again, a few
+/// milliseconds apart, until it is done or the time is up. Returns the resulting mode's
+/// error only; a file that cannot be WAL keeps the mode SQLite gives it.
+fn switch_to_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let start = std::time::Instant::now();
+    let mut pause = Duration::from_millis(5);
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())) {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            done => return done,
+        }
+    }
 }
 
 /// Keeps prepared statements (`prepare_cached`, [`STATEMENT_CACHE`] of them) and plans

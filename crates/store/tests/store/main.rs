@@ -1047,6 +1047,45 @@ fn a_newer_builds_wiki_is_refused_with_its_file_left_as_it_was() {
     );
 }
 
+/// A wiki still in a rollback journal (as version 1 left it) whose write another program
+/// holds as it is opened: the switch to WAL waits for it, as a WAL wiki's upgrade does,
+/// instead of failing at once with "database is locked", and the upgrade then runs.
+#[test]
+fn a_rollback_journal_wiki_held_by_another_program_is_upgraded_once_it_lets_go() {
+    let (_dir, path) = v1_fixture();
+    let holder = rusqlite::Connection::open(&path).expect("open raw");
+    let mode: String = holder
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .expect("mode");
+    assert_eq!(mode, "delete", "the fixture is in a rollback journal");
+    holder
+        .execute_batch("BEGIN IMMEDIATE; DELETE FROM schema_migrations WHERE 0;")
+        .expect("a write held");
+    let (held, let_go) = std::sync::mpsc::channel();
+    let opening = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            held.send(()).expect("said");
+            Store::open(&path)
+        })
+    };
+    // The opening thread has started: it meets the held write for a few tenths of a second.
+    let_go.recv().expect("started");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    holder.execute_batch("COMMIT").expect("let go");
+    let store = opening
+        .join()
+        .expect("no panic")
+        .expect("opened once the other program let go");
+    assert_eq!(store.upgrade().map(|u| u.from), Some(1), "upgraded from 1");
+    drop(holder);
+    let mode: String = rusqlite::Connection::open(&path)
+        .expect("open raw")
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .expect("mode");
+    assert_eq!(mode, "wal", "switched to WAL");
+}
+
 /// `tests/data/upgrade/v1-wiki.db` was made by WikiMind with schema version 1 (the CLI
 /// against the scripted test server): eleven compiled notes, one failed source, one stale,
 /// one pending, one removed (its links are wanted pages), and a queue as a crash left it —
