@@ -69,8 +69,9 @@ export async function closeApp(opened, tmp) {
  * Another program's write on the SQLite database at `path`, held until its standard input
  * closes (`child.stdin.end()`): SQLite's own Python module takes a RESERVED lock, which keeps
  * anyone else from writing. With `wal`, the database is put in WAL mode first (a lock there
- * makes writers wait out their busy timeout; in a rollback journal, switching to WAL fails
- * at once). Resolves to the child once the lock is held.
+ * makes writers wait out their busy timeout; in a rollback journal, switching to WAL is
+ * asked for again until the busy timeout is up, then fails). Resolves to the child once the
+ * lock is held.
  */
 export function holdWrite(path, { wal = false } = {}) {
   const code =

@@ -22,22 +22,20 @@ export async function startDriver(env, logFile, port = 4444) {
     env: { ...process.env, ...env },
     stdio: ["ignore", log, log],
   });
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) break;
+  const ended = () => child.exitCode !== null || child.signalCode !== null;
+  for (let i = 0; i < 100 && !ended(); i++) {
     if (await answers(base)) return { child, base };
     await sleep(100);
   }
-  const exited = child.exitCode;
+  const how = child.signalCode ?? (child.exitCode === null ? null : `code ${child.exitCode}`);
   child.kill("SIGTERM");
-  throw new Error(
-    `tauri-driver ${exited === null ? "did not start" : `exited with code ${exited}`} (see ${logFile})`,
-  );
+  throw new Error(`tauri-driver ${how === null ? "did not start" : `exited (${how})`} (see ${logFile})`);
 }
 
-/** Whether a WebDriver server answers at `base`. */
+/** Whether a WebDriver server answers at `base` (within a second). */
 async function answers(base) {
   try {
-    return (await fetch(`${base}/status`)).ok;
+    return (await fetch(`${base}/status`, { signal: AbortSignal.timeout(1000) })).ok;
   } catch {
     return false;
   }

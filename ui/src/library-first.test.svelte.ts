@@ -67,14 +67,54 @@ describe("the library read before the first frame", () => {
 
   it("leaves a read that is not back in time (or fails) to the library screen", async () => {
     app.library = null;
+    pending.length = 0;
     let answerLate: (v: LibraryView) => void = () => undefined;
     await readLibraryFirst(() => new Promise<LibraryView>((r) => (answerLate = r)), 20);
     expect(app.library).toBeNull();
     await readLibraryFirst(() => Promise.reject(new Error("database is locked")), 1000);
     expect(app.library).toBeNull();
+    // The window is drawn without it, and its library screen asks for the library itself.
+    const target = document.createElement("div");
+    document.body.append(target);
+    const window = mount(App, { target });
+    flushSync();
+    expect(target.querySelector(".counts")?.textContent).toBe("Reading the library…");
+    await new Promise((r) => setTimeout(r, 0));
+    expect(names()).toContain("library");
     // The late answer changes nothing: the screen's own read is what shows.
-    answerLate(library);
-    await tick();
+    answerLate({ ...library, entries: [], topic_count: 0, counts: { ...library.counts, pages: 9 } });
+    for (let n = 0; n < 5; n++) await tick();
     expect(app.library).toBeNull();
+    take("library").answer(library);
+    for (let n = 0; n < 5; n++) await tick();
+    flushSync();
+    expect(target.querySelector(".lib-row .lib-title")?.textContent).toBe("Espresso");
+    unmount(window);
+    target.remove();
+  });
+
+  it("is read again when a job ended before the window heard the queue's events", async () => {
+    app.library = null;
+    pending.length = 0;
+    const first = readLibraryFirst(() => commands.library("title", null), 5000);
+    take("library").answer(library);
+    await first;
+    const target = document.createElement("div");
+    document.body.append(target);
+    const window = mount(App, { target });
+    flushSync();
+    for (let n = 0; n < 5; n++) await tick();
+    take("settings").answer({ provider: { kind: "ollama", base_url: "http://127.0.0.1:9", model: "m" }, fallbacks: [], pool: [], has_api_key: false, data_dir: "/data", config_file: null, applied: null, defaults: [], builtin: { available: false, model_file: null, model_dir: null, hint: "" } });
+    for (let n = 0; n < 5; n++) await tick();
+    take("opening").answer(null);
+    for (let n = 0; n < 5; n++) await tick();
+    // A source compiled while the window was being drawn: its pages are read again.
+    const compiled = { kind: "source", source_id: 3, page_id: null, stage: "compiled", provider: "ollama", attempt: 1, received: 0, calls: 1, tokens_out: 10, title: "Grinder", message: null, article_id: null };
+    take("jobs").answer([compiled]);
+    for (let n = 0; n < 5; n++) await tick();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(names()).toContain("library");
+    unmount(window);
+    target.remove();
   });
 });

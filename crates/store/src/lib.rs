@@ -497,27 +497,31 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
 }
 
 /// Switches a file database to WAL, waiting for another program's write as every other
-/// statement does (up to [`BUSY_TIMEOUT`]). A wiki still in a rollback journal (one no build
-/// since version 1 opened) is switched under an exclusive lock, and while another
+/// statement does (up to [`BUSY_TIMEOUT`] in all). A wiki still in a rollback journal (one
+/// no build since version 1 opened) is switched under an exclusive lock, and while another
 /// connection holds a lock SQLite refuses at once ("database is locked") rather than wait,
 /// as its busy handler could deadlock there: the switch is asked for again, a few
-/// milliseconds apart, until it is done or the time is up. Returns the resulting mode's
-/// error only; a file that cannot be WAL keeps the mode SQLite gives it.
+/// milliseconds apart, each ask waiting no longer than the time left, until it is done or
+/// the time is up (then the last error is returned). The mode SQLite settles on is not
+/// checked: a file that cannot be WAL keeps the mode it has, as before.
 fn switch_to_wal(conn: &Connection) -> rusqlite::Result<()> {
     let start = std::time::Instant::now();
     let mut pause = Duration::from_millis(5);
-    loop {
+    let switched = loop {
         match conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())) {
             Err(rusqlite::Error::SqliteFailure(e, _))
                 if e.code == rusqlite::ErrorCode::DatabaseBusy
-                    && start.elapsed() < BUSY_TIMEOUT =>
+                    && start.elapsed() + pause < BUSY_TIMEOUT =>
             {
                 std::thread::sleep(pause);
+                conn.busy_timeout(BUSY_TIMEOUT.saturating_sub(start.elapsed()))?;
                 pause = (pause * 2).min(Duration::from_millis(100));
             }
-            done => return done,
+            done => break done,
         }
-    }
+    };
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    switched
 }
 
 /// Keeps prepared statements (`prepare_cached`, [`STATEMENT_CACHE`] of them) and plans

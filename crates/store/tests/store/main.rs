@@ -1069,9 +1069,11 @@ fn a_rollback_journal_wiki_held_by_another_program_is_upgraded_once_it_lets_go()
             Store::open(&path)
         })
     };
-    // The opening thread has started: it meets the held write for a few tenths of a second.
+    // The opening thread has started: it meets the held write for a few tenths of a second,
+    // and is still waiting for it (refused at once, it would have ended with the error).
     let_go.recv().expect("started");
     std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!opening.is_finished(), "waits for the write");
     holder.execute_batch("COMMIT").expect("let go");
     let store = opening
         .join()
